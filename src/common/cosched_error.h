@@ -1,0 +1,26 @@
+/*
+ * cosched_error.h - error reporting for the decision core.
+ *
+ * The core knows nothing of Slurm's logging: every function that can fail
+ * fills a caller-provided cosched_error_t with one message that names the
+ * field and the offending value, and the adapters (plugins, node programs,
+ * tools) print it with their own logger.
+ */
+#ifndef COSCHED_ERROR_H
+#define COSCHED_ERROR_H
+
+#define COSCHED_ERROR_MSG_LEN 512
+
+typedef struct {
+	char msg[COSCHED_ERROR_MSG_LEN];
+} cosched_error_t;
+
+/* Set err->msg (when err is not NULL) and return -1, so that callers can
+ * write "return cosched_error_set(err, ...);". */
+int cosched_error_set(cosched_error_t *err, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* Clear an error (empty message). */
+void cosched_error_clear(cosched_error_t *err);
+
+#endif

@@ -1,0 +1,103 @@
+/*
+ * cosched_options.h - a job's cosched options (the --cosched-* flags).
+ *
+ * One parser serves every place that reads them: the SPANK plugin validates
+ * them at submit (so a malformed flag is refused there), and the controller
+ * and node code parse them again from the job's SPANK environment, which
+ * slurmctld keeps with the job.  Never from the task environment: the user
+ * can change SLURM_SPANK_* there.
+ */
+#ifndef COSCHED_OPTIONS_H
+#define COSCHED_OPTIONS_H
+
+#include <stdbool.h>
+
+#include "cosched_category.h"
+#include "cosched_error.h"
+
+/* Longest application name, in bytes. */
+#define COSCHED_APP_NAME_MAX 64
+
+/* Default maximum slowdown for --cosched-power=energy without a figure. */
+#define COSCHED_DEFAULT_MAX_SLOWDOWN_PCT 10.0
+
+typedef enum {
+	COSCHED_POWER_UNSET = 0,	/* site default applies */
+	COSCHED_POWER_PERFORMANCE,	/* highest frequency */
+	COSCHED_POWER_EDP,		/* minimum energy-delay product */
+	COSCHED_POWER_ENERGY,		/* minimum energy within a slowdown */
+} cosched_power_policy_t;
+
+typedef enum {
+	COSCHED_NUMA_UNSET = 0,
+	COSCHED_NUMA_HIGH,	/* keep this job's memory local */
+	COSCHED_NUMA_LOW,	/* this job's pages may be moved first */
+} cosched_numa_priority_t;
+
+typedef struct {
+	bool enabled;			/* false after --cosched=off */
+	char app[COSCHED_APP_NAME_MAX + 1];	/* "" = use the job name */
+	cosched_category_t declared_class;	/* UNKNOWN = not declared */
+	cosched_power_policy_t power;
+	double max_slowdown_pct;	/* for COSCHED_POWER_ENERGY */
+	cosched_numa_priority_t numa;
+} cosched_job_options_t;
+
+/* The option names, without the leading "--" (also the SPANK names). */
+#define COSCHED_OPT_ENABLE	"cosched"
+#define COSCHED_OPT_APP		"cosched-app"
+#define COSCHED_OPT_CLASS	"cosched-class"
+#define COSCHED_OPT_POWER	"cosched-power"
+#define COSCHED_OPT_NUMA	"cosched-numa"
+
+/*
+ * Names under which the SPANK plugin stores the options in the job's
+ * control environment; slurmctld keeps them as "SPANK_" + name.
+ */
+#define COSCHED_ENV_ENABLE	"COSCHED"
+#define COSCHED_ENV_APP		"COSCHED_APP"
+#define COSCHED_ENV_CLASS	"COSCHED_CLASS"
+#define COSCHED_ENV_POWER	"COSCHED_POWER"
+#define COSCHED_ENV_NUMA	"COSCHED_NUMA"
+#define COSCHED_ENV_PREFIX	"SPANK_"
+
+/* Defaults: enabled, nothing declared. */
+void cosched_options_init(cosched_job_options_t *opts);
+
+/*
+ * Parse one option.  name is an option name above (COSCHED_OPT_*), value
+ * its argument.  On error opts is left unchanged and err names the option,
+ * the value and what is allowed.
+ */
+int cosched_option_set(cosched_job_options_t *opts, const char *name,
+		       const char *value, cosched_error_t *err);
+
+/*
+ * Parse the options from a job's SPANK environment (an array of
+ * "NAME=value" strings, count entries, or NULL-terminated when count < 0),
+ * as slurmctld stores it: variables COSCHED_ENV_PREFIX + COSCHED_ENV_*.
+ * Unrelated variables are ignored.  Any invalid value fails the whole
+ * parse (nothing half-applied) with an error naming it.
+ */
+int cosched_options_from_env(cosched_job_options_t *opts, char **env,
+			     int count, cosched_error_t *err);
+
+/*
+ * Check an application name: 1..COSCHED_APP_NAME_MAX bytes of
+ * [A-Za-z0-9._+-], not starting with '.', so it is safe as a file name in a
+ * profile directory and in logs.  field names the source for the message.
+ */
+int cosched_app_name_check(const char *field, const char *name,
+			   cosched_error_t *err);
+
+const char *cosched_power_policy_name(cosched_power_policy_t p);
+const char *cosched_numa_priority_name(cosched_numa_priority_t p);
+
+/*
+ * One-line description, e.g. "app=stream class=mem power=energy:10%
+ * numa=high", or "off".  Returns buf.
+ */
+char *cosched_options_format(const cosched_job_options_t *opts, char *buf,
+			     int len);
+
+#endif

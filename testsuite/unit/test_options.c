@@ -1,0 +1,179 @@
+/* test_options.c - the --cosched-* option parser (src/common/cosched_options.c). */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "src/common/cosched_options.h"
+
+static cosched_job_options_t opts;
+static cosched_error_t err;
+
+static void setup(void)
+{
+	cosched_options_init(&opts);
+	cosched_error_clear(&err);
+}
+
+START_TEST(test_defaults)
+{
+	ck_assert(opts.enabled);
+	ck_assert_str_eq(opts.app, "");
+	ck_assert_int_eq(opts.declared_class, COSCHED_CAT_UNKNOWN);
+	ck_assert_int_eq(opts.power, COSCHED_POWER_UNSET);
+	ck_assert_int_eq(opts.numa, COSCHED_NUMA_UNSET);
+}
+END_TEST
+
+START_TEST(test_valid_values)
+{
+	ck_assert_int_eq(cosched_option_set(&opts, "cosched-app", "stream-2.1", &err), 0);
+	ck_assert_str_eq(opts.app, "stream-2.1");
+	ck_assert_int_eq(cosched_option_set(&opts, "cosched-class", "rand", &err), 0);
+	ck_assert_int_eq(opts.declared_class, COSCHED_CAT_RAND);
+	ck_assert_int_eq(cosched_option_set(&opts, "cosched-numa", "low", &err), 0);
+	ck_assert_int_eq(opts.numa, COSCHED_NUMA_LOW);
+	ck_assert_int_eq(cosched_option_set(&opts, "cosched", "off", &err), 0);
+	ck_assert(!opts.enabled);
+	ck_assert_int_eq(cosched_option_set(&opts, "cosched", "on", &err), 0);
+	ck_assert(opts.enabled);
+}
+END_TEST
+
+START_TEST(test_power_forms)
+{
+	ck_assert_int_eq(cosched_option_set(&opts, "cosched-power", "performance", &err), 0);
+	ck_assert_int_eq(opts.power, COSCHED_POWER_PERFORMANCE);
+	ck_assert_int_eq(cosched_option_set(&opts, "cosched-power", "edp", &err), 0);
+	ck_assert_int_eq(opts.power, COSCHED_POWER_EDP);
+	ck_assert_int_eq(cosched_option_set(&opts, "cosched-power", "energy", &err), 0);
+	ck_assert_int_eq(opts.power, COSCHED_POWER_ENERGY);
+	ck_assert_double_eq(opts.max_slowdown_pct, COSCHED_DEFAULT_MAX_SLOWDOWN_PCT);
+	ck_assert_int_eq(cosched_option_set(&opts, "cosched-power", "energy:15%", &err), 0);
+	ck_assert_double_eq(opts.max_slowdown_pct, 15.0);
+	ck_assert_int_eq(cosched_option_set(&opts, "cosched-power", "energy:7.5", &err), 0);
+	ck_assert_double_eq(opts.max_slowdown_pct, 7.5);
+}
+END_TEST
+
+/* Every refusal names the option and the value, and changes nothing. */
+START_TEST(test_refusals)
+{
+	static const struct { const char *opt, *val, *needle; } bad[] = {
+		{ "cosched-class", "memory", "allowed: cpu, lim, mem, rand" },
+		{ "cosched-class", "MEM", "\"MEM\"" },
+		{ "cosched-power", "fast", "allowed: performance, edp, energy" },
+		{ "cosched-power", "energy:", "invalid maximum slowdown" },
+		{ "cosched-power", "energy:abc", "invalid maximum slowdown" },
+		{ "cosched-power", "energy:10%%", "invalid maximum slowdown" },
+		{ "cosched-power", "energy:0", "out of range" },
+		{ "cosched-power", "energy:150%", "out of range" },
+		{ "cosched-power", "energyx", "allowed" },
+		{ "cosched-power", "energy:-5", "invalid maximum slowdown" },
+		{ "cosched-numa", "medium", "allowed: high, low" },
+		{ "cosched", "no", "allowed: on, off" },
+		{ "cosched-app", "../etc/passwd", "must not start with '.'" },
+		{ "cosched-app", "a/b", "character '/'" },
+		{ "cosched-app", "..", "must not start" },
+		{ "cosched-app", "a b", "character ' '" },
+		{ "cosched-app", "", "missing value" },
+		{ "cosched-bogus", "x", "unknown option" },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		cosched_job_options_t before;
+		cosched_options_init(&opts);
+		before = opts;
+		cosched_error_clear(&err);
+		ck_assert_msg(cosched_option_set(&opts, bad[i].opt, bad[i].val, &err) == -1,
+			      "%s=%s accepted", bad[i].opt, bad[i].val);
+		ck_assert_msg(strstr(err.msg, bad[i].opt) != NULL,
+			      "message \"%s\" does not name %s", err.msg, bad[i].opt);
+		ck_assert_msg(strstr(err.msg, bad[i].needle) != NULL,
+			      "message \"%s\" lacks \"%s\"", err.msg, bad[i].needle);
+		ck_assert_msg(!memcmp(&before, &opts, sizeof(opts)),
+			      "%s=%s changed the options", bad[i].opt, bad[i].val);
+	}
+}
+END_TEST
+
+START_TEST(test_app_name_length)
+{
+	char name[COSCHED_APP_NAME_MAX + 2];
+	memset(name, 'a', sizeof(name) - 1);
+	name[sizeof(name) - 1] = '\0';
+	ck_assert_int_eq(cosched_option_set(&opts, "cosched-app", name, &err), -1);
+	ck_assert_ptr_nonnull(strstr(err.msg, "at most 64"));
+	name[COSCHED_APP_NAME_MAX] = '\0';
+	ck_assert_int_eq(cosched_option_set(&opts, "cosched-app", name, &err), 0);
+}
+END_TEST
+
+START_TEST(test_from_env)
+{
+	char *env[] = {
+		"PATH=/bin",
+		"SPANK_COSCHED_APP=lulesh",
+		"SPANK_COSCHED_CLASS=mem",
+		"SPANK_COSCHED_POWER=energy:20%",
+		"SPANK_COSCHED_NUMA=high",
+		"SPANK_COSCHED_APPX=ignored",
+		"COSCHED_CLASS=cpu",	/* not from SPANK: ignored */
+		NULL
+	};
+	char buf[256];
+	ck_assert_int_eq(cosched_options_from_env(&opts, env, -1, &err), 0);
+	ck_assert_str_eq(opts.app, "lulesh");
+	ck_assert_int_eq(opts.declared_class, COSCHED_CAT_MEM);
+	ck_assert_int_eq(opts.power, COSCHED_POWER_ENERGY);
+	ck_assert_double_eq(opts.max_slowdown_pct, 20.0);
+	ck_assert_int_eq(opts.numa, COSCHED_NUMA_HIGH);
+	ck_assert_str_eq(cosched_options_format(&opts, buf, sizeof(buf)),
+			 "app=lulesh class=mem power=energy:20% numa=high");
+}
+END_TEST
+
+START_TEST(test_from_env_all_or_nothing)
+{
+	char *env[] = { "SPANK_COSCHED_APP=ok", "SPANK_COSCHED_NUMA=bad" };
+	ck_assert_int_eq(cosched_options_from_env(&opts, env, 2, &err), -1);
+	ck_assert_ptr_nonnull(strstr(err.msg, "--cosched-numa"));
+	ck_assert_str_eq(opts.app, "");	/* nothing half-applied */
+}
+END_TEST
+
+START_TEST(test_preference_table)
+{
+	cosched_pref_table_t t;
+	cosched_pref_table_default(&t);
+	ck_assert(cosched_pref_allowed(&t, COSCHED_CAT_MEM, COSCHED_CAT_CPU));
+	ck_assert(!cosched_pref_allowed(&t, COSCHED_CAT_MEM, COSCHED_CAT_MEM));
+	ck_assert(!cosched_pref_allowed(&t, COSCHED_CAT_RAND, COSCHED_CAT_LIM));
+	ck_assert(!cosched_pref_allowed(&t, COSCHED_CAT_LIM, COSCHED_CAT_RAND));
+	ck_assert(cosched_pref_allowed(&t, COSCHED_CAT_RAND, COSCHED_CAT_RAND));
+	ck_assert_int_eq(t.pref[COSCHED_CAT_LIM][COSCHED_CAT_MEM], 3);
+	ck_assert_int_eq(t.pref[COSCHED_CAT_RAND][COSCHED_CAT_CPU], 2);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("options");
+	TCase *tc = tcase_create("parse");
+	SRunner *sr;
+	int failed;
+
+	tcase_add_checked_fixture(tc, setup, NULL);
+	tcase_add_test(tc, test_defaults);
+	tcase_add_test(tc, test_valid_values);
+	tcase_add_test(tc, test_power_forms);
+	tcase_add_test(tc, test_refusals);
+	tcase_add_test(tc, test_app_name_length);
+	tcase_add_test(tc, test_from_env);
+	tcase_add_test(tc, test_from_env_all_or_nothing);
+	tcase_add_test(tc, test_preference_table);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
