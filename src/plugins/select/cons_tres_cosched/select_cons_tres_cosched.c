@@ -1,0 +1,435 @@
+/*****************************************************************************\
+ *  select_cons_tres_cosched.c - contention-aware select plugin wrapping
+ *  select/cons_tres.
+ *
+ *  Every select_p_* call is forwarded to cons_tres, so with no cosched
+ *  policy in effect placements are exactly cons_tres's.  The name contains
+ *  "cons_tres" on purpose: Slurm's core checks SelectType for that string
+ *  (MaxNodeCount and dynamic nodes are refused otherwise).
+ *
+ *  Where cons_tres lives:
+ *   - slurmctld and client commands load every select plugin in PluginDir,
+ *     so cons_tres is already loaded and initialised there: find it with
+ *     dlopen(RTLD_NOLOAD).
+ *   - slurmd and slurmstepd load only the configured plugin: load cons_tres
+ *     ourselves and call its init()/fini().
+ *  Resolution is lazy (first forwarded call), because load order follows
+ *  PluginDir and cons_tres may not be loaded yet when our init() runs.
+\*****************************************************************************/
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <sys/stat.h>
+
+#include "slurm/slurm.h"
+#include "slurm/slurm_errno.h"
+
+/* Map log functions to their slurm_ names, as Slurm's own plugins do. */
+#include "src/common/slurm_xlator.h"
+
+#include "src/common/list.h"
+#include "src/common/log.h"
+#include "src/common/read_config.h"
+#include "src/common/select.h"
+#include "src/common/xmalloc.h"
+#include "src/common/xstring.h"
+#include "src/slurmctld/slurmctld.h"
+
+#include "src/common/cosched_options.h"
+
+const char plugin_name[] = "cosched contention-aware selection (wraps cons_tres)";
+const char plugin_type[] = "select/cons_tres_cosched";
+/* Unique, >= 100 (select_g_init() is fatal otherwise). */
+const uint32_t plugin_id = 171;
+const uint32_t plugin_version = SLURM_VERSION_NUMBER;
+
+#define CONS_TRES_SO "select_cons_tres.so"
+
+/* Must follow the order of slurm_select_ops_t (src/common/select.h). */
+static const char *const cons_tres_syms[] = {
+	"plugin_id",
+	"select_p_state_save",
+	"select_p_state_restore",
+	"select_p_job_init",
+	"select_p_node_init",
+	"select_p_job_test",
+	"select_p_job_begin",
+	"select_p_job_ready",
+	"select_p_job_expand",
+	"select_p_job_resized",
+	"select_p_job_signal",
+	"select_p_job_fini",
+	"select_p_job_suspend",
+	"select_p_job_resume",
+	"select_p_step_pick_nodes",
+	"select_p_step_start",
+	"select_p_step_finish",
+	"select_p_select_nodeinfo_pack",
+	"select_p_select_nodeinfo_unpack",
+	"select_p_select_nodeinfo_alloc",
+	"select_p_select_nodeinfo_free",
+	"select_p_select_nodeinfo_set_all",
+	"select_p_select_nodeinfo_set",
+	"select_p_select_nodeinfo_get",
+	"select_p_select_jobinfo_alloc",
+	"select_p_select_jobinfo_free",
+	"select_p_select_jobinfo_set",
+	"select_p_select_jobinfo_get",
+	"select_p_select_jobinfo_copy",
+	"select_p_select_jobinfo_pack",
+	"select_p_select_jobinfo_unpack",
+	"select_p_select_jobinfo_sprint",
+	"select_p_select_jobinfo_xstrdup",
+	"select_p_get_info_from_plugin",
+	"select_p_update_node_config",
+	"select_p_reconfigure",
+	"select_p_resv_test",
+};
+
+static slurm_select_ops_t cons_tres;
+static void *cons_tres_handle;
+static bool cons_tres_loaded_here;	/* we called its init() */
+static pthread_once_t cons_tres_once = PTHREAD_ONCE_INIT;
+
+/* Try every directory of PluginDir (a colon-separated list). */
+static void *_open_cons_tres(int flags, char **path_out)
+{
+	char *dirs = xstrdup(slurm_conf.plugindir ? slurm_conf.plugindir :
+			     SLURM_PLUGINDIR);
+	char *save = NULL, *dir;
+	void *handle = NULL;
+
+	for (dir = strtok_r(dirs, ":", &save); dir && !handle;
+	     dir = strtok_r(NULL, ":", &save)) {
+		char *path = xstrdup_printf("%s/%s", dir, CONS_TRES_SO);
+		struct stat st;
+		if (!stat(path, &st))
+			handle = dlopen(path, flags);
+		if (handle && path_out)
+			*path_out = path;
+		else
+			xfree(path);
+	}
+	xfree(dirs);
+	return handle;
+}
+
+static void _resolve_cons_tres(void)
+{
+	char *path = NULL;
+	void **ptrs = (void **) &cons_tres;
+	const size_t nsyms = sizeof(cons_tres_syms) / sizeof(cons_tres_syms[0]);
+
+	/* The struct is a list of pointers, one per symbol. */
+	_Static_assert(sizeof(slurm_select_ops_t) ==
+		      sizeof(cons_tres_syms) / sizeof(cons_tres_syms[0]) *
+		      sizeof(void *),
+		      "cons_tres_syms out of sync with slurm_select_ops_t");
+
+	cons_tres_handle = _open_cons_tres(RTLD_LAZY | RTLD_NOLOAD, &path);
+	if (!cons_tres_handle) {
+		int (*init_fn)(void);
+
+		cons_tres_handle = _open_cons_tres(RTLD_NOW | RTLD_LOCAL,
+						   &path);
+		if (!cons_tres_handle)
+			fatal("%s: cannot load %s from PluginDir %s: %s",
+			      plugin_type, CONS_TRES_SO, slurm_conf.plugindir,
+			      dlerror());
+		init_fn = dlsym(cons_tres_handle, "init");
+		if (!init_fn || init_fn() != SLURM_SUCCESS)
+			fatal("%s: init() of %s failed", plugin_type, path);
+		cons_tres_loaded_here = true;
+	}
+	for (size_t i = 0; i < nsyms; i++) {
+		ptrs[i] = dlsym(cons_tres_handle, cons_tres_syms[i]);
+		if (!ptrs[i])
+			fatal("%s: %s lacks symbol %s", plugin_type, path,
+			      cons_tres_syms[i]);
+	}
+	debug("%s: forwarding to %s%s", plugin_type, path,
+	      cons_tres_loaded_here ? " (loaded here)" : "");
+	xfree(path);
+}
+
+static inline slurm_select_ops_t *_ct(void)
+{
+	pthread_once(&cons_tres_once, _resolve_cons_tres);
+	return &cons_tres;
+}
+
+/*
+ * The job's cosched options, from the SPANK environment slurmctld keeps with
+ * the job (never from the task environment, which the user controls).
+ * Invalid values cannot come from the SPANK plugin, which refuses them at
+ * submit; if they appear anyway cosched leaves the job to cons_tres.
+ */
+static bool _job_options(job_record_t *job_ptr, cosched_job_options_t *opts)
+{
+	cosched_error_t err;
+
+	cosched_options_init(opts);
+	if (cosched_options_from_env(opts, job_ptr->spank_job_env,
+				     job_ptr->spank_job_env_size, &err)) {
+		error("%s: %pJ: %s; cosched leaves this job to cons_tres",
+		      plugin_type, job_ptr, err.msg);
+		return false;
+	}
+	if (!opts->app[0] && job_ptr->name &&
+	    !cosched_app_name_check("job name", job_ptr->name, NULL))
+		strlcpy(opts->app, job_ptr->name, sizeof(opts->app));
+	return true;
+}
+
+/* init() runs in every client command too: keep it quiet (debug only). */
+extern int init(void)
+{
+	debug("%s loaded", plugin_name);
+	return SLURM_SUCCESS;
+}
+
+extern int fini(void)
+{
+	if (cons_tres_loaded_here) {
+		int (*fini_fn)(void) = dlsym(cons_tres_handle, "fini");
+		if (fini_fn)
+			fini_fn();
+		dlclose(cons_tres_handle);
+		cons_tres_loaded_here = false;
+	}
+	return SLURM_SUCCESS;
+}
+
+extern int select_p_state_save(char *dir_name)
+{
+	return _ct()->state_save(dir_name);
+}
+
+extern int select_p_state_restore(char *dir_name)
+{
+	return _ct()->state_restore(dir_name);
+}
+
+extern int select_p_job_init(List job_list)
+{
+	return _ct()->job_init(job_list);
+}
+
+extern int select_p_node_init(void)
+{
+	return _ct()->node_init();
+}
+
+/*
+ * mode: SELECT_MODE_RUN_NOW, SELECT_MODE_TEST_ONLY (at submit) or
+ * SELECT_MODE_WILL_RUN (backfill, sbatch --test-only).
+ */
+extern int select_p_job_test(job_record_t *job_ptr, bitstr_t *node_bitmap,
+			     uint32_t min_nodes, uint32_t max_nodes,
+			     uint32_t req_nodes, uint16_t mode,
+			     List preemptee_candidates,
+			     List *preemptee_job_list,
+			     bitstr_t *exc_core_bitmap)
+{
+	if (mode == SELECT_MODE_TEST_ONLY) {
+		cosched_job_options_t opts;
+		char buf[256];
+		if (_job_options(job_ptr, &opts))
+			verbose("%s: %pJ submitted with cosched options %s",
+				plugin_type, job_ptr,
+				cosched_options_format(&opts, buf,
+						       sizeof(buf)));
+	}
+	return _ct()->job_test(job_ptr, node_bitmap, min_nodes, max_nodes,
+			       req_nodes, mode, preemptee_candidates,
+			       preemptee_job_list, exc_core_bitmap);
+}
+
+extern int select_p_job_begin(job_record_t *job_ptr)
+{
+	cosched_job_options_t opts;
+	char buf[256];
+
+	if (_job_options(job_ptr, &opts))
+		info("%s: %pJ starts on %s with cosched options %s",
+		     plugin_type, job_ptr, job_ptr->nodes,
+		     cosched_options_format(&opts, buf, sizeof(buf)));
+	return _ct()->job_begin(job_ptr);
+}
+
+extern int select_p_job_ready(job_record_t *job_ptr)
+{
+	return _ct()->job_ready(job_ptr);
+}
+
+extern int select_p_job_expand(job_record_t *from_job_ptr,
+			       job_record_t *to_job_ptr)
+{
+	return _ct()->job_expand(from_job_ptr, to_job_ptr);
+}
+
+extern int select_p_job_resized(job_record_t *job_ptr, node_record_t *node_ptr)
+{
+	return _ct()->job_resized(job_ptr, node_ptr);
+}
+
+extern int select_p_job_signal(job_record_t *job_ptr, int signal)
+{
+	return _ct()->job_signal(job_ptr, signal);
+}
+
+extern int select_p_job_fini(job_record_t *job_ptr)
+{
+	return _ct()->job_fini(job_ptr);
+}
+
+extern int select_p_job_suspend(job_record_t *job_ptr, bool indf_susp)
+{
+	return _ct()->job_suspend(job_ptr, indf_susp);
+}
+
+extern int select_p_job_resume(job_record_t *job_ptr, bool indf_susp)
+{
+	return _ct()->job_resume(job_ptr, indf_susp);
+}
+
+extern bitstr_t *select_p_step_pick_nodes(job_record_t *job_ptr,
+					  select_jobinfo_t *jobinfo,
+					  uint32_t node_count,
+					  bitstr_t **avail_nodes)
+{
+	return _ct()->step_pick_nodes(job_ptr, jobinfo, node_count,
+				      avail_nodes);
+}
+
+extern int select_p_step_start(step_record_t *step_ptr)
+{
+	return _ct()->step_start(step_ptr);
+}
+
+extern int select_p_step_finish(step_record_t *step_ptr, bool killing_step)
+{
+	return _ct()->step_finish(step_ptr, killing_step);
+}
+
+extern int select_p_select_nodeinfo_pack(select_nodeinfo_t *nodeinfo,
+					 buf_t *buffer,
+					 uint16_t protocol_version)
+{
+	return _ct()->nodeinfo_pack(nodeinfo, buffer, protocol_version);
+}
+
+extern int select_p_select_nodeinfo_unpack(select_nodeinfo_t **nodeinfo,
+					   buf_t *buffer,
+					   uint16_t protocol_version)
+{
+	return _ct()->nodeinfo_unpack(nodeinfo, buffer, protocol_version);
+}
+
+extern select_nodeinfo_t *select_p_select_nodeinfo_alloc(void)
+{
+	return _ct()->nodeinfo_alloc();
+}
+
+extern int select_p_select_nodeinfo_free(select_nodeinfo_t *nodeinfo)
+{
+	return _ct()->nodeinfo_free(nodeinfo);
+}
+
+extern int select_p_select_nodeinfo_set_all(void)
+{
+	return _ct()->nodeinfo_set_all();
+}
+
+extern int select_p_select_nodeinfo_set(job_record_t *job_ptr)
+{
+	return _ct()->nodeinfo_set(job_ptr);
+}
+
+extern int select_p_select_nodeinfo_get(select_nodeinfo_t *nodeinfo,
+					enum select_nodedata_type dinfo,
+					enum node_states state, void *data)
+{
+	return _ct()->nodeinfo_get(nodeinfo, dinfo, state, data);
+}
+
+extern select_jobinfo_t *select_p_select_jobinfo_alloc(void)
+{
+	return _ct()->jobinfo_alloc();
+}
+
+extern int select_p_select_jobinfo_free(select_jobinfo_t *jobinfo)
+{
+	return _ct()->jobinfo_free(jobinfo);
+}
+
+extern int select_p_select_jobinfo_set(select_jobinfo_t *jobinfo,
+				       enum select_jobdata_type data_type,
+				       void *data)
+{
+	return _ct()->jobinfo_set(jobinfo, data_type, data);
+}
+
+extern int select_p_select_jobinfo_get(select_jobinfo_t *jobinfo,
+				       enum select_jobdata_type data_type,
+				       void *data)
+{
+	return _ct()->jobinfo_get(jobinfo, data_type, data);
+}
+
+extern select_jobinfo_t *select_p_select_jobinfo_copy(select_jobinfo_t *jobinfo)
+{
+	return _ct()->jobinfo_copy(jobinfo);
+}
+
+extern int select_p_select_jobinfo_pack(select_jobinfo_t *jobinfo,
+					buf_t *buffer,
+					uint16_t protocol_version)
+{
+	return _ct()->jobinfo_pack(jobinfo, buffer, protocol_version);
+}
+
+extern int select_p_select_jobinfo_unpack(select_jobinfo_t **jobinfo,
+					  buf_t *buffer,
+					  uint16_t protocol_version)
+{
+	return _ct()->jobinfo_unpack(jobinfo, buffer, protocol_version);
+}
+
+extern char *select_p_select_jobinfo_sprint(select_jobinfo_t *jobinfo,
+					    char *buf, size_t size, int mode)
+{
+	return _ct()->jobinfo_sprint(jobinfo, buf, size, mode);
+}
+
+extern char *select_p_select_jobinfo_xstrdup(select_jobinfo_t *jobinfo,
+					     int mode)
+{
+	return _ct()->jobinfo_xstrdup(jobinfo, mode);
+}
+
+extern int select_p_get_info_from_plugin(enum select_plugindata_info info,
+					 job_record_t *job_ptr, void *data)
+{
+	return _ct()->get_info_from_plugin(info, job_ptr, data);
+}
+
+extern int select_p_update_node_config(int index)
+{
+	return _ct()->update_node_config(index);
+}
+
+extern int select_p_reconfigure(void)
+{
+	return _ct()->reconfigure();
+}
+
+extern bitstr_t *select_p_resv_test(resv_desc_msg_t *resv_desc_ptr,
+				    uint32_t node_cnt,
+				    bitstr_t *avail_node_bitmap,
+				    bitstr_t **core_bitmap)
+{
+	return _ct()->resv_test(resv_desc_ptr, node_cnt, avail_node_bitmap,
+				core_bitmap);
+}
