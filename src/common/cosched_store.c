@@ -1,0 +1,366 @@
+/*
+ * cosched_store.c - the profile store: atomic writes, flock() locking,
+ * merging runs.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cosched_options.h"
+#include "cosched_store.h"
+
+/* Largest profile file read (bounded samples keep files far smaller). */
+#define PROFILE_MAX_BYTES (16 * 1024 * 1024)
+/* Room for the directory, an application name and the suffixes. */
+#define STORE_PATH_MAX (PATH_MAX + COSCHED_APP_NAME_MAX + 32)
+
+int cosched_store_open(cosched_store_t *s, const char *dir,
+		       const cosched_merge_params_t *merge,
+		       cosched_error_t *err)
+{
+	struct stat st;
+
+	if (!dir || !*dir)
+		return cosched_error_set(err, "ProfileDir: empty path");
+	if (strlen(dir) >= sizeof(s->dir) - COSCHED_APP_NAME_MAX - 16)
+		return cosched_error_set(err, "ProfileDir: path too long");
+	if (stat(dir, &st))
+		return cosched_error_set(err, "ProfileDir %s: %s", dir,
+					 strerror(errno));
+	if (!S_ISDIR(st.st_mode))
+		return cosched_error_set(err, "ProfileDir %s: not a directory",
+					 dir);
+	if (merge) {
+		if (cosched_merge_params_check(merge, err))
+			return -1;
+		s->merge = *merge;
+	} else {
+		cosched_merge_params_default(&s->merge);
+	}
+	snprintf(s->dir, sizeof(s->dir), "%s", dir);
+	return 0;
+}
+
+/* The name check guarantees the file stays inside the directory. */
+static int app_paths(const cosched_store_t *s, const char *app, char *file,
+		     char *lock, cosched_error_t *err)
+{
+	if (cosched_app_name_check("application", app, err))
+		return -1;
+	snprintf(file, STORE_PATH_MAX, "%s/%s.json", s->dir, app);
+	snprintf(lock, STORE_PATH_MAX, "%s/.%s.lock", s->dir, app);
+	return 0;
+}
+
+/* Open and flock() the lock file; returns the fd or -1. */
+static int lock_app(const char *lock, int how, cosched_error_t *err)
+{
+	int fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+
+	if (fd < 0 && (errno == EACCES || errno == EROFS))
+		/* A reader without write access to the directory can still
+		 * share the lock when the lock file exists. */
+		fd = open(lock, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		if (how == LOCK_SH && errno == ENOENT)
+			return -2;	/* no lock file: nobody ever wrote */
+		return cosched_error_set(err, "%s: cannot open lock file: %s",
+					 lock, strerror(errno));
+	}
+	while (flock(fd, how)) {
+		if (errno == EINTR)
+			continue;
+		cosched_error_set(err, "%s: cannot lock: %s", lock,
+				  strerror(errno));
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static void unlock_app(int fd)
+{
+	if (fd >= 0)
+		close(fd);	/* releases the flock */
+}
+
+/* Read and parse file (no locking).  1 found, 0 absent, -1 error. */
+static int load_file(const char *file, const char *app, cosched_profile_t *p,
+		     cosched_error_t *err)
+{
+	cosched_error_t perr;
+	cosched_profile_t tmp;
+	struct stat st;
+	char *buf;
+	ssize_t n;
+	size_t got = 0;
+	int fd;
+
+	fd = open(file, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		if (errno == ENOENT)
+			return cosched_profile_init(p, app, err) ? -1 : 0;
+		return cosched_error_set(err, "%s: cannot open: %s", file,
+					 strerror(errno));
+	}
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) ||
+	    st.st_size > PROFILE_MAX_BYTES) {
+		close(fd);
+		return cosched_error_set(err,
+			"%s: not a regular file of at most %d bytes", file,
+			PROFILE_MAX_BYTES);
+	}
+	buf = malloc((size_t) st.st_size + 1);
+	if (!buf) {
+		close(fd);
+		return cosched_error_set(err, "%s: out of memory", file);
+	}
+	while (got < (size_t) st.st_size) {
+		n = read(fd, buf + got, (size_t) st.st_size - got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		got += (size_t) n;
+	}
+	close(fd);
+	buf[got] = '\0';
+	if (got != (size_t) st.st_size) {
+		free(buf);
+		return cosched_error_set(err, "%s: short read", file);
+	}
+	if (cosched_profile_from_json(&tmp, buf, &perr)) {
+		free(buf);
+		return cosched_error_set(err, "%s: %s", file, perr.msg);
+	}
+	free(buf);
+	if (strcmp(tmp.app, app)) {
+		cosched_error_set(err, "%s: app: holds \"%s\", expected \"%s\"",
+				  file, tmp.app, app);
+		cosched_profile_free(&tmp);
+		return -1;
+	}
+	*p = tmp;
+	return 1;
+}
+
+int cosched_store_load(const cosched_store_t *s, const char *app,
+		       cosched_profile_t *p, cosched_error_t *err)
+{
+	char file[STORE_PATH_MAX], lock[STORE_PATH_MAX];
+	int fd, rc;
+
+	if (app_paths(s, app, file, lock, err))
+		return -1;
+	fd = lock_app(lock, LOCK_SH, err);
+	if (fd == -1)
+		return -1;
+	rc = load_file(file, app, p, err);
+	unlock_app(fd);
+	return rc;
+}
+
+static int fsync_dir(const char *dir, cosched_error_t *err)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd < 0)
+		return cosched_error_set(err, "%s: cannot open: %s", dir,
+					 strerror(errno));
+	if (fsync(fd) && errno != EINVAL) {
+		close(fd);
+		return cosched_error_set(err, "%s: fsync: %s", dir,
+					 strerror(errno));
+	}
+	close(fd);
+	return 0;
+}
+
+/* Write p to a temporary file beside file, fsync, rename over file. */
+static int write_atomic(const cosched_store_t *s, const char *file,
+			const cosched_profile_t *p, cosched_error_t *err)
+{
+	char tmpl[STORE_PATH_MAX];
+	char *text;
+	size_t len, done = 0;
+	int fd;
+
+	text = cosched_profile_to_json(p, err);
+	if (!text)
+		return -1;
+	len = strlen(text);
+	snprintf(tmpl, sizeof(tmpl), "%s/.%s.json.XXXXXX", s->dir, p->app);
+	fd = mkostemp(tmpl, O_CLOEXEC);
+	if (fd < 0) {
+		free(text);
+		return cosched_error_set(err, "%s: cannot create: %s", tmpl,
+					 strerror(errno));
+	}
+	while (done < len) {
+		ssize_t n = write(fd, text + done, len - done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			cosched_error_set(err, "%s: write: %s", tmpl,
+					  n < 0 ? strerror(errno) : "no progress");
+			goto fail;
+		}
+		done += (size_t) n;
+	}
+	if (write(fd, "\n", 1) != 1) {
+		cosched_error_set(err, "%s: write: %s", tmpl, strerror(errno));
+		goto fail;
+	}
+	if (fchmod(fd, 0644) || fsync(fd)) {
+		cosched_error_set(err, "%s: %s", tmpl, strerror(errno));
+		goto fail;
+	}
+	if (close(fd)) {
+		fd = -1;
+		cosched_error_set(err, "%s: close: %s", tmpl, strerror(errno));
+		goto fail;
+	}
+	fd = -1;
+	if (rename(tmpl, file)) {
+		cosched_error_set(err, "%s: rename to %s: %s", tmpl, file,
+				  strerror(errno));
+		goto fail;
+	}
+	free(text);
+	return fsync_dir(s->dir, err);
+fail:
+	if (fd >= 0)
+		close(fd);
+	unlink(tmpl);
+	free(text);
+	return -1;
+}
+
+int cosched_store_save(const cosched_store_t *s, const cosched_profile_t *p,
+		       cosched_error_t *err)
+{
+	char file[STORE_PATH_MAX], lock[STORE_PATH_MAX];
+	int fd, rc;
+
+	if (app_paths(s, p->app, file, lock, err))
+		return -1;
+	fd = lock_app(lock, LOCK_EX, err);
+	if (fd < 0)
+		return -1;
+	rc = write_atomic(s, file, p, err);
+	unlock_app(fd);
+	return rc;
+}
+
+int cosched_store_merge_run(const cosched_store_t *s, const char *app,
+			    const cosched_run_t *run, cosched_profile_t *out,
+			    cosched_error_t *err)
+{
+	char file[STORE_PATH_MAX], lock[STORE_PATH_MAX];
+	cosched_profile_t p;
+	int fd, rc;
+
+	if (app_paths(s, app, file, lock, err))
+		return -1;
+	if (cosched_run_check("run", run, err))
+		return -1;
+	fd = lock_app(lock, LOCK_EX, err);
+	if (fd < 0)
+		return -1;
+	rc = load_file(file, app, &p, err);
+	if (rc < 0) {
+		unlock_app(fd);
+		return -1;
+	}
+	rc = cosched_profile_add_run(&p, run, &s->merge, err);
+	if (!rc)
+		rc = write_atomic(s, file, &p, err);
+	unlock_app(fd);
+	if (!rc && out)
+		*out = p;
+	else
+		cosched_profile_free(&p);
+	return rc;
+}
+
+int cosched_store_remove(const cosched_store_t *s, const char *app,
+			 cosched_error_t *err)
+{
+	char file[STORE_PATH_MAX], lock[STORE_PATH_MAX];
+	int fd, rc = 0;
+
+	if (app_paths(s, app, file, lock, err))
+		return -1;
+	fd = lock_app(lock, LOCK_EX, err);
+	if (fd < 0)
+		return -1;
+	if (unlink(file) && errno != ENOENT)
+		rc = cosched_error_set(err, "%s: cannot remove: %s", file,
+				       strerror(errno));
+	unlock_app(fd);
+	return rc;
+}
+
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *) a, *(char *const *) b);
+}
+
+int cosched_store_list(const cosched_store_t *s, char ***names, int *count,
+		       cosched_error_t *err)
+{
+	DIR *d = opendir(s->dir);
+	struct dirent *e;
+	char **v = NULL;
+	int n = 0, cap = 0;
+
+	if (!d)
+		return cosched_error_set(err, "%s: cannot open: %s", s->dir,
+					 strerror(errno));
+	while ((e = readdir(d))) {
+		size_t len = strlen(e->d_name);
+		char name[COSCHED_APP_NAME_MAX + 1];
+
+		if (len <= 5 || strcmp(e->d_name + len - 5, ".json") ||
+		    len - 5 > COSCHED_APP_NAME_MAX)
+			continue;
+		memcpy(name, e->d_name, len - 5);
+		name[len - 5] = '\0';
+		if (cosched_app_name_check("application", name, NULL))
+			continue;	/* temporary files, foreign files */
+		if (n == cap) {
+			char **nv;
+			cap = cap ? cap * 2 : 16;
+			nv = realloc(v, sizeof(*v) * cap);
+			if (!nv)
+				goto oom;
+			v = nv;
+		}
+		if (!(v[n] = strdup(name)))
+			goto oom;
+		n++;
+	}
+	closedir(d);
+	if (n > 1)
+		qsort(v, n, sizeof(*v), name_cmp);
+	*names = v;
+	*count = n;
+	return 0;
+oom:
+	closedir(d);
+	cosched_store_list_free(v, n);
+	return cosched_error_set(err, "%s: out of memory", s->dir);
+}
+
+void cosched_store_list_free(char **names, int count)
+{
+	for (int i = 0; i < count; i++)
+		free(names[i]);
+	free(names);
+}

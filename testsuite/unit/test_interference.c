@@ -1,0 +1,2 @@
+/* test_interference.c - placeholder, filled in by the next commit. */
+int main(void) { return 0; }
