@@ -1,2 +1,350 @@
-/* test_store.c - placeholder, filled in by the next commit. */
-int main(void) { return 0; }
+/* test_store.c - the profile store: atomic writes, locking, merging, name
+ * checks (src/common/cosched_store.c). */
+#include <check.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "src/common/cosched_store.h"
+
+static char dir[64];
+static cosched_store_t store;
+static cosched_error_t err;
+
+static void rm_rf(const char *path)
+{
+	char cmd[256];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", path);
+	if (system(cmd) != 0)
+		fprintf(stderr, "cannot remove %s\n", path);
+}
+
+static void setup(void)
+{
+	cosched_merge_params_t mp;
+
+	snprintf(dir, sizeof(dir), "/tmp/cosched-store-XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	cosched_merge_params_default(&mp);
+	mp.max_samples = 5;
+	mp.node_peak_bw = 15000e6;
+	cosched_error_clear(&err);
+	ck_assert_msg(cosched_store_open(&store, dir, &mp, &err) == 0, "%s", err.msg);
+}
+
+static void teardown(void)
+{
+	rm_rf(dir);
+}
+
+static cosched_run_t mkrun(double runtime)
+{
+	cosched_run_t r;
+	cosched_run_init(&r);
+	r.instructions = 2e9;
+	r.cycles = 1e9;
+	r.llc_misses = 1e6;
+	r.runtime_s = runtime;
+	r.threads = 2;
+	r.freq_khz = 2200000;
+	r.energy_pkg_j = 10.0 * runtime;
+	return r;
+}
+
+/* Entries of dir other than . and .. */
+static int count_entries(const char *prefix)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int n = 0;
+
+	ck_assert_ptr_nonnull(d);
+	while ((e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") &&
+		    !strncmp(e->d_name, prefix, strlen(prefix)))
+			n++;
+	closedir(d);
+	return n;
+}
+
+static void write_file(const char *name, const char *text)
+{
+	char path[256];
+	FILE *f;
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+START_TEST(test_open_refusals)
+{
+	cosched_store_t s;
+	char path[128];
+
+	ck_assert_int_eq(cosched_store_open(&s, "/nonexistent/cosched", NULL, &err), -1);
+	ck_assert_ptr_nonnull(strstr(err.msg, "/nonexistent/cosched"));
+	write_file("plain", "x");
+	snprintf(path, sizeof(path), "%s/plain", dir);
+	ck_assert_int_eq(cosched_store_open(&s, path, NULL, &err), -1);
+	ck_assert_ptr_nonnull(strstr(err.msg, "not a directory"));
+	{
+		cosched_merge_params_t mp;
+		cosched_merge_params_default(&mp);
+		mp.weight = 1.5;
+		ck_assert_int_eq(cosched_store_open(&s, dir, &mp, &err), -1);
+		ck_assert_ptr_nonnull(strstr(err.msg, "ProfileMergeWeight"));
+	}
+}
+END_TEST
+
+START_TEST(test_load_missing_then_merge)
+{
+	cosched_profile_t p, q;
+	cosched_run_t r = mkrun(10.0);
+
+	ck_assert_int_eq(cosched_store_load(&store, "stream", &p, &err), 0);
+	ck_assert(!cosched_profile_has_data(&p));
+	ck_assert_str_eq(p.app, "stream");
+	cosched_profile_free(&p);
+
+	ck_assert_msg(cosched_store_merge_run(&store, "stream", &r, &q, &err) == 0,
+		      "%s", err.msg);
+	ck_assert_int_eq(q.runs_merged, 1);
+	ck_assert_int_eq(cosched_store_load(&store, "stream", &p, &err), 1);
+	ck_assert_int_eq(p.runs_merged, 1);
+	ck_assert_double_eq(p.derived.ipc, 2.0);
+	/* node peak from the store's merge parameters */
+	ck_assert_double_eq_tol(p.derived.bw_fraction, 1e6 * 64 / 10.0 / 15000e6, 1e-15);
+	ck_assert_int_eq(p.n_edp, 1);
+	cosched_profile_free(&p);
+	cosched_profile_free(&q);
+	/* only the profile and its lock file are left */
+	ck_assert_int_eq(count_entries(""), 2);
+	ck_assert_int_eq(count_entries("stream.json"), 1);
+	ck_assert_int_eq(count_entries(".stream.lock"), 1);
+}
+END_TEST
+
+START_TEST(test_bad_names)
+{
+	static const char *const bad[] = {
+		"../evil", "..", "a/b", "/etc/passwd", ".hidden", "", "x\ny"
+	};
+	cosched_run_t r = mkrun(1.0);
+	cosched_profile_t p;
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		cosched_error_clear(&err);
+		ck_assert_int_eq(cosched_store_merge_run(&store, bad[i], &r, NULL, &err), -1);
+		ck_assert_ptr_nonnull(strstr(err.msg, "application"));
+		ck_assert_int_eq(cosched_store_load(&store, bad[i], &p, &err), -1);
+		ck_assert_int_eq(cosched_store_remove(&store, bad[i], &err), -1);
+	}
+	/* nothing was created, inside or beside the directory */
+	ck_assert_int_eq(count_entries(""), 0);
+	{
+		char path[128];
+		snprintf(path, sizeof(path), "%s/../evil.json", dir);
+		ck_assert_int_ne(access(path, F_OK), 0);
+	}
+}
+END_TEST
+
+START_TEST(test_sample_bound)
+{
+	cosched_profile_t p;
+	for (int i = 1; i <= 12; i++) {
+		cosched_run_t r = mkrun((double) i);
+		ck_assert_int_eq(cosched_store_merge_run(&store, "lu.A", &r, NULL, &err), 0);
+	}
+	ck_assert_int_eq(cosched_store_load(&store, "lu.A", &p, &err), 1);
+	ck_assert_int_eq(p.runs_merged, 12);
+	ck_assert_int_eq(p.n_runs, 5);
+	ck_assert_double_eq(p.runs[4].runtime_s, 12.0);
+	cosched_profile_free(&p);
+}
+END_TEST
+
+START_TEST(test_save_load_and_mismatch)
+{
+	cosched_profile_t p, q;
+	cosched_run_t r = mkrun(3.0);
+	cosched_merge_params_t mp;
+
+	cosched_merge_params_default(&mp);
+	ck_assert_int_eq(cosched_profile_init(&p, "bt.A", &err), 0);
+	ck_assert_int_eq(cosched_profile_add_run(&p, &r, &mp, &err), 0);
+	ck_assert_int_eq(cosched_store_save(&store, &p, &err), 0);
+	ck_assert_int_eq(cosched_store_load(&store, "bt.A", &q, &err), 1);
+	ck_assert_double_eq(q.runs[0].runtime_s, 3.0);
+	cosched_profile_free(&q);
+	/* a file holding another application's profile is refused */
+	{
+		char from[128], to[128];
+		snprintf(from, sizeof(from), "%s/bt.A.json", dir);
+		snprintf(to, sizeof(to), "%s/cg.B.json", dir);
+		ck_assert_int_eq(rename(from, to), 0);
+	}
+	ck_assert_int_eq(cosched_store_load(&store, "cg.B", &q, &err), -1);
+	ck_assert_ptr_nonnull(strstr(err.msg, "cg.B.json: app: holds \"bt.A\""));
+	cosched_profile_free(&p);
+}
+END_TEST
+
+/* A malformed file: load names the file and the field; a merge refuses to
+ * overwrite it and leaves it as it was. */
+START_TEST(test_corrupt_file)
+{
+	static const char text[] =
+		"{\"schema_version\": 1, \"app\": \"ep.A\", \"runs_merged\": 1,"
+		" \"derived\": {}, \"edp\": [], \"runs\": [{\"instructions\": \"abc\","
+		" \"cycles\": 1, \"llc_misses\": 0, \"runtime_s\": 1, \"threads\": 1}]}";
+	cosched_profile_t p;
+	cosched_run_t r = mkrun(1.0);
+	char path[128], buf[1024];
+	FILE *f;
+	size_t n;
+
+	write_file("ep.A.json", text);
+	ck_assert_int_eq(cosched_store_load(&store, "ep.A", &p, &err), -1);
+	ck_assert_ptr_nonnull(strstr(err.msg, "ep.A.json: runs[0].instructions: expected a non-negative number, got \"abc\""));
+	ck_assert_int_eq(cosched_store_merge_run(&store, "ep.A", &r, NULL, &err), -1);
+	snprintf(path, sizeof(path), "%s/ep.A.json", dir);
+	f = fopen(path, "r");
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	ck_assert_str_eq(buf, text);
+	/* truncated file (what a non-atomic writer could leave) */
+	write_file("ep.A.json", "{\"schema_version\": 1, \"app\": \"ep");
+	ck_assert_int_eq(cosched_store_load(&store, "ep.A", &p, &err), -1);
+	ck_assert_ptr_nonnull(strstr(err.msg, "invalid JSON"));
+}
+END_TEST
+
+/* Stale temporary files of a crashed writer do not disturb anything. */
+START_TEST(test_stale_temp_and_list)
+{
+	cosched_run_t r = mkrun(1.0);
+	char **names;
+	int n;
+
+	write_file(".ft.B.json.a1b2c3", "{ partial");
+	write_file("README", "not a profile");
+	write_file("..json", "{}");
+	ck_assert_int_eq(cosched_store_merge_run(&store, "ft.B", &r, NULL, &err), 0);
+	ck_assert_int_eq(cosched_store_merge_run(&store, "bt.A", &r, NULL, &err), 0);
+	ck_assert_int_eq(cosched_store_merge_run(&store, "MG", &r, NULL, &err), 0);
+	ck_assert_int_eq(cosched_store_list(&store, &names, &n, &err), 0);
+	ck_assert_int_eq(n, 3);
+	ck_assert_str_eq(names[0], "MG");
+	ck_assert_str_eq(names[1], "bt.A");
+	ck_assert_str_eq(names[2], "ft.B");
+	cosched_store_list_free(names, n);
+	ck_assert_int_eq(cosched_store_remove(&store, "bt.A", &err), 0);
+	ck_assert_int_eq(cosched_store_remove(&store, "bt.A", &err), 0);	/* gone: fine */
+	ck_assert_int_eq(cosched_store_list(&store, &names, &n, &err), 0);
+	ck_assert_int_eq(n, 2);
+	cosched_store_list_free(names, n);
+}
+END_TEST
+
+#define WRITERS 8
+#define RUNS_PER_WRITER 25
+
+/*
+ * Several processes merge runs into one profile at once while another
+ * keeps reading it: no merged run is lost (runs_merged counts every one),
+ * every read sees a complete, valid profile, and no temporary file is left.
+ */
+START_TEST(test_concurrent_writers)
+{
+	pid_t pids[WRITERS + 1];
+	int status, reads_ok = 0;
+
+	for (int w = 0; w < WRITERS; w++) {
+		pids[w] = fork();
+		ck_assert_int_ge(pids[w], 0);
+		if (pids[w] == 0) {
+			for (int i = 0; i < RUNS_PER_WRITER; i++) {
+				cosched_error_t e;
+				cosched_run_t r = mkrun(1.0 + w);
+				if (cosched_store_merge_run(&store, "shared", &r, NULL, &e)) {
+					fprintf(stderr, "writer %d: %s\n", w, e.msg);
+					_exit(1);
+				}
+			}
+			_exit(0);
+		}
+	}
+	/* a reader: every load must succeed (shared lock, atomic rename) */
+	pids[WRITERS] = fork();
+	ck_assert_int_ge(pids[WRITERS], 0);
+	if (pids[WRITERS] == 0) {
+		for (int i = 0; i < 200; i++) {
+			cosched_error_t e;
+			cosched_profile_t p;
+			if (cosched_store_load(&store, "shared", &p, &e) < 0) {
+				fprintf(stderr, "reader: %s\n", e.msg);
+				_exit(1);
+			}
+			if (p.n_runs > 5 || (unsigned long) p.n_runs > p.runs_merged)
+				_exit(2);
+			cosched_profile_free(&p);
+		}
+		_exit(0);
+	}
+	for (int w = 0; w <= WRITERS; w++) {
+		ck_assert_int_eq(waitpid(pids[w], &status, 0), pids[w]);
+		ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+			      "process %d failed (status %d)", w, status);
+		reads_ok += w == WRITERS;
+	}
+	ck_assert_int_eq(reads_ok, 1);
+	{
+		cosched_profile_t p;
+		ck_assert_int_eq(cosched_store_load(&store, "shared", &p, &err), 1);
+		ck_assert_int_eq(p.runs_merged, WRITERS * RUNS_PER_WRITER);
+		ck_assert_int_eq(p.n_runs, 5);
+		ck_assert_int_eq(p.n_edp, 1);
+		ck_assert_int_eq(p.edp[0].samples, WRITERS * RUNS_PER_WRITER);
+		cosched_profile_free(&p);
+	}
+	/* no partial or temporary file left behind */
+	ck_assert_int_eq(count_entries(""), 2);
+	ck_assert_int_eq(count_entries(".shared.json."), 0);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("store");
+	TCase *tc = tcase_create("store");
+	SRunner *sr;
+	int failed;
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_open_refusals);
+	tcase_add_test(tc, test_load_missing_then_merge);
+	tcase_add_test(tc, test_bad_names);
+	tcase_add_test(tc, test_sample_bound);
+	tcase_add_test(tc, test_save_load_and_mismatch);
+	tcase_add_test(tc, test_corrupt_file);
+	tcase_add_test(tc, test_stale_temp_and_list);
+	tcase_add_test(tc, test_concurrent_writers);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
