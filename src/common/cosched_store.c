@@ -58,18 +58,24 @@ static int app_paths(const cosched_store_t *s, const char *app, char *file,
 	return 0;
 }
 
-/* Open and flock() the lock file; returns the fd or -1. */
+/*
+ * Open and flock() the lock file; returns the fd, -1 on error, or -2 for a
+ * reader when the lock file does not exist.  Readers open it read-only and
+ * never create it, so they need no write access to the directory; a reader
+ * that finds no lock file goes on unlocked, which is safe: writers replace
+ * the profile by rename(), so it sees no file or a complete one.
+ */
 static int lock_app(const char *lock, int how, cosched_error_t *err)
 {
-	int fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	int fd;
 
-	if (fd < 0 && (errno == EACCES || errno == EROFS))
-		/* A reader without write access to the directory can still
-		 * share the lock when the lock file exists. */
+	if (how == LOCK_SH)
 		fd = open(lock, O_RDONLY | O_CLOEXEC);
+	else
+		fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
 	if (fd < 0) {
 		if (how == LOCK_SH && errno == ENOENT)
-			return -2;	/* no lock file: nobody ever wrote */
+			return -2;
 		return cosched_error_set(err, "%s: cannot open lock file: %s",
 					 lock, strerror(errno));
 	}

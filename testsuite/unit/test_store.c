@@ -257,6 +257,27 @@ START_TEST(test_stale_temp_and_list)
 }
 END_TEST
 
+/* Readers create nothing and need no write access to the directory. */
+START_TEST(test_readers_write_nothing)
+{
+	cosched_profile_t p;
+	cosched_run_t r = mkrun(2.0);
+
+	ck_assert_int_eq(cosched_store_load(&store, "absent", &p, &err), 0);
+	cosched_profile_free(&p);
+	ck_assert_int_eq(count_entries(""), 0);	/* no lock file either */
+	ck_assert_int_eq(cosched_store_merge_run(&store, "is.C", &r, NULL, &err), 0);
+	ck_assert_int_eq(chmod(dir, 0555), 0);
+	ck_assert_msg(cosched_store_load(&store, "is.C", &p, &err) == 1, "%s", err.msg);
+	ck_assert_int_eq(p.runs_merged, 1);
+	cosched_profile_free(&p);
+	ck_assert_int_eq(cosched_store_load(&store, "absent", &p, &err), 0);
+	cosched_profile_free(&p);
+	ck_assert_int_eq(chmod(dir, 0755), 0);
+	ck_assert_int_eq(count_entries(""), 2);
+}
+END_TEST
+
 #define WRITERS 8
 #define RUNS_PER_WRITER 25
 
@@ -340,6 +361,7 @@ int main(void)
 	tcase_add_test(tc, test_save_load_and_mismatch);
 	tcase_add_test(tc, test_corrupt_file);
 	tcase_add_test(tc, test_stale_temp_and_list);
+	tcase_add_test(tc, test_readers_write_nothing);
 	tcase_add_test(tc, test_concurrent_writers);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
