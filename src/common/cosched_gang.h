@@ -1,0 +1,267 @@
+/*
+ * cosched_gang.h - seed 002's five gang policies, batch and incremental.
+ *
+ * A gang is a set of applications that run together on the cores of one
+ * socket or node (its capacity in cores).  Seed 002 "The five schedulers"
+ * defines GANG, Greedy Thread, Miss-Rate Balance, Miss-Rate Bound and
+ * (Greedy) Application-Aware on one 8-core package; here the capacity is a
+ * parameter and every policy is deterministic: ties are broken by a stable
+ * key (the job id, or the order of the input), and Miss-Rate Bound's
+ * random start uses a seeded PRNG.
+ *
+ * Three forms:
+ *  - batch: a set of jobs -> gangs (cosched_gang_plan);
+ *  - incremental: the current occupants of every socket and one arriving
+ *    job -> the sockets ranked best-first with a score, and for every
+ *    rejected socket the reason (cosched_gang_rank).  This is what the
+ *    select plugin calls; O(sockets) plus a sort, no allocation;
+ *  - an index of sockets bucketed by free cores, occupancy and categories
+ *    (cosched_socket_index_*) that answers "best socket for this job" in
+ *    O(buckets x log sockets) with the same answer as the first entry of
+ *    cosched_gang_rank; it places n jobs in near-linear time.
+ *  - Miss-Rate Bound is online: cosched_mrb_* keeps its state across
+ *    quanta and rounds.
+ *
+ * The rules and their sources are in cosched-policies(7).
+ */
+#ifndef COSCHED_GANG_H
+#define COSCHED_GANG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cosched_category.h"
+#include "cosched_conf.h"
+#include "cosched_error.h"
+
+/* One application as the policies see it. */
+typedef struct {
+	uint32_t job_id;	/* stable tie-break key */
+	const char *name;	/* for messages and tests; may be NULL */
+	int threads;		/* requested threads = cores it occupies (>= 1) */
+	/* Greedy Thread (seed 002, Bhadauria & McKee): the fewest threads
+	 * worth running and the count it keeps scaling up to (from its EDP or
+	 * time points).  0 = threads.  min <= threads <= max. */
+	int min_threads;
+	int max_threads;
+	/* LLC misses per 1000 instructions: the standalone MPKI for Miss-Rate
+	 * Balance, the current (smoothed) MPI of an occupant for Miss-Rate
+	 * Bound's incremental form and Miss-Rate Bound's start value. */
+	double mpki;
+	cosched_category_t category;	/* Application-Aware; UNKNOWN runs alone */
+	long freq_khz;		/* its own lowest-EDP frequency; 0 = unknown */
+} cosched_gang_job_t;
+
+/* Policy defaults: applications per gang (seed 002: Miss-Rate Balance
+ * and Application-Aware "at most 2"; GANG one; the others unbounded). */
+#define COSCHED_GANG_UNLIMITED 0
+
+typedef struct {
+	int capacity;		/* cores per gang (socket or node), >= 1 */
+	int max_apps;		/* applications per gang; 0 = policy default */
+	double mrb_weight;	/* Miss-Rate Bound EWMA a, [0, 1], default 1/2 */
+	double mrb_threshold;	/* Miss-Rate Bound T, > 0, default 12.0 */
+	uint64_t seed;		/* Miss-Rate Bound random start */
+	const cosched_pref_table_t *pref;	/* NULL = seed 002's table */
+} cosched_gang_params_t;
+
+/* Defaults for a capacity (seed 002 "Miss-Rate Bound": a = 1/2, T = 12). */
+void cosched_gang_params_init(cosched_gang_params_t *p, int capacity);
+/* Refuse capacity < 1, max_apps < 0, a outside [0, 1], T <= 0; the
+ * message names the field and the value. */
+int cosched_gang_params_check(const cosched_gang_params_t *p,
+			      cosched_error_t *err);
+/* The applications-per-gang bound a policy applies with these params
+ * (0 = unlimited). */
+int cosched_gang_max_apps(cosched_policy_t policy,
+			  const cosched_gang_params_t *p);
+/* Refuse threads < 1, threads > capacity, min/max inconsistent, MPKI < 0
+ * or not finite, an invalid category; field prefixes the message. */
+int cosched_gang_job_check(const char *field, const cosched_gang_job_t *job,
+			   int capacity, cosched_error_t *err);
+
+/* ---- batch form -------------------------------------------------- */
+
+typedef struct {
+	size_t job;		/* index into the input jobs */
+	int threads;		/* threads it runs with in this gang */
+	long freq_khz;		/* its requested frequency (job->freq_khz) */
+} cosched_gang_member_t;
+
+typedef struct {
+	size_t first;		/* members[first .. first + count) */
+	int count;
+	int cores;		/* sum of the members' threads */
+} cosched_gang_t;
+
+typedef struct {
+	cosched_gang_t *gangs;	/* in creation order */
+	size_t ngangs;
+	cosched_gang_member_t *members;	/* grouped by gang, join order */
+	size_t nmembers;
+} cosched_gang_plan_t;
+
+/*
+ * Pack jobs into gangs with one policy.  plan is filled (free it with
+ * cosched_gang_plan_free) or left empty on error.  Miss-Rate Bound's batch
+ * form is its start (seeded random gangs, MPI = jobs[i].mpki) after one
+ * end of round.
+ */
+int cosched_gang_plan(cosched_policy_t policy,
+		      const cosched_gang_params_t *params,
+		      const cosched_gang_job_t *jobs, size_t njobs,
+		      cosched_gang_plan_t *plan, cosched_error_t *err);
+void cosched_gang_plan_free(cosched_gang_plan_t *plan);
+
+/* ---- incremental form -------------------------------------------- */
+
+typedef struct {
+	int capacity;		/* cores */
+	int used;		/* cores in use (by anything) */
+	const cosched_gang_job_t *occupants;	/* cosched jobs running there */
+	int noccupants;		/* occupants' threads = cores they hold */
+} cosched_socket_t;
+
+typedef enum {
+	COSCHED_REJECT_NONE = 0,	/* accepted */
+	COSCHED_REJECT_NO_FREE_CORES,	/* socket full */
+	COSCHED_REJECT_GANG_FULL,	/* max_apps applications already */
+	COSCHED_REJECT_TOO_FEW_CORES,	/* fewer free cores than needed */
+	COSCHED_REJECT_FORBIDDEN_PAIR,	/* preference table "-" */
+	COSCHED_REJECT_MPI_BOUND,	/* combined MPI above T */
+	COSCHED_REJECT_NO_SOCKET,	/* index: no acceptable socket */
+} cosched_reject_t;
+
+typedef struct {
+	size_t socket;		/* index into the input sockets */
+	cosched_reject_t reject;
+	/* Accepted: higher is better; each policy's scale is in
+	 * cosched-policies(7) (for the contention-aware ones, >= 1 means
+	 * joining occupants and 0 an empty socket). */
+	double score;
+	int threads;		/* threads the job would get there */
+	int leftover;		/* free cores after placing it */
+	double load;		/* occupants' MPI sum (MPI policies), else 0 */
+	/* Details for the reason text. */
+	int free_cores, need, napps, max_apps;
+	cosched_category_t cat_job, cat_other;
+	double mpi_combined, threshold;
+} cosched_candidate_t;
+
+/*
+ * Rank the sockets for one arriving job.  out must hold nsockets entries:
+ * accepted candidates first, best first (score descending, then fewer
+ * leftover cores, then lower load, then lower socket index), then the
+ * rejected ones in socket order.  *naccepted = how many are accepted (0 =
+ * none acceptable; every entry says why).  Fails only on bad input.
+ */
+int cosched_gang_rank(cosched_policy_t policy,
+		      const cosched_gang_params_t *params,
+		      const cosched_socket_t *sockets, size_t nsockets,
+		      const cosched_gang_job_t *job, cosched_candidate_t *out,
+		      size_t *naccepted, cosched_error_t *err);
+
+/* "socket 3: forbidden pair mem+mem", "socket 2: no free cores",
+ * "socket 0: accepted, score 1.50, 4 threads".  Returns buf. */
+char *cosched_candidate_format(const cosched_candidate_t *c, char *buf,
+			       size_t len);
+const char *cosched_reject_name(cosched_reject_t r);
+
+/* ---- socket index ------------------------------------------------ */
+
+typedef struct cosched_socket_index cosched_socket_index_t;
+
+/* Query flags. */
+#define COSCHED_INDEX_OCCUPIED_ONLY 0x1	/* never an empty socket */
+#define COSCHED_INDEX_FIRST_FIT     0x2	/* lowest acceptable socket index
+					 * instead of the best score */
+
+/* nsockets sockets, all empty; capacity[i] each (NULL = params->capacity). */
+cosched_socket_index_t *cosched_socket_index_create(
+	cosched_policy_t policy, const cosched_gang_params_t *params,
+	size_t nsockets, const int *capacity, cosched_error_t *err);
+void cosched_socket_index_free(cosched_socket_index_t *idx);
+
+/* Best socket for job (same order as cosched_gang_rank), or -1 with
+ * best->reject = COSCHED_REJECT_NO_SOCKET.  best may be NULL. */
+long cosched_socket_index_best(cosched_socket_index_t *idx,
+			       const cosched_gang_job_t *job, unsigned flags,
+			       cosched_candidate_t *best);
+/* Record that job runs / stopped running with threads cores on a socket. */
+int cosched_socket_index_add(cosched_socket_index_t *idx, size_t socket,
+			     const cosched_gang_job_t *job, int threads,
+			     cosched_error_t *err);
+int cosched_socket_index_remove(cosched_socket_index_t *idx, size_t socket,
+				const cosched_gang_job_t *job, int threads,
+				cosched_error_t *err);
+/* Replace a socket's load (Miss-Rate Bound: MPI sums change every quantum). */
+void cosched_socket_index_set_load(cosched_socket_index_t *idx, size_t socket,
+				   double load);
+/* Cores still free on a socket. */
+int cosched_socket_index_free_cores(const cosched_socket_index_t *idx,
+				    size_t socket);
+
+/* ---- Miss-Rate Bound (online) ------------------------------------ */
+
+typedef struct cosched_mrb cosched_mrb_t;
+
+typedef enum {
+	COSCHED_MRB_MOVE_MERGE = 0,	/* a singleton joined a gang it fits */
+	COSCHED_MRB_MOVE_SPLIT,		/* removal brings its gang below T */
+	COSCHED_MRB_MOVE_NEW_GANG,	/* fallback: highest MPI to a new gang */
+} cosched_mrb_move_kind_t;
+
+typedef struct {
+	size_t job;		/* index into the jobs given at create */
+	uint32_t job_id;
+	int from_gang;
+	int to_gang;
+	cosched_mrb_move_kind_t kind;
+	double mpi;		/* the job's smoothed MPI when moved */
+} cosched_mrb_move_t;
+
+/*
+ * Start (seed 002 "Miss-Rate Bound"): jobs shuffled with params->seed and
+ * packed in that order into gangs of params->capacity cores (next fit),
+ * every job's MPI = jobs[i].mpki (the thesis starts at 0).  jobs is copied.
+ */
+cosched_mrb_t *cosched_mrb_create(const cosched_gang_params_t *params,
+				  const cosched_gang_job_t *jobs, size_t njobs,
+				  cosched_error_t *err);
+/*
+ * Start from given gangs instead (a controller that already runs jobs, or
+ * a scripted test): initial_gang[i] in [0, njobs) is job i's gang; every
+ * gang must fit the capacity (and max_apps).  MPI = jobs[i].mpki.
+ */
+cosched_mrb_t *cosched_mrb_create_from(const cosched_gang_params_t *params,
+				       const cosched_gang_job_t *jobs,
+				       size_t njobs, const int *initial_gang,
+				       cosched_error_t *err);
+void cosched_mrb_free(cosched_mrb_t *s);
+
+/* One quantum's MPI sample of one job: MPI = a x sample + (1 - a) x MPI. */
+int cosched_mrb_feed(cosched_mrb_t *s, size_t job, double mpi_sample,
+		     cosched_error_t *err);
+
+/*
+ * End of round: singletons merged where they fit, gangs at or above T
+ * split (more than one move per gang when needed), every move checks
+ * cores and MPI.  *moves points into s (valid until the next call).
+ */
+int cosched_mrb_end_round(cosched_mrb_t *s, const cosched_mrb_move_t **moves,
+			  size_t *nmoves, cosched_error_t *err);
+
+/* Gang slots are 0 .. cosched_mrb_gang_slots() - 1; a slot may be empty. */
+size_t cosched_mrb_gang_slots(const cosched_mrb_t *s);
+size_t cosched_mrb_gang_count(const cosched_mrb_t *s);	/* non-empty */
+int cosched_mrb_gang_cores(const cosched_mrb_t *s, int gang);
+int cosched_mrb_gang_napps(const cosched_mrb_t *s, int gang);
+double cosched_mrb_gang_mpi(const cosched_mrb_t *s, int gang);
+int cosched_mrb_job_gang(const cosched_mrb_t *s, size_t job);
+double cosched_mrb_job_mpi(const cosched_mrb_t *s, size_t job);
+/* The current gangs as a plan (non-empty slots in slot order). */
+int cosched_mrb_snapshot(const cosched_mrb_t *s, cosched_gang_plan_t *plan,
+			 cosched_error_t *err);
+
+#endif

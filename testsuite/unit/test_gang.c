@@ -1,0 +1,868 @@
+/* test_gang.c - seed 002's gang policies (src/common/cosched_gang.c):
+ * the seed's worked examples, hand-computed cases, the incremental
+ * ranking and its index, Miss-Rate Bound's online rounds, bad input. */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "src/common/cosched_gang.h"
+
+static cosched_error_t err;
+
+static cosched_gang_job_t mkjob(uint32_t id, const char *name, int threads,
+				double mpki, cosched_category_t cat)
+{
+	cosched_gang_job_t j;
+	memset(&j, 0, sizeof(j));
+	j.job_id = id;
+	j.name = name;
+	j.threads = threads;
+	j.mpki = mpki;
+	j.category = cat;
+	return j;
+}
+
+/* "{a, b} {c}" from a plan, with job names. */
+static void plan_str(const cosched_gang_plan_t *p, const cosched_gang_job_t *jobs,
+		     char *buf, size_t len)
+{
+	size_t at = 0;
+	buf[0] = '\0';
+	for (size_t g = 0; g < p->ngangs; g++) {
+		at += snprintf(buf + at, len - at, "%s{", g ? " " : "");
+		for (int k = 0; k < p->gangs[g].count; k++) {
+			const cosched_gang_member_t *m =
+				&p->members[p->gangs[g].first + k];
+			at += snprintf(buf + at, len - at, "%s%s", k ? ", " : "",
+				       jobs[m->job].name);
+		}
+		at += snprintf(buf + at, len - at, "}");
+	}
+}
+
+/* Every job exactly once, cores add up and fit, apps bounded. */
+static void plan_check(const cosched_gang_plan_t *p, size_t njobs, int capacity,
+		       int max_apps)
+{
+	char *seen = calloc(njobs + 1, 1);
+	ck_assert_uint_eq(p->nmembers, njobs);
+	for (size_t g = 0; g < p->ngangs; g++) {
+		int cores = 0;
+		ck_assert_int_gt(p->gangs[g].count, 0);
+		if (max_apps)
+			ck_assert_int_le(p->gangs[g].count, max_apps);
+		for (int k = 0; k < p->gangs[g].count; k++) {
+			const cosched_gang_member_t *m =
+				&p->members[p->gangs[g].first + k];
+			ck_assert_uint_lt(m->job, njobs);
+			ck_assert(!seen[m->job]);
+			seen[m->job] = 1;
+			cores += m->threads;
+		}
+		ck_assert_int_eq(cores, p->gangs[g].cores);
+		ck_assert_int_le(cores, capacity);
+	}
+	free(seen);
+}
+
+/* Same gangs, same members, same threads (field by field: padding). */
+static bool plan_eq(const cosched_gang_plan_t *a, const cosched_gang_plan_t *b)
+{
+	if (a->ngangs != b->ngangs || a->nmembers != b->nmembers)
+		return false;
+	for (size_t g = 0; g < a->ngangs; g++)
+		if (a->gangs[g].first != b->gangs[g].first ||
+		    a->gangs[g].count != b->gangs[g].count ||
+		    a->gangs[g].cores != b->gangs[g].cores)
+			return false;
+	for (size_t k = 0; k < a->nmembers; k++)
+		if (a->members[k].job != b->members[k].job ||
+		    a->members[k].threads != b->members[k].threads ||
+		    a->members[k].freq_khz != b->members[k].freq_khz)
+			return false;
+	return true;
+}
+
+/* ---- Application-Aware ------------------------------------------- */
+
+/* Seed 002 "Greedy Application-Aware", worked example: 12 four-thread
+ * programs, 3 per category, capacity 8. */
+START_TEST(test_app_aware_worked_example)
+{
+	static const char *names[] = { "cpu1", "cpu2", "cpu3", "lim1", "lim2",
+		"lim3", "mem1", "mem2", "mem3", "rand1", "rand2", "rand3" };
+	static const cosched_category_t cats[] = { COSCHED_CAT_CPU,
+		COSCHED_CAT_LIM, COSCHED_CAT_MEM, COSCHED_CAT_RAND };
+	cosched_gang_job_t jobs[12];
+	cosched_gang_params_t p;
+	cosched_gang_plan_t plan;
+	char buf[512];
+
+	for (int i = 0; i < 12; i++) {
+		jobs[i] = mkjob(i + 1, names[i], 4, 0, cats[i / 3]);
+		/* each at its own lowest-EDP frequency */
+		jobs[i].freq_khz = cats[i / 3] == COSCHED_CAT_MEM ? 1500000 : 2200000;
+	}
+	cosched_gang_params_init(&p, 8);
+	ck_assert_int_eq(cosched_gang_plan(COSCHED_POLICY_APP_AWARE, &p, jobs, 12,
+					   &plan, &err), 0);
+	plan_str(&plan, jobs, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "{rand1, rand2} {rand3, cpu1} {mem1, cpu2} "
+			      "{mem2, cpu3} {mem3, lim1} {lim2, lim3}");
+	plan_check(&plan, 12, 8, 2);
+	for (size_t k = 0; k < plan.nmembers; k++)
+		ck_assert_int_eq(plan.members[k].freq_khz,
+				 jobs[plan.members[k].job].freq_khz);
+	cosched_gang_plan_free(&plan);
+}
+END_TEST
+
+/* Input order does not matter (job ids decide), and a random mix never
+ * co-locates a forbidden pair. */
+START_TEST(test_app_aware_never_forbidden)
+{
+	cosched_pref_table_t t;
+	cosched_gang_params_t p;
+	cosched_gang_plan_t plan;
+	cosched_gang_job_t *jobs = malloc(500 * sizeof(*jobs));
+	unsigned r = 7;
+
+	cosched_pref_table_default(&t);
+	cosched_gang_params_init(&p, 8);
+	for (int i = 0; i < 500; i++) {
+		r = r * 1103515245u + 12345u;
+		jobs[i] = mkjob(1000 - i, "x", 1 + (r >> 16) % 8, 0,
+				(r >> 8) % 5);	/* 4 = unknown */
+	}
+	ck_assert_int_eq(cosched_gang_plan(COSCHED_POLICY_APP_AWARE, &p, jobs, 500,
+					   &plan, &err), 0);
+	plan_check(&plan, 500, 8, 2);
+	for (size_t g = 0; g < plan.ngangs; g++) {
+		const cosched_gang_member_t *m = &plan.members[plan.gangs[g].first];
+		if (plan.gangs[g].count < 2)
+			continue;
+		cosched_category_t a = jobs[m[0].job].category;
+		cosched_category_t b = jobs[m[1].job].category;
+		ck_assert(a != COSCHED_CAT_UNKNOWN && b != COSCHED_CAT_UNKNOWN);
+		ck_assert(cosched_pref_allowed(&t, a, b));
+	}
+	cosched_gang_plan_free(&plan);
+	free(jobs);
+}
+END_TEST
+
+/* ---- Miss-Rate Balance ------------------------------------------- */
+
+/* Seed 002 "Workload used for the headline comparison" (artificial). */
+static const struct { const char *name; int threads; double mpi; cosched_category_t cat; }
+artificial[] = {
+	{ "cpu1", 4, 0.01, COSCHED_CAT_CPU }, { "cpu2", 5, 0.01, COSCHED_CAT_CPU },
+	{ "cpu3", 6, 0.01, COSCHED_CAT_CPU }, { "lim1", 4, 1.66, COSCHED_CAT_LIM },
+	{ "lim2", 5, 1.78, COSCHED_CAT_LIM }, { "lim3", 6, 1.99, COSCHED_CAT_LIM },
+	{ "mem1", 3, 5.02, COSCHED_CAT_MEM }, { "mem2", 4, 5.38, COSCHED_CAT_MEM },
+	{ "mem3", 5, 5.57, COSCHED_CAT_MEM }, { "rand1", 2, 0.01, COSCHED_CAT_RAND },
+	{ "rand2", 3, 0.01, COSCHED_CAT_RAND }, { "rand3", 4, 0.01, COSCHED_CAT_RAND },
+};
+
+START_TEST(test_mr_balance_artificial)
+{
+	cosched_gang_job_t jobs[12];
+	cosched_gang_params_t p;
+	cosched_gang_plan_t plan;
+	char buf[512];
+
+	for (int i = 0; i < 12; i++)
+		jobs[i] = mkjob(i + 1, artificial[i].name, artificial[i].threads,
+				artificial[i].mpi, artificial[i].cat);
+	cosched_gang_params_init(&p, 8);
+	ck_assert_int_eq(cosched_gang_plan(COSCHED_POLICY_MISS_RATE_BALANCE, &p,
+					   jobs, 12, &plan, &err), 0);
+	plan_str(&plan, jobs, buf, sizeof(buf));
+	/* Sorted by MPI: mem3 mem2 mem1 lim3 lim2 lim1 cpu1 cpu2 cpu3 rand1
+	 * rand2 rand3 (ties by job id).  mem3 (5) skips rand3 (4: 9 > 8) and
+	 * takes rand2 (3); mem2 (4) takes rand3; mem1 (3) takes rand1; lim3
+	 * (6) and lim2 (5) find nothing small enough; lim1 (4) takes cpu1 (4);
+	 * cpu2 (5) and cpu3 (6) stay alone.  The highest-MPI programs land
+	 * with the random-access ones, as seed 002 reports. */
+	ck_assert_str_eq(buf, "{mem3, rand2} {mem2, rand3} {mem1, rand1} {lim3} "
+			      "{lim2} {lim1, cpu1} {cpu2} {cpu3}");
+	plan_check(&plan, 12, 8, 2);
+	cosched_gang_plan_free(&plan);
+}
+END_TEST
+
+/* ---- Greedy Thread ----------------------------------------------- */
+
+/* Hand-computed from seed 002's three steps, capacity 8:
+ *   A: min 2, requests 4, scales to 8;  B: min 3, requests 4, scales to 4;
+ *   C: min 4, requests 4, scales to 4;  D: min 2, requests 2, scales to 3.
+ * Order (best-scaling first): A, B, C (ties by id), D.
+ * Gang 1: A at 2 (6 idle); B's 3 fit (3 idle); C's 4 do not; D's 2 fit
+ * (1 idle); step 3 gives A the last core: A 3, B 3, D 2.
+ * Gang 2: C at 4; nothing left; C scales only to 4: C 4. */
+START_TEST(test_greedy_thread_worked)
+{
+	cosched_gang_job_t jobs[4];
+	cosched_gang_params_t p;
+	cosched_gang_plan_t plan;
+	char buf[256];
+
+	jobs[0] = mkjob(1, "A", 4, 0, COSCHED_CAT_CPU);
+	jobs[0].min_threads = 2, jobs[0].max_threads = 8;
+	jobs[1] = mkjob(2, "B", 4, 0, COSCHED_CAT_CPU);
+	jobs[1].min_threads = 3, jobs[1].max_threads = 4;
+	jobs[2] = mkjob(3, "C", 4, 0, COSCHED_CAT_CPU);
+	jobs[2].min_threads = 4;
+	jobs[3] = mkjob(4, "D", 2, 0, COSCHED_CAT_CPU);
+	jobs[3].max_threads = 3;
+	cosched_gang_params_init(&p, 8);
+	ck_assert_int_eq(cosched_gang_plan(COSCHED_POLICY_GREEDY_THREAD, &p, jobs,
+					   4, &plan, &err), 0);
+	plan_str(&plan, jobs, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "{A, B, D} {C}");
+	ck_assert_int_eq(plan.members[0].threads, 3);
+	ck_assert_int_eq(plan.members[1].threads, 3);
+	ck_assert_int_eq(plan.members[2].threads, 2);
+	ck_assert_int_eq(plan.members[3].threads, 4);
+	ck_assert_int_eq(plan.gangs[0].cores, 8);
+	ck_assert_int_eq(plan.gangs[1].cores, 4);
+	plan_check(&plan, 4, 8, 0);
+	cosched_gang_plan_free(&plan);
+}
+END_TEST
+
+START_TEST(test_gang_one_per_gang)
+{
+	cosched_gang_job_t jobs[3] = { mkjob(9, "x", 8, 1, COSCHED_CAT_CPU),
+		mkjob(3, "y", 1, 1, COSCHED_CAT_MEM), mkjob(5, "z", 2, 1, COSCHED_CAT_LIM) };
+	cosched_gang_params_t p;
+	cosched_gang_plan_t plan;
+	char buf[128];
+
+	cosched_gang_params_init(&p, 8);
+	ck_assert_int_eq(cosched_gang_plan(COSCHED_POLICY_GANG, &p, jobs, 3, &plan,
+					   &err), 0);
+	plan_str(&plan, jobs, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "{x} {y} {z}");
+	plan_check(&plan, 3, 8, 1);
+	cosched_gang_plan_free(&plan);
+}
+END_TEST
+
+/* Every batch policy on a random mix: complete, within capacity, and the
+ * same answer twice (determinism). */
+START_TEST(test_batch_all_policies_valid)
+{
+	cosched_gang_job_t *jobs = malloc(300 * sizeof(*jobs));
+	cosched_gang_params_t p;
+	unsigned r = 99;
+
+	for (int i = 0; i < 300; i++) {
+		r = r * 1103515245u + 12345u;
+		jobs[i] = mkjob(i, "x", 1 + (r >> 16) % 8, ((r >> 4) % 1000) / 100.0,
+				(r >> 10) % 4);
+		jobs[i].min_threads = 1 + ((r >> 20) % jobs[i].threads);
+		jobs[i].max_threads = jobs[i].threads + (r >> 24) % 4;
+	}
+	cosched_gang_params_init(&p, 8);
+	for (int pol = 0; pol < COSCHED_POLICY_COUNT; pol++) {
+		cosched_gang_plan_t a, b;
+		ck_assert_int_eq(cosched_gang_plan(pol, &p, jobs, 300, &a, &err), 0);
+		ck_assert_int_eq(cosched_gang_plan(pol, &p, jobs, 300, &b, &err), 0);
+		plan_check(&a, 300, 8, cosched_gang_max_apps(pol, &p));
+		ck_assert(plan_eq(&a, &b));
+		cosched_gang_plan_free(&a);
+		cosched_gang_plan_free(&b);
+	}
+	free(jobs);
+}
+END_TEST
+
+/* ---- Miss-Rate Bound --------------------------------------------- */
+
+START_TEST(test_mrb_ewma)
+{
+	cosched_gang_job_t j = mkjob(1, "a", 2, 0, COSCHED_CAT_MEM);
+	cosched_gang_params_t p;
+	cosched_mrb_t *s;
+
+	cosched_gang_params_init(&p, 8);
+	s = cosched_mrb_create(&p, &j, 1, &err);
+	ck_assert_ptr_nonnull(s);
+	/* Seed 002: start at 0; smoothed = 1/2 x current + 1/2 x previous. */
+	ck_assert_double_eq(cosched_mrb_job_mpi(s, 0), 0.0);
+	static const double samples[] = { 8, 4, 0, 6, 14 };
+	static const double expect[] = { 4, 4, 2, 4, 9 };
+	for (int i = 0; i < 5; i++) {
+		ck_assert_int_eq(cosched_mrb_feed(s, 0, samples[i], &err), 0);
+		ck_assert_double_eq(cosched_mrb_job_mpi(s, 0), expect[i]);
+	}
+	ck_assert_int_eq(cosched_mrb_feed(s, 1, 1.0, &err), -1);
+	ck_assert_str_eq(err.msg, "job: index 1 out of range (1 jobs)");
+	ck_assert_int_eq(cosched_mrb_feed(s, 0, -1.0, &err), -1);
+	ck_assert_str_eq(err.msg, "mpi_sample: must be a finite number >= 0, got -1");
+	cosched_mrb_free(s);
+
+	/* Another weight: a = 1/4. */
+	p.mrb_weight = 0.25;
+	s = cosched_mrb_create(&p, &j, 1, &err);
+	cosched_mrb_feed(s, 0, 8, &err);
+	ck_assert_double_eq(cosched_mrb_job_mpi(s, 0), 2.0);
+	cosched_mrb_feed(s, 0, 8, &err);
+	ck_assert_double_eq(cosched_mrb_job_mpi(s, 0), 3.5);
+	cosched_mrb_free(s);
+}
+END_TEST
+
+/*
+ * A scripted sequence, capacity 8, T = 12, a = 1/2, starting at MPI 0 and
+ * fed twice the target so one quantum gives the target exactly:
+ *   gang 0: A 7, B 5, C 4, D 2 (2 threads each) = 18
+ *   gang 1: E 3 (4 threads), F 1 (2)           = 4, 6 cores
+ *   gang 2: G 7, H 7, I 7 (2 each)             = 21, 6 cores
+ *   gang 3: J 1 (2)                            = 1, singleton
+ * Round 1, gangs in order:
+ *   g0: 18 >= 12; removing D, C, B leaves 16, 14, 13; removing A leaves
+ *       11 < 12, so A moves where it fits: g1 (4+7 = 11, 8 cores) and g3
+ *       (1+7 = 8, 4 cores) fit, g3 has more headroom: A -> g3 (split).
+ *   g1: 4 < 12, stays.
+ *   g2: 21; no single removal gets below 12 (14 each): the highest-MPI
+ *       application (I, ties by job id) goes to a new gang (slot 4); then
+ *       14: removing G (lowest, by id) leaves 7; G fits g1 (4+7 = 11, 8
+ *       cores) only: G -> g1.  Two moves out of one gang in one round.
+ *   g3: now {J, A} = 8, stays.  g4 is new this round: not visited.
+ * Round 2: nothing fits H (7) or I (7) anywhere: no moves.
+ * Round 3: H's sample 0 gives H 3.5 (EWMA); singleton H fits g3 (11.5, 6
+ *   cores) and g4 (10.5, 4 cores): more headroom in g4: H -> g4, g2 gone.
+ */
+START_TEST(test_mrb_scripted)
+{
+	static const char *names = "ABCDEFGHIJ";
+	static const int threads[] = { 2, 2, 2, 2, 4, 2, 2, 2, 2, 2 };
+	static const int gang[] = { 0, 0, 0, 0, 1, 1, 2, 2, 2, 3 };
+	static const double target[] = { 7, 5, 4, 2, 3, 1, 7, 7, 7, 1 };
+	cosched_gang_job_t jobs[10];
+	char nm[10][2];
+	cosched_gang_params_t p;
+	const cosched_mrb_move_t *mv;
+	size_t nmv;
+	cosched_mrb_t *s;
+
+	for (int i = 0; i < 10; i++) {
+		nm[i][0] = names[i];
+		nm[i][1] = '\0';
+		jobs[i] = mkjob(i + 1, nm[i], threads[i], 0, COSCHED_CAT_UNKNOWN);
+	}
+	cosched_gang_params_init(&p, 8);
+	s = cosched_mrb_create_from(&p, jobs, 10, gang, &err);
+	ck_assert_msg(s != NULL, "%s", err.msg);
+	for (int i = 0; i < 10; i++)
+		ck_assert_int_eq(cosched_mrb_feed(s, i, 2 * target[i], &err), 0);
+	ck_assert_double_eq(cosched_mrb_gang_mpi(s, 0), 18.0);
+	ck_assert_double_eq(cosched_mrb_gang_mpi(s, 2), 21.0);
+
+	ck_assert_int_eq(cosched_mrb_end_round(s, &mv, &nmv, &err), 0);
+	ck_assert_uint_eq(nmv, 3);
+	ck_assert_uint_eq(mv[0].job, 0);	/* A */
+	ck_assert_int_eq(mv[0].from_gang, 0);
+	ck_assert_int_eq(mv[0].to_gang, 3);
+	ck_assert_int_eq(mv[0].kind, COSCHED_MRB_MOVE_SPLIT);
+	ck_assert_double_eq(mv[0].mpi, 7.0);
+	ck_assert_uint_eq(mv[1].job, 8);	/* I */
+	ck_assert_int_eq(mv[1].from_gang, 2);
+	ck_assert_int_eq(mv[1].to_gang, 4);
+	ck_assert_int_eq(mv[1].kind, COSCHED_MRB_MOVE_NEW_GANG);
+	ck_assert_uint_eq(mv[2].job, 6);	/* G */
+	ck_assert_int_eq(mv[2].from_gang, 2);
+	ck_assert_int_eq(mv[2].to_gang, 1);
+	ck_assert_int_eq(mv[2].kind, COSCHED_MRB_MOVE_SPLIT);
+	ck_assert_double_eq(cosched_mrb_gang_mpi(s, 0), 11.0);
+	ck_assert_double_eq(cosched_mrb_gang_mpi(s, 1), 11.0);
+	ck_assert_int_eq(cosched_mrb_gang_cores(s, 1), 8);
+	ck_assert_double_eq(cosched_mrb_gang_mpi(s, 2), 7.0);
+	ck_assert_double_eq(cosched_mrb_gang_mpi(s, 3), 8.0);
+	ck_assert_double_eq(cosched_mrb_gang_mpi(s, 4), 7.0);
+	ck_assert_uint_eq(cosched_mrb_gang_count(s), 5);
+
+	ck_assert_int_eq(cosched_mrb_end_round(s, &mv, &nmv, &err), 0);
+	ck_assert_uint_eq(nmv, 0);
+
+	ck_assert_int_eq(cosched_mrb_feed(s, 7, 0, &err), 0);
+	ck_assert_double_eq(cosched_mrb_job_mpi(s, 7), 3.5);
+	ck_assert_int_eq(cosched_mrb_end_round(s, &mv, &nmv, &err), 0);
+	ck_assert_uint_eq(nmv, 1);
+	ck_assert_uint_eq(mv[0].job, 7);	/* H */
+	ck_assert_int_eq(mv[0].from_gang, 2);
+	ck_assert_int_eq(mv[0].to_gang, 4);
+	ck_assert_int_eq(mv[0].kind, COSCHED_MRB_MOVE_MERGE);
+	ck_assert_int_eq(cosched_mrb_gang_napps(s, 2), 0);
+	ck_assert_uint_eq(cosched_mrb_gang_count(s), 4);
+	ck_assert_int_eq(cosched_mrb_job_gang(s, 7), 4);
+	cosched_mrb_free(s);
+}
+END_TEST
+
+/* Property: over many random rounds no gang exceeds its cores, every job
+ * is in exactly one gang, no live gang is empty, every gang that received
+ * an application by "fits" is at most T, and singletons that fit are
+ * merged. */
+START_TEST(test_mrb_random_rounds)
+{
+	enum { N = 300, ROUNDS = 300 };
+	cosched_gang_job_t jobs[N];
+	cosched_gang_params_t p;
+	cosched_mrb_t *s;
+	unsigned r = 12345;
+	size_t total_moves = 0, merges = 0;
+
+	for (int i = 0; i < N; i++) {
+		r = r * 1103515245u + 12345u;
+		jobs[i] = mkjob(i, "x", 1 + (r >> 16) % 8, 0, COSCHED_CAT_UNKNOWN);
+	}
+	cosched_gang_params_init(&p, 8);
+	p.seed = 42;
+	s = cosched_mrb_create(&p, jobs, N, &err);
+	ck_assert_ptr_nonnull(s);
+	for (int round = 0; round < ROUNDS; round++) {
+		const cosched_mrb_move_t *mv;
+		size_t nmv;
+		for (int i = 0; i < N; i++) {
+			r = r * 1103515245u + 12345u;
+			/* mostly light, some heavy phases */
+			double sample = ((r >> 8) % 1000) / 100.0;
+			if ((r >> 20) % 7 == 0)
+				sample *= 2.5;
+			ck_assert_int_eq(cosched_mrb_feed(s, i, sample, &err), 0);
+		}
+		ck_assert_int_eq(cosched_mrb_end_round(s, &mv, &nmv, &err), 0);
+		total_moves += nmv;
+		for (size_t g = 0; g < cosched_mrb_gang_slots(s); g++) {
+			int napps = cosched_mrb_gang_napps(s, g), cores = 0, cnt = 0;
+			for (int i = 0; i < N; i++)
+				if (cosched_mrb_job_gang(s, i) == (int)g) {
+					cores += jobs[i].threads;
+					cnt++;
+				}
+			ck_assert_int_eq(cnt, napps);
+			ck_assert_int_eq(cores, cosched_mrb_gang_cores(s, g));
+			ck_assert_int_le(cores, 8);
+		}
+		for (int i = 0; i < N; i++)
+			ck_assert_int_ge(cosched_mrb_job_gang(s, i), 0);
+		for (size_t k = 0; k < nmv; k++) {
+			int to = mv[k].to_gang;
+			if (mv[k].kind == COSCHED_MRB_MOVE_MERGE)
+				merges++;
+			if (mv[k].kind != COSCHED_MRB_MOVE_NEW_GANG)
+				ck_assert(cosched_mrb_gang_mpi(s, to) <= 12.0 + 1e-9);
+		}
+	}
+	ck_assert_uint_gt(total_moves, 0);
+	ck_assert_uint_gt(merges, 0);
+	cosched_mrb_free(s);
+}
+END_TEST
+
+/* Seeded random start: deterministic, and the seed matters. */
+START_TEST(test_mrb_seeded_start)
+{
+	enum { N = 40 };
+	cosched_gang_job_t jobs[N];
+	cosched_gang_params_t p;
+	cosched_gang_plan_t a, b, c;
+
+	for (int i = 0; i < N; i++)
+		jobs[i] = mkjob(i, "x", 1 + i % 5, 0, COSCHED_CAT_CPU);
+	cosched_gang_params_init(&p, 8);
+	p.seed = 7;
+	ck_assert_int_eq(cosched_gang_plan(COSCHED_POLICY_MISS_RATE_BOUND, &p, jobs,
+					   N, &a, &err), 0);
+	ck_assert_int_eq(cosched_gang_plan(COSCHED_POLICY_MISS_RATE_BOUND, &p, jobs,
+					   N, &b, &err), 0);
+	p.seed = 8;
+	ck_assert_int_eq(cosched_gang_plan(COSCHED_POLICY_MISS_RATE_BOUND, &p, jobs,
+					   N, &c, &err), 0);
+	plan_check(&a, N, 8, 0);
+	ck_assert(plan_eq(&a, &b));
+	ck_assert(!plan_eq(&a, &c));
+	cosched_gang_plan_free(&a);
+	cosched_gang_plan_free(&b);
+	cosched_gang_plan_free(&c);
+}
+END_TEST
+
+/* ---- incremental form -------------------------------------------- */
+
+static void rank_strs(cosched_policy_t pol, const cosched_gang_params_t *p,
+		      const cosched_socket_t *s, size_t n,
+		      const cosched_gang_job_t *job, size_t expect_acc,
+		      const char **expect)
+{
+	cosched_candidate_t out[16];
+	size_t acc;
+	char buf[160];
+
+	ck_assert_int_eq(cosched_gang_rank(pol, p, s, n, job, out, &acc, &err), 0);
+	ck_assert_uint_eq(acc, expect_acc);
+	for (size_t i = 0; i < n; i++) {
+		cosched_candidate_format(&out[i], buf, sizeof(buf));
+		ck_assert_str_eq(buf, expect[i]);
+	}
+}
+
+START_TEST(test_rank_app_aware)
+{
+	cosched_gang_job_t full[] = { mkjob(1, "c", 8, 0, COSCHED_CAT_CPU) };
+	cosched_gang_job_t mem[] = { mkjob(2, "m", 4, 0, COSCHED_CAT_MEM) };
+	cosched_gang_job_t cpu[] = { mkjob(3, "c", 4, 0, COSCHED_CAT_CPU) };
+	cosched_gang_job_t lim[] = { mkjob(4, "l", 4, 0, COSCHED_CAT_LIM) };
+	cosched_gang_job_t two[] = { mkjob(5, "c", 2, 0, COSCHED_CAT_CPU),
+				     mkjob(6, "c", 2, 0, COSCHED_CAT_CPU) };
+	cosched_gang_job_t big[] = { mkjob(7, "c", 6, 0, COSCHED_CAT_CPU) };
+	cosched_gang_job_t rnd[] = { mkjob(8, "r", 2, 0, COSCHED_CAT_RAND) };
+	cosched_socket_t s[] = {
+		{ 8, 8, full, 1 }, { 8, 4, mem, 1 }, { 8, 4, cpu, 1 },
+		{ 8, 4, lim, 1 }, { 8, 0, NULL, 0 }, { 8, 4, two, 2 },
+		{ 8, 6, big, 1 }, { 8, 2, rnd, 1 },
+	};
+	cosched_gang_job_t job = mkjob(100, "new", 4, 5.0, COSCHED_CAT_MEM);
+	cosched_gang_params_t p;
+	/* cpu partner: cost 1 + 1 = 2; lim partner: cost 2 + 3 = 5. */
+	const char *expect[] = {
+		"socket 2: accepted, score 1.333, 4 threads, 0 cores left",
+		"socket 3: accepted, score 1.167, 4 threads, 0 cores left",
+		"socket 4: accepted, score 0.000, 4 threads, 4 cores left",
+		"socket 0: no free cores",
+		"socket 1: forbidden pair mem+mem",
+		"socket 5: gang full (2 of 2 applications)",
+		"socket 6: needs 4 cores, 2 free",
+		"socket 7: forbidden pair mem+rand",
+	};
+
+	cosched_gang_params_init(&p, 8);
+	rank_strs(COSCHED_POLICY_APP_AWARE, &p, s, 8, &job, 3, expect);
+
+	/* A rand job next to rand is fine (pref 1), never next to mem/lim. */
+	cosched_gang_job_t rj = mkjob(101, "r", 2, 0, COSCHED_CAT_RAND);
+	const char *expect_r[] = {
+		"socket 7: accepted, score 1.333, 2 threads, 4 cores left",
+		"socket 2: accepted, score 1.250, 2 threads, 2 cores left",
+		"socket 4: accepted, score 0.000, 2 threads, 6 cores left",
+		"socket 6: accepted, score 1.250, 2 threads, 0 cores left",
+	};
+	cosched_candidate_t out[8];
+	size_t acc;
+	char buf[160];
+	ck_assert_int_eq(cosched_gang_rank(COSCHED_POLICY_APP_AWARE, &p, s, 8, &rj,
+					   out, &acc, &err), 0);
+	ck_assert_uint_eq(acc, 4);
+	/* order: score desc, then fewer leftover cores */
+	cosched_candidate_format(&out[0], buf, sizeof(buf));
+	ck_assert_str_eq(buf, expect_r[0]);
+	cosched_candidate_format(&out[1], buf, sizeof(buf));
+	ck_assert_str_eq(buf, expect_r[3]);
+	cosched_candidate_format(&out[2], buf, sizeof(buf));
+	ck_assert_str_eq(buf, expect_r[1]);
+	cosched_candidate_format(&out[3], buf, sizeof(buf));
+	ck_assert_str_eq(buf, expect_r[2]);
+	cosched_candidate_format(&out[5], buf, sizeof(buf));
+	ck_assert_str_eq(buf, "socket 1: forbidden pair rand+mem");
+	cosched_candidate_format(&out[6], buf, sizeof(buf));
+	ck_assert_str_eq(buf, "socket 3: forbidden pair rand+lim");
+
+	/* Unknown category runs alone. */
+	cosched_gang_job_t uj = mkjob(102, "u", 2, 0, COSCHED_CAT_UNKNOWN);
+	ck_assert_int_eq(cosched_gang_rank(COSCHED_POLICY_APP_AWARE, &p, s, 8, &uj,
+					   out, &acc, &err), 0);
+	ck_assert_uint_eq(acc, 1);
+	ck_assert_uint_eq(out[0].socket, 4);
+	cosched_candidate_format(&out[2], buf, sizeof(buf));
+	ck_assert_str_eq(buf, "socket 1: forbidden pair unknown+mem");
+}
+END_TEST
+
+START_TEST(test_rank_gang_greedy)
+{
+	cosched_gang_job_t o4[] = { mkjob(1, "a", 4, 0, COSCHED_CAT_CPU) };
+	cosched_gang_job_t o5[] = { mkjob(2, "b", 5, 0, COSCHED_CAT_CPU) };
+	cosched_gang_job_t o7[] = { mkjob(3, "c", 7, 0, COSCHED_CAT_CPU) };
+	cosched_socket_t s[] = {
+		{ 8, 0, NULL, 0 }, { 8, 4, o4, 1 }, { 8, 5, o5, 1 }, { 8, 7, o7, 1 },
+		{ 8, 0, NULL, 0 },
+	};
+	cosched_gang_job_t job = mkjob(10, "j", 4, 0, COSCHED_CAT_MEM);
+	cosched_gang_params_t p;
+	const char *gang[] = {
+		"socket 0: accepted, score 0.000, 4 threads, 4 cores left",
+		"socket 4: accepted, score 0.000, 4 threads, 4 cores left",
+		"socket 1: gang full (1 of 1 applications)",
+		"socket 2: gang full (1 of 1 applications)",
+		"socket 3: gang full (1 of 1 applications)",
+	};
+	/* Greedy Thread: admitted at its minimum (2); full request first,
+	 * then best fit; contention-blind. */
+	const char *greedy[] = {
+		"socket 1: accepted, score 1.000, 4 threads, 0 cores left",
+		"socket 0: accepted, score 1.000, 4 threads, 4 cores left",
+		"socket 4: accepted, score 1.000, 4 threads, 4 cores left",
+		"socket 2: accepted, score 0.750, 3 threads, 0 cores left",
+		"socket 3: needs 2 cores, 1 free",
+	};
+
+	cosched_gang_params_init(&p, 8);
+	rank_strs(COSCHED_POLICY_GANG, &p, s, 5, &job, 2, gang);
+	job.min_threads = 2;
+	rank_strs(COSCHED_POLICY_GREEDY_THREAD, &p, s, 5, &job, 4, greedy);
+}
+END_TEST
+
+START_TEST(test_rank_miss_rate)
+{
+	cosched_gang_job_t lo[] = { mkjob(1, "a", 4, 0.04, COSCHED_CAT_RAND) };
+	cosched_gang_job_t mid[] = { mkjob(2, "b", 4, 4.0, COSCHED_CAT_LIM) };
+	cosched_gang_job_t hi[] = { mkjob(3, "c", 2, 8.0, COSCHED_CAT_MEM) };
+	cosched_gang_job_t pair[] = { mkjob(4, "d", 1, 1.0, COSCHED_CAT_CPU),
+				      mkjob(5, "e", 1, 1.0, COSCHED_CAT_CPU) };
+	cosched_socket_t s[] = {
+		{ 8, 4, lo, 1 }, { 8, 4, mid, 1 }, { 8, 2, hi, 1 }, { 8, 0, NULL, 0 },
+		{ 8, 2, pair, 2 },
+	};
+	cosched_gang_job_t job = mkjob(10, "j", 4, 5.0, COSCHED_CAT_MEM);
+	cosched_gang_params_t p;
+	/* Balance: pair with the most different MPI first. */
+	const char *bal[] = {
+		"socket 0: accepted, score 5.960, 4 threads, 0 cores left",
+		"socket 2: accepted, score 4.000, 4 threads, 2 cores left",
+		"socket 1: accepted, score 2.000, 4 threads, 0 cores left",
+		"socket 3: accepted, score 0.000, 4 threads, 4 cores left",
+		"socket 4: gang full (2 of 2 applications)",
+	};
+	/* Bound (T = 12): combined MPI must stay <= T; most headroom first. */
+	const char *bound[] = {
+		"socket 0: accepted, score 1.580, 4 threads, 0 cores left",
+		"socket 4: accepted, score 1.417, 4 threads, 2 cores left",
+		"socket 1: accepted, score 1.250, 4 threads, 0 cores left",
+		"socket 3: accepted, score 0.000, 4 threads, 4 cores left",
+		"socket 2: combined MPI 13.00 > T 12.00",
+	};
+
+	cosched_gang_params_init(&p, 8);
+	rank_strs(COSCHED_POLICY_MISS_RATE_BALANCE, &p, s, 5, &job, 4, bal);
+	rank_strs(COSCHED_POLICY_MISS_RATE_BOUND, &p, s, 5, &job, 4, bound);
+}
+END_TEST
+
+/* The index answers what the first ranked candidate says, on random
+ * socket states, for every policy. */
+START_TEST(test_index_matches_rank)
+{
+	enum { NS = 40, MAXO = 4 };
+	unsigned r = 2024;
+
+	for (int pol = 0; pol < COSCHED_POLICY_COUNT; pol++) {
+		for (int trial = 0; trial < 60; trial++) {
+			cosched_gang_params_t p;
+			cosched_gang_job_t occ[NS][MAXO];
+			cosched_socket_t s[NS];
+			cosched_candidate_t out[NS], best;
+			cosched_socket_index_t *x;
+			size_t acc;
+			long got;
+
+			cosched_gang_params_init(&p, 8);
+			x = cosched_socket_index_create(pol, &p, NS, NULL, &err);
+			ck_assert_ptr_nonnull(x);
+			for (int i = 0; i < NS; i++) {
+				int n = 0, used = 0;
+				r = r * 1103515245u + 12345u;
+				int want = (r >> 16) % (MAXO + 1);
+				if (pol == COSCHED_POLICY_GANG && want > 1)
+					want = 1;
+				if (cosched_gang_max_apps(pol, &p) == 2 && want > 2)
+					want = 2;
+				for (int k = 0; k < want; k++) {
+					r = r * 1103515245u + 12345u;
+					int t = 1 + (r >> 16) % 4;
+					if (used + t > 8)
+						break;
+					occ[i][n] = mkjob(i * 10 + k, "o", t,
+						((r >> 6) % 80) / 10.0,
+						(r >> 3) % 4);
+					ck_assert_int_eq(cosched_socket_index_add(x, i,
+						&occ[i][n], t, &err), 0);
+					used += t;
+					n++;
+				}
+				s[i].capacity = 8;
+				s[i].used = used;
+				s[i].occupants = occ[i];
+				s[i].noccupants = n;
+			}
+			r = r * 1103515245u + 12345u;
+			cosched_gang_job_t job = mkjob(999, "j", 1 + (r >> 16) % 6,
+				((r >> 5) % 90) / 10.0, (r >> 2) % 4);
+			job.min_threads = 1;
+			ck_assert_int_eq(cosched_gang_rank(pol, &p, s, NS, &job, out,
+							   &acc, &err), 0);
+			got = cosched_socket_index_best(x, &job, 0, &best);
+			if (acc == 0) {
+				ck_assert_int_eq(got, -1);
+				ck_assert_int_eq(best.reject, COSCHED_REJECT_NO_SOCKET);
+			} else {
+				ck_assert_msg(got == (long)out[0].socket,
+					"policy %d trial %d: index %ld, rank %zu",
+					pol, trial, got, out[0].socket);
+			}
+			/* removing everything empties the index again */
+			for (int i = 0; i < NS; i++)
+				for (int k = 0; k < s[i].noccupants; k++)
+					ck_assert_int_eq(cosched_socket_index_remove(x,
+						i, &occ[i][k], occ[i][k].threads,
+						&err), 0);
+			for (int i = 0; i < NS; i++)
+				ck_assert_int_eq(cosched_socket_index_free_cores(x, i), 8);
+			cosched_socket_index_free(x);
+		}
+	}
+}
+END_TEST
+
+START_TEST(test_index_errors)
+{
+	cosched_gang_params_t p;
+	cosched_gang_job_t j = mkjob(1, "a", 6, 0, COSCHED_CAT_CPU);
+	cosched_socket_index_t *x;
+
+	cosched_gang_params_init(&p, 8);
+	x = cosched_socket_index_create(COSCHED_POLICY_APP_AWARE, &p, 2, NULL, &err);
+	ck_assert_int_eq(cosched_socket_index_add(x, 2, &j, 6, &err), -1);
+	ck_assert_str_eq(err.msg, "socket: 2 out of range (2 sockets)");
+	ck_assert_int_eq(cosched_socket_index_add(x, 0, &j, 6, &err), 0);
+	ck_assert_int_eq(cosched_socket_index_add(x, 0, &j, 6, &err), -1);
+	ck_assert_str_eq(err.msg, "socket 0: 6 threads exceed its 2 free cores");
+	ck_assert_int_eq(cosched_socket_index_remove(x, 1, &j, 6, &err), -1);
+	ck_assert_str_eq(err.msg, "socket 1: job 1 (6 threads, cpu) is not there");
+	cosched_socket_index_free(x);
+}
+END_TEST
+
+/* ---- bad parameters ---------------------------------------------- */
+
+START_TEST(test_bad_params)
+{
+	cosched_gang_job_t j = mkjob(1, "a", 4, 0, COSCHED_CAT_CPU);
+	cosched_gang_params_t p;
+	cosched_gang_plan_t plan;
+	cosched_candidate_t out[1];
+	size_t acc;
+
+	cosched_gang_params_init(&p, 0);
+	ck_assert_int_eq(cosched_gang_plan(COSCHED_POLICY_GANG, &p, &j, 1, &plan,
+					   &err), -1);
+	ck_assert_str_eq(err.msg, "capacity: must be >= 1 core, got 0");
+	ck_assert_ptr_null(cosched_socket_index_create(COSCHED_POLICY_GANG, &p, 1,
+						       NULL, &err));
+	ck_assert_str_eq(err.msg, "capacity: must be >= 1 core, got 0");
+
+	cosched_gang_params_init(&p, 8);
+	j.threads = 9;
+	ck_assert_int_eq(cosched_gang_plan(COSCHED_POLICY_APP_AWARE, &p, &j, 1,
+					   &plan, &err), -1);
+	ck_assert_str_eq(err.msg, "jobs[0].threads: 9 exceeds the capacity of 8 cores");
+	ck_assert_int_eq(cosched_gang_rank(COSCHED_POLICY_GANG, &p, NULL, 0, &j,
+					   out, &acc, &err), -1);
+	ck_assert_str_eq(err.msg, "job.threads: 9 exceeds the capacity of 8 cores");
+	j.threads = 0;
+	ck_assert_int_eq(cosched_gang_plan(COSCHED_POLICY_GANG, &p, &j, 1, &plan,
+					   &err), -1);
+	ck_assert_str_eq(err.msg, "jobs[0].threads: must be >= 1, got 0");
+	j.threads = 4;
+	j.min_threads = 5;
+	ck_assert_int_eq(cosched_gang_plan(COSCHED_POLICY_GREEDY_THREAD, &p, &j, 1,
+					   &plan, &err), -1);
+	ck_assert_str_eq(err.msg, "jobs[0].min_threads: must be in [0, threads = 4], got 5");
+	j.min_threads = 0;
+	j.max_threads = 3;
+	ck_assert_int_eq(cosched_gang_plan(COSCHED_POLICY_GREEDY_THREAD, &p, &j, 1,
+					   &plan, &err), -1);
+	ck_assert_str_eq(err.msg, "jobs[0].max_threads: must be 0 or >= threads = 4, got 3");
+	j.max_threads = 0;
+	j.mpki = -1;
+	ck_assert_int_eq(cosched_gang_plan(COSCHED_POLICY_MISS_RATE_BALANCE, &p, &j,
+					   1, &plan, &err), -1);
+	ck_assert_str_eq(err.msg, "jobs[0].mpki: must be a finite number >= 0, got -1");
+	j.mpki = 0;
+
+	p.mrb_weight = -0.5;
+	ck_assert_ptr_null(cosched_mrb_create(&p, &j, 1, &err));
+	ck_assert_str_eq(err.msg, "mrb_weight (EWMA a): must be in [0, 1], got -0.5");
+	p.mrb_weight = 1.5;
+	ck_assert_int_eq(cosched_gang_plan(COSCHED_POLICY_MISS_RATE_BOUND, &p, &j, 1,
+					   &plan, &err), -1);
+	ck_assert_str_eq(err.msg, "mrb_weight (EWMA a): must be in [0, 1], got 1.5");
+	p.mrb_weight = 0.5;
+	p.mrb_threshold = 0;
+	ck_assert_ptr_null(cosched_mrb_create(&p, &j, 1, &err));
+	ck_assert_str_eq(err.msg, "mrb_threshold (T): must be > 0, got 0");
+	p.mrb_threshold = -3;
+	ck_assert_ptr_null(cosched_mrb_create(&p, &j, 1, &err));
+	ck_assert_str_eq(err.msg, "mrb_threshold (T): must be > 0, got -3");
+	p.mrb_threshold = 12;
+	p.max_apps = -1;
+	ck_assert_int_eq(cosched_gang_params_check(&p, &err), -1);
+	ck_assert_str_eq(err.msg, "max_apps: must be >= 0 (0 = policy default), got -1");
+	p.max_apps = 0;
+
+	ck_assert_int_eq(cosched_gang_plan(COSCHED_POLICY_COUNT, &p, &j, 1, &plan,
+					   &err), -1);
+	ck_assert_str_eq(err.msg, "policy: unknown policy 5");
+
+	int bad_gang[2] = { 0, 0 };
+	cosched_gang_job_t two[2] = { mkjob(1, "a", 5, 0, 0), mkjob(2, "b", 5, 0, 0) };
+	ck_assert_ptr_null(cosched_mrb_create_from(&p, two, 2, bad_gang, &err));
+	ck_assert_str_eq(err.msg, "initial_gang[1]: gang 0 would hold 10 cores, capacity 8");
+	bad_gang[1] = 2;
+	ck_assert_ptr_null(cosched_mrb_create_from(&p, two, 2, bad_gang, &err));
+	ck_assert_str_eq(err.msg, "initial_gang[1]: must be in [0, 2), got 2");
+
+	cosched_socket_t s = { 8, 9, NULL, 0 };
+	j.threads = 2;
+	ck_assert_int_eq(cosched_gang_rank(COSCHED_POLICY_GANG, &p, &s, 1, &j, out,
+					   &acc, &err), -1);
+	ck_assert_str_eq(err.msg, "sockets[0].used: must be in [0, 8], got 9");
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("gang");
+	TCase *tc = tcase_create("core");
+	SRunner *sr;
+	int failed;
+
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_app_aware_worked_example);
+	tcase_add_test(tc, test_app_aware_never_forbidden);
+	tcase_add_test(tc, test_mr_balance_artificial);
+	tcase_add_test(tc, test_greedy_thread_worked);
+	tcase_add_test(tc, test_gang_one_per_gang);
+	tcase_add_test(tc, test_batch_all_policies_valid);
+	tcase_add_test(tc, test_mrb_ewma);
+	tcase_add_test(tc, test_mrb_scripted);
+	tcase_add_test(tc, test_mrb_random_rounds);
+	tcase_add_test(tc, test_mrb_seeded_start);
+	tcase_add_test(tc, test_rank_app_aware);
+	tcase_add_test(tc, test_rank_gang_greedy);
+	tcase_add_test(tc, test_rank_miss_rate);
+	tcase_add_test(tc, test_index_matches_rank);
+	tcase_add_test(tc, test_index_errors);
+	tcase_add_test(tc, test_bad_params);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
