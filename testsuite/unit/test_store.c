@@ -11,6 +11,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "src/common/cosched_classify.h"
+#include "src/common/cosched_conf.h"
+#include "src/common/cosched_interference.h"
 #include "src/common/cosched_store.h"
 
 static char dir[64];
@@ -278,6 +281,73 @@ START_TEST(test_readers_write_nothing)
 }
 END_TEST
 
+/*
+ * The pieces together: cosched.conf gives the store's merge parameters and
+ * the thresholds; runs of seed 002's representative programs are merged
+ * into the store, loaded back, classified, and their pairs predicted.
+ */
+START_TEST(test_conf_store_classify_pipeline)
+{
+	static const struct {
+		const char *app;
+		double ipc, mpki, mem_mbs, l3l2_mbs;
+		int threads;
+		cosched_category_t cat;
+	} progs[] = {
+		{ "ep.A", 2.0, 0.01, NAN, 200.0, 4, COSCHED_CAT_CPU },
+		{ "stream-lim", 1.0, 1.66, 3750.0, 3750.0, 4, COSCHED_CAT_LIM },
+		{ "stream-mem", 0.5, 5.02, 12000.0, 12000.0, 3, COSCHED_CAT_MEM },
+		{ "rand-llc", 0.5, 0.01, NAN, 7000.0, 2, COSCHED_CAT_RAND },
+	};
+	cosched_conf_t conf;
+	cosched_merge_params_t mp;
+	cosched_store_t s;
+	cosched_class_t cls[4];
+	char text[256];
+
+	cosched_conf_init(&conf);
+	snprintf(text, sizeof(text), "ProfileDir=%s\nProfileMaxSamples=4\n"
+		 "NodePeakBandwidth=15000\nCoschedPolicy=app_aware\n", dir);
+	ck_assert_msg(cosched_conf_parse_string(&conf, "t.conf", text, &err) == 0, "%s", err.msg);
+	cosched_conf_merge_params(&conf, &mp);
+	ck_assert_int_eq(cosched_store_open(&s, conf.profile_dir, &mp, &err), 0);
+	for (int i = 0; i < 4; i++) {
+		cosched_profile_t p;
+		for (int k = 0; k < 6; k++) {
+			cosched_run_t r;
+			cosched_run_init(&r);
+			r.runtime_s = 100.0;
+			r.threads = progs[i].threads;
+			r.cycles = 2.2e9 * 100.0 * r.threads;
+			r.instructions = r.cycles * progs[i].ipc;
+			r.llc_misses = r.instructions * progs[i].mpki / 1000.0;
+			r.mem_bytes_per_s = progs[i].mem_mbs * 1e6;
+			r.llc_to_core_bytes_per_s = progs[i].l3l2_mbs * 1e6;
+			ck_assert_int_eq(cosched_store_merge_run(&s, progs[i].app, &r, NULL, &err), 0);
+		}
+		ck_assert_int_eq(cosched_store_load(&s, progs[i].app, &p, &err), 1);
+		ck_assert_int_eq(p.n_runs, 4);
+		ck_assert_int_eq(p.runs_merged, 6);
+		cls[i] = cosched_classify_effective(&conf.classify, &p, COSCHED_CAT_UNKNOWN);
+		ck_assert_msg(cls[i].cat == progs[i].cat, "%s classified %s", progs[i].app,
+			      cosched_category_name(cls[i].cat));
+		ck_assert_int_eq(cls[i].source, COSCHED_CLASS_FROM_PROFILE);
+		cosched_profile_free(&p);
+	}
+	/* rand next to mem: forbidden (seed 002); mem next to cpu: allowed */
+	{
+		cosched_prediction_t pr;
+		ck_assert_int_eq(cosched_interference_predict(&conf.interference, &cls[3],
+							      &cls[2], 1, &pr, &err), 0);
+		ck_assert(pr.forbidden);
+		ck_assert_int_eq(cosched_interference_predict(&conf.interference, &cls[2],
+							      &cls[0], 1, &pr, &err), 0);
+		ck_assert(!pr.forbidden);
+		ck_assert(pr.slowdown < 1.1);
+	}
+}
+END_TEST
+
 #define WRITERS 8
 #define RUNS_PER_WRITER 25
 
@@ -362,6 +432,7 @@ int main(void)
 	tcase_add_test(tc, test_corrupt_file);
 	tcase_add_test(tc, test_stale_temp_and_list);
 	tcase_add_test(tc, test_readers_write_nothing);
+	tcase_add_test(tc, test_conf_store_classify_pipeline);
 	tcase_add_test(tc, test_concurrent_writers);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
