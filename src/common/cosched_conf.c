@@ -76,12 +76,12 @@ typedef struct {
 	size_t offset;
 	double lo, hi;		/* range of K_DOUBLE, K_INT, K_PERCENT */
 	bool lo_open;		/* lo < v rather than lo <= v */
-} key_t_;
+} conf_key_t;
 
 #define OFF(f) offsetof(cosched_conf_t, f)
 
 /* Ranges and sources are documented in cosched.conf(5). */
-static const key_t_ keys[] = {
+static const conf_key_t keys[] = {
 	/* Seed 002 categories (cosched_classify.c has the derivation). */
 	{ "ClassifyMemBandwidthFraction", K_DOUBLE, OFF(classify.cat.mem_bw_fraction), 0, 1, true },
 	{ "ClassifyMemMPKI", K_DOUBLE, OFF(classify.cat.mem_mpki), 0, 1000, true },
@@ -114,7 +114,7 @@ static const key_t_ keys[] = {
 	{ "MaxSlowdown", K_PERCENT, OFF(max_slowdown_pct), 0, 100, true },
 };
 
-static const key_t_ *find_key(const char *name)
+static const conf_key_t *find_key(const char *name)
 {
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
 		if (!strcasecmp(name, keys[i].name))
@@ -131,7 +131,7 @@ static const char *pfx(const char *where, char *buf, size_t len)
 	return buf;
 }
 
-static int out_of_range(const char *where, const key_t_ *k, const char *value,
+static int out_of_range(const char *where, const conf_key_t *k, const char *value,
 			cosched_error_t *err)
 {
 	char b[PATH_MAX + 32];
@@ -156,7 +156,7 @@ static int parse_double(const char *s, double *out)
 	return 0;
 }
 
-static bool in_range(const key_t_ *k, double x)
+static bool in_range(const conf_key_t *k, double x)
 {
 	return (k->lo_open ? x > k->lo : x >= k->lo) && x <= k->hi;
 }
@@ -164,7 +164,7 @@ static bool in_range(const key_t_ *k, double x)
 int cosched_conf_set(cosched_conf_t *conf, const char *where, const char *key,
 		     const char *value, cosched_error_t *err)
 {
-	const key_t_ *k;
+	const conf_key_t *k;
 	char b[PATH_MAX + 32], field[PATH_MAX + 96];
 	void *ptr;
 	double x;

@@ -13,7 +13,9 @@
  * sees the old or the new profile, never a partial one.  Concurrency:
  * flock() on the per-application lock file, shared for readers, exclusive
  * for writers, so read-merge-write cycles of several processes serialise
- * and no merged run is lost.
+ * and no merged run is lost.  Readers never create the lock file (they need
+ * no write access); where it does not exist yet nobody has written, and they
+ * read unlocked, which the atomic rename makes safe.
  */
 #ifndef COSCHED_STORE_H
 #define COSCHED_STORE_H
