@@ -889,8 +889,9 @@ void cosched_gang_plan_free(cosched_gang_plan_t *plan)
 	memset(plan, 0, sizeof(*plan));
 }
 
-/* Sort helpers: qsort on indices with a file-scope job array (the core is
- * single-threaded per call; the comparators read it only during qsort). */
+/* Sort helpers: qsort on indices, the comparators reading the job array
+ * through a thread-local pointer set just around the qsort call (qsort has
+ * no context argument in C11; thread-local keeps the core reentrant). */
 static _Thread_local const cosched_gang_job_t *sort_jobs;
 
 /* Greedy Thread order: best-scaling first (seed 002 "Greedy Thread" step 1:

@@ -88,6 +88,42 @@ int cosched_power_best_threads(const cosched_edp_point_t *pts, size_t n,
 	return 0;
 }
 
+int cosched_power_scaling_threads(const cosched_edp_point_t *pts, size_t n,
+				  double min_gain, int *threads,
+				  cosched_error_t *err)
+{
+	int cur = 0;
+	double cur_time = 0;
+
+	if (!isfinite(min_gain) || min_gain < 0 || min_gain >= 1)
+		return cosched_error_set(err,
+			"min_gain: must be in [0, 1), got %g", min_gain);
+	if (points_check(pts, n, err) < 0)
+		return -1;
+	/* Walk the measured thread counts upwards (n is small: a sweep is at
+	 * most threads x frequencies points, so O(n^2) is fine here). */
+	for (;;) {
+		int next = 0;
+		double next_time = INFINITY;
+
+		for (size_t i = 0; i < n; i++)
+			if (pts[i].threads > cur &&
+			    (next == 0 || pts[i].threads < next))
+				next = pts[i].threads;
+		if (next == 0)
+			break;
+		for (size_t i = 0; i < n; i++)
+			if (pts[i].threads == next && pts[i].time_s < next_time)
+				next_time = pts[i].time_s;
+		if (cur > 0 && !(next_time < cur_time * (1.0 - min_gain)))
+			break;	/* performance stops improving */
+		cur = next;
+		cur_time = next_time;
+	}
+	*threads = cur;
+	return 0;
+}
+
 /* Choose among the points at `threads` with a known frequency; returns the
  * index or -1. */
 static long choose_index(const cosched_edp_point_t *pts, size_t n,

@@ -43,6 +43,21 @@ int cosched_power_best_threads(const cosched_edp_point_t *pts, size_t n,
 			       cosched_error_t *err);
 
 /*
+ * The thread count a program "keeps scaling up to" (Greedy Thread's step 3,
+ * seed 002 "The five schedulers": raise the thread count "until its
+ * performance stops improving"; seed 002 "Threads vs EDP": "add cores only
+ * while the application keeps scaling").  For every thread count the
+ * shortest time over its frequencies is taken; walking up from the fewest
+ * threads measured, the answer is the last count reached while each next
+ * measured count cuts the time by more than min_gain (a fraction, >= 0;
+ * 0 = any improvement).  ft.B: min_gain 0 -> 7 (8 is slower), 0.06 -> 6
+ * (6 -> 7 gains only 5%).  Energy is not needed.
+ */
+int cosched_power_scaling_threads(const cosched_edp_point_t *pts, size_t n,
+				  double min_gain, int *threads,
+				  cosched_error_t *err);
+
+/*
  * Frequency for one power policy among the points at `threads`
  * (seed 002 "DVFS model"; policies of cosched_options.h):
  *   PERFORMANCE: the highest measured frequency;

@@ -60,6 +60,25 @@ START_TEST(test_ftb_min_edp)
 }
 END_TEST
 
+/* Greedy Thread's "keeps scaling up to" from the same table. */
+START_TEST(test_ftb_scaling)
+{
+	cosched_edp_point_t pts[8];
+	int threads = 0;
+
+	ftb_points(pts);
+	ck_assert_int_eq(cosched_power_scaling_threads(pts, 8, 0.0, &threads, &err), 0);
+	ck_assert_int_eq(threads, 7);	/* 8 threads is slower than 7 */
+	/* 6 -> 7 gains 5.0%, 5 -> 6 gains 11.8% */
+	ck_assert_int_eq(cosched_power_scaling_threads(pts, 8, 0.06, &threads, &err), 0);
+	ck_assert_int_eq(threads, 6);
+	ck_assert_int_eq(cosched_power_scaling_threads(pts, 8, 0.12, &threads, &err), 0);
+	ck_assert_int_eq(threads, 5);	/* 4 -> 5 gains 15.9% */
+	ck_assert_int_eq(cosched_power_scaling_threads(pts, 8, 1.0, &threads, &err), -1);
+	ck_assert_str_eq(err.msg, "min_gain: must be in [0, 1), got 1");
+}
+END_TEST
+
 /* A memory-bound job at 8 threads over four frequencies. */
 static const cosched_edp_point_t mem_pts[] = {
 	{ 8, 1200000, 12.0, 900, 1 },	/* EDP 10800 */
@@ -346,6 +365,7 @@ int main(void)
 	int failed;
 
 	tcase_add_test(tc, test_ftb_min_edp);
+	tcase_add_test(tc, test_ftb_scaling);
 	tcase_add_test(tc, test_freq_policies);
 	tcase_add_test(tc, test_merkel_bellosa);
 	tcase_add_test(tc, test_estimate);
