@@ -172,9 +172,12 @@ int cosched_options_from_env(cosched_job_options_t *opts, char **env,
 
 	for (int i = 0; env && (count < 0 ? env[i] != NULL : i < count); i++) {
 		const char *var = env[i], *eq;
-		if (!var || strncmp(var, COSCHED_ENV_PREFIX, plen))
+		if (!var)
 			continue;
-		var += plen;
+		/* slurmctld keeps the names as set; the prolog and slurmd's
+		 * copies carry Slurm's "SPANK_" prefix. */
+		if (!strncmp(var, COSCHED_ENV_PREFIX, plen))
+			var += plen;
 		eq = strchr(var, '=');
 		if (!eq)
 			continue;

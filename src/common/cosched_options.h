@@ -52,7 +52,10 @@ typedef struct {
 
 /*
  * Names under which the SPANK plugin stores the options in the job's
- * control environment; slurmctld keeps them as "SPANK_" + name.
+ * control environment.  slurmctld keeps them as given (job_ptr->
+ * spank_job_env); prolog, epilog and slurmd see them with Slurm's "SPANK_"
+ * prefix; the batch script and tasks see SLURM_SPANK_*, which the user can
+ * change and which nothing reads.
  */
 #define COSCHED_ENV_ENABLE	"COSCHED"
 #define COSCHED_ENV_APP		"COSCHED_APP"
@@ -74,8 +77,8 @@ int cosched_option_set(cosched_job_options_t *opts, const char *name,
 
 /*
  * Parse the options from a job's SPANK environment (an array of
- * "NAME=value" strings, count entries, or NULL-terminated when count < 0),
- * as slurmctld stores it: variables COSCHED_ENV_PREFIX + COSCHED_ENV_*.
+ * "NAME=value" strings, count entries, or NULL-terminated when count < 0):
+ * variables COSCHED_ENV_*, with or without the COSCHED_ENV_PREFIX.
  * Unrelated variables are ignored.  Any invalid value fails the whole
  * parse (nothing half-applied) with an error naming it.
  */

@@ -116,7 +116,8 @@ START_TEST(test_from_env)
 		"SPANK_COSCHED_POWER=energy:20%",
 		"SPANK_COSCHED_NUMA=high",
 		"SPANK_COSCHED_APPX=ignored",
-		"COSCHED_CLASS=cpu",	/* not from SPANK: ignored */
+		"SLURM_SPANK_COSCHED_CLASS=cpu",	/* the task's copy */
+		"XCOSCHED_CLASS=cpu",
 		NULL
 	};
 	char buf[256];
@@ -128,6 +129,16 @@ START_TEST(test_from_env)
 	ck_assert_int_eq(opts.numa, COSCHED_NUMA_HIGH);
 	ck_assert_str_eq(cosched_options_format(&opts, buf, sizeof(buf)),
 			 "app=lulesh class=mem power=energy:20% numa=high");
+}
+END_TEST
+
+/* slurmctld keeps the names without Slurm's SPANK_ prefix. */
+START_TEST(test_from_env_unprefixed)
+{
+	char *env[] = { "COSCHED_CLASS=lim", "COSCHED=off", "OTHER=1" };
+	ck_assert_int_eq(cosched_options_from_env(&opts, env, 3, &err), 0);
+	ck_assert_int_eq(opts.declared_class, COSCHED_CAT_LIM);
+	ck_assert(!opts.enabled);
 }
 END_TEST
 
@@ -168,6 +179,7 @@ int main(void)
 	tcase_add_test(tc, test_refusals);
 	tcase_add_test(tc, test_app_name_length);
 	tcase_add_test(tc, test_from_env);
+	tcase_add_test(tc, test_from_env_unprefixed);
 	tcase_add_test(tc, test_from_env_all_or_nothing);
 	tcase_add_test(tc, test_preference_table);
 	suite_add_tcase(s, tc);

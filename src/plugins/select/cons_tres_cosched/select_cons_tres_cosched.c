@@ -28,6 +28,7 @@
 /* Map log functions to their slurm_ names, as Slurm's own plugins do. */
 #include "src/common/slurm_xlator.h"
 
+#include "src/common/job_resources.h"
 #include "src/common/list.h"
 #include "src/common/log.h"
 #include "src/common/read_config.h"
@@ -131,7 +132,12 @@ static void _resolve_cons_tres(void)
 	if (!cons_tres_handle) {
 		int (*init_fn)(void);
 
-		cons_tres_handle = _open_cons_tres(RTLD_NOW | RTLD_LOCAL,
+		/*
+		 * RTLD_LAZY as Slurm's plugin loader: cons_tres references
+		 * slurmctld-only functions (gres_ctld_*) that slurmd and
+		 * slurmstepd never call and do not have.
+		 */
+		cons_tres_handle = _open_cons_tres(RTLD_LAZY | RTLD_LOCAL,
 						   &path);
 		if (!cons_tres_handle)
 			fatal("%s: cannot load %s from PluginDir %s: %s",
@@ -250,12 +256,16 @@ extern int select_p_job_begin(job_record_t *job_ptr)
 {
 	cosched_job_options_t opts;
 	char buf[256];
+	int rc = _ct()->job_begin(job_ptr);
 
+	/* job_ptr->nodes is set later; cons_tres's job_test chose these. */
 	if (_job_options(job_ptr, &opts))
 		info("%s: %pJ starts on %s with cosched options %s",
-		     plugin_type, job_ptr, job_ptr->nodes,
+		     plugin_type, job_ptr,
+		     job_ptr->job_resrcs && job_ptr->job_resrcs->nodes ?
+		     job_ptr->job_resrcs->nodes : "?",
 		     cosched_options_format(&opts, buf, sizeof(buf)));
-	return _ct()->job_begin(job_ptr);
+	return rc;
 }
 
 extern int select_p_job_ready(job_record_t *job_ptr)

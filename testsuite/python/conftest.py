@@ -1,0 +1,71 @@
+"""pytest fixtures for cosched's cluster tests (real Slurm daemons)."""
+
+import os
+import shutil
+import sys
+
+import pytest
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "lib"))
+
+from cluster import Cluster, default_builddir  # noqa: E402
+
+
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers", "cluster: starts real Slurm daemons on loopback")
+
+
+@pytest.hookimpl(hookwrapper=True, tryfirst=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    rep = outcome.get_result()
+    setattr(item, "rep_" + rep.when, rep)
+
+
+def _require_environment():
+    if os.geteuid() != 0:
+        pytest.skip("cluster tests start slurmd, which must run as root")
+    missing = [d for d in ("slurmctld", "slurmd", "munged", "sbatch")
+               if shutil.which(d) is None]
+    if missing:
+        pytest.fail("missing Slurm programs: " + ", ".join(missing) +
+                    " (run scripts/install-deps)")
+    plugins = os.path.join(default_builddir(), "plugins")
+    if not os.path.exists(os.path.join(plugins,
+                                       "select_cons_tres_cosched.so")):
+        pytest.fail(f"no built plugins in {plugins}: build first "
+                    "(scripts/test does)")
+
+
+@pytest.fixture
+def make_cluster(request):
+    """Factory: make_cluster(**Cluster kwargs) -> started Cluster.
+
+    Every cluster made is stopped at teardown; when the test failed, the
+    daemons' logs are printed first.
+    """
+    _require_environment()
+    made = []
+
+    def factory(**kw):
+        c = Cluster(**kw)
+        made.append(c)
+        return c.start()
+
+    yield factory
+    rep = getattr(request.node, "rep_call", None)
+    failed = rep is None or rep.failed
+    for c in made:
+        if failed:
+            sys.stderr.write(f"\n--- logs of cluster in {c.workdir} ---\n")
+            sys.stderr.write(c.logs())
+        c.stop()
+        if not failed:
+            shutil.rmtree(c.workdir, ignore_errors=True)
+
+
+@pytest.fixture
+def cluster(make_cluster):
+    """The default cluster: 4 nodes of 2 sockets x 4 cores."""
+    return make_cluster()

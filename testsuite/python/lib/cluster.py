@@ -1,0 +1,335 @@
+"""A real Slurm cluster on loopback for cosched's tests.
+
+munged, slurmctld and N slurmd daemons ("slurmd -N <name>") run from
+Debian's packages on 127.0.0.1 with ports chosen free at start, so two runs
+never collide.  PluginDir lists the build's plugins before Debian's.  Every
+daemon started here is stopped by pid; a failed start raises
+ClusterStartError carrying the daemons' logs.
+"""
+
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+
+DEBIAN_PLUGINDIR = "/usr/lib/x86_64-linux-gnu/slurm-wlm"
+START_TIMEOUT = 60
+JOB_TIMEOUT = 60
+
+
+class ClusterStartError(RuntimeError):
+    """A daemon did not come up; the message holds its log."""
+
+
+def _free_ports(count):
+    """Ports the kernel hands out now (bound and released together)."""
+    socks, ports = [], []
+    try:
+        for _ in range(count):
+            s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            s.bind(("127.0.0.1", 0))
+            socks.append(s)
+            ports.append(s.getsockname()[1])
+    finally:
+        for s in socks:
+            s.close()
+    return ports
+
+
+def _tail(path, lines=60):
+    try:
+        with open(path, errors="replace") as f:
+            return "".join(f.readlines()[-lines:])
+    except OSError as e:
+        return f"(no log: {e})\n"
+
+
+def default_builddir():
+    here = os.path.dirname(os.path.abspath(__file__))
+    return os.environ.get(
+        "COSCHED_BUILDDIR",
+        os.path.normpath(os.path.join(here, "..", "..", "..", "build")))
+
+
+class Cluster:
+    """One loopback cluster.
+
+    nodes, sockets, cores, threads: declared topology of every node.
+    slurm_conf_extra / cosched_conf_extra: lines appended to the configs.
+    select_type: SelectType (default the cosched wrapper).
+    """
+
+    def __init__(self, nodes=4, sockets=2, cores=4, threads=1,
+                 real_memory=2000, def_mem_per_cpu=100,
+                 select_type="select/cons_tres_cosched",
+                 task_plugin="task/affinity,task/cosched",
+                 slurm_conf_extra=(), cosched_conf_extra=(),
+                 builddir=None, plugindir=None, workdir=None, name="cosched"):
+        self.nodes = [f"n{i}" for i in range(1, nodes + 1)]
+        self.sockets, self.cores, self.threads = sockets, cores, threads
+        self.real_memory = real_memory
+        self.def_mem_per_cpu = def_mem_per_cpu
+        self.select_type = select_type
+        self.task_plugin = task_plugin
+        self.slurm_conf_extra = list(slurm_conf_extra)
+        self.cosched_conf_extra = list(cosched_conf_extra)
+        self.builddir = builddir or default_builddir()
+        self.plugindir = plugindir or os.path.join(self.builddir, "plugins")
+        self.name = name
+        self.workdir = workdir or tempfile.mkdtemp(prefix="cosched-cluster-")
+        os.makedirs(self.workdir, exist_ok=True)
+        os.chmod(self.workdir, 0o755)
+        self.conf = os.path.join(self.workdir, "slurm.conf")
+        self.procs = {}          # name -> Popen
+        self.env = dict(os.environ, SLURM_CONF=self.conf)
+        self.started = False
+
+    # -- configuration -------------------------------------------------
+    def _write_configs(self):
+        w = self.workdir
+        for sub in ["state", "log", "jobs"] + [f"spool/{n}"
+                                               for n in self.nodes]:
+            os.makedirs(os.path.join(w, sub), exist_ok=True)
+        os.chmod(os.path.join(w, "jobs"), 0o1777)
+        ports = _free_ports(1 + len(self.nodes))
+        self.ctld_port, node_ports = ports[0], ports[1:]
+        plugstack = os.path.join(w, "plugstack.conf")
+        with open(plugstack, "w") as f:
+            f.write(f"required {self.plugindir}/spank_cosched.so\n")
+        host = socket.gethostname().split(".")[0]
+        lines = [
+            f"ClusterName={self.name}",
+            f"SlurmctldHost={host}(127.0.0.1)",
+            f"SlurmctldPort={self.ctld_port}",
+            "SlurmUser=root",
+            "SlurmdUser=root",
+            f"AuthInfo=socket={w}/munge.sock",
+            f"StateSaveLocation={w}/state",
+            f"SlurmdSpoolDir={w}/spool/%n",
+            f"SlurmctldPidFile={w}/slurmctld.pid",
+            f"SlurmdPidFile={w}/slurmd-%n.pid",
+            f"SlurmctldLogFile={w}/log/slurmctld.log",
+            f"SlurmdLogFile={w}/log/slurmd-%n.log",
+            "SlurmctldDebug=verbose",
+            "SlurmdDebug=verbose",
+            f"PluginDir={self.plugindir}:{DEBIAN_PLUGINDIR}",
+            f"PlugStackConfig={plugstack}",
+            f"SelectType={self.select_type}",
+            "SelectTypeParameters=CR_Core_Memory",
+            f"TaskPlugin={self.task_plugin}",
+            "ProctrackType=proctrack/linuxproc",
+            "JobAcctGatherType=jobacct_gather/none",
+            "AccountingStorageType=accounting_storage/none",
+            "JobCompType=jobcomp/none",
+            "MpiDefault=none",
+            "SchedulerType=sched/backfill",
+            "SlurmdParameters=config_overrides",
+            "ReturnToService=2",
+            "MinJobAge=600",
+            "KillWait=2",
+            "InactiveLimit=0",
+            "SlurmdTimeout=60",
+            f"DefMemPerCPU={self.def_mem_per_cpu}",
+        ]
+        for name, port in zip(self.nodes, node_ports):
+            lines.append(
+                f"NodeName={name} NodeAddr=127.0.0.1 NodeHostname=localhost "
+                f"Port={port} Sockets={self.sockets} "
+                f"CoresPerSocket={self.cores} ThreadsPerCore={self.threads} "
+                f"RealMemory={self.real_memory} State=UNKNOWN")
+        lines.append(f"PartitionName=main Nodes={','.join(self.nodes)} "
+                     "Default=YES MaxTime=INFINITE State=UP")
+        lines += self.slurm_conf_extra
+        with open(self.conf, "w") as f:
+            f.write("\n".join(lines) + "\n")
+        with open(os.path.join(w, "cosched.conf"), "w") as f:
+            f.write("\n".join(self.cosched_conf_extra) + "\n")
+
+    # -- daemons -------------------------------------------------------
+    def log_path(self, daemon):
+        if daemon == "munged":  # --foreground logs to stderr
+            return os.path.join(self.workdir, "log", "munged.stdout")
+        return os.path.join(self.workdir, "log", f"{daemon}.log")
+
+    def logs(self, lines=60):
+        names = ["munged", "slurmctld"] + [f"slurmd-{n}" for n in self.nodes]
+        out = []
+        for n in names:
+            out.append(f"===== {n} ({self.log_path(n)}) =====\n")
+            out.append(_tail(self.log_path(n), lines))
+            # What a daemon printed before it opened its log (fatal errors
+            # in start-up) lands here.
+            stdout = os.path.join(self.workdir, "log", f"{n}.stdout")
+            if (not os.path.exists(self.log_path(n)) and
+                    os.path.exists(stdout) and os.path.getsize(stdout)):
+                out.append(f"----- {n} stdout/stderr -----\n")
+                out.append(_tail(stdout, lines))
+        return "".join(out)
+
+    def _spawn(self, name, argv):
+        out = open(os.path.join(self.workdir, "log", f"{name}.stdout"), "ab")
+        self.procs[name] = subprocess.Popen(
+            argv, stdout=out, stderr=subprocess.STDOUT, env=self.env,
+            start_new_session=True)
+        out.close()
+
+    def _start_munged(self):
+        w = self.workdir
+        key = os.path.join(w, "munge.key")
+        with open(key, "wb") as f:
+            f.write(os.urandom(1024))
+        os.chmod(key, 0o600)
+        self._spawn("munged", [
+            "munged", "--foreground", "--force",
+            f"--socket={w}/munge.sock", f"--key-file={key}",
+            f"--pid-file={w}/munged.pid",
+            f"--seed-file={w}/munged.seed"])
+        self._wait(lambda: os.path.exists(f"{w}/munge.sock"),
+                   "munged socket", ["munged"], 15)
+
+    def start_slurmctld(self, clear_state=False):
+        argv = ["slurmctld", "-D", "-f", self.conf]
+        if clear_state:
+            argv.append("-c")
+        self._spawn("slurmctld", argv)
+        self._wait(self._ctld_responds, "slurmctld to answer",
+                   ["slurmctld"], START_TIMEOUT)
+
+    def start_slurmd(self, node):
+        self._spawn(f"slurmd-{node}",
+                    ["slurmd", "-D", "-N", node, "-f", self.conf])
+
+    def _ctld_responds(self):
+        r = subprocess.run(["scontrol", "ping"], env=self.env,
+                           capture_output=True, text=True, timeout=20)
+        return r.returncode == 0 and "UP" in r.stdout
+
+    def _nodes_idle(self):
+        r = self.run(["sinfo", "-h", "-N", "-o", "%N %t"], check=False)
+        states = dict(l.split() for l in r.stdout.splitlines() if l.strip())
+        return (len(states) == len(self.nodes) and
+                all(s == "idle" for s in states.values()))
+
+    def _wait(self, cond, what, daemons, timeout):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            for d in daemons:
+                p = self.procs.get(d)
+                if p is not None and p.poll() is not None:
+                    raise ClusterStartError(
+                        f"{d} exited with status {p.returncode} while "
+                        f"waiting for {what}\n{self.logs()}")
+            try:
+                if cond():
+                    return
+            except subprocess.TimeoutExpired:
+                pass
+            time.sleep(0.3)
+        raise ClusterStartError(
+            f"timed out after {timeout}s waiting for {what}\n{self.logs()}")
+
+    def start(self):
+        self._write_configs()
+        try:
+            self._start_munged()
+            self.start_slurmctld(clear_state=True)
+            for n in self.nodes:
+                self.start_slurmd(n)
+            self._wait(self._nodes_idle, "all nodes idle",
+                       ["slurmctld"] + [f"slurmd-{n}" for n in self.nodes],
+                       START_TIMEOUT)
+        except BaseException:
+            self.stop()
+            raise
+        self.started = True
+        return self
+
+    def _stop_proc(self, name, sig=signal.SIGTERM, timeout=20):
+        p = self.procs.pop(name, None)
+        if p is None or p.poll() is not None:
+            return
+        p.send_signal(sig)
+        try:
+            p.wait(timeout)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait(10)
+
+    def stop_slurmctld(self):
+        self._stop_proc("slurmctld")
+
+    def restart_slurmctld(self):
+        self.stop_slurmctld()
+        self.start_slurmctld(clear_state=False)
+        self._wait(self._nodes_responding, "nodes to respond again",
+                   ["slurmctld"], START_TIMEOUT)
+
+    def _nodes_responding(self):
+        r = self.run(["sinfo", "-h", "-N", "-o", "%N %t"], check=False)
+        states = [l.split()[1] for l in r.stdout.splitlines() if l.strip()]
+        return (len(states) == len(self.nodes) and
+                not any(s.endswith("*") or s in ("down", "unk")
+                        for s in states))
+
+    def stop(self):
+        if self.procs:
+            subprocess.run(["scancel", "--quiet", "-u", "root"],
+                           env=self.env, capture_output=True, timeout=20)
+        for name in [n for n in self.procs if n.startswith("slurmd-")]:
+            self._stop_proc(name)
+        self._stop_proc("slurmctld")
+        self._stop_proc("munged")
+        # Job steps left by a killed slurmd die with their session.
+        self.started = False
+
+    def cleanup(self):
+        self.stop()
+        shutil.rmtree(self.workdir, ignore_errors=True)
+
+    # -- client commands -------------------------------------------------
+    def run(self, argv, check=True, timeout=60, **kw):
+        r = subprocess.run(argv, env=self.env, capture_output=True,
+                           text=True, timeout=timeout, **kw)
+        if check and r.returncode != 0:
+            raise AssertionError(
+                f"{' '.join(argv)} failed ({r.returncode}):\n"
+                f"{r.stdout}{r.stderr}")
+        return r
+
+    def sbatch(self, *args, script=None):
+        argv = ["sbatch", "--parsable", f"--chdir={self.workdir}/jobs",
+                f"--output={self.workdir}/jobs/%j.out"] + list(args)
+        if script is None and not any(a.startswith("--wrap") for a in args):
+            argv.append("--wrap=sleep 600")
+        r = self.run(argv, input=script)
+        return int(r.stdout.strip().split(";")[0])
+
+    def job(self, jobid):
+        """scontrol -d show job as a dict, plus 'alloc': [(nodes, cpu_ids)]."""
+        r = self.run(["scontrol", "-d", "-o", "show", "job", str(jobid)])
+        text = r.stdout.strip()
+        info = dict(re.findall(r"(\w+)=(\S*)", text))
+        info["alloc"] = re.findall(r"\bNodes=(\S+) CPU_IDs=(\S+)", text)
+        return info
+
+    def wait_state(self, jobid, states, timeout=JOB_TIMEOUT):
+        states = {states} if isinstance(states, str) else set(states)
+        deadline = time.monotonic() + timeout
+        last = None
+        while time.monotonic() < deadline:
+            info = self.job(jobid)
+            last = info["JobState"]
+            if last in states:
+                return last
+            time.sleep(0.2)
+        raise AssertionError(
+            f"job {jobid} is {last} (Reason={info.get('Reason')}), not "
+            f"{sorted(states)} after {timeout}s")
+
+    def job_output(self, jobid):
+        with open(f"{self.workdir}/jobs/{jobid}.out") as f:
+            return f.read()
