@@ -259,6 +259,24 @@ START_TEST(test_man_page_example)
 	ck_assert_msg(strlen(text) > 0, "no example in %s", path);
 	ck_assert_msg(cosched_conf_parse_string(&conf, "EXAMPLE", text, &err) == 0,
 		      "%s", err.msg);
+
+	/* etc/cosched.conf.example, the file sites copy, is that example. */
+	{
+		char shipped[8192];
+		size_t n;
+		snprintf(path, sizeof(path), "%s/etc/cosched.conf.example",
+			 srcdir ? srcdir : ".");
+		f = fopen(path, "r");
+		ck_assert_msg(f != NULL, "cannot open %s", path);
+		n = fread(shipped, 1, sizeof(shipped) - 1, f);
+		shipped[n] = '\0';
+		fclose(f);
+		ck_assert_str_eq(shipped, text);
+		cosched_conf_init(&conf);
+		ck_assert_msg(cosched_conf_parse_file(&conf, path, &err) == 0,
+			      "%s", err.msg);
+		ck_assert_int_eq(conf.policy, COSCHED_POLICY_APP_AWARE);
+	}
 }
 END_TEST
 
