@@ -93,6 +93,25 @@ def test_slurmctld_restart_keeps_jobs(cluster):
 
 
 @pytest.mark.cluster
+def test_will_run_mode(cluster):
+    """sbatch --test-only goes through job_test's will-run mode."""
+    busy = [cluster.sbatch("-n8") for _ in range(3)]
+    for j in busy:
+        cluster.wait_state(j, "RUNNING")
+    used = {cluster.job(j)["NodeList"] for j in busy}
+    free, = set(cluster.nodes) - used
+    r = cluster.run(["sbatch", "--test-only", "-n8", "--wrap=true"])
+    assert re.search(rf"to start at \S+ using 8 processors on nodes {free}",
+                     r.stderr), r.stderr
+    # Nothing fits now: the answer is a later start, and no job is created.
+    cluster.sbatch("-n8")
+    r = cluster.run(["sbatch", "--test-only", "-n2", "-t", "5",
+                     "--wrap=true"], check=False)
+    assert "to start at" in r.stderr, r.stderr
+    assert len(cluster.run(["squeue", "-h"]).stdout.splitlines()) == 4
+
+
+@pytest.mark.cluster
 def test_sbatch_help_lists_options(cluster):
     out = cluster.run(["sbatch", "--help"]).stdout
     for opt in ("--cosched=on|off", "--cosched-app=NAME",
