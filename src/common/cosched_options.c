@@ -1,12 +1,11 @@
 /* cosched_options.c - parse and check a job's --cosched-* options. */
 #include <ctype.h>
-#include <errno.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cosched_options.h"
+#include "cosched_util.h"
 
 void cosched_options_init(cosched_job_options_t *opts)
 {
@@ -52,7 +51,6 @@ static int parse_power(const char *field, const char *value,
 		       cosched_error_t *err)
 {
 	const char *colon;
-	char *end;
 	double pct;
 
 	if (!strcmp(value, "performance")) {
@@ -72,16 +70,18 @@ static int parse_power(const char *field, const char *value,
 	if (*colon == '\0')
 		return 0;
 	colon++;
-	if (!isdigit((unsigned char) *colon))
-		goto bad_pct;
-	errno = 0;
-	pct = strtod(colon, &end);
-	if (errno || end == colon || !isfinite(pct))
-		goto bad_pct;
-	if (*end == '%')
-		end++;
-	if (*end != '\0')
-		goto bad_pct;
+	{
+		char num[32];
+		size_t n = strlen(colon);
+		if (n && colon[n - 1] == '%')
+			n--;
+		if (!n || n >= sizeof(num))
+			goto bad_pct;
+		memcpy(num, colon, n);
+		num[n] = '\0';
+		if (cosched_parse_number(num, &pct))
+			goto bad_pct;
+	}
 	if (pct <= 0.0 || pct > 100.0)
 		return cosched_error_set(err,
 			"%s: maximum slowdown \"%s\" out of range (0 < MAXSLOWDOWN <= 100, in percent)",

@@ -1,7 +1,7 @@
 /* test_options.c - the --cosched-* option parser (src/common/cosched_options.c). */
-#include <check.h>
-#include <stdlib.h>
 #include <string.h>
+
+#include "cosched_check.h"
 
 #include "src/common/cosched_options.h"
 
@@ -68,7 +68,10 @@ START_TEST(test_refusals)
 		{ "cosched-power", "energy:0", "out of range" },
 		{ "cosched-power", "energy:150%", "out of range" },
 		{ "cosched-power", "energyx", "allowed" },
-		{ "cosched-power", "energy:-5", "invalid maximum slowdown" },
+		{ "cosched-power", "energy:-5", "out of range" },
+		{ "cosched-power", "energy:0x10", "invalid maximum slowdown" },
+		{ "cosched-power", "energy:inf", "invalid maximum slowdown" },
+		{ "cosched-power", "energy: 5", "invalid maximum slowdown" },
 		{ "cosched-numa", "medium", "allowed: high, low" },
 		{ "cosched", "no", "allowed: on, off" },
 		{ "cosched-app", "../etc/passwd", "must not start with '.'" },
@@ -169,8 +172,6 @@ int main(void)
 {
 	Suite *s = suite_create("options");
 	TCase *tc = tcase_create("parse");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_checked_fixture(tc, setup, NULL);
 	tcase_add_test(tc, test_defaults);
@@ -183,9 +184,5 @@ int main(void)
 	tcase_add_test(tc, test_from_env_all_or_nothing);
 	tcase_add_test(tc, test_preference_table);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return cosched_check_run(s);
 }
