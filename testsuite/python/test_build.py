@@ -1,0 +1,90 @@
+"""The build: configure's checks and make install's atomic rename."""
+
+import os
+import subprocess
+
+import pytest
+
+from cluster import default_builddir
+
+TOP = os.path.normpath(os.path.join(os.path.dirname(__file__), "..", ".."))
+CONFIGURE = os.path.join(TOP, "configure")
+
+
+def _configure(builddir, *args, env=None):
+    os.makedirs(builddir, exist_ok=True)
+    return subprocess.run([CONFIGURE, "-q", *args], cwd=builddir,
+                          capture_output=True, text=True, timeout=300,
+                          env=env)
+
+
+@pytest.fixture(scope="module")
+def slurm_version():
+    with open("/usr/include/slurm/slurm_version.h") as f:
+        for line in f:
+            if line.startswith("#define SLURM_VERSION_NUMBER"):
+                n = int(line.split()[-1], 16)
+                return f"{n >> 16}.{(n >> 8) & 255:02d}.{n & 255}"
+    pytest.fail("no SLURM_VERSION_NUMBER in slurm_version.h")
+
+
+def test_configure_refuses_missing_slurm_source(tmp_path):
+    r = _configure(tmp_path / "b", "--with-slurm-source=/nonexistent/slurm")
+    assert r.returncode != 0
+    assert ("no Slurm source in /nonexistent/slurm: run scripts/install-deps"
+            in r.stderr), r.stderr
+
+
+def test_configure_refuses_other_slurm_version(tmp_path, slurm_version):
+    fake = tmp_path / "slurm-22.05.7"
+    (fake / "src" / "common").mkdir(parents=True)
+    (fake / "src" / "common" / "xmalloc.h").write_text("")
+    (fake / "META").write_text(
+        "  Meta:\t\t1\n  Name:\t\tslurm\n  Major:\t\t22\n  Minor:\t\t05\n"
+        "  Micro:\t\t7\n  Version:\t22.05.7\n")
+    r = _configure(tmp_path / "b", f"--with-slurm-source={fake}")
+    assert r.returncode != 0
+    assert (f"is 22.05.7 but the installed Slurm is {slurm_version}: "
+            "select and task plugins must match exactly") in r.stderr, r.stderr
+
+
+def test_configure_names_missing_package(tmp_path):
+    # Hide every pkg-config file: the first library checked is missing.
+    env = dict(os.environ, PKG_CONFIG_LIBDIR=str(tmp_path / "nopc"),
+               PKG_CONFIG_PATH="")
+    r = _configure(tmp_path / "b", env=env)
+    assert r.returncode != 0
+    assert ("jansson not found: install the Debian package libjansson-dev"
+            in r.stderr), r.stderr
+
+
+PLUGINS = ("select_cons_tres_cosched.so", "task_cosched.so",
+           "spank_cosched.so")
+
+
+def test_make_install_renames_into_place(tmp_path):
+    builddir = default_builddir()
+    dest = tmp_path / "plugins"
+
+    def install():
+        subprocess.run(["make", "-s", "install-exec", f"plugindir={dest}"],
+                       cwd=builddir, check=True, capture_output=True,
+                       timeout=300)
+
+    install()
+    for p in PLUGINS:
+        with open(os.path.join(builddir, "plugins", p), "rb") as built:
+            assert (dest / p).read_bytes() == built.read()
+    assert sorted(os.listdir(dest)) == sorted(PLUGINS)  # no temporaries
+
+    # A daemon holding the old file keeps it: install replaces the name,
+    # never the bytes of the file already open.
+    held = open(dest / PLUGINS[0], "rb")
+    old_ino = os.fstat(held.fileno()).st_ino
+    old_bytes = held.read()
+    install()
+    assert os.stat(dest / PLUGINS[0]).st_ino != old_ino
+    held.seek(0)
+    assert held.read() == old_bytes
+    held.close()
+    assert sorted(os.listdir(dest)) == sorted(PLUGINS)
