@@ -153,15 +153,12 @@ int cosched_option_set(cosched_job_options_t *opts, const char *name,
 	return cosched_error_set(err, "unknown option \"%s\"", field);
 }
 
-static const struct {
-	const char *env;
-	const char *opt;
-} env_map[] = {
-	{ COSCHED_ENV_ENABLE, COSCHED_OPT_ENABLE },
-	{ COSCHED_ENV_APP, COSCHED_OPT_APP },
-	{ COSCHED_ENV_CLASS, COSCHED_OPT_CLASS },
-	{ COSCHED_ENV_POWER, COSCHED_OPT_POWER },
-	{ COSCHED_ENV_NUMA, COSCHED_OPT_NUMA },
+const cosched_option_name_t cosched_option_names[COSCHED_OPTION_COUNT] = {
+	[COSCHED_OPTION_ENABLE] = { COSCHED_OPT_ENABLE, COSCHED_ENV_ENABLE },
+	[COSCHED_OPTION_APP] = { COSCHED_OPT_APP, COSCHED_ENV_APP },
+	[COSCHED_OPTION_CLASS] = { COSCHED_OPT_CLASS, COSCHED_ENV_CLASS },
+	[COSCHED_OPTION_POWER] = { COSCHED_OPT_POWER, COSCHED_ENV_POWER },
+	[COSCHED_OPTION_NUMA] = { COSCHED_OPT_NUMA, COSCHED_ENV_NUMA },
 };
 
 int cosched_options_from_env(cosched_job_options_t *opts, char **env,
@@ -181,14 +178,12 @@ int cosched_options_from_env(cosched_job_options_t *opts, char **env,
 		eq = strchr(var, '=');
 		if (!eq)
 			continue;
-		for (size_t k = 0; k < sizeof(env_map) / sizeof(env_map[0]);
-		     k++) {
-			size_t n = strlen(env_map[k].env);
-			if ((size_t) (eq - var) != n ||
-			    strncmp(var, env_map[k].env, n))
+		for (int k = 0; k < COSCHED_OPTION_COUNT; k++) {
+			const cosched_option_name_t *o = &cosched_option_names[k];
+			size_t n = strlen(o->env);
+			if ((size_t) (eq - var) != n || strncmp(var, o->env, n))
 				continue;
-			if (cosched_option_set(&tmp, env_map[k].opt, eq + 1,
-					       err))
+			if (cosched_option_set(&tmp, o->option, eq + 1, err))
 				return -1;
 			break;
 		}

@@ -64,6 +64,25 @@ typedef struct {
 #define COSCHED_ENV_NUMA	"COSCHED_NUMA"
 #define COSCHED_ENV_PREFIX	"SPANK_"
 
+/* The options, in one order shared by every table that lists them. */
+typedef enum {
+	COSCHED_OPTION_ENABLE,
+	COSCHED_OPTION_APP,
+	COSCHED_OPTION_CLASS,
+	COSCHED_OPTION_POWER,
+	COSCHED_OPTION_NUMA,
+	COSCHED_OPTION_COUNT
+} cosched_option_t;
+
+/* Each option's name (COSCHED_OPT_*) and control-environment name
+ * (COSCHED_ENV_*), indexed by cosched_option_t. */
+typedef struct {
+	const char *option;
+	const char *env;
+} cosched_option_name_t;
+
+extern const cosched_option_name_t cosched_option_names[COSCHED_OPTION_COUNT];
+
 /* Defaults: enabled, nothing declared. */
 void cosched_options_init(cosched_job_options_t *opts);
 

@@ -21,66 +21,42 @@
 
 SPANK_PLUGIN(cosched, 1);
 
-enum {
-	OPT_ENABLE,
-	OPT_APP,
-	OPT_CLASS,
-	OPT_POWER,
-	OPT_NUMA,
-	OPT_COUNT
-};
-
-static const char *const opt_env[OPT_COUNT] = {
-	[OPT_ENABLE] = COSCHED_ENV_ENABLE,
-	[OPT_APP] = COSCHED_ENV_APP,
-	[OPT_CLASS] = COSCHED_ENV_CLASS,
-	[OPT_POWER] = COSCHED_ENV_POWER,
-	[OPT_NUMA] = COSCHED_ENV_NUMA,
-};
-
 static cosched_job_options_t job_opts;
-static char opt_value[OPT_COUNT][COSCHED_APP_NAME_MAX + 1];
-static int opt_given[OPT_COUNT];
+static char opt_value[COSCHED_OPTION_COUNT][COSCHED_APP_NAME_MAX + 1];
+static int opt_given[COSCHED_OPTION_COUNT];
 
 static int _opt_cb(int val, const char *optarg, int remote);
 
 static struct spank_option options[] = {
 	{ COSCHED_OPT_ENABLE, "on|off",
 	  "Opt this job out of cosched co-scheduling (off) or in (on, the "
-	  "default).", 1, OPT_ENABLE, _opt_cb },
+	  "default).", 1, COSCHED_OPTION_ENABLE, _opt_cb },
 	{ COSCHED_OPT_APP, "NAME",
 	  "Application name under which cosched keeps this job's profile "
-	  "(default: the job name).", 1, OPT_APP, _opt_cb },
+	  "(default: the job name).", 1, COSCHED_OPTION_APP, _opt_cb },
 	{ COSCHED_OPT_CLASS, "cpu|lim|mem|rand",
 	  "Declared memory behaviour, used while cosched has no measured "
-	  "profile of the application.", 1, OPT_CLASS, _opt_cb },
+	  "profile of the application.", 1, COSCHED_OPTION_CLASS, _opt_cb },
 	{ COSCHED_OPT_POWER, "performance|edp|energy[:MAXSLOWDOWN%]",
 	  "Energy policy: highest frequency, minimum energy-delay product, or "
-	  "minimum energy within a slowdown (default 10%).", 1, OPT_POWER,
+	  "minimum energy within a slowdown (default 10%).", 1, COSCHED_OPTION_POWER,
 	  _opt_cb },
 	{ COSCHED_OPT_NUMA, "high|low",
 	  "NUMA priority: high keeps this job's memory local, low lets its "
-	  "pages move first.", 1, OPT_NUMA, _opt_cb },
+	  "pages move first.", 1, COSCHED_OPTION_NUMA, _opt_cb },
 	SPANK_OPTIONS_TABLE_END
-};
-
-static const char *const opt_name[OPT_COUNT] = {
-	[OPT_ENABLE] = COSCHED_OPT_ENABLE,
-	[OPT_APP] = COSCHED_OPT_APP,
-	[OPT_CLASS] = COSCHED_OPT_CLASS,
-	[OPT_POWER] = COSCHED_OPT_POWER,
-	[OPT_NUMA] = COSCHED_OPT_NUMA,
 };
 
 static int _opt_cb(int val, const char *optarg, int remote)
 {
 	cosched_error_t err;
 
-	if (val < 0 || val >= OPT_COUNT)
+	if (val < 0 || val >= COSCHED_OPTION_COUNT)
 		return -1;
 	if (remote)
 		return 0;	/* checked where the user typed it */
-	if (cosched_option_set(&job_opts, opt_name[val], optarg, &err)) {
+	if (cosched_option_set(&job_opts, cosched_option_names[val].option,
+			       optarg, &err)) {
 		slurm_error("%s", err.msg);
 		return -1;
 	}
@@ -120,15 +96,16 @@ int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
 	(void) av;
 	if (ctx != S_CTX_ALLOCATOR && ctx != S_CTX_LOCAL)
 		return 0;
-	for (int i = 0; i < OPT_COUNT; i++) {
+	for (int i = 0; i < COSCHED_OPTION_COUNT; i++) {
 		spank_err_t rc;
 		if (!opt_given[i])
 			continue;
-		rc = spank_job_control_setenv(sp, opt_env[i], opt_value[i], 1);
+		rc = spank_job_control_setenv(sp, cosched_option_names[i].env,
+					      opt_value[i], 1);
 		/* srun inside an existing allocation has no job to change. */
 		if (rc != ESPANK_SUCCESS && rc != ESPANK_NOT_LOCAL) {
 			slurm_error("cosched: cannot record --%s=%s: %s",
-				    opt_name[i], opt_value[i],
+				    cosched_option_names[i].option, opt_value[i],
 				    spank_strerror(rc));
 			return -1;
 		}
