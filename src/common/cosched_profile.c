@@ -5,15 +5,149 @@
 #include <jansson.h>
 #include <limits.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+
 #include "cosched_profile.h"
+#include "cosched_util.h"
 
 /* Sanity bounds on values read from files (not physical limits). */
 #define THREADS_LIMIT 1048576
 #define FREQ_KHZ_LIMIT 100000000L	/* 100 GHz */
+
+
+/*
+ * The fields of a run and of the derived metrics, each listed once: these
+ * tables drive initialisation, checks, the EWMA merge and both directions
+ * of the JSON form.
+ */
+enum num_kind {
+	NUM_NONNEG,		/* double >= 0 */
+	NUM_POSITIVE,		/* double > 0 */
+	NUM_FRACTION,		/* double in [0, 1] */
+	NUM_INT,		/* int in [lo, hi] */
+	NUM_LONG,		/* long in [lo, hi] */
+};
+
+typedef struct {
+	const char *name;
+	size_t offset;
+	enum num_kind kind;
+	bool optional;	/* doubles: NAN (absent / null) allowed; integers:
+			 * absent reads as 0 */
+	long lo, hi;	/* NUM_INT, NUM_LONG */
+} field_t;
+
+#define RUN_F(f, kind, opt) \
+	{ #f, offsetof(cosched_run_t, f), kind, opt, 0, 0 }
+
+static const field_t run_fields[] = {
+	RUN_F(instructions, NUM_NONNEG, false),
+	RUN_F(cycles, NUM_POSITIVE, false),
+	RUN_F(llc_misses, NUM_NONNEG, false),
+	RUN_F(mem_bytes_per_s, NUM_NONNEG, true),
+	RUN_F(llc_to_core_bytes_per_s, NUM_NONNEG, true),
+	RUN_F(mem_uops_fraction, NUM_FRACTION, true),
+	RUN_F(energy_pkg_j, NUM_NONNEG, true),
+	RUN_F(energy_cores_j, NUM_NONNEG, true),
+	RUN_F(energy_dram_j, NUM_NONNEG, true),
+	RUN_F(runtime_s, NUM_POSITIVE, false),
+	{ "threads", offsetof(cosched_run_t, threads), NUM_INT, false,
+	  1, THREADS_LIMIT },
+	{ "freq_khz", offsetof(cosched_run_t, freq_khz), NUM_LONG, true,
+	  0, FREQ_KHZ_LIMIT },
+};
+#define N_RUN_FIELDS (sizeof(run_fields) / sizeof(run_fields[0]))
+
+/*
+ * Derived metrics (all doubles, NAN = unknown).  cause names the run value
+ * (or merge parameter) whose size decides whether the metric stays finite,
+ * and how the metric is computed, for the message when it does not.
+ */
+typedef struct {
+	field_t f;
+	const char *cause;		/* run field; NULL: NodePeakBandwidth */
+	const char *formula;
+} derived_field_t;
+
+#define DER_F(f, kind, cause, formula) \
+	{ { #f, offsetof(cosched_derived_t, f), kind, true, 0, 0 }, cause, formula }
+
+static const derived_field_t derived_fields[] = {
+	DER_F(ipc, NUM_NONNEG, "cycles", "instructions / cycles"),
+	DER_F(mpki, NUM_NONNEG, "instructions",
+	      "llc_misses / instructions x 1000"),
+	DER_F(llc_miss_bw, NUM_NONNEG, "runtime_s", "llc_misses x 64 / runtime_s"),
+	DER_F(mem_traffic_bw, NUM_NONNEG, "mem_bytes_per_s", "mem_bytes_per_s"),
+	DER_F(llc_to_core_bw, NUM_NONNEG, "llc_to_core_bytes_per_s",
+	      "llc_to_core_bytes_per_s"),
+	DER_F(llc_miss_bw_per_thread, NUM_NONNEG, "runtime_s",
+	      "llc_misses x 64 / runtime_s / threads"),
+	DER_F(mem_traffic_bw_per_thread, NUM_NONNEG, "mem_bytes_per_s",
+	      "mem_bytes_per_s / threads"),
+	DER_F(llc_to_core_bw_per_thread, NUM_NONNEG, "llc_to_core_bytes_per_s",
+	      "llc_to_core_bytes_per_s / threads"),
+	DER_F(mem_uops_fraction, NUM_FRACTION, "mem_uops_fraction",
+	      "mem_uops_fraction"),
+	DER_F(bw_fraction, NUM_NONNEG, NULL,
+	      "memory bandwidth / NodePeakBandwidth"),
+	DER_F(threads, NUM_NONNEG, "threads", "threads"),
+	DER_F(power_w, NUM_NONNEG, "energy_pkg_j",
+	      "(energy_pkg_j + energy_dram_j) / runtime_s"),
+};
+#define N_DERIVED_FIELDS (sizeof(derived_fields) / sizeof(derived_fields[0]))
+
+static double *dbl_at(void *base, const field_t *f)
+{
+	return (double *) ((char *) base + f->offset);
+}
+
+static double dbl_get(const void *base, const field_t *f)
+{
+	return *(const double *) ((const char *) base + f->offset);
+}
+
+static long int_get(const void *base, const field_t *f)
+{
+	const char *p = (const char *) base + f->offset;
+	return f->kind == NUM_INT ? (long) *(const int *) p : *(const long *) p;
+}
+
+static void int_set(void *base, const field_t *f, long v)
+{
+	char *p = (char *) base + f->offset;
+	if (f->kind == NUM_INT)
+		*(int *) p = (int) v;
+	else
+		*(long *) p = v;
+}
+
+static bool is_int_kind(enum num_kind k)
+{
+	return k == NUM_INT || k == NUM_LONG;
+}
+
+static const char *num_expected(enum num_kind k)
+{
+	switch (k) {
+	case NUM_POSITIVE:
+		return "a positive number";
+	case NUM_FRACTION:
+		return "a number from 0 to 1";
+	default:
+		return "a non-negative number";
+	}
+}
+
+/* Whether v is a valid value of a double field of kind k (NAN excluded). */
+static bool num_ok(enum num_kind k, double v)
+{
+	return isfinite(v) && v >= 0.0 && (k != NUM_POSITIVE || v > 0.0) &&
+	       (k != NUM_FRACTION || v <= 1.0);
+}
 
 void cosched_merge_params_default(cosched_merge_params_t *mp)
 {
@@ -43,80 +177,45 @@ int cosched_merge_params_check(const cosched_merge_params_t *mp,
 
 void cosched_run_init(cosched_run_t *run)
 {
-	run->instructions = NAN;
-	run->cycles = NAN;
-	run->llc_misses = NAN;
-	run->mem_bytes_per_s = NAN;
-	run->llc_to_core_bytes_per_s = NAN;
-	run->mem_uops_fraction = NAN;
-	run->energy_pkg_j = NAN;
-	run->energy_cores_j = NAN;
-	run->energy_dram_j = NAN;
-	run->runtime_s = NAN;
-	run->threads = 0;
-	run->freq_khz = 0;
+	for (size_t i = 0; i < N_RUN_FIELDS; i++) {
+		if (is_int_kind(run_fields[i].kind))
+			int_set(run, &run_fields[i], 0);
+		else
+			*dbl_at(run, &run_fields[i]) = NAN;
+	}
 }
 
 static void derived_unknown(cosched_derived_t *d)
 {
-	d->ipc = d->mpki = NAN;
-	d->llc_miss_bw = d->mem_traffic_bw = d->llc_to_core_bw = NAN;
-	d->llc_miss_bw_per_thread = d->mem_traffic_bw_per_thread = NAN;
-	d->llc_to_core_bw_per_thread = NAN;
-	d->mem_uops_fraction = d->bw_fraction = NAN;
-	d->threads = NAN;
-	d->power_w = NAN;
+	for (size_t i = 0; i < N_DERIVED_FIELDS; i++)
+		*dbl_at(d, &derived_fields[i].f) = NAN;
 }
 
 /* --- checks ------------------------------------------------------------- */
-
-static int check_nonneg(const char *field, const char *name, double v,
-			bool optional, cosched_error_t *err)
-{
-	if (isnan(v) && optional)
-		return 0;
-	if (!isfinite(v) || v < 0.0)
-		return cosched_error_set(err,
-			"%s.%s: expected a non-negative number, got %g",
-			field, name, v);
-	return 0;
-}
 
 int cosched_run_check(const char *field, const cosched_run_t *run,
 		      cosched_error_t *err)
 {
 	if (!field)
 		field = "run";
-	if (check_nonneg(field, "instructions", run->instructions, false, err) ||
-	    check_nonneg(field, "llc_misses", run->llc_misses, false, err) ||
-	    check_nonneg(field, "mem_bytes_per_s", run->mem_bytes_per_s, true, err) ||
-	    check_nonneg(field, "llc_to_core_bytes_per_s",
-			 run->llc_to_core_bytes_per_s, true, err) ||
-	    check_nonneg(field, "energy_pkg_j", run->energy_pkg_j, true, err) ||
-	    check_nonneg(field, "energy_cores_j", run->energy_cores_j, true, err) ||
-	    check_nonneg(field, "energy_dram_j", run->energy_dram_j, true, err))
-		return -1;
-	if (!isfinite(run->cycles) || run->cycles <= 0.0)
-		return cosched_error_set(err,
-			"%s.cycles: expected a positive number, got %g",
-			field, run->cycles);
-	if (!isfinite(run->runtime_s) || run->runtime_s <= 0.0)
-		return cosched_error_set(err,
-			"%s.runtime_s: expected a positive number, got %g",
-			field, run->runtime_s);
-	if (!isnan(run->mem_uops_fraction) &&
-	    !(run->mem_uops_fraction >= 0.0 && run->mem_uops_fraction <= 1.0))
-		return cosched_error_set(err,
-			"%s.mem_uops_fraction: expected a number from 0 to 1, got %g",
-			field, run->mem_uops_fraction);
-	if (run->threads < 1 || run->threads > THREADS_LIMIT)
-		return cosched_error_set(err,
-			"%s.threads: expected an integer from 1 to %d, got %d",
-			field, THREADS_LIMIT, run->threads);
-	if (run->freq_khz < 0 || run->freq_khz > FREQ_KHZ_LIMIT)
-		return cosched_error_set(err,
-			"%s.freq_khz: expected an integer from 0 (unknown) to %ld, got %ld",
-			field, FREQ_KHZ_LIMIT, run->freq_khz);
+	for (size_t i = 0; i < N_RUN_FIELDS; i++) {
+		const field_t *f = &run_fields[i];
+
+		if (is_int_kind(f->kind)) {
+			long v = int_get(run, f);
+			if (v < f->lo || v > f->hi)
+				return cosched_error_set(err,
+					"%s.%s: expected an integer from %ld to %ld, got %ld",
+					field, f->name, f->lo, f->hi, v);
+			continue;
+		}
+		if (isnan(dbl_get(run, f)) && f->optional)
+			continue;
+		if (!num_ok(f->kind, dbl_get(run, f)))
+			return cosched_error_set(err,
+				"%s.%s: expected %s, got %g", field, f->name,
+				num_expected(f->kind), dbl_get(run, f));
+	}
 	return 0;
 }
 
@@ -169,36 +268,54 @@ double cosched_derived_mem_bw_per_thread(const cosched_derived_t *d)
 						   : d->mem_traffic_bw_per_thread;
 }
 
-/* EWMA with NAN meaning "not known yet" on either side. */
-static double ewma(double old, double new, double w)
-{
-	if (isnan(new))
-		return old;
-	if (isnan(old))
-		return new;
-	return w * new + (1.0 - w) * old;
-}
-
 static void derived_merge(cosched_derived_t *acc, const cosched_derived_t *d,
 			  double w)
 {
-	acc->ipc = ewma(acc->ipc, d->ipc, w);
-	acc->mpki = ewma(acc->mpki, d->mpki, w);
-	acc->llc_miss_bw = ewma(acc->llc_miss_bw, d->llc_miss_bw, w);
-	acc->mem_traffic_bw = ewma(acc->mem_traffic_bw, d->mem_traffic_bw, w);
-	acc->llc_to_core_bw = ewma(acc->llc_to_core_bw, d->llc_to_core_bw, w);
-	acc->llc_miss_bw_per_thread = ewma(acc->llc_miss_bw_per_thread,
-					   d->llc_miss_bw_per_thread, w);
-	acc->mem_traffic_bw_per_thread = ewma(acc->mem_traffic_bw_per_thread,
-					      d->mem_traffic_bw_per_thread, w);
-	acc->llc_to_core_bw_per_thread = ewma(acc->llc_to_core_bw_per_thread,
-					      d->llc_to_core_bw_per_thread, w);
-	acc->mem_uops_fraction = ewma(acc->mem_uops_fraction,
-				      d->mem_uops_fraction, w);
-	acc->bw_fraction = ewma(acc->bw_fraction, d->bw_fraction, w);
-	acc->threads = ewma(acc->threads, d->threads, w);
-	acc->power_w = ewma(acc->power_w, d->power_w, w);
+	for (size_t i = 0; i < N_DERIVED_FIELDS; i++) {
+		const field_t *f = &derived_fields[i].f;
+		*dbl_at(acc, f) = cosched_ewma(dbl_get(acc, f), dbl_get(d, f), w);
+	}
 }
+
+/*
+ * Refuse a run whose derived metrics are not finite (e.g. cycles 1e-320
+ * gives IPC inf): such a value would poison the EWMA for good and cannot be
+ * written as JSON.  The message names the run value and the metric.
+ */
+static int derived_check(const char *field, const cosched_run_t *run,
+			 const cosched_merge_params_t *mp,
+			 const cosched_derived_t *d, cosched_error_t *err)
+{
+	for (size_t i = 0; i < N_DERIVED_FIELDS; i++) {
+		const derived_field_t *df = &derived_fields[i];
+		double v = dbl_get(d, &df->f);
+
+		if (isnan(v) || isfinite(v))
+			continue;
+		if (!df->cause)
+			return cosched_error_set(err,
+				"NodePeakBandwidth: %g bytes/s gives %s.%s %g (%s)",
+				mp->node_peak_bw, field, df->f.name, v,
+				df->formula);
+		for (size_t k = 0; k < N_RUN_FIELDS; k++) {
+			const field_t *rf = &run_fields[k];
+			if (strcmp(rf->name, df->cause))
+				continue;
+			if (is_int_kind(rf->kind))
+				return cosched_error_set(err,
+					"%s.%s: %ld gives %s %g (%s)", field,
+					rf->name, int_get(run, rf), df->f.name,
+					v, df->formula);
+			return cosched_error_set(err,
+				"%s.%s: %g gives %s %g (%s)", field, rf->name,
+				dbl_get(run, rf), df->f.name, v, df->formula);
+		}
+		return cosched_error_set(err, "%s: gives %s %g (%s)", field,
+					 df->f.name, v, df->formula);
+	}
+	return 0;
+}
+
 
 /* --- profile ------------------------------------------------------------ */
 
@@ -294,6 +411,8 @@ int cosched_profile_add_run(cosched_profile_t *p, const cosched_run_t *run,
 		return -1;
 
 	cosched_run_derive(run, mp->node_peak_bw, &d);
+	if (derived_check("run", run, mp, &d, err))
+		return -1;
 	derived_merge(&acc, &d, mp->weight);
 
 	/* Raw runs: keep the newest max_samples (the bound may have shrunk). */
@@ -311,6 +430,12 @@ int cosched_profile_add_run(cosched_profile_t *p, const cosched_run_t *run,
 	if (!isnan(run->energy_pkg_j))
 		energy = run->energy_pkg_j +
 			 (isnan(run->energy_dram_j) ? 0.0 : run->energy_dram_j);
+	if (isinf(energy)) {
+		free(runs);
+		return cosched_error_set(err,
+			"run.energy_pkg_j: %g gives EDP energy %g (energy_pkg_j + energy_dram_j)",
+			run->energy_pkg_j, energy);
+	}
 	edp = malloc(sizeof(*edp) * (p->n_edp + 1));
 	if (!edp) {
 		free(runs);
@@ -322,8 +447,8 @@ int cosched_profile_add_run(cosched_profile_t *p, const cosched_run_t *run,
 		if (!edp_cmp(&edp[i], run->threads, run->freq_khz))
 			idx = i;
 	if (idx >= 0) {
-		edp[idx].time_s = ewma(edp[idx].time_s, run->runtime_s, mp->weight);
-		edp[idx].energy_j = ewma(edp[idx].energy_j, energy, mp->weight);
+		edp[idx].time_s = cosched_ewma(edp[idx].time_s, run->runtime_s, mp->weight);
+		edp[idx].energy_j = cosched_ewma(edp[idx].energy_j, energy, mp->weight);
 		edp[idx].samples++;
 	} else {
 		if (n_edp >= COSCHED_PROFILE_MAX_EDP_POINTS) {
@@ -356,66 +481,59 @@ int cosched_profile_add_run(cosched_profile_t *p, const cosched_run_t *run,
 
 /* --- JSON out ----------------------------------------------------------- */
 
-static int put(json_t *obj, const char *key, json_t *val)
+/*
+ * The writer's state: the first error wins, so a value that cannot be
+ * written ("derived.ipc: not finite") is not reported as out of memory.
+ */
+typedef struct {
+	cosched_error_t *err;
+	bool reported;		/* err holds the reason already */
+} writer_t;
+
+static int put(writer_t *w, json_t *obj, const char *key, json_t *val)
 {
+	(void) w;
 	if (!val)
 		return -1;
-	return json_object_set_new(obj, key, val);
+	return json_object_set_new(obj, key, val) ? -1 : 0;
 }
 
-/* NAN is written as null (derived) or left out (optional=true, runs). */
-static int put_real(json_t *obj, const char *key, double v, bool omit_nan)
+/* NAN is written as null (derived) or left out (omit_nan, runs); an
+ * infinite value has no JSON form and is an error naming the field. */
+static int put_real(writer_t *w, json_t *obj, const char *prefix,
+		    const char *key, double v, bool omit_nan)
 {
 	if (isnan(v))
-		return omit_nan ? 0 : put(obj, key, json_null());
-	return put(obj, key, json_real(v));
-}
-
-static json_t *derived_to_json(const cosched_derived_t *d)
-{
-	json_t *o = json_object();
-	int rc = 0;
-
-	if (!o)
-		return NULL;
-	rc |= put_real(o, "ipc", d->ipc, false);
-	rc |= put_real(o, "mpki", d->mpki, false);
-	rc |= put_real(o, "llc_miss_bw", d->llc_miss_bw, false);
-	rc |= put_real(o, "mem_traffic_bw", d->mem_traffic_bw, false);
-	rc |= put_real(o, "llc_to_core_bw", d->llc_to_core_bw, false);
-	rc |= put_real(o, "llc_miss_bw_per_thread", d->llc_miss_bw_per_thread, false);
-	rc |= put_real(o, "mem_traffic_bw_per_thread", d->mem_traffic_bw_per_thread, false);
-	rc |= put_real(o, "llc_to_core_bw_per_thread", d->llc_to_core_bw_per_thread, false);
-	rc |= put_real(o, "mem_uops_fraction", d->mem_uops_fraction, false);
-	rc |= put_real(o, "bw_fraction", d->bw_fraction, false);
-	rc |= put_real(o, "threads", d->threads, false);
-	rc |= put_real(o, "power_w", d->power_w, false);
-	if (rc) {
-		json_decref(o);
-		return NULL;
+		return omit_nan ? 0 : put(w, obj, key, json_null());
+	if (!isfinite(v)) {
+		if (!w->reported)
+			cosched_error_set(w->err, "%s%s%s: not finite (%g)",
+					  prefix, *prefix ? "." : "", key, v);
+		w->reported = true;
+		return -1;
 	}
-	return o;
+	return put(w, obj, key, json_real(v));
 }
 
-static json_t *run_to_json(const cosched_run_t *r)
+/* An object of the fields of table (n entries) of base. */
+static json_t *fields_to_json(writer_t *w, const char *prefix,
+			      const field_t *table, size_t stride, size_t n,
+			      const void *base, bool omit_nan)
 {
 	json_t *o = json_object();
 	int rc = 0;
 
 	if (!o)
 		return NULL;
-	rc |= put_real(o, "instructions", r->instructions, true);
-	rc |= put_real(o, "cycles", r->cycles, true);
-	rc |= put_real(o, "llc_misses", r->llc_misses, true);
-	rc |= put_real(o, "mem_bytes_per_s", r->mem_bytes_per_s, true);
-	rc |= put_real(o, "llc_to_core_bytes_per_s", r->llc_to_core_bytes_per_s, true);
-	rc |= put_real(o, "mem_uops_fraction", r->mem_uops_fraction, true);
-	rc |= put_real(o, "energy_pkg_j", r->energy_pkg_j, true);
-	rc |= put_real(o, "energy_cores_j", r->energy_cores_j, true);
-	rc |= put_real(o, "energy_dram_j", r->energy_dram_j, true);
-	rc |= put_real(o, "runtime_s", r->runtime_s, true);
-	rc |= put(o, "threads", json_integer(r->threads));
-	rc |= put(o, "freq_khz", json_integer(r->freq_khz));
+	for (size_t i = 0; i < n && !rc; i++) {
+		const field_t *f = (const field_t *) ((const char *) table +
+						      i * stride);
+		if (is_int_kind(f->kind))
+			rc = put(w, o, f->name, json_integer(int_get(base, f)));
+		else
+			rc = put_real(w, o, prefix, f->name, dbl_get(base, f),
+				      omit_nan);
+	}
 	if (rc) {
 		json_decref(o);
 		return NULL;
@@ -426,31 +544,44 @@ static json_t *run_to_json(const cosched_run_t *r)
 char *cosched_profile_to_json(const cosched_profile_t *p, cosched_error_t *err)
 {
 	json_t *root = json_object(), *runs = json_array(), *edp = json_array();
+	writer_t w = { err, false };
 	char *text = NULL;
 	int rc = 0;
 
 	if (!root || !runs || !edp)
 		goto fail;
-	rc |= put(root, "schema_version", json_integer(COSCHED_PROFILE_SCHEMA_VERSION));
-	rc |= put(root, "app", json_string(p->app));
-	rc |= put(root, "runs_merged", json_integer((json_int_t) p->runs_merged));
-	rc |= put(root, "derived", derived_to_json(&p->derived));
+	rc |= put(&w, root, "schema_version",
+		  json_integer(COSCHED_PROFILE_SCHEMA_VERSION));
+	rc |= put(&w, root, "app", json_string(p->app));
+	rc |= put(&w, root, "runs_merged", json_integer((json_int_t) p->runs_merged));
+	if (!rc)
+		rc |= put(&w, root, "derived",
+			  fields_to_json(&w, "derived", &derived_fields[0].f,
+					 sizeof(derived_fields[0]),
+					 N_DERIVED_FIELDS, &p->derived, false));
 	for (int i = 0; i < p->n_edp && !rc; i++) {
 		const cosched_edp_point_t *e = &p->edp[i];
 		json_t *o = json_object();
-		if (!o) {
+		char prefix[32];
+
+		if (!o || json_array_append_new(edp, o)) {
 			rc = -1;
 			break;
 		}
-		rc |= put(o, "threads", json_integer(e->threads));
-		rc |= put(o, "freq_khz", json_integer(e->freq_khz));
-		rc |= put_real(o, "time_s", e->time_s, false);
-		rc |= put_real(o, "energy_j", e->energy_j, false);
-		rc |= put(o, "samples", json_integer((json_int_t) e->samples));
-		rc |= json_array_append_new(edp, o);
+		snprintf(prefix, sizeof(prefix), "edp[%d]", i);
+		rc |= put(&w, o, "threads", json_integer(e->threads));
+		rc |= put(&w, o, "freq_khz", json_integer(e->freq_khz));
+		rc |= put_real(&w, o, prefix, "time_s", e->time_s, false);
+		rc |= put_real(&w, o, prefix, "energy_j", e->energy_j, false);
+		rc |= put(&w, o, "samples", json_integer((json_int_t) e->samples));
 	}
-	for (int i = 0; i < p->n_runs && !rc; i++)
-		rc |= json_array_append_new(runs, run_to_json(&p->runs[i]));
+	for (int i = 0; i < p->n_runs && !rc; i++) {
+		char prefix[32];
+		snprintf(prefix, sizeof(prefix), "runs[%d]", i);
+		rc |= json_array_append_new(runs,
+			fields_to_json(&w, prefix, run_fields, sizeof(run_fields[0]),
+				       N_RUN_FIELDS, &p->runs[i], true));
+	}
 	if (rc)
 		goto fail;
 	rc |= json_object_set(root, "edp", edp);
@@ -469,8 +600,9 @@ fail:
 	json_decref(root);
 	json_decref(runs);
 	json_decref(edp);
-	cosched_error_set(err, "%s: cannot serialise the profile (out of memory)",
-			  p->app);
+	if (!w.reported)
+		cosched_error_set(err,
+			"%s: cannot serialise the profile (out of memory)", p->app);
 	return NULL;
 }
 
@@ -524,19 +656,6 @@ static int bad_value(const char *prefix, const char *key, const char *expected,
 				 key, expected, got);
 }
 
-enum num_kind { NUM_NONNEG, NUM_POSITIVE, NUM_FRACTION };
-
-static const char *num_expected(enum num_kind k)
-{
-	switch (k) {
-	case NUM_POSITIVE:
-		return "a positive number";
-	case NUM_FRACTION:
-		return "a number from 0 to 1";
-	default:
-		return "a non-negative number";
-	}
-}
 
 /*
  * Read obj[key] as a number.  optional: absent or null gives NAN.
@@ -611,51 +730,62 @@ static int check_keys(const json_t *obj, const char *prefix,
 	return 0;
 }
 
-static const char *const run_keys[] = {
-	"instructions", "cycles", "llc_misses", "mem_bytes_per_s",
-	"llc_to_core_bytes_per_s", "mem_uops_fraction", "energy_pkg_j",
-	"energy_cores_j", "energy_dram_j", "runtime_s", "threads", "freq_khz",
-	NULL
-};
+/* Read the fields of table (n entries, stride bytes apart) from o into
+ * base (already initialised: absent optional values keep theirs). */
+static int fields_from_json(const json_t *o, const char *prefix,
+			    const field_t *table, size_t stride, size_t n,
+			    void *base, cosched_error_t *err)
+{
+	for (size_t i = 0; i < n; i++) {
+		const field_t *f = (const field_t *) ((const char *) table +
+						      i * stride);
+		if (is_int_kind(f->kind)) {
+			json_int_t v;
+			if (get_int(o, prefix, f->name, f->lo, f->hi,
+				    f->optional, 0, &v, err))
+				return -1;
+			int_set(base, f, (long) v);
+		} else if (get_num(o, prefix, f->name, f->kind, f->optional,
+				   dbl_at(base, f), err)) {
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* Refuse keys a table does not know (typos would silently be lost). */
+static int check_field_keys(const json_t *obj, const char *prefix,
+			    const field_t *table, size_t stride, size_t n,
+			    cosched_error_t *err)
+{
+	const char *key;
+	json_t *v;
+
+	json_object_foreach((json_t *) obj, key, v) {
+		bool ok = false;
+		(void) v;
+		for (size_t i = 0; i < n && !ok; i++)
+			ok = !strcmp(key, ((const field_t *) ((const char *) table +
+							      i * stride))->name);
+		if (!ok)
+			return cosched_error_set(err, "%s%s%s: unknown field",
+				prefix, *prefix ? "." : "", key);
+	}
+	return 0;
+}
 
 static int run_from_json(const json_t *o, const char *prefix,
 			 cosched_run_t *r, cosched_error_t *err)
 {
-	json_int_t i;
-
 	if (!json_is_object(o))
 		return bad_value("", prefix, "an object", o, err);
-	if (check_keys(o, prefix, run_keys, err))
+	if (check_field_keys(o, prefix, run_fields, sizeof(run_fields[0]),
+			     N_RUN_FIELDS, err))
 		return -1;
 	cosched_run_init(r);
-	if (get_num(o, prefix, "instructions", NUM_NONNEG, false, &r->instructions, err) ||
-	    get_num(o, prefix, "cycles", NUM_POSITIVE, false, &r->cycles, err) ||
-	    get_num(o, prefix, "llc_misses", NUM_NONNEG, false, &r->llc_misses, err) ||
-	    get_num(o, prefix, "mem_bytes_per_s", NUM_NONNEG, true, &r->mem_bytes_per_s, err) ||
-	    get_num(o, prefix, "llc_to_core_bytes_per_s", NUM_NONNEG, true,
-		    &r->llc_to_core_bytes_per_s, err) ||
-	    get_num(o, prefix, "mem_uops_fraction", NUM_FRACTION, true,
-		    &r->mem_uops_fraction, err) ||
-	    get_num(o, prefix, "energy_pkg_j", NUM_NONNEG, true, &r->energy_pkg_j, err) ||
-	    get_num(o, prefix, "energy_cores_j", NUM_NONNEG, true, &r->energy_cores_j, err) ||
-	    get_num(o, prefix, "energy_dram_j", NUM_NONNEG, true, &r->energy_dram_j, err) ||
-	    get_num(o, prefix, "runtime_s", NUM_POSITIVE, false, &r->runtime_s, err))
-		return -1;
-	if (get_int(o, prefix, "threads", 1, THREADS_LIMIT, false, 0, &i, err))
-		return -1;
-	r->threads = (int) i;
-	if (get_int(o, prefix, "freq_khz", 0, FREQ_KHZ_LIMIT, true, 0, &i, err))
-		return -1;
-	r->freq_khz = (long) i;
-	return 0;
+	return fields_from_json(o, prefix, run_fields, sizeof(run_fields[0]),
+				N_RUN_FIELDS, r, err);
 }
-
-static const char *const derived_keys[] = {
-	"ipc", "mpki", "llc_miss_bw", "mem_traffic_bw", "llc_to_core_bw",
-	"llc_miss_bw_per_thread", "mem_traffic_bw_per_thread",
-	"llc_to_core_bw_per_thread", "mem_uops_fraction", "bw_fraction",
-	"threads", "power_w", NULL
-};
 
 static int derived_from_json(const json_t *o, cosched_derived_t *d,
 			     cosched_error_t *err)
@@ -664,26 +794,12 @@ static int derived_from_json(const json_t *o, cosched_derived_t *d,
 
 	if (!json_is_object(o))
 		return bad_value("", pf, "an object", o, err);
-	if (check_keys(o, pf, derived_keys, err))
+	if (check_field_keys(o, pf, &derived_fields[0].f,
+			     sizeof(derived_fields[0]), N_DERIVED_FIELDS, err))
 		return -1;
-	if (get_num(o, pf, "ipc", NUM_NONNEG, true, &d->ipc, err) ||
-	    get_num(o, pf, "mpki", NUM_NONNEG, true, &d->mpki, err) ||
-	    get_num(o, pf, "llc_miss_bw", NUM_NONNEG, true, &d->llc_miss_bw, err) ||
-	    get_num(o, pf, "mem_traffic_bw", NUM_NONNEG, true, &d->mem_traffic_bw, err) ||
-	    get_num(o, pf, "llc_to_core_bw", NUM_NONNEG, true, &d->llc_to_core_bw, err) ||
-	    get_num(o, pf, "llc_miss_bw_per_thread", NUM_NONNEG, true,
-		    &d->llc_miss_bw_per_thread, err) ||
-	    get_num(o, pf, "mem_traffic_bw_per_thread", NUM_NONNEG, true,
-		    &d->mem_traffic_bw_per_thread, err) ||
-	    get_num(o, pf, "llc_to_core_bw_per_thread", NUM_NONNEG, true,
-		    &d->llc_to_core_bw_per_thread, err) ||
-	    get_num(o, pf, "mem_uops_fraction", NUM_FRACTION, true,
-		    &d->mem_uops_fraction, err) ||
-	    get_num(o, pf, "bw_fraction", NUM_NONNEG, true, &d->bw_fraction, err) ||
-	    get_num(o, pf, "threads", NUM_NONNEG, true, &d->threads, err) ||
-	    get_num(o, pf, "power_w", NUM_NONNEG, true, &d->power_w, err))
-		return -1;
-	return 0;
+	return fields_from_json(o, pf, &derived_fields[0].f,
+				sizeof(derived_fields[0]), N_DERIVED_FIELDS, d,
+				err);
 }
 
 static const char *const edp_keys[] = {
