@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cosched_gang.h"
+#include "cosched_util.h"
 
 /* Category bit for COSCHED_CAT_UNKNOWN in occupancy masks. */
 #define CAT_SLOTS (COSCHED_CAT_COUNT + 1)
@@ -38,13 +39,24 @@ int cosched_gang_params_check(const cosched_gang_params_t *p,
 	if (p->capacity < 1)
 		return cosched_error_set(err,
 			"capacity: must be >= 1 core, got %d", p->capacity);
+	if (p->capacity > COSCHED_GANG_MAX_CAPACITY)
+		return cosched_error_set(err,
+			"capacity: must be <= %d cores, got %d",
+			COSCHED_GANG_MAX_CAPACITY, p->capacity);
 	if (p->max_apps < 0)
 		return cosched_error_set(err,
 			"max_apps: must be >= 0 (0 = policy default), got %d",
 			p->max_apps);
-	if (!isfinite(p->mrb_weight) || p->mrb_weight < 0 || p->mrb_weight > 1)
+	/* Every application holds at least one core. */
+	if (p->max_apps > p->capacity)
 		return cosched_error_set(err,
-			"mrb_weight (EWMA a): must be in [0, 1], got %g",
+			"max_apps: must be <= capacity = %d (every application holds a core), got %d",
+			p->capacity, p->max_apps);
+	/* The same range as cosched.conf's MissRateBoundWeight: a = 0 would
+	 * never let a sample in. */
+	if (!(p->mrb_weight > 0 && p->mrb_weight <= 1))
+		return cosched_error_set(err,
+			"mrb_weight (EWMA a): must be in (0, 1], got %g",
 			p->mrb_weight);
 	if (!isfinite(p->mrb_threshold) || p->mrb_threshold <= 0)
 		return cosched_error_set(err,
@@ -330,10 +342,10 @@ int cosched_gang_rank(cosched_policy_t policy,
 		const cosched_socket_t *s = &sockets[i];
 		socket_agg_t agg = { 0 };
 
-		if (s->capacity < 1)
+		if (s->capacity < 1 || s->capacity > COSCHED_GANG_MAX_CAPACITY)
 			return cosched_error_set(err,
-				"sockets[%zu].capacity: must be >= 1, got %d", i,
-				s->capacity);
+				"sockets[%zu].capacity: must be in [1, %d], got %d",
+				i, COSCHED_GANG_MAX_CAPACITY, s->capacity);
 		if (s->used < 0 || s->used > s->capacity)
 			return cosched_error_set(err,
 				"sockets[%zu].used: must be in [0, %d], got %d", i,
@@ -597,10 +609,11 @@ cosched_socket_index_t *cosched_socket_index_create(
 	x->with_max = policy == COSCHED_POLICY_MISS_RATE_BALANCE;
 	if (capacity)
 		for (size_t i = 0; i < nsockets; i++) {
-			if (capacity[i] < 1) {
+			if (capacity[i] < 1 ||
+			    capacity[i] > COSCHED_GANG_MAX_CAPACITY) {
 				cosched_error_set(err,
-					"capacity[%zu]: must be >= 1, got %d", i,
-					capacity[i]);
+					"capacity[%zu]: must be in [1, %d], got %d", i,
+					COSCHED_GANG_MAX_CAPACITY, capacity[i]);
 				free(x);
 				return NULL;
 			}
@@ -1498,8 +1511,6 @@ cosched_mrb_t *cosched_mrb_create_from(const cosched_gang_params_t *params,
 int cosched_mrb_feed(cosched_mrb_t *s, size_t job, double mpi_sample,
 		     cosched_error_t *err)
 {
-	double a;
-
 	if (job >= s->njobs)
 		return cosched_error_set(err,
 			"job: index %zu out of range (%zu jobs)", job, s->njobs);
@@ -1511,8 +1522,8 @@ int cosched_mrb_feed(cosched_mrb_t *s, size_t job, double mpi_sample,
 	 * application: the gang's MPI is their sum, which equals the thesis's
 	 * gang-level EWMA while membership is unchanged and stays defined
 	 * when applications move. */
-	a = s->params.mrb_weight;
-	s->jobs[job].mpki = a * mpi_sample + (1.0 - a) * s->jobs[job].mpki;
+	s->jobs[job].mpki = cosched_ewma(s->jobs[job].mpki, mpi_sample,
+					 s->params.mrb_weight);
 	return 0;
 }
 

@@ -57,10 +57,16 @@ typedef struct {
  * and Application-Aware "at most 2"; GANG one; the others unbounded). */
 #define COSCHED_GANG_UNLIMITED 0
 
+/* The largest capacity (cores per socket or node) the policies accept.
+ * Far above today's sockets and nodes; it bounds the socket index's
+ * buckets (one per free-core count) and keeps every core sum in an int. */
+#define COSCHED_GANG_MAX_CAPACITY 1024
+
 typedef struct {
-	int capacity;		/* cores per gang (socket or node), >= 1 */
-	int max_apps;		/* applications per gang; 0 = policy default */
-	double mrb_weight;	/* Miss-Rate Bound EWMA a, [0, 1], default 1/2 */
+	int capacity;		/* cores per gang, 1 .. COSCHED_GANG_MAX_CAPACITY */
+	int max_apps;		/* applications per gang, 0 .. capacity;
+				 * 0 = policy default */
+	double mrb_weight;	/* Miss-Rate Bound EWMA a, (0, 1], default 1/2 */
 	double mrb_threshold;	/* Miss-Rate Bound T, > 0, default 12.0 */
 	uint64_t seed;		/* Miss-Rate Bound random start */
 	const cosched_pref_table_t *pref;	/* NULL = seed 002's table */
@@ -68,8 +74,9 @@ typedef struct {
 
 /* Defaults for a capacity (seed 002 "Miss-Rate Bound": a = 1/2, T = 12). */
 void cosched_gang_params_init(cosched_gang_params_t *p, int capacity);
-/* Refuse capacity < 1, max_apps < 0, a outside [0, 1], T <= 0; the
- * message names the field and the value. */
+/* Refuse capacity outside [1, COSCHED_GANG_MAX_CAPACITY], max_apps
+ * outside [0, capacity] (every application holds at least one core), a
+ * outside (0, 1], T <= 0; the message names the field and the value. */
 int cosched_gang_params_check(const cosched_gang_params_t *p,
 			      cosched_error_t *err);
 /* The applications-per-gang bound a policy applies with these params

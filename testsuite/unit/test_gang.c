@@ -1,11 +1,13 @@
 /* test_gang.c - seed 002's gang policies (src/common/cosched_gang.c):
  * the seed's worked examples, hand-computed cases, the incremental
  * ranking and its index, Miss-Rate Bound's online rounds, bad input. */
-#include <check.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "cosched_check.h"
 
 #include "src/common/cosched_gang.h"
 
@@ -750,6 +752,64 @@ END_TEST
 
 /* ---- bad parameters ---------------------------------------------- */
 
+/* Capacity and max_apps are bounded before anything is sized by them: a
+ * huge max_apps used to size the socket index (and fail "out of memory"),
+ * and a capacity near INT_MAX overflowed its bucket count. */
+START_TEST(test_bounds)
+{
+	cosched_gang_job_t j = mkjob(1, "a", 4, 0, COSCHED_CAT_CPU);
+	cosched_gang_params_t p;
+	cosched_gang_plan_t plan;
+	int caps[2] = { 8, COSCHED_GANG_MAX_CAPACITY + 1 };
+
+	cosched_gang_params_init(&p, 64);
+	p.max_apps = 1000000;
+	ck_assert_ptr_null(cosched_socket_index_create(COSCHED_POLICY_GREEDY_THREAD,
+						       &p, 4, NULL, &err));
+	ck_assert_str_eq(err.msg, "max_apps: must be <= capacity = 64 (every application holds a core), got 1000000");
+	ck_assert_int_eq(cosched_gang_plan(COSCHED_POLICY_APP_AWARE, &p, &j, 1,
+					   &plan, &err), -1);
+	ck_assert_str_eq(err.msg, "max_apps: must be <= capacity = 64 (every application holds a core), got 1000000");
+	p.max_apps = 64;	/* one core each: the most that can fit */
+	ck_assert_int_eq(cosched_gang_params_check(&p, &err), 0);
+
+	cosched_gang_params_init(&p, INT_MAX);
+	ck_assert_int_eq(cosched_gang_params_check(&p, &err), -1);
+	ck_assert_str_eq(err.msg, "capacity: must be <= 1024 cores, got 2147483647");
+	ck_assert_ptr_null(cosched_socket_index_create(COSCHED_POLICY_GANG, &p, 1,
+						       NULL, &err));
+	cosched_gang_params_init(&p, COSCHED_GANG_MAX_CAPACITY + 1);
+	ck_assert_ptr_null(cosched_mrb_create(&p, &j, 1, &err));
+	ck_assert_str_eq(err.msg, "capacity: must be <= 1024 cores, got 1025");
+
+	/* The largest capacity works, for every policy. */
+	cosched_gang_params_init(&p, COSCHED_GANG_MAX_CAPACITY);
+	j.threads = COSCHED_GANG_MAX_CAPACITY;
+	for (int pol = 0; pol < COSCHED_POLICY_COUNT; pol++) {
+		cosched_socket_index_t *x =
+			cosched_socket_index_create(pol, &p, 3, NULL, &err);
+		ck_assert_msg(x != NULL, "%s", err.msg);
+		ck_assert_int_eq(cosched_socket_index_best(x, &j, 0, NULL), 0);
+		cosched_socket_index_free(x);
+		ck_assert_int_eq(cosched_gang_plan(pol, &p, &j, 1, &plan, &err), 0);
+		cosched_gang_plan_free(&plan);
+	}
+
+	/* Per-socket capacities of the index are bounded the same way. */
+	cosched_gang_params_init(&p, 8);
+	ck_assert_ptr_null(cosched_socket_index_create(COSCHED_POLICY_GANG, &p, 2,
+						       caps, &err));
+	ck_assert_str_eq(err.msg, "capacity[1]: must be in [1, 1024], got 1025");
+	cosched_socket_t s = { COSCHED_GANG_MAX_CAPACITY + 1, 0, NULL, 0 };
+	cosched_candidate_t out[1];
+	size_t acc;
+	j.threads = 2;
+	ck_assert_int_eq(cosched_gang_rank(COSCHED_POLICY_GANG, &p, &s, 1, &j, out,
+					   &acc, &err), -1);
+	ck_assert_str_eq(err.msg, "sockets[0].capacity: must be in [1, 1024], got 1025");
+}
+END_TEST
+
 START_TEST(test_bad_params)
 {
 	cosched_gang_job_t j = mkjob(1, "a", 4, 0, COSCHED_CAT_CPU);
@@ -797,11 +857,19 @@ START_TEST(test_bad_params)
 
 	p.mrb_weight = -0.5;
 	ck_assert_ptr_null(cosched_mrb_create(&p, &j, 1, &err));
-	ck_assert_str_eq(err.msg, "mrb_weight (EWMA a): must be in [0, 1], got -0.5");
+	ck_assert_str_eq(err.msg, "mrb_weight (EWMA a): must be in (0, 1], got -0.5");
 	p.mrb_weight = 1.5;
 	ck_assert_int_eq(cosched_gang_plan(COSCHED_POLICY_MISS_RATE_BOUND, &p, &j, 1,
 					   &plan, &err), -1);
-	ck_assert_str_eq(err.msg, "mrb_weight (EWMA a): must be in [0, 1], got 1.5");
+	ck_assert_str_eq(err.msg, "mrb_weight (EWMA a): must be in (0, 1], got 1.5");
+	/* a = 0 would never let a sample in; cosched.conf refuses it too. */
+	p.mrb_weight = 0;
+	ck_assert_int_eq(cosched_gang_params_check(&p, &err), -1);
+	ck_assert_str_eq(err.msg, "mrb_weight (EWMA a): must be in (0, 1], got 0");
+	p.mrb_weight = NAN;
+	ck_assert_int_eq(cosched_gang_params_check(&p, &err), -1);
+	p.mrb_weight = 1;	/* the upper end is allowed: no smoothing */
+	ck_assert_int_eq(cosched_gang_params_check(&p, &err), 0);
 	p.mrb_weight = 0.5;
 	p.mrb_threshold = 0;
 	ck_assert_ptr_null(cosched_mrb_create(&p, &j, 1, &err));
@@ -839,8 +907,6 @@ int main(void)
 {
 	Suite *s = suite_create("gang");
 	TCase *tc = tcase_create("core");
-	SRunner *sr;
-	int failed;
 
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_app_aware_worked_example);
@@ -858,11 +924,8 @@ int main(void)
 	tcase_add_test(tc, test_rank_miss_rate);
 	tcase_add_test(tc, test_index_matches_rank);
 	tcase_add_test(tc, test_index_errors);
+	tcase_add_test(tc, test_bounds);
 	tcase_add_test(tc, test_bad_params);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return cosched_check_run(s);
 }
