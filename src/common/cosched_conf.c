@@ -134,7 +134,7 @@ static const char *pfx(const char *where, char *buf, size_t len)
 static int out_of_range(const char *where, const conf_key_t *k, const char *value,
 			cosched_error_t *err)
 {
-	char b[PATH_MAX + 32];
+	char b[COSCHED_PATH_MAX + 32];
 	return cosched_error_set(err,
 		"%s%s: value \"%s\" out of range (%g %s value <= %g)",
 		pfx(where, b, sizeof(b)), k->name, value, k->lo,
@@ -165,7 +165,7 @@ int cosched_conf_set(cosched_conf_t *conf, const char *where, const char *key,
 		     const char *value, cosched_error_t *err)
 {
 	const conf_key_t *k;
-	char b[PATH_MAX + 32], field[PATH_MAX + 96];
+	char b[COSCHED_PATH_MAX + 32], field[COSCHED_PATH_MAX + 96];
 	void *ptr;
 	double x;
 
@@ -232,10 +232,10 @@ int cosched_conf_set(cosched_conf_t *conf, const char *where, const char *key,
 			return cosched_error_set(err,
 				"%s: invalid value \"%s\" (expected an absolute path)",
 				field, value);
-		if (strlen(value) >= PATH_MAX - COSCHED_APP_NAME_MAX - 16)
+		if (strlen(value) >= COSCHED_PATH_MAX - COSCHED_APP_NAME_MAX - 16)
 			return cosched_error_set(err,
 				"%s: path \"%.40s...\" too long", field, value);
-		snprintf((char *) ptr, PATH_MAX, "%s", value);
+		snprintf((char *) ptr, COSCHED_PATH_MAX, "%s", value);
 		return 0;
 	case K_POLICY:
 		return cosched_policy_parse(field, value, (cosched_policy_t *) ptr,
@@ -327,7 +327,7 @@ int cosched_conf_parse_string(cosched_conf_t *conf, const char *name,
 	}
 	*tmp = *conf;
 	for (line = copy; line && !rc; line = next) {
-		char where[PATH_MAX + 32], *eq, *hash, *key, *value;
+		char where[COSCHED_PATH_MAX + 32], *eq, *hash, *key, *value;
 		size_t vlen;
 
 		next = strchr(line, '\n');

@@ -10,13 +10,12 @@
 #ifndef COSCHED_CONF_H
 #define COSCHED_CONF_H
 
-#include <limits.h>
-
 #include "cosched_classify.h"
 #include "cosched_error.h"
 #include "cosched_interference.h"
 #include "cosched_options.h"
 #include "cosched_profile.h"
+#include "cosched_store.h"
 
 /* The five gang policies of seed 002 "The five schedulers" (CoschedPolicy=). */
 typedef enum {
@@ -40,7 +39,7 @@ typedef enum {
 typedef struct {
 	cosched_classify_conf_t classify;	/* Classify*, Lca*, CorePeak* */
 	double node_peak_bw_mbs;		/* NodePeakBandwidth */
-	char profile_dir[PATH_MAX];		/* ProfileDir */
+	char profile_dir[COSCHED_PATH_MAX];		/* ProfileDir */
 	double profile_merge_weight;		/* ProfileMergeWeight */
 	int profile_max_samples;		/* ProfileMaxSamples */
 	cosched_interference_model_t interference; /* Interference, PreferenceTable */

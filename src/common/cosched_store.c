@@ -18,7 +18,7 @@
 /* Largest profile file read (bounded samples keep files far smaller). */
 #define PROFILE_MAX_BYTES (16 * 1024 * 1024)
 /* Room for the directory, an application name and the suffixes. */
-#define STORE_PATH_MAX (PATH_MAX + COSCHED_APP_NAME_MAX + 32)
+#define STORE_PATH_MAX (COSCHED_PATH_MAX + COSCHED_APP_NAME_MAX + 32)
 
 int cosched_store_open(cosched_store_t *s, const char *dir,
 		       const cosched_merge_params_t *merge,
@@ -115,12 +115,21 @@ static int load_file(const char *file, const char *app, cosched_profile_t *p,
 		return cosched_error_set(err, "%s: cannot open: %s", file,
 					 strerror(errno));
 	}
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) ||
-	    st.st_size > PROFILE_MAX_BYTES) {
+	if (fstat(fd, &st)) {
+		cosched_error_set(err, "%s: cannot stat: %s", file,
+				  strerror(errno));
+		close(fd);
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		return cosched_error_set(err, "%s: not a regular file", file);
+	}
+	if (st.st_size > PROFILE_MAX_BYTES) {
 		close(fd);
 		return cosched_error_set(err,
-			"%s: not a regular file of at most %d bytes", file,
-			PROFILE_MAX_BYTES);
+			"%s: %lld bytes, more than the limit of %d bytes", file,
+			(long long) st.st_size, PROFILE_MAX_BYTES);
 	}
 	buf = malloc((size_t) st.st_size + 1);
 	if (!buf) {
@@ -172,20 +181,19 @@ int cosched_store_load(const cosched_store_t *s, const char *app,
 	return rc;
 }
 
-static int fsync_dir(const char *dir, cosched_error_t *err)
+/*
+ * Make the rename durable.  Best effort: it runs after the rename, when the
+ * new profile is already in place, so its failure must not turn a
+ * completed write into an error (a caller would retry and merge twice).
+ */
+static void fsync_dir(const char *dir)
 {
 	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
 	if (fd < 0)
-		return cosched_error_set(err, "%s: cannot open: %s", dir,
-					 strerror(errno));
-	if (fsync(fd) && errno != EINVAL) {
-		close(fd);
-		return cosched_error_set(err, "%s: fsync: %s", dir,
-					 strerror(errno));
-	}
+		return;
+	(void) fsync(fd);
 	close(fd);
-	return 0;
 }
 
 /* Write p to a temporary file beside file, fsync, rename over file. */
@@ -239,7 +247,9 @@ static int write_atomic(const cosched_store_t *s, const char *file,
 		goto fail;
 	}
 	free(text);
-	return fsync_dir(s->dir, err);
+	/* From here on the new profile is in place: success. */
+	fsync_dir(s->dir);
+	return 0;
 fail:
 	if (fd >= 0)
 		close(fd);

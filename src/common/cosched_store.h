@@ -20,13 +20,16 @@
 #ifndef COSCHED_STORE_H
 #define COSCHED_STORE_H
 
-#include <limits.h>
-
 #include "cosched_error.h"
 #include "cosched_profile.h"
 
+/* Longest path cosched stores (Linux's PATH_MAX, which <limits.h> only
+ * defines under _GNU_SOURCE / POSIX; this header must compile with plain
+ * -std=c11). */
+#define COSCHED_PATH_MAX 4096
+
 typedef struct {
-	char dir[PATH_MAX];
+	char dir[COSCHED_PATH_MAX];
 	cosched_merge_params_t merge;
 } cosched_store_t;
 
@@ -45,14 +48,23 @@ int cosched_store_open(cosched_store_t *s, const char *dir,
 int cosched_store_load(const cosched_store_t *s, const char *app,
 		       cosched_profile_t *p, cosched_error_t *err);
 
-/* Replace app's profile atomically (p->app names the file). */
+/*
+ * Replace app's profile atomically (p->app names the file).  Success means
+ * the new profile is in place: once rename() has succeeded the call
+ * returns 0 even if the fsync() of the directory that follows fails (the
+ * file is complete and visible; only the durability of the directory entry
+ * across a crash is best effort), so a caller never retries a write that
+ * happened.  On error the stored profile is unchanged.
+ */
 int cosched_store_save(const cosched_store_t *s, const cosched_profile_t *p,
 		       cosched_error_t *err);
 
 /*
  * Merge one run into app's profile under the exclusive lock (load, add,
  * atomic write).  When out is not NULL it receives the merged profile
- * (caller frees).  The stored profile is unchanged on error.
+ * (caller frees).  The stored profile is unchanged on error, and changed
+ * exactly once on success (see cosched_store_save for the directory
+ * fsync), so retrying a failed call never merges a run twice.
  */
 int cosched_store_merge_run(const cosched_store_t *s, const char *app,
 			    const cosched_run_t *run, cosched_profile_t *out,

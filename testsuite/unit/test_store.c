@@ -8,9 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cosched_check.h"
 #include "src/common/cosched_classify.h"
 #include "src/common/cosched_conf.h"
 #include "src/common/cosched_interference.h"
@@ -260,24 +262,111 @@ START_TEST(test_stale_temp_and_list)
 }
 END_TEST
 
+/*
+ * Load "is.C" and "absent" without write access to the directory; exit
+ * status 0 when both behave.  Run in a child process that lost the write
+ * access (as root chmod does not stop writes, so the child drops to an
+ * unprivileged user instead).
+ */
+static int read_without_write_access(void)
+{
+	cosched_profile_t p;
+	cosched_error_t e;
+
+	if (access(dir, W_OK) == 0) {
+		fprintf(stderr, "reader: still has write access to %s\n", dir);
+		return 3;
+	}
+	if (cosched_store_load(&store, "is.C", &p, &e) != 1) {
+		fprintf(stderr, "reader: %s\n", e.msg);
+		return 1;
+	}
+	if (p.runs_merged != 1)
+		return 2;
+	cosched_profile_free(&p);
+	if (cosched_store_load(&store, "absent", &p, &e) != 0) {
+		fprintf(stderr, "reader: %s\n", e.msg);
+		return 1;
+	}
+	cosched_profile_free(&p);
+	return 0;
+}
+
 /* Readers create nothing and need no write access to the directory. */
 START_TEST(test_readers_write_nothing)
 {
 	cosched_profile_t p;
 	cosched_run_t r = mkrun(2.0);
+	bool root = geteuid() == 0;
+	pid_t pid;
+	int status;
 
 	ck_assert_int_eq(cosched_store_load(&store, "absent", &p, &err), 0);
 	cosched_profile_free(&p);
 	ck_assert_int_eq(count_entries(""), 0);	/* no lock file either */
 	ck_assert_int_eq(cosched_store_merge_run(&store, "is.C", &r, NULL, &err), 0);
-	ck_assert_int_eq(chmod(dir, 0555), 0);
-	ck_assert_msg(cosched_store_load(&store, "is.C", &p, &err) == 1, "%s", err.msg);
+	/* root: others may read and enter, only root writes; else: nobody
+	 * writes */
+	ck_assert_int_eq(chmod(dir, root ? 0755 : 0555), 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		if (root && (setgid(65534) || setuid(65534))) {
+			perror("setuid nobody");
+			_exit(4);
+		}
+		_exit(read_without_write_access());
+	}
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert_int_eq(chmod(dir, 0755), 0);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		      "reader without write access failed (status %d)", status);
+	ck_assert_int_eq(count_entries(""), 2);
+}
+END_TEST
+
+/* A run whose derived metrics are not finite is refused with its reason,
+ * and the stored profile is unchanged (it used to fail in the JSON writer
+ * as "out of memory", after the merge). */
+START_TEST(test_merge_non_finite_run)
+{
+	cosched_profile_t p;
+	cosched_run_t r = mkrun(2.0);
+
+	ck_assert_int_eq(cosched_store_merge_run(&store, "tiny", &r, NULL, &err), 0);
+	r.cycles = 1e-320;
+	ck_assert_int_eq(cosched_store_merge_run(&store, "tiny", &r, NULL, &err), -1);
+	ck_assert_msg(strstr(err.msg, "run.cycles: ") && strstr(err.msg, "gives ipc inf"),
+		      "%s", err.msg);
+	ck_assert_int_eq(cosched_store_load(&store, "tiny", &p, &err), 1);
 	ck_assert_int_eq(p.runs_merged, 1);
 	cosched_profile_free(&p);
-	ck_assert_int_eq(cosched_store_load(&store, "absent", &p, &err), 0);
-	cosched_profile_free(&p);
-	ck_assert_int_eq(chmod(dir, 0755), 0);
-	ck_assert_int_eq(count_entries(""), 2);
+}
+END_TEST
+
+/* fstat failure, a non-regular file and a too-large file have distinct
+ * messages. */
+START_TEST(test_load_not_regular_or_too_large)
+{
+	cosched_profile_t p;
+	char path[128];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/adir.json", dir);
+	ck_assert_int_eq(mkdir(path, 0755), 0);
+	ck_assert_int_eq(cosched_store_load(&store, "adir", &p, &err), -1);
+	ck_assert_msg(strstr(err.msg, "adir.json: not a regular file") != NULL,
+		      "%s", err.msg);
+
+	snprintf(path, sizeof(path), "%s/big.json", dir);
+	fd = open(path, O_WRONLY | O_CREAT, 0644);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(ftruncate(fd, 16 * 1024 * 1024 + 1), 0);
+	close(fd);
+	ck_assert_int_eq(cosched_store_load(&store, "big", &p, &err), -1);
+	ck_assert_msg(strstr(err.msg,
+			     "big.json: 16777217 bytes, more than the limit of 16777216 bytes") != NULL,
+		      "%s", err.msg);
 }
 END_TEST
 
@@ -359,7 +448,8 @@ END_TEST
 START_TEST(test_concurrent_writers)
 {
 	pid_t pids[WRITERS + 1];
-	int status, reads_ok = 0;
+	int status, fds[2];
+	unsigned long reader[2];
 
 	for (int w = 0; w < WRITERS; w++) {
 		pids[w] = fork();
@@ -376,30 +466,56 @@ START_TEST(test_concurrent_writers)
 			_exit(0);
 		}
 	}
-	/* a reader: every load must succeed (shared lock, atomic rename) */
+	/*
+	 * A reader: every load must succeed (shared lock, atomic rename) and
+	 * the count it sees never goes back.  It reads until it has seen the
+	 * final count (or for 30 s) and reports, through a pipe, how many of
+	 * its loads found the profile and the last count seen.
+	 */
+	ck_assert_int_eq(pipe(fds), 0);
 	pids[WRITERS] = fork();
 	ck_assert_int_ge(pids[WRITERS], 0);
 	if (pids[WRITERS] == 0) {
-		for (int i = 0; i < 200; i++) {
+		struct timeval start, now;
+		unsigned long res[2] = { 0, 0 };	/* found, last count */
+
+		close(fds[0]);
+		gettimeofday(&start, NULL);
+		for (int i = 0;; i++) {
 			cosched_error_t e;
 			cosched_profile_t p;
-			if (cosched_store_load(&store, "shared", &p, &e) < 0) {
+			int rc = cosched_store_load(&store, "shared", &p, &e);
+			if (rc < 0) {
 				fprintf(stderr, "reader: %s\n", e.msg);
 				_exit(1);
 			}
-			if (p.n_runs > 5 || (unsigned long) p.n_runs > p.runs_merged)
+			if (p.n_runs > 5 || (unsigned long) p.n_runs > p.runs_merged ||
+			    p.runs_merged < res[1])
 				_exit(2);
+			if (rc == 1) {
+				res[0]++;
+				res[1] = p.runs_merged;
+			}
 			cosched_profile_free(&p);
+			gettimeofday(&now, NULL);
+			if ((i >= 200 && res[1] == WRITERS * RUNS_PER_WRITER) ||
+			    now.tv_sec - start.tv_sec > 30)
+				break;
 		}
-		_exit(0);
+		if (write(fds[1], res, sizeof(res)) != (ssize_t) sizeof(res))
+			_exit(3);
+		_exit(res[0] > 0 ? 0 : 4);
 	}
+	close(fds[1]);
 	for (int w = 0; w <= WRITERS; w++) {
 		ck_assert_int_eq(waitpid(pids[w], &status, 0), pids[w]);
 		ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
 			      "process %d failed (status %d)", w, status);
-		reads_ok += w == WRITERS;
 	}
-	ck_assert_int_eq(reads_ok, 1);
+	ck_assert_int_eq(read(fds[0], reader, sizeof(reader)), sizeof(reader));
+	close(fds[0]);
+	ck_assert_uint_gt(reader[0], 0);	/* it did read profiles */
+	ck_assert_uint_eq(reader[1], WRITERS * RUNS_PER_WRITER);
 	{
 		cosched_profile_t p;
 		ck_assert_int_eq(cosched_store_load(&store, "shared", &p, &err), 1);
@@ -419,8 +535,6 @@ int main(void)
 {
 	Suite *s = suite_create("store");
 	TCase *tc = tcase_create("store");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_set_timeout(tc, 60);
@@ -432,12 +546,10 @@ int main(void)
 	tcase_add_test(tc, test_corrupt_file);
 	tcase_add_test(tc, test_stale_temp_and_list);
 	tcase_add_test(tc, test_readers_write_nothing);
+	tcase_add_test(tc, test_merge_non_finite_run);
+	tcase_add_test(tc, test_load_not_regular_or_too_large);
 	tcase_add_test(tc, test_conf_store_classify_pipeline);
 	tcase_add_test(tc, test_concurrent_writers);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return cosched_check_run(s);
 }
