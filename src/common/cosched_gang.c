@@ -171,6 +171,19 @@ typedef struct {
 	double load;		/* MPI sum (MPI policies only) */
 } socket_agg_t;
 
+/*
+ * A category's slot in the occupancy masks.  Occupants given to the ranking
+ * and jobs given to the index are not validated like arriving jobs, so a
+ * value out of range (negative, or past UNKNOWN) counts as unknown, which
+ * Application-Aware never pairs with anything.
+ */
+static unsigned cat_slot(cosched_category_t c)
+{
+	int v = (int)c;
+	return v < 0 || v > COSCHED_CAT_UNKNOWN ? COSCHED_CAT_UNKNOWN :
+						   (unsigned)v;
+}
+
 static bool policy_uses_load(cosched_policy_t p)
 {
 	return p == COSCHED_POLICY_MISS_RATE_BALANCE ||
@@ -215,8 +228,7 @@ static void score_socket(const score_ctx_t *ctx, const cosched_gang_job_t *job,
 {
 	int free_cores = s->capacity - s->used;
 	int need = cores_needed(ctx->policy, job);
-	unsigned jc = job->category > COSCHED_CAT_UNKNOWN ?
-		COSCHED_CAT_UNKNOWN : job->category;
+	unsigned jc = cat_slot(job->category);
 
 	memset(c, 0, sizeof(*c));
 	c->socket = socket;
@@ -224,7 +236,7 @@ static void score_socket(const score_ctx_t *ctx, const cosched_gang_job_t *job,
 	c->need = need;
 	c->napps = s->napps;
 	c->max_apps = ctx->max_apps;
-	c->cat_job = job->category;
+	c->cat_job = (cosched_category_t)jc;
 	c->cat_other = COSCHED_CAT_UNKNOWN;
 	c->load = s->load;
 	c->threshold = ctx->threshold;
@@ -359,8 +371,7 @@ int cosched_gang_rank(cosched_policy_t policy,
 		agg.napps = s->noccupants;
 		for (int k = 0; k < s->noccupants; k++) {
 			const cosched_gang_job_t *o = &s->occupants[k];
-			unsigned cat = o->category > COSCHED_CAT_UNKNOWN ?
-				COSCHED_CAT_UNKNOWN : o->category;
+			unsigned cat = cat_slot(o->category);
 			agg.mask |= 1u << cat;
 			if (policy_uses_load(policy))
 				agg.load += o->mpki;
@@ -743,7 +754,7 @@ long cosched_socket_index_best(cosched_socket_index_t *x,
 		memset(&b, 0, sizeof(b));
 		b.reject = COSCHED_REJECT_NO_SOCKET;
 		b.need = need;
-		b.cat_job = job->category;
+		b.cat_job = (cosched_category_t)cat_slot(job->category);
 		if (best)
 			*best = b;
 		return -1;
@@ -762,11 +773,12 @@ static int index_update(cosched_socket_index_t *x, size_t s,
 	if (s >= x->nsockets)
 		return cosched_error_set(err,
 			"socket: %zu out of range (%zu sockets)", s, x->nsockets);
-	if (!job || threads < 0)
+	if (!job)
+		return cosched_error_set(err, "job: NULL");
+	if (threads < 0)
 		return cosched_error_set(err, "threads: must be >= 0, got %d",
 					 threads);
-	cat = job->category > COSCHED_CAT_UNKNOWN ? COSCHED_CAT_UNKNOWN :
-		job->category;
+	cat = cat_slot(job->category);
 	if (sign > 0 && x->used[s] + threads > x->cap[s])
 		return cosched_error_set(err,
 			"socket %zu: %d threads exceed its %d free cores", s,
@@ -1181,8 +1193,7 @@ static int plan_app_aware(const cosched_gang_params_t *p,
 	for (size_t s = 0; s < sizeof(steps) / sizeof(steps[0]); s++) {
 		for (size_t k = 0; k < n; k++) {
 			const cosched_gang_job_t *j = &jobs[order[k]];
-			unsigned cat = j->category > COSCHED_CAT_UNKNOWN ?
-				COSCHED_CAT_UNKNOWN : j->category;
+			unsigned cat = cat_slot(j->category);
 			long g = -1;
 
 			if ((int)cat != steps[s])

@@ -746,6 +746,51 @@ START_TEST(test_index_errors)
 	ck_assert_str_eq(err.msg, "socket 0: 6 threads exceed its 2 free cores");
 	ck_assert_int_eq(cosched_socket_index_remove(x, 1, &j, 6, &err), -1);
 	ck_assert_str_eq(err.msg, "socket 1: job 1 (6 threads, cpu) is not there");
+	/* A missing job is not a thread count problem. */
+	ck_assert_int_eq(cosched_socket_index_add(x, 1, NULL, 2, &err), -1);
+	ck_assert_str_eq(err.msg, "job: NULL");
+	ck_assert_int_eq(cosched_socket_index_remove(x, 0, NULL, 6, &err), -1);
+	ck_assert_str_eq(err.msg, "job: NULL");
+	ck_assert_int_eq(cosched_socket_index_add(x, 1, &j, -1, &err), -1);
+	ck_assert_str_eq(err.msg, "threads: must be >= 0, got -1");
+	cosched_socket_index_free(x);
+}
+END_TEST
+
+/* Occupants' categories are not validated like arriving jobs: a value out
+ * of range, negative or past UNKNOWN, counts as unknown (runs alone under
+ * Application-Aware) in the ranking and in the index alike. */
+START_TEST(test_out_of_range_category)
+{
+	cosched_gang_job_t neg[] = { mkjob(1, "n", 2, 0, (cosched_category_t)-1) };
+	cosched_gang_job_t big[] = { mkjob(2, "b", 2, 0, (cosched_category_t)77) };
+	cosched_gang_job_t cpu[] = { mkjob(3, "c", 2, 0, COSCHED_CAT_CPU) };
+	cosched_socket_t s[] = {
+		{ 8, 2, neg, 1 }, { 8, 2, big, 1 }, { 8, 2, cpu, 1 },
+	};
+	cosched_gang_job_t job = mkjob(10, "j", 2, 0, COSCHED_CAT_CPU);
+	cosched_gang_params_t p;
+	const char *expect[] = {
+		"socket 2: accepted, score 1.333, 2 threads, 4 cores left",
+		"socket 0: forbidden pair cpu+unknown",
+		"socket 1: forbidden pair cpu+unknown",
+	};
+	cosched_socket_index_t *x;
+	cosched_candidate_t best;
+
+	cosched_gang_params_init(&p, 8);
+	rank_strs(COSCHED_POLICY_APP_AWARE, &p, s, 3, &job, 1, expect);
+
+	x = cosched_socket_index_create(COSCHED_POLICY_APP_AWARE, &p, 3, NULL, &err);
+	ck_assert_ptr_nonnull(x);
+	ck_assert_int_eq(cosched_socket_index_add(x, 0, &neg[0], 2, &err), 0);
+	ck_assert_int_eq(cosched_socket_index_add(x, 1, &big[0], 2, &err), 0);
+	ck_assert_int_eq(cosched_socket_index_best(x, &job,
+		COSCHED_INDEX_OCCUPIED_ONLY, &best), -1);
+	ck_assert_int_eq(best.reject, COSCHED_REJECT_NO_SOCKET);
+	ck_assert_int_eq(cosched_socket_index_remove(x, 0, &neg[0], 2, &err), 0);
+	ck_assert_int_eq(cosched_socket_index_remove(x, 1, &big[0], 2, &err), 0);
+	ck_assert_int_eq(cosched_socket_index_free_cores(x, 0), 8);
 	cosched_socket_index_free(x);
 }
 END_TEST
@@ -924,6 +969,7 @@ int main(void)
 	tcase_add_test(tc, test_rank_miss_rate);
 	tcase_add_test(tc, test_index_matches_rank);
 	tcase_add_test(tc, test_index_errors);
+	tcase_add_test(tc, test_out_of_range_category);
 	tcase_add_test(tc, test_bounds);
 	tcase_add_test(tc, test_bad_params);
 	suite_add_tcase(s, tc);
