@@ -46,12 +46,39 @@ static int points_check(const cosched_edp_point_t *pts, size_t n,
 	return 0;
 }
 
+/*
+ * Which points the thread choices rank.  The frequency choice can only use
+ * points with a known frequency, so when the profile has any, the thread
+ * choices rank only those too: otherwise a thread count measured only at an
+ * unknown frequency could win and leave no frequency to choose.  Profiles
+ * without any frequency (frequency 0 everywhere) still give a thread count.
+ * need_energy: only points with a measured energy count as "any".
+ */
+static bool freq_known_only(const cosched_edp_point_t *pts, size_t n,
+			    bool need_energy)
+{
+	for (size_t i = 0; i < n; i++)
+		if (pts[i].freq_khz > 0 &&
+		    (!need_energy || !isnan(pts[i].energy_j)))
+			return true;
+	return false;
+}
+
+/* A point's EDP in the thread ranking, or NAN when it does not count. */
+static double rank_edp(const cosched_edp_point_t *p, bool freq_only)
+{
+	if (freq_only && p->freq_khz <= 0)
+		return NAN;
+	return cosched_power_point_edp(p);
+}
+
 int cosched_power_best_threads(const cosched_edp_point_t *pts, size_t n,
 			       double tolerance, int *threads,
 			       cosched_error_t *err)
 {
 	double best = INFINITY;
 	int best_threads = 0;
+	bool freq_only;
 
 	if (!isfinite(tolerance) || tolerance < 0)
 		return cosched_error_set(err,
@@ -59,10 +86,11 @@ int cosched_power_best_threads(const cosched_edp_point_t *pts, size_t n,
 			tolerance);
 	if (points_check(pts, n, err) < 0)
 		return -1;
-	/* Minimum EDP over every point (seed 002 "Threads vs EDP"); ties to
-	 * fewer threads. */
+	freq_only = freq_known_only(pts, n, true);
+	/* Minimum EDP over the ranked points (seed 002 "Threads vs EDP");
+	 * ties to fewer threads. */
 	for (size_t i = 0; i < n; i++) {
-		double edp = cosched_power_point_edp(&pts[i]);
+		double edp = rank_edp(&pts[i], freq_only);
 		if (isnan(edp))
 			continue;
 		if (edp < best || (edp == best && pts[i].threads < best_threads)) {
@@ -78,7 +106,7 @@ int cosched_power_best_threads(const cosched_edp_point_t *pts, size_t n,
 	if (tolerance > 0) {
 		double limit = best * (1.0 + tolerance);
 		for (size_t i = 0; i < n; i++) {
-			double edp = cosched_power_point_edp(&pts[i]);
+			double edp = rank_edp(&pts[i], freq_only);
 			if (!isnan(edp) && edp <= limit &&
 			    pts[i].threads < best_threads)
 				best_threads = pts[i].threads;
@@ -94,12 +122,15 @@ int cosched_power_scaling_threads(const cosched_edp_point_t *pts, size_t n,
 {
 	int cur = 0;
 	double cur_time = 0;
+	bool freq_only;
 
 	if (!isfinite(min_gain) || min_gain < 0 || min_gain >= 1)
 		return cosched_error_set(err,
 			"min_gain: must be in [0, 1), got %g", min_gain);
 	if (points_check(pts, n, err) < 0)
 		return -1;
+	/* The same points as the other choices (see freq_known_only). */
+	freq_only = freq_known_only(pts, n, false);
 	/* Walk the measured thread counts upwards (n is small: a sweep is at
 	 * most threads x frequencies points, so O(n^2) is fine here). */
 	for (;;) {
@@ -107,13 +138,15 @@ int cosched_power_scaling_threads(const cosched_edp_point_t *pts, size_t n,
 		double next_time = INFINITY;
 
 		for (size_t i = 0; i < n; i++)
-			if (pts[i].threads > cur &&
+			if ((!freq_only || pts[i].freq_khz > 0) &&
+			    pts[i].threads > cur &&
 			    (next == 0 || pts[i].threads < next))
 				next = pts[i].threads;
 		if (next == 0)
 			break;
 		for (size_t i = 0; i < n; i++)
-			if (pts[i].threads == next && pts[i].time_s < next_time)
+			if ((!freq_only || pts[i].freq_khz > 0) &&
+			    pts[i].threads == next && pts[i].time_s < next_time)
 				next_time = pts[i].time_s;
 		if (cur > 0 && !(next_time < cur_time * (1.0 - min_gain)))
 			break;	/* performance stops improving */
@@ -176,11 +209,12 @@ static int choose_args_check(cosched_power_policy_t policy,
 		return cosched_error_set(err,
 			"power policy: %d is not performance, edp or energy (unset: resolve the site default first)",
 			(int)policy);
+	/* The same range as --cosched-power=energy:PCT and cosched.conf's
+	 * MaxSlowdown: the energy policy needs some room to save energy. */
 	if (policy == COSCHED_POWER_ENERGY &&
-	    (!isfinite(max_slowdown_pct) || max_slowdown_pct < 0 ||
-	     max_slowdown_pct > 100))
+	    !(max_slowdown_pct > 0 && max_slowdown_pct <= 100))
 		return cosched_error_set(err,
-			"max_slowdown_pct: must be in [0, 100], got %g",
+			"max_slowdown_pct: must be in (0, 100], got %g",
 			max_slowdown_pct);
 	return 0;
 }
@@ -390,10 +424,12 @@ int cosched_power_resolve_domain(const cosched_freq_request_t *req, size_t n,
 			return cosched_error_set(err,
 				"requests[%zu].requested_khz: must be > 0, got %ld",
 				i, req[i].requested_khz);
-		if (!isfinite(req[i].max_slowdown_pct) ||
-		    req[i].max_slowdown_pct < 0)
+		/* 0 is allowed here: a performance job in the domain
+		 * accepts no slowdown at all. */
+		if (!(req[i].max_slowdown_pct >= 0 &&
+		      req[i].max_slowdown_pct <= 100))
 			return cosched_error_set(err,
-				"requests[%zu].max_slowdown_pct: must be >= 0, got %g",
+				"requests[%zu].max_slowdown_pct: must be in [0, 100], got %g",
 				i, req[i].max_slowdown_pct);
 		if (req[i].npoints > 0 && !req[i].points)
 			return cosched_error_set(err,

@@ -35,8 +35,11 @@ double cosched_power_point_edp(const cosched_edp_point_t *p);
  * choices take the fewest cores" applies: the fewest threads whose EDP is
  * within (1 + tolerance) x the minimum (ft.B: tolerance 0 -> 7 threads,
  * 0.05 -> 6, 0.25 -> 5).  Ties go to fewer threads.  Points with unknown
- * (NAN) energy are skipped.  Fails on no usable point, threads < 1,
- * time <= 0, energy < 0, or tolerance < 0 / not finite.
+ * (NAN) energy are skipped; when any point with a measured energy has a
+ * known frequency, points with frequency 0 (unknown) are skipped too, so
+ * the answer is a thread count cosched_power_choose_freq() can serve.
+ * Fails on no usable point, threads < 1, time <= 0, energy < 0, or
+ * tolerance < 0 / not finite.
  */
 int cosched_power_best_threads(const cosched_edp_point_t *pts, size_t n,
 			       double tolerance, int *threads,
@@ -51,7 +54,8 @@ int cosched_power_best_threads(const cosched_edp_point_t *pts, size_t n,
  * threads measured, the answer is the last count reached while each next
  * measured count cuts the time by more than min_gain (a fraction, >= 0;
  * 0 = any improvement).  ft.B: min_gain 0 -> 7 (8 is slower), 0.06 -> 6
- * (6 -> 7 gains only 5%).  Energy is not needed.
+ * (6 -> 7 gains only 5%).  Energy is not needed.  As above, points with
+ * frequency 0 are skipped when any point has a known frequency.
  */
 int cosched_power_scaling_threads(const cosched_edp_point_t *pts, size_t n,
 				  double min_gain, int *threads,
@@ -64,7 +68,8 @@ int cosched_power_scaling_threads(const cosched_edp_point_t *pts, size_t n,
  *   EDP:         the lowest EDP;
  *   ENERGY:      the lowest energy among the points whose time is at most
  *                (1 + max_slowdown_pct / 100) x the time at the highest
- *                frequency (0 <= max_slowdown_pct <= 100).
+ *                frequency (0 < max_slowdown_pct <= 100, the range of
+ *                --cosched-power=energy:PCT and cosched.conf MaxSlowdown).
  * Ties go to the higher frequency (never slower for the same figure).
  * Points with frequency 0 (unknown) are skipped; UNSET is refused (the
  * caller resolves the site default first).
@@ -152,7 +157,8 @@ typedef struct {
 	int threads;			/* thread count the points are read at */
 	const cosched_edp_point_t *points;	/* may be NULL */
 	size_t npoints;
-	double max_slowdown_pct;	/* MIN_EDP_SUM only; >= 0 */
+	double max_slowdown_pct;	/* MIN_EDP_SUM only; [0, 100]; 0 = a
+					 * performance job: no slowdown */
 } cosched_freq_request_t;
 
 typedef struct {

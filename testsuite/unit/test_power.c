@@ -1,9 +1,10 @@
 /* test_power.c - thread count and frequency choices
  * (src/common/cosched_power.c): seed 002 "Threads vs EDP" and "DVFS model". */
-#include <check.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "cosched_check.h"
 
 #include "src/common/cosched_power.h"
 
@@ -76,6 +77,50 @@ START_TEST(test_ftb_scaling)
 	ck_assert_int_eq(threads, 5);	/* 4 -> 5 gains 15.9% */
 	ck_assert_int_eq(cosched_power_scaling_threads(pts, 8, 1.0, &threads, &err), -1);
 	ck_assert_str_eq(err.msg, "min_gain: must be in [0, 1), got 1");
+}
+END_TEST
+
+/* A profile mixing runs at an unknown frequency (0) with a sweep: a fast
+ * 4-thread run whose frequency was not recorded must not become the thread
+ * count, since no frequency can then be chosen for it. */
+START_TEST(test_unknown_frequency_points)
+{
+	cosched_edp_point_t pts[] = {
+		{ 4, 0, 5.0, 100, 1 },		/* EDP   500, frequency unknown */
+		{ 8, 2200000, 10.0, 950, 1 },	/* EDP  9500 */
+		{ 8, 1500000, 10.5, 800, 1 },	/* EDP  8400 */
+		{ 2, 2200000, 30.0, 700, 1 },	/* EDP 21000 */
+	};
+	cosched_power_choice_t c;
+	int threads = 0;
+
+	ck_assert_int_eq(cosched_power_best_threads(pts, 4, 0.0, &threads, &err), 0);
+	ck_assert_int_eq(threads, 8);
+	ck_assert_int_eq(cosched_power_choose(pts, 4, COSCHED_POWER_EDP, 0, 0, &c,
+					      &err), 0);
+	ck_assert_int_eq(c.threads, 8);
+	ck_assert_int_eq(c.freq_khz, 1500000);
+	/* Scaling reads the same points: 2 -> 8 threads cuts 30 s to 10 s. */
+	ck_assert_int_eq(cosched_power_scaling_threads(pts, 4, 0.0, &threads, &err), 0);
+	ck_assert_int_eq(threads, 8);
+
+	/* Energy measured only at the unknown frequency: that run is all
+	 * there is to rank. */
+	pts[1].energy_j = pts[2].energy_j = pts[3].energy_j = NAN;
+	ck_assert_int_eq(cosched_power_best_threads(pts, 4, 0.0, &threads, &err), 0);
+	ck_assert_int_eq(threads, 4);
+
+	/* No frequency anywhere: the thread count still holds (ft.B). */
+	cosched_edp_point_t ftb[8];
+	ftb_points(ftb);
+	for (int i = 0; i < 8; i++)
+		ftb[i].freq_khz = 0;
+	ck_assert_int_eq(cosched_power_choose(ftb, 8, COSCHED_POWER_EDP, 0, 0, &c,
+					      &err), 0);
+	ck_assert_int_eq(c.threads, 7);
+	ck_assert_int_eq(c.freq_khz, 0);
+	ck_assert_int_eq(cosched_power_scaling_threads(ftb, 8, 0.0, &threads, &err), 0);
+	ck_assert_int_eq(threads, 7);
 }
 END_TEST
 
@@ -330,7 +375,19 @@ START_TEST(test_bad_input)
 	ck_assert_str_eq(err.msg, "power policy: 0 is not performance, edp or energy (unset: resolve the site default first)");
 	ck_assert_int_eq(cosched_power_choose(mem_pts, 5, COSCHED_POWER_ENERGY, 150,
 					      0, &c, &err), -1);
-	ck_assert_str_eq(err.msg, "max_slowdown_pct: must be in [0, 100], got 150");
+	ck_assert_str_eq(err.msg, "max_slowdown_pct: must be in (0, 100], got 150");
+	/* The range of --cosched-power=energy:PCT and MaxSlowdown: 0 leaves
+	 * the energy policy no room. */
+	ck_assert_int_eq(cosched_power_choose_freq(mem_pts, 5, 8,
+		COSCHED_POWER_ENERGY, 0, &f, &err), -1);
+	ck_assert_str_eq(err.msg, "max_slowdown_pct: must be in (0, 100], got 0");
+	ck_assert_int_eq(cosched_power_choose_freq(mem_pts, 5, 8,
+		COSCHED_POWER_ENERGY, NAN, &f, &err), -1);
+	ck_assert_int_eq(cosched_power_choose_freq(mem_pts, 5, 8,
+		COSCHED_POWER_ENERGY, 100, &f, &err), 0);
+	/* the other policies ignore the figure */
+	ck_assert_int_eq(cosched_power_choose_freq(mem_pts, 5, 8,
+		COSCHED_POWER_EDP, 0, &f, &err), 0);
 
 	ck_assert_int_eq(cosched_power_mb_factor(1.2, &factor, &err), -1);
 	ck_assert_str_eq(err.msg, "bw_fraction: must be in [0, 1], got 1.2");
@@ -350,7 +407,14 @@ START_TEST(test_bad_input)
 	req[0].max_slowdown_pct = -1;
 	ck_assert_int_eq(cosched_power_resolve_domain(req, 1,
 		COSCHED_FREQ_RULE_MAX_REQUEST, &f, NULL, &err), -1);
-	ck_assert_str_eq(err.msg, "requests[0].max_slowdown_pct: must be >= 0, got -1");
+	ck_assert_str_eq(err.msg, "requests[0].max_slowdown_pct: must be in [0, 100], got -1");
+	req[0].max_slowdown_pct = 101;
+	ck_assert_int_eq(cosched_power_resolve_domain(req, 1,
+		COSCHED_FREQ_RULE_MAX_REQUEST, &f, NULL, &err), -1);
+	ck_assert_str_eq(err.msg, "requests[0].max_slowdown_pct: must be in [0, 100], got 101");
+	req[0].max_slowdown_pct = 0;	/* a performance job: no slowdown */
+	ck_assert_int_eq(cosched_power_resolve_domain(req, 1,
+		COSCHED_FREQ_RULE_MAX_REQUEST, &f, NULL, &err), 0);
 	ck_assert_int_eq(cosched_power_resolve_domain(req, 0,
 		COSCHED_FREQ_RULE_MAX_REQUEST, &f, NULL, &err), -1);
 	ck_assert_str_eq(err.msg, "requests: none given");
@@ -361,11 +425,10 @@ int main(void)
 {
 	Suite *s = suite_create("power");
 	TCase *tc = tcase_create("core");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, test_ftb_min_edp);
 	tcase_add_test(tc, test_ftb_scaling);
+	tcase_add_test(tc, test_unknown_frequency_points);
 	tcase_add_test(tc, test_freq_policies);
 	tcase_add_test(tc, test_merkel_bellosa);
 	tcase_add_test(tc, test_estimate);
@@ -373,9 +436,5 @@ int main(void)
 	tcase_add_test(tc, test_domain_min_edp_sum);
 	tcase_add_test(tc, test_bad_input);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return cosched_check_run(s);
 }
