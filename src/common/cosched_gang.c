@@ -919,17 +919,18 @@ void cosched_gang_plan_free(cosched_gang_plan_t *plan)
  * no context argument in C11; thread-local keeps the core reentrant). */
 static _Thread_local const cosched_gang_job_t *sort_jobs;
 
-/* Greedy Thread order: best-scaling first (seed 002 "Greedy Thread" step 1:
- * "the one requesting the most threads"): the count it keeps scaling up to,
- * then the requested threads, then job id. */
+/* Greedy Thread order: best-scaling first, which seed 002 ("Greedy Thread"
+ * step 1) defines as "the one requesting the most threads": requested
+ * threads, then the count it keeps scaling up to (a tie-break the seed does
+ * not give), then job id. */
 static int cmp_scaling(const void *pa, const void *pb)
 {
 	const cosched_gang_job_t *a = &sort_jobs[*(const size_t *)pa];
 	const cosched_gang_job_t *b = &sort_jobs[*(const size_t *)pb];
-	if (job_max(a) != job_max(b))
-		return job_max(a) > job_max(b) ? -1 : 1;
 	if (a->threads != b->threads)
 		return a->threads > b->threads ? -1 : 1;
+	if (job_max(a) != job_max(b))
+		return job_max(a) > job_max(b) ? -1 : 1;
 	if (a->job_id != b->job_id)
 		return a->job_id < b->job_id ? -1 : 1;
 	return *(const size_t *)pa < *(const size_t *)pb ? -1 : 1;

@@ -200,7 +200,8 @@ END_TEST
 /* Hand-computed from seed 002's three steps, capacity 8:
  *   A: min 2, requests 4, scales to 8;  B: min 3, requests 4, scales to 4;
  *   C: min 4, requests 4, scales to 4;  D: min 2, requests 2, scales to 3.
- * Order (best-scaling first): A, B, C (ties by id), D.
+ * Order (best-scaling = requesting the most threads first; ties by the
+ * count it scales to, then id): A, B, C, D.
  * Gang 1: A at 2 (6 idle); B's 3 fit (3 idle); C's 4 do not; D's 2 fit
  * (1 idle); step 3 gives A the last core: A 3, B 3, D 2.
  * Gang 2: C at 4; nothing left; C scales only to 4: C 4. */
@@ -231,6 +232,39 @@ START_TEST(test_greedy_thread_worked)
 	ck_assert_int_eq(plan.gangs[0].cores, 8);
 	ck_assert_int_eq(plan.gangs[1].cores, 4);
 	plan_check(&plan, 4, 8, 0);
+	cosched_gang_plan_free(&plan);
+}
+END_TEST
+
+/* Seed 002 defines best-scaling as "the one requesting the most threads";
+ * how far a program keeps scaling only breaks ties.  Capacity 8:
+ *   P: requests 4, min 4, scales to 4;
+ *   Q: requests 2, min 2, scales to 8.
+ * Order: P (4 threads requested) before Q (2).
+ * Gang 1: step 1, P opens it at its minimum 4 (4 idle); step 2, Q's 2 fit
+ * (2 idle); step 3 raises the best-scaling program, P, which stops at 4:
+ * P 4, Q 2, 2 cores idle (the seed: "idle cores are acceptable").
+ * Ordering by the scaling limit first (as this code once did) would make Q
+ * the head and give it the idle cores: Q 4, P 4. */
+START_TEST(test_greedy_thread_most_threads_first)
+{
+	cosched_gang_job_t jobs[2];
+	cosched_gang_params_t p;
+	cosched_gang_plan_t plan;
+	char buf[64];
+
+	jobs[0] = mkjob(1, "Q", 2, 0, COSCHED_CAT_CPU);
+	jobs[0].max_threads = 8;
+	jobs[1] = mkjob(2, "P", 4, 0, COSCHED_CAT_CPU);
+	cosched_gang_params_init(&p, 8);
+	ck_assert_int_eq(cosched_gang_plan(COSCHED_POLICY_GREEDY_THREAD, &p, jobs,
+					   2, &plan, &err), 0);
+	plan_str(&plan, jobs, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "{P, Q}");
+	ck_assert_int_eq(plan.members[0].threads, 4);
+	ck_assert_int_eq(plan.members[1].threads, 2);
+	ck_assert_int_eq(plan.gangs[0].cores, 6);
+	plan_check(&plan, 2, 8, 0);
 	cosched_gang_plan_free(&plan);
 }
 END_TEST
@@ -958,6 +992,7 @@ int main(void)
 	tcase_add_test(tc, test_app_aware_never_forbidden);
 	tcase_add_test(tc, test_mr_balance_artificial);
 	tcase_add_test(tc, test_greedy_thread_worked);
+	tcase_add_test(tc, test_greedy_thread_most_threads_first);
 	tcase_add_test(tc, test_gang_one_per_gang);
 	tcase_add_test(tc, test_batch_all_policies_valid);
 	tcase_add_test(tc, test_mrb_ewma);
