@@ -1027,80 +1027,27 @@ static int plan_gang(const cosched_gang_job_t *jobs, size_t n, builder_t *b)
 	return 0;
 }
 
-/* Greedy Thread (seed 002 "The five schedulers", Greedy Thread, after
- * Bhadauria & McKee): static, contention-blind bin packing. */
-static int plan_greedy(const cosched_gang_params_t *p, int max_apps,
-		       const cosched_gang_job_t *jobs, size_t n, builder_t *b)
+/*
+ * Greedy Thread and Miss-Rate Balance share one skeleton: jobs in a sorted
+ * order; the first remaining job (the head) opens a gang; then the job
+ * "nearest" in the order whose cores fit the idle cores joins, until none
+ * fits or the gang holds max_apps.  They differ in the order, the cores a
+ * job joins with, which end of the order is "nearest", and what happens to
+ * idle cores when the gang closes.
+ */
+typedef struct {
+	int (*order)(const void *, const void *);	/* head first */
+	int (*cores)(const cosched_gang_job_t *);	/* cores it joins with */
+	bool from_tail;		/* partner nearest the tail, else the head */
+	/* Called when a gang closes with idle cores; may raise threads. */
+	void (*close)(builder_t *b, const cosched_gang_job_t *jobs,
+		      size_t head, int idle);
+} pack_rule_t;
+
+static int pack(const pack_rule_t *rule, int capacity, int max_apps,
+		const cosched_gang_job_t *jobs, size_t n, builder_t *b)
 {
-	size_t *order = sorted_indices(jobs, n, cmp_scaling);
-	int *mins = malloc((n + 1) * sizeof(int));
-	bool *removed = calloc(n + 1, sizeof(bool));
-	core_lists_t cl;
-	size_t head_pos = 0, gang = 0;
-	int rc = -1;
-
-	if (!order || !mins || !removed)
-		goto out;
-	for (size_t i = 0; i < n; i++)
-		mins[i] = job_min(&jobs[i]);
-	if (core_lists_build(&cl, order, n, mins, p->capacity, false) < 0)
-		goto out;
-	for (;;) {
-		size_t head;
-		int idle, napps = 1;
-
-		while (head_pos < n && removed[order[head_pos]])
-			head_pos++;
-		if (head_pos == n)
-			break;
-		/* Step 1: the best-scaling remaining program opens a gang, at
-		 * its minimum core count. */
-		head = order[head_pos];
-		removed[head] = true;
-		builder_join(b, head, gang, mins[head]);
-		idle = p->capacity - mins[head];
-		/* Step 2: add the next best-scaling program whose minimum core
-		 * count fits the idle cores; repeat. */
-		while (idle > 0 && (max_apps == 0 || napps < max_apps)) {
-			size_t pick = NONE;
-			for (int t = 1; t <= idle; t++) {
-				size_t q = core_lists_peek(&cl, t, order, removed);
-				if (q != NONE && (pick == NONE || q < pick))
-					pick = q;
-			}
-			if (pick == NONE)
-				break;
-			removed[order[pick]] = true;
-			builder_join(b, order[pick], gang, mins[order[pick]]);
-			idle -= mins[order[pick]];
-			napps++;
-		}
-		/* Step 3: idle cores go to the best-scaling program, up to the
-		 * count where its performance stops improving. */
-		if (idle > 0) {
-			int top = job_max(&jobs[head]);
-			int t = mins[head] + idle;
-			b->threads[head] = t < top ? t : top;
-		}
-		gang++;
-	}
-	rc = 0;
-	core_lists_free(&cl);
-out:
-	free(order);
-	free(mins);
-	free(removed);
-	return rc;
-}
-
-/* Miss-Rate Balance (seed 002 "The five schedulers", Miss-Rate Balance):
- * sort by MPKI descending; the head opens a gang; from the tail upward the
- * first program that fits joins it; at most 2 per gang. */
-static int plan_mr_balance(const cosched_gang_params_t *p, int max_apps,
-			   const cosched_gang_job_t *jobs, size_t n,
-			   builder_t *b)
-{
-	size_t *order = sorted_indices(jobs, n, cmp_mpki_desc);
+	size_t *order = sorted_indices(jobs, n, rule->order);
 	int *cores = malloc((n + 1) * sizeof(int));
 	bool *removed = calloc(n + 1, sizeof(bool));
 	core_lists_t cl;
@@ -1110,14 +1057,14 @@ static int plan_mr_balance(const cosched_gang_params_t *p, int max_apps,
 	if (!order || !cores || !removed)
 		goto out;
 	for (size_t i = 0; i < n; i++)
-		cores[i] = jobs[i].threads;
-	/* Lists run tail first: the first live entry of list t is the
-	 * lowest-MPKI remaining program with t threads. */
-	if (core_lists_build(&cl, order, n, cores, p->capacity, true) < 0)
+		cores[i] = rule->cores(&jobs[i]);
+	/* Per core count t, the remaining jobs needing t cores, nearest
+	 * first: the first live entry of each list is its candidate. */
+	if (core_lists_build(&cl, order, n, cores, capacity, rule->from_tail) < 0)
 		goto out;
 	for (;;) {
 		size_t head;
-		int used, napps = 1;
+		int idle, napps = 1;
 
 		while (head_pos < n && removed[order[head_pos]])
 			head_pos++;
@@ -1126,24 +1073,27 @@ static int plan_mr_balance(const cosched_gang_params_t *p, int max_apps,
 		head = order[head_pos];
 		removed[head] = true;
 		builder_join(b, head, gang, cores[head]);
-		used = cores[head];
-		while (napps < max_apps) {
-			/* "for p from the tail upward: if p.cores + g.cores
-			 * <= 8: add p": the fitting program nearest the tail
-			 * is the one with the highest position. */
+		idle = capacity - cores[head];
+		while (idle > 0 && (max_apps == 0 || napps < max_apps)) {
+			/* The nearest fitting job over the lists t <= idle:
+			 * lowest position from the head, highest from the
+			 * tail. */
 			size_t pick = NONE;
-			for (int t = 1; t <= p->capacity - used; t++) {
+			for (int t = 1; t <= idle; t++) {
 				size_t q = core_lists_peek(&cl, t, order, removed);
-				if (q != NONE && (pick == NONE || q > pick))
+				if (q != NONE && (pick == NONE ||
+						  (rule->from_tail ? q > pick : q < pick)))
 					pick = q;
 			}
 			if (pick == NONE)
 				break;
 			removed[order[pick]] = true;
 			builder_join(b, order[pick], gang, cores[order[pick]]);
-			used += cores[order[pick]];
+			idle -= cores[order[pick]];
 			napps++;
 		}
+		if (idle > 0 && rule->close)
+			rule->close(b, jobs, head, idle);
 		gang++;
 	}
 	rc = 0;
@@ -1154,6 +1104,44 @@ out:
 	free(removed);
 	return rc;
 }
+
+static int job_threads(const cosched_gang_job_t *j)
+{
+	return j->threads;
+}
+
+/* Greedy Thread step 3: idle cores go to the best-scaling program (the
+ * head), up to the count where its performance stops improving. */
+static void greedy_close(builder_t *b, const cosched_gang_job_t *jobs,
+			 size_t head, int idle)
+{
+	int top = job_max(&jobs[head]);
+	int t = b->threads[head] + idle;
+	b->threads[head] = t < top ? t : top;
+}
+
+/* Greedy Thread (seed 002 "The five schedulers", Greedy Thread, after
+ * Bhadauria & McKee): static, contention-blind bin packing.  Step 1: the
+ * best-scaling remaining program opens a gang at its minimum core count;
+ * step 2: add the next best-scaling program whose minimum core count fits
+ * the idle cores, repeat; step 3: greedy_close. */
+static const pack_rule_t greedy_rule = {
+	.order = cmp_scaling,
+	.cores = job_min,
+	.from_tail = false,
+	.close = greedy_close,
+};
+
+/* Miss-Rate Balance (seed 002 "The five schedulers", Miss-Rate Balance):
+ * sort by MPKI descending; the head opens a gang; "for p from the tail
+ * upward: if p.cores + g.cores <= 8: add p" -- the fitting program nearest
+ * the tail; at most 2 per gang (max_apps). */
+static const pack_rule_t mr_balance_rule = {
+	.order = cmp_mpki_desc,
+	.cores = job_threads,
+	.from_tail = true,
+	.close = NULL,
+};
 
 static int cmp_job_id(const void *pa, const void *pb)
 {
@@ -1257,13 +1245,12 @@ int cosched_gang_plan(cosched_policy_t policy,
 		rc = plan_gang(jobs, njobs, &b);
 		break;
 	case COSCHED_POLICY_GREEDY_THREAD:
-		rc = plan_greedy(params, cosched_gang_max_apps(policy, params),
-				 jobs, njobs, &b);
+		rc = pack(&greedy_rule, params->capacity,
+			  cosched_gang_max_apps(policy, params), jobs, njobs, &b);
 		break;
 	case COSCHED_POLICY_MISS_RATE_BALANCE:
-		rc = plan_mr_balance(params,
-				     cosched_gang_max_apps(policy, params), jobs,
-				     njobs, &b);
+		rc = pack(&mr_balance_rule, params->capacity,
+			  cosched_gang_max_apps(policy, params), jobs, njobs, &b);
 		break;
 	default:
 		rc = plan_app_aware(params, jobs, njobs, &b, err);
