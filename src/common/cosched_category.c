@@ -1,5 +1,7 @@
 /* cosched_category.c - names, parsing and seed 002's preference table. */
+#include <stdbool.h>
 #include <string.h>
+#include <strings.h>
 
 #include "cosched_category.h"
 
@@ -18,18 +20,39 @@ const char *cosched_category_name(cosched_category_t cat)
 	return cat_names[cat];
 }
 
+/* Index of str in names (n entries), or -1. */
+static int find_name(const char *const *names, int n, const char *str,
+		     bool ignore_case)
+{
+	for (int i = 0; str && i < n; i++)
+		if (ignore_case ? !strcasecmp(str, names[i]) : !strcmp(str, names[i]))
+			return i;
+	return -1;
+}
+
+static int category_parse(const char *field, const char *str, bool ignore_case,
+			  cosched_category_t *out, cosched_error_t *err)
+{
+	int i = find_name(cat_names, COSCHED_CAT_COUNT, str, ignore_case);
+
+	if (i < 0)
+		return cosched_error_set(err,
+			"%s: invalid category \"%s\" (allowed: cpu, lim, mem, rand)",
+			field, str ? str : "");
+	*out = (cosched_category_t) i;
+	return 0;
+}
+
 int cosched_category_parse(const char *field, const char *str,
 			   cosched_category_t *out, cosched_error_t *err)
 {
-	for (int i = 0; i < COSCHED_CAT_COUNT; i++) {
-		if (str && !strcmp(str, cat_names[i])) {
-			*out = (cosched_category_t) i;
-			return 0;
-		}
-	}
-	return cosched_error_set(err,
-		"%s: invalid value \"%s\" (allowed: cpu, lim, mem, rand)",
-		field, str ? str : "");
+	return category_parse(field, str, false, out, err);
+}
+
+int cosched_category_parse_nocase(const char *field, const char *str,
+				  cosched_category_t *out, cosched_error_t *err)
+{
+	return category_parse(field, str, true, out, err);
 }
 
 const char *cosched_lca_name(cosched_lca_t lca)
@@ -39,18 +62,29 @@ const char *cosched_lca_name(cosched_lca_t lca)
 	return lca_names[lca];
 }
 
+static int lca_parse(const char *field, const char *str, bool ignore_case,
+		     cosched_lca_t *out, cosched_error_t *err)
+{
+	int i = find_name(lca_names, COSCHED_LCA_COUNT, str, ignore_case);
+
+	if (i < 0)
+		return cosched_error_set(err,
+			"%s: invalid LCA class \"%s\" (allowed: N, C, LC, L)",
+			field, str ? str : "");
+	*out = (cosched_lca_t) i;
+	return 0;
+}
+
 int cosched_lca_parse(const char *field, const char *str, cosched_lca_t *out,
 		      cosched_error_t *err)
 {
-	for (int i = 0; i < COSCHED_LCA_COUNT; i++) {
-		if (str && !strcmp(str, lca_names[i])) {
-			*out = (cosched_lca_t) i;
-			return 0;
-		}
-	}
-	return cosched_error_set(err,
-		"%s: invalid value \"%s\" (allowed: N, C, LC, L)",
-		field, str ? str : "");
+	return lca_parse(field, str, false, out, err);
+}
+
+int cosched_lca_parse_nocase(const char *field, const char *str,
+			     cosched_lca_t *out, cosched_error_t *err)
+{
+	return lca_parse(field, str, true, out, err);
 }
 
 void cosched_pref_table_default(cosched_pref_table_t *t)
@@ -69,7 +103,8 @@ void cosched_pref_table_default(cosched_pref_table_t *t)
 int cosched_pref_allowed(const cosched_pref_table_t *t,
 			 cosched_category_t a, cosched_category_t b)
 {
-	if (a >= COSCHED_CAT_COUNT || b >= COSCHED_CAT_COUNT)
+	/* unsigned: a negative value is out of the table too */
+	if ((unsigned) a >= COSCHED_CAT_COUNT || (unsigned) b >= COSCHED_CAT_COUNT)
 		return 1;	/* unknown behaviour: no rule forbids it */
 	return t->pref[a][b] != COSCHED_PREF_FORBIDDEN &&
 	       t->pref[b][a] != COSCHED_PREF_FORBIDDEN;

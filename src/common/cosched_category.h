@@ -38,11 +38,16 @@ const char *cosched_category_name(cosched_category_t cat);
  * or -1 with an error naming the field and the allowed values. */
 int cosched_category_parse(const char *field, const char *str,
 			   cosched_category_t *out, cosched_error_t *err);
+/* The same, in any case (cosched.conf values, e.g. "LIM"). */
+int cosched_category_parse_nocase(const char *field, const char *str,
+				  cosched_category_t *out, cosched_error_t *err);
 
 /* "N", "C", "LC", "L" or "unknown". */
 const char *cosched_lca_name(cosched_lca_t lca);
 int cosched_lca_parse(const char *field, const char *str, cosched_lca_t *out,
 		      cosched_error_t *err);
+int cosched_lca_parse_nocase(const char *field, const char *str,
+			     cosched_lca_t *out, cosched_error_t *err);
 
 /*
  * Seed 002's preference table ("Application categories"): row is the
@@ -65,7 +70,9 @@ typedef struct {
 void cosched_pref_table_default(cosched_pref_table_t *t);
 
 /* Whether two categories may share a gang: both directions must allow it
- * (the table is not symmetric, e.g. rand/cpu = 2 but cpu/rand = 1). */
+ * (the table is not symmetric, e.g. rand/cpu = 2 but cpu/rand = 1).  A
+ * category outside the table (unknown, or any out-of-range value) is
+ * forbidden by no rule. */
 int cosched_pref_allowed(const cosched_pref_table_t *t,
 			 cosched_category_t a, cosched_category_t b);
 

@@ -1,15 +1,12 @@
 /*
  * cosched_interference.c - predicted slowdown among co-runners.
  */
-#include <ctype.h>
-#include <errno.h>
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "cosched_interference.h"
+#include "cosched_util.h"
 
 void cosched_interference_default(cosched_interference_model_t *m)
 {
@@ -129,64 +126,104 @@ int cosched_interference_predict(const cosched_interference_model_t *m,
 
 /* --- overrides ---------------------------------------------------------- */
 
-static char *trim(char *s)
-{
-	char *e;
-
-	while (isspace((unsigned char) *s))
-		s++;
-	e = s + strlen(s);
-	while (e > s && isspace((unsigned char) e[-1]))
-		*--e = '\0';
-	return s;
-}
+/* One "A:B=V" entry of an override list, its parts trimmed. */
+typedef int (*entry_fn)(void *table, const char *field, const char *a,
+			const char *b, const char *v, cosched_error_t *err);
 
 /*
- * Split "A:B=V" into its three parts (in place).  Returns 0 or -1 with a
- * message naming field and item.
+ * The one parser of "A:B=V[,A:B=V...]" lists (Interference=,
+ * PreferenceTable=): every entry must be present (no empty entry between
+ * commas or at either end) and have its three parts; apply() checks and
+ * stores the values.  Returns 0 or -1 with a message naming field.
  */
-static int split_item(const char *field, char *item, char **a, char **b,
-		      char **v, const char *form, cosched_error_t *err)
+static int parse_list(const char *field, const char *spec, const char *form,
+		      entry_fn apply, void *table, cosched_error_t *err)
 {
-	char *colon = strchr(item, ':'), *eq = strchr(item, '=');
+	char *copy, *item, *next;
+	int rc = 0;
 
-	if (!colon || !eq || eq < colon)
+	if (!spec || !(copy = strdup(spec)))
+		return cosched_error_set(err, "%s: missing value", field);
+	if (!*cosched_trim(copy)) {
+		free(copy);
+		return cosched_error_set(err, "%s: missing value", field);
+	}
+	strcpy(copy, spec);
+	for (item = copy; item && !rc; item = next) {
+		char *colon, *eq, *entry;
+
+		next = strchr(item, ',');
+		if (next)
+			*next++ = '\0';
+		entry = cosched_trim(item);
+		if (!*entry) {
+			rc = cosched_error_set(err,
+				"%s: empty entry in \"%s\" (expected %s)", field,
+				spec, form);
+			break;
+		}
+		colon = strchr(entry, ':');
+		eq = strchr(entry, '=');
+		if (!colon || !eq || eq < colon) {
+			rc = cosched_error_set(err,
+				"%s: invalid entry \"%s\" (expected %s)", field,
+				entry, form);
+			break;
+		}
+		*colon = '\0';
+		*eq = '\0';
+		rc = apply(table, field, cosched_trim(entry),
+			   cosched_trim(colon + 1), cosched_trim(eq + 1), err);
+	}
+	free(copy);
+	return rc;
+}
+
+static int slowdown_entry(void *table, const char *field, const char *a,
+			  const char *b, const char *v, cosched_error_t *err)
+{
+	cosched_interference_model_t *m = table;
+	cosched_lca_t victim, corunner;
+	double s;
+
+	if (cosched_lca_parse_nocase(field, a, &victim, err) ||
+	    cosched_lca_parse_nocase(field, b, &corunner, err))
+		return -1;
+	if (cosched_parse_number(v, &s))
 		return cosched_error_set(err,
-			"%s: invalid entry \"%s\" (expected %s)", field,
-			trim(item), form);
-	*colon = '\0';
-	*eq = '\0';
-	*a = trim(item);
-	*b = trim(colon + 1);
-	*v = trim(eq + 1);
+			"%s: invalid slowdown \"%s\" for %s:%s (expected a number, 0 < slowdown <= %g)",
+			field, v, cosched_lca_name(victim),
+			cosched_lca_name(corunner), COSCHED_SLOWDOWN_MAX);
+	if (!(s > 0.0 && s <= COSCHED_SLOWDOWN_MAX))
+		return cosched_error_set(err,
+			"%s: slowdown \"%s\" for %s:%s out of range (0 < slowdown <= %g)",
+			field, v, cosched_lca_name(victim),
+			cosched_lca_name(corunner), COSCHED_SLOWDOWN_MAX);
+	m->slowdown[victim][corunner] = s;
 	return 0;
 }
 
-static int lca_parse_ci(const char *field, const char *s, cosched_lca_t *out,
-			cosched_error_t *err)
+static int rank_entry(void *table, const char *field, const char *a,
+		      const char *b, const char *v, cosched_error_t *err)
 {
-	static const char *const names[] = { "N", "C", "LC", "L" };
-	for (int i = 0; i < COSCHED_LCA_COUNT; i++)
-		if (!strcasecmp(s, names[i])) {
-			*out = (cosched_lca_t) i;
-			return 0;
-		}
-	return cosched_error_set(err,
-		"%s: invalid LCA class \"%s\" (allowed: N, C, LC, L)", field, s);
-}
+	cosched_pref_table_t *t = table;
+	cosched_category_t app, partner;
+	long rank;
 
-static int cat_parse_ci(const char *field, const char *s,
-			cosched_category_t *out, cosched_error_t *err)
-{
-	static const char *const names[] = { "cpu", "lim", "mem", "rand" };
-	for (int i = 0; i < COSCHED_CAT_COUNT; i++)
-		if (!strcasecmp(s, names[i])) {
-			*out = (cosched_category_t) i;
-			return 0;
-		}
-	return cosched_error_set(err,
-		"%s: invalid category \"%s\" (allowed: cpu, lim, mem, rand)",
-		field, s);
+	if (cosched_category_parse_nocase(field, a, &app, err) ||
+	    cosched_category_parse_nocase(field, b, &partner, err))
+		return -1;
+	if (!strcmp(v, "-")) {
+		t->pref[app][partner] = COSCHED_PREF_FORBIDDEN;
+		return 0;
+	}
+	if (cosched_parse_long(v, &rank) || rank < 1 || rank > COSCHED_PREF_RANK_MAX)
+		return cosched_error_set(err,
+			"%s: rank \"%s\" for %s:%s out of range (1..%d, or - for forbidden)",
+			field, v, cosched_category_name(app),
+			cosched_category_name(partner), COSCHED_PREF_RANK_MAX);
+	t->pref[app][partner] = (int) rank;
+	return 0;
 }
 
 int cosched_interference_override(cosched_interference_model_t *m,
@@ -194,93 +231,27 @@ int cosched_interference_override(cosched_interference_model_t *m,
 				  cosched_error_t *err)
 {
 	cosched_interference_model_t tmp = *m;
-	char *copy, *save = NULL, *item;
-	int rc = 0, items = 0;
 
 	if (!field)
 		field = "Interference";
-	if (!spec || !(copy = strdup(spec)))
-		return cosched_error_set(err, "%s: missing value", field);
-	for (item = strtok_r(copy, ",", &save); item && !rc;
-	     item = strtok_r(NULL, ",", &save)) {
-		char *a, *b, *v, *end;
-		cosched_lca_t victim = COSCHED_LCA_N, corunner = COSCHED_LCA_N;
-		double s;
-
-		if (split_item(field, item, &a, &b, &v,
-			       "VICTIM:CORUNNER=SLOWDOWN, e.g. C:L=2.5", err) ||
-		    lca_parse_ci(field, a, &victim, err) ||
-		    lca_parse_ci(field, b, &corunner, err)) {
-			rc = -1;
-			break;
-		}
-		errno = 0;
-		s = strtod(v, &end);
-		if (errno || end == v || *end || !isfinite(s) || s <= 0.0 ||
-		    s > COSCHED_SLOWDOWN_MAX) {
-			rc = cosched_error_set(err,
-				"%s: slowdown \"%s\" for %s:%s out of range (0 < slowdown <= %g)",
-				field, v, cosched_lca_name(victim),
-				cosched_lca_name(corunner), COSCHED_SLOWDOWN_MAX);
-			break;
-		}
-		tmp.slowdown[victim][corunner] = s;
-		items++;
-	}
-	free(copy);
-	if (!rc && !items)
-		rc = cosched_error_set(err, "%s: missing value", field);
-	if (!rc)
-		*m = tmp;
-	return rc;
+	if (parse_list(field, spec, "VICTIM:CORUNNER=SLOWDOWN, e.g. C:L=2.5",
+		       slowdown_entry, &tmp, err))
+		return -1;
+	*m = tmp;	/* all or nothing */
+	return 0;
 }
 
 int cosched_preference_override(cosched_pref_table_t *t, const char *field,
 				const char *spec, cosched_error_t *err)
 {
 	cosched_pref_table_t tmp = *t;
-	char *copy, *save = NULL, *item;
-	int rc = 0, items = 0;
 
 	if (!field)
 		field = "PreferenceTable";
-	if (!spec || !(copy = strdup(spec)))
-		return cosched_error_set(err, "%s: missing value", field);
-	for (item = strtok_r(copy, ",", &save); item && !rc;
-	     item = strtok_r(NULL, ",", &save)) {
-		char *a, *b, *v, *end;
-		cosched_category_t app = COSCHED_CAT_CPU, partner = COSCHED_CAT_CPU;
-		long rank;
-
-		if (split_item(field, item, &a, &b, &v,
-			       "APP:PARTNER=RANK or APP:PARTNER=-, e.g. lim:rand=-",
-			       err) ||
-		    cat_parse_ci(field, a, &app, err) ||
-		    cat_parse_ci(field, b, &partner, err)) {
-			rc = -1;
-			break;
-		}
-		if (!strcmp(v, "-")) {
-			tmp.pref[app][partner] = COSCHED_PREF_FORBIDDEN;
-			items++;
-			continue;
-		}
-		errno = 0;
-		rank = strtol(v, &end, 10);
-		if (errno || end == v || *end || rank < 1 || rank > 100) {
-			rc = cosched_error_set(err,
-				"%s: rank \"%s\" for %s:%s out of range (1..100, or - for forbidden)",
-				field, v, cosched_category_name(app),
-				cosched_category_name(partner));
-			break;
-		}
-		tmp.pref[app][partner] = (int) rank;
-		items++;
-	}
-	free(copy);
-	if (!rc && !items)
-		rc = cosched_error_set(err, "%s: missing value", field);
-	if (!rc)
-		*t = tmp;
-	return rc;
+	if (parse_list(field, spec,
+		       "APP:PARTNER=RANK or APP:PARTNER=-, e.g. lim:rand=-",
+		       rank_entry, &tmp, err))
+		return -1;
+	*t = tmp;	/* all or nothing */
+	return 0;
 }

@@ -17,6 +17,8 @@
 
 /* Largest slowdown a configuration may give one pair (seed 001 saw 12x). */
 #define COSCHED_SLOWDOWN_MAX 100.0
+/* Largest rank a PreferenceTable entry may give. */
+#define COSCHED_PREF_RANK_MAX 100
 
 typedef struct {
 	/* slowdown[victim][corunner], LCA classes; 1 = none */
@@ -67,7 +69,9 @@ bool cosched_interference_allowed(const cosched_interference_model_t *m,
  *                    0 < SLOWDOWN <= COSCHED_SLOWDOWN_MAX, e.g. "C:L=2.5"
  *   PreferenceTable: "APP:PARTNER=RANK|-[,...]", category names,
  *                    RANK 1..100 or "-" (forbidden), e.g. "lim:rand=-"
- * All-or-nothing: on error the model is unchanged.
+ * Names in any case; numbers in plain decimal (no hexadecimal, inf, nan);
+ * an empty entry ("C:L=2,,") is refused.  All-or-nothing: on error the
+ * model is unchanged.
  */
 int cosched_interference_override(cosched_interference_model_t *m,
 				  const char *field, const char *spec,

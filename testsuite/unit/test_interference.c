@@ -158,6 +158,26 @@ START_TEST(test_category_mapping_and_unknown)
 }
 END_TEST
 
+/* A category outside the table (negative, or past UNKNOWN) is forbidden by
+ * no rule and never indexes the preference table. */
+START_TEST(test_out_of_range_category)
+{
+	cosched_class_t bad = cat(COSCHED_CAT_MEM), mem = cat(COSCHED_CAT_MEM);
+	cosched_prediction_t p;
+
+	bad.cat = (cosched_category_t) -1;
+	ck_assert(cosched_pref_allowed(&m.pref, (cosched_category_t) -1, COSCHED_CAT_MEM));
+	ck_assert(cosched_pref_allowed(&m.pref, COSCHED_CAT_MEM, (cosched_category_t) -7));
+	ck_assert(cosched_pref_allowed(&m.pref, (cosched_category_t) 99, COSCHED_CAT_MEM));
+	ck_assert(cosched_interference_allowed(&m, &bad, &mem));
+	bad.lca = (cosched_lca_t) -1;
+	ck_assert_int_eq(cosched_interference_predict(&m, &bad, &mem, 1, &p, &err), 0);
+	ck_assert(!p.forbidden);
+	/* unknown class: the worst of the L column */
+	ck_assert_double_eq(p.slowdown, 2.15);
+}
+END_TEST
+
 START_TEST(test_overrides)
 {
 	ck_assert_int_eq(cosched_interference_override(&m, "Interference",
@@ -189,6 +209,18 @@ START_TEST(test_override_refusals)
 		{ true, "lim:rand=101", "out of range" },
 		{ true, "lim:rand=x", "rank \"x\"" },
 		{ true, "cpu:cpu=-,mem", "expected APP:PARTNER=RANK" },
+		/* empty entries are refused, not skipped */
+		{ false, "C:L=2,,", "empty entry in \"C:L=2,,\"" },
+		{ false, ",C:L=2", "empty entry" },
+		{ false, "C:L=2, ", "empty entry" },
+		{ true, "lim:rand=-,,rand:lim=-", "empty entry" },
+		/* strict decimal numbers */
+		{ false, "C:L=0x2", "invalid slowdown \"0x2\" for C:L" },
+		{ false, "C:L=inf", "invalid slowdown \"inf\"" },
+		{ false, "C:L=nan", "invalid slowdown \"nan\"" },
+		{ true, "lim:rand=0x2", "rank \"0x2\"" },
+		{ true, "lim:rand= 2 x", "rank \"2 x\"" },
+		{ false, " , ", "empty entry" },
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		cosched_interference_model_t before = m;
@@ -219,6 +251,7 @@ int main(void)
 	tcase_add_test(tc, test_speedup_floor);
 	tcase_add_test(tc, test_forbidden_pairs);
 	tcase_add_test(tc, test_category_mapping_and_unknown);
+	tcase_add_test(tc, test_out_of_range_category);
 	tcase_add_test(tc, test_overrides);
 	tcase_add_test(tc, test_override_refusals);
 	suite_add_tcase(s, tc);
