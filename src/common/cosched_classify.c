@@ -5,8 +5,10 @@
  */
 #include <math.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "cosched_classify.h"
 
@@ -92,15 +94,63 @@ void cosched_classify_conf_default(cosched_classify_conf_t *c)
 	c->lca.core_peak_ipc = DEF_CORE_PEAK_IPC;
 }
 
-/* lo < v <= hi (lo_open) or lo <= v <= hi. */
-static int range(const char *key, double v, double lo, bool lo_open,
-		 double hi, cosched_error_t *err)
+/*
+ * The one list of the thresholds' ranges (cosched.conf keys): the check
+ * below and cosched.conf's parser (through cosched_classify_key_set) both
+ * read it.  lo < v <= hi (lo_open) or lo <= v <= hi.
+ */
+static const struct {
+	const char *key;
+	size_t offset;
+	double lo;
+	bool lo_open;
+	double hi;
+} ranges[] = {
+#define CAT_R(k, f, lo, open, hi) \
+	{ k, offsetof(cosched_classify_conf_t, cat.f), lo, open, hi }
+#define LCA_R(k, f, lo, open, hi) \
+	{ k, offsetof(cosched_classify_conf_t, lca.f), lo, open, hi }
+	CAT_R("ClassifyMemBandwidthFraction", mem_bw_fraction, 0, true, 1),
+	CAT_R("ClassifyMemMPKI", mem_mpki, 0, true, 1000),
+	CAT_R("ClassifyLimBandwidthFraction", lim_bw_fraction, 0, true, 1),
+	CAT_R("ClassifyLimMPKI", lim_mpki, 0, true, 1000),
+	CAT_R("ClassifyRandReuse", rand_reuse, 1, false, 1e6),
+	CAT_R("ClassifyRandCacheBandwidth", rand_cache_bw, 0, true, 100),
+	LCA_R("LcaAlpha", alpha, 0, true, 1),
+	LCA_R("LcaBeta", beta, 0, true, 1),
+	LCA_R("LcaGamma", gamma, 0, true, 100),
+	LCA_R("LcaDelta", delta, 0, true, 1),
+	LCA_R("LcaEpsilon", epsilon, 0, true, 1),
+	LCA_R("CorePeakBandwidth", core_peak_bw_mbs, 0, true, 1e7),
+	LCA_R("CorePeakIPC", core_peak_ipc, 0, true, 64),
+#undef CAT_R
+#undef LCA_R
+};
+#define N_RANGES (sizeof(ranges) / sizeof(ranges[0]))
+
+static int range_check(size_t i, double v, cosched_error_t *err)
 {
-	if (!isfinite(v) || (lo_open ? v <= lo : v < lo) || v > hi)
+	if (!isfinite(v) || (ranges[i].lo_open ? v <= ranges[i].lo : v < ranges[i].lo) ||
+	    v > ranges[i].hi)
 		return cosched_error_set(err,
 			"%s: value %g out of range (%g %s value <= %g)",
-			key, v, lo, lo_open ? "<" : "<=", hi);
+			ranges[i].key, v, ranges[i].lo,
+			ranges[i].lo_open ? "<" : "<=", ranges[i].hi);
 	return 0;
+}
+
+int cosched_classify_key_set(cosched_classify_conf_t *c, const char *key,
+			     double v, cosched_error_t *err)
+{
+	for (size_t i = 0; i < N_RANGES; i++) {
+		if (strcasecmp(key, ranges[i].key))
+			continue;
+		if (range_check(i, v, err))
+			return -1;
+		*(double *) ((char *) c + ranges[i].offset) = v;
+		return 0;
+	}
+	return cosched_error_set(err, "unknown key \"%s\"", key);
 }
 
 int cosched_classify_conf_check(const cosched_classify_conf_t *c,
@@ -109,20 +159,10 @@ int cosched_classify_conf_check(const cosched_classify_conf_t *c,
 	const cosched_cat_thresholds_t *t = &c->cat;
 	const cosched_lca_params_t *l = &c->lca;
 
-	if (range("ClassifyMemBandwidthFraction", t->mem_bw_fraction, 0, true, 1, err) ||
-	    range("ClassifyMemMPKI", t->mem_mpki, 0, true, 1000, err) ||
-	    range("ClassifyLimBandwidthFraction", t->lim_bw_fraction, 0, true, 1, err) ||
-	    range("ClassifyLimMPKI", t->lim_mpki, 0, true, 1000, err) ||
-	    range("ClassifyRandReuse", t->rand_reuse, 1, false, 1e6, err) ||
-	    range("ClassifyRandCacheBandwidth", t->rand_cache_bw, 0, true, 100, err) ||
-	    range("LcaAlpha", l->alpha, 0, true, 1, err) ||
-	    range("LcaBeta", l->beta, 0, true, 1, err) ||
-	    range("LcaGamma", l->gamma, 0, true, 100, err) ||
-	    range("LcaDelta", l->delta, 0, true, 1, err) ||
-	    range("LcaEpsilon", l->epsilon, 0, true, 1, err) ||
-	    range("CorePeakBandwidth", l->core_peak_bw_mbs, 0, true, 1e7, err) ||
-	    range("CorePeakIPC", l->core_peak_ipc, 0, true, 64, err))
-		return -1;
+	for (size_t i = 0; i < N_RANGES; i++)
+		if (range_check(i, *(const double *) ((const char *) c +
+						      ranges[i].offset), err))
+			return -1;
 	/* Otherwise a class of the decision order can never be reached. */
 	if (l->beta >= l->alpha)
 		return cosched_error_set(err,

@@ -77,6 +77,11 @@ void cosched_classify_conf_default(cosched_classify_conf_t *c);
 /* Range and consistency checks; messages name the cosched.conf keys. */
 int cosched_classify_conf_check(const cosched_classify_conf_t *c,
 				cosched_error_t *err);
+/* Set one threshold by its cosched.conf key (case-insensitive) after the
+ * range check of cosched_classify_conf_check (the one place the ranges
+ * are written).  On error c is unchanged. */
+int cosched_classify_key_set(cosched_classify_conf_t *c, const char *key,
+			     double v, cosched_error_t *err);
 
 void cosched_lca_thresholds(const cosched_lca_params_t *p,
 			    cosched_lca_abs_t *out);

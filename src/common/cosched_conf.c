@@ -1,9 +1,8 @@
 /*
  * cosched_conf.c - parse cosched.conf (slurm.conf style Key=Value lines).
  */
-#include <ctype.h>
 #include <errno.h>
-#include <math.h>
+#include <limits.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +10,7 @@
 #include <strings.h>
 
 #include "cosched_conf.h"
+#include "cosched_util.h"
 
 /* Largest cosched.conf accepted (a configuration, not a data file). */
 #define CONF_MAX_BYTES (1024 * 1024)
@@ -67,42 +67,52 @@ void cosched_conf_merge_params(const cosched_conf_t *conf,
 
 /* --- the keys ----------------------------------------------------------- */
 
-enum key_type { K_DOUBLE, K_INT, K_PATH, K_POLICY, K_POWER, K_INTERFERENCE,
-		K_PREFERENCE, K_PERCENT };
+enum key_type {
+	K_DOUBLE,	/* a number in the range lo..hi of this table */
+	K_CLASSIFY,	/* a threshold: range in cosched_classify.c */
+	K_MERGE_WEIGHT,	/* ProfileMergeWeight: cosched_merge_params_check */
+	K_MERGE_SAMPLES,/* ProfileMaxSamples: cosched_merge_params_check */
+	K_PATH, K_POLICY, K_POWER, K_INTERFERENCE, K_PREFERENCE,
+	K_PERCENT	/* MaxSlowdown: cosched_max_slowdown_check */
+};
 
 typedef struct {
 	const char *name;
 	enum key_type type;
 	size_t offset;
-	double lo, hi;		/* range of K_DOUBLE, K_INT, K_PERCENT */
+	double lo, hi;		/* range of K_DOUBLE only */
 	bool lo_open;		/* lo < v rather than lo <= v */
 } conf_key_t;
 
 #define OFF(f) offsetof(cosched_conf_t, f)
 
-/* Ranges and sources are documented in cosched.conf(5). */
+/*
+ * Ranges and sources are documented in cosched.conf(5).  Each quantity's
+ * range is written once: here for the keys only cosched.conf has, in the
+ * owner's check for the others (thresholds: cosched_classify.c; profile
+ * merge: cosched_merge_params_check; slowdown: cosched_max_slowdown_check).
+ */
 static const conf_key_t keys[] = {
 	/* Seed 002 categories (cosched_classify.c has the derivation). */
-	{ "ClassifyMemBandwidthFraction", K_DOUBLE, OFF(classify.cat.mem_bw_fraction), 0, 1, true },
-	{ "ClassifyMemMPKI", K_DOUBLE, OFF(classify.cat.mem_mpki), 0, 1000, true },
-	{ "ClassifyLimBandwidthFraction", K_DOUBLE, OFF(classify.cat.lim_bw_fraction), 0, 1, true },
-	{ "ClassifyLimMPKI", K_DOUBLE, OFF(classify.cat.lim_mpki), 0, 1000, true },
-	{ "ClassifyRandReuse", K_DOUBLE, OFF(classify.cat.rand_reuse), 1, 1e6, false },
-	{ "ClassifyRandCacheBandwidth", K_DOUBLE, OFF(classify.cat.rand_cache_bw), 0, 100, true },
+	{ "ClassifyMemBandwidthFraction", K_CLASSIFY, OFF(classify), 0, 0, false },
+	{ "ClassifyMemMPKI", K_CLASSIFY, OFF(classify), 0, 0, false },
+	{ "ClassifyLimBandwidthFraction", K_CLASSIFY, OFF(classify), 0, 0, false },
+	{ "ClassifyLimMPKI", K_CLASSIFY, OFF(classify), 0, 0, false },
+	{ "ClassifyRandReuse", K_CLASSIFY, OFF(classify), 0, 0, false },
+	{ "ClassifyRandCacheBandwidth", K_CLASSIFY, OFF(classify), 0, 0, false },
 	/* Seed 001 "Classification thresholds". */
-	{ "LcaAlpha", K_DOUBLE, OFF(classify.lca.alpha), 0, 1, true },
-	{ "LcaBeta", K_DOUBLE, OFF(classify.lca.beta), 0, 1, true },
-	{ "LcaGamma", K_DOUBLE, OFF(classify.lca.gamma), 0, 100, true },
-	{ "LcaDelta", K_DOUBLE, OFF(classify.lca.delta), 0, 1, true },
-	{ "LcaEpsilon", K_DOUBLE, OFF(classify.lca.epsilon), 0, 1, true },
-	{ "CorePeakBandwidth", K_DOUBLE, OFF(classify.lca.core_peak_bw_mbs), 0, 1e7, true },
-	{ "CorePeakIPC", K_DOUBLE, OFF(classify.lca.core_peak_ipc), 0, 64, true },
+	{ "LcaAlpha", K_CLASSIFY, OFF(classify), 0, 0, false },
+	{ "LcaBeta", K_CLASSIFY, OFF(classify), 0, 0, false },
+	{ "LcaGamma", K_CLASSIFY, OFF(classify), 0, 0, false },
+	{ "LcaDelta", K_CLASSIFY, OFF(classify), 0, 0, false },
+	{ "LcaEpsilon", K_CLASSIFY, OFF(classify), 0, 0, false },
+	{ "CorePeakBandwidth", K_CLASSIFY, OFF(classify), 0, 0, false },
+	{ "CorePeakIPC", K_CLASSIFY, OFF(classify), 0, 0, false },
 	{ "NodePeakBandwidth", K_DOUBLE, OFF(node_peak_bw_mbs), 0, 1e8, true },
 	/* Profile store. */
 	{ "ProfileDir", K_PATH, OFF(profile_dir), 0, 0, false },
-	{ "ProfileMergeWeight", K_DOUBLE, OFF(profile_merge_weight), 0, 1, true },
-	{ "ProfileMaxSamples", K_INT, OFF(profile_max_samples), 1,
-	  COSCHED_PROFILE_MAX_SAMPLES_LIMIT, false },
+	{ "ProfileMergeWeight", K_MERGE_WEIGHT, OFF(profile_merge_weight), 0, 0, false },
+	{ "ProfileMaxSamples", K_MERGE_SAMPLES, OFF(profile_max_samples), 0, 0, false },
 	/* Interference model overrides. */
 	{ "Interference", K_INTERFERENCE, OFF(interference), 0, 0, false },
 	{ "PreferenceTable", K_PREFERENCE, OFF(interference.pref), 0, 0, false },
@@ -111,12 +121,13 @@ static const conf_key_t keys[] = {
 	{ "MissRateBoundThreshold", K_DOUBLE, OFF(mrb_threshold), 0, 1000, true },
 	{ "MissRateBoundWeight", K_DOUBLE, OFF(mrb_weight), 0, 1, true },
 	{ "PowerPolicy", K_POWER, OFF(power_policy), 0, 0, false },
-	{ "MaxSlowdown", K_PERCENT, OFF(max_slowdown_pct), 0, 100, true },
+	{ "MaxSlowdown", K_PERCENT, OFF(max_slowdown_pct), 0, 0, false },
 };
+#define N_KEYS (sizeof(keys) / sizeof(keys[0]))
 
 static const conf_key_t *find_key(const char *name)
 {
-	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+	for (size_t i = 0; i < N_KEYS; i++)
 		if (!strcasecmp(name, keys[i].name))
 			return &keys[i];
 	return NULL;
@@ -131,34 +142,24 @@ static const char *pfx(const char *where, char *buf, size_t len)
 	return buf;
 }
 
-static int out_of_range(const char *where, const conf_key_t *k, const char *value,
-			cosched_error_t *err)
+/* The range check of a K_DOUBLE key. */
+static int key_range(const conf_key_t *k, double x, cosched_error_t *err)
 {
-	char b[COSCHED_PATH_MAX + 32];
-	return cosched_error_set(err,
-		"%s%s: value \"%s\" out of range (%g %s value <= %g)",
-		pfx(where, b, sizeof(b)), k->name, value, k->lo,
-		k->lo_open ? "<" : "<=", k->hi);
+	if ((k->lo_open ? x > k->lo : x >= k->lo) && x <= k->hi)
+		return 0;
+	return cosched_error_set(err, "%s: value %g out of range (%g %s value <= %g)",
+				 k->name, x, k->lo, k->lo_open ? "<" : "<=", k->hi);
 }
 
-static int parse_double(const char *s, double *out)
+/* Put "where: " before the message an owner's check left in err. */
+static int with_where(const char *where, cosched_error_t *err)
 {
-	char *end;
-	double x;
+	char msg[COSCHED_ERROR_MSG_LEN], b[COSCHED_PATH_MAX + 32];
 
-	if (!*s || isspace((unsigned char) *s))
+	if (!err)
 		return -1;
-	errno = 0;
-	x = strtod(s, &end);
-	if (errno || end == s || *end || !isfinite(x))
-		return -1;
-	*out = x;
-	return 0;
-}
-
-static bool in_range(const conf_key_t *k, double x)
-{
-	return (k->lo_open ? x > k->lo : x >= k->lo) && x <= k->hi;
+	snprintf(msg, sizeof(msg), "%s", err->msg);
+	return cosched_error_set(err, "%s%s", pfx(where, b, sizeof(b)), msg);
 }
 
 int cosched_conf_set(cosched_conf_t *conf, const char *where, const char *key,
@@ -168,6 +169,7 @@ int cosched_conf_set(cosched_conf_t *conf, const char *where, const char *key,
 	char b[COSCHED_PATH_MAX + 32], field[COSCHED_PATH_MAX + 96];
 	void *ptr;
 	double x;
+	long v;
 
 	if (!key || !*key)
 		return cosched_error_set(err, "%smissing key",
@@ -186,13 +188,27 @@ int cosched_conf_set(cosched_conf_t *conf, const char *where, const char *key,
 
 	switch (k->type) {
 	case K_DOUBLE:
-		if (parse_double(value, &x))
+	case K_CLASSIFY:
+	case K_MERGE_WEIGHT:
+		if (cosched_parse_number(value, &x))
 			return cosched_error_set(err,
 				"%s: invalid value \"%s\" (expected a number)",
 				field, value);
-		if (!in_range(k, x))
-			return out_of_range(where, k, value, err);
-		*(double *) ptr = x;
+		if (k->type == K_DOUBLE) {
+			if (key_range(k, x, err))
+				return with_where(where, err);
+			*(double *) ptr = x;
+		} else if (k->type == K_CLASSIFY) {
+			if (cosched_classify_key_set(ptr, k->name, x, err))
+				return with_where(where, err);
+		} else {
+			cosched_merge_params_t mp;
+			cosched_conf_merge_params(conf, &mp);
+			mp.weight = x;
+			if (cosched_merge_params_check(&mp, err))
+				return with_where(where, err);
+			*(double *) ptr = x;
+		}
 		return 0;
 	case K_PERCENT: {
 		char num[64];
@@ -204,27 +220,26 @@ int cosched_conf_set(cosched_conf_t *conf, const char *where, const char *key,
 		memcpy(num, value, n + 1);
 		if (n && num[n - 1] == '%')
 			num[n - 1] = '\0';
-		if (parse_double(num, &x))
+		if (cosched_parse_number(num, &x))
 			return cosched_error_set(err,
 				"%s: invalid value \"%s\" (expected a percentage, e.g. 10 or 10%%)",
 				field, value);
-		if (!in_range(k, x))
-			return out_of_range(where, k, value, err);
+		if (cosched_max_slowdown_check(field, x, err))
+			return -1;
 		*(double *) ptr = x;
 		return 0;
 	}
-	case K_INT: {
-		char *end;
-		long v;
-		errno = 0;
-		v = strtol(value, &end, 10);
-		if (errno || end == value || *end || isspace((unsigned char) *value))
+	case K_MERGE_SAMPLES: {
+		cosched_merge_params_t mp;
+		if (cosched_parse_long(value, &v))
 			return cosched_error_set(err,
 				"%s: invalid value \"%s\" (expected an integer)",
 				field, value);
-		if (!in_range(k, (double) v))
-			return out_of_range(where, k, value, err);
-		*(int *) ptr = (int) v;
+		cosched_conf_merge_params(conf, &mp);
+		mp.max_samples = v > INT_MAX ? INT_MAX : v < INT_MIN ? INT_MIN : (int) v;
+		if (cosched_merge_params_check(&mp, err))
+			return with_where(where, err);
+		*(int *) ptr = mp.max_samples;
 		return 0;
 	}
 	case K_PATH:
@@ -240,18 +255,20 @@ int cosched_conf_set(cosched_conf_t *conf, const char *where, const char *key,
 	case K_POLICY:
 		return cosched_policy_parse(field, value, (cosched_policy_t *) ptr,
 					    err);
-	case K_POWER:
-		if (!strcasecmp(value, "performance"))
-			*(cosched_power_policy_t *) ptr = COSCHED_POWER_PERFORMANCE;
-		else if (!strcasecmp(value, "edp"))
-			*(cosched_power_policy_t *) ptr = COSCHED_POWER_EDP;
-		else if (!strcasecmp(value, "energy"))
-			*(cosched_power_policy_t *) ptr = COSCHED_POWER_ENERGY;
-		else
-			return cosched_error_set(err,
-				"%s: invalid value \"%s\" (allowed: performance, edp, energy)",
-				field, value);
+	case K_POWER: {
+		/* The job option's parser (--cosched-power), in any case;
+		 * "energy:N%" also sets MaxSlowdown. */
+		cosched_power_policy_t p;
+		double pct = conf->max_slowdown_pct;
+		bool given;
+		if (cosched_power_policy_parse(field, value, true, &p, &pct,
+					       &given, err))
+			return -1;
+		*(cosched_power_policy_t *) ptr = p;
+		if (given)
+			conf->max_slowdown_pct = pct;
 		return 0;
+	}
 	case K_INTERFERENCE:
 		return cosched_interference_override(ptr, field, value, err);
 	case K_PREFERENCE:
@@ -266,25 +283,16 @@ int cosched_conf_check(const cosched_conf_t *conf, cosched_error_t *err)
 
 	if (cosched_classify_conf_check(&conf->classify, err))
 		return -1;
-	if (!(conf->node_peak_bw_mbs > 0.0 && conf->node_peak_bw_mbs <= 1e8))
-		return cosched_error_set(err,
-			"NodePeakBandwidth: value %g out of range (0 < value <= 1e+08)",
-			conf->node_peak_bw_mbs);
+	for (size_t i = 0; i < N_KEYS; i++)
+		if (keys[i].type == K_DOUBLE &&
+		    key_range(&keys[i], *(const double *) ((const char *) conf +
+							   keys[i].offset), err))
+			return -1;
 	cosched_conf_merge_params(conf, &mp);
 	if (cosched_merge_params_check(&mp, err))
 		return -1;
-	if (!(conf->mrb_threshold > 0.0 && conf->mrb_threshold <= 1000.0))
-		return cosched_error_set(err,
-			"MissRateBoundThreshold: value %g out of range (0 < value <= 1000)",
-			conf->mrb_threshold);
-	if (!(conf->mrb_weight > 0.0 && conf->mrb_weight <= 1.0))
-		return cosched_error_set(err,
-			"MissRateBoundWeight: value %g out of range (0 < value <= 1)",
-			conf->mrb_weight);
-	if (!(conf->max_slowdown_pct > 0.0 && conf->max_slowdown_pct <= 100.0))
-		return cosched_error_set(err,
-			"MaxSlowdown: value %g out of range (0 < value <= 100)",
-			conf->max_slowdown_pct);
+	if (cosched_max_slowdown_check("MaxSlowdown", conf->max_slowdown_pct, err))
+		return -1;
 	if (conf->policy < 0 || conf->policy >= COSCHED_POLICY_COUNT)
 		return cosched_error_set(err, "CoschedPolicy: invalid value %d",
 					 (int) conf->policy);
@@ -295,18 +303,6 @@ int cosched_conf_check(const cosched_conf_t *conf, cosched_error_t *err)
 			"ProfileDir: \"%s\" is not an absolute path",
 			conf->profile_dir);
 	return 0;
-}
-
-static char *trim(char *s)
-{
-	char *e;
-
-	while (isspace((unsigned char) *s))
-		s++;
-	e = s + strlen(s);
-	while (e > s && isspace((unsigned char) e[-1]))
-		*--e = '\0';
-	return s;
 }
 
 int cosched_conf_parse_string(cosched_conf_t *conf, const char *name,
@@ -338,7 +334,7 @@ int cosched_conf_parse_string(cosched_conf_t *conf, const char *name,
 		hash = strchr(line, '#');
 		if (hash)
 			*hash = '\0';
-		line = trim(line);
+		line = cosched_trim(line);
 		if (!*line)
 			continue;
 		snprintf(where, sizeof(where), "%s:%d", name, lineno);
@@ -349,8 +345,8 @@ int cosched_conf_parse_string(cosched_conf_t *conf, const char *name,
 			break;
 		}
 		*eq = '\0';
-		key = trim(line);
-		value = trim(eq + 1);
+		key = cosched_trim(line);
+		value = cosched_trim(eq + 1);
 		vlen = strlen(value);
 		if (vlen >= 2 && value[0] == '"' && value[vlen - 1] == '"') {
 			value[vlen - 1] = '\0';

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "cosched_options.h"
 #include "cosched_util.h"
@@ -45,30 +46,50 @@ int cosched_app_name_check(const char *field, const char *name,
 	return 0;
 }
 
-/* "energy", "energy:15", "energy:15%" or "energy:7.5%". */
-static int parse_power(const char *field, const char *value,
-		       cosched_power_policy_t *policy, double *slowdown,
-		       cosched_error_t *err)
+int cosched_max_slowdown_check(const char *field, double pct,
+			       cosched_error_t *err)
 {
+	if (!(pct > 0.0 && pct <= COSCHED_MAX_SLOWDOWN_PCT_LIMIT))
+		return cosched_error_set(err,
+			"%s: maximum slowdown %g out of range (0 < MAXSLOWDOWN <= %g, in percent)",
+			field, pct, COSCHED_MAX_SLOWDOWN_PCT_LIMIT);
+	return 0;
+}
+
+/* "energy", "energy:15", "energy:15%" or "energy:7.5%". */
+int cosched_power_policy_parse(const char *field, const char *value,
+			       bool ignore_case,
+			       cosched_power_policy_t *policy,
+			       double *max_slowdown_pct, bool *slowdown_given,
+			       cosched_error_t *err)
+{
+	int (*cmp)(const char *, const char *) = ignore_case ? strcasecmp : strcmp;
+	int (*ncmp)(const char *, const char *, size_t) =
+		ignore_case ? strncasecmp : strncmp;
 	const char *colon;
 	double pct;
 
-	if (!strcmp(value, "performance")) {
+	if (slowdown_given)
+		*slowdown_given = false;
+	if (!value)
+		goto bad;
+	if (!cmp(value, "performance")) {
 		*policy = COSCHED_POWER_PERFORMANCE;
 		return 0;
 	}
-	if (!strcmp(value, "edp")) {
+	if (!cmp(value, "edp")) {
 		*policy = COSCHED_POWER_EDP;
 		return 0;
 	}
-	if (strncmp(value, "energy", 6) ||
+	if (ncmp(value, "energy", 6) ||
 	    (value[6] != '\0' && value[6] != ':'))
 		goto bad;
-	*policy = COSCHED_POWER_ENERGY;
-	*slowdown = COSCHED_DEFAULT_MAX_SLOWDOWN_PCT;
 	colon = value + 6;
-	if (*colon == '\0')
+	if (*colon == '\0') {
+		*policy = COSCHED_POWER_ENERGY;
+		*max_slowdown_pct = COSCHED_DEFAULT_MAX_SLOWDOWN_PCT;
 		return 0;
+	}
 	colon++;
 	{
 		char num[32];
@@ -82,11 +103,12 @@ static int parse_power(const char *field, const char *value,
 		if (cosched_parse_number(num, &pct))
 			goto bad_pct;
 	}
-	if (pct <= 0.0 || pct > 100.0)
-		return cosched_error_set(err,
-			"%s: maximum slowdown \"%s\" out of range (0 < MAXSLOWDOWN <= 100, in percent)",
-			field, colon);
-	*slowdown = pct;
+	if (cosched_max_slowdown_check(field, pct, err))
+		return -1;
+	*policy = COSCHED_POWER_ENERGY;
+	*max_slowdown_pct = pct;
+	if (slowdown_given)
+		*slowdown_given = true;
 	return 0;
 
 bad_pct:
@@ -96,7 +118,7 @@ bad_pct:
 bad:
 	return cosched_error_set(err,
 		"%s: invalid value \"%s\" (allowed: performance, edp, energy[:MAXSLOWDOWN%%])",
-		field, value);
+		field, value ? value : "");
 }
 
 int cosched_option_set(cosched_job_options_t *opts, const char *name,
@@ -133,7 +155,8 @@ int cosched_option_set(cosched_job_options_t *opts, const char *name,
 	if (!strcmp(name, COSCHED_OPT_POWER)) {
 		cosched_power_policy_t p;
 		double s = opts->max_slowdown_pct;
-		if (parse_power(field, value, &p, &s, err))
+		if (cosched_power_policy_parse(field, value, false, &p, &s,
+					       NULL, err))
 			return -1;
 		opts->power = p;
 		opts->max_slowdown_pct = s;

@@ -20,6 +20,8 @@
 
 /* Default maximum slowdown for --cosched-power=energy without a figure. */
 #define COSCHED_DEFAULT_MAX_SLOWDOWN_PCT 10.0
+/* Largest maximum slowdown, in percent (the range is 0 < value <= 100). */
+#define COSCHED_MAX_SLOWDOWN_PCT_LIMIT 100.0
 
 typedef enum {
 	COSCHED_POWER_UNSET = 0,	/* site default applies */
@@ -111,6 +113,25 @@ int cosched_options_from_env(cosched_job_options_t *opts, char **env,
  */
 int cosched_app_name_check(const char *field, const char *name,
 			   cosched_error_t *err);
+
+/*
+ * Parse a power policy: "performance", "edp", "energy" or
+ * "energy:MAXSLOWDOWN[%]" (--cosched-power, PowerPolicy in cosched.conf).
+ * ignore_case: names in any case (cosched.conf); the job options are
+ * case-sensitive.  For "energy" *max_slowdown_pct receives the figure, or
+ * COSCHED_DEFAULT_MAX_SLOWDOWN_PCT when none is given; it is untouched
+ * otherwise.  *slowdown_given (may be NULL) tells whether a figure was
+ * given.  Returns 0, or -1 with nothing changed and err naming field.
+ */
+int cosched_power_policy_parse(const char *field, const char *value,
+			       bool ignore_case,
+			       cosched_power_policy_t *policy,
+			       double *max_slowdown_pct, bool *slowdown_given,
+			       cosched_error_t *err);
+
+/* The one range of a maximum slowdown: 0 < pct <= 100 (percent). */
+int cosched_max_slowdown_check(const char *field, double pct,
+			       cosched_error_t *err);
 
 const char *cosched_power_policy_name(cosched_power_policy_t p);
 const char *cosched_numa_priority_name(cosched_numa_priority_t p);

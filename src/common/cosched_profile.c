@@ -161,12 +161,12 @@ int cosched_merge_params_check(const cosched_merge_params_t *mp,
 {
 	if (!(mp->weight > 0.0 && mp->weight <= 1.0))
 		return cosched_error_set(err,
-			"ProfileMergeWeight: value %g out of range (0 < weight <= 1)",
+			"ProfileMergeWeight: value %g out of range (0 < value <= 1)",
 			mp->weight);
 	if (mp->max_samples < 1 ||
 	    mp->max_samples > COSCHED_PROFILE_MAX_SAMPLES_LIMIT)
 		return cosched_error_set(err,
-			"ProfileMaxSamples: value %d out of range (1..%d)",
+			"ProfileMaxSamples: value %d out of range (1 <= value <= %d)",
 			mp->max_samples, COSCHED_PROFILE_MAX_SAMPLES_LIMIT);
 	if (isnan(mp->node_peak_bw) || isinf(mp->node_peak_bw))
 		return cosched_error_set(err,

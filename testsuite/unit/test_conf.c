@@ -141,30 +141,41 @@ START_TEST(test_refusals)
 		{ "LcaAlpha 0.5\n", "t.conf:1: expected Key=Value, got \"LcaAlpha 0.5\"" },
 		{ "=0.5\n", "t.conf:1: missing key" },
 		{ "LcaAlpha=\n", "t.conf:1: LcaAlpha: missing value" },
-		{ "LcaAlpha=1.5\n", "t.conf:1: LcaAlpha: value \"1.5\" out of range (0 < value <= 1)" },
-		{ "lcaalpha=0\n", "t.conf:1: LcaAlpha: value \"0\" out of range" },
-		{ "LcaBeta=-0.1\n", "LcaBeta: value \"-0.1\" out of range" },
+		{ "LcaAlpha=1.5\n", "t.conf:1: LcaAlpha: value 1.5 out of range (0 < value <= 1)" },
+		{ "lcaalpha=0\n", "t.conf:1: LcaAlpha: value 0 out of range" },
+		{ "LcaBeta=-0.1\n", "LcaBeta: value -0.1 out of range" },
 		{ "LcaGamma=abc\n", "LcaGamma: invalid value \"abc\" (expected a number)" },
 		{ "LcaDelta=0.3x\n", "LcaDelta: invalid value \"0.3x\"" },
 		{ "LcaEpsilon=nan\n", "LcaEpsilon: invalid value \"nan\"" },
-		{ "CorePeakBandwidth=0\n", "CorePeakBandwidth: value \"0\" out of range" },
-		{ "CorePeakIPC=100\n", "CorePeakIPC: value \"100\" out of range" },
-		{ "NodePeakBandwidth=-1\n", "NodePeakBandwidth: value \"-1\" out of range" },
-		{ "ClassifyMemBandwidthFraction=1.2\n", "ClassifyMemBandwidthFraction: value \"1.2\" out of range" },
-		{ "ClassifyRandReuse=0.5\n", "ClassifyRandReuse: value \"0.5\" out of range (1 <= value <= 1e+06)" },
+		{ "CorePeakBandwidth=0\n", "CorePeakBandwidth: value 0 out of range" },
+		{ "CorePeakIPC=100\n", "CorePeakIPC: value 100 out of range" },
+		{ "NodePeakBandwidth=-1\n", "NodePeakBandwidth: value -1 out of range" },
+		{ "ClassifyMemBandwidthFraction=1.2\n", "ClassifyMemBandwidthFraction: value 1.2 out of range" },
+		{ "ClassifyRandReuse=0.5\n", "ClassifyRandReuse: value 0.5 out of range (1 <= value <= 1e+06)" },
 		{ "ClassifyLimMPKI=inf\n", "ClassifyLimMPKI: invalid value \"inf\"" },
 		{ "ProfileDir=relative/dir\n", "ProfileDir: invalid value \"relative/dir\" (expected an absolute path)" },
-		{ "ProfileMergeWeight=0\n", "ProfileMergeWeight: value \"0\" out of range" },
-		{ "ProfileMaxSamples=0\n", "ProfileMaxSamples: value \"0\" out of range (1 <= value <= 4096)" },
-		{ "ProfileMaxSamples=5000\n", "ProfileMaxSamples: value \"5000\" out of range" },
+		{ "ProfileMergeWeight=0\n", "ProfileMergeWeight: value 0 out of range" },
+		{ "ProfileMaxSamples=0\n", "ProfileMaxSamples: value 0 out of range (1 <= value <= 4096)" },
+		{ "ProfileMaxSamples=5000\n", "ProfileMaxSamples: value 5000 out of range" },
 		{ "ProfileMaxSamples=3.5\n", "ProfileMaxSamples: invalid value \"3.5\" (expected an integer)" },
 		{ "CoschedPolicy=fifo\n", "CoschedPolicy: invalid value \"fifo\" (allowed: gang, greedy_thread, miss_rate_balance, miss_rate_bound, app_aware)" },
-		{ "MissRateBoundThreshold=0\n", "MissRateBoundThreshold: value \"0\" out of range" },
-		{ "MissRateBoundWeight=1.5\n", "MissRateBoundWeight: value \"1.5\" out of range" },
-		{ "PowerPolicy=turbo\n", "PowerPolicy: invalid value \"turbo\" (allowed: performance, edp, energy)" },
-		{ "MaxSlowdown=0%\n", "MaxSlowdown: value \"0%\" out of range" },
-		{ "MaxSlowdown=150\n", "MaxSlowdown: value \"150\" out of range" },
+		{ "MissRateBoundThreshold=0\n", "MissRateBoundThreshold: value 0 out of range" },
+		{ "MissRateBoundWeight=1.5\n", "MissRateBoundWeight: value 1.5 out of range" },
+		{ "PowerPolicy=turbo\n", "PowerPolicy: invalid value \"turbo\" (allowed: performance, edp, energy[:MAXSLOWDOWN%])" },
+		{ "MaxSlowdown=0%\n", "t.conf:1: MaxSlowdown: maximum slowdown 0 out of range (0 < MAXSLOWDOWN <= 100" },
+		{ "MaxSlowdown=150\n", "MaxSlowdown: maximum slowdown 150 out of range" },
 		{ "MaxSlowdown=ten\n", "MaxSlowdown: invalid value \"ten\"" },
+		/* one strict number parser: no hexadecimal, no blanks inside */
+		{ "LcaAlpha=0x0.8p0\n", "LcaAlpha: invalid value \"0x0.8p0\"" },
+		{ "MissRateBoundThreshold=0x10\n", "MissRateBoundThreshold: invalid value \"0x10\"" },
+		{ "ProfileMaxSamples=0x10\n", "ProfileMaxSamples: invalid value \"0x10\" (expected an integer)" },
+		{ "ProfileMaxSamples=99999999999\n", "ProfileMaxSamples: value 2147483647 out of range" },
+		{ "MaxSlowdown=1e1000\n", "MaxSlowdown: invalid value \"1e1000\"" },
+		{ "PowerPolicy=energy:0x5\n", "PowerPolicy: invalid maximum slowdown in \"energy:0x5\"" },
+		{ "PowerPolicy=energy:101%\n", "PowerPolicy: maximum slowdown 101 out of range" },
+		/* empty entries of the override lists */
+		{ "Interference=C:L=2,,\n", "t.conf:1: Interference: empty entry in \"C:L=2,,\"" },
+		{ "PreferenceTable=,lim:rand=-\n", "t.conf:1: PreferenceTable: empty entry" },
 		{ "Interference=C:L=0\n", "t.conf:1: Interference: slowdown \"0\" for C:L out of range" },
 		{ "Interference=Q:L=2\n", "Interference: invalid LCA class \"Q\"" },
 		{ "PreferenceTable=lim:rand=0\n", "t.conf:1: PreferenceTable: rank \"0\" for lim:rand out of range" },
@@ -190,6 +201,25 @@ START_TEST(test_refusals)
 }
 END_TEST
 
+/* PowerPolicy reads the --cosched-power forms (in any case): energy:N%
+ * also sets MaxSlowdown; plain energy leaves it as configured. */
+START_TEST(test_power_policy_forms)
+{
+	ck_assert_int_eq(cosched_conf_set(&conf, NULL, "MaxSlowdown", "7", &err), 0);
+	ck_assert_int_eq(cosched_conf_set(&conf, NULL, "PowerPolicy", "Energy", &err), 0);
+	ck_assert_int_eq(conf.power_policy, COSCHED_POWER_ENERGY);
+	ck_assert_double_eq(conf.max_slowdown_pct, 7.0);
+	ck_assert_int_eq(cosched_conf_set(&conf, NULL, "PowerPolicy", "energy:15%", &err), 0);
+	ck_assert_double_eq(conf.max_slowdown_pct, 15.0);
+	ck_assert_int_eq(cosched_conf_set(&conf, NULL, "PowerPolicy", "EDP", &err), 0);
+	ck_assert_int_eq(conf.power_policy, COSCHED_POWER_EDP);
+	ck_assert_double_eq(conf.max_slowdown_pct, 15.0);
+	ck_assert_int_eq(cosched_conf_set(&conf, NULL, "PowerPolicy", "energy:0", &err), -1);
+	ck_assert_int_eq(conf.power_policy, COSCHED_POWER_EDP);	/* unchanged */
+	ck_assert_double_eq(conf.max_slowdown_pct, 15.0);
+}
+END_TEST
+
 START_TEST(test_set_one_key)
 {
 	ck_assert_int_eq(cosched_conf_set(&conf, NULL, "coschedPOLICY", "GANG", &err), 0);
@@ -199,7 +229,7 @@ START_TEST(test_set_one_key)
 	ck_assert_int_eq(cosched_conf_set(&conf, NULL, "Nope", "1", &err), -1);
 	ck_assert_str_eq(err.msg, "unknown key \"Nope\"");
 	ck_assert_int_eq(cosched_conf_set(&conf, "x.conf:4", "LcaAlpha", "2", &err), -1);
-	ck_assert_str_eq(err.msg, "x.conf:4: LcaAlpha: value \"2\" out of range (0 < value <= 1)");
+	ck_assert_str_eq(err.msg, "x.conf:4: LcaAlpha: value 2 out of range (0 < value <= 1)");
 }
 END_TEST
 
@@ -215,7 +245,7 @@ START_TEST(test_parse_file)
 	fclose(f);
 	ck_assert_int_eq(cosched_conf_parse_file(&conf, path, &err), -1);
 	ck_assert_ptr_nonnull(strstr(err.msg, path));
-	ck_assert_ptr_nonnull(strstr(err.msg, ":2: LcaAlpha: value \"2\" out of range"));
+	ck_assert_ptr_nonnull(strstr(err.msg, ":2: LcaAlpha: value 2 out of range"));
 	ck_assert_int_eq(conf.policy, COSCHED_POLICY_APP_AWARE);
 	f = fopen(path, "w");
 	fputs(example, f);
@@ -293,6 +323,7 @@ int main(void)
 	tcase_add_test(tc, test_parse_example);
 	tcase_add_test(tc, test_refusals);
 	tcase_add_test(tc, test_set_one_key);
+	tcase_add_test(tc, test_power_policy_forms);
 	tcase_add_test(tc, test_parse_file);
 	tcase_add_test(tc, test_man_page_example);
 	suite_add_tcase(s, tc);
