@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cosched_check.h"
 #include "src/common/cosched_conf.h"
 
 static cosched_conf_t conf;
@@ -314,8 +315,6 @@ int main(void)
 {
 	Suite *s = suite_create("conf");
 	TCase *tc = tcase_create("conf");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_checked_fixture(tc, setup, NULL);
 	tcase_add_test(tc, test_defaults);
@@ -327,9 +326,5 @@ int main(void)
 	tcase_add_test(tc, test_parse_file);
 	tcase_add_test(tc, test_man_page_example);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return cosched_check_run(s);
 }

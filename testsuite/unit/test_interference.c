@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cosched_check.h"
 #include "src/common/cosched_interference.h"
 
 static cosched_interference_model_t m;
@@ -241,8 +242,6 @@ int main(void)
 {
 	Suite *s = suite_create("interference");
 	TCase *tc = tcase_create("interference");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_checked_fixture(tc, setup, NULL);
 	tcase_add_test(tc, test_default_table_seed001);
@@ -255,9 +254,5 @@ int main(void)
 	tcase_add_test(tc, test_overrides);
 	tcase_add_test(tc, test_override_refusals);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return cosched_check_run(s);
 }
