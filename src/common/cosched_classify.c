@@ -51,6 +51,9 @@
  *   (standalone MPI ~0.01).  Streaming programs (the lim and mem STREAMs)
  *   bring each line from memory once and move it to L2 once: ratio ~1.
  *   10 is an order of magnitude above streams and far below rand.
+ *   The rule also matches a sequential program whose working set fits in
+ *   the LLC (seed 002 would call it lim): its L2 misses are LLC hits too.
+ *   cosched.conf(5) says what that means under Application-Aware.
  *
  * RAND_CACHE_BW 0.15 (L3->L2 bandwidth per thread, as a fraction of
  *   CorePeakBandwidth): seed 001's gamma, "high cache-to-core bandwidth".
