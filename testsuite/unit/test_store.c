@@ -325,6 +325,53 @@ START_TEST(test_readers_write_nothing)
 }
 END_TEST
 
+/*
+ * The rename is the commit point: a failure after it (here the directory
+ * cannot be opened for its fsync, because it may be written and searched
+ * but not read) must not report an error, or a caller retrying the merge
+ * would merge the run twice.
+ */
+START_TEST(test_success_after_rename)
+{
+	cosched_profile_t p;
+	bool root = geteuid() == 0;
+	pid_t pid;
+	int status;
+
+	/* root: others may write and search only; else the owner */
+	ck_assert_int_eq(chmod(dir, root ? 0733 : 0333), 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		cosched_run_t r = mkrun(3.0);
+		cosched_error_t e;
+		int fd;
+
+		if (root && (setgid(65534) || setuid(65534))) {
+			perror("setuid nobody");
+			_exit(4);
+		}
+		fd = open(dir, O_RDONLY | O_DIRECTORY);
+		if (fd >= 0) {
+			fprintf(stderr, "%s is still readable\n", dir);
+			_exit(3);
+		}
+		if (cosched_store_merge_run(&store, "dirfsync", &r, NULL, &e)) {
+			fprintf(stderr, "merge: %s\n", e.msg);
+			_exit(1);
+		}
+		_exit(0);
+	}
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert_int_eq(chmod(dir, 0755), 0);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		      "merge after a successful rename failed (status %d)", status);
+	ck_assert_int_eq(cosched_store_load(&store, "dirfsync", &p, &err), 1);
+	ck_assert_int_eq(p.runs_merged, 1);
+	cosched_profile_free(&p);
+}
+END_TEST
+
 /* A run whose derived metrics are not finite is refused with its reason,
  * and the stored profile is unchanged (it used to fail in the JSON writer
  * as "out of memory", after the merge). */
@@ -547,6 +594,7 @@ int main(void)
 	tcase_add_test(tc, test_stale_temp_and_list);
 	tcase_add_test(tc, test_readers_write_nothing);
 	tcase_add_test(tc, test_merge_non_finite_run);
+	tcase_add_test(tc, test_success_after_rename);
 	tcase_add_test(tc, test_load_not_regular_or_too_large);
 	tcase_add_test(tc, test_conf_store_classify_pipeline);
 	tcase_add_test(tc, test_concurrent_writers);
