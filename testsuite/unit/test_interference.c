@@ -1,12 +1,24 @@
 /* test_interference.c - predicted slowdown among co-runners
  * (src/common/cosched_interference.c). */
+
+/*
+ * This file is built without _GNU_SOURCE (the build passes it on the
+ * command line), so it also checks that the public headers of the decision
+ * core compile with plain -std=c11: none may need PATH_MAX or other
+ * extensions.
+ */
+#undef _GNU_SOURCE
 #include <check.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cosched_check.h"
+#include "src/common/cosched_classify.h"
+#include "src/common/cosched_conf.h"
 #include "src/common/cosched_interference.h"
+#include "src/common/cosched_profile.h"
+#include "src/common/cosched_store.h"
 
 static cosched_interference_model_t m;
 static cosched_error_t err;
