@@ -121,7 +121,7 @@ static int run_incremental(cosched_policy_t pol, const cosched_gang_params_t *p,
 		}
 		for (size_t i = 0; i < n; i++) {
 			cosched_candidate_t c;
-			long s = cosched_socket_index_best(x, &jobs[i], 0, &c);
+			long s = cosched_socket_index_best(x, &jobs[i], 0, &c, &err);
 			if (s < 0)
 				continue;
 			if (cosched_socket_index_add(x, (size_t)s, &jobs[i],

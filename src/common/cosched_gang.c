@@ -403,6 +403,8 @@ const char *cosched_reject_name(cosched_reject_t r)
 		return "MPI bound";
 	case COSCHED_REJECT_NO_SOCKET:
 		return "no acceptable socket";
+	case COSCHED_REJECT_INVALID_QUERY:
+		return "invalid query";
 	}
 	return "unknown";
 }
@@ -441,25 +443,40 @@ char *cosched_candidate_format(const cosched_candidate_t *c, char *buf,
 		snprintf(buf, len, "no acceptable socket for %d cores",
 			 c->need);
 		break;
+	case COSCHED_REJECT_INVALID_QUERY:
+		snprintf(buf, len, "invalid query (see the error message)");
+		break;
 	}
 	return buf;
 }
 
 /* ------------------------------------------------------------------ */
-/* Socket index: buckets by (free cores, occupancy level, category mask),
- * each an indexed binary heap by (load, socket), plus a max-heap by load
- * for Miss-Rate Balance (its score is extreme at either end).          */
+/* Socket index.
+ *
+ * A socket's score for a job depends only on its free cores, whether it is
+ * empty, its categories present (Application-Aware only) and its MPI load
+ * (Miss-Rate policies only); how many applications it holds matters only
+ * for "gang full", and full sockets are kept out of the index.  So sockets
+ * are kept in buckets by (free cores, empty or occupied, category mask),
+ * where every socket of a bucket scores alike except by load: each bucket is
+ * an indexed binary heap by (load, socket), plus a max-heap by load for
+ * Miss-Rate Balance (its score is extreme at either end).  A query reads
+ * one or two heap tops per non-empty bucket, found through bitmaps: one
+ * 64-bit word of non-empty buckets per free-core count and a bitmap of the
+ * free-core counts that have any.                                       */
 
 typedef struct {
 	size_t *v;
 	size_t n, cap;
 } heap_t;
 
+#define LEVELS 2		/* 0 = empty socket, 1 = occupied, not full */
+
 struct cosched_socket_index {
 	score_ctx_t ctx;
 	size_t nsockets;
 	int maxcap;
-	int levels;		/* occupancy levels kept apart in buckets */
+	unsigned nmasks;	/* MASK_COUNT (Application-Aware) or 1 */
 	bool with_max;
 	int *cap, *used, *napps;
 	unsigned *catcount;	/* CAT_SLOTS per socket */
@@ -468,6 +485,12 @@ struct cosched_socket_index {
 	size_t *pos_min, *pos_max;
 	size_t nbuckets;
 	heap_t *minh, *maxh;
+	/* Non-empty buckets: bit (level x nmasks + mask) of fbits[free
+	 * cores] (LEVELS x MASK_COUNT = 64 bits), and bit f of fany when
+	 * fbits[f] != 0. */
+	uint64_t *fbits;
+	uint64_t *fany;
+	size_t nfwords;
 };
 
 static bool key_less(const cosched_socket_index_t *x, size_t a, size_t b,
@@ -478,10 +501,8 @@ static bool key_less(const cosched_socket_index_t *x, size_t a, size_t b,
 	return a < b;
 }
 
-static void heap_set(cosched_socket_index_t *x, heap_t *h, size_t *pos,
-		     size_t i, size_t s)
+static void heap_set(heap_t *h, size_t *pos, size_t i, size_t s)
 {
-	(void)x;
 	h->v[i] = s;
 	pos[s] = i;
 }
@@ -494,10 +515,10 @@ static void heap_up(cosched_socket_index_t *x, heap_t *h, size_t *pos,
 		size_t p = (i - 1) / 2;
 		if (!key_less(x, s, h->v[p], maxheap))
 			break;
-		heap_set(x, h, pos, i, h->v[p]);
+		heap_set(h, pos, i, h->v[p]);
 		i = p;
 	}
-	heap_set(x, h, pos, i, s);
+	heap_set(h, pos, i, s);
 }
 
 static void heap_down(cosched_socket_index_t *x, heap_t *h, size_t *pos,
@@ -512,23 +533,30 @@ static void heap_down(cosched_socket_index_t *x, heap_t *h, size_t *pos,
 			m = r;
 		if (!key_less(x, h->v[m], s, maxheap))
 			break;
-		heap_set(x, h, pos, i, h->v[m]);
+		heap_set(h, pos, i, h->v[m]);
 		i = m;
 	}
-	heap_set(x, h, pos, i, s);
+	heap_set(h, pos, i, s);
 }
 
-static int heap_push(cosched_socket_index_t *x, heap_t *h, size_t *pos,
-		     size_t s, bool maxheap)
+static int heap_reserve(heap_t *h, size_t first)
 {
 	if (h->n == h->cap) {
-		size_t nc = h->cap ? 2 * h->cap : 8;
+		size_t nc = h->cap ? 2 * h->cap : first;
 		size_t *nv = realloc(h->v, nc * sizeof(*nv));
 		if (!nv)
 			return -1;
 		h->v = nv;
 		h->cap = nc;
 	}
+	return 0;
+}
+
+static int heap_push(cosched_socket_index_t *x, heap_t *h, size_t *pos,
+		     size_t s, bool maxheap)
+{
+	if (heap_reserve(h, 8) < 0)
+		return -1;
 	h->v[h->n++] = s;
 	heap_up(x, h, pos, h->n - 1, maxheap);
 	return 0;
@@ -540,7 +568,7 @@ static void heap_del(cosched_socket_index_t *x, heap_t *h, size_t *pos,
 	size_t i = pos[s], last = h->v[--h->n];
 	if (i == h->n)
 		return;
-	heap_set(x, h, pos, i, last);
+	heap_set(h, pos, i, last);
 	heap_up(x, h, pos, i, maxheap);
 	heap_down(x, h, pos, pos[last], maxheap);
 }
@@ -558,19 +586,31 @@ static unsigned sock_mask(const cosched_socket_index_t *x, size_t s)
 static long sock_bucket(const cosched_socket_index_t *x, size_t s)
 {
 	int free_cores = x->cap[s] - x->used[s];
-	int level;
+	int level = x->napps[s] > 0;
 
 	if (free_cores <= 0)
 		return -1;
-	if (x->ctx.max_apps > 0) {
-		if (x->napps[s] >= x->ctx.max_apps)
-			return -1;
-		level = x->napps[s];
+	if (x->ctx.max_apps > 0 && x->napps[s] >= x->ctx.max_apps)
+		return -1;
+	return ((long)free_cores * LEVELS + level) * (long)x->nmasks +
+	       (x->nmasks > 1 ? (long)sock_mask(x, s) : 0);
+}
+
+/* Bucket b became empty (on = false) or non-empty (on = true). */
+static void bucket_mark(cosched_socket_index_t *x, long b, bool on)
+{
+	size_t per_f = (size_t)LEVELS * x->nmasks;
+	size_t f = (size_t)b / per_f;
+	uint64_t bit = 1ull << ((size_t)b % per_f);
+
+	if (on) {
+		x->fbits[f] |= bit;
+		x->fany[f / 64] |= 1ull << (f % 64);
 	} else {
-		level = x->napps[s] > 0;
+		x->fbits[f] &= ~bit;
+		if (!x->fbits[f])
+			x->fany[f / 64] &= ~(1ull << (f % 64));
 	}
-	return ((long)free_cores * x->levels + level) * MASK_COUNT +
-	       sock_mask(x, s);
 }
 
 static void sock_detach(cosched_socket_index_t *x, size_t s)
@@ -581,6 +621,8 @@ static void sock_detach(cosched_socket_index_t *x, size_t s)
 	heap_del(x, &x->minh[b], x->pos_min, s, false);
 	if (x->with_max)
 		heap_del(x, &x->maxh[b], x->pos_max, s, true);
+	if (x->minh[b].n == 0)
+		bucket_mark(x, b, false);
 	x->bucket[s] = -1;
 }
 
@@ -591,12 +633,17 @@ static int sock_attach(cosched_socket_index_t *x, size_t s)
 	if (b < 0)
 		return 0;
 	if (heap_push(x, &x->minh[b], x->pos_min, s, false) < 0)
-		return -1;
+		goto fail;
 	if (x->with_max && heap_push(x, &x->maxh[b], x->pos_max, s, true) < 0) {
 		heap_del(x, &x->minh[b], x->pos_min, s, false);
-		return -1;
+		goto fail;
 	}
+	if (x->minh[b].n == 1)
+		bucket_mark(x, b, true);
 	return 0;
+fail:
+	x->bucket[s] = -1;
+	return -1;
 }
 
 cosched_socket_index_t *cosched_socket_index_create(
@@ -616,7 +663,8 @@ cosched_socket_index_t *cosched_socket_index_create(
 	score_ctx_init(&x->ctx, policy, params);
 	x->nsockets = nsockets;
 	x->maxcap = params->capacity;
-	x->levels = x->ctx.max_apps > 0 ? x->ctx.max_apps : 2;
+	/* Only Application-Aware's score reads the categories present. */
+	x->nmasks = policy == COSCHED_POLICY_APP_AWARE ? MASK_COUNT : 1;
 	x->with_max = policy == COSCHED_POLICY_MISS_RATE_BALANCE;
 	if (capacity)
 		for (size_t i = 0; i < nsockets; i++) {
@@ -631,7 +679,9 @@ cosched_socket_index_t *cosched_socket_index_create(
 			if (capacity[i] > x->maxcap)
 				x->maxcap = capacity[i];
 		}
-	x->nbuckets = (size_t)(x->maxcap + 1) * x->levels * MASK_COUNT;
+	/* At most (1024 + 1) x 2 x 32 buckets: capacity is bounded. */
+	x->nbuckets = (size_t)(x->maxcap + 1) * LEVELS * x->nmasks;
+	x->nfwords = (size_t)x->maxcap / 64 + 1;
 	x->cap = malloc(nsockets * sizeof(int) + 1);
 	x->used = calloc(nsockets + 1, sizeof(int));
 	x->napps = calloc(nsockets + 1, sizeof(int));
@@ -642,9 +692,11 @@ cosched_socket_index_t *cosched_socket_index_create(
 	x->pos_max = malloc(nsockets * sizeof(size_t) + 1);
 	x->minh = calloc(x->nbuckets, sizeof(heap_t));
 	x->maxh = x->with_max ? calloc(x->nbuckets, sizeof(heap_t)) : NULL;
+	x->fbits = calloc((size_t)x->maxcap + 1, sizeof(uint64_t));
+	x->fany = calloc(x->nfwords, sizeof(uint64_t));
 	if (!x->cap || !x->used || !x->napps || !x->catcount || !x->load ||
 	    !x->bucket || !x->pos_min || !x->pos_max || !x->minh ||
-	    (x->with_max && !x->maxh))
+	    (x->with_max && !x->maxh) || !x->fbits || !x->fany)
 		goto oom;
 	for (size_t i = 0; i < nsockets; i++) {
 		x->cap[i] = capacity ? capacity[i] : params->capacity;
@@ -655,17 +707,13 @@ cosched_socket_index_t *cosched_socket_index_create(
 	for (size_t i = 0; i < nsockets; i++) {
 		long b = sock_bucket(x, i);
 		heap_t *h = &x->minh[b];
+		if (heap_reserve(h, 64) < 0)
+			goto oom;
 		x->bucket[i] = b;
-		if (h->n == h->cap) {
-			size_t nc = h->cap ? 2 * h->cap : 64;
-			size_t *nv = realloc(h->v, nc * sizeof(*nv));
-			if (!nv)
-				goto oom;
-			h->v = nv;
-			h->cap = nc;
-		}
 		x->pos_min[i] = h->n;
 		h->v[h->n++] = i;
+		if (h->n == 1)
+			bucket_mark(x, b, true);
 		if (x->with_max &&
 		    heap_push(x, &x->maxh[b], x->pos_max, i, true) < 0)
 			goto oom;
@@ -690,6 +738,8 @@ void cosched_socket_index_free(cosched_socket_index_t *x)
 			free(x->maxh[b].v);
 	free(x->minh);
 	free(x->maxh);
+	free(x->fbits);
+	free(x->fany);
 	free(x->cap);
 	free(x->used);
 	free(x->napps);
@@ -711,41 +761,98 @@ static void sock_agg(const cosched_socket_index_t *x, size_t s,
 	a->load = x->load[s];
 }
 
+/* The lowest set bit at or above `from` in a bitmap of nwords words, or
+ * -1. */
+static long next_bit(const uint64_t *w, size_t nwords, size_t from)
+{
+	size_t i = from / 64;
+	uint64_t cur;
+
+	if (i >= nwords)
+		return -1;
+	cur = w[i] & (~0ull << (from % 64));
+	for (;;) {
+		if (cur)
+			return (long)(i * 64 + (size_t)__builtin_ctzll(cur));
+		if (++i >= nwords)
+			return -1;
+		cur = w[i];
+	}
+}
+
+int cosched_socket_index_check_query(const cosched_socket_index_t *x,
+				     const cosched_gang_job_t *job,
+				     unsigned flags, cosched_error_t *err)
+{
+	if (!x)
+		return cosched_error_set(err, "index: NULL");
+	if (flags & ~(unsigned)(COSCHED_INDEX_OCCUPIED_ONLY |
+				COSCHED_INDEX_FIRST_FIT))
+		return cosched_error_set(err, "flags: unknown flags 0x%x",
+			flags & ~(unsigned)(COSCHED_INDEX_OCCUPIED_ONLY |
+					    COSCHED_INDEX_FIRST_FIT));
+	/* The heaps are ordered by (load, socket): for the Miss-Rate
+	 * policies a bucket's top is its lowest load, not its lowest
+	 * socket, so "lowest acceptable socket" cannot be read from it. */
+	if ((flags & COSCHED_INDEX_FIRST_FIT) && policy_uses_load(x->ctx.policy))
+		return cosched_error_set(err,
+			"flags: COSCHED_INDEX_FIRST_FIT is not available for %s (its index is ordered by MPI load, not by socket)",
+			cosched_policy_name(x->ctx.policy));
+	return cosched_gang_job_check("job", job, x->maxcap, err);
+}
+
 long cosched_socket_index_best(cosched_socket_index_t *x,
 			       const cosched_gang_job_t *job, unsigned flags,
-			       cosched_candidate_t *best)
+			       cosched_candidate_t *best, cosched_error_t *err)
 {
 	cosched_candidate_t c, b;
 	bool found = false;
-	int need = cores_needed(x->ctx.policy, job);
+	bool first_fit = flags & COSCHED_INDEX_FIRST_FIT;
+	/* Greedy Thread scores 1 wherever the requested threads fit, and
+	 * leftover cores grow with the free cores: once a score-1 socket is
+	 * found, sockets with more free cores are worse. */
+	bool stop_early = !first_fit &&
+		x && x->ctx.policy == COSCHED_POLICY_GREEDY_THREAD;
+	uint64_t skip = 0;
+	int need;
 
-	if (need < 1)
-		need = 1;
-	for (int f = need; f <= x->maxcap; f++) {
-		for (int lv = 0; lv < x->levels; lv++) {
-			if (lv == 0 && (flags & COSCHED_INDEX_OCCUPIED_ONLY))
-				continue;
-			size_t base = ((size_t)f * x->levels + lv) * MASK_COUNT;
-			for (unsigned m = 0; m < MASK_COUNT; m++) {
-				const heap_t *hs[2] = { &x->minh[base + m],
-					x->with_max ? &x->maxh[base + m] : NULL };
-				for (int k = 0; k < 2; k++) {
-					socket_agg_t a;
-					size_t s;
-					if (!hs[k] || hs[k]->n == 0)
-						continue;
-					s = hs[k]->v[0];
-					sock_agg(x, s, &a);
-					score_socket(&x->ctx, job, &a, s, &c);
-					if (c.reject != COSCHED_REJECT_NONE)
-						continue;
-					if (!found ||
-					    ((flags & COSCHED_INDEX_FIRST_FIT) ?
-						     c.socket < b.socket :
-						     cand_better(&c, &b))) {
-						b = c;
-						found = true;
-					}
+	if (cosched_socket_index_check_query(x, job, flags, err) < 0) {
+		if (best) {
+			memset(best, 0, sizeof(*best));
+			best->reject = COSCHED_REJECT_INVALID_QUERY;
+		}
+		return COSCHED_INDEX_INVALID;
+	}
+	need = cores_needed(x->ctx.policy, job);
+	if (flags & COSCHED_INDEX_OCCUPIED_ONLY)
+		skip = (1ull << x->nmasks) - 1;	/* level 0: empty sockets */
+	for (long f = next_bit(x->fany, x->nfwords, (size_t)need); f >= 0;
+	     f = next_bit(x->fany, x->nfwords, (size_t)f + 1)) {
+		uint64_t bits = x->fbits[f] & ~skip;
+		size_t base = (size_t)f * LEVELS * x->nmasks;
+
+		if (stop_early && found && b.score >= 1.0 &&
+		    f - job->threads > b.leftover)
+			break;
+		while (bits) {
+			size_t bk = base + (size_t)__builtin_ctzll(bits);
+			const heap_t *hs[2] = { &x->minh[bk],
+				x->with_max ? &x->maxh[bk] : NULL };
+			bits &= bits - 1;
+			for (int k = 0; k < 2; k++) {
+				socket_agg_t a;
+				size_t s;
+				if (!hs[k] || hs[k]->n == 0)
+					continue;
+				s = hs[k]->v[0];
+				sock_agg(x, s, &a);
+				score_socket(&x->ctx, job, &a, s, &c);
+				if (c.reject != COSCHED_REJECT_NONE)
+					continue;
+				if (!found || (first_fit ? c.socket < b.socket :
+							   cand_better(&c, &b))) {
+					b = c;
+					found = true;
 				}
 			}
 		}
@@ -757,7 +864,7 @@ long cosched_socket_index_best(cosched_socket_index_t *x,
 		b.cat_job = (cosched_category_t)cat_slot(job->category);
 		if (best)
 			*best = b;
-		return -1;
+		return COSCHED_INDEX_NONE;
 	}
 	if (best)
 		*best = b;
@@ -1192,7 +1299,9 @@ static int plan_app_aware(const cosched_gang_params_t *p,
 			if (cat != COSCHED_CAT_MEM && cat != COSCHED_CAT_UNKNOWN)
 				g = cosched_socket_index_best(x, j,
 					COSCHED_INDEX_OCCUPIED_ONLY |
-					COSCHED_INDEX_FIRST_FIT, NULL);
+					COSCHED_INDEX_FIRST_FIT, NULL, err);
+			if (g == COSCHED_INDEX_INVALID)
+				goto out;
 			if (g < 0)
 				g = (long)next_gang++;
 			if (cosched_socket_index_add(x, (size_t)g, j, j->threads,
@@ -1593,10 +1702,12 @@ static int mrb_split(cosched_mrb_t *s, size_t g, cosched_error_t *err)
 			 * never back into g: g is out of the index meanwhile. */
 			sock_detach(s->idx, g);
 			to = cosched_socket_index_best(s->idx, &s->jobs[cand],
-				COSCHED_INDEX_OCCUPIED_ONLY, NULL);
+				COSCHED_INDEX_OCCUPIED_ONLY, NULL, err);
 			if (sock_attach(s->idx, g) < 0)
 				return cosched_error_set(err,
 					"miss_rate_bound: out of memory");
+			if (to == COSCHED_INDEX_INVALID)
+				return -1;
 		}
 		if (to >= 0) {
 			if (mrb_move(s, cand, (size_t)to, COSCHED_MRB_MOVE_SPLIT,
@@ -1639,10 +1750,12 @@ int cosched_mrb_end_round(cosched_mrb_t *s, const cosched_mrb_move_t **moves,
 			long to;
 			sock_detach(s->idx, g);
 			to = cosched_socket_index_best(s->idx, &s->jobs[j],
-				COSCHED_INDEX_OCCUPIED_ONLY, NULL);
+				COSCHED_INDEX_OCCUPIED_ONLY, NULL, err);
 			if (sock_attach(s->idx, g) < 0)
 				return cosched_error_set(err,
 					"miss_rate_bound: out of memory");
+			if (to == COSCHED_INDEX_INVALID)
+				return -1;
 			if (to >= 0 &&
 			    mrb_move(s, j, (size_t)to, COSCHED_MRB_MOVE_MERGE,
 				     err) < 0)

@@ -138,6 +138,7 @@ typedef enum {
 	COSCHED_REJECT_FORBIDDEN_PAIR,	/* preference table "-" */
 	COSCHED_REJECT_MPI_BOUND,	/* combined MPI above T */
 	COSCHED_REJECT_NO_SOCKET,	/* index: no acceptable socket */
+	COSCHED_REJECT_INVALID_QUERY,	/* index: query refused (err says why) */
 } cosched_reject_t;
 
 typedef struct {
@@ -181,8 +182,15 @@ typedef struct cosched_socket_index cosched_socket_index_t;
 
 /* Query flags. */
 #define COSCHED_INDEX_OCCUPIED_ONLY 0x1	/* never an empty socket */
-#define COSCHED_INDEX_FIRST_FIT     0x2	/* lowest acceptable socket index
-					 * instead of the best score */
+/* The lowest acceptable socket index instead of the best score.  Only for
+ * the policies whose index is ordered by socket (GANG, Greedy Thread,
+ * Application-Aware); the Miss-Rate policies order each bucket by MPI load,
+ * so a query with this flag is refused for them. */
+#define COSCHED_INDEX_FIRST_FIT     0x2
+
+/* cosched_socket_index_best() results besides a socket index. */
+#define COSCHED_INDEX_NONE	(-1L)	/* no acceptable socket */
+#define COSCHED_INDEX_INVALID	(-2L)	/* query refused, err says why */
 
 /* nsockets sockets, all empty; capacity[i] each (NULL = params->capacity). */
 cosched_socket_index_t *cosched_socket_index_create(
@@ -190,11 +198,25 @@ cosched_socket_index_t *cosched_socket_index_create(
 	size_t nsockets, const int *capacity, cosched_error_t *err);
 void cosched_socket_index_free(cosched_socket_index_t *idx);
 
-/* Best socket for job (same order as cosched_gang_rank), or -1 with
- * best->reject = COSCHED_REJECT_NO_SOCKET.  best may be NULL. */
+/*
+ * Best socket for job (same order as cosched_gang_rank), or
+ * COSCHED_INDEX_NONE with best->reject = COSCHED_REJECT_NO_SOCKET when no
+ * socket is acceptable (not an error: err is untouched), or
+ * COSCHED_INDEX_INVALID with best->reject = COSCHED_REJECT_INVALID_QUERY
+ * and err set when the query is refused (see
+ * cosched_socket_index_check_query).  best and err may be NULL.
+ * Cost: one or two heap tops per non-empty bucket, at most
+ * (capacity + 1) x 2 (x 32 category sets for Application-Aware).
+ */
 long cosched_socket_index_best(cosched_socket_index_t *idx,
 			       const cosched_gang_job_t *job, unsigned flags,
-			       cosched_candidate_t *best);
+			       cosched_candidate_t *best, cosched_error_t *err);
+/* Refuse a query the index cannot answer: unknown flags, FIRST_FIT for a
+ * Miss-Rate policy, or a job cosched_gang_job_check refuses (capacity =
+ * the largest socket's). */
+int cosched_socket_index_check_query(const cosched_socket_index_t *idx,
+				     const cosched_gang_job_t *job,
+				     unsigned flags, cosched_error_t *err);
 /* Record that job runs / stopped running with threads cores on a socket. */
 int cosched_socket_index_add(cosched_socket_index_t *idx, size_t socket,
 			     const cosched_gang_job_t *job, int threads,

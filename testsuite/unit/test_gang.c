@@ -690,67 +690,112 @@ START_TEST(test_rank_miss_rate)
 }
 END_TEST
 
-/* The index answers what the first ranked candidate says, on random
- * socket states, for every policy. */
-START_TEST(test_index_matches_rank)
+/*
+ * The index answers what the ranking says, on random socket states, for
+ * every policy: the first accepted candidate; with OCCUPIED_ONLY the first
+ * accepted occupied one; with FIRST_FIT (the policies ordered by socket)
+ * the lowest accepted socket index.  Capacities 8 (seed 002), 130 (free
+ * core counts spread over three bitmap words) and mixed per-socket
+ * capacities; max_apps default and 5 (several occupancy counts share one
+ * bucket).
+ */
+static void index_vs_rank(int capacity, bool mixed, int max_apps, unsigned *r)
 {
-	enum { NS = 40, MAXO = 4 };
-	unsigned r = 2024;
+	enum { NS = 40, MAXO = 6 };
 
 	for (int pol = 0; pol < COSCHED_POLICY_COUNT; pol++) {
-		for (int trial = 0; trial < 60; trial++) {
+		for (int trial = 0; trial < 40; trial++) {
 			cosched_gang_params_t p;
 			cosched_gang_job_t occ[NS][MAXO];
 			cosched_socket_t s[NS];
 			cosched_candidate_t out[NS], best;
 			cosched_socket_index_t *x;
+			int caps[NS], apps;
 			size_t acc;
 			long got;
 
-			cosched_gang_params_init(&p, 8);
-			x = cosched_socket_index_create(pol, &p, NS, NULL, &err);
-			ck_assert_ptr_nonnull(x);
+			cosched_gang_params_init(&p, capacity);
+			p.max_apps = max_apps;
+			apps = cosched_gang_max_apps(pol, &p);
+			for (int i = 0; i < NS; i++) {
+				*r = *r * 1103515245u + 12345u;
+				caps[i] = mixed ? 1 + (int)((*r >> 16) % (unsigned)capacity) :
+						capacity;
+			}
+			x = cosched_socket_index_create(pol, &p, NS, caps, &err);
+			ck_assert_msg(x != NULL, "%s", err.msg);
 			for (int i = 0; i < NS; i++) {
 				int n = 0, used = 0;
-				r = r * 1103515245u + 12345u;
-				int want = (r >> 16) % (MAXO + 1);
-				if (pol == COSCHED_POLICY_GANG && want > 1)
-					want = 1;
-				if (cosched_gang_max_apps(pol, &p) == 2 && want > 2)
-					want = 2;
+				*r = *r * 1103515245u + 12345u;
+				int want = (*r >> 16) % (MAXO + 1);
+				if (apps > 0 && want > apps)
+					want = apps;
 				for (int k = 0; k < want; k++) {
-					r = r * 1103515245u + 12345u;
-					int t = 1 + (r >> 16) % 4;
-					if (used + t > 8)
+					*r = *r * 1103515245u + 12345u;
+					int t = 1 + (*r >> 16) % (capacity / 2 + 1);
+					if (used + t > caps[i])
 						break;
 					occ[i][n] = mkjob(i * 10 + k, "o", t,
-						((r >> 6) % 80) / 10.0,
-						(r >> 3) % 4);
+						((*r >> 6) % 80) / 10.0,
+						(*r >> 3) % 4);
 					ck_assert_int_eq(cosched_socket_index_add(x, i,
 						&occ[i][n], t, &err), 0);
 					used += t;
 					n++;
 				}
-				s[i].capacity = 8;
+				s[i].capacity = caps[i];
 				s[i].used = used;
 				s[i].occupants = occ[i];
 				s[i].noccupants = n;
 			}
-			r = r * 1103515245u + 12345u;
-			cosched_gang_job_t job = mkjob(999, "j", 1 + (r >> 16) % 6,
-				((r >> 5) % 90) / 10.0, (r >> 2) % 4);
+			*r = *r * 1103515245u + 12345u;
+			cosched_gang_job_t job = mkjob(999, "j",
+				1 + (*r >> 16) % (capacity * 3 / 4),
+				((*r >> 5) % 90) / 10.0, (*r >> 2) % 4);
 			job.min_threads = 1;
 			ck_assert_int_eq(cosched_gang_rank(pol, &p, s, NS, &job, out,
 							   &acc, &err), 0);
-			got = cosched_socket_index_best(x, &job, 0, &best);
+
+			/* best score */
+			got = cosched_socket_index_best(x, &job, 0, &best, &err);
 			if (acc == 0) {
-				ck_assert_int_eq(got, -1);
+				ck_assert_int_eq(got, COSCHED_INDEX_NONE);
 				ck_assert_int_eq(best.reject, COSCHED_REJECT_NO_SOCKET);
 			} else {
 				ck_assert_msg(got == (long)out[0].socket,
-					"policy %d trial %d: index %ld, rank %zu",
-					pol, trial, got, out[0].socket);
+					"cap %d policy %d trial %d: index %ld, rank %zu",
+					capacity, pol, trial, got, out[0].socket);
+				ck_assert_double_eq(best.score, out[0].score);
 			}
+
+			/* occupied only */
+			long want_occ = COSCHED_INDEX_NONE, want_ff = COSCHED_INDEX_NONE;
+			for (size_t k = 0; k < acc; k++) {
+				if (want_occ < 0 &&
+				    s[out[k].socket].noccupants > 0)
+					want_occ = (long)out[k].socket;
+				if (s[out[k].socket].noccupants > 0 &&
+				    (want_ff < 0 || (long)out[k].socket < want_ff))
+					want_ff = (long)out[k].socket;
+			}
+			got = cosched_socket_index_best(x, &job,
+				COSCHED_INDEX_OCCUPIED_ONLY, NULL, &err);
+			ck_assert_msg(got == want_occ,
+				"cap %d policy %d trial %d: occupied-only index %ld, rank %ld",
+				capacity, pol, trial, got, want_occ);
+
+			/* first fit among occupied sockets */
+			got = cosched_socket_index_best(x, &job,
+				COSCHED_INDEX_OCCUPIED_ONLY | COSCHED_INDEX_FIRST_FIT,
+				NULL, &err);
+			if (pol == COSCHED_POLICY_MISS_RATE_BALANCE ||
+			    pol == COSCHED_POLICY_MISS_RATE_BOUND)
+				ck_assert_int_eq(got, COSCHED_INDEX_INVALID);
+			else
+				ck_assert_msg(got == want_ff,
+					"cap %d policy %d trial %d: first-fit index %ld, rank %ld",
+					capacity, pol, trial, got, want_ff);
+
 			/* removing everything empties the index again */
 			for (int i = 0; i < NS; i++)
 				for (int k = 0; k < s[i].noccupants; k++)
@@ -758,10 +803,87 @@ START_TEST(test_index_matches_rank)
 						i, &occ[i][k], occ[i][k].threads,
 						&err), 0);
 			for (int i = 0; i < NS; i++)
-				ck_assert_int_eq(cosched_socket_index_free_cores(x, i), 8);
+				ck_assert_int_eq(cosched_socket_index_free_cores(x, i),
+						 caps[i]);
+			got = cosched_socket_index_best(x, &job,
+				COSCHED_INDEX_OCCUPIED_ONLY, NULL, &err);
+			ck_assert_int_eq(got, COSCHED_INDEX_NONE);
 			cosched_socket_index_free(x);
 		}
 	}
+}
+
+START_TEST(test_index_matches_rank)
+{
+	unsigned r = 2024;
+
+	index_vs_rank(8, false, 0, &r);
+	index_vs_rank(8, true, 0, &r);
+	index_vs_rank(8, false, 5, &r);
+	index_vs_rank(130, false, 0, &r);
+	index_vs_rank(130, true, 5, &r);
+}
+END_TEST
+
+/* FIRST_FIT means the lowest acceptable socket index.  The Miss-Rate
+ * policies keep each bucket ordered by MPI load, so the flag is refused for
+ * them instead of silently answering the lowest load. */
+START_TEST(test_index_first_fit)
+{
+	cosched_gang_job_t heavy = mkjob(1, "h", 2, 9.0, COSCHED_CAT_RAND);
+	cosched_gang_job_t light = mkjob(2, "l", 2, 1.0, COSCHED_CAT_CPU);
+	cosched_gang_job_t job = mkjob(3, "j", 2, 1.0, COSCHED_CAT_CPU);
+	cosched_gang_params_t p;
+	cosched_candidate_t best;
+	cosched_socket_index_t *x;
+
+	cosched_gang_params_init(&p, 8);
+	/* Application-Aware: sockets 0 (a rand job) and 1 (a cpu job) both
+	 * take a cpu job; the best score is socket 1 (cpu+cpu cost 1 + 1 = 2,
+	 * cpu+rand 1 + 2 = 3), the first fit socket 0. */
+	x = cosched_socket_index_create(COSCHED_POLICY_APP_AWARE, &p, 3, NULL, &err);
+	ck_assert_int_eq(cosched_socket_index_add(x, 0, &heavy, 2, &err), 0);
+	ck_assert_int_eq(cosched_socket_index_add(x, 1, &light, 2, &err), 0);
+	ck_assert_int_eq(cosched_socket_index_best(x, &job, 0, NULL, &err), 1);
+	ck_assert_int_eq(cosched_socket_index_best(x, &job,
+		COSCHED_INDEX_FIRST_FIT, NULL, &err), 0);
+	cosched_socket_index_free(x);
+
+	/* Miss-Rate Bound: socket 1's load (1.0) is lower than socket 0's
+	 * (9.0), so a bucket's heap top is socket 1; "first fit" would have
+	 * answered 1.  It is refused, with the reason. */
+	x = cosched_socket_index_create(COSCHED_POLICY_MISS_RATE_BOUND, &p, 3, NULL,
+					&err);
+	ck_assert_int_eq(cosched_socket_index_add(x, 0, &heavy, 2, &err), 0);
+	ck_assert_int_eq(cosched_socket_index_add(x, 1, &light, 2, &err), 0);
+	ck_assert_int_eq(cosched_socket_index_best(x, &job,
+		COSCHED_INDEX_OCCUPIED_ONLY | COSCHED_INDEX_FIRST_FIT, &best, &err),
+		COSCHED_INDEX_INVALID);
+	ck_assert_int_eq(best.reject, COSCHED_REJECT_INVALID_QUERY);
+	ck_assert_str_eq(err.msg, "flags: COSCHED_INDEX_FIRST_FIT is not available for miss_rate_bound (its index is ordered by MPI load, not by socket)");
+	ck_assert_str_eq(cosched_reject_name(best.reject), "invalid query");
+	/* without the flag: the best score, the most MPI headroom */
+	ck_assert_int_eq(cosched_socket_index_best(x, &job,
+		COSCHED_INDEX_OCCUPIED_ONLY, &best, &err), 1);
+	cosched_socket_index_free(x);
+
+	x = cosched_socket_index_create(COSCHED_POLICY_MISS_RATE_BALANCE, &p, 3,
+					NULL, &err);
+	ck_assert_int_eq(cosched_socket_index_best(x, &job,
+		COSCHED_INDEX_FIRST_FIT, NULL, &err), COSCHED_INDEX_INVALID);
+	ck_assert_str_eq(err.msg, "flags: COSCHED_INDEX_FIRST_FIT is not available for miss_rate_balance (its index is ordered by MPI load, not by socket)");
+	/* other refusals: unknown flags, a NULL or invalid job */
+	ck_assert_int_eq(cosched_socket_index_best(x, &job, 0x10, NULL, &err),
+			 COSCHED_INDEX_INVALID);
+	ck_assert_str_eq(err.msg, "flags: unknown flags 0x10");
+	ck_assert_int_eq(cosched_socket_index_best(x, NULL, 0, &best, &err),
+			 COSCHED_INDEX_INVALID);
+	ck_assert_str_eq(err.msg, "job: NULL");
+	job.threads = 9;
+	ck_assert_int_eq(cosched_socket_index_best(x, &job, 0, NULL, &err),
+			 COSCHED_INDEX_INVALID);
+	ck_assert_str_eq(err.msg, "job.threads: 9 exceeds the capacity of 8 cores");
+	cosched_socket_index_free(x);
 }
 END_TEST
 
@@ -820,7 +942,7 @@ START_TEST(test_out_of_range_category)
 	ck_assert_int_eq(cosched_socket_index_add(x, 0, &neg[0], 2, &err), 0);
 	ck_assert_int_eq(cosched_socket_index_add(x, 1, &big[0], 2, &err), 0);
 	ck_assert_int_eq(cosched_socket_index_best(x, &job,
-		COSCHED_INDEX_OCCUPIED_ONLY, &best), -1);
+		COSCHED_INDEX_OCCUPIED_ONLY, &best, &err), COSCHED_INDEX_NONE);
 	ck_assert_int_eq(best.reject, COSCHED_REJECT_NO_SOCKET);
 	ck_assert_int_eq(cosched_socket_index_remove(x, 0, &neg[0], 2, &err), 0);
 	ck_assert_int_eq(cosched_socket_index_remove(x, 1, &big[0], 2, &err), 0);
@@ -868,7 +990,7 @@ START_TEST(test_bounds)
 		cosched_socket_index_t *x =
 			cosched_socket_index_create(pol, &p, 3, NULL, &err);
 		ck_assert_msg(x != NULL, "%s", err.msg);
-		ck_assert_int_eq(cosched_socket_index_best(x, &j, 0, NULL), 0);
+		ck_assert_int_eq(cosched_socket_index_best(x, &j, 0, NULL, &err), 0);
 		cosched_socket_index_free(x);
 		ck_assert_int_eq(cosched_gang_plan(pol, &p, &j, 1, &plan, &err), 0);
 		cosched_gang_plan_free(&plan);
@@ -1003,6 +1125,7 @@ int main(void)
 	tcase_add_test(tc, test_rank_gang_greedy);
 	tcase_add_test(tc, test_rank_miss_rate);
 	tcase_add_test(tc, test_index_matches_rank);
+	tcase_add_test(tc, test_index_first_fit);
 	tcase_add_test(tc, test_index_errors);
 	tcase_add_test(tc, test_out_of_range_category);
 	tcase_add_test(tc, test_bounds);
