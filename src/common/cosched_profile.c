@@ -30,6 +30,7 @@ enum num_kind {
 	NUM_FRACTION,		/* double in [0, 1] */
 	NUM_INT,		/* int in [lo, hi] */
 	NUM_LONG,		/* long in [lo, hi] */
+	NUM_ULONG,		/* unsigned long in [lo, hi] */
 };
 
 typedef struct {
@@ -38,7 +39,7 @@ typedef struct {
 	enum num_kind kind;
 	bool optional;	/* doubles: NAN (absent / null) allowed; integers:
 			 * absent reads as 0 */
-	long lo, hi;	/* NUM_INT, NUM_LONG */
+	long long lo, hi;	/* integer kinds */
 } field_t;
 
 #define RUN_F(f, kind, opt) \
@@ -61,6 +62,22 @@ static const field_t run_fields[] = {
 	  0, FREQ_KHZ_LIMIT },
 };
 #define N_RUN_FIELDS (sizeof(run_fields) / sizeof(run_fields[0]))
+
+/* EDP points (seed 002 "Threads vs EDP"); every field is required but the
+ * energy, and NAN energy is written as null. */
+static const field_t edp_fields[] = {
+	{ "threads", offsetof(cosched_edp_point_t, threads), NUM_INT, false,
+	  1, THREADS_LIMIT },
+	{ "freq_khz", offsetof(cosched_edp_point_t, freq_khz), NUM_LONG, false,
+	  0, FREQ_KHZ_LIMIT },
+	{ "time_s", offsetof(cosched_edp_point_t, time_s), NUM_POSITIVE, false,
+	  0, 0 },
+	{ "energy_j", offsetof(cosched_edp_point_t, energy_j), NUM_NONNEG, true,
+	  0, 0 },
+	{ "samples", offsetof(cosched_edp_point_t, samples), NUM_ULONG, false,
+	  1, LLONG_MAX },
+};
+#define N_EDP_FIELDS (sizeof(edp_fields) / sizeof(edp_fields[0]))
 
 /*
  * Derived metrics (all doubles, NAN = unknown).  cause names the run value
@@ -110,24 +127,40 @@ static double dbl_get(const void *base, const field_t *f)
 	return *(const double *) ((const char *) base + f->offset);
 }
 
-static long int_get(const void *base, const field_t *f)
+static long long int_get(const void *base, const field_t *f)
 {
 	const char *p = (const char *) base + f->offset;
-	return f->kind == NUM_INT ? (long) *(const int *) p : *(const long *) p;
+
+	switch (f->kind) {
+	case NUM_INT:
+		return *(const int *) p;
+	case NUM_LONG:
+		return *(const long *) p;
+	default:
+		return (long long) *(const unsigned long *) p;
+	}
 }
 
-static void int_set(void *base, const field_t *f, long v)
+/* v is within the field's range (checked by the caller). */
+static void int_set(void *base, const field_t *f, long long v)
 {
 	char *p = (char *) base + f->offset;
-	if (f->kind == NUM_INT)
+
+	switch (f->kind) {
+	case NUM_INT:
 		*(int *) p = (int) v;
-	else
-		*(long *) p = v;
+		break;
+	case NUM_LONG:
+		*(long *) p = (long) v;
+		break;
+	default:
+		*(unsigned long *) p = (unsigned long) v;
+	}
 }
 
 static bool is_int_kind(enum num_kind k)
 {
-	return k == NUM_INT || k == NUM_LONG;
+	return k == NUM_INT || k == NUM_LONG || k == NUM_ULONG;
 }
 
 static const char *num_expected(enum num_kind k)
@@ -202,10 +235,10 @@ int cosched_run_check(const char *field, const cosched_run_t *run,
 		const field_t *f = &run_fields[i];
 
 		if (is_int_kind(f->kind)) {
-			long v = int_get(run, f);
+			long long v = int_get(run, f);
 			if (v < f->lo || v > f->hi)
 				return cosched_error_set(err,
-					"%s.%s: expected an integer from %ld to %ld, got %ld",
+					"%s.%s: expected an integer from %lld to %lld, got %lld",
 					field, f->name, f->lo, f->hi, v);
 			continue;
 		}
@@ -303,7 +336,7 @@ static int derived_check(const char *field, const cosched_run_t *run,
 				continue;
 			if (is_int_kind(rf->kind))
 				return cosched_error_set(err,
-					"%s.%s: %ld gives %s %g (%s)", field,
+					"%s.%s: %lld gives %s %g (%s)", field,
 					rf->name, int_get(run, rf), df->f.name,
 					v, df->formula);
 			return cosched_error_set(err,
@@ -529,7 +562,8 @@ static json_t *fields_to_json(writer_t *w, const char *prefix,
 		const field_t *f = (const field_t *) ((const char *) table +
 						      i * stride);
 		if (is_int_kind(f->kind))
-			rc = put(w, o, f->name, json_integer(int_get(base, f)));
+			rc = put(w, o, f->name,
+				 json_integer((json_int_t) int_get(base, f)));
 		else
 			rc = put_real(w, o, prefix, f->name, dbl_get(base, f),
 				      omit_nan);
@@ -560,20 +594,11 @@ char *cosched_profile_to_json(const cosched_profile_t *p, cosched_error_t *err)
 					 sizeof(derived_fields[0]),
 					 N_DERIVED_FIELDS, &p->derived, false));
 	for (int i = 0; i < p->n_edp && !rc; i++) {
-		const cosched_edp_point_t *e = &p->edp[i];
-		json_t *o = json_object();
 		char prefix[32];
-
-		if (!o || json_array_append_new(edp, o)) {
-			rc = -1;
-			break;
-		}
 		snprintf(prefix, sizeof(prefix), "edp[%d]", i);
-		rc |= put(&w, o, "threads", json_integer(e->threads));
-		rc |= put(&w, o, "freq_khz", json_integer(e->freq_khz));
-		rc |= put_real(&w, o, prefix, "time_s", e->time_s, false);
-		rc |= put_real(&w, o, prefix, "energy_j", e->energy_j, false);
-		rc |= put(&w, o, "samples", json_integer((json_int_t) e->samples));
+		rc |= json_array_append_new(edp,
+			fields_to_json(&w, prefix, edp_fields, sizeof(edp_fields[0]),
+				       N_EDP_FIELDS, &p->edp[i], false));
 	}
 	for (int i = 0; i < p->n_runs && !rc; i++) {
 		char prefix[32];
@@ -744,7 +769,7 @@ static int fields_from_json(const json_t *o, const char *prefix,
 			if (get_int(o, prefix, f->name, f->lo, f->hi,
 				    f->optional, 0, &v, err))
 				return -1;
-			int_set(base, f, (long) v);
+			int_set(base, f, (long long) v);
 		} else if (get_num(o, prefix, f->name, f->kind, f->optional,
 				   dbl_at(base, f), err)) {
 			return -1;
@@ -802,32 +827,16 @@ static int derived_from_json(const json_t *o, cosched_derived_t *d,
 				err);
 }
 
-static const char *const edp_keys[] = {
-	"threads", "freq_khz", "time_s", "energy_j", "samples", NULL
-};
-
 static int edp_from_json(const json_t *o, const char *prefix,
 			 cosched_edp_point_t *e, cosched_error_t *err)
 {
-	json_int_t i;
-
 	if (!json_is_object(o))
 		return bad_value("", prefix, "an object", o, err);
-	if (check_keys(o, prefix, edp_keys, err))
+	if (check_field_keys(o, prefix, edp_fields, sizeof(edp_fields[0]),
+			     N_EDP_FIELDS, err))
 		return -1;
-	if (get_int(o, prefix, "threads", 1, THREADS_LIMIT, false, 0, &i, err))
-		return -1;
-	e->threads = (int) i;
-	if (get_int(o, prefix, "freq_khz", 0, FREQ_KHZ_LIMIT, false, 0, &i, err))
-		return -1;
-	e->freq_khz = (long) i;
-	if (get_num(o, prefix, "time_s", NUM_POSITIVE, false, &e->time_s, err) ||
-	    get_num(o, prefix, "energy_j", NUM_NONNEG, true, &e->energy_j, err))
-		return -1;
-	if (get_int(o, prefix, "samples", 1, (json_int_t) LLONG_MAX, false, 0, &i, err))
-		return -1;
-	e->samples = (unsigned long) i;
-	return 0;
+	return fields_from_json(o, prefix, edp_fields, sizeof(edp_fields[0]),
+				N_EDP_FIELDS, e, err);
 }
 
 static const char *const root_keys[] = {
