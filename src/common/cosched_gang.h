@@ -11,14 +11,19 @@
  *
  * Three forms:
  *  - batch: a set of jobs -> gangs (cosched_gang_plan);
- *  - incremental: the current occupants of every socket and one arriving
- *    job -> the sockets ranked best-first with a score, and for every
- *    rejected socket the reason (cosched_gang_rank).  This is what the
- *    select plugin calls; O(sockets) plus a sort, no allocation;
- *  - an index of sockets bucketed by free cores, occupancy and categories
- *    (cosched_socket_index_*) that answers "best socket for this job" in
- *    O(buckets x log sockets) with the same answer as the first entry of
- *    cosched_gang_rank; it places n jobs in near-linear time.
+ *  - incremental, two ways with the same order:
+ *    - the socket index (cosched_socket_index_*): sockets bucketed by free
+ *      cores, empty or occupied, and categories, answering "best socket for
+ *      this job" from the non-empty buckets' heap tops.  This is what the
+ *      controller uses to place jobs across the whole cluster: about
+ *      0.1-0.5 us per job at 20,000 sockets (cosched-bench-policies(1));
+ *    - the ranking (cosched_gang_rank): the current occupants of some
+ *      sockets and one arriving job -> every socket ranked best-first with
+ *      a score, and for every rejected socket the reason.  O(sockets x
+ *      occupants) plus a sort, no allocation: for explaining a decision
+ *      or ranking a small candidate set (about 2 us per job over 64
+ *      sockets), not for scanning the cluster (about 1 ms per job over
+ *      20,000 sockets).  Its first entry is the index's answer;
  *  - Miss-Rate Bound is online: cosched_mrb_* keeps its state across
  *    quanta and rounds.
  *
