@@ -88,3 +88,20 @@ def test_make_install_renames_into_place(tmp_path):
     assert held.read() == old_bytes
     held.close()
     assert sorted(os.listdir(dest)) == sorted(PLUGINS)
+
+
+def test_policy_benchmark_results_check():
+    """The benchmark verifies every placement it times (each job placed
+    once or rejected, no socket over capacity); run it small to check the
+    results, not the timings (those are read from `make bench`)."""
+    bench = os.path.join(default_builddir(), "contribs", "bench",
+                         "cosched-bench-policies")
+    r = subprocess.run([bench, "200"], capture_output=True, text=True,
+                       timeout=120)
+    assert r.returncode == 0, r.stdout + r.stderr
+    for policy in ("gang", "greedy_thread", "miss_rate_balance",
+                   "miss_rate_bound", "app_aware"):
+        assert policy in r.stdout
+    assert "all results checked" in r.stdout
+    bad = subprocess.run([bench, "ten"], capture_output=True, text=True)
+    assert bad.returncode == 2 and "ten" in bad.stderr, bad.stderr
