@@ -1676,6 +1676,21 @@ static int cmp_mpi_asc(const void *pa, const void *pb)
 	return *(const size_t *)pa < *(const size_t *)pb ? -1 : 1;
 }
 
+/*
+ * The occupied gang where job j fits best, never its own gang g (which is
+ * out of the index meanwhile).  *to is a slot or COSCHED_INDEX_NONE.
+ */
+static int mrb_best_other(cosched_mrb_t *s, size_t g, size_t j, long *to,
+			  cosched_error_t *err)
+{
+	sock_detach(s->idx, g);
+	*to = cosched_socket_index_best(s->idx, &s->jobs[j],
+					COSCHED_INDEX_OCCUPIED_ONLY, NULL, err);
+	if (sock_attach(s->idx, g) < 0)
+		return cosched_error_set(err, "miss_rate_bound: out of memory");
+	return *to == COSCHED_INDEX_INVALID ? -1 : 0;
+}
+
 /* Split gang g while it holds more than one application and its MPI is at
  * or above T: more than one move per round when one is not enough. */
 static int mrb_split(cosched_mrb_t *s, size_t g, cosched_error_t *err)
@@ -1697,18 +1712,9 @@ static int mrb_split(cosched_mrb_t *s, size_t g, cosched_error_t *err)
 				cand = s->tmp[k];
 				break;
 			}
-		if (cand != NONE) {
-			/* Into a gang where it fits (cores and combined MPI),
-			 * never back into g: g is out of the index meanwhile. */
-			sock_detach(s->idx, g);
-			to = cosched_socket_index_best(s->idx, &s->jobs[cand],
-				COSCHED_INDEX_OCCUPIED_ONLY, NULL, err);
-			if (sock_attach(s->idx, g) < 0)
-				return cosched_error_set(err,
-					"miss_rate_bound: out of memory");
-			if (to == COSCHED_INDEX_INVALID)
-				return -1;
-		}
+		/* Into a gang where it fits (cores and combined MPI). */
+		if (cand != NONE && mrb_best_other(s, g, cand, &to, err) < 0)
+			return -1;
 		if (to >= 0) {
 			if (mrb_move(s, cand, (size_t)to, COSCHED_MRB_MOVE_SPLIT,
 				     err) < 0)
@@ -1748,13 +1754,7 @@ int cosched_mrb_end_round(cosched_mrb_t *s, const cosched_mrb_move_t **moves,
 			 * and its gang is removed. */
 			size_t j = s->head[g];
 			long to;
-			sock_detach(s->idx, g);
-			to = cosched_socket_index_best(s->idx, &s->jobs[j],
-				COSCHED_INDEX_OCCUPIED_ONLY, NULL, err);
-			if (sock_attach(s->idx, g) < 0)
-				return cosched_error_set(err,
-					"miss_rate_bound: out of memory");
-			if (to == COSCHED_INDEX_INVALID)
+			if (mrb_best_other(s, g, j, &to, err) < 0)
 				return -1;
 			if (to >= 0 &&
 			    mrb_move(s, j, (size_t)to, COSCHED_MRB_MOVE_MERGE,
