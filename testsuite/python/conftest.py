@@ -2,6 +2,7 @@
 
 import os
 import shutil
+import signal
 import sys
 
 import pytest
@@ -11,9 +12,18 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "lib"))
 from cluster import Cluster, default_builddir  # noqa: E402
 
 
+def _interrupt(signum, frame):
+    raise KeyboardInterrupt(f"signal {signum}")
+
+
 def pytest_configure(config):
     config.addinivalue_line(
         "markers", "cluster: starts real Slurm daemons on loopback")
+    # SIGTERM/SIGHUP (CI timeout, closed terminal) unwind like Ctrl-C, so
+    # fixtures stop their daemons; the daemons also get SIGTERM if this
+    # process dies without unwinding (PR_SET_PDEATHSIG, lib/cluster.py).
+    signal.signal(signal.SIGTERM, _interrupt)
+    signal.signal(signal.SIGHUP, _interrupt)
 
 
 @pytest.hookimpl(hookwrapper=True, tryfirst=True)
@@ -23,7 +33,7 @@ def pytest_runtest_makereport(item, call):
     setattr(item, "rep_" + rep.when, rep)
 
 
-def _require_environment():
+def require_environment():
     if os.geteuid() != 0:
         pytest.skip("cluster tests start slurmd, which must run as root")
     missing = [d for d in ("slurmctld", "slurmd", "munged", "sbatch")
@@ -45,7 +55,7 @@ def make_cluster(request):
     Every cluster made is stopped at teardown; when the test failed, the
     daemons' logs are printed first.
     """
-    _require_environment()
+    require_environment()
     made = []
 
     def factory(**kw):
@@ -57,12 +67,14 @@ def make_cluster(request):
     rep = getattr(request.node, "rep_call", None)
     failed = rep is None or rep.failed
     for c in made:
-        if failed:
-            sys.stderr.write(f"\n--- logs of cluster in {c.workdir} ---\n")
-            sys.stderr.write(c.logs())
-        c.stop()
-        if not failed:
-            shutil.rmtree(c.workdir, ignore_errors=True)
+        try:
+            if failed:
+                sys.stderr.write(f"\n--- logs of cluster in {c.workdir} ---\n")
+                sys.stderr.write(c.logs())
+        finally:
+            c.stop()
+            if not failed:
+                shutil.rmtree(c.workdir, ignore_errors=True)
 
 
 @pytest.fixture

@@ -7,7 +7,9 @@ daemon started here is stopped by pid; a failed start raises
 ClusterStartError carrying the daemons' logs.
 """
 
+import ctypes
 import os
+import random
 import re
 import shutil
 import signal
@@ -25,19 +27,41 @@ class ClusterStartError(RuntimeError):
     """A daemon did not come up; the message holds its log."""
 
 
-def _free_ports(count):
-    """Ports the kernel hands out now (bound and released together)."""
-    socks, ports = [], []
+def _ephemeral_low():
     try:
-        for _ in range(count):
-            s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-            s.bind(("127.0.0.1", 0))
-            socks.append(s)
-            ports.append(s.getsockname()[1])
-    finally:
-        for s in socks:
-            s.close()
+        with open("/proc/sys/net/ipv4/ip_local_port_range") as f:
+            return int(f.read().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 32768
+
+
+def _free_ports(count):
+    """Ports for one cluster: random, below the kernel's ephemeral range
+    (so no client connection takes one between this check and the daemon's
+    bind), each checked free now.  Two runs pick the same port with
+    probability about count/20000; start() retries once if it happens."""
+    rng = random.Random()
+    low, high = 10000, min(_ephemeral_low(), 60000) - 1
+    ports = []
+    while len(ports) < count:
+        port = rng.randint(low, high)
+        if port in ports:
+            continue
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+        ports.append(port)
     return ports
+
+
+def _die_with_parent():
+    """preexec_fn: the daemon gets SIGTERM if the test process dies, so a
+    killed test run (CI timeout, closed terminal) leaves no daemon behind."""
+    PR_SET_PDEATHSIG = 1
+    ctypes.CDLL("libc.so.6", use_errno=True).prctl(
+        PR_SET_PDEATHSIG, signal.SIGTERM)
 
 
 def _tail(path, lines=60):
@@ -174,7 +198,7 @@ class Cluster:
         out = open(os.path.join(self.workdir, "log", f"{name}.stdout"), "ab")
         self.procs[name] = subprocess.Popen(
             argv, stdout=out, stderr=subprocess.STDOUT, env=self.env,
-            start_new_session=True)
+            start_new_session=True, preexec_fn=_die_with_parent)
         out.close()
 
     def _start_munged(self):
@@ -233,18 +257,26 @@ class Cluster:
             f"timed out after {timeout}s waiting for {what}\n{self.logs()}")
 
     def start(self):
-        self._write_configs()
-        try:
-            self._start_munged()
-            self.start_slurmctld(clear_state=True)
-            for n in self.nodes:
-                self.start_slurmd(n)
-            self._wait(self._nodes_idle, "all nodes idle",
-                       ["slurmctld"] + [f"slurmd-{n}" for n in self.nodes],
-                       START_TIMEOUT)
-        except BaseException:
-            self.stop()
-            raise
+        for attempt in (1, 2):
+            self._write_configs()
+            try:
+                self._start_munged()
+                self.start_slurmctld(clear_state=True)
+                for n in self.nodes:
+                    self.start_slurmd(n)
+                self._wait(self._nodes_idle, "all nodes idle",
+                           ["slurmctld"] +
+                           [f"slurmd-{n}" for n in self.nodes],
+                           START_TIMEOUT)
+                break
+            except ClusterStartError as e:
+                self.stop()
+                if attempt == 1 and "Address already in use" in str(e):
+                    continue  # another run took a port: new ports
+                raise
+            except BaseException:
+                self.stop()
+                raise
         self.started = True
         return self
 
@@ -252,12 +284,15 @@ class Cluster:
         p = self.procs.pop(name, None)
         if p is None or p.poll() is not None:
             return
-        p.send_signal(sig)
         try:
+            p.send_signal(sig)
             p.wait(timeout)
         except subprocess.TimeoutExpired:
             p.kill()
-            p.wait(10)
+            try:
+                p.wait(10)
+            except subprocess.TimeoutExpired:
+                pass
 
     def stop_slurmctld(self):
         self._stop_proc("slurmctld")
@@ -275,16 +310,41 @@ class Cluster:
                 not any(s.endswith("*") or s in ("down", "unk")
                         for s in states))
 
-    def stop(self):
-        if self.procs:
+    def _alive(self, name):
+        p = self.procs.get(name)
+        return p is not None and p.poll() is None
+
+    def _cancel_all_jobs(self, timeout=15):
+        """Cancel every job and wait (bounded) until slurmctld lists none,
+        so that no slurmstepd or task outlives its slurmd."""
+        try:
             subprocess.run(["scancel", "--quiet", "-u", "root"],
-                           env=self.env, capture_output=True, timeout=20)
-        for name in [n for n in self.procs if n.startswith("slurmd-")]:
-            self._stop_proc(name)
-        self._stop_proc("slurmctld")
-        self._stop_proc("munged")
-        # Job steps left by a killed slurmd die with their session.
-        self.started = False
+                           env=self.env, capture_output=True, timeout=5)
+            deadline = time.monotonic() + timeout
+            while time.monotonic() < deadline:
+                r = subprocess.run(["squeue", "-h", "-o", "%i"],
+                                   env=self.env, capture_output=True,
+                                   text=True, timeout=5)
+                if r.returncode == 0 and not r.stdout.strip():
+                    return
+                time.sleep(0.3)
+        except subprocess.TimeoutExpired:
+            pass
+
+    def stop(self):
+        """Stop every daemon this cluster started, by pid.  Never raises:
+        it runs in teardown and error paths."""
+        try:
+            if self._alive("slurmctld") and any(
+                    self._alive(n) for n in self.procs
+                    if n.startswith("slurmd-")):
+                self._cancel_all_jobs()
+        finally:
+            for name in [n for n in self.procs if n.startswith("slurmd-")]:
+                self._stop_proc(name)
+            self._stop_proc("slurmctld")
+            self._stop_proc("munged")
+            self.started = False
 
     def cleanup(self):
         self.stop()
