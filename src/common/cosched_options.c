@@ -56,6 +56,19 @@ int cosched_max_slowdown_check(const char *field, double pct,
 	return 0;
 }
 
+bool cosched_app_name_is_generic(const char *name)
+{
+	static const char *const generic[] = {
+		"wrap", "sbatch", "salloc", "srun", "interactive",
+		"sh", "bash", "zsh", "csh", "tcsh", "ksh",
+	};
+
+	for (size_t i = 0; i < sizeof(generic) / sizeof(generic[0]); i++)
+		if (!strcmp(name, generic[i]))
+			return true;
+	return false;
+}
+
 /* "energy", "energy:15", "energy:15%" or "energy:7.5%". */
 int cosched_power_policy_parse(const char *field, const char *value,
 			       bool ignore_case,
@@ -253,7 +266,7 @@ char *cosched_options_format(const cosched_job_options_t *opts, char *buf,
 		return buf;
 	}
 	n = snprintf(buf, len, "app=%s class=%s power=%s",
-		     opts->app[0] ? opts->app : "(job name)",
+		     opts->app[0] ? opts->app : "(unset)",
 		     cosched_category_name(opts->declared_class),
 		     cosched_power_policy_name(opts->power));
 	if (n < len && opts->power == COSCHED_POWER_ENERGY)

@@ -133,6 +133,14 @@ int cosched_power_policy_parse(const char *field, const char *value,
 int cosched_max_slowdown_check(const char *field, double pct,
 			       cosched_error_t *err);
 
+/*
+ * Whether a job name is one Slurm gives when the user gave none ("wrap" for
+ * --wrap, "sbatch" for a script on stdin, "interactive" for salloc) or a
+ * shell: such a name says nothing about the application, so it is not used
+ * as one (its profiles would mix unrelated programs).
+ */
+bool cosched_app_name_is_generic(const char *name);
+
 const char *cosched_power_policy_name(cosched_power_policy_t p);
 const char *cosched_numa_priority_name(cosched_numa_priority_t p);
 

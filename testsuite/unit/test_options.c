@@ -110,6 +110,17 @@ START_TEST(test_app_name_length)
 }
 END_TEST
 
+START_TEST(test_generic_job_names)
+{
+	ck_assert(cosched_app_name_is_generic("wrap"));
+	ck_assert(cosched_app_name_is_generic("sbatch"));
+	ck_assert(cosched_app_name_is_generic("interactive"));
+	ck_assert(cosched_app_name_is_generic("bash"));
+	ck_assert(!cosched_app_name_is_generic("lulesh"));
+	ck_assert(!cosched_app_name_is_generic("wrapper"));
+}
+END_TEST
+
 START_TEST(test_from_env)
 {
 	char *env[] = {
@@ -179,6 +190,7 @@ int main(void)
 	tcase_add_test(tc, test_power_forms);
 	tcase_add_test(tc, test_refusals);
 	tcase_add_test(tc, test_app_name_length);
+	tcase_add_test(tc, test_generic_job_names);
 	tcase_add_test(tc, test_from_env);
 	tcase_add_test(tc, test_from_env_unprefixed);
 	tcase_add_test(tc, test_from_env_all_or_nothing);

@@ -32,6 +32,7 @@
 #include "src/common/list.h"
 #include "src/common/log.h"
 #include "src/common/read_config.h"
+#include "src/common/run_in_daemon.h"
 #include "src/common/select.h"
 #include "src/common/xmalloc.h"
 #include "src/common/xstring.h"
@@ -96,8 +97,7 @@ static pthread_once_t cons_tres_once = PTHREAD_ONCE_INIT;
 /* Try every directory of PluginDir (a colon-separated list). */
 static void *_open_cons_tres(int flags, char **path_out)
 {
-	char *dirs = xstrdup(slurm_conf.plugindir ? slurm_conf.plugindir :
-			     SLURM_PLUGINDIR);
+	char *dirs = xstrdup(slurm_conf.plugindir);
 	char *save = NULL, *dir;
 	void *handle = NULL;
 
@@ -116,6 +116,9 @@ static void *_open_cons_tres(int flags, char **path_out)
 	return handle;
 }
 
+static int resolve_rc = SLURM_ERROR;
+
+/* Find or load cons_tres and fill cons_tres with its entry points. */
 static void _resolve_cons_tres(void)
 {
 	char *path = NULL;
@@ -137,31 +140,57 @@ static void _resolve_cons_tres(void)
 		 * slurmctld-only functions (gres_ctld_*) that slurmd and
 		 * slurmstepd never call and do not have.
 		 */
+		dlerror();
 		cons_tres_handle = _open_cons_tres(RTLD_LAZY | RTLD_LOCAL,
 						   &path);
-		if (!cons_tres_handle)
-			fatal("%s: cannot load %s from PluginDir %s: %s",
+		if (!cons_tres_handle) {
+			const char *why = dlerror();
+			error("%s: cannot load %s from PluginDir %s: %s",
 			      plugin_type, CONS_TRES_SO, slurm_conf.plugindir,
-			      dlerror());
+			      why ? why : "no such file in any directory");
+			return;
+		}
 		init_fn = dlsym(cons_tres_handle, "init");
-		if (!init_fn || init_fn() != SLURM_SUCCESS)
-			fatal("%s: init() of %s failed", plugin_type, path);
+		if (!init_fn || init_fn() != SLURM_SUCCESS) {
+			error("%s: init() of %s failed", plugin_type, path);
+			dlclose(cons_tres_handle);
+			cons_tres_handle = NULL;
+			xfree(path);
+			return;
+		}
 		cons_tres_loaded_here = true;
 	}
 	for (size_t i = 0; i < nsyms; i++) {
 		ptrs[i] = dlsym(cons_tres_handle, cons_tres_syms[i]);
-		if (!ptrs[i])
-			fatal("%s: %s lacks symbol %s", plugin_type, path,
+		if (!ptrs[i]) {
+			error("%s: %s lacks symbol %s", plugin_type, path,
 			      cons_tres_syms[i]);
+			xfree(path);
+			return;
+		}
 	}
 	debug("%s: forwarding to %s%s", plugin_type, path,
 	      cons_tres_loaded_here ? " (loaded here)" : "");
 	xfree(path);
+	resolve_rc = SLURM_SUCCESS;
 }
 
-static inline slurm_select_ops_t *_ct(void)
+static int _resolve_once(void)
 {
 	pthread_once(&cons_tres_once, _resolve_cons_tres);
+	return resolve_rc;
+}
+
+/*
+ * In slurmctld and the clients resolution waits for the first call (load
+ * order follows PluginDir); nothing can be selected without cons_tres, so
+ * a failure there stops the daemon at start-up, as a missing plugin does.
+ */
+static inline slurm_select_ops_t *_ct(void)
+{
+	if (_resolve_once() != SLURM_SUCCESS)
+		fatal("%s: cons_tres unavailable (see the error above)",
+		      plugin_type);
 	return &cons_tres;
 }
 
@@ -183,15 +212,23 @@ static bool _job_options(job_record_t *job_ptr, cosched_job_options_t *opts)
 		return false;
 	}
 	if (!opts->app[0] && job_ptr->name &&
+	    !cosched_app_name_is_generic(job_ptr->name) &&
 	    !cosched_app_name_check("job name", job_ptr->name, NULL))
 		strlcpy(opts->app, job_ptr->name, sizeof(opts->app));
 	return true;
 }
 
-/* init() runs in every client command too: keep it quiet (debug only). */
+/*
+ * init() runs in every client command too: keep it quiet (debug only).
+ * slurmd and slurmstepd load only this plugin: load cons_tres now, so a
+ * failure stops slurmd at start instead of killing it, or a job's
+ * slurmstepd, at the first select call.
+ */
 extern int init(void)
 {
 	debug("%s loaded", plugin_name);
+	if (running_in_slurmd_stepd())
+		return _resolve_once();
 	return SLURM_SUCCESS;
 }
 

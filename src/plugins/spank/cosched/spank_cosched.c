@@ -13,6 +13,7 @@
  * registered from slurm_spank_init() (they then appear in --help).
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <slurm/spank.h>
@@ -78,11 +79,17 @@ int slurm_spank_init(spank_t sp, int ac, char **av)
 		return 0;
 	for (struct spank_option *o = options; o->name; o++) {
 		spank_err_t rc = spank_option_register(sp, o);
-		if (rc != ESPANK_SUCCESS) {
-			slurm_error("cosched: cannot register --%s: %s",
-				    o->name, spank_strerror(rc));
+		if (rc == ESPANK_SUCCESS)
+			continue;
+		slurm_error("cosched: cannot register --%s: %s", o->name,
+			    spank_strerror(rc));
+		/*
+		 * Refusing in sbatch/salloc/srun stops a submission the
+		 * user can retry; in slurmstepd (the plugin is "required")
+		 * it would fail the job step.
+		 */
+		if (ctx != S_CTX_REMOTE)
 			return -1;
-		}
 	}
 	return 0;
 }
@@ -100,10 +107,20 @@ int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
 		spank_err_t rc;
 		if (!opt_given[i])
 			continue;
+		/*
+		 * srun inside an existing job creates a step, not a job:
+		 * there is no job record left to carry the option.  Say so
+		 * rather than drop it silently.
+		 */
+		if (ctx == S_CTX_LOCAL && getenv("SLURM_JOB_ID")) {
+			slurm_info("cosched: --%s=%s ignored: srun inside job %s starts a step; give cosched options to sbatch or salloc",
+				   cosched_option_names[i].option,
+				   opt_value[i], getenv("SLURM_JOB_ID"));
+			continue;
+		}
 		rc = spank_job_control_setenv(sp, cosched_option_names[i].env,
 					      opt_value[i], 1);
-		/* srun inside an existing allocation has no job to change. */
-		if (rc != ESPANK_SUCCESS && rc != ESPANK_NOT_LOCAL) {
+		if (rc != ESPANK_SUCCESS) {
 			slurm_error("cosched: cannot record --%s=%s: %s",
 				    cosched_option_names[i].option, opt_value[i],
 				    spank_strerror(rc));
