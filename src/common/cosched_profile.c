@@ -843,6 +843,29 @@ static const char *const root_keys[] = {
 	"schema_version", "app", "runs_merged", "derived", "edp", "runs", NULL
 };
 
+/*
+ * root[key] must be an array of at most limit items (noun names them in
+ * the message); *items gets zeroed storage for them, NULL when empty.
+ */
+static int get_array(json_t *root, const char *key, const char *noun,
+		     size_t limit, size_t item_size, json_t **arr,
+		     void **items, cosched_error_t *err)
+{
+	size_t n;
+
+	*arr = json_object_get(root, key);
+	if (!json_is_array(*arr))
+		return bad_value("", key, "an array", *arr, err);
+	n = json_array_size(*arr);
+	if (n > limit)
+		return cosched_error_set(err,
+			"%s: %zu %s, more than the limit %zu", key, n, noun,
+			limit);
+	if (n && !(*items = calloc(n, item_size)))
+		return cosched_error_set(err, "out of memory");
+	return 0;
+}
+
 int cosched_profile_from_json(cosched_profile_t *out, const char *text,
 			      cosched_error_t *err)
 {
@@ -888,29 +911,14 @@ int cosched_profile_from_json(cosched_profile_t *out, const char *text,
 	if (derived_from_json(json_object_get(root, "derived"), &tmp.derived, err))
 		goto out;
 
-	runs = json_object_get(root, "runs");
-	if (!json_is_array(runs)) {
-		bad_value("", "runs", "an array", runs, err);
+	if (get_array(root, "runs", "runs", COSCHED_PROFILE_MAX_SAMPLES_LIMIT,
+		      sizeof(*tmp.runs), &runs, (void **) &tmp.runs, err))
 		goto out;
-	}
-	if (json_array_size(runs) > COSCHED_PROFILE_MAX_SAMPLES_LIMIT) {
-		cosched_error_set(err, "runs: %zu runs, more than the limit %d",
-				  json_array_size(runs),
-				  COSCHED_PROFILE_MAX_SAMPLES_LIMIT);
-		goto out;
-	}
 	if ((json_int_t) json_array_size(runs) > (json_int_t) tmp.runs_merged) {
 		cosched_error_set(err,
 			"runs_merged: %lu is less than the %zu runs kept",
 			tmp.runs_merged, json_array_size(runs));
 		goto out;
-	}
-	if (json_array_size(runs)) {
-		tmp.runs = calloc(json_array_size(runs), sizeof(*tmp.runs));
-		if (!tmp.runs) {
-			cosched_error_set(err, "out of memory");
-			goto out;
-		}
 	}
 	for (size_t k = 0; k < json_array_size(runs); k++) {
 		char prefix[32];
@@ -921,24 +929,9 @@ int cosched_profile_from_json(cosched_profile_t *out, const char *text,
 		tmp.n_runs++;
 	}
 
-	edp = json_object_get(root, "edp");
-	if (!json_is_array(edp)) {
-		bad_value("", "edp", "an array", edp, err);
+	if (get_array(root, "edp", "points", COSCHED_PROFILE_MAX_EDP_POINTS,
+		      sizeof(*tmp.edp), &edp, (void **) &tmp.edp, err))
 		goto out;
-	}
-	if (json_array_size(edp) > COSCHED_PROFILE_MAX_EDP_POINTS) {
-		cosched_error_set(err, "edp: %zu points, more than the limit %d",
-				  json_array_size(edp),
-				  COSCHED_PROFILE_MAX_EDP_POINTS);
-		goto out;
-	}
-	if (json_array_size(edp)) {
-		tmp.edp = calloc(json_array_size(edp), sizeof(*tmp.edp));
-		if (!tmp.edp) {
-			cosched_error_set(err, "out of memory");
-			goto out;
-		}
-	}
 	for (size_t k = 0; k < json_array_size(edp); k++) {
 		char prefix[32];
 		snprintf(prefix, sizeof(prefix), "edp[%zu]", k);
