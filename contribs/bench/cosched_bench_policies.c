@@ -43,7 +43,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "src/common/cosched_gang.h"
+#include "src/libcosched/cosched_gang.h"
+#include "src/libcosched/cosched_mrb.h"
+#include "src/libcosched/cosched_socket_index.h"
 
 #define RUNS 5
 #define RANK_SET 64		/* candidate sockets per rank() call */

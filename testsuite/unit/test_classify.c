@@ -1,12 +1,12 @@
 /* test_classify.c - seed 002 categories, seed 001 LCA classes, the mapping
- * between them and the effective class (src/common/cosched_classify.c). */
+ * between them and the effective class (src/libcosched/cosched_classify.c). */
 #include <check.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cosched_check.h"
-#include "src/common/cosched_classify.h"
+#include "src/libcosched/cosched_classify.h"
 
 #define MB 1e6
 /* Seed 002 "Power model": one package's full STREAM bandwidth. */

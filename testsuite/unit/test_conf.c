@@ -1,4 +1,4 @@
-/* test_conf.c - the cosched.conf parser (src/common/cosched_conf.c). */
+/* test_conf.c - the cosched.conf parser (src/libcosched/cosched_conf.c). */
 #include <check.h>
 #include <math.h>
 #include <stdio.h>
@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "cosched_check.h"
-#include "src/common/cosched_conf.h"
+#include "src/libcosched/cosched_conf.h"
 
 static cosched_conf_t conf;
 static cosched_error_t err;
@@ -163,14 +163,14 @@ START_TEST(test_refusals)
 		{ "MissRateBoundThreshold=0\n", "MissRateBoundThreshold: value 0 out of range" },
 		{ "MissRateBoundWeight=1.5\n", "MissRateBoundWeight: value 1.5 out of range" },
 		{ "PowerPolicy=turbo\n", "PowerPolicy: invalid value \"turbo\" (allowed: performance, edp, energy[:MAXSLOWDOWN%])" },
-		{ "MaxSlowdown=0%\n", "t.conf:1: MaxSlowdown: maximum slowdown 0 out of range (0 < MAXSLOWDOWN <= 100" },
+		{ "MaxSlowdown=0%\n", "t.conf:1: MaxSlowdown: maximum slowdown 0 out of range (1 <= MAXSLOWDOWN <= 100" },
 		{ "MaxSlowdown=150\n", "MaxSlowdown: maximum slowdown 150 out of range" },
 		{ "MaxSlowdown=ten\n", "MaxSlowdown: invalid value \"ten\"" },
 		/* one strict number parser: no hexadecimal, no blanks inside */
 		{ "LcaAlpha=0x0.8p0\n", "LcaAlpha: invalid value \"0x0.8p0\"" },
 		{ "MissRateBoundThreshold=0x10\n", "MissRateBoundThreshold: invalid value \"0x10\"" },
 		{ "ProfileMaxSamples=0x10\n", "ProfileMaxSamples: invalid value \"0x10\" (expected an integer)" },
-		{ "ProfileMaxSamples=99999999999\n", "ProfileMaxSamples: value 2147483647 out of range" },
+		{ "ProfileMaxSamples=99999999999\n", "ProfileMaxSamples: value 99999999999 out of range (1 <= value <= 4096)" },
 		{ "MaxSlowdown=1e1000\n", "MaxSlowdown: invalid value \"1e1000\"" },
 		{ "PowerPolicy=energy:0x5\n", "PowerPolicy: invalid maximum slowdown in \"energy:0x5\"" },
 		{ "PowerPolicy=energy:101%\n", "PowerPolicy: maximum slowdown 101 out of range" },

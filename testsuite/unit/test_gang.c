@@ -1,4 +1,4 @@
-/* test_gang.c - seed 002's gang policies (src/common/cosched_gang.c):
+/* test_gang.c - seed 002's gang policies (src/libcosched/cosched_gang.c):
  * the seed's worked examples, hand-computed cases, the incremental
  * ranking and its index, Miss-Rate Bound's online rounds, bad input. */
 #include <limits.h>
@@ -9,7 +9,9 @@
 
 #include "cosched_check.h"
 
-#include "src/common/cosched_gang.h"
+#include "src/libcosched/cosched_gang.h"
+#include "src/libcosched/cosched_mrb.h"
+#include "src/libcosched/cosched_socket_index.h"
 
 static cosched_error_t err;
 
@@ -1058,15 +1060,15 @@ START_TEST(test_bad_params)
 
 	p.mrb_weight = -0.5;
 	ck_assert_ptr_null(cosched_mrb_create(&p, &j, 1, &err));
-	ck_assert_str_eq(err.msg, "mrb_weight (EWMA a): must be in (0, 1], got -0.5");
+	ck_assert_str_eq(err.msg, "mrb_weight (EWMA a): value -0.5 out of range (0 < value <= 1)");
 	p.mrb_weight = 1.5;
 	ck_assert_int_eq(cosched_gang_plan(COSCHED_POLICY_MISS_RATE_BOUND, &p, &j, 1,
 					   &plan, &err), -1);
-	ck_assert_str_eq(err.msg, "mrb_weight (EWMA a): must be in (0, 1], got 1.5");
+	ck_assert_str_eq(err.msg, "mrb_weight (EWMA a): value 1.5 out of range (0 < value <= 1)");
 	/* a = 0 would never let a sample in; cosched.conf refuses it too. */
 	p.mrb_weight = 0;
 	ck_assert_int_eq(cosched_gang_params_check(&p, &err), -1);
-	ck_assert_str_eq(err.msg, "mrb_weight (EWMA a): must be in (0, 1], got 0");
+	ck_assert_str_eq(err.msg, "mrb_weight (EWMA a): value 0 out of range (0 < value <= 1)");
 	p.mrb_weight = NAN;
 	ck_assert_int_eq(cosched_gang_params_check(&p, &err), -1);
 	p.mrb_weight = 1;	/* the upper end is allowed: no smoothing */
@@ -1074,10 +1076,14 @@ START_TEST(test_bad_params)
 	p.mrb_weight = 0.5;
 	p.mrb_threshold = 0;
 	ck_assert_ptr_null(cosched_mrb_create(&p, &j, 1, &err));
-	ck_assert_str_eq(err.msg, "mrb_threshold (T): must be > 0, got 0");
+	ck_assert_str_eq(err.msg, "mrb_threshold (T): value 0 out of range (0 < value <= 1000)");
 	p.mrb_threshold = -3;
 	ck_assert_ptr_null(cosched_mrb_create(&p, &j, 1, &err));
-	ck_assert_str_eq(err.msg, "mrb_threshold (T): must be > 0, got -3");
+	ck_assert_str_eq(err.msg, "mrb_threshold (T): value -3 out of range (0 < value <= 1000)");
+	/* The upper bound is cosched.conf's MissRateBoundThreshold's. */
+	p.mrb_threshold = 1000.5;
+	ck_assert_int_eq(cosched_gang_params_check(&p, &err), -1);
+	ck_assert_str_eq(err.msg, "mrb_threshold (T): value 1000.5 out of range (0 < value <= 1000)");
 	p.mrb_threshold = 12;
 	p.max_apps = -1;
 	ck_assert_int_eq(cosched_gang_params_check(&p, &err), -1);

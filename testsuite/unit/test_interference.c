@@ -1,5 +1,5 @@
 /* test_interference.c - predicted slowdown among co-runners
- * (src/common/cosched_interference.c). */
+ * (src/libcosched/cosched_interference.c). */
 
 /*
  * This file is built without _GNU_SOURCE (the build passes it on the
@@ -14,11 +14,11 @@
 #include <string.h>
 
 #include "cosched_check.h"
-#include "src/common/cosched_classify.h"
-#include "src/common/cosched_conf.h"
-#include "src/common/cosched_interference.h"
-#include "src/common/cosched_profile.h"
-#include "src/common/cosched_store.h"
+#include "src/libcosched/cosched_classify.h"
+#include "src/libcosched/cosched_conf.h"
+#include "src/libcosched/cosched_interference.h"
+#include "src/libcosched/cosched_profile.h"
+#include "src/libcosched/cosched_store.h"
 
 static cosched_interference_model_t m;
 static cosched_error_t err;

@@ -1,9 +1,9 @@
-/* test_options.c - the --cosched-* option parser (src/common/cosched_options.c). */
+/* test_options.c - the --cosched-* option parser (src/libcosched/cosched_options.c). */
 #include <string.h>
 
 #include "cosched_check.h"
 
-#include "src/common/cosched_options.h"
+#include "src/libcosched/cosched_options.h"
 
 static cosched_job_options_t opts;
 static cosched_error_t err;
@@ -47,7 +47,7 @@ START_TEST(test_power_forms)
 	ck_assert_int_eq(opts.power, COSCHED_POWER_EDP);
 	ck_assert_int_eq(cosched_option_set(&opts, "cosched-power", "energy", &err), 0);
 	ck_assert_int_eq(opts.power, COSCHED_POWER_ENERGY);
-	ck_assert_double_eq(opts.max_slowdown_pct, COSCHED_DEFAULT_MAX_SLOWDOWN_PCT);
+	ck_assert_double_eq(opts.max_slowdown_pct, COSCHED_MAX_SLOWDOWN_PCT_DEFAULT);
 	ck_assert_int_eq(cosched_option_set(&opts, "cosched-power", "energy:15%", &err), 0);
 	ck_assert_double_eq(opts.max_slowdown_pct, 15.0);
 	ck_assert_int_eq(cosched_option_set(&opts, "cosched-power", "energy:7.5", &err), 0);

@@ -1,12 +1,12 @@
 /* test_power.c - thread count and frequency choices
- * (src/common/cosched_power.c): seed 002 "Threads vs EDP" and "DVFS model". */
+ * (src/libcosched/cosched_power.c): seed 002 "Threads vs EDP" and "DVFS model". */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cosched_check.h"
 
-#include "src/common/cosched_power.h"
+#include "src/libcosched/cosched_power.h"
 
 static cosched_error_t err;
 
@@ -375,12 +375,12 @@ START_TEST(test_bad_input)
 	ck_assert_str_eq(err.msg, "power policy: 0 is not performance, edp or energy (unset: resolve the site default first)");
 	ck_assert_int_eq(cosched_power_choose(mem_pts, 5, COSCHED_POWER_ENERGY, 150,
 					      0, &c, &err), -1);
-	ck_assert_str_eq(err.msg, "max_slowdown_pct: must be in (0, 100], got 150");
+	ck_assert_str_eq(err.msg, "max_slowdown_pct: maximum slowdown 150 out of range (1 <= MAXSLOWDOWN <= 100, in percent)");
 	/* The range of --cosched-power=energy:PCT and MaxSlowdown: 0 leaves
 	 * the energy policy no room. */
 	ck_assert_int_eq(cosched_power_choose_freq(mem_pts, 5, 8,
 		COSCHED_POWER_ENERGY, 0, &f, &err), -1);
-	ck_assert_str_eq(err.msg, "max_slowdown_pct: must be in (0, 100], got 0");
+	ck_assert_str_eq(err.msg, "max_slowdown_pct: maximum slowdown 0 out of range (1 <= MAXSLOWDOWN <= 100, in percent)");
 	ck_assert_int_eq(cosched_power_choose_freq(mem_pts, 5, 8,
 		COSCHED_POWER_ENERGY, NAN, &f, &err), -1);
 	ck_assert_int_eq(cosched_power_choose_freq(mem_pts, 5, 8,

@@ -1,5 +1,5 @@
 /* test_profile.c - application profiles, derived metrics, EDP points and
- * their JSON form (src/common/cosched_profile.c). */
+ * their JSON form (src/libcosched/cosched_profile.c). */
 #include <check.h>
 #include <jansson.h>
 #include <math.h>
@@ -7,8 +7,9 @@
 #include <string.h>
 
 #include "cosched_check.h"
-#include "src/common/cosched_power.h"
-#include "src/common/cosched_profile.h"
+#include "src/libcosched/cosched_power.h"
+#include "src/libcosched/cosched_profile.h"
+#include "src/libcosched/cosched_profile_json.h"
 
 static cosched_error_t err;
 static cosched_merge_params_t mp;
@@ -412,7 +413,7 @@ START_TEST(test_malformed)
 		  "runs[0].threads: expected an integer from 1 to 1048576, got 2.5" },
 		{ "runs", 0, "freq_khz", "-1",
 		  "runs[0].freq_khz: expected an integer from 0 to 100000000, got -1" },
-		{ "runs", 0, "bogus", "1", "runs[0].bogus: unknown field" },
+		{ "runs", 0, "bogus", "1", "runs[0]: unknown field \"bogus\"" },
 		{ "runs", 1, NULL, "5", "runs[1]: expected an object, got 5" },
 		{ "", 0, "runs", "{}", "runs: expected an array, got an object" },
 		{ "", 0, "edp", NULL, "edp: expected an array, got nothing (field missing)" },
@@ -421,7 +422,7 @@ START_TEST(test_malformed)
 		{ "edp", 0, "samples", "0", "edp[0].samples: expected an integer from 1" },
 		{ "derived", 0, "ipc", "\"fast\"",
 		  "derived.ipc: expected a non-negative number or null, got \"fast\"" },
-		{ "derived", 0, "extra", "1", "derived.extra: unknown field" },
+		{ "derived", 0, "extra", "1", "derived: unknown field \"extra\"" },
 		{ "", 0, "derived", "[1]", "derived: expected an object, got an array" },
 		{ "", 0, "schema_version", NULL, "schema_version: expected an integer, got nothing" },
 		{ "", 0, "schema_version", "\"1\"", "schema_version: expected an integer, got \"1\"" },
@@ -431,7 +432,7 @@ START_TEST(test_malformed)
 		{ "", 0, "app", "7", "app: expected a string, got 7" },
 		{ "", 0, "runs_merged", "2", "runs_merged: 2 is less than the 3 runs kept" },
 		{ "", 0, "runs_merged", "-2", "runs_merged: expected an integer from 0" },
-		{ "", 0, "foo", "1", "foo: unknown field" },
+		{ "", 0, "foo", "1", "(top level): unknown field \"foo\"" },
 	};
 	cosched_profile_t out, before;
 

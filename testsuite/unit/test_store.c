@@ -1,5 +1,5 @@
 /* test_store.c - the profile store: atomic writes, locking, merging, name
- * checks (src/common/cosched_store.c). */
+ * checks (src/libcosched/cosched_store.c). */
 #include <check.h>
 #include <dirent.h>
 #include <fcntl.h>
@@ -13,10 +13,10 @@
 #include <unistd.h>
 
 #include "cosched_check.h"
-#include "src/common/cosched_classify.h"
-#include "src/common/cosched_conf.h"
-#include "src/common/cosched_interference.h"
-#include "src/common/cosched_store.h"
+#include "src/libcosched/cosched_classify.h"
+#include "src/libcosched/cosched_conf.h"
+#include "src/libcosched/cosched_interference.h"
+#include "src/libcosched/cosched_store.h"
 
 static char dir[64];
 static cosched_store_t store;

@@ -38,7 +38,7 @@
 #include "src/common/xstring.h"
 #include "src/slurmctld/slurmctld.h"
 
-#include "src/common/cosched_options.h"
+#include "src/libcosched/cosched_options.h"
 
 const char plugin_name[] = "cosched contention-aware selection (wraps cons_tres)";
 const char plugin_type[] = "select/cons_tres_cosched";

@@ -18,7 +18,7 @@
 
 #include <slurm/spank.h>
 
-#include "src/common/cosched_options.h"
+#include "src/libcosched/cosched_options.h"
 
 SPANK_PLUGIN(cosched, 1);
 

@@ -26,7 +26,7 @@
 #include "src/slurmd/slurmd/slurmd.h"
 #include "src/slurmd/slurmstepd/slurmstepd_job.h"
 
-#include "src/common/cosched_options.h"
+#include "src/libcosched/cosched_options.h"
 
 const char plugin_name[] = "cosched task plugin";
 const char plugin_type[] = "task/cosched";

@@ -1,0 +1,405 @@
+/*
+ * cosched_conf.c - parse cosched.conf (slurm.conf style Key=Value lines).
+ */
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "cosched_conf.h"
+#include "cosched_gang.h"
+#include "cosched_number.h"
+#include "cosched_store.h"
+#include "cosched_text.h"
+
+/* Largest cosched.conf accepted (a configuration, not a data file). */
+#define CONF_MAX_BYTES (1024 * 1024)
+
+/* NodePeakBandwidth, MB/s: more than any node has, finite. */
+static const cosched_range_t node_peak_bw_range = { 0.0, 1e8, true };
+
+void cosched_conf_init(cosched_conf_t *conf)
+{
+	memset(conf, 0, sizeof(*conf));
+	cosched_classify_conf_default(&conf->classify);
+	conf->node_peak_bw_mbs = COSCHED_CONF_DEFAULT_NODE_PEAK_BW_MBS;
+	snprintf(conf->profile_dir, sizeof(conf->profile_dir), "%s",
+		 COSCHED_STORE_DIR_DEFAULT);
+	conf->profile_merge_weight = COSCHED_PROFILE_MERGE_WEIGHT_DEFAULT;
+	conf->profile_max_samples = COSCHED_PROFILE_MAX_SAMPLES_DEFAULT;
+	cosched_interference_default(&conf->interference);
+	conf->policy = COSCHED_POLICY_DEFAULT;
+	conf->mrb_threshold = COSCHED_MRB_THRESHOLD_DEFAULT;
+	conf->mrb_weight = COSCHED_MRB_WEIGHT_DEFAULT;
+	conf->power_policy = COSCHED_POWER_POLICY_DEFAULT;
+	conf->max_slowdown_pct = COSCHED_MAX_SLOWDOWN_PCT_DEFAULT;
+}
+
+void cosched_conf_merge_params(const cosched_conf_t *conf,
+			       cosched_merge_params_t *mp)
+{
+	mp->weight = conf->profile_merge_weight;
+	mp->max_samples = conf->profile_max_samples;
+	mp->node_peak_bw = conf->node_peak_bw_mbs * COSCHED_BYTES_PER_MB;
+}
+
+/* --- the keys ----------------------------------------------------------- */
+
+enum key_type {
+	K_NUMBER,	/* a double in *range */
+	K_INTEGER,	/* an int in *range */
+	K_CLASSIFY,	/* a threshold: range in cosched_classify.c */
+	K_PATH, K_POLICY, K_POWER, K_INTERFERENCE, K_PREFERENCE,
+	K_SLOWDOWN	/* MaxSlowdown: cosched_max_slowdown_check */
+};
+
+typedef struct {
+	const char *name;
+	enum key_type type;
+	size_t offset;
+	const cosched_range_t *range;	/* K_NUMBER, K_INTEGER */
+} conf_key_t;
+
+/* List keys: each line adds entries (cosched.conf(5)); every other key
+ * may be given once. */
+static bool repeatable(const conf_key_t *k)
+{
+	return k->type == K_INTERFERENCE || k->type == K_PREFERENCE;
+}
+
+#define OFF(f) offsetof(cosched_conf_t, f)
+
+/*
+ * Ranges and sources are documented in cosched.conf(5).  Each quantity's
+ * range is written once, by the module that owns it: thresholds in
+ * cosched_classify.c, profile merging in cosched_profile.c, Miss-Rate
+ * Bound in cosched_gang.c, slowdowns in cosched_power_policy.c.
+ */
+static const conf_key_t keys[] = {
+	/* Seed 002 categories (cosched_classify.c has the derivation). */
+	{ "ClassifyMemBandwidthFraction", K_CLASSIFY, OFF(classify), NULL },
+	{ "ClassifyMemMPKI", K_CLASSIFY, OFF(classify), NULL },
+	{ "ClassifyLimBandwidthFraction", K_CLASSIFY, OFF(classify), NULL },
+	{ "ClassifyLimMPKI", K_CLASSIFY, OFF(classify), NULL },
+	{ "ClassifyRandReuse", K_CLASSIFY, OFF(classify), NULL },
+	{ "ClassifyRandCacheBandwidth", K_CLASSIFY, OFF(classify), NULL },
+	/* Seed 001 "Classification thresholds". */
+	{ "LcaAlpha", K_CLASSIFY, OFF(classify), NULL },
+	{ "LcaBeta", K_CLASSIFY, OFF(classify), NULL },
+	{ "LcaGamma", K_CLASSIFY, OFF(classify), NULL },
+	{ "LcaDelta", K_CLASSIFY, OFF(classify), NULL },
+	{ "LcaEpsilon", K_CLASSIFY, OFF(classify), NULL },
+	{ "CorePeakBandwidth", K_CLASSIFY, OFF(classify), NULL },
+	{ "CorePeakIPC", K_CLASSIFY, OFF(classify), NULL },
+	{ "NodePeakBandwidth", K_NUMBER, OFF(node_peak_bw_mbs),
+	  &node_peak_bw_range },
+	/* Profile store. */
+	{ "ProfileDir", K_PATH, OFF(profile_dir), NULL },
+	{ "ProfileMergeWeight", K_NUMBER, OFF(profile_merge_weight),
+	  &cosched_merge_weight_range },
+	{ "ProfileMaxSamples", K_INTEGER, OFF(profile_max_samples),
+	  &cosched_max_samples_range },
+	/* Interference model overrides. */
+	{ "Interference", K_INTERFERENCE, OFF(interference), NULL },
+	{ "PreferenceTable", K_PREFERENCE, OFF(interference.pref), NULL },
+	/* Gang policies and power (seed 002 "The five schedulers", "DVFS
+	 * model"). */
+	{ "CoschedPolicy", K_POLICY, OFF(policy), NULL },
+	{ "MissRateBoundThreshold", K_NUMBER, OFF(mrb_threshold),
+	  &cosched_mrb_threshold_range },
+	{ "MissRateBoundWeight", K_NUMBER, OFF(mrb_weight),
+	  &cosched_mrb_weight_range },
+	{ "PowerPolicy", K_POWER, OFF(power_policy), NULL },
+	{ "MaxSlowdown", K_SLOWDOWN, OFF(max_slowdown_pct), NULL },
+};
+#define N_KEYS (sizeof(keys) / sizeof(keys[0]))
+
+static const conf_key_t *find_key(const char *name)
+{
+	for (size_t i = 0; i < N_KEYS; i++)
+		if (!strcasecmp(name, keys[i].name))
+			return &keys[i];
+	return NULL;
+}
+
+/* Parse the value of a number-valued key (the text is quoted in every
+ * message exactly as written). */
+static int number_value(const char *field, const char *value, bool integer,
+			double *out, cosched_error_t *err)
+{
+	long v;
+
+	if (integer) {
+		if (cosched_parse_long(value, &v))
+			return cosched_error_set(err,
+				"%s: invalid value %s (expected an integer)",
+				field, COSCHED_QUOTE(value));
+		*out = (double) v;
+		return 0;
+	}
+	if (cosched_parse_number(value, out))
+		return cosched_error_set(err,
+			"%s: invalid value %s (expected a number)", field,
+			COSCHED_QUOTE(value));
+	return 0;
+}
+
+/* Apply one key (no "where" in messages: the caller adds it). */
+static int set_key(cosched_conf_t *conf, const conf_key_t *k,
+		   const char *value, cosched_error_t *err)
+{
+	void *ptr = (char *) conf + k->offset;
+	const char *field = k->name;
+	double x;
+
+	if (!*value)
+		return cosched_error_set(err, "%s: missing value", field);
+
+	switch (k->type) {
+	case K_NUMBER:
+	case K_INTEGER:
+		if (number_value(field, value, k->type == K_INTEGER, &x, err) ||
+		    cosched_range_check(field, k->range, x, value, err))
+			return -1;
+		if (k->type == K_INTEGER)
+			*(int *) ptr = (int) x;	/* in range: fits */
+		else
+			*(double *) ptr = x;
+		return 0;
+	case K_CLASSIFY:
+		if (number_value(field, value, false, &x, err))
+			return -1;
+		return cosched_classify_key_set(ptr, k->name, x, value, err);
+	case K_SLOWDOWN: {
+		char num[64];
+		size_t n = strlen(value);
+		if (n && value[n - 1] == '%')
+			n--;
+		if (!n || n >= sizeof(num))
+			return cosched_error_set(err,
+				"%s: invalid value %s (expected a percentage, e.g. 10 or 10%%)",
+				field, COSCHED_QUOTE(value));
+		memcpy(num, value, n);
+		num[n] = '\0';
+		if (cosched_parse_number(num, &x))
+			return cosched_error_set(err,
+				"%s: invalid value %s (expected a percentage, e.g. 10 or 10%%)",
+				field, COSCHED_QUOTE(value));
+		if (cosched_max_slowdown_check(field, num, x, err))
+			return -1;
+		*(double *) ptr = x;
+		return 0;
+	}
+	case K_PATH:
+		/* Room for "/<app>.json" and the lock and temporary names. */
+		if (cosched_dir_path_check(field, value,
+					   COSCHED_PATH_MAX - COSCHED_APP_NAME_MAX - 16,
+					   err))
+			return -1;
+		snprintf((char *) ptr, COSCHED_PATH_MAX, "%s", value);
+		return 0;
+	case K_POLICY:
+		return cosched_policy_parse(field, value,
+					    (cosched_policy_t *) ptr, err);
+	case K_POWER: {
+		/* The job option's parser (--cosched-power), in any case;
+		 * "energy:N%" also sets MaxSlowdown. */
+		cosched_power_policy_t p;
+		double pct = conf->max_slowdown_pct;
+		bool given;
+		if (cosched_power_policy_parse(field, value, true, &p, &pct,
+					       &given, err))
+			return -1;
+		*(cosched_power_policy_t *) ptr = p;
+		if (given)
+			conf->max_slowdown_pct = pct;
+		return 0;
+	}
+	case K_INTERFERENCE:
+		return cosched_interference_override(ptr, field, value, err);
+	case K_PREFERENCE:
+		return cosched_preference_override(ptr, field, value, err);
+	}
+	return cosched_error_set(err, "%s: internal error", field);
+}
+
+int cosched_conf_set(cosched_conf_t *conf, const char *where, const char *key,
+		     const char *value, cosched_error_t *err)
+{
+	cosched_conf_t tmp = *conf;
+	const conf_key_t *k;
+
+	if (!key || !*key)
+		return cosched_error_set(err, "%s%smissing key",
+					 where ? where : "", where ? ": " : "");
+	k = find_key(key);
+	if (!k)
+		return cosched_error_set(err, "%s%sunknown key %s",
+					 where ? where : "", where ? ": " : "",
+					 COSCHED_QUOTE(key));
+	if (set_key(&tmp, k, value ? value : "", err))
+		return where ? cosched_error_prefix(err, where) : -1;
+	*conf = tmp;
+	return 0;
+}
+
+int cosched_conf_check(const cosched_conf_t *conf, cosched_error_t *err)
+{
+	cosched_merge_params_t mp;
+
+	if (cosched_classify_conf_check(&conf->classify, err))
+		return -1;
+	for (size_t i = 0; i < N_KEYS; i++) {
+		const void *ptr = (const char *) conf + keys[i].offset;
+		double v;
+		if (keys[i].type == K_NUMBER)
+			v = *(const double *) ptr;
+		else if (keys[i].type == K_INTEGER)
+			v = *(const int *) ptr;
+		else
+			continue;
+		if (cosched_range_check(keys[i].name, keys[i].range, v, NULL,
+					err))
+			return -1;
+	}
+	cosched_conf_merge_params(conf, &mp);
+	if (cosched_merge_params_check(&mp, err))
+		return -1;
+	if (cosched_max_slowdown_check("MaxSlowdown", NULL,
+				       conf->max_slowdown_pct, err))
+		return -1;
+	if (cosched_policy_check("CoschedPolicy", conf->policy, err))
+		return -1;
+	if (conf->power_policy <= COSCHED_POWER_UNSET ||
+	    conf->power_policy >= COSCHED_POWER_COUNT)
+		return cosched_error_set(err, "PowerPolicy: not set");
+	return cosched_dir_path_check("ProfileDir", conf->profile_dir,
+				      COSCHED_PATH_MAX, err);
+}
+
+/*
+ * Cut a line's comment: '#' at the start or after a blank starts one,
+ * "\#" is a literal '#' (as in slurm.conf), and any other '#' is an error:
+ * slurm.conf would cut "ProfileDir=/srv/a#b" at the '#' without a word.
+ * Works in place; 0 or -1 with err set.
+ */
+static int strip_comment(char *line, const char *where, cosched_error_t *err)
+{
+	char *in = line, *out = line;
+
+	for (; *in; in++) {
+		if (in[0] == '\\' && in[1] == '#') {
+			*out++ = '#';
+			in++;
+			continue;
+		}
+		if (*in == '#') {
+			if (in == line || in[-1] == ' ' || in[-1] == '\t')
+				break;
+			return cosched_error_set(err,
+				"%s: '#' inside a value (write \\# for a literal '#', or put a blank before a comment)",
+				where);
+		}
+		*out++ = *in;
+	}
+	*out = '\0';
+	return 0;
+}
+
+int cosched_conf_parse_string(cosched_conf_t *conf, const char *name,
+			      const char *text, cosched_error_t *err)
+{
+	/* The line each key was set on (0 = not set), for duplicates. */
+	int set_on[N_KEYS] = { 0 };
+	int slowdown_line = 0;	/* PowerPolicy=energy:N% or MaxSlowdown= */
+	cosched_conf_t *tmp;
+	char *copy, *line, *next;
+	int lineno = 0, rc = 0;
+
+	if (!name)
+		name = "cosched.conf";
+	tmp = malloc(sizeof(*tmp));
+	copy = strdup(text ? text : "");
+	if (!tmp || !copy) {
+		free(tmp);
+		free(copy);
+		return cosched_error_set(err, "%s: out of memory", name);
+	}
+	*tmp = *conf;
+	for (line = copy; line && !rc; line = next) {
+		char where[COSCHED_PATH_MAX + 32], *eq, *key, *value;
+		const conf_key_t *k;
+		size_t vlen, ki;
+
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		lineno++;
+		snprintf(where, sizeof(where), "%s:%d", name, lineno);
+		if ((rc = strip_comment(line, where, err)))
+			break;
+		line = cosched_trim(line);
+		if (!*line)
+			continue;
+		eq = strchr(line, '=');
+		if (!eq) {
+			rc = cosched_error_set(err,
+				"%s: expected Key=Value, got %s", where,
+				COSCHED_QUOTE(line));
+			break;
+		}
+		*eq = '\0';
+		key = cosched_trim(line);
+		value = cosched_trim(eq + 1);
+		vlen = strlen(value);
+		if (vlen >= 2 && value[0] == '"' && value[vlen - 1] == '"') {
+			value[vlen - 1] = '\0';
+			value++;
+		}
+		k = find_key(key);
+		if (k) {
+			ki = (size_t) (k - keys);
+			if (set_on[ki] && !repeatable(k)) {
+				rc = cosched_error_set(err,
+					"%s: %s set twice (first on line %d); give it once",
+					where, k->name, set_on[ki]);
+				break;
+			}
+			set_on[ki] = lineno;
+		}
+		rc = cosched_conf_set(tmp, where, key, value, err);
+		/* MaxSlowdown= and PowerPolicy=energy:N% both set the
+		 * slowdown: two lines would leave one of them ignored. */
+		if (!rc && k && (k->type == K_SLOWDOWN ||
+				 (k->type == K_POWER && strchr(value, ':')))) {
+			if (slowdown_line) {
+				rc = cosched_error_set(err,
+					"%s: the maximum slowdown is set twice (MaxSlowdown= and PowerPolicy=energy:N%%, first on line %d); give it once",
+					where, slowdown_line);
+				break;
+			}
+			slowdown_line = lineno;
+		}
+	}
+	if (!rc && cosched_conf_check(tmp, err))
+		rc = cosched_error_prefix(err, name);
+	if (!rc)
+		*conf = *tmp;
+	free(tmp);
+	free(copy);
+	return rc;
+}
+
+int cosched_conf_parse_file(cosched_conf_t *conf, const char *path,
+			    cosched_error_t *err)
+{
+	char *buf = cosched_read_file(path, CONF_MAX_BYTES, NULL, err);
+	int rc;
+
+	if (!buf)
+		return -1;
+	rc = cosched_conf_parse_string(conf, path, buf, err);
+	free(buf);
+	return rc;
+}

@@ -1,0 +1,76 @@
+/*
+ * cosched_conf.h - cosched.conf, the site configuration of the decision core.
+ *
+ * Format as slurm.conf: one "Key=Value" per line, keys case-insensitive,
+ * a value may be in double quotes.  '#' starts a comment at the start of a
+ * line or after a blank; "\#" is a literal '#'; a '#' glued to a value
+ * (ProfileDir=/srv/a#b) is refused rather than silently cutting the value.
+ * A key given twice is refused naming both lines (so is MaxSlowdown= next
+ * to PowerPolicy=energy:N%, which sets it too).  An unknown key is an error
+ * naming file:line and the key; a value out of range is an error naming
+ * the key and quoting the value as written.  Every key, its default, its
+ * range and its source are listed in cosched.conf(5).
+ *
+ * Defaults are owned by the modules they configure (classification,
+ * profiles, the store, the gang policies, power policies); this file only
+ * gathers them.
+ */
+#ifndef COSCHED_CONF_H
+#define COSCHED_CONF_H
+
+#include "cosched_classify.h"
+#include "cosched_error.h"
+#include "cosched_file.h"
+#include "cosched_interference.h"
+#include "cosched_policy.h"
+#include "cosched_power_policy.h"
+#include "cosched_profile.h"
+
+/* Seed 002 "Power model": the package's full STREAM bandwidth ~15000 MB/s. */
+#define COSCHED_CONF_DEFAULT_NODE_PEAK_BW_MBS	15000.0
+
+typedef struct {
+	cosched_classify_conf_t classify;	/* Classify*, Lca*, CorePeak* */
+	double node_peak_bw_mbs;		/* NodePeakBandwidth */
+	char profile_dir[COSCHED_PATH_MAX];		/* ProfileDir */
+	double profile_merge_weight;		/* ProfileMergeWeight */
+	int profile_max_samples;		/* ProfileMaxSamples */
+	cosched_interference_model_t interference; /* Interference, PreferenceTable */
+	cosched_policy_t policy;		/* CoschedPolicy */
+	double mrb_threshold;			/* MissRateBoundThreshold */
+	double mrb_weight;			/* MissRateBoundWeight */
+	cosched_power_policy_t power_policy;	/* PowerPolicy (never UNSET) */
+	double max_slowdown_pct;		/* MaxSlowdown, percent */
+} cosched_conf_t;
+
+/* All defaults. */
+void cosched_conf_init(cosched_conf_t *conf);
+
+/*
+ * Apply one "Key=Value" setting (key case-insensitive).  where names the
+ * source for messages (e.g. "cosched.conf:12"; may be NULL).  On error
+ * conf is unchanged.
+ */
+int cosched_conf_set(cosched_conf_t *conf, const char *where, const char *key,
+		     const char *value, cosched_error_t *err);
+
+/*
+ * Parse text (the contents of a file called name) over conf's current
+ * values, then check consistency across keys.  All or nothing: on any
+ * error conf is unchanged and err names name:line.
+ */
+int cosched_conf_parse_string(cosched_conf_t *conf, const char *name,
+			      const char *text, cosched_error_t *err);
+/* Read and parse a file (all or nothing): a regular file, not followed
+ * through a symbolic link, at most 1 MiB. */
+int cosched_conf_parse_file(cosched_conf_t *conf, const char *path,
+			    cosched_error_t *err);
+
+/* Consistency across keys (e.g. LcaBeta < LcaAlpha). */
+int cosched_conf_check(const cosched_conf_t *conf, cosched_error_t *err);
+
+/* The merge parameters for the profile store (weight, bound, node peak). */
+void cosched_conf_merge_params(const cosched_conf_t *conf,
+			       cosched_merge_params_t *mp);
+
+#endif

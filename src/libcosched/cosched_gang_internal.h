@@ -1,0 +1,127 @@
+/*
+ * cosched_gang_internal.h - what the gang policy files share (private to
+ * the policy layer: cosched_gang*.c, cosched_socket_index.c,
+ * cosched_mrb.c).
+ *
+ * One scoring rule serves every form: the ranking, the socket index, the
+ * batch plans and Miss-Rate Bound all call gang_score_socket(), so the
+ * forms cannot disagree on which socket is acceptable or better.
+ */
+#ifndef COSCHED_GANG_INTERNAL_H
+#define COSCHED_GANG_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "cosched_gang.h"
+#include "cosched_socket_index.h"
+
+/* Category slots in occupancy masks: the four categories and UNKNOWN. */
+#define GANG_CAT_SLOTS (COSCHED_CAT_COUNT + 1)
+#define GANG_MASK_COUNT (1u << GANG_CAT_SLOTS)
+/* No job, no position. */
+#define GANG_NONE ((size_t) -1)
+
+/* What a policy needs to score a socket, resolved once. */
+typedef struct {
+	cosched_policy_t policy;
+	int max_apps;		/* 0 = unlimited */
+	double threshold;
+	cosched_pref_table_t pref;
+} gang_score_ctx_t;
+
+/* What a socket looks like to the policies. */
+typedef struct {
+	int capacity;
+	int used;
+	int napps;
+	unsigned mask;		/* categories present, bit CAT_UNKNOWN too */
+	double load;		/* MPI sum (MPI policies only) */
+} gang_socket_agg_t;
+
+void gang_score_ctx_init(gang_score_ctx_t *c, cosched_policy_t policy,
+			 const cosched_gang_params_t *p);
+/* Score job on socket (see cosched-policies(7) for each policy's scale). */
+void gang_score_socket(const gang_score_ctx_t *ctx,
+		       const cosched_gang_job_t *job,
+		       const gang_socket_agg_t *s, size_t socket,
+		       cosched_candidate_t *c);
+
+/* The small rules below are inline: every placement calls them per
+ * candidate socket. */
+
+/*
+ * A category's slot in the occupancy masks.  Occupants given to the ranking
+ * and jobs given to the index are not validated like arriving jobs, so a
+ * value out of range (negative, or past UNKNOWN) counts as unknown, which
+ * Application-Aware never pairs with anything.
+ */
+static inline unsigned gang_cat_slot(cosched_category_t c)
+{
+	int v = (int) c;
+	return v < 0 || v > COSCHED_CAT_UNKNOWN ? COSCHED_CAT_UNKNOWN :
+						   (unsigned) v;
+}
+
+/* Whether a policy orders sockets by their MPI load. */
+static inline bool gang_policy_uses_load(cosched_policy_t p)
+{
+	return p == COSCHED_POLICY_MISS_RATE_BALANCE ||
+	       p == COSCHED_POLICY_MISS_RATE_BOUND;
+}
+
+static inline int gang_job_min(const cosched_gang_job_t *j)
+{
+	return j->min_threads > 0 ? j->min_threads : j->threads;
+}
+
+static inline int gang_job_max(const cosched_gang_job_t *j)
+{
+	return j->max_threads > 0 ? j->max_threads : j->threads;
+}
+
+/* The cores a job needs to be admitted: Greedy Thread admits a program at
+ * its minimum core count (seed 002, Greedy Thread step 2); the others need
+ * the requested threads. */
+static inline int gang_cores_needed(cosched_policy_t policy,
+				    const cosched_gang_job_t *j)
+{
+	return policy == COSCHED_POLICY_GREEDY_THREAD ? gang_job_min(j) :
+							j->threads;
+}
+
+/* Rank order: score desc, leftover asc, load asc, socket asc. */
+static inline bool gang_cand_better(const cosched_candidate_t *a,
+				    const cosched_candidate_t *b)
+{
+	if (a->score != b->score)
+		return a->score > b->score;
+	if (a->leftover != b->leftover)
+		return a->leftover < b->leftover;
+	if (a->load != b->load)
+		return a->load < b->load;
+	return a->socket < b->socket;
+}
+
+/* Check every job of an input array (field "jobs[i]"). */
+int gang_jobs_check(const cosched_gang_job_t *jobs, size_t n, int capacity,
+		    cosched_error_t *err);
+
+/* Job indices 0..n-1 sorted by cmp(jobs, a, b) (ties must be broken);
+ * malloc'd, NULL when out of memory.  gang_sort_indices sorts given
+ * indices in place. */
+typedef int (*gang_job_cmp_fn)(const cosched_gang_job_t *jobs, size_t a,
+			       size_t b);
+size_t *gang_sorted_indices(const cosched_gang_job_t *jobs, size_t n,
+			    gang_job_cmp_fn cmp);
+void gang_sort_indices(size_t *idx, size_t n, const cosched_gang_job_t *jobs,
+		       gang_job_cmp_fn cmp);
+
+/* cosched_socket_index_best() as if socket except were not there (Miss-Rate
+ * Bound: the best gang other than the job's own). */
+long gang_index_best_except(cosched_socket_index_t *x,
+			    const cosched_gang_job_t *job, unsigned flags,
+			    size_t except, cosched_candidate_t *best,
+			    cosched_error_t *err);
+
+#endif

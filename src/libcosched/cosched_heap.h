@@ -1,0 +1,166 @@
+/*
+ * cosched_heap.h - an indexed binary heap of item numbers.
+ *
+ * Items are small integers (socket numbers) ordered by a key the owner
+ * keeps in an array (key[item], the socket's MPI load), lowest or highest
+ * first, ties to the lower item number so the top is deterministic.  Each
+ * order keeps, in pos[item], where the item sits, so an item can be
+ * removed in O(log n).  An item is in at most one heap of an order at a
+ * time (the socket index keeps one heap per bucket, and a socket is in one
+ * bucket).  The key is read, not called: the heap sits on the placement
+ * path of every job.
+ */
+#ifndef COSCHED_HEAP_H
+#define COSCHED_HEAP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdlib.h>
+
+/* No item (an empty heap's top). */
+#define COSCHED_HEAP_NONE ((size_t) -1)
+
+typedef struct {
+	const double *key;	/* key[item] */
+	bool highest_first;
+	size_t *pos;		/* pos[item]: its slot in the heap holding it */
+} cosched_heap_order_t;
+
+typedef struct {
+	size_t *v;		/* items in heap order */
+	size_t n, cap;
+} cosched_heap_t;
+
+/*
+ * The operations (inline: they sit on the placement path of every job):
+ *
+ * cosched_heap_reserve(h, want): room for at least want items; 0, or -1
+ *   when out of memory (heap unchanged).
+ * cosched_heap_free(h).
+ * cosched_heap_push(h, o, item): add item; -1 when out of memory (heap
+ *   unchanged); never fails after a cosched_heap_reserve() that made room.
+ * cosched_heap_remove(h, o, item): remove item, which must be in h.
+ * cosched_heap_top(h): the top item, or COSCHED_HEAP_NONE.
+ * cosched_heap_top_except(h, o, skip): the best item other than skip (the
+ *   top, or when the top is skip the better of its two children), or
+ *   COSCHED_HEAP_NONE.
+ */
+
+/* Whether item a goes before item b. */
+static inline bool cosched_heap_before_(const cosched_heap_order_t *o, size_t a, size_t b)
+{
+	if (o->key[a] != o->key[b])
+		return o->highest_first ? o->key[a] > o->key[b] :
+					  o->key[a] < o->key[b];
+	return a < b;
+}
+
+static inline void cosched_heap_put_(cosched_heap_t *h, const cosched_heap_order_t *o, size_t i,
+		size_t item)
+{
+	h->v[i] = item;
+	o->pos[item] = i;
+}
+
+static inline void cosched_heap_sift_up_(cosched_heap_t *h, const cosched_heap_order_t *o,
+		    size_t i)
+{
+	size_t item = h->v[i];
+
+	while (i > 0) {
+		size_t parent = (i - 1) / 2;
+		if (!cosched_heap_before_(o, item, h->v[parent]))
+			break;
+		cosched_heap_put_(h, o, i, h->v[parent]);
+		i = parent;
+	}
+	cosched_heap_put_(h, o, i, item);
+}
+
+static inline void cosched_heap_sift_down_(cosched_heap_t *h, const cosched_heap_order_t *o,
+		      size_t i)
+{
+	size_t item = h->v[i];
+
+	for (;;) {
+		size_t l = 2 * i + 1, r = l + 1, m = l;
+		if (l >= h->n)
+			break;
+		if (r < h->n && cosched_heap_before_(o, h->v[r], h->v[l]))
+			m = r;
+		if (!cosched_heap_before_(o, h->v[m], item))
+			break;
+		cosched_heap_put_(h, o, i, h->v[m]);
+		i = m;
+	}
+	cosched_heap_put_(h, o, i, item);
+}
+
+static inline int cosched_heap_reserve(cosched_heap_t *h, size_t want)
+{
+	size_t nc;
+	size_t *nv;
+
+	if (want <= h->cap)
+		return 0;
+	nc = h->cap ? h->cap : 8;
+	while (nc < want)
+		nc *= 2;
+	nv = realloc(h->v, nc * sizeof(*nv));
+	if (!nv)
+		return -1;
+	h->v = nv;
+	h->cap = nc;
+	return 0;
+}
+
+static inline void cosched_heap_free(cosched_heap_t *h)
+{
+	free(h->v);
+	h->v = NULL;
+	h->n = h->cap = 0;
+}
+
+static inline int cosched_heap_push(cosched_heap_t *h, const cosched_heap_order_t *o,
+		      size_t item)
+{
+	if (cosched_heap_reserve(h, h->n + 1) < 0)
+		return -1;
+	h->v[h->n++] = item;
+	cosched_heap_sift_up_(h, o, h->n - 1);
+	return 0;
+}
+
+static inline void cosched_heap_remove(cosched_heap_t *h, const cosched_heap_order_t *o,
+			 size_t item)
+{
+	size_t i = o->pos[item], last = h->v[--h->n];
+
+	if (i == h->n)
+		return;
+	cosched_heap_put_(h, o, i, last);
+	cosched_heap_sift_up_(h, o, i);
+	cosched_heap_sift_down_(h, o, o->pos[last]);
+}
+
+static inline size_t cosched_heap_top(const cosched_heap_t *h)
+{
+	return h->n ? h->v[0] : COSCHED_HEAP_NONE;
+}
+
+static inline size_t cosched_heap_top_except(const cosched_heap_t *h,
+			       const cosched_heap_order_t *o, size_t skip)
+{
+	if (h->n == 0)
+		return COSCHED_HEAP_NONE;
+	if (h->v[0] != skip)
+		return h->v[0];
+	/* The second best of a binary heap is one of the root's children. */
+	if (h->n == 1)
+		return COSCHED_HEAP_NONE;
+	if (h->n == 2 || cosched_heap_before_(o, h->v[1], h->v[2]))
+		return h->v[1];
+	return h->v[2];
+}
+
+#endif

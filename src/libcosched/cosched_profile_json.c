@@ -1,0 +1,466 @@
+/*
+ * cosched_profile_json.c - a profile's JSON form (schema version
+ * COSCHED_PROFILE_SCHEMA_VERSION), both directions, driven by the field
+ * tables of cosched_profile_fields.h.
+ */
+#include <jansson.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cosched_profile_fields.h"
+#include "cosched_profile_json.h"
+#include "cosched_text.h"
+
+/* --- JSON out ----------------------------------------------------------- */
+
+/*
+ * The writer's state: the first error wins, so a value that cannot be
+ * written ("derived.ipc: not finite") is not reported as out of memory.
+ */
+typedef struct {
+	cosched_error_t *err;
+	bool reported;		/* err holds the reason already */
+} writer_t;
+
+static int put(writer_t *w, json_t *obj, const char *key, json_t *val)
+{
+	(void) w;
+	if (!val)
+		return -1;
+	return json_object_set_new(obj, key, val) ? -1 : 0;
+}
+
+/* NAN is written as null (derived) or left out (omit_nan, runs); an
+ * infinite value has no JSON form and is an error naming the field. */
+static int put_real(writer_t *w, json_t *obj, const char *prefix,
+		    const char *key, double v, bool omit_nan)
+{
+	if (isnan(v))
+		return omit_nan ? 0 : put(w, obj, key, json_null());
+	if (!isfinite(v)) {
+		if (!w->reported)
+			cosched_error_set(w->err, "%s%s%s: not finite (%g)",
+					  prefix, *prefix ? "." : "", key, v);
+		w->reported = true;
+		return -1;
+	}
+	return put(w, obj, key, json_real(v));
+}
+
+/* An object of the fields of table (n entries) of base. */
+static json_t *fields_to_json(writer_t *w, const char *prefix,
+			      const field_t *table, size_t stride, size_t n,
+			      const void *base, bool omit_nan)
+{
+	json_t *o = json_object();
+	int rc = 0;
+
+	if (!o)
+		return NULL;
+	for (size_t i = 0; i < n && !rc; i++) {
+		const field_t *f = (const field_t *) ((const char *) table +
+						      i * stride);
+		if (is_int_kind(f->kind))
+			rc = put(w, o, f->name,
+				 json_integer((json_int_t) int_get(base, f)));
+		else
+			rc = put_real(w, o, prefix, f->name, dbl_get(base, f),
+				      omit_nan);
+	}
+	if (rc) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
+}
+
+char *cosched_profile_to_json(const cosched_profile_t *p, cosched_error_t *err)
+{
+	json_t *root = json_object(), *runs = json_array(), *edp = json_array();
+	writer_t w = { err, false };
+	char *text = NULL;
+	int rc = 0;
+
+	if (!root || !runs || !edp)
+		goto fail;
+	rc |= put(&w, root, "schema_version",
+		  json_integer(COSCHED_PROFILE_SCHEMA_VERSION));
+	rc |= put(&w, root, "app", json_string(p->app));
+	rc |= put(&w, root, "runs_merged", json_integer((json_int_t) p->runs_merged));
+	if (!rc)
+		rc |= put(&w, root, "derived",
+			  fields_to_json(&w, "derived", &cosched_derived_fields[0].f,
+					 sizeof(cosched_derived_fields[0]),
+					 cosched_n_derived_fields, &p->derived, false));
+	for (int i = 0; i < p->n_edp && !rc; i++) {
+		char prefix[32];
+		snprintf(prefix, sizeof(prefix), "edp[%d]", i);
+		rc |= json_array_append_new(edp,
+			fields_to_json(&w, prefix, cosched_edp_fields, sizeof(cosched_edp_fields[0]),
+				       cosched_n_edp_fields, &p->edp[i], false));
+	}
+	for (int i = 0; i < p->n_runs && !rc; i++) {
+		char prefix[32];
+		snprintf(prefix, sizeof(prefix), "runs[%d]", i);
+		rc |= json_array_append_new(runs,
+			fields_to_json(&w, prefix, cosched_run_fields, sizeof(cosched_run_fields[0]),
+				       cosched_n_run_fields, &p->runs[i], true));
+	}
+	if (rc)
+		goto fail;
+	rc |= json_object_set(root, "edp", edp);
+	rc |= json_object_set(root, "runs", runs);
+	if (rc)
+		goto fail;
+	text = json_dumps(root, JSON_INDENT(1) | JSON_PRESERVE_ORDER |
+				JSON_REAL_PRECISION(17));
+	if (!text)
+		goto fail;
+	json_decref(root);
+	json_decref(runs);
+	json_decref(edp);
+	return text;
+fail:
+	json_decref(root);
+	json_decref(runs);
+	json_decref(edp);
+	if (!w.reported)
+		cosched_error_set(err,
+			"%s: cannot serialise the profile (out of memory)", p->app);
+	return NULL;
+}
+
+/* --- JSON in ------------------------------------------------------------ */
+
+/* What a JSON value is, for "got ..." in messages. */
+static void describe(const json_t *v, char *buf, size_t len)
+{
+	switch (json_typeof(v)) {
+	case JSON_STRING:
+		cosched_quote(buf, len, json_string_value(v));
+		break;
+	case JSON_INTEGER:
+		snprintf(buf, len, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
+		break;
+	case JSON_REAL:
+		snprintf(buf, len, "%g", json_real_value(v));
+		break;
+	case JSON_TRUE:
+		snprintf(buf, len, "true");
+		break;
+	case JSON_FALSE:
+		snprintf(buf, len, "false");
+		break;
+	case JSON_NULL:
+		snprintf(buf, len, "null");
+		break;
+	case JSON_OBJECT:
+		snprintf(buf, len, "an object");
+		break;
+	case JSON_ARRAY:
+		snprintf(buf, len, "an array");
+		break;
+	default:
+		snprintf(buf, len, "something else");
+	}
+}
+
+static int bad_value(const char *prefix, const char *key, const char *expected,
+		     const json_t *v, cosched_error_t *err)
+{
+	char got[COSCHED_QUOTE_BUF];
+
+	if (v)
+		describe(v, got, sizeof(got));
+	else
+		snprintf(got, sizeof(got), "nothing (field missing)");
+	return cosched_error_set(err, "%s%s%s: expected %s, got %s",
+				 prefix ? prefix : "", prefix && *prefix ? "." : "",
+				 key, expected, got);
+}
+
+
+/*
+ * Read obj[key] as a number.  optional: absent or null gives NAN.
+ */
+static int get_num(const json_t *obj, const char *prefix, const char *key,
+		   enum num_kind kind, bool optional, double *out,
+		   cosched_error_t *err)
+{
+	json_t *v = json_object_get(obj, key);
+	const char *exp = num_expected(kind);
+	char expbuf[80];
+	double x;
+
+	if (optional)
+		snprintf(expbuf, sizeof(expbuf), "%s or null", exp);
+	else
+		snprintf(expbuf, sizeof(expbuf), "%s", exp);
+	if (!v || json_is_null(v)) {
+		if (optional) {
+			*out = NAN;
+			return 0;
+		}
+		return bad_value(prefix, key, expbuf, v, err);
+	}
+	if (!json_is_number(v))
+		return bad_value(prefix, key, expbuf, v, err);
+	x = json_number_value(v);
+	if (!isfinite(x) || x < 0.0 || (kind == NUM_POSITIVE && x <= 0.0) ||
+	    (kind == NUM_FRACTION && x > 1.0))
+		return bad_value(prefix, key, expbuf, v, err);
+	*out = x;
+	return 0;
+}
+
+static int get_int(const json_t *obj, const char *prefix, const char *key,
+		   json_int_t lo, json_int_t hi, bool optional, json_int_t def,
+		   json_int_t *out, cosched_error_t *err)
+{
+	json_t *v = json_object_get(obj, key);
+	char exp[96];
+
+	snprintf(exp, sizeof(exp), "an integer from %" JSON_INTEGER_FORMAT
+		 " to %" JSON_INTEGER_FORMAT, lo, hi);
+	if (!v && optional) {
+		*out = def;
+		return 0;
+	}
+	if (!v || !json_is_integer(v) || json_integer_value(v) < lo ||
+	    json_integer_value(v) > hi)
+		return bad_value(prefix, key, exp, v, err);
+	*out = json_integer_value(v);
+	return 0;
+}
+
+/* Refuse keys a schema does not know (typos would silently be lost). */
+static int check_keys(const json_t *obj, const char *prefix,
+		      const char *const *known, cosched_error_t *err)
+{
+	const char *key;
+	json_t *v;
+
+	json_object_foreach((json_t *) obj, key, v) {
+		bool ok = false;
+		(void) v;
+		for (int i = 0; known[i]; i++)
+			if (!strcmp(key, known[i]))
+				ok = true;
+		if (!ok)
+			return cosched_error_set(err, "%s: unknown field %s",
+				*prefix ? prefix : "(top level)",
+				COSCHED_QUOTE(key));
+	}
+	return 0;
+}
+
+/* Read the fields of table (n entries, stride bytes apart) from o into
+ * base (already initialised: absent optional values keep theirs). */
+static int fields_from_json(const json_t *o, const char *prefix,
+			    const field_t *table, size_t stride, size_t n,
+			    void *base, cosched_error_t *err)
+{
+	for (size_t i = 0; i < n; i++) {
+		const field_t *f = (const field_t *) ((const char *) table +
+						      i * stride);
+		if (is_int_kind(f->kind)) {
+			json_int_t v;
+			if (get_int(o, prefix, f->name, f->lo, f->hi,
+				    f->optional, 0, &v, err))
+				return -1;
+			int_set(base, f, (long long) v);
+		} else if (get_num(o, prefix, f->name, f->kind, f->optional,
+				   dbl_at(base, f), err)) {
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* Refuse keys a table does not know (typos would silently be lost). */
+static int check_field_keys(const json_t *obj, const char *prefix,
+			    const field_t *table, size_t stride, size_t n,
+			    cosched_error_t *err)
+{
+	const char *key;
+	json_t *v;
+
+	json_object_foreach((json_t *) obj, key, v) {
+		bool ok = false;
+		(void) v;
+		for (size_t i = 0; i < n && !ok; i++)
+			ok = !strcmp(key, ((const field_t *) ((const char *) table +
+							      i * stride))->name);
+		if (!ok)
+			return cosched_error_set(err, "%s: unknown field %s",
+				*prefix ? prefix : "(top level)",
+				COSCHED_QUOTE(key));
+	}
+	return 0;
+}
+
+static int run_from_json(const json_t *o, const char *prefix,
+			 cosched_run_t *r, cosched_error_t *err)
+{
+	if (!json_is_object(o))
+		return bad_value("", prefix, "an object", o, err);
+	if (check_field_keys(o, prefix, cosched_run_fields, sizeof(cosched_run_fields[0]),
+			     cosched_n_run_fields, err))
+		return -1;
+	cosched_run_init(r);
+	return fields_from_json(o, prefix, cosched_run_fields, sizeof(cosched_run_fields[0]),
+				cosched_n_run_fields, r, err);
+}
+
+static int derived_from_json(const json_t *o, cosched_derived_t *d,
+			     cosched_error_t *err)
+{
+	const char *pf = "derived";
+
+	if (!json_is_object(o))
+		return bad_value("", pf, "an object", o, err);
+	if (check_field_keys(o, pf, &cosched_derived_fields[0].f,
+			     sizeof(cosched_derived_fields[0]), cosched_n_derived_fields, err))
+		return -1;
+	return fields_from_json(o, pf, &cosched_derived_fields[0].f,
+				sizeof(cosched_derived_fields[0]), cosched_n_derived_fields, d,
+				err);
+}
+
+static int edp_from_json(const json_t *o, const char *prefix,
+			 cosched_edp_point_t *e, cosched_error_t *err)
+{
+	if (!json_is_object(o))
+		return bad_value("", prefix, "an object", o, err);
+	if (check_field_keys(o, prefix, cosched_edp_fields, sizeof(cosched_edp_fields[0]),
+			     cosched_n_edp_fields, err))
+		return -1;
+	return fields_from_json(o, prefix, cosched_edp_fields, sizeof(cosched_edp_fields[0]),
+				cosched_n_edp_fields, e, err);
+}
+
+static const char *const root_keys[] = {
+	"schema_version", "app", "runs_merged", "derived", "edp", "runs", NULL
+};
+
+/*
+ * root[key] must be an array of at most limit items (noun names them in
+ * the message); *items gets zeroed storage for them, NULL when empty.
+ */
+static int get_array(json_t *root, const char *key, const char *noun,
+		     size_t limit, size_t item_size, json_t **arr,
+		     void **items, cosched_error_t *err)
+{
+	size_t n;
+
+	*arr = json_object_get(root, key);
+	if (!json_is_array(*arr))
+		return bad_value("", key, "an array", *arr, err);
+	n = json_array_size(*arr);
+	if (n > limit)
+		return cosched_error_set(err,
+			"%s: %zu %s, more than the limit %zu", key, n, noun,
+			limit);
+	if (n && !(*items = calloc(n, item_size)))
+		return cosched_error_set(err, "out of memory");
+	return 0;
+}
+
+int cosched_profile_from_json(cosched_profile_t *out, const char *text,
+			      cosched_error_t *err)
+{
+	cosched_profile_t tmp;
+	json_error_t jerr;
+	json_t *root, *v, *runs, *edp;
+	json_int_t i;
+	int rc = -1;
+
+	memset(&tmp, 0, sizeof(tmp));
+	root = json_loads(text ? text : "", JSON_REJECT_DUPLICATES, &jerr);
+	if (!root)
+		return cosched_error_set(err, "line %d column %d: invalid JSON: %s",
+					 jerr.line, jerr.column, jerr.text);
+	if (!json_is_object(root)) {
+		bad_value("", "(top level)", "an object", root, err);
+		goto out;
+	}
+	v = json_object_get(root, "schema_version");
+	if (!v || !json_is_integer(v)) {
+		bad_value("", "schema_version", "an integer", v, err);
+		goto out;
+	}
+	if (json_integer_value(v) != COSCHED_PROFILE_SCHEMA_VERSION) {
+		cosched_error_set(err,
+			"schema_version: unsupported version %" JSON_INTEGER_FORMAT
+			" (this cosched reads version %d)",
+			json_integer_value(v), COSCHED_PROFILE_SCHEMA_VERSION);
+		goto out;
+	}
+	if (check_keys(root, "", root_keys, err))
+		goto out;
+	v = json_object_get(root, "app");
+	if (!v || !json_is_string(v)) {
+		bad_value("", "app", "a string", v, err);
+		goto out;
+	}
+	if (cosched_profile_init(&tmp, json_string_value(v), err))
+		goto out;
+	if (get_int(root, "", "runs_merged", 0,
+		    (json_int_t) COSCHED_PROFILE_COUNT_MAX, false, 0, &i, err))
+		goto out;
+	tmp.runs_merged = (unsigned long) i;
+	if (derived_from_json(json_object_get(root, "derived"), &tmp.derived, err))
+		goto out;
+
+	if (get_array(root, "runs", "runs", COSCHED_PROFILE_MAX_SAMPLES_LIMIT,
+		      sizeof(*tmp.runs), &runs, (void **) &tmp.runs, err))
+		goto out;
+	if ((json_int_t) json_array_size(runs) > (json_int_t) tmp.runs_merged) {
+		cosched_error_set(err,
+			"runs_merged: %lu is less than the %zu runs kept",
+			tmp.runs_merged, json_array_size(runs));
+		goto out;
+	}
+	for (size_t k = 0; k < json_array_size(runs); k++) {
+		char prefix[32];
+		snprintf(prefix, sizeof(prefix), "runs[%zu]", k);
+		if (run_from_json(json_array_get(runs, k), prefix,
+				  &tmp.runs[k], err))
+			goto out;
+		tmp.n_runs++;
+	}
+
+	if (get_array(root, "edp", "points", COSCHED_PROFILE_MAX_EDP_POINTS,
+		      sizeof(*tmp.edp), &edp, (void **) &tmp.edp, err))
+		goto out;
+	for (size_t k = 0; k < json_array_size(edp); k++) {
+		char prefix[32];
+		snprintf(prefix, sizeof(prefix), "edp[%zu]", k);
+		if (edp_from_json(json_array_get(edp, k), prefix, &tmp.edp[k],
+				  err))
+			goto out;
+		for (int j = 0; j < tmp.n_edp; j++)
+			if (!cosched_edp_cmp(&tmp.edp[j], tmp.edp[k].threads,
+				     tmp.edp[k].freq_khz)) {
+				cosched_error_set(err,
+					"%s: duplicate point (threads %d, freq_khz %ld)",
+					prefix, tmp.edp[k].threads,
+					tmp.edp[k].freq_khz);
+				goto out;
+			}
+		tmp.n_edp++;
+	}
+	if (tmp.n_edp > 1)
+		qsort(tmp.edp, tmp.n_edp, sizeof(*tmp.edp), cosched_edp_qsort_cmp);
+
+	*out = tmp;	/* commit only now: nothing half-loaded */
+	rc = 0;
+out:
+	if (rc)
+		cosched_profile_free(&tmp);
+	json_decref(root);
+	return rc;
+}

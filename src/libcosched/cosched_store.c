@@ -1,0 +1,348 @@
+/*
+ * cosched_store.c - the profile store: atomic writes, flock() locking,
+ * merging runs.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cosched_appname.h"
+#include "cosched_file.h"
+#include "cosched_profile_json.h"
+#include "cosched_store.h"
+
+/* Largest profile file read (bounded samples keep files far smaller). */
+#define PROFILE_MAX_BYTES (16 * 1024 * 1024)
+/* Room for the directory, an application name and the suffixes. */
+#define STORE_PATH_MAX (COSCHED_PATH_MAX + COSCHED_APP_NAME_MAX + 32)
+
+int cosched_store_open(cosched_store_t *s, const char *dir,
+		       const cosched_merge_params_t *merge,
+		       cosched_error_t *err)
+{
+	struct stat st;
+
+	if (!dir || !*dir)
+		return cosched_error_set(err, "ProfileDir: empty path");
+	if (strlen(dir) >= sizeof(s->dir) - COSCHED_APP_NAME_MAX - 16)
+		return cosched_error_set(err, "ProfileDir: path too long");
+	if (stat(dir, &st))
+		return cosched_error_set(err, "ProfileDir %s: %s", dir,
+					 strerror(errno));
+	if (!S_ISDIR(st.st_mode))
+		return cosched_error_set(err, "ProfileDir %s: not a directory",
+					 dir);
+	if (merge) {
+		if (cosched_merge_params_check(merge, err))
+			return -1;
+		s->merge = *merge;
+	} else {
+		cosched_merge_params_default(&s->merge);
+	}
+	snprintf(s->dir, sizeof(s->dir), "%s", dir);
+	return 0;
+}
+
+/* The name check guarantees the file stays inside the directory. */
+static int app_paths(const cosched_store_t *s, const char *app, char *file,
+		     char *lock, cosched_error_t *err)
+{
+	if (cosched_app_name_check("application", app, err))
+		return -1;
+	snprintf(file, STORE_PATH_MAX, "%s/%s.json", s->dir, app);
+	snprintf(lock, STORE_PATH_MAX, "%s/.%s.lock", s->dir, app);
+	return 0;
+}
+
+/*
+ * Open and flock() the lock file; returns the fd, -1 on error, or -2 for a
+ * reader when the lock file does not exist.  Readers open it read-only and
+ * never create it, so they need no write access to the directory; a reader
+ * that finds no lock file goes on unlocked, which is safe: writers replace
+ * the profile by rename(), so it sees no file or a complete one.
+ */
+static int lock_app(const char *lock, int how, cosched_error_t *err)
+{
+	int fd;
+
+	cosched_error_t why;
+
+	/* Never through a symbolic link: root would create or lock a file
+	 * wherever the link points. */
+	if (how == LOCK_SH)
+		fd = cosched_open_regular(lock, O_RDONLY, 0, &why);
+	else
+		fd = cosched_open_regular(lock, O_RDWR | O_CREAT, 0644, &why);
+	if (fd < 0) {
+		if (how == LOCK_SH && errno == ENOENT)
+			return -2;
+		return cosched_error_set(err, "lock file %s", why.msg);
+	}
+	while (flock(fd, how)) {
+		if (errno == EINTR)
+			continue;
+		cosched_error_set(err, "%s: cannot lock: %s", lock,
+				  strerror(errno));
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static void unlock_app(int fd)
+{
+	if (fd >= 0)
+		close(fd);	/* releases the flock */
+}
+
+/* Read and parse file (no locking).  1 found, 0 absent, -1 error. */
+static int load_file(const char *file, const char *app, cosched_profile_t *p,
+		     cosched_error_t *err)
+{
+	cosched_error_t perr;
+	cosched_profile_t tmp;
+	char *buf;
+	int missing;
+
+	buf = cosched_read_file(file, PROFILE_MAX_BYTES, &missing, err);
+	if (!buf) {
+		if (missing)
+			return cosched_profile_init(p, app, err) ? -1 : 0;
+		return -1;
+	}
+	if (cosched_profile_from_json(&tmp, buf, &perr)) {
+		free(buf);
+		return cosched_error_set(err, "%s: %s", file, perr.msg);
+	}
+	free(buf);
+	if (strcmp(tmp.app, app)) {
+		cosched_error_set(err, "%s: app: holds \"%s\", expected \"%s\"",
+				  file, tmp.app, app);
+		cosched_profile_free(&tmp);
+		return -1;
+	}
+	*p = tmp;
+	return 1;
+}
+
+int cosched_store_load(const cosched_store_t *s, const char *app,
+		       cosched_profile_t *p, cosched_error_t *err)
+{
+	char file[STORE_PATH_MAX], lock[STORE_PATH_MAX];
+	int fd, rc;
+
+	if (app_paths(s, app, file, lock, err))
+		return -1;
+	fd = lock_app(lock, LOCK_SH, err);
+	if (fd == -1)
+		return -1;
+	rc = load_file(file, app, p, err);
+	unlock_app(fd);
+	return rc;
+}
+
+/*
+ * Make the rename durable.  Best effort: it runs after the rename, when the
+ * new profile is already in place, so its failure must not turn a
+ * completed write into an error (a caller would retry and merge twice).
+ */
+static void fsync_dir(const char *dir)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd < 0)
+		return;
+	(void) fsync(fd);
+	close(fd);
+}
+
+/* Write p to a temporary file beside file, fsync, rename over file. */
+static int write_atomic(const cosched_store_t *s, const char *file,
+			const cosched_profile_t *p, cosched_error_t *err)
+{
+	char tmpl[STORE_PATH_MAX];
+	char *text;
+	size_t len, done = 0;
+	int fd;
+
+	text = cosched_profile_to_json(p, err);
+	if (!text)
+		return -1;
+	len = strlen(text);
+	snprintf(tmpl, sizeof(tmpl), "%s/.%s.json.XXXXXX", s->dir, p->app);
+	fd = mkostemp(tmpl, O_CLOEXEC);
+	if (fd < 0) {
+		free(text);
+		return cosched_error_set(err, "%s: cannot create: %s", tmpl,
+					 strerror(errno));
+	}
+	while (done < len) {
+		ssize_t n = write(fd, text + done, len - done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			cosched_error_set(err, "%s: write: %s", tmpl,
+					  n < 0 ? strerror(errno) : "no progress");
+			goto fail;
+		}
+		done += (size_t) n;
+	}
+	if (write(fd, "\n", 1) != 1) {
+		cosched_error_set(err, "%s: write: %s", tmpl, strerror(errno));
+		goto fail;
+	}
+	if (fchmod(fd, 0644) || fsync(fd)) {
+		cosched_error_set(err, "%s: %s", tmpl, strerror(errno));
+		goto fail;
+	}
+	if (close(fd)) {
+		fd = -1;
+		cosched_error_set(err, "%s: close: %s", tmpl, strerror(errno));
+		goto fail;
+	}
+	fd = -1;
+	if (rename(tmpl, file)) {
+		cosched_error_set(err, "%s: rename to %s: %s", tmpl, file,
+				  strerror(errno));
+		goto fail;
+	}
+	free(text);
+	/* From here on the new profile is in place: success. */
+	fsync_dir(s->dir);
+	return 0;
+fail:
+	if (fd >= 0)
+		close(fd);
+	unlink(tmpl);
+	free(text);
+	return -1;
+}
+
+int cosched_store_save(const cosched_store_t *s, const cosched_profile_t *p,
+		       cosched_error_t *err)
+{
+	char file[STORE_PATH_MAX], lock[STORE_PATH_MAX];
+	int fd, rc;
+
+	if (app_paths(s, p->app, file, lock, err))
+		return -1;
+	fd = lock_app(lock, LOCK_EX, err);
+	if (fd < 0)
+		return -1;
+	rc = write_atomic(s, file, p, err);
+	unlock_app(fd);
+	return rc;
+}
+
+int cosched_store_merge_run(const cosched_store_t *s, const char *app,
+			    const cosched_run_t *run, cosched_profile_t *out,
+			    cosched_error_t *err)
+{
+	char file[STORE_PATH_MAX], lock[STORE_PATH_MAX];
+	cosched_profile_t p;
+	int fd, rc;
+
+	if (app_paths(s, app, file, lock, err))
+		return -1;
+	if (cosched_run_check("run", run, err))
+		return -1;
+	fd = lock_app(lock, LOCK_EX, err);
+	if (fd < 0)
+		return -1;
+	rc = load_file(file, app, &p, err);
+	if (rc < 0) {
+		unlock_app(fd);
+		return -1;
+	}
+	rc = cosched_profile_add_run(&p, run, &s->merge, err);
+	if (!rc)
+		rc = write_atomic(s, file, &p, err);
+	unlock_app(fd);
+	if (!rc && out)
+		*out = p;
+	else
+		cosched_profile_free(&p);
+	return rc;
+}
+
+int cosched_store_remove(const cosched_store_t *s, const char *app,
+			 cosched_error_t *err)
+{
+	char file[STORE_PATH_MAX], lock[STORE_PATH_MAX];
+	int fd, rc = 0;
+
+	if (app_paths(s, app, file, lock, err))
+		return -1;
+	fd = lock_app(lock, LOCK_EX, err);
+	if (fd < 0)
+		return -1;
+	if (unlink(file) && errno != ENOENT)
+		rc = cosched_error_set(err, "%s: cannot remove: %s", file,
+				       strerror(errno));
+	unlock_app(fd);
+	return rc;
+}
+
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *) a, *(char *const *) b);
+}
+
+int cosched_store_list(const cosched_store_t *s, char ***names, int *count,
+		       cosched_error_t *err)
+{
+	DIR *d = opendir(s->dir);
+	struct dirent *e;
+	char **v = NULL;
+	int n = 0, cap = 0;
+
+	if (!d)
+		return cosched_error_set(err, "%s: cannot open: %s", s->dir,
+					 strerror(errno));
+	while ((e = readdir(d))) {
+		size_t len = strlen(e->d_name);
+		char name[COSCHED_APP_NAME_MAX + 1];
+
+		if (len <= 5 || strcmp(e->d_name + len - 5, ".json") ||
+		    len - 5 > COSCHED_APP_NAME_MAX)
+			continue;
+		memcpy(name, e->d_name, len - 5);
+		name[len - 5] = '\0';
+		if (cosched_app_name_check("application", name, NULL))
+			continue;	/* temporary files, foreign files */
+		if (n == cap) {
+			char **nv;
+			cap = cap ? cap * 2 : 16;
+			nv = realloc(v, sizeof(*v) * cap);
+			if (!nv)
+				goto oom;
+			v = nv;
+		}
+		if (!(v[n] = strdup(name)))
+			goto oom;
+		n++;
+	}
+	closedir(d);
+	if (n > 1)
+		qsort(v, n, sizeof(*v), name_cmp);
+	*names = v;
+	*count = n;
+	return 0;
+oom:
+	closedir(d);
+	cosched_store_list_free(v, n);
+	return cosched_error_set(err, "%s: out of memory", s->dir);
+}
+
+void cosched_store_list_free(char **names, int count)
+{
+	for (int i = 0; i < count; i++)
+		free(names[i]);
+	free(names);
+}

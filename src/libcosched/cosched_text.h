@@ -1,0 +1,39 @@
+/*
+ * cosched_text.h - text that comes from outside: trimming, and quoting
+ * for messages and logs.
+ *
+ * Anything a user can set (job options, the SPANK environment, job and
+ * application names) is untrusted everywhere it travels.  Before it is
+ * written into a message or a log line it is quoted: control characters,
+ * backslashes, quotes and bytes outside printable ASCII are escaped (\n,
+ * \t, \\, \", \xNN) and the text is cut after COSCHED_QUOTE_CHARS input
+ * bytes, so a value can neither start a forged log line nor fill Slurm's
+ * log message with itself.
+ */
+#ifndef COSCHED_TEXT_H
+#define COSCHED_TEXT_H
+
+#include <stddef.h>
+
+/* Strip leading and trailing whitespace in place; returns the start. */
+char *cosched_trim(char *s);
+
+/* Input bytes a quote shows before it is cut ("..." follows). */
+#define COSCHED_QUOTE_CHARS 48
+/* Room for the quote of any text: every byte may become \xNN, then the
+ * quotes and "...(N bytes)". */
+#define COSCHED_QUOTE_BUF (4 * COSCHED_QUOTE_CHARS + 40)
+
+/*
+ * Write s into buf (len bytes) as a quoted, escaped, shortened string:
+ * "abc", "a\nb", "aaaa..."(300 bytes).  NULL is written as (null).
+ * Returns buf.
+ */
+char *cosched_quote(char *buf, size_t len, const char *s);
+
+/* cosched_quote() into a buffer that lives until the end of the enclosing
+ * block, for one argument of a printf-style call. */
+#define COSCHED_QUOTE(s) \
+	cosched_quote((char[COSCHED_QUOTE_BUF]){ 0 }, COSCHED_QUOTE_BUF, (s))
+
+#endif
