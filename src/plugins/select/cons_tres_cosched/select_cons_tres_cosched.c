@@ -93,9 +93,13 @@ static slurm_select_ops_t cons_tres;
 static void *cons_tres_handle;
 static bool cons_tres_loaded_here;	/* we called its init() */
 static pthread_once_t cons_tres_once = PTHREAD_ONCE_INIT;
+static int resolve_rc = SLURM_ERROR;
+/* Why resolution failed, with every path tried (for fatal() in slurmctld). */
+static char *resolve_error;
 
-/* Try every directory of PluginDir (a colon-separated list). */
-static void *_open_cons_tres(int flags, char **path_out)
+/* Try every directory of PluginDir (a colon-separated list); *tried
+ * collects the paths looked at. */
+static void *_open_cons_tres(int flags, char **path_out, char **tried)
 {
 	char *dirs = xstrdup(slurm_conf.plugindir);
 	char *save = NULL, *dir;
@@ -105,6 +109,8 @@ static void *_open_cons_tres(int flags, char **path_out)
 	     dir = strtok_r(NULL, ":", &save)) {
 		char *path = xstrdup_printf("%s/%s", dir, CONS_TRES_SO);
 		struct stat st;
+		if (tried)
+			xstrfmtcat(*tried, "%s%s", *tried ? ", " : "", path);
 		if (!stat(path, &st))
 			handle = dlopen(path, flags);
 		if (handle && path_out)
@@ -116,22 +122,24 @@ static void *_open_cons_tres(int flags, char **path_out)
 	return handle;
 }
 
-static int resolve_rc = SLURM_ERROR;
-
-/* Find or load cons_tres and fill cons_tres with its entry points. */
+/* Find or load cons_tres and fill cons_tres with its entry points; on
+ * failure resolve_error says why and where it looked. */
 static void _resolve_cons_tres(void)
 {
-	char *path = NULL;
+	char *path = NULL, *tried = NULL;
 	void **ptrs = (void **) &cons_tres;
 	const size_t nsyms = sizeof(cons_tres_syms) / sizeof(cons_tres_syms[0]);
 
-	/* The struct is a list of pointers, one per symbol. */
+	/* The struct is a list of pointers, one per symbol; the names are
+	 * checked against Slurm's node_select_syms at build time
+	 * (check-select-syms.sh). */
 	_Static_assert(sizeof(slurm_select_ops_t) ==
 		      sizeof(cons_tres_syms) / sizeof(cons_tres_syms[0]) *
 		      sizeof(void *),
 		      "cons_tres_syms out of sync with slurm_select_ops_t");
 
-	cons_tres_handle = _open_cons_tres(RTLD_LAZY | RTLD_NOLOAD, &path);
+	cons_tres_handle = _open_cons_tres(RTLD_LAZY | RTLD_NOLOAD, &path,
+					   NULL);
 	if (!cons_tres_handle) {
 		int (*init_fn)(void);
 
@@ -142,17 +150,21 @@ static void _resolve_cons_tres(void)
 		 */
 		dlerror();
 		cons_tres_handle = _open_cons_tres(RTLD_LAZY | RTLD_LOCAL,
-						   &path);
+						   &path, &tried);
 		if (!cons_tres_handle) {
 			const char *why = dlerror();
-			error("%s: cannot load %s from PluginDir %s: %s",
-			      plugin_type, CONS_TRES_SO, slurm_conf.plugindir,
-			      why ? why : "no such file in any directory");
+			resolve_error = xstrdup_printf(
+				"cannot load %s (tried %s): %s", CONS_TRES_SO,
+				tried ? tried : "PluginDir is empty",
+				why ? why : "no such file");
+			xfree(tried);
 			return;
 		}
+		xfree(tried);
 		init_fn = dlsym(cons_tres_handle, "init");
 		if (!init_fn || init_fn() != SLURM_SUCCESS) {
-			error("%s: init() of %s failed", plugin_type, path);
+			resolve_error = xstrdup_printf("init() of %s failed",
+						       path);
 			dlclose(cons_tres_handle);
 			cons_tres_handle = NULL;
 			xfree(path);
@@ -163,8 +175,8 @@ static void _resolve_cons_tres(void)
 	for (size_t i = 0; i < nsyms; i++) {
 		ptrs[i] = dlsym(cons_tres_handle, cons_tres_syms[i]);
 		if (!ptrs[i]) {
-			error("%s: %s lacks symbol %s", plugin_type, path,
-			      cons_tres_syms[i]);
+			resolve_error = xstrdup_printf("%s lacks symbol %s",
+						       path, cons_tres_syms[i]);
 			xfree(path);
 			return;
 		}
@@ -175,24 +187,47 @@ static void _resolve_cons_tres(void)
 	resolve_rc = SLURM_SUCCESS;
 }
 
-static int _resolve_once(void)
+static void _report_unresolved(void)
+{
+	/* slurmctld cannot select anything without cons_tres: stop it, with
+	 * the paths tried.  Everywhere else (sbatch, squeue, sinfo...) the
+	 * command goes on: what needs cons_tres fails with an error, the
+	 * rest works (see FORWARD). */
+	if (running_in_slurmctld())
+		fatal("%s: %s", plugin_type, resolve_error);
+	error("%s: %s; commands that need node selection data will fail",
+	      plugin_type, resolve_error);
+}
+
+static pthread_once_t report_once = PTHREAD_ONCE_INIT;
+
+/*
+ * cons_tres's entry points, or NULL where it cannot be resolved (reported
+ * once).  Resolution waits for the first call in slurmctld and the client
+ * commands (load order follows PluginDir, cons_tres may come later).
+ */
+static slurm_select_ops_t *_ct(void)
 {
 	pthread_once(&cons_tres_once, _resolve_cons_tres);
-	return resolve_rc;
+	if (resolve_rc == SLURM_SUCCESS)
+		return &cons_tres;
+	pthread_once(&report_once, _report_unresolved);
+	return NULL;
 }
 
 /*
- * In slurmctld and the clients resolution waits for the first call (load
- * order follows PluginDir); nothing can be selected without cons_tres, so
- * a failure there stops the daemon at start-up, as a missing plugin does.
+ * Forward a call to cons_tres; where it is unavailable (only a client can
+ * get this far) return fail.  For the per-job calls fail is what cons_tres
+ * itself does: it keeps no per-job select data (its jobinfo functions pack
+ * and unpack nothing), so a client without it still submits, lists and
+ * shows jobs and runs srun exactly as with it; node information, which
+ * cons_tres does carry, fails with an error.
  */
-static inline slurm_select_ops_t *_ct(void)
-{
-	if (_resolve_once() != SLURM_SUCCESS)
-		fatal("%s: cons_tres unavailable (see the error above)",
-		      plugin_type);
-	return &cons_tres;
-}
+#define FORWARD(fail, fn, ...)						\
+	do {								\
+		slurm_select_ops_t *ct = _ct();				\
+		return ct ? ct->fn(__VA_ARGS__) : (fail);		\
+	} while (0)
 
 /*
  * The job's cosched options, from the SPANK environment slurmctld keeps with
@@ -221,14 +256,18 @@ static bool _job_options(job_record_t *job_ptr, cosched_job_options_t *opts)
 /*
  * init() runs in every client command too: keep it quiet (debug only).
  * slurmd and slurmstepd load only this plugin: load cons_tres now, so a
- * failure stops slurmd at start instead of killing it, or a job's
- * slurmstepd, at the first select call.
+ * failure stops slurmd at start instead of failing a job's slurmstepd at
+ * the first select call.
  */
 extern int init(void)
 {
 	debug("%s loaded", plugin_name);
-	if (running_in_slurmd_stepd())
-		return _resolve_once();
+	if (running_in_slurmd_stepd()) {
+		pthread_once(&cons_tres_once, _resolve_cons_tres);
+		if (resolve_rc != SLURM_SUCCESS)
+			error("%s: %s", plugin_type, resolve_error);
+		return resolve_rc;
+	}
 	return SLURM_SUCCESS;
 }
 
@@ -241,27 +280,28 @@ extern int fini(void)
 		dlclose(cons_tres_handle);
 		cons_tres_loaded_here = false;
 	}
+	xfree(resolve_error);
 	return SLURM_SUCCESS;
 }
 
 extern int select_p_state_save(char *dir_name)
 {
-	return _ct()->state_save(dir_name);
+	FORWARD(SLURM_ERROR, state_save, dir_name);
 }
 
 extern int select_p_state_restore(char *dir_name)
 {
-	return _ct()->state_restore(dir_name);
+	FORWARD(SLURM_ERROR, state_restore, dir_name);
 }
 
 extern int select_p_job_init(List job_list)
 {
-	return _ct()->job_init(job_list);
+	FORWARD(SLURM_ERROR, job_init, job_list);
 }
 
 extern int select_p_node_init(void)
 {
-	return _ct()->node_init();
+	FORWARD(SLURM_ERROR, node_init, );
 }
 
 /*
@@ -279,12 +319,12 @@ extern int select_p_job_test(job_record_t *job_ptr, bitstr_t *node_bitmap,
 		cosched_job_options_t opts;
 		char buf[256];
 		if (_job_options(job_ptr, &opts))
-			verbose("%s: %pJ submitted with cosched options %s",
+			debug("%s: %pJ submitted with cosched options %s",
 				plugin_type, job_ptr,
 				cosched_options_format(&opts, buf,
 						       sizeof(buf)));
 	}
-	return _ct()->job_test(job_ptr, node_bitmap, min_nodes, max_nodes,
+	FORWARD(SLURM_ERROR, job_test, job_ptr, node_bitmap, min_nodes, max_nodes,
 			       req_nodes, mode, preemptee_candidates,
 			       preemptee_job_list, exc_core_bitmap);
 }
@@ -292,12 +332,16 @@ extern int select_p_job_test(job_record_t *job_ptr, bitstr_t *node_bitmap,
 extern int select_p_job_begin(job_record_t *job_ptr)
 {
 	cosched_job_options_t opts;
+	slurm_select_ops_t *ct = _ct();
 	char buf[256];
-	int rc = _ct()->job_begin(job_ptr);
+	int rc;
 
+	if (!ct)
+		return SLURM_ERROR;
+	rc = ct->job_begin(job_ptr);
 	/* job_ptr->nodes is set later; cons_tres's job_test chose these. */
 	if (_job_options(job_ptr, &opts))
-		info("%s: %pJ starts on %s with cosched options %s",
+		debug("%s: %pJ starts on %s with cosched options %s",
 		     plugin_type, job_ptr,
 		     job_ptr->job_resrcs && job_ptr->job_resrcs->nodes ?
 		     job_ptr->job_resrcs->nodes : "?",
@@ -307,38 +351,38 @@ extern int select_p_job_begin(job_record_t *job_ptr)
 
 extern int select_p_job_ready(job_record_t *job_ptr)
 {
-	return _ct()->job_ready(job_ptr);
+	FORWARD(SLURM_ERROR, job_ready, job_ptr);
 }
 
 extern int select_p_job_expand(job_record_t *from_job_ptr,
 			       job_record_t *to_job_ptr)
 {
-	return _ct()->job_expand(from_job_ptr, to_job_ptr);
+	FORWARD(SLURM_ERROR, job_expand, from_job_ptr, to_job_ptr);
 }
 
 extern int select_p_job_resized(job_record_t *job_ptr, node_record_t *node_ptr)
 {
-	return _ct()->job_resized(job_ptr, node_ptr);
+	FORWARD(SLURM_ERROR, job_resized, job_ptr, node_ptr);
 }
 
 extern int select_p_job_signal(job_record_t *job_ptr, int signal)
 {
-	return _ct()->job_signal(job_ptr, signal);
+	FORWARD(SLURM_ERROR, job_signal, job_ptr, signal);
 }
 
 extern int select_p_job_fini(job_record_t *job_ptr)
 {
-	return _ct()->job_fini(job_ptr);
+	FORWARD(SLURM_ERROR, job_fini, job_ptr);
 }
 
 extern int select_p_job_suspend(job_record_t *job_ptr, bool indf_susp)
 {
-	return _ct()->job_suspend(job_ptr, indf_susp);
+	FORWARD(SLURM_ERROR, job_suspend, job_ptr, indf_susp);
 }
 
 extern int select_p_job_resume(job_record_t *job_ptr, bool indf_susp)
 {
-	return _ct()->job_resume(job_ptr, indf_susp);
+	FORWARD(SLURM_ERROR, job_resume, job_ptr, indf_susp);
 }
 
 extern bitstr_t *select_p_step_pick_nodes(job_record_t *job_ptr,
@@ -346,130 +390,143 @@ extern bitstr_t *select_p_step_pick_nodes(job_record_t *job_ptr,
 					  uint32_t node_count,
 					  bitstr_t **avail_nodes)
 {
-	return _ct()->step_pick_nodes(job_ptr, jobinfo, node_count,
+	FORWARD(NULL, step_pick_nodes, job_ptr, jobinfo, node_count,
 				      avail_nodes);
 }
 
 extern int select_p_step_start(step_record_t *step_ptr)
 {
-	return _ct()->step_start(step_ptr);
+	FORWARD(SLURM_ERROR, step_start, step_ptr);
 }
 
 extern int select_p_step_finish(step_record_t *step_ptr, bool killing_step)
 {
-	return _ct()->step_finish(step_ptr, killing_step);
+	FORWARD(SLURM_ERROR, step_finish, step_ptr, killing_step);
 }
 
 extern int select_p_select_nodeinfo_pack(select_nodeinfo_t *nodeinfo,
 					 buf_t *buffer,
 					 uint16_t protocol_version)
 {
-	return _ct()->nodeinfo_pack(nodeinfo, buffer, protocol_version);
+	FORWARD(SLURM_ERROR, nodeinfo_pack, nodeinfo, buffer, protocol_version);
 }
 
 extern int select_p_select_nodeinfo_unpack(select_nodeinfo_t **nodeinfo,
 					   buf_t *buffer,
 					   uint16_t protocol_version)
 {
-	return _ct()->nodeinfo_unpack(nodeinfo, buffer, protocol_version);
+	FORWARD(SLURM_ERROR, nodeinfo_unpack, nodeinfo, buffer, protocol_version);
 }
 
 extern select_nodeinfo_t *select_p_select_nodeinfo_alloc(void)
 {
-	return _ct()->nodeinfo_alloc();
+	FORWARD(NULL, nodeinfo_alloc, );
 }
 
 extern int select_p_select_nodeinfo_free(select_nodeinfo_t *nodeinfo)
 {
-	return _ct()->nodeinfo_free(nodeinfo);
+	FORWARD(SLURM_ERROR, nodeinfo_free, nodeinfo);
 }
 
 extern int select_p_select_nodeinfo_set_all(void)
 {
-	return _ct()->nodeinfo_set_all();
+	FORWARD(SLURM_ERROR, nodeinfo_set_all, );
 }
 
 extern int select_p_select_nodeinfo_set(job_record_t *job_ptr)
 {
-	return _ct()->nodeinfo_set(job_ptr);
+	FORWARD(SLURM_ERROR, nodeinfo_set, job_ptr);
 }
 
 extern int select_p_select_nodeinfo_get(select_nodeinfo_t *nodeinfo,
 					enum select_nodedata_type dinfo,
 					enum node_states state, void *data)
 {
-	return _ct()->nodeinfo_get(nodeinfo, dinfo, state, data);
+	FORWARD(SLURM_ERROR, nodeinfo_get, nodeinfo, dinfo, state, data);
 }
 
 extern select_jobinfo_t *select_p_select_jobinfo_alloc(void)
 {
-	return _ct()->jobinfo_alloc();
+	FORWARD(NULL, jobinfo_alloc, );
 }
 
 extern int select_p_select_jobinfo_free(select_jobinfo_t *jobinfo)
 {
-	return _ct()->jobinfo_free(jobinfo);
+	FORWARD(SLURM_SUCCESS, jobinfo_free, jobinfo);
 }
 
 extern int select_p_select_jobinfo_set(select_jobinfo_t *jobinfo,
 				       enum select_jobdata_type data_type,
 				       void *data)
 {
-	return _ct()->jobinfo_set(jobinfo, data_type, data);
+	FORWARD(SLURM_SUCCESS, jobinfo_set, jobinfo, data_type, data);
 }
 
 extern int select_p_select_jobinfo_get(select_jobinfo_t *jobinfo,
 				       enum select_jobdata_type data_type,
 				       void *data)
 {
-	return _ct()->jobinfo_get(jobinfo, data_type, data);
+	FORWARD(SLURM_ERROR, jobinfo_get, jobinfo, data_type, data);
 }
 
 extern select_jobinfo_t *select_p_select_jobinfo_copy(select_jobinfo_t *jobinfo)
 {
-	return _ct()->jobinfo_copy(jobinfo);
+	FORWARD(NULL, jobinfo_copy, jobinfo);
 }
 
 extern int select_p_select_jobinfo_pack(select_jobinfo_t *jobinfo,
 					buf_t *buffer,
 					uint16_t protocol_version)
 {
-	return _ct()->jobinfo_pack(jobinfo, buffer, protocol_version);
+	FORWARD(SLURM_SUCCESS, jobinfo_pack, jobinfo, buffer, protocol_version);
 }
 
 extern int select_p_select_jobinfo_unpack(select_jobinfo_t **jobinfo,
 					  buf_t *buffer,
 					  uint16_t protocol_version)
 {
-	return _ct()->jobinfo_unpack(jobinfo, buffer, protocol_version);
+	slurm_select_ops_t *ct = _ct();
+
+	if (ct)
+		return ct->jobinfo_unpack(jobinfo, buffer, protocol_version);
+	*jobinfo = NULL;	/* as cons_tres: nothing on the wire */
+	return SLURM_SUCCESS;
 }
 
 extern char *select_p_select_jobinfo_sprint(select_jobinfo_t *jobinfo,
 					    char *buf, size_t size, int mode)
 {
-	return _ct()->jobinfo_sprint(jobinfo, buf, size, mode);
+	slurm_select_ops_t *ct = _ct();
+
+	if (ct)
+		return ct->jobinfo_sprint(jobinfo, buf, size, mode);
+	/* As cons_tres, which keeps no per-job data: an empty string;
+	 * callers print buf. */
+	if (buf && size)
+		buf[0] = '\0';
+	return buf && size ? buf : NULL;
 }
 
 extern char *select_p_select_jobinfo_xstrdup(select_jobinfo_t *jobinfo,
 					     int mode)
 {
-	return _ct()->jobinfo_xstrdup(jobinfo, mode);
+	FORWARD(NULL, jobinfo_xstrdup, jobinfo, mode);
 }
 
 extern int select_p_get_info_from_plugin(enum select_plugindata_info info,
 					 job_record_t *job_ptr, void *data)
 {
-	return _ct()->get_info_from_plugin(info, job_ptr, data);
+	FORWARD(SLURM_ERROR, get_info_from_plugin, info, job_ptr, data);
 }
 
 extern int select_p_update_node_config(int index)
 {
-	return _ct()->update_node_config(index);
+	FORWARD(SLURM_ERROR, update_node_config, index);
 }
 
 extern int select_p_reconfigure(void)
 {
-	return _ct()->reconfigure();
+	FORWARD(SLURM_ERROR, reconfigure, );
 }
 
 extern bitstr_t *select_p_resv_test(resv_desc_msg_t *resv_desc_ptr,
@@ -477,6 +534,6 @@ extern bitstr_t *select_p_resv_test(resv_desc_msg_t *resv_desc_ptr,
 				    bitstr_t *avail_node_bitmap,
 				    bitstr_t **core_bitmap)
 {
-	return _ct()->resv_test(resv_desc_ptr, node_cnt, avail_node_bitmap,
+	FORWARD(NULL, resv_test, resv_desc_ptr, node_cnt, avail_node_bitmap,
 				core_bitmap);
 }
