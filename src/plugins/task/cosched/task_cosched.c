@@ -8,7 +8,9 @@
  *  binding, cpufreq) builds on this.
  *
  *  Every hook returns SLURM_SUCCESS: a cosched fault must never fail a job
- *  or drain a node.
+ *  or drain a node.  Values from the job's SPANK environment are untrusted
+ *  (any user can submit a job with one through libslurm): they reach the
+ *  log only through the core's messages, which quote and cut them.
 \*****************************************************************************/
 
 #include <stdio.h>
@@ -97,7 +99,7 @@ extern int task_p_slurmd_resume_job(uint32_t job_id)
 /* Runs as root in slurmstepd, once per step, before the tasks start. */
 extern int task_p_pre_setuid(stepd_step_rec_t *job)
 {
-	info("%s: %ps on %s: job cores %s, step cores %s", plugin_type,
+	debug("%s: %ps on %s: job cores %s, step cores %s", plugin_type,
 	     &job->step_id, job->node_name,
 	     job->job_alloc_cores ? job->job_alloc_cores : "(none)",
 	     job->step_alloc_cores ? job->step_alloc_cores : "(none)");
