@@ -1,6 +1,7 @@
 """The build: configure's checks and make install's atomic rename."""
 
 import os
+import re
 import subprocess
 
 import pytest
@@ -90,18 +91,60 @@ def test_make_install_renames_into_place(tmp_path):
     assert sorted(os.listdir(dest)) == sorted(PLUGINS)
 
 
-def test_policy_benchmark_results_check():
-    """The benchmark verifies every placement it times (each job placed
-    once or rejected, no socket over capacity); run it small to check the
-    results, not the timings (those are read from `make bench`)."""
+POLICIES = ("gang", "greedy_thread", "miss_rate_balance", "miss_rate_bound",
+            "app_aware")
+ROW = re.compile(r"^(\w+)\s+(batch|incremental|saturated|rank\(64\)|round)"
+                 r"\s+[\d.]+\s+[\d.]+\s+[\d.]+\s+(.*)$")
+
+
+def _counts(text):
+    """"200 placed 3 rej" -> {"placed": 200, "rej": 3}; "12 gangs, rr 1"
+    -> {"gangs": 12, "rr": 1}."""
+    return {k: int(v) for v, k in re.findall(r"(\d+) (\w+)", text)}
+
+
+def test_policy_benchmark_results_add_up():
+    """The benchmark's results, read and checked here (not its own "all
+    results checked" line): at N and 2N jobs every incremental placement
+    succeeds, a saturated run (4N and 8N jobs) places or rejects every job
+    and places some, a ranked run accounts for every job, a batch plan has
+    between one gang and one gang per job, every policy has every form.
+    Placement validity itself (each job once, no socket over capacity) is
+    the unit tests' (test_gang.c: batch plans of all policies, the index
+    against the ranking)."""
     bench = os.path.join(default_builddir(), "contribs", "bench",
                          "cosched-bench-policies")
-    r = subprocess.run([bench, "200"], capture_output=True, text=True,
+    n = 200
+    r = subprocess.run([bench, str(n)], capture_output=True, text=True,
                        timeout=120)
     assert r.returncode == 0, r.stdout + r.stderr
-    for policy in ("gang", "greedy_thread", "miss_rate_balance",
-                   "miss_rate_bound", "app_aware"):
-        assert policy in r.stdout
-    assert "all results checked" in r.stdout
+    rows = {}
+    for line in r.stdout.splitlines():
+        m = ROW.match(line)
+        if m:
+            policy, form, results = m.groups()
+            # the two result columns: at N and at 2N
+            halves = re.split(r"\s{2,}", results.strip())
+            assert len(halves) == 2, line
+            rows[(policy, form)] = [_counts(h) for h in halves]
+    for policy in POLICIES:
+        for form in ("batch", "incremental", "saturated", "rank(64)"):
+            assert (policy, form) in rows, (policy, form, r.stdout)
+    assert ("miss_rate_bound", "round") in rows
+    for (policy, form), per_size in rows.items():
+        for jobs, got in zip((n, 2 * n), per_size):
+            if form == "incremental":
+                assert got == {"placed": jobs}, (policy, form, got)
+            elif form == "saturated":
+                assert got["placed"] + got["rej"] == 4 * jobs, (policy, got)
+                assert got["placed"] > 0, (policy, got)
+            elif form == "rank(64)":
+                assert got["placed"] + got["rej"] == jobs, (policy, got)
+            elif form == "batch":
+                assert 1 <= got["gangs"] <= jobs, (policy, got)
+                if policy == "gang":
+                    assert got["gangs"] == jobs, got
+            else:
+                assert got["moves"] >= 0, got
     bad = subprocess.run([bench, "ten"], capture_output=True, text=True)
     assert bad.returncode == 2 and "ten" in bad.stderr, bad.stderr

@@ -85,6 +85,10 @@ class Cluster:
     nodes, sockets, cores, threads: declared topology of every node.
     slurm_conf_extra / cosched_conf_extra: lines appended to the configs.
     select_type: SelectType (default the cosched wrapper).
+    plugin_dirs: PluginDir's directories (default: the build's plugins,
+    then Debian's).
+    debug: SlurmctldDebug and SlurmdDebug ("debug": the plugins log their
+    routine decisions at debug level, and the tests read them).
     """
 
     def __init__(self, nodes=4, sockets=2, cores=4, threads=1,
@@ -92,7 +96,8 @@ class Cluster:
                  select_type="select/cons_tres_cosched",
                  task_plugin="task/affinity,task/cosched",
                  slurm_conf_extra=(), cosched_conf_extra=(),
-                 builddir=None, plugindir=None, workdir=None, name="cosched"):
+                 builddir=None, plugindir=None, plugin_dirs=None,
+                 debug="debug", workdir=None, name="cosched"):
         self.nodes = [f"n{i}" for i in range(1, nodes + 1)]
         self.sockets, self.cores, self.threads = sockets, cores, threads
         self.real_memory = real_memory
@@ -103,6 +108,9 @@ class Cluster:
         self.cosched_conf_extra = list(cosched_conf_extra)
         self.builddir = builddir or default_builddir()
         self.plugindir = plugindir or os.path.join(self.builddir, "plugins")
+        self.plugin_dirs = list(plugin_dirs or [self.plugindir,
+                                                DEBIAN_PLUGINDIR])
+        self.debug = debug
         self.name = name
         self.workdir = workdir or tempfile.mkdtemp(prefix="cosched-cluster-")
         os.makedirs(self.workdir, exist_ok=True)
@@ -138,9 +146,9 @@ class Cluster:
             f"SlurmdPidFile={w}/slurmd-%n.pid",
             f"SlurmctldLogFile={w}/log/slurmctld.log",
             f"SlurmdLogFile={w}/log/slurmd-%n.log",
-            "SlurmctldDebug=verbose",
-            "SlurmdDebug=verbose",
-            f"PluginDir={self.plugindir}:{DEBIAN_PLUGINDIR}",
+            f"SlurmctldDebug={self.debug}",
+            f"SlurmdDebug={self.debug}",
+            f"PluginDir={':'.join(self.plugin_dirs)}",
             f"PlugStackConfig={plugstack}",
             f"SelectType={self.select_type}",
             "SelectTypeParameters=CR_Core_Memory",
