@@ -1,12 +1,15 @@
 /*
  * cosched_category.h - the two application taxonomies cosched uses.
  *
- * Seed 002 (power-aware gang scheduling) sorts programs into four
- * categories by how they use the memory hierarchy: cpu, lim (limited
- * memory), mem (memory-intensive) and rand (random access).  Seed 001
- * (co-scheduling study) uses the LCA classes N, C, LC and L of Haritatos
- * et al.  Both are kept: the gang policies speak seed 002's language, the
- * interference model seed 001's.  The mapping between them is in
+ * Seed 002 ("Power-aware gang scheduling on multicore", diploma thesis,
+ * NTUA CSLab, 2013) sorts programs into four categories by how they use the
+ * memory hierarchy: cpu, lim (limited memory), mem (memory-intensive) and
+ * rand (random access).  Seed 001 ("Effects of co-scheduling applications
+ * on multicore architectures", diploma thesis, NTUA CSLab, 2014) uses the
+ * LCA classes N, C, LC and L of Haritatos et al., "LCA: a memory link and
+ * cache-aware co-scheduling approach for CMPs", PACT 2014.  Both are kept:
+ * the gang policies speak seed 002's language, the interference model
+ * seed 001's.  The mapping between them is in
  * cosched_classify.h.
  */
 #ifndef COSCHED_CATEGORY_H

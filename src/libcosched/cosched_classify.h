@@ -1,10 +1,11 @@
 /*
  * cosched_classify.h - classify an application from its measured profile.
  *
- * Two taxonomies (cosched_category.h): seed 002's cpu/lim/mem/rand, which
- * the gang policies use, and seed 001's LCA N/C/LC/L, which the
- * interference model uses.  The derivation of every default threshold is in
- * cosched_classify.c and in cosched.conf(5).
+ * Two taxonomies (cosched_category.h, where the works are cited): seed
+ * 002's cpu/lim/mem/rand, which the gang policies use, and seed 001's LCA
+ * N/C/LC/L (Haritatos et al., PACT 2014), which the interference model
+ * uses.  The derivation of every default threshold is in cosched_classify.c
+ * and in cosched.conf(5).
  */
 #ifndef COSCHED_CLASSIFY_H
 #define COSCHED_CLASSIFY_H

@@ -2,7 +2,9 @@
  * cosched_interference.h - predicted slowdown of a job among co-runners.
  *
  * Pairwise slowdowns come from seed 001's Sandy Bridge class-average table
- * (LCA classes, row = victim, column = co-runner); pairs that must never
+ * ("Effects of co-scheduling applications on multicore architectures",
+ * diploma thesis, NTUA CSLab, 2014; LCA classes of Haritatos et al., PACT
+ * 2014; row = victim, column = co-runner); pairs that must never
  * share a socket come from seed 002's preference table ("-" cells).  Both
  * are replaceable from cosched.conf (Interference=, PreferenceTable=).
  */

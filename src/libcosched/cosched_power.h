@@ -6,9 +6,12 @@
  * question: how many threads, which frequency, and what happens when jobs
  * that share one frequency domain ask for different frequencies.
  *
- * Sources: seed 002 "Threads vs EDP" (minimum EDP; "among efficient choices
- * take the fewest cores"), seed 002 "DVFS model" (Merkel & Bellosa's
- * factor; STREAM sweep), seed 002 "Metrics" (EDP = E x t).  The frequency
+ * Sources: seed 002 ("Power-aware gang scheduling on multicore", diploma
+ * thesis, NTUA CSLab, 2013): "Threads vs EDP" (minimum EDP; "among
+ * efficient choices take the fewest cores"), "DVFS model" (the factor of
+ * Merkel, Stoess and Bellosa, "Resource-conscious scheduling for energy
+ * efficiency on multicore processors", EuroSys 2010; STREAM sweep),
+ * "Metrics" (EDP = E x t).  The frequency
  * conflict rule is cosched's own (seed 002 "DVFS model" [note]: cores of one
  * package often share one frequency).
  *

@@ -6,7 +6,10 @@
  * exponentially weighted moving average of the derived metrics the
  * classifiers use (seed 001 "Metrics", seed 002 "Metrics"), and the EDP
  * points (threads x frequency -> time, energy) the power choices read
- * (seed 002 "Threads vs EDP", "DVFS model").
+ * (seed 002 "Threads vs EDP", "DVFS model").  Seed 001: "Effects of
+ * co-scheduling applications on multicore architectures", diploma thesis,
+ * NTUA CSLab, 2014; seed 002: "Power-aware gang scheduling on multicore",
+ * diploma thesis, NTUA CSLab, 2013.
  *
  * Unmeasured values are NAN (counters this machine lacks: memory traffic,
  * cache-to-core traffic, mem_uops, RAPL domains); in JSON they are absent
