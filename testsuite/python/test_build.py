@@ -12,9 +12,10 @@ TOP = os.path.normpath(os.path.join(os.path.dirname(__file__), "..", ".."))
 CONFIGURE = os.path.join(TOP, "configure")
 
 
-def _configure(builddir, *args, env=None):
+def _configure(builddir, *args, env=None, quiet=True):
     os.makedirs(builddir, exist_ok=True)
-    return subprocess.run([CONFIGURE, "-q", *args], cwd=builddir,
+    return subprocess.run([CONFIGURE] + (["-q"] if quiet else []) +
+                          list(args), cwd=builddir,
                           capture_output=True, text=True, timeout=300,
                           env=env)
 
@@ -57,6 +58,36 @@ def test_configure_names_missing_package(tmp_path):
     assert r.returncode != 0
     assert ("jansson not found: install the Debian package libjansson-dev"
             in r.stderr), r.stderr
+
+
+def _only_jansson_pc(tmp_path):
+    """A pkg-config directory where only jansson can be found."""
+    pc = tmp_path / "pc"
+    pc.mkdir()
+    found = subprocess.run(["pkg-config", "--variable=pcfiledir", "jansson"],
+                           capture_output=True, text=True, check=True)
+    (pc / "jansson.pc").write_text(
+        open(os.path.join(found.stdout.strip(), "jansson.pc")).read())
+    return dict(os.environ, PKG_CONFIG_LIBDIR=str(pc), PKG_CONFIG_PATH="")
+
+
+def test_configure_optional_libraries(tmp_path):
+    """Check and hwloc are optional, as Slurm's optional libraries are:
+    missing, they are left out and the summary says so; --with-X insists
+    and names the Debian package; --without-X leaves a present one out."""
+    env = _only_jansson_pc(tmp_path)
+    r = _configure(tmp_path / "b1", "--without-papi", env=env, quiet=False)
+    assert r.returncode == 0, r.stderr
+    summary = r.stdout[r.stdout.index("Plugins (installed into"):]
+    assert re.search(r"Unit tests \(Check\)\s+no: make check runs only",
+                     summary), summary
+    assert re.search(r"hwloc \(node topology\)\s+no", summary), summary
+    assert re.search(r"PAPI \(profiler\)\s+no", summary), summary
+    assert re.search(r"libnuma \(memory binding\)\s+yes", summary), summary
+    r = _configure(tmp_path / "b2", "--with-check", env=env)
+    assert r.returncode != 0
+    assert ("--with-check given but check was not found: install the "
+            "Debian package check") in r.stderr, r.stderr
 
 
 PLUGINS = ("select_cons_tres_cosched.so", "task_cosched.so",
