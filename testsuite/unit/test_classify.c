@@ -334,7 +334,7 @@ START_TEST(test_conf_check)
 }
 END_TEST
 
-int main(void)
+Suite *cosched_test_suite(void)
 {
 	Suite *s = suite_create("classify");
 	TCase *tc = tcase_create("classify");
@@ -353,5 +353,5 @@ int main(void)
 	tcase_add_test(tc, test_effective_class);
 	tcase_add_test(tc, test_conf_check);
 	suite_add_tcase(s, tc);
-	return cosched_check_run(s);
+	return s;
 }

@@ -311,7 +311,7 @@ START_TEST(test_man_page_example)
 }
 END_TEST
 
-int main(void)
+Suite *cosched_test_suite(void)
 {
 	Suite *s = suite_create("conf");
 	TCase *tc = tcase_create("conf");
@@ -326,5 +326,5 @@ int main(void)
 	tcase_add_test(tc, test_parse_file);
 	tcase_add_test(tc, test_man_page_example);
 	suite_add_tcase(s, tc);
-	return cosched_check_run(s);
+	return s;
 }

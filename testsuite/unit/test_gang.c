@@ -1110,7 +1110,7 @@ START_TEST(test_bad_params)
 }
 END_TEST
 
-int main(void)
+Suite *cosched_test_suite(void)
 {
 	Suite *s = suite_create("gang");
 	TCase *tc = tcase_create("core");
@@ -1137,5 +1137,5 @@ int main(void)
 	tcase_add_test(tc, test_bounds);
 	tcase_add_test(tc, test_bad_params);
 	suite_add_tcase(s, tc);
-	return cosched_check_run(s);
+	return s;
 }

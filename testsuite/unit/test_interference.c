@@ -250,7 +250,7 @@ START_TEST(test_override_refusals)
 }
 END_TEST
 
-int main(void)
+Suite *cosched_test_suite(void)
 {
 	Suite *s = suite_create("interference");
 	TCase *tc = tcase_create("interference");
@@ -266,5 +266,5 @@ int main(void)
 	tcase_add_test(tc, test_overrides);
 	tcase_add_test(tc, test_override_refusals);
 	suite_add_tcase(s, tc);
-	return cosched_check_run(s);
+	return s;
 }

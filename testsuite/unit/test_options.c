@@ -179,7 +179,7 @@ START_TEST(test_preference_table)
 }
 END_TEST
 
-int main(void)
+Suite *cosched_test_suite(void)
 {
 	Suite *s = suite_create("options");
 	TCase *tc = tcase_create("parse");
@@ -196,5 +196,5 @@ int main(void)
 	tcase_add_test(tc, test_from_env_all_or_nothing);
 	tcase_add_test(tc, test_preference_table);
 	suite_add_tcase(s, tc);
-	return cosched_check_run(s);
+	return s;
 }

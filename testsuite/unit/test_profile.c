@@ -517,7 +517,7 @@ START_TEST(test_copy)
 }
 END_TEST
 
-int main(void)
+Suite *cosched_test_suite(void)
 {
 	Suite *s = suite_create("profile");
 	TCase *tc = tcase_create("profile");
@@ -536,5 +536,5 @@ int main(void)
 	tcase_add_test(tc, test_malformed_text);
 	tcase_add_test(tc, test_copy);
 	suite_add_tcase(s, tc);
-	return cosched_check_run(s);
+	return s;
 }
