@@ -73,3 +73,32 @@ void cosched_child_run(const char *what, cosched_child_fn fn, void *arg,
 	cosched_child_wait(cosched_child_start(fn, arg, flags, timeout_s),
 			   what);
 }
+
+char *cosched_check_read_doc(const char *relpath)
+{
+	const char *srcdir = getenv("srcdir");
+	char path[4096], *text, *in, *out;
+	size_t n, cap = 1 << 16;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", srcdir ? srcdir : ".", relpath);
+	f = fopen(path, "r");
+	ck_assert_msg(f != NULL, "cannot open %s: %s", path, strerror(errno));
+	text = malloc(cap);
+	ck_assert_ptr_nonnull(text);
+	n = fread(text, 1, cap - 1, f);
+	ck_assert_msg(feof(f) && !ferror(f), "%s: read error or larger than %zu bytes",
+		      path, cap - 1);
+	fclose(f);
+	text[n] = '\0';
+	for (in = out = text; *in; in++) {
+		if (in[0] == '\\' && (in[1] == '-' || in[1] == 'e')) {
+			*out++ = in[1] == '-' ? '-' : '\\';
+			in++;
+			continue;
+		}
+		*out++ = *in;
+	}
+	*out = '\0';
+	return text;
+}

@@ -40,4 +40,12 @@ void cosched_child_wait(pid_t pid, const char *what);
 void cosched_child_run(const char *what, cosched_child_fn fn, void *arg,
 		       unsigned flags, unsigned timeout_s);
 
+/*
+ * A document of the source tree (path relative to $srcdir, which the test
+ * harness sets), as text with the roff escapes its man pages use undone
+ * (\- is '-', \e is a backslash); caller frees.  Fails the test when it
+ * cannot be read.
+ */
+char *cosched_check_read_doc(const char *relpath);
+
 #endif
