@@ -44,8 +44,12 @@ static void setup(void)
 
 static void teardown(void)
 {
+	char outside[128];
+
 	(void) chmod(dir, 0755);	/* a failed test may have left it closed */
 	rm_rf(dir);
+	snprintf(outside, sizeof(outside), "%s.outside", dir);
+	unlink(outside);		/* test_symlinked_lock's target */
 }
 
 static cosched_run_t mkrun(double runtime)
@@ -401,6 +405,106 @@ START_TEST(test_load_not_regular_or_too_large)
 END_TEST
 
 /*
+ * A profile that is a symbolic link (here to /etc/passwd) is refused
+ * without being read: the message says why and shows nothing of the file
+ * it points to, and a merge leaves the link alone.
+ */
+START_TEST(test_symlinked_profile)
+{
+	char link[128], first[64] = "root", buf[256];
+	cosched_profile_t p;
+	cosched_run_t r = mkrun(1.0);
+	FILE *f = fopen("/etc/passwd", "r");
+
+	/* the first user name in the file, whatever it is ("root") */
+	if (f && fgets(buf, sizeof(buf), f) && strchr(buf, ':'))
+		snprintf(first, sizeof(first), "%.*s", (int) (strchr(buf, ':') - buf), buf);
+	if (f)
+		fclose(f);
+	snprintf(link, sizeof(link), "%s/passwd.json", dir);
+	ck_assert_int_eq(symlink("/etc/passwd", link), 0);
+
+	ck_assert_int_eq(cosched_store_load(&store, "passwd", &p, &err), -1);
+	ck_assert_msg(strstr(err.msg, "passwd.json: is a symbolic link (not followed)"),
+		      "%s", err.msg);
+	ck_assert_msg(!strstr(err.msg, "root:") && !strstr(err.msg, first),
+		      "the message shows the linked file: %s", err.msg);
+	ck_assert_int_eq(cosched_store_merge_run(&store, "passwd", &r, NULL, &err), -1);
+	ck_assert_msg(strstr(err.msg, "symbolic link") && !strstr(err.msg, first),
+		      "%s", err.msg);
+	ck_assert_int_eq(readlink(link, buf, sizeof(buf)), strlen("/etc/passwd"));
+}
+END_TEST
+
+/*
+ * A lock file that is a symbolic link pointing outside the store: a
+ * merge (which would create the lock file) fails and creates nothing
+ * where the link points; readers, removal and saving refuse it too.
+ */
+START_TEST(test_symlinked_lock)
+{
+	char link[128], target[128];
+	cosched_profile_t p;
+	cosched_run_t r = mkrun(1.0);
+
+	snprintf(target, sizeof(target), "%s.outside", dir);
+	snprintf(link, sizeof(link), "%s/.victim.lock", dir);
+	ck_assert_int_eq(symlink(target, link), 0);
+
+	ck_assert_int_eq(cosched_store_merge_run(&store, "victim", &r, NULL, &err), -1);
+	ck_assert_msg(strstr(err.msg, ".victim.lock: is a symbolic link"), "%s", err.msg);
+	ck_assert_msg(access(target, F_OK) != 0, "%s was created through the link", target);
+	ck_assert_int_eq(count_entries("victim.json"), 0);
+	ck_assert_int_eq(cosched_store_load(&store, "victim", &p, &err), -1);
+	ck_assert_int_eq(cosched_store_remove(&store, "victim", &err), -1);
+	ck_assert_int_eq(cosched_profile_init(&p, "victim", &err), 0);
+	ck_assert_int_eq(cosched_store_save(&store, &p, &err), -1);
+	ck_assert_msg(access(target, F_OK) != 0, "%s was created through the link", target);
+	ck_assert_int_eq(count_entries("victim.json"), 0);
+	unlink(target);
+}
+END_TEST
+
+/* In a child under alarm(): loading and merging app (whose profile or
+ * lock file is a FIFO) fail at once, naming the FIFO as not a regular
+ * file; a hang kills the child. */
+static int fifo_refused(void *arg)
+{
+	const char *app = arg;
+	cosched_profile_t p;
+	cosched_run_t r = mkrun(1.0);
+	cosched_error_t e;
+
+	if (cosched_store_load(&store, app, &p, &e) != -1 ||
+	    !strstr(e.msg, "not a regular file")) {
+		fprintf(stderr, "load %s: %s\n", app, e.msg);
+		return 1;
+	}
+	if (cosched_store_merge_run(&store, app, &r, NULL, &e) != -1 ||
+	    !strstr(e.msg, "not a regular file")) {
+		fprintf(stderr, "merge %s: %s\n", app, e.msg);
+		return 2;
+	}
+	return 0;
+}
+
+/* A FIFO named like a profile, or like a lock file, is refused promptly:
+ * nobody ever opens its other end. */
+START_TEST(test_fifo_refused)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), "%s/fifo.json", dir);
+	ck_assert_int_eq(mkfifo(path, 0644), 0);
+	cosched_child_run("FIFO as a profile", fifo_refused, "fifo", 0, 2);
+	snprintf(path, sizeof(path), "%s/.pipe.lock", dir);
+	ck_assert_int_eq(mkfifo(path, 0644), 0);
+	cosched_child_run("FIFO as a lock file", fifo_refused, "pipe", 0, 2);
+	ck_assert_int_eq(count_entries("pipe.json"), 0);
+}
+END_TEST
+
+/*
  * The pieces together: cosched.conf gives the store's merge parameters and
  * the thresholds; runs of seed 002's representative programs are merged
  * into the store, loaded back, classified, and their pairs predicted.
@@ -582,6 +686,9 @@ Suite *cosched_test_suite(void)
 	tcase_add_test(tc, test_merge_non_finite_run);
 	tcase_add_test(tc, test_success_after_rename);
 	tcase_add_test(tc, test_load_not_regular_or_too_large);
+	tcase_add_test(tc, test_symlinked_profile);
+	tcase_add_test(tc, test_symlinked_lock);
+	tcase_add_test(tc, test_fifo_refused);
 	tcase_add_test(tc, test_conf_store_classify_pipeline);
 	tcase_add_test(tc, test_concurrent_writers);
 	suite_add_tcase(s, tc);
