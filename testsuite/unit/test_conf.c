@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cosched_check.h"
@@ -358,6 +359,205 @@ START_TEST(test_parse_file)
 }
 END_TEST
 
+/* Refused with exactly this message, and nothing applied. */
+static void refused(const char *text, const char *msg)
+{
+	cosched_conf_t before;
+
+	cosched_conf_init(&conf);
+	before = conf;
+	cosched_error_clear(&err);
+	ck_assert_msg(cosched_conf_parse_string(&conf, "t.conf", text, &err) == -1,
+		      "accepted: %s", text);
+	ck_assert_str_eq(err.msg, msg);
+	ck_assert_msg(!memcmp(&before, &conf, sizeof(conf)), "half-applied: %s", text);
+}
+
+static void accepted(const char *text)
+{
+	cosched_conf_init(&conf);
+	ck_assert_msg(cosched_conf_parse_string(&conf, "t.conf", text, &err) == 0,
+		      "%s: %s", text, err.msg);
+}
+
+/* A key given twice is refused naming both lines, in any case and with
+ * the same value; Interference= and PreferenceTable= add entries. */
+START_TEST(test_duplicate_keys)
+{
+	refused("CoschedPolicy=gang\n# two\nCoschedPolicy=app_aware\n",
+		"t.conf:3: CoschedPolicy set twice (first on line 1); give it once");
+	refused("lcaalpha=0.4\nLCAALPHA=0.4\n",
+		"t.conf:2: LcaAlpha set twice (first on line 1); give it once");
+	refused("ProfileDir=/a\nLcaBeta=0.01\n\nProfileDir=\"/a\"\n",
+		"t.conf:4: ProfileDir set twice (first on line 1); give it once");
+
+	accepted("Interference=C:L=3.0\nInterference=LC:L=2.0\nInterference=C:L=2.5\n");
+	ck_assert_double_eq_tol(slowdown(COSCHED_LCA_C, COSCHED_LCA_L), 2.5, 1e-12);
+	ck_assert_double_eq_tol(slowdown(COSCHED_LCA_LC, COSCHED_LCA_L), 2.0, 1e-12);
+	/* lim with rand needs both directions: one line each */
+	accepted("PreferenceTable=lim:rand=2\nPreferenceTable=rand:lim=2\n");
+	ck_assert(pair_allowed(COSCHED_CAT_LIM, COSCHED_CAT_RAND));
+	accepted("PreferenceTable=lim:rand=2\n");
+	ck_assert(!pair_allowed(COSCHED_CAT_LIM, COSCHED_CAT_RAND));
+}
+END_TEST
+
+/* MaxSlowdown= and PowerPolicy=energy:N% both set the maximum slowdown:
+ * together they are refused, in either order; plain energy (or another
+ * policy) next to MaxSlowdown= is fine. */
+START_TEST(test_slowdown_set_twice)
+{
+	refused("MaxSlowdown=5\nPowerPolicy=energy:15%\n",
+		"t.conf:2: the maximum slowdown is set twice (MaxSlowdown= and PowerPolicy=energy:N%, first on line 1); give it once");
+	refused("PowerPolicy=Energy:15\n\nMaxSlowdown=5%\n",
+		"t.conf:3: the maximum slowdown is set twice (MaxSlowdown= and PowerPolicy=energy:N%, first on line 1); give it once");
+	accepted("PowerPolicy=energy\nMaxSlowdown=5\n");
+	ck_assert_int_eq(conf.power_policy, COSCHED_POWER_ENERGY);
+	ck_assert_double_eq(conf.max_slowdown_pct, 5.0);
+	accepted("MaxSlowdown=5\nPowerPolicy=energy\n");
+	ck_assert_double_eq(conf.max_slowdown_pct, 5.0);
+	accepted("MaxSlowdown=5\nPowerPolicy=edp\n");
+	ck_assert_int_eq(conf.power_policy, COSCHED_POWER_EDP);
+	accepted("PowerPolicy=energy:15%\n");
+	ck_assert_double_eq(conf.max_slowdown_pct, 15.0);
+}
+END_TEST
+
+/* '#' starts a comment at the start of a line or after a blank; "\#" is a
+ * literal '#'; a '#' glued to a value is refused (slurm.conf would cut
+ * the value there without a word). */
+START_TEST(test_comments)
+{
+	refused("ProfileDir=/srv/a#b\n",
+		"t.conf:1: '#' inside a value (write \\# for a literal '#', or put a blank before a comment)");
+	refused("LcaAlpha=0.4\nLcaBeta=0.01#x\n",
+		"t.conf:2: '#' inside a value (write \\# for a literal '#', or put a blank before a comment)");
+	refused("Interference=C:L=3#x\n",
+		"t.conf:1: '#' inside a value (write \\# for a literal '#', or put a blank before a comment)");
+	accepted("ProfileDir=/srv/a\\#b\n");
+	ck_assert_str_eq(conf.profile_dir, "/srv/a#b");
+	accepted("ProfileDir=/srv/a #b\n");
+	ck_assert_str_eq(conf.profile_dir, "/srv/a");
+	accepted("LcaAlpha=0.4\t# a tab before it\n#LcaAlpha=0.9\n  # indented\n");
+	ck_assert_double_eq(conf.classify.lca.alpha, 0.4);
+}
+END_TEST
+
+/* ProfileDir must say exactly where the directory is: absolute, printable
+ * ASCII without blanks, no "." or ".." component.  The message quotes the
+ * value escaped. */
+START_TEST(test_profile_dir_refusals)
+{
+	static const char *const bad_chars[] = {
+		"ProfileDir=/srv/a\001b\n", "ProfileDir=/srv/a\tb\n",
+		"ProfileDir=\"/srv/a b\"\n", "ProfileDir=/srv/caf\xc3\xa9\n",
+		"ProfileDir=/srv/\x7f\n",
+	};
+	static const char *const quoted[] = {
+		"\"/srv/a\\x01b\"", "\"/srv/a\\tb\"", "\"/srv/a b\"",
+		"\"/srv/caf\\xc3\\xa9\"", "\"/srv/\\x7f\"",
+	};
+	static const char *const dots[] = {
+		"/srv/./p", "/srv/../etc", "/srv/p/..", "/.", "/..", "/srv/p/.",
+	};
+	char text[128], msg[256];
+
+	for (size_t i = 0; i < sizeof(bad_chars) / sizeof(bad_chars[0]); i++) {
+		snprintf(msg, sizeof(msg),
+			 "t.conf:1: ProfileDir: invalid value %s (control characters, blanks and non-ASCII bytes are not allowed in a path)",
+			 quoted[i]);
+		refused(bad_chars[i], msg);
+	}
+	for (size_t i = 0; i < sizeof(dots) / sizeof(dots[0]); i++) {
+		snprintf(text, sizeof(text), "ProfileDir=%s\n", dots[i]);
+		snprintf(msg, sizeof(msg),
+			 "t.conf:1: ProfileDir: invalid value \"%s\" (no \".\" or \"..\" component: give the directory itself)",
+			 dots[i]);
+		refused(text, msg);
+	}
+	refused("ProfileDir=srv/p\n",
+		"t.conf:1: ProfileDir: invalid value \"srv/p\" (expected an absolute path)");
+	refused("ProfileDir=\"\"\n", "t.conf:1: ProfileDir: missing value");
+	/* names that only look like dot components are directories */
+	accepted("ProfileDir=/srv/.cosched/p..q/...\n");
+	ck_assert_str_eq(conf.profile_dir, "/srv/.cosched/p..q/...");
+}
+END_TEST
+
+/* Out-of-range numbers are quoted as written, not as parsed: an int
+ * cast would show 2147483648 as -2147483648 (or let 4294967297 pass as
+ * 1), "%g" would show 1.0000001 as 1 and even "%.15g" 1 + 2^-52. */
+START_TEST(test_values_as_written)
+{
+	refused("ProfileMaxSamples=2147483648\n",
+		"t.conf:1: ProfileMaxSamples: value 2147483648 out of range (1 <= value <= 4096)");
+	refused("ProfileMaxSamples=4294967297\n",
+		"t.conf:1: ProfileMaxSamples: value 4294967297 out of range (1 <= value <= 4096)");
+	refused("ProfileMaxSamples=-2147483649\n",
+		"t.conf:1: ProfileMaxSamples: value -2147483649 out of range (1 <= value <= 4096)");
+	refused("MissRateBoundWeight=1.0000001\n",
+		"t.conf:1: MissRateBoundWeight: value 1.0000001 out of range (0 < value <= 1)");
+	refused("LcaAlpha=1.00000000001\n",
+		"t.conf:1: LcaAlpha: value 1.00000000001 out of range (0 < value <= 1)");
+	/* 1 + 2^-52: 15 significant digits would show it as 1 */
+	refused("MissRateBoundWeight=1.0000000000000002\n",
+		"t.conf:1: MissRateBoundWeight: value 1.0000000000000002 out of range (0 < value <= 1)");
+	refused("LcaDelta=1.0000000000000002\n",
+		"t.conf:1: LcaDelta: value 1.0000000000000002 out of range (0 < value <= 1)");
+	refused("MaxSlowdown=0.99999%\n",
+		"t.conf:1: MaxSlowdown: maximum slowdown 0.99999 out of range (1 <= MAXSLOWDOWN <= 100, in percent)");
+	refused("PowerPolicy=energy:1e-300%\n",
+		"t.conf:1: PowerPolicy: maximum slowdown 1e-300 out of range (1 <= MAXSLOWDOWN <= 100, in percent)");
+}
+END_TEST
+
+/* cosched_conf_parse_file() in a child under alarm(): a FIFO must be
+ * refused at once (nobody writes to it). */
+static int parse_fifo(void *path)
+{
+	cosched_conf_t c;
+	cosched_error_t e;
+
+	cosched_conf_init(&c);
+	if (cosched_conf_parse_file(&c, path, &e) != -1 ||
+	    !strstr(e.msg, "not a regular file")) {
+		fprintf(stderr, "FIFO: %s\n", e.msg);
+		return 1;
+	}
+	return 0;
+}
+
+/* The file must be a regular file, not reached through a symbolic link. */
+START_TEST(test_parse_file_not_regular)
+{
+	char dir[] = "/tmp/cosched-conf-XXXXXX", path[64], link[64], msg[160];
+	FILE *f;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/fifo.conf", dir);
+	ck_assert_int_eq(mkfifo(path, 0644), 0);
+	cosched_child_run("cosched.conf as a FIFO", parse_fifo, path, 0, 2);
+	unlink(path);
+
+	snprintf(path, sizeof(path), "%s/real.conf", dir);
+	f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs("CoschedPolicy=gang\n", f);
+	fclose(f);
+	snprintf(link, sizeof(link), "%s/cosched.conf", dir);
+	ck_assert_int_eq(symlink(path, link), 0);
+	ck_assert_int_eq(cosched_conf_parse_file(&conf, link, &err), -1);
+	snprintf(msg, sizeof(msg), "%s: is a symbolic link (not followed)", link);
+	ck_assert_str_eq(err.msg, msg);
+	ck_assert_int_eq(conf.policy, COSCHED_POLICY_APP_AWARE);
+	ck_assert_int_eq(cosched_conf_parse_file(&conf, path, &err), 0);
+	ck_assert_int_eq(conf.policy, COSCHED_POLICY_GANG);
+	unlink(link);
+	unlink(path);
+	rmdir(dir);
+}
+END_TEST
+
 /* The man page's EXAMPLE section parses (kept in sync by this test), and
  * etc/cosched.conf.example, the file sites copy, is that example. */
 START_TEST(test_man_page_example)
@@ -406,6 +606,12 @@ Suite *cosched_test_suite(void)
 	tcase_add_test(tc, test_power_policy_forms);
 	tcase_add_test(tc, test_parse_file);
 	tcase_add_test(tc, test_man_page_example);
+	tcase_add_test(tc, test_duplicate_keys);
+	tcase_add_test(tc, test_slowdown_set_twice);
+	tcase_add_test(tc, test_comments);
+	tcase_add_test(tc, test_profile_dir_refusals);
+	tcase_add_test(tc, test_values_as_written);
+	tcase_add_test(tc, test_parse_file_not_regular);
 	suite_add_tcase(s, tc);
 	return s;
 }
