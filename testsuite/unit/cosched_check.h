@@ -1,20 +1,51 @@
-/* cosched_check.h - the one runner every Check test program uses. */
+/*
+ * cosched_check.h - what every Check test program shares
+ * (testsuite/unit/cosched_check.c).
+ *
+ * Each test program defines cosched_test_suite(); the one main() in
+ * cosched_check.c runs it.  Tests that need a process of their own (to
+ * drop privileges, or to survive a call that would hang) use
+ * cosched_child_run().
+ */
 #ifndef COSCHED_CHECK_H
 #define COSCHED_CHECK_H
 
 #include <check.h>
-#include <stdlib.h>
+#include <stdbool.h>
+#include <sys/types.h>
 
-/* Run every test of s; EXIT_SUCCESS when none failed. */
-static inline int cosched_check_run(Suite *s)
-{
-	SRunner *sr = srunner_create(s);
-	int failed;
+/* The suite of this test program (each test file defines it). */
+Suite *cosched_test_suite(void);
 
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+/* The body of a child process: its return value is the exit status. */
+typedef int (*cosched_child_fn)(void *arg);
+
+/* When root, the child drops to uid and gid 65534 ("nobody") before fn,
+ * so that permission bits bind it as they bind an unprivileged user. */
+#define COSCHED_CHILD_AS_NOBODY 1u
+
+/*
+ * Start fn(arg) in a child process that exits with fn's return value.
+ * timeout_s > 0: the child is killed by SIGALRM after that many seconds,
+ * so a call that hangs shows up as a failure, not as a hung test.
+ */
+pid_t cosched_child_start(cosched_child_fn fn, void *arg, unsigned flags,
+			  unsigned timeout_s);
+
+/* Wait for a child of cosched_child_start() and fail the test (naming
+ * what) unless it exited with status 0. */
+void cosched_child_wait(pid_t pid, const char *what);
+
+/* Both: run fn(arg) in a child and require exit status 0. */
+void cosched_child_run(const char *what, cosched_child_fn fn, void *arg,
+		       unsigned flags, unsigned timeout_s);
+
+/*
+ * A document of the source tree (path relative to $srcdir, which the test
+ * harness sets), as text with the roff escapes its man pages use undone
+ * (\- is '-', \e is a backslash); caller frees.  Fails the test when it
+ * cannot be read.
+ */
+char *cosched_check_read_doc(const char *relpath);
 
 #endif

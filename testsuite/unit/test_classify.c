@@ -66,18 +66,17 @@ static cosched_lca_t lca_of(cosched_run_t r)
 }
 
 /* Seed 001 "Classification thresholds": B_max = 14 GB/s, IPC_max = 4 give
- * alpha = 7 GB/s, beta = 0.35 GB/s, gamma = 2 GB/s (0.15 x 14 = 2.1, the
- * seed rounds), delta = 0.25, epsilon = 1. */
+ * alpha = 7 GB/s, beta = 0.35 GB/s, gamma = 2 GB/s, delta = 0.25,
+ * epsilon = 1.  The seed rounds gamma: 0.15 x 14 GB/s is 2.1 GB/s, which
+ * is what the default gives (cosched.conf(5) says so). */
 START_TEST(test_lca_thresholds_seed001)
 {
 	cosched_lca_abs_t a;
 
-	/* the defaults themselves are checked once, in test_conf.c */
 	cosched_lca_thresholds(&conf.lca, &a);
 	ck_assert_double_eq_tol(a.alpha_mbs, 7000.0, 1e-9);
 	ck_assert_double_eq_tol(a.beta_mbs, 350.0, 1e-9);
 	ck_assert_double_eq_tol(a.gamma_mbs, 2100.0, 1e-9);
-	ck_assert(fabs(a.gamma_mbs - 2000.0) <= 100.0);
 	ck_assert_double_eq(a.delta, 0.25);
 	ck_assert_double_eq_tol(a.epsilon_ipc, 1.0, 1e-12);
 }
@@ -86,7 +85,9 @@ END_TEST
 /*
  * Seed 001 "Metrics": a prefetch-friendly stream moves 13,851 MB/s but its
  * LLC misses account for only 1,137 MB/s.  With the memory-traffic counter
- * it is L; from LLC misses alone it would be LC.
+ * it is L, the class seed 001 gives streams; from LLC misses alone the rule
+ * says LC.  That disagreement is the seed's own observation (and
+ * cosched.conf(5) documents it): it is why memory traffic is preferred.
  */
 START_TEST(test_lca_stream_prefers_memory_traffic)
 {
@@ -108,41 +109,96 @@ START_TEST(test_lca_stream_prefers_memory_traffic)
 }
 END_TEST
 
-/* The seed's decision order, at and around each threshold (strict >). */
-START_TEST(test_lca_decision_order)
-{
-	cosched_run_t r;
+/*
+ * Seed programs that no default was read off.  What each default was read
+ * off (cosched_classify.c, cosched.conf(5) "CLASSIFICATION THRESHOLDS"):
+ *
+ *   ClassifyMemBandwidthFraction  seed 002's lim and mem STREAM
+ *                                 representatives (~25% and ~80% of the
+ *                                 package), its DVFS sweep's 60% STREAM
+ *   ClassifyMemMPKI               the artificial workload's lim (1.66..1.99)
+ *                                 and mem (5.02..5.57) programs, cg.B (2.99)
+ *   ClassifyLimMPKI               the artificial workload's cpu and rand
+ *                                 (0.01) and lim (1.66) programs
+ *   ClassifyLimBandwidthFraction  the lim STREAM representative (~25%)
+ *   ClassifyRandReuse             the rand representative, the STREAMs
+ *   ClassifyRandCacheBandwidth    seed 001's gamma (no program)
+ *   Lca*, CorePeak*               seed 001's thresholds and test machine,
+ *                                 as the seed gives them (no program)
+ *
+ * So every program measurement of seed 001, and every seed 002 program for
+ * the LCA rule, is independent data; for seed 002's categories only
+ * Floyd-Warshall, the power model's STREAM "Mem" and (for ClassifyLimMPKI
+ * only) cg.B are.  A figure a seed does not give is not made up: where
+ * the rule needs one (IPC, MPKI), the case is run over a spread of values
+ * and must not depend on it.
+ */
+static const double any_ipc[] = { 0.1, 1.0, 3.0 };
+static const double any_mpki[] = { 0.0, 1.0, 10.0 };
+#define N_ANY 3
 
-	ck_assert_int_eq(lca_of(mkrun(1.0, 0, 1, 7000.0, 5000.0)), COSCHED_LCA_LC);
-	ck_assert_int_eq(lca_of(mkrun(1.0, 0, 1, 7000.5, 5000.0)), COSCHED_LCA_L);
-	ck_assert_int_eq(lca_of(mkrun(1.0, 0, 1, 351.0, 5000.0)), COSCHED_LCA_LC);
-	/* below beta: cache-to-core traffic decides C before IPC is looked at */
-	ck_assert_int_eq(lca_of(mkrun(3.0, 0, 1, 349.0, 2101.0)), COSCHED_LCA_C);
-	ck_assert_int_eq(lca_of(mkrun(3.0, 0, 1, 349.0, 2099.0)), COSCHED_LCA_N);
-	/* IPC > epsilon: CPU-bound N, whatever mem_uops says */
-	r = mkrun(1.5, 0, 1, 10.0, 10.0);
-	r.mem_uops_fraction = 0.9;
-	ck_assert_int_eq(lca_of(r), COSCHED_LCA_N);
-	/* low IPC: memory-bound (mem_uops > delta) is C, otherwise N */
-	r = mkrun(0.8, 0, 1, 10.0, 10.0);
-	r.mem_uops_fraction = 0.30;
-	ck_assert_int_eq(lca_of(r), COSCHED_LCA_C);
-	r.mem_uops_fraction = 0.25;
-	ck_assert_int_eq(lca_of(r), COSCHED_LCA_N);
-	/* mem_uops not measured: low IPC is taken as C (documented) */
-	r.mem_uops_fraction = NAN;
-	ck_assert_int_eq(lca_of(r), COSCHED_LCA_C);
-	ck_assert_ptr_nonnull(strstr(why, "not measured"));
-	/* unmeasured L3->L2 skips the gamma test */
-	ck_assert_int_eq(lca_of(mkrun(3.0, 0, 1, 100.0, NAN)), COSCHED_LCA_N);
-}
-END_TEST
-
-/* Per core: a 4-thread job moving 20 GB/s is 5 GB/s per core (LC). */
-START_TEST(test_lca_per_core)
+START_TEST(test_seed_programs)
 {
-	ck_assert_int_eq(lca_of(mkrun(1.0, 0, 4, 20000.0, NAN)), COSCHED_LCA_LC);
-	ck_assert_int_eq(lca_of(mkrun(1.0, 0, 2, 20000.0, NAN)), COSCHED_LCA_L);
+	/* Seed 002 "Power model": STREAM "Mem", the full ~15000 MB/s of the
+	 * package, on 8 cores.  Seed 002: memory-intensive (mem).  Per core
+	 * it is 1875 MB/s, between beta and alpha: LC, where the mapping
+	 * (mem <-> L) and seed 001's definition of L (streams through the
+	 * memory link) expect L.  A disagreement of the per-core rule for
+	 * multithreaded streams, documented in cosched_classify.c; recorded,
+	 * not bent. */
+	for (int i = 0; i < N_ANY; i++)
+		for (int k = 0; k < N_ANY; k++) {
+			cosched_run_t r = mkrun(any_ipc[i], any_mpki[k], 8,
+						15000.0, NAN);
+			ck_assert_msg(cat_of(r, SEED002_NODE_PEAK) == COSCHED_CAT_MEM,
+				      "STREAM Mem: %s", why);
+			ck_assert_msg(lca_of(r) == COSCHED_LCA_LC,
+				      "STREAM Mem per core: %s", why);
+		}
+
+	/* Seed 002 "Application categories": Floyd-Warshall, MPI 2.28, is
+	 * mem.  The seed gives no bandwidth; without a node peak only the
+	 * MPKI fallback can decide, and it says lim (2.28 < ClassifyMemMPKI).
+	 * A disagreement with the seed, documented in cosched.conf(5)
+	 * ("It is a fallback only: it reads Floyd-Warshall (2.28) as lim").
+	 * With a node peak its bandwidth would follow from IPC and threads,
+	 * which the seed does not give: not tested. */
+	for (int i = 0; i < N_ANY; i++)
+		ck_assert_int_eq(cat_of(mkrun(any_ipc[i], 2.28, 8, NAN, NAN), 0.0),
+				 COSCHED_CAT_LIM);
+
+	/* cg.B, MPI 2.99, is lim (seed 002).  Independent of ClassifyLimMPKI
+	 * (read off 0.01 and 1.66); for ClassifyMemMPKI it is one of the
+	 * figures the default was read off, so its side of that threshold is
+	 * by construction. */
+	for (int i = 0; i < N_ANY; i++) {
+		ck_assert_int_eq(cat_of(mkrun(any_ipc[i], 2.99, 8, NAN, NAN), 0.0),
+				 COSCHED_CAT_LIM);
+		ck_assert_ptr_nonnull(strstr(why, "ClassifyLimMPKI"));
+	}
+
+	/* The LCA rule on seed 002's artificial workload, whose categories
+	 * come with the representatives' bandwidths (lim: STREAM at ~25% of
+	 * the package, mem: at ~80%; seed 002 "Application categories",
+	 * "Workload used for the headline comparison").  The LCA defaults
+	 * owe nothing to these.  lim on 4/5/6 threads: 938/750/625 MB/s per
+	 * core, LC as the mapping lim <-> LC says.  mem on 3/4/5 threads:
+	 * 4000/3000/2400 MB/s per core, below alpha: LC, not L (the same
+	 * per-core disagreement as STREAM Mem above). */
+	{
+		static const struct { int threads; double mpi, frac; } w[] = {
+			{ 4, 1.66, 0.25 }, { 5, 1.78, 0.25 }, { 6, 1.99, 0.25 },
+			{ 3, 5.02, 0.80 }, { 4, 5.38, 0.80 }, { 5, 5.57, 0.80 },
+		};
+		for (size_t j = 0; j < sizeof(w) / sizeof(w[0]); j++)
+			for (int i = 0; i < N_ANY; i++)
+				ck_assert_msg(lca_of(mkrun(any_ipc[i], w[j].mpi,
+							   w[j].threads,
+							   w[j].frac * 15000.0,
+							   NAN)) == COSCHED_LCA_LC,
+					      "%d threads at %.0f%%: %s", w[j].threads,
+					      100 * w[j].frac, why);
+	}
 }
 END_TEST
 
@@ -160,82 +216,284 @@ START_TEST(test_lca_unknown)
 }
 END_TEST
 
-/*
- * Seed 002 "Application categories": the four representative programs with
- * the thread counts and MPI of the artificial workload.
+/* --- boundaries ----------------------------------------------------------
+ *
+ * Every threshold is tested just below, exactly at and just above its
+ * value, read from the configuration (so a changed default still tests
+ * the comparison), with the defaults and with every key changed.  The
+ * side the value itself falls on is what cosched.conf(5) documents: the
+ * seed 002 categories compare with >= ("at least"), the seed 001 LCA
+ * classes with > (the seed's "above").
  */
-START_TEST(test_seed002_representatives)
-{
-	/* cpu: NAS ep.A, working set in L1/L2, MPI 0.01 */
-	ck_assert_int_eq(cat_of(mkrun(2.0, 0.01, 4, NAN, 200.0), SEED002_NODE_PEAK),
-			 COSCHED_CAT_CPU);
-	/* lim: STREAM at ~25% bandwidth, 10 ops per transaction, MPI 1.66 */
-	ck_assert_int_eq(cat_of(mkrun(1.0, 1.66, 4, 0.25 * 15000, 0.25 * 15000),
-				SEED002_NODE_PEAK), COSCHED_CAT_LIM);
-	/* mem: STREAM at ~80% bandwidth, 1 op per transaction, MPI 5.02 */
-	ck_assert_int_eq(cat_of(mkrun(0.5, 5.02, 3, 0.80 * 15000, 0.80 * 15000),
-				SEED002_NODE_PEAK), COSCHED_CAT_MEM);
-	ck_assert_ptr_nonnull(strstr(why, "ClassifyMemBandwidthFraction"));
-	/* rand: int array of half the LLC, 1000 random accesses per element:
-	 * MPI 0.01, every access an L2 miss served by the LLC */
-	ck_assert_int_eq(cat_of(mkrun(0.5, 0.01, 2, NAN, 2 * 3500.0),
-				SEED002_NODE_PEAK), COSCHED_CAT_RAND);
-	ck_assert_ptr_nonnull(strstr(why, "reuse"));
-}
-END_TEST
 
-/*
- * Seed 002: "MPI alone does not decide (Floyd-Warshall MPI 2.28 is mem;
- * cg.B MPI 2.99 is lim)".  The seed gives no bandwidth for them; with a
- * memory-heavy Floyd-Warshall (60% of the peak) and a moderate cg.B (30%)
- * the bandwidth fraction separates what MPI orders the other way.
- */
-START_TEST(test_mpi_alone_does_not_decide)
+/* Derived metrics with nothing known (an empty profile's: all NAN). */
+static cosched_derived_t unknown(void)
 {
-	ck_assert_int_eq(cat_of(mkrun(0.6, 2.28, 8, 0.60 * 15000, 0.60 * 15000),
-				SEED002_NODE_PEAK), COSCHED_CAT_MEM);
-	ck_assert_int_eq(cat_of(mkrun(0.6, 2.99, 8, 0.30 * 15000, 0.40 * 15000),
-				SEED002_NODE_PEAK), COSCHED_CAT_LIM);
-	/* Without a node peak the MPI fallback is used: cg.B stays lim and
-	 * Floyd-Warshall is misread as lim (the documented limitation). */
-	ck_assert_int_eq(cat_of(mkrun(0.6, 2.99, 8, NAN, NAN), 0.0), COSCHED_CAT_LIM);
-	ck_assert_int_eq(cat_of(mkrun(0.6, 2.28, 8, NAN, NAN), 0.0), COSCHED_CAT_LIM);
-	ck_assert_int_eq(cat_of(mkrun(0.5, 5.02, 3, NAN, NAN), 0.0), COSCHED_CAT_MEM);
-	ck_assert_ptr_nonnull(strstr(why, "ClassifyMemMPKI"));
+	cosched_profile_t p;
+	ck_assert_int_eq(cosched_profile_init(&p, "none", &err), 0);
+	return p.derived;
 }
-END_TEST
 
-/* Seed 002 "Workload used for the headline comparison" from MPI alone. */
-START_TEST(test_artificial_workload_mpi)
+/* Just below and just above v (relative 1e-9). */
+static double below(double v) { return v * (1.0 - 1e-9); }
+static double above(double v) { return v * (1.0 + 1e-9); }
+
+/* Bytes/s whose value in MB/s, as the classifier computes it, is exactly
+ * mbs (the test of the value itself must compare equal values; just below
+ * or above, v * COSCHED_BYTES_PER_MB is near enough). */
+static double bytes_of(double mbs)
 {
-	static const struct { double mpi; int threads; cosched_category_t cat; } w[] = {
-		{ 0.01, 4, COSCHED_CAT_CPU }, { 0.01, 5, COSCHED_CAT_CPU },
-		{ 0.01, 6, COSCHED_CAT_CPU }, { 1.66, 4, COSCHED_CAT_LIM },
-		{ 1.78, 5, COSCHED_CAT_LIM }, { 1.99, 6, COSCHED_CAT_LIM },
-		{ 5.02, 3, COSCHED_CAT_MEM }, { 5.38, 4, COSCHED_CAT_MEM },
-		{ 5.57, 5, COSCHED_CAT_MEM },
+	double b = mbs * COSCHED_BYTES_PER_MB;
+	for (int i = 0; i < 64 && b / COSCHED_BYTES_PER_MB != mbs; i++)
+		b = nextafter(b, b / COSCHED_BYTES_PER_MB < mbs ? INFINITY : 0.0);
+	ck_assert_msg(b / COSCHED_BYTES_PER_MB == mbs, "no bytes/s for %.17g MB/s", mbs);
+	return b;
+}
+
+/* The defaults, and every key changed (the cosched.conf(5)-style example
+ * of test_conf.c). */
+static void conf_variant(int v, cosched_classify_conf_t *c)
+{
+	static const struct { const char *key; double v; } other[] = {
+		{ "CorePeakBandwidth", 10000 }, { "CorePeakIPC", 6 },
+		{ "LcaAlpha", 0.6 }, { "LcaBeta", 0.03 }, { "LcaGamma", 0.2 },
+		{ "LcaDelta", 0.3 }, { "LcaEpsilon", 0.2 },
+		{ "ClassifyMemBandwidthFraction", 0.6 }, { "ClassifyMemMPKI", 5 },
+		{ "ClassifyLimBandwidthFraction", 0.15 }, { "ClassifyLimMPKI", 1 },
+		{ "ClassifyRandReuse", 20 }, { "ClassifyRandCacheBandwidth", 0.2 },
 	};
-	for (size_t i = 0; i < sizeof(w) / sizeof(w[0]); i++)
-		ck_assert_msg(cat_of(mkrun(1.0, w[i].mpi, w[i].threads, NAN, NAN), 0.0)
-			      == w[i].cat, "MPI %.2f misclassified (%s)", w[i].mpi, why);
+	cosched_classify_conf_default(c);
+	if (v == 0)
+		return;
+	for (size_t i = 0; i < sizeof(other) / sizeof(other[0]); i++)
+		ck_assert_int_eq(cosched_classify_key_set(c, other[i].key, other[i].v,
+							  NULL, &err), 0);
+	ck_assert_int_eq(cosched_classify_conf_check(c, &err), 0);
+}
+
+static cosched_category_t cat_d(const cosched_classify_conf_t *c,
+				cosched_derived_t d)
+{
+	return cosched_classify_category(c, &d, why, sizeof(why));
+}
+
+static cosched_lca_t lca_d(const cosched_classify_conf_t *c, cosched_derived_t d)
+{
+	return cosched_classify_lca(c, &d, why, sizeof(why));
+}
+
+/* Set field of d to just below, exactly at and just above t: the class
+ * expected on each, and the deciding key named in the reason above. */
+#define SIDES(fn, c, d, field, t, lo, at, hi, key) do {		\
+	cosched_derived_t d_ = (d);					\
+	d_.field = below(t);						\
+	ck_assert_msg(fn(c, d_) == (lo), "%s: below %.17g: %s", key, t, why); \
+	d_.field = (t);							\
+	ck_assert_msg(fn(c, d_) == (at), "%s: at %.17g: %s", key, t, why); \
+	d_.field = above(t);						\
+	ck_assert_msg(fn(c, d_) == (hi), "%s: above %.17g: %s", key, t, why); \
+	ck_assert_msg(strstr(why, key) != NULL, "\"%s\" does not name %s", why, key); \
+} while (0)
+
+/* Seed 002 categories: ClassifyMem*, ClassifyLim*, ClassifyRand*. */
+START_TEST(test_category_boundaries)
+{
+	for (int v = 0; v < 2; v++) {
+		cosched_classify_conf_t c;
+		const cosched_cat_thresholds_t *t = &c.cat;
+		double rand_min, bw = 1048576.0;	/* a power of two: exact ratios */
+		cosched_derived_t base = unknown(), d;
+
+		conf_variant(v, &c);
+		rand_min = t->rand_cache_bw * c.lca.core_peak_bw_mbs * COSCHED_BYTES_PER_MB;
+		/* a cpu program: no misses, no bandwidth, no cache traffic */
+		base.ipc = 1.0;
+		base.mpki = 0.0;
+		base.bw_fraction = 0.0;
+		base.mem_traffic_bw = 0.0;
+		ck_assert_int_eq(cat_d(&c, base), COSCHED_CAT_CPU);
+
+		/* ClassifyMemBandwidthFraction: lim below, mem from the value */
+		SIDES(cat_d, &c, base, bw_fraction, t->mem_bw_fraction, COSCHED_CAT_LIM,
+		      COSCHED_CAT_MEM, COSCHED_CAT_MEM, "ClassifyMemBandwidthFraction");
+
+		/* ClassifyMemMPKI, only without a bandwidth fraction */
+		d = base;
+		d.bw_fraction = NAN;
+		SIDES(cat_d, &c, d, mpki, t->mem_mpki, COSCHED_CAT_LIM,
+		      COSCHED_CAT_MEM, COSCHED_CAT_MEM, "ClassifyMemMPKI");
+		d = base;
+		d.mpki = 10 * t->mem_mpki;	/* known fraction: MPKI cannot make mem */
+		ck_assert_int_eq(cat_d(&c, d), COSCHED_CAT_LIM);
+
+		/* ClassifyLimMPKI */
+		SIDES(cat_d, &c, base, mpki, t->lim_mpki, COSCHED_CAT_CPU,
+		      COSCHED_CAT_LIM, COSCHED_CAT_LIM, "ClassifyLimMPKI");
+
+		/* ClassifyLimBandwidthFraction */
+		SIDES(cat_d, &c, base, bw_fraction, t->lim_bw_fraction, COSCHED_CAT_CPU,
+		      COSCHED_CAT_LIM, COSCHED_CAT_LIM, "ClassifyLimBandwidthFraction");
+
+		/* ClassifyRandCacheBandwidth (x CorePeakBandwidth), with ample
+		 * reuse; a lim MPKI shows rand is decided before it */
+		d = base;
+		d.mpki = 2 * t->lim_mpki;
+		d.mem_traffic_bw = bw;
+		d.llc_to_core_bw = 2 * t->rand_reuse * bw;
+		SIDES(cat_d, &c, d, llc_to_core_bw_per_thread, rand_min, COSCHED_CAT_LIM,
+		      COSCHED_CAT_RAND, COSCHED_CAT_RAND, "ClassifyRandReuse");
+
+		/* ClassifyRandReuse: L3->L2 over memory bandwidth, with ample
+		 * cache bandwidth */
+		d.llc_to_core_bw_per_thread = 2 * rand_min;
+		d.llc_to_core_bw = NAN;
+		{
+			cosched_derived_t e = d;
+			e.llc_to_core_bw = below(t->rand_reuse) * bw;
+			ck_assert_int_eq(cat_d(&c, e), COSCHED_CAT_LIM);
+			e.llc_to_core_bw = t->rand_reuse * bw;
+			ck_assert_msg(cat_d(&c, e) == COSCHED_CAT_RAND, "%s", why);
+			e.llc_to_core_bw = above(t->rand_reuse) * bw;
+			ck_assert_int_eq(cat_d(&c, e), COSCHED_CAT_RAND);
+			ck_assert_ptr_nonnull(strstr(why, "ClassifyRandReuse"));
+			/* no memory traffic at all: unbounded reuse */
+			e.mem_traffic_bw = 0.0;
+			ck_assert_int_eq(cat_d(&c, e), COSCHED_CAT_RAND);
+			/* memory-heavy beats rand: mem is decided first */
+			e.bw_fraction = t->mem_bw_fraction;
+			ck_assert_int_eq(cat_d(&c, e), COSCHED_CAT_MEM);
+			/* unmeasured L3->L2: never rand */
+			e = d;
+			e.llc_to_core_bw = 100 * t->rand_reuse * bw;
+			e.llc_to_core_bw_per_thread = NAN;
+			ck_assert_int_eq(cat_d(&c, e), COSCHED_CAT_LIM);
+		}
+
+		/* IPC or MPKI unknown: unknown, whatever else is known */
+		d = base;
+		d.bw_fraction = 1.0;
+		d.ipc = NAN;
+		ck_assert_int_eq(cat_d(&c, d), COSCHED_CAT_UNKNOWN);
+		d.ipc = 1.0;
+		d.mpki = NAN;
+		ck_assert_int_eq(cat_d(&c, d), COSCHED_CAT_UNKNOWN);
+	}
 }
 END_TEST
 
-/* rand is identified by reuse, not misses: a stream with the same L3->L2
- * traffic but reuse ~1 is not rand, and a cpu program's tiny cache traffic
- * does not pass the minimum whatever its ratio. */
-START_TEST(test_rand_needs_reuse_and_traffic)
+/* Seed 001 LCA classes: LcaAlpha, LcaBeta, LcaGamma (x CorePeakBandwidth),
+ * LcaEpsilon (x CorePeakIPC), LcaDelta, in the seed's order. */
+START_TEST(test_lca_boundaries)
 {
-	ck_assert_int_eq(cat_of(mkrun(1.0, 1.7, 2, 7000.0, 7000.0), SEED002_NODE_PEAK),
-			 COSCHED_CAT_LIM);
-	ck_assert_int_eq(cat_of(mkrun(2.0, 0.0, 2, 0.0, 100.0), SEED002_NODE_PEAK),
-			 COSCHED_CAT_CPU);
-	/* reuse just at the threshold */
-	ck_assert_int_eq(cat_of(mkrun(1.0, 0.0, 1, 300.0, 3000.0), SEED002_NODE_PEAK),
-			 COSCHED_CAT_RAND);
-	/* reuse 9.97: not rand; MPKI 0 and 2% of the peak: cpu */
-	ck_assert_int_eq(cat_of(mkrun(1.0, 0.0, 1, 301.0, 3000.0), SEED002_NODE_PEAK),
-			 COSCHED_CAT_CPU);
+	for (int v = 0; v < 2; v++) {
+		cosched_classify_conf_t c;
+		const cosched_lca_params_t *l = &c.lca;
+		double alpha, beta, gamma, epsilon, delta;
+		cosched_derived_t base = unknown(), d;
+
+		conf_variant(v, &c);
+		/* seed 001: fractions of B_max (MB/s) and IPC_max */
+		alpha = l->alpha * l->core_peak_bw_mbs;
+		beta = l->beta * l->core_peak_bw_mbs;
+		gamma = l->gamma * l->core_peak_bw_mbs;
+		epsilon = l->epsilon * l->core_peak_ipc;
+		delta = l->delta;
+		/* CPU-bound, no memory traffic, L3->L2 not measured: N */
+		base.ipc = 2 * epsilon;
+		base.mem_traffic_bw_per_thread = 0.0;
+		ck_assert_int_eq(lca_d(&c, base), COSCHED_LCA_N);
+
+		/* LcaAlpha: LC up to alpha, L above (per core, bytes/s) */
+		d = base;
+		d.mem_traffic_bw_per_thread = below(alpha) * COSCHED_BYTES_PER_MB;
+		ck_assert_int_eq(lca_d(&c, d), COSCHED_LCA_LC);
+		d.mem_traffic_bw_per_thread = bytes_of(alpha);
+		ck_assert_msg(lca_d(&c, d) == COSCHED_LCA_LC, "at alpha: %s", why);
+		d.mem_traffic_bw_per_thread = above(alpha) * COSCHED_BYTES_PER_MB;
+		ck_assert_int_eq(lca_d(&c, d), COSCHED_LCA_L);
+		ck_assert_ptr_nonnull(strstr(why, "> alpha"));
+
+		/* LcaBeta: N (by IPC) up to beta, LC above */
+		d = base;
+		d.mem_traffic_bw_per_thread = below(beta) * COSCHED_BYTES_PER_MB;
+		ck_assert_int_eq(lca_d(&c, d), COSCHED_LCA_N);
+		d.mem_traffic_bw_per_thread = bytes_of(beta);
+		ck_assert_msg(lca_d(&c, d) == COSCHED_LCA_N, "at beta: %s", why);
+		d.mem_traffic_bw_per_thread = above(beta) * COSCHED_BYTES_PER_MB;
+		ck_assert_int_eq(lca_d(&c, d), COSCHED_LCA_LC);
+		ck_assert_ptr_nonnull(strstr(why, "> beta"));
+
+		/* LcaGamma: L3->L2 per core; C is decided before the IPC */
+		d = base;
+		d.llc_to_core_bw_per_thread = below(gamma) * COSCHED_BYTES_PER_MB;
+		ck_assert_int_eq(lca_d(&c, d), COSCHED_LCA_N);
+		d.llc_to_core_bw_per_thread = bytes_of(gamma);
+		ck_assert_msg(lca_d(&c, d) == COSCHED_LCA_N, "at gamma: %s", why);
+		d.llc_to_core_bw_per_thread = above(gamma) * COSCHED_BYTES_PER_MB;
+		ck_assert_int_eq(lca_d(&c, d), COSCHED_LCA_C);
+		ck_assert_ptr_nonnull(strstr(why, "> gamma"));
+
+		/* LcaEpsilon: with memory-bound uops, C up to epsilon, N above
+		 * (the IPC decides before mem_uops) */
+		d = base;
+		d.mem_uops_fraction = (delta + 1.0) / 2;
+		SIDES(lca_d, &c, d, ipc, epsilon, COSCHED_LCA_C, COSCHED_LCA_C,
+		      COSCHED_LCA_N, "epsilon");
+
+		/* LcaDelta: with a low IPC, N up to delta, C above */
+		d = base;
+		d.ipc = epsilon / 2;
+		SIDES(lca_d, &c, d, mem_uops_fraction, delta, COSCHED_LCA_N,
+		      COSCHED_LCA_N, COSCHED_LCA_C, "delta");
+		/* mem_uops not measured: a low IPC is taken as C (documented) */
+		d.mem_uops_fraction = NAN;
+		ck_assert_int_eq(lca_d(&c, d), COSCHED_LCA_C);
+		ck_assert_ptr_nonnull(strstr(why, "not measured"));
+
+		/* Without the memory-traffic counter the LLC-miss bandwidth
+		 * decides; with it, the LLC-miss estimate is ignored. */
+		d = base;
+		d.mem_traffic_bw_per_thread = NAN;
+		d.llc_miss_bw_per_thread = above(alpha) * COSCHED_BYTES_PER_MB;
+		ck_assert_int_eq(lca_d(&c, d), COSCHED_LCA_L);
+		ck_assert_ptr_nonnull(strstr(why, "LLC-miss"));
+		d.mem_traffic_bw_per_thread = 0.0;
+		ck_assert_int_eq(lca_d(&c, d), COSCHED_LCA_N);
+
+		/* unknown bandwidth (neither estimate) or IPC: unknown */
+		d = base;
+		d.mem_traffic_bw_per_thread = NAN;
+		ck_assert_int_eq(lca_d(&c, d), COSCHED_LCA_UNKNOWN);
+		d = base;
+		d.ipc = NAN;
+		ck_assert_int_eq(lca_d(&c, d), COSCHED_LCA_UNKNOWN);
+	}
+}
+END_TEST
+
+/* Per core: a job's bandwidths are divided by its threads.  A 4-thread
+ * job whose whole bandwidth is 3.96 alpha (or L3->L2 3.96 gamma) is below
+ * alpha (gamma) per core; 1% more per core is above. */
+START_TEST(test_lca_per_core)
+{
+	for (int v = 0; v < 2; v++) {
+		cosched_classify_conf_t c;
+		cosched_derived_t d;
+		double alpha, gamma, ipc;
+
+		conf_variant(v, &c);
+		alpha = c.lca.alpha * c.lca.core_peak_bw_mbs;
+		gamma = c.lca.gamma * c.lca.core_peak_bw_mbs;
+		ipc = 2 * c.lca.epsilon * c.lca.core_peak_ipc;	/* N by IPC */
+		d = derive(mkrun(ipc, 0, 4, 4 * 0.99 * alpha, NAN), 0.0);
+		ck_assert_int_eq(lca_d(&c, d), COSCHED_LCA_LC);
+		d = derive(mkrun(ipc, 0, 4, 4 * 1.01 * alpha, NAN), 0.0);
+		ck_assert_int_eq(lca_d(&c, d), COSCHED_LCA_L);
+		d = derive(mkrun(ipc, 0, 4, 0.0, 4 * 0.99 * gamma), 0.0);
+		ck_assert_int_eq(lca_d(&c, d), COSCHED_LCA_N);
+		d = derive(mkrun(ipc, 0, 4, 0.0, 4 * 1.01 * gamma), 0.0);
+		ck_assert_int_eq(lca_d(&c, d), COSCHED_LCA_C);
+	}
 }
 END_TEST
 
@@ -334,7 +592,7 @@ START_TEST(test_conf_check)
 }
 END_TEST
 
-int main(void)
+Suite *cosched_test_suite(void)
 {
 	Suite *s = suite_create("classify");
 	TCase *tc = tcase_create("classify");
@@ -342,16 +600,14 @@ int main(void)
 	tcase_add_checked_fixture(tc, setup, NULL);
 	tcase_add_test(tc, test_lca_thresholds_seed001);
 	tcase_add_test(tc, test_lca_stream_prefers_memory_traffic);
-	tcase_add_test(tc, test_lca_decision_order);
-	tcase_add_test(tc, test_lca_per_core);
+	tcase_add_test(tc, test_seed_programs);
 	tcase_add_test(tc, test_lca_unknown);
-	tcase_add_test(tc, test_seed002_representatives);
-	tcase_add_test(tc, test_mpi_alone_does_not_decide);
-	tcase_add_test(tc, test_artificial_workload_mpi);
-	tcase_add_test(tc, test_rand_needs_reuse_and_traffic);
+	tcase_add_test(tc, test_category_boundaries);
+	tcase_add_test(tc, test_lca_boundaries);
+	tcase_add_test(tc, test_lca_per_core);
 	tcase_add_test(tc, test_mapping_both_directions);
 	tcase_add_test(tc, test_effective_class);
 	tcase_add_test(tc, test_conf_check);
 	suite_add_tcase(s, tc);
-	return cosched_check_run(s);
+	return s;
 }

@@ -1,9 +1,11 @@
 /* test_conf.c - the cosched.conf parser (src/libcosched/cosched_conf.c). */
 #include <check.h>
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cosched_check.h"
@@ -18,51 +20,123 @@ static void setup(void)
 	cosched_error_clear(&err);
 }
 
-START_TEST(test_defaults)
+/*
+ * The defaults are what cosched.conf(5) documents: setting each key to the
+ * value the man page gives as its default ("Default: \fBvalue\fR", and the
+ * "\fBKey=value\fR" headings of CLASSIFICATION THRESHOLDS) changes
+ * nothing.  Every key with a default must be documented with one.
+ */
+START_TEST(test_defaults_documented)
 {
-	cosched_merge_params_t mp;
+	static const char *const keys[] = {
+		"CoschedPolicy", "MissRateBoundThreshold", "MissRateBoundWeight",
+		"PowerPolicy", "MaxSlowdown", "ClassifyMemBandwidthFraction",
+		"ClassifyMemMPKI", "ClassifyLimBandwidthFraction", "ClassifyLimMPKI",
+		"ClassifyRandReuse", "ClassifyRandCacheBandwidth", "LcaAlpha",
+		"LcaBeta", "LcaGamma", "LcaDelta", "LcaEpsilon", "CorePeakBandwidth",
+		"CorePeakIPC", "NodePeakBandwidth", "ProfileDir",
+		"ProfileMergeWeight", "ProfileMaxSamples",
+	};
+	enum { NKEYS = sizeof(keys) / sizeof(keys[0]) };
+	bool seen[NKEYS] = { false };
+	char *man = cosched_check_read_doc("doc/cosched.conf.5");
+	char key[64], value[256];
+	int found = 0;
 
 	ck_assert_int_eq(cosched_conf_check(&conf, &err), 0);
-	/* seed 001 "Classification thresholds" */
-	ck_assert_double_eq(conf.classify.lca.alpha, 0.5);
-	ck_assert_double_eq(conf.classify.lca.beta, 0.025);
-	ck_assert_double_eq(conf.classify.lca.gamma, 0.15);
-	ck_assert_double_eq(conf.classify.lca.delta, 0.25);
-	ck_assert_double_eq(conf.classify.lca.epsilon, 0.25);
-	ck_assert_double_eq(conf.classify.lca.core_peak_bw_mbs, 14000.0);
-	ck_assert_double_eq(conf.classify.lca.core_peak_ipc, 4.0);
-	/* seed 002 derived thresholds (cosched_classify.c) */
-	ck_assert_double_eq(conf.classify.cat.mem_bw_fraction, 0.5);
-	ck_assert_double_eq(conf.classify.cat.mem_mpki, 4.0);
-	ck_assert_double_eq(conf.classify.cat.lim_bw_fraction, 0.1);
-	ck_assert_double_eq(conf.classify.cat.lim_mpki, 0.5);
-	ck_assert_double_eq(conf.classify.cat.rand_reuse, 10.0);
-	ck_assert_double_eq(conf.classify.cat.rand_cache_bw, 0.15);
-	ck_assert_double_eq(conf.node_peak_bw_mbs, 15000.0);
-	/* seed 002 "Miss-Rate Bound": T = 12.0, a = 1/2 */
-	ck_assert_int_eq(conf.policy, COSCHED_POLICY_APP_AWARE);
-	ck_assert_double_eq(conf.mrb_threshold, 12.0);
-	ck_assert_double_eq(conf.mrb_weight, 0.5);
-	ck_assert_int_eq(conf.power_policy, COSCHED_POWER_PERFORMANCE);
-	ck_assert_double_eq(conf.max_slowdown_pct, 10.0);
-	ck_assert_str_eq(conf.profile_dir, "/var/lib/cosched/profiles");
-	cosched_conf_merge_params(&conf, &mp);
-	ck_assert_double_eq(mp.weight, 0.25);
-	ck_assert_int_eq(mp.max_samples, 32);
-	ck_assert_double_eq(mp.node_peak_bw, 15000e6);
-	ck_assert_double_eq(conf.interference.slowdown[COSCHED_LCA_C][COSCHED_LCA_L], 2.15);
+	for (char *tp = strstr(man, "\n.TP\n"); tp; tp = strstr(tp + 1, "\n.TP\n")) {
+		char *tag = tp + 5, *end = strstr(tag, "\\fR"), *eq, *def, *next;
+		cosched_conf_t c;
+
+		if (strncmp(tag, "\\fB", 3) || !end)
+			continue;
+		tag += 3;
+		eq = memchr(tag, '=', (size_t) (end - tag));
+		snprintf(key, sizeof(key), "%.*s", (int) ((eq ? eq : end) - tag), tag);
+		if (eq) {		/* "\fBKey=value\fR" */
+			snprintf(value, sizeof(value), "%.*s", (int) (end - eq - 1), eq + 1);
+		} else {		/* "Default: \fBvalue\fR" before the next entry */
+			next = strstr(tag, "\n.TP\n");
+			def = strstr(tag, "Default: \\fB");
+			if (!def || (next && def > next))
+				continue;	/* a list key: no default */
+			def += strlen("Default: \\fB");
+			end = strstr(def, "\\fR");
+			ck_assert_ptr_nonnull(end);
+			snprintf(value, sizeof(value), "%.*s", (int) (end - def), def);
+		}
+		c = conf;
+		ck_assert_msg(cosched_conf_set(&c, "cosched.conf(5)", key, value, &err) == 0,
+			      "documented default %s=%s: %s", key, value, err.msg);
+		ck_assert_msg(!memcmp(&c, &conf, sizeof(c)),
+			      "%s=%s, the documented default, is not the default", key, value);
+		for (int i = 0; i < NKEYS; i++)
+			if (!strcmp(keys[i], key))
+				seen[i] = true;
+		found++;
+	}
+	for (int i = 0; i < NKEYS; i++)
+		ck_assert_msg(seen[i], "cosched.conf(5) gives no default for %s", keys[i]);
+	ck_assert_int_eq(found, NKEYS + 6);	/* + the six derivations */
+	free(man);
 }
 END_TEST
 
+/*
+ * The defaults the seeds give in numbers, written here as the seeds write
+ * them.  The classification thresholds and the interference tables are
+ * the modules' defaults (checked against the seeds in test_classify.c and
+ * test_interference.c); cosched.conf only gathers them.
+ */
+START_TEST(test_defaults_seed_figures)
+{
+	cosched_merge_params_t mp;
+	cosched_classify_conf_t cls;
+	cosched_interference_model_t im;
+	cosched_lca_abs_t a;
+
+	/* seed 002 "Miss-Rate Bound": T = 12.0, a = 1/2 */
+	ck_assert_double_eq(conf.mrb_threshold, 12.0);
+	ck_assert_double_eq(conf.mrb_weight, 1.0 / 2);
+	/* seed 002 "Power model": ~15000 MB/s per package (1 MB = 10^6 bytes) */
+	cosched_conf_merge_params(&conf, &mp);
+	ck_assert_double_eq(mp.node_peak_bw, 15000.0 * 1e6);
+	/* seed 001 "Classification thresholds" on its test machine (B_max =
+	 * 14 GB/s, IPC_max = 4): alpha 7 GB/s, beta 0.35 GB/s, epsilon 1 */
+	cosched_lca_thresholds(&conf.classify.lca, &a);
+	ck_assert_double_eq_tol(a.alpha_mbs, 7000.0, 1e-9);
+	ck_assert_double_eq_tol(a.beta_mbs, 350.0, 1e-9);
+	ck_assert_double_eq_tol(a.epsilon_ipc, 1.0, 1e-12);
+	cosched_classify_conf_default(&cls);
+	ck_assert(!memcmp(&cls, &conf.classify, sizeof(cls)));
+	cosched_interference_default(&im);
+	ck_assert(!memcmp(&im, &conf.interference, sizeof(im)));
+}
+END_TEST
+
+/* The policy names cosched.conf(5) lists, in any case. */
 START_TEST(test_policy_names)
 {
-	for (int p = 0; p < COSCHED_POLICY_COUNT; p++) {
-		cosched_policy_t out;
-		ck_assert_int_eq(cosched_policy_parse("CoschedPolicy",
-			cosched_policy_name((cosched_policy_t) p), &out, &err), 0);
-		ck_assert_int_eq(out, p);
+	static const struct { const char *name; cosched_policy_t p; } names[] = {
+		{ "gang", COSCHED_POLICY_GANG },
+		{ "greedy_thread", COSCHED_POLICY_GREEDY_THREAD },
+		{ "miss_rate_balance", COSCHED_POLICY_MISS_RATE_BALANCE },
+		{ "miss_rate_bound", COSCHED_POLICY_MISS_RATE_BOUND },
+		{ "app_aware", COSCHED_POLICY_APP_AWARE },
+	};
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		char upper[32];
+		cosched_policy_t out = COSCHED_POLICY_COUNT;
+		ck_assert_int_eq(cosched_policy_parse("CoschedPolicy", names[i].name,
+						      &out, &err), 0);
+		ck_assert_int_eq(out, names[i].p);
+		ck_assert_str_eq(cosched_policy_name(names[i].p), names[i].name);
+		for (size_t k = 0; k <= strlen(names[i].name); k++)
+			upper[k] = (char) toupper((unsigned char) names[i].name[k]);
+		ck_assert_int_eq(cosched_conf_set(&conf, NULL, "CoschedPolicy", upper, &err), 0);
+		ck_assert_int_eq(conf.policy, names[i].p);
 	}
-	ck_assert_str_eq(cosched_policy_name(COSCHED_POLICY_MISS_RATE_BOUND), "miss_rate_bound");
+	ck_assert_int_eq(COSCHED_POLICY_COUNT, 5);	/* no undocumented policy */
 	ck_assert_str_eq(cosched_policy_name(COSCHED_POLICY_COUNT), "unknown");
 }
 END_TEST
@@ -97,6 +171,28 @@ static const char example[] =
 	"PreferenceTable=lim:mem=-\n"
 	"\t\n";
 
+/* What conf's interference model predicts for victim next to one
+ * co-runner, and whether two categories may share a gang. */
+static double slowdown(cosched_lca_t victim, cosched_lca_t corunner)
+{
+	cosched_class_t v = { cosched_lca_to_category(victim), victim,
+			      COSCHED_CLASS_FROM_PROFILE };
+	cosched_class_t c = { cosched_lca_to_category(corunner), corunner,
+			      COSCHED_CLASS_FROM_PROFILE };
+	cosched_prediction_t p;
+
+	ck_assert_int_eq(cosched_interference_predict(&conf.interference, &v, &c, 1,
+						      &p, &err), 0);
+	return p.slowdown;
+}
+
+static bool pair_allowed(cosched_category_t a, cosched_category_t b)
+{
+	cosched_class_t x = { a, COSCHED_LCA_UNKNOWN, COSCHED_CLASS_FROM_DECLARED };
+	cosched_class_t y = { b, COSCHED_LCA_UNKNOWN, COSCHED_CLASS_FROM_DECLARED };
+	return cosched_interference_allowed(&conf.interference, &x, &y);
+}
+
 START_TEST(test_parse_example)
 {
 	ck_assert_msg(cosched_conf_parse_string(&conf, "cosched.conf", example, &err) == 0,
@@ -123,12 +219,16 @@ START_TEST(test_parse_example)
 	ck_assert_str_eq(conf.profile_dir, "/srv/cosched/profiles");
 	ck_assert_double_eq(conf.profile_merge_weight, 0.5);
 	ck_assert_int_eq(conf.profile_max_samples, 100);
-	ck_assert_double_eq(conf.interference.slowdown[COSCHED_LCA_C][COSCHED_LCA_L], 3.0);
-	ck_assert_double_eq(conf.interference.slowdown[COSCHED_LCA_LC][COSCHED_LCA_L], 2.0);
-	ck_assert_double_eq(conf.interference.slowdown[COSCHED_LCA_L][COSCHED_LCA_L], 1.5);
-	ck_assert_double_eq(conf.interference.slowdown[COSCHED_LCA_N][COSCHED_LCA_L], 1.07);
-	ck_assert_int_eq(conf.interference.pref.pref[COSCHED_CAT_LIM][COSCHED_CAT_MEM],
-			 COSCHED_PREF_FORBIDDEN);
+	/* The two Interference= lines both apply (entries accumulate), the
+	 * rest of the table stays seed 001's, and PreferenceTable= forbids
+	 * lim with mem: by what the model predicts. */
+	ck_assert_double_eq_tol(slowdown(COSCHED_LCA_C, COSCHED_LCA_L), 3.0, 1e-12);
+	ck_assert_double_eq_tol(slowdown(COSCHED_LCA_LC, COSCHED_LCA_L), 2.0, 1e-12);
+	ck_assert_double_eq_tol(slowdown(COSCHED_LCA_L, COSCHED_LCA_L), 1.5, 1e-12);
+	ck_assert_double_eq_tol(slowdown(COSCHED_LCA_N, COSCHED_LCA_L), 1.07, 1e-12);
+	ck_assert(!pair_allowed(COSCHED_CAT_LIM, COSCHED_CAT_MEM));
+	ck_assert(!pair_allowed(COSCHED_CAT_MEM, COSCHED_CAT_LIM));
+	ck_assert(pair_allowed(COSCHED_CAT_LIM, COSCHED_CAT_LIM));
 }
 END_TEST
 
@@ -259,65 +359,246 @@ START_TEST(test_parse_file)
 }
 END_TEST
 
-/* The man page's EXAMPLE section parses (kept in sync by this test). */
-START_TEST(test_man_page_example)
+/* Refused with exactly this message, and nothing applied. */
+static void refused(const char *text, const char *msg)
 {
-	const char *srcdir = getenv("srcdir");
-	char path[4096], line[1024], text[8192] = "";
-	bool in_example = false, in_block = false;
-	FILE *f;
+	cosched_conf_t before;
 
-	snprintf(path, sizeof(path), "%s/doc/cosched.conf.5", srcdir ? srcdir : ".");
-	f = fopen(path, "r");
-	ck_assert_msg(f != NULL, "cannot open %s", path);
-	while (fgets(line, sizeof(line), f)) {
-		if (!strncmp(line, ".SH ", 4))
-			in_example = !strncmp(line, ".SH \"EXAMPLE\"", 13) ||
-				     !strncmp(line, ".SH EXAMPLE", 11);
-		else if (in_example && !strncmp(line, ".nf", 3))
-			in_block = true;
-		else if (in_example && !strncmp(line, ".fi", 3))
-			in_block = false;
-		else if (in_block && strlen(text) + strlen(line) < sizeof(text)) {
-			/* roff escapes used in the example: \- and \e */
-			char *p;
-			while ((p = strstr(line, "\\-")))
-				memmove(p, p + 1, strlen(p));
-			strcat(text, line);
-		}
-	}
-	fclose(f);
-	ck_assert_msg(strlen(text) > 0, "no example in %s", path);
-	ck_assert_msg(cosched_conf_parse_string(&conf, "EXAMPLE", text, &err) == 0,
-		      "%s", err.msg);
+	cosched_conf_init(&conf);
+	before = conf;
+	cosched_error_clear(&err);
+	ck_assert_msg(cosched_conf_parse_string(&conf, "t.conf", text, &err) == -1,
+		      "accepted: %s", text);
+	ck_assert_str_eq(err.msg, msg);
+	ck_assert_msg(!memcmp(&before, &conf, sizeof(conf)), "half-applied: %s", text);
+}
 
-	/* etc/cosched.conf.example, the file sites copy, is that example. */
-	{
-		char shipped[8192];
-		size_t n;
-		snprintf(path, sizeof(path), "%s/etc/cosched.conf.example",
-			 srcdir ? srcdir : ".");
-		f = fopen(path, "r");
-		ck_assert_msg(f != NULL, "cannot open %s", path);
-		n = fread(shipped, 1, sizeof(shipped) - 1, f);
-		shipped[n] = '\0';
-		fclose(f);
-		ck_assert_str_eq(shipped, text);
-		cosched_conf_init(&conf);
-		ck_assert_msg(cosched_conf_parse_file(&conf, path, &err) == 0,
-			      "%s", err.msg);
-		ck_assert_int_eq(conf.policy, COSCHED_POLICY_APP_AWARE);
-	}
+static void accepted(const char *text)
+{
+	cosched_conf_init(&conf);
+	ck_assert_msg(cosched_conf_parse_string(&conf, "t.conf", text, &err) == 0,
+		      "%s: %s", text, err.msg);
+}
+
+/* A key given twice is refused naming both lines, in any case and with
+ * the same value; Interference= and PreferenceTable= add entries. */
+START_TEST(test_duplicate_keys)
+{
+	refused("CoschedPolicy=gang\n# two\nCoschedPolicy=app_aware\n",
+		"t.conf:3: CoschedPolicy set twice (first on line 1); give it once");
+	refused("lcaalpha=0.4\nLCAALPHA=0.4\n",
+		"t.conf:2: LcaAlpha set twice (first on line 1); give it once");
+	refused("ProfileDir=/a\nLcaBeta=0.01\n\nProfileDir=\"/a\"\n",
+		"t.conf:4: ProfileDir set twice (first on line 1); give it once");
+
+	accepted("Interference=C:L=3.0\nInterference=LC:L=2.0\nInterference=C:L=2.5\n");
+	ck_assert_double_eq_tol(slowdown(COSCHED_LCA_C, COSCHED_LCA_L), 2.5, 1e-12);
+	ck_assert_double_eq_tol(slowdown(COSCHED_LCA_LC, COSCHED_LCA_L), 2.0, 1e-12);
+	/* lim with rand needs both directions: one line each */
+	accepted("PreferenceTable=lim:rand=2\nPreferenceTable=rand:lim=2\n");
+	ck_assert(pair_allowed(COSCHED_CAT_LIM, COSCHED_CAT_RAND));
+	accepted("PreferenceTable=lim:rand=2\n");
+	ck_assert(!pair_allowed(COSCHED_CAT_LIM, COSCHED_CAT_RAND));
 }
 END_TEST
 
-int main(void)
+/* MaxSlowdown= and PowerPolicy=energy:N% both set the maximum slowdown:
+ * together they are refused, in either order; plain energy (or another
+ * policy) next to MaxSlowdown= is fine. */
+START_TEST(test_slowdown_set_twice)
+{
+	refused("MaxSlowdown=5\nPowerPolicy=energy:15%\n",
+		"t.conf:2: the maximum slowdown is set twice (MaxSlowdown= and PowerPolicy=energy:N%, first on line 1); give it once");
+	refused("PowerPolicy=Energy:15\n\nMaxSlowdown=5%\n",
+		"t.conf:3: the maximum slowdown is set twice (MaxSlowdown= and PowerPolicy=energy:N%, first on line 1); give it once");
+	accepted("PowerPolicy=energy\nMaxSlowdown=5\n");
+	ck_assert_int_eq(conf.power_policy, COSCHED_POWER_ENERGY);
+	ck_assert_double_eq(conf.max_slowdown_pct, 5.0);
+	accepted("MaxSlowdown=5\nPowerPolicy=energy\n");
+	ck_assert_double_eq(conf.max_slowdown_pct, 5.0);
+	accepted("MaxSlowdown=5\nPowerPolicy=edp\n");
+	ck_assert_int_eq(conf.power_policy, COSCHED_POWER_EDP);
+	accepted("PowerPolicy=energy:15%\n");
+	ck_assert_double_eq(conf.max_slowdown_pct, 15.0);
+}
+END_TEST
+
+/* '#' starts a comment at the start of a line or after a blank; "\#" is a
+ * literal '#'; a '#' glued to a value is refused (slurm.conf would cut
+ * the value there without a word). */
+START_TEST(test_comments)
+{
+	refused("ProfileDir=/srv/a#b\n",
+		"t.conf:1: '#' inside a value (write \\# for a literal '#', or put a blank before a comment)");
+	refused("LcaAlpha=0.4\nLcaBeta=0.01#x\n",
+		"t.conf:2: '#' inside a value (write \\# for a literal '#', or put a blank before a comment)");
+	refused("Interference=C:L=3#x\n",
+		"t.conf:1: '#' inside a value (write \\# for a literal '#', or put a blank before a comment)");
+	accepted("ProfileDir=/srv/a\\#b\n");
+	ck_assert_str_eq(conf.profile_dir, "/srv/a#b");
+	accepted("ProfileDir=/srv/a #b\n");
+	ck_assert_str_eq(conf.profile_dir, "/srv/a");
+	accepted("LcaAlpha=0.4\t# a tab before it\n#LcaAlpha=0.9\n  # indented\n");
+	ck_assert_double_eq(conf.classify.lca.alpha, 0.4);
+}
+END_TEST
+
+/* ProfileDir must say exactly where the directory is: absolute, printable
+ * ASCII without blanks, no "." or ".." component.  The message quotes the
+ * value escaped. */
+START_TEST(test_profile_dir_refusals)
+{
+	static const char *const bad_chars[] = {
+		"ProfileDir=/srv/a\001b\n", "ProfileDir=/srv/a\tb\n",
+		"ProfileDir=\"/srv/a b\"\n", "ProfileDir=/srv/caf\xc3\xa9\n",
+		"ProfileDir=/srv/\x7f\n",
+	};
+	static const char *const quoted[] = {
+		"\"/srv/a\\x01b\"", "\"/srv/a\\tb\"", "\"/srv/a b\"",
+		"\"/srv/caf\\xc3\\xa9\"", "\"/srv/\\x7f\"",
+	};
+	static const char *const dots[] = {
+		"/srv/./p", "/srv/../etc", "/srv/p/..", "/.", "/..", "/srv/p/.",
+	};
+	char text[128], msg[256];
+
+	for (size_t i = 0; i < sizeof(bad_chars) / sizeof(bad_chars[0]); i++) {
+		snprintf(msg, sizeof(msg),
+			 "t.conf:1: ProfileDir: invalid value %s (control characters, blanks and non-ASCII bytes are not allowed in a path)",
+			 quoted[i]);
+		refused(bad_chars[i], msg);
+	}
+	for (size_t i = 0; i < sizeof(dots) / sizeof(dots[0]); i++) {
+		snprintf(text, sizeof(text), "ProfileDir=%s\n", dots[i]);
+		snprintf(msg, sizeof(msg),
+			 "t.conf:1: ProfileDir: invalid value \"%s\" (no \".\" or \"..\" component: give the directory itself)",
+			 dots[i]);
+		refused(text, msg);
+	}
+	refused("ProfileDir=srv/p\n",
+		"t.conf:1: ProfileDir: invalid value \"srv/p\" (expected an absolute path)");
+	refused("ProfileDir=\"\"\n", "t.conf:1: ProfileDir: missing value");
+	/* names that only look like dot components are directories */
+	accepted("ProfileDir=/srv/.cosched/p..q/...\n");
+	ck_assert_str_eq(conf.profile_dir, "/srv/.cosched/p..q/...");
+}
+END_TEST
+
+/* Out-of-range numbers are quoted as written, not as parsed: an int
+ * cast would show 2147483648 as -2147483648 (or let 4294967297 pass as
+ * 1), "%g" would show 1.0000001 as 1 and even "%.15g" 1 + 2^-52. */
+START_TEST(test_values_as_written)
+{
+	refused("ProfileMaxSamples=2147483648\n",
+		"t.conf:1: ProfileMaxSamples: value 2147483648 out of range (1 <= value <= 4096)");
+	refused("ProfileMaxSamples=4294967297\n",
+		"t.conf:1: ProfileMaxSamples: value 4294967297 out of range (1 <= value <= 4096)");
+	refused("ProfileMaxSamples=-2147483649\n",
+		"t.conf:1: ProfileMaxSamples: value -2147483649 out of range (1 <= value <= 4096)");
+	refused("MissRateBoundWeight=1.0000001\n",
+		"t.conf:1: MissRateBoundWeight: value 1.0000001 out of range (0 < value <= 1)");
+	refused("LcaAlpha=1.00000000001\n",
+		"t.conf:1: LcaAlpha: value 1.00000000001 out of range (0 < value <= 1)");
+	/* 1 + 2^-52: 15 significant digits would show it as 1 */
+	refused("MissRateBoundWeight=1.0000000000000002\n",
+		"t.conf:1: MissRateBoundWeight: value 1.0000000000000002 out of range (0 < value <= 1)");
+	refused("LcaDelta=1.0000000000000002\n",
+		"t.conf:1: LcaDelta: value 1.0000000000000002 out of range (0 < value <= 1)");
+	refused("MaxSlowdown=0.99999%\n",
+		"t.conf:1: MaxSlowdown: maximum slowdown 0.99999 out of range (1 <= MAXSLOWDOWN <= 100, in percent)");
+	refused("PowerPolicy=energy:1e-300%\n",
+		"t.conf:1: PowerPolicy: maximum slowdown 1e-300 out of range (1 <= MAXSLOWDOWN <= 100, in percent)");
+}
+END_TEST
+
+/* cosched_conf_parse_file() in a child under alarm(): a FIFO must be
+ * refused at once (nobody writes to it). */
+static int parse_fifo(void *path)
+{
+	cosched_conf_t c;
+	cosched_error_t e;
+
+	cosched_conf_init(&c);
+	if (cosched_conf_parse_file(&c, path, &e) != -1 ||
+	    !strstr(e.msg, "not a regular file")) {
+		fprintf(stderr, "FIFO: %s\n", e.msg);
+		return 1;
+	}
+	return 0;
+}
+
+/* The file must be a regular file, not reached through a symbolic link. */
+START_TEST(test_parse_file_not_regular)
+{
+	char dir[] = "/tmp/cosched-conf-XXXXXX", path[64], link[64], msg[160];
+	FILE *f;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/fifo.conf", dir);
+	ck_assert_int_eq(mkfifo(path, 0644), 0);
+	cosched_child_run("cosched.conf as a FIFO", parse_fifo, path, 0, 2);
+	unlink(path);
+
+	snprintf(path, sizeof(path), "%s/real.conf", dir);
+	f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs("CoschedPolicy=gang\n", f);
+	fclose(f);
+	snprintf(link, sizeof(link), "%s/cosched.conf", dir);
+	ck_assert_int_eq(symlink(path, link), 0);
+	ck_assert_int_eq(cosched_conf_parse_file(&conf, link, &err), -1);
+	snprintf(msg, sizeof(msg), "%s: is a symbolic link (not followed)", link);
+	ck_assert_str_eq(err.msg, msg);
+	ck_assert_int_eq(conf.policy, COSCHED_POLICY_APP_AWARE);
+	ck_assert_int_eq(cosched_conf_parse_file(&conf, path, &err), 0);
+	ck_assert_int_eq(conf.policy, COSCHED_POLICY_GANG);
+	unlink(link);
+	unlink(path);
+	rmdir(dir);
+}
+END_TEST
+
+/* The man page's EXAMPLE section parses (kept in sync by this test), and
+ * etc/cosched.conf.example, the file sites copy, is that example. */
+START_TEST(test_man_page_example)
+{
+	char *man = cosched_check_read_doc("doc/cosched.conf.5");
+	char *shipped = cosched_check_read_doc("etc/cosched.conf.example");
+	char *sec = strstr(man, "\n.SH \"EXAMPLE\"\n"), *from, *to;
+
+	ck_assert_ptr_nonnull(sec);
+	from = strstr(sec, "\n.nf\n");
+	ck_assert_ptr_nonnull(from);
+	from += strlen("\n.nf\n");
+	to = strstr(from, "\n.fi\n");
+	ck_assert_ptr_nonnull(to);
+	to[1] = '\0';		/* the example, with its last newline */
+	ck_assert_msg(cosched_conf_parse_string(&conf, "EXAMPLE", from, &err) == 0,
+		      "%s", err.msg);
+	ck_assert_str_eq(shipped, from);
+	cosched_conf_init(&conf);
+	{
+		const char *srcdir = getenv("srcdir");
+		char path[4096];
+		snprintf(path, sizeof(path), "%s/etc/cosched.conf.example",
+			 srcdir ? srcdir : ".");
+		ck_assert_msg(cosched_conf_parse_file(&conf, path, &err) == 0,
+			      "%s", err.msg);
+	}
+	ck_assert_int_eq(conf.policy, COSCHED_POLICY_APP_AWARE);
+	free(man);
+	free(shipped);
+}
+END_TEST
+
+Suite *cosched_test_suite(void)
 {
 	Suite *s = suite_create("conf");
 	TCase *tc = tcase_create("conf");
 
 	tcase_add_checked_fixture(tc, setup, NULL);
-	tcase_add_test(tc, test_defaults);
+	tcase_add_test(tc, test_defaults_documented);
+	tcase_add_test(tc, test_defaults_seed_figures);
 	tcase_add_test(tc, test_policy_names);
 	tcase_add_test(tc, test_parse_example);
 	tcase_add_test(tc, test_refusals);
@@ -325,6 +606,12 @@ int main(void)
 	tcase_add_test(tc, test_power_policy_forms);
 	tcase_add_test(tc, test_parse_file);
 	tcase_add_test(tc, test_man_page_example);
+	tcase_add_test(tc, test_duplicate_keys);
+	tcase_add_test(tc, test_slowdown_set_twice);
+	tcase_add_test(tc, test_comments);
+	tcase_add_test(tc, test_profile_dir_refusals);
+	tcase_add_test(tc, test_values_as_written);
+	tcase_add_test(tc, test_parse_file_not_regular);
 	suite_add_tcase(s, tc);
-	return cosched_check_run(s);
+	return s;
 }

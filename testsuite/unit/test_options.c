@@ -1,9 +1,11 @@
 /* test_options.c - the --cosched-* option parser (src/libcosched/cosched_options.c). */
+#include <stdio.h>
 #include <string.h>
 
 #include "cosched_check.h"
 
 #include "src/libcosched/cosched_options.h"
+#include "src/libcosched/cosched_text.h"
 
 static cosched_job_options_t opts;
 static cosched_error_t err;
@@ -179,7 +181,122 @@ START_TEST(test_preference_table)
 }
 END_TEST
 
-int main(void)
+/* Every option (the names and the control-environment names are one
+ * table, cosched_option_names). */
+#define FOR_EACH_OPTION(o) \
+	for (const cosched_option_name_t *o = cosched_option_names; \
+	     o < cosched_option_names + COSCHED_OPTION_COUNT; o++)
+
+/* No byte a terminal or a log reader would act on. */
+static void assert_printable(const char *s)
+{
+	for (const unsigned char *p = (const unsigned char *) s; *p; p++)
+		ck_assert_msg(*p >= 0x20 && *p != 0x7f,
+			      "byte 0x%02x at %zu of \"%s\"", *p,
+			      (size_t) (p - (const unsigned char *) s), s);
+}
+
+/* energy:N% below the 1% floor is refused: it could only ever pick the
+ * highest frequency (cosched_power_policy.h).  The floor itself is
+ * allowed. */
+START_TEST(test_slowdown_floor)
+{
+	ck_assert_int_eq(cosched_option_set(&opts, "cosched-power", "energy:1e-300", &err), -1);
+	ck_assert_str_eq(err.msg,
+		"--cosched-power: maximum slowdown 1e-300 out of range (1 <= MAXSLOWDOWN <= 100, in percent)");
+	ck_assert_int_eq(opts.power, COSCHED_POWER_UNSET);
+	ck_assert_int_eq(cosched_option_set(&opts, "cosched-power", "energy:0.999%", &err), -1);
+	ck_assert_str_eq(err.msg,
+		"--cosched-power: maximum slowdown 0.999 out of range (1 <= MAXSLOWDOWN <= 100, in percent)");
+	ck_assert_int_eq(cosched_option_set(&opts, "cosched-power", "energy:100.0000001", &err), -1);
+	ck_assert_int_eq(cosched_option_set(&opts, "cosched-power", "energy:1", &err), 0);
+	ck_assert_double_eq(opts.max_slowdown_pct, COSCHED_MAX_SLOWDOWN_PCT_MIN);
+	ck_assert_double_eq(COSCHED_MAX_SLOWDOWN_PCT_MIN, 1.0);
+	ck_assert_int_eq(cosched_option_set(&opts, "cosched-power", "energy:100%", &err), 0);
+	ck_assert_double_eq(opts.max_slowdown_pct, 100.0);
+}
+END_TEST
+
+/* A value longer than COSCHED_OPTION_VALUE_MAX is refused, whatever the
+ * option, saying so and giving its length; one of that length is not
+ * refused for its length. */
+START_TEST(test_value_too_long)
+{
+	char value[COSCHED_OPTION_VALUE_MAX + 2], msg[COSCHED_ERROR_MSG_LEN];
+
+	ck_assert_int_eq(COSCHED_OPTION_VALUE_MAX, 64);
+	memset(value, 'a', sizeof(value) - 1);
+	value[sizeof(value) - 1] = '\0';	/* 65 bytes */
+	FOR_EACH_OPTION(o) {
+		cosched_job_options_t before = opts;
+
+		ck_assert_int_eq(cosched_option_set(&opts, o->option, value, &err), -1);
+		snprintf(msg, sizeof(msg),
+			 "--%s: value \"%.*s\"...(65 bytes) is too long (65 bytes, at most 64)",
+			 o->option, COSCHED_QUOTE_CHARS, value);
+		ck_assert_str_eq(err.msg, msg);
+		ck_assert(!memcmp(&before, &opts, sizeof(opts)));
+	}
+	value[COSCHED_OPTION_VALUE_MAX] = '\0';	/* 64 bytes */
+	ck_assert_int_eq(cosched_option_set(&opts, "cosched-app", value, &err), 0);
+	ck_assert_str_eq(opts.app, value);
+	ck_assert_int_eq(cosched_option_set(&opts, "cosched-class", value, &err), -1);
+	ck_assert_ptr_null(strstr(err.msg, "too long"));
+}
+END_TEST
+
+/*
+ * Log injection: whatever a user puts in an option (a newline that would
+ * start a forged log line, a terminal escape), every message keeps it
+ * quoted and escaped: no control byte, no DEL; and a 4 KiB value gives a
+ * short message whose quote ends with "...(N bytes)".
+ */
+START_TEST(test_log_injection)
+{
+	static const char *const injected[] = {
+		"energy:5\nslurmctld: error: forged",
+		"mem\x1b[2J\x1b]0;title\x07",
+		"x\r\n\t\x7f\x01",
+		"lulesh\n",
+	};
+	char big[4097];
+
+	FOR_EACH_OPTION(o) {
+		for (size_t i = 0; i < sizeof(injected) / sizeof(injected[0]); i++) {
+			cosched_error_clear(&err);
+			ck_assert_int_eq(cosched_option_set(&opts, o->option,
+							    injected[i], &err), -1);
+			assert_printable(err.msg);
+			/* quoted (escaped), not just blanked out */
+			ck_assert_msg(strstr(err.msg, "\\n") || strstr(err.msg, "\\x1b") ||
+				      strstr(err.msg, "\\r"), "%s", err.msg);
+		}
+		/* 4 KiB, plain and all control bytes */
+		for (int k = 0; k < 2; k++) {
+			memset(big, k ? '\x1b' : 'A', sizeof(big) - 1);
+			big[sizeof(big) - 1] = '\0';
+			ck_assert_int_eq(cosched_option_set(&opts, o->option, big, &err), -1);
+			assert_printable(err.msg);
+			ck_assert_msg(strlen(err.msg) < 300, "%zu bytes: %s",
+				      strlen(err.msg), err.msg);
+			ck_assert_msg(strstr(err.msg, "\"...(4096 bytes)") != NULL, "%s",
+				      err.msg);
+		}
+	}
+	/* the same through the job's SPANK environment */
+	{
+		char *env[] = { "SPANK_COSCHED_CLASS=mem\n\x1b[31mforged", NULL };
+		ck_assert_int_eq(cosched_options_from_env(&opts, env, -1, &err), -1);
+		assert_printable(err.msg);
+		ck_assert_ptr_nonnull(strstr(err.msg, "\"mem\\n\\x1b[31mforged\""));
+	}
+	/* and in the option's name */
+	ck_assert_int_eq(cosched_option_set(&opts, "cosched-\n\x1b[2J", "x", &err), -1);
+	assert_printable(err.msg);
+}
+END_TEST
+
+Suite *cosched_test_suite(void)
 {
 	Suite *s = suite_create("options");
 	TCase *tc = tcase_create("parse");
@@ -195,6 +312,9 @@ int main(void)
 	tcase_add_test(tc, test_from_env_unprefixed);
 	tcase_add_test(tc, test_from_env_all_or_nothing);
 	tcase_add_test(tc, test_preference_table);
+	tcase_add_test(tc, test_slowdown_floor);
+	tcase_add_test(tc, test_value_too_long);
+	tcase_add_test(tc, test_log_injection);
 	suite_add_tcase(s, tc);
-	return cosched_check_run(s);
+	return s;
 }

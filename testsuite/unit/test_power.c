@@ -421,7 +421,7 @@ START_TEST(test_bad_input)
 }
 END_TEST
 
-int main(void)
+Suite *cosched_test_suite(void)
 {
 	Suite *s = suite_create("power");
 	TCase *tc = tcase_create("core");
@@ -436,5 +436,5 @@ int main(void)
 	tcase_add_test(tc, test_domain_min_edp_sum);
 	tcase_add_test(tc, test_bad_input);
 	suite_add_tcase(s, tc);
-	return cosched_check_run(s);
+	return s;
 }

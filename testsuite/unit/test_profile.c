@@ -3,6 +3,7 @@
 #include <check.h>
 #include <jansson.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -503,6 +504,116 @@ START_TEST(test_malformed_text)
 }
 END_TEST
 
+/* A profile whose counts are given: runs_merged and the samples of one
+ * EDP point (2 threads at 2.2 GHz, where mkrun(..., 2) lands); no raw runs
+ * kept.  Caller frees. */
+static char *counted_profile(const char *runs_merged, const char *samples)
+{
+	char *text;
+	ck_assert_int_ge(asprintf(&text,
+		"{\"schema_version\": 1, \"app\": \"count\", \"runs_merged\": %s,"
+		" \"derived\": {\"ipc\": 2, \"mpki\": 1},"
+		" \"edp\": [{\"threads\": 2, \"freq_khz\": 2200000, \"time_s\": 10,"
+		" \"energy_j\": null, \"samples\": %s}], \"runs\": []}",
+		runs_merged, samples), 0);
+	return text;
+}
+
+/* The count a profile's JSON holds at key (top level, or edp[0]). */
+static json_int_t json_count(const char *text, bool edp, const char *key)
+{
+	json_t *root = json_loads(text, 0, NULL), *o;
+	json_int_t v;
+
+	ck_assert_ptr_nonnull(root);
+	o = edp ? json_array_get(json_object_get(root, "edp"), 0) : root;
+	ck_assert(json_is_integer(json_object_get(o, key)));
+	v = json_integer_value(json_object_get(o, key));
+	json_decref(root);
+	return v;
+}
+
+/*
+ * Counts saturate at COSCHED_PROFILE_COUNT_MAX (2^53 - 1, the largest
+ * integer every JSON reader holds exactly): a profile loaded at the
+ * maximum and merged once more stays there, is written, reads back and
+ * merges again.  One below the maximum still counts up.
+ */
+START_TEST(test_counts_saturate)
+{
+	const unsigned long long max = COSCHED_PROFILE_COUNT_MAX;
+	char at[32], below[32], *text;
+	cosched_profile_t p, q;
+	cosched_run_t r = mkrun(2e9, 1e9, 1e6, 10.0, 2);
+
+	ck_assert_uint_eq(max, (1ULL << 53) - 1);
+	snprintf(at, sizeof(at), "%llu", max);
+	snprintf(below, sizeof(below), "%llu", max - 1);
+	text = counted_profile(at, at);
+	ck_assert_msg(cosched_profile_from_json(&p, text, &err) == 0, "%s", err.msg);
+	free(text);
+	ck_assert_uint_eq(p.runs_merged, max);
+	ck_assert_int_eq(p.n_edp, 1);
+	ck_assert_uint_eq(p.edp[0].samples, max);
+
+	ck_assert_msg(cosched_profile_add_run(&p, &r, &mp, &err) == 0, "%s", err.msg);
+	ck_assert_uint_eq(p.runs_merged, max);
+	ck_assert_uint_eq(p.edp[0].samples, max);
+	ck_assert_int_eq(p.n_runs, 1);
+	text = cosched_profile_to_json(&p, &err);
+	ck_assert_msg(text != NULL, "%s", err.msg);
+	ck_assert_int_eq(json_count(text, false, "runs_merged"), (json_int_t) max);
+	ck_assert_int_eq(json_count(text, true, "samples"), (json_int_t) max);
+	ck_assert_msg(cosched_profile_from_json(&q, text, &err) == 0, "%s", err.msg);
+	free(text);
+	ck_assert_uint_eq(q.runs_merged, max);
+	ck_assert_uint_eq(q.edp[0].samples, max);
+	ck_assert_int_eq(cosched_profile_add_run(&q, &r, &mp, &err), 0);
+	ck_assert_uint_eq(q.runs_merged, max);
+	cosched_profile_free(&p);
+	cosched_profile_free(&q);
+
+	text = counted_profile(below, below);
+	ck_assert_int_eq(cosched_profile_from_json(&p, text, &err), 0);
+	free(text);
+	ck_assert_int_eq(cosched_profile_add_run(&p, &r, &mp, &err), 0);
+	ck_assert_uint_eq(p.runs_merged, max);
+	ck_assert_uint_eq(p.edp[0].samples, max);
+	cosched_profile_free(&p);
+}
+END_TEST
+
+/* Larger counts are refused naming the field, up to what a 64-bit
+ * integer holds (2^63 - 1, which merged once would have wrapped negative)
+ * and beyond it. */
+START_TEST(test_counts_too_large)
+{
+	static const struct { const char *runs, *samples, *msg; } bad[] = {
+		{ "9007199254740992", "1",
+		  "runs_merged: expected an integer from 0 to 9007199254740991, got 9007199254740992" },
+		{ "9223372036854775807", "1",
+		  "runs_merged: expected an integer from 0 to 9007199254740991, got 9223372036854775807" },
+		{ "1", "9007199254740992",
+		  "edp[0].samples: expected an integer from 1 to 9007199254740991, got 9007199254740992" },
+		{ "1", "9223372036854775807",
+		  "edp[0].samples: expected an integer from 1 to 9007199254740991, got 9223372036854775807" },
+		{ "18446744073709551615", "1", "invalid JSON" },
+		{ "1", "-9223372036854775808", "edp[0].samples: expected an integer from 1" },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char *text = counted_profile(bad[i].runs, bad[i].samples);
+		cosched_profile_t p;
+
+		cosched_error_clear(&err);
+		ck_assert_msg(cosched_profile_from_json(&p, text, &err) == -1,
+			      "accepted: %s", text);
+		ck_assert_msg(strstr(err.msg, bad[i].msg) != NULL,
+			      "\"%s\" lacks \"%s\"", err.msg, bad[i].msg);
+		free(text);
+	}
+}
+END_TEST
+
 START_TEST(test_copy)
 {
 	cosched_profile_t p, q;
@@ -517,7 +628,7 @@ START_TEST(test_copy)
 }
 END_TEST
 
-int main(void)
+Suite *cosched_test_suite(void)
 {
 	Suite *s = suite_create("profile");
 	TCase *tc = tcase_create("profile");
@@ -535,6 +646,8 @@ int main(void)
 	tcase_add_test(tc, test_malformed);
 	tcase_add_test(tc, test_malformed_text);
 	tcase_add_test(tc, test_copy);
+	tcase_add_test(tc, test_counts_saturate);
+	tcase_add_test(tc, test_counts_too_large);
 	suite_add_tcase(s, tc);
-	return cosched_check_run(s);
+	return s;
 }

@@ -9,7 +9,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/time.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cosched_check.h"
@@ -45,7 +44,12 @@ static void setup(void)
 
 static void teardown(void)
 {
+	char outside[128];
+
+	(void) chmod(dir, 0755);	/* a failed test may have left it closed */
 	rm_rf(dir);
+	snprintf(outside, sizeof(outside), "%s.outside", dir);
+	unlink(outside);		/* test_symlinked_lock's target */
 }
 
 static cosched_run_t mkrun(double runtime)
@@ -264,15 +268,15 @@ END_TEST
 
 /*
  * Load "is.C" and "absent" without write access to the directory; exit
- * status 0 when both behave.  Run in a child process that lost the write
- * access (as root chmod does not stop writes, so the child drops to an
- * unprivileged user instead).
+ * status 0 when both behave.  Runs in a child that lost the write access
+ * (as root chmod does not stop writes, so the child runs as nobody).
  */
-static int read_without_write_access(void)
+static int read_without_write_access(void *unused)
 {
 	cosched_profile_t p;
 	cosched_error_t e;
 
+	(void) unused;
 	if (access(dir, W_OK) == 0) {
 		fprintf(stderr, "reader: still has write access to %s\n", dir);
 		return 3;
@@ -298,8 +302,6 @@ START_TEST(test_readers_write_nothing)
 	cosched_profile_t p;
 	cosched_run_t r = mkrun(2.0);
 	bool root = geteuid() == 0;
-	pid_t pid;
-	int status;
 
 	ck_assert_int_eq(cosched_store_load(&store, "absent", &p, &err), 0);
 	cosched_profile_free(&p);
@@ -308,19 +310,9 @@ START_TEST(test_readers_write_nothing)
 	/* root: others may read and enter, only root writes; else: nobody
 	 * writes */
 	ck_assert_int_eq(chmod(dir, root ? 0755 : 0555), 0);
-	pid = fork();
-	ck_assert_int_ge(pid, 0);
-	if (pid == 0) {
-		if (root && (setgid(65534) || setuid(65534))) {
-			perror("setuid nobody");
-			_exit(4);
-		}
-		_exit(read_without_write_access());
-	}
-	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	cosched_child_run("reader without write access", read_without_write_access,
+			  NULL, COSCHED_CHILD_AS_NOBODY, 0);
 	ck_assert_int_eq(chmod(dir, 0755), 0);
-	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
-		      "reader without write access failed (status %d)", status);
 	ck_assert_int_eq(count_entries(""), 2);
 }
 END_TEST
@@ -331,41 +323,36 @@ END_TEST
  * but not read) must not report an error, or a caller retrying the merge
  * would merge the run twice.
  */
+/* Merge a run into "dirfsync" from a directory that cannot be read. */
+static int merge_in_unreadable_dir(void *unused)
+{
+	cosched_run_t r = mkrun(3.0);
+	cosched_error_t e;
+	int fd;
+
+	(void) unused;
+	fd = open(dir, O_RDONLY | O_DIRECTORY);
+	if (fd >= 0) {
+		fprintf(stderr, "%s is still readable\n", dir);
+		return 3;
+	}
+	if (cosched_store_merge_run(&store, "dirfsync", &r, NULL, &e)) {
+		fprintf(stderr, "merge: %s\n", e.msg);
+		return 1;
+	}
+	return 0;
+}
+
 START_TEST(test_success_after_rename)
 {
 	cosched_profile_t p;
 	bool root = geteuid() == 0;
-	pid_t pid;
-	int status;
 
 	/* root: others may write and search only; else the owner */
 	ck_assert_int_eq(chmod(dir, root ? 0733 : 0333), 0);
-	pid = fork();
-	ck_assert_int_ge(pid, 0);
-	if (pid == 0) {
-		cosched_run_t r = mkrun(3.0);
-		cosched_error_t e;
-		int fd;
-
-		if (root && (setgid(65534) || setuid(65534))) {
-			perror("setuid nobody");
-			_exit(4);
-		}
-		fd = open(dir, O_RDONLY | O_DIRECTORY);
-		if (fd >= 0) {
-			fprintf(stderr, "%s is still readable\n", dir);
-			_exit(3);
-		}
-		if (cosched_store_merge_run(&store, "dirfsync", &r, NULL, &e)) {
-			fprintf(stderr, "merge: %s\n", e.msg);
-			_exit(1);
-		}
-		_exit(0);
-	}
-	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	cosched_child_run("merge after a successful rename", merge_in_unreadable_dir,
+			  NULL, COSCHED_CHILD_AS_NOBODY, 0);
 	ck_assert_int_eq(chmod(dir, 0755), 0);
-	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
-		      "merge after a successful rename failed (status %d)", status);
 	ck_assert_int_eq(cosched_store_load(&store, "dirfsync", &p, &err), 1);
 	ck_assert_int_eq(p.runs_merged, 1);
 	cosched_profile_free(&p);
@@ -414,6 +401,106 @@ START_TEST(test_load_not_regular_or_too_large)
 	ck_assert_msg(strstr(err.msg,
 			     "big.json: 16777217 bytes, more than the limit of 16777216 bytes") != NULL,
 		      "%s", err.msg);
+}
+END_TEST
+
+/*
+ * A profile that is a symbolic link (here to /etc/passwd) is refused
+ * without being read: the message says why and shows nothing of the file
+ * it points to, and a merge leaves the link alone.
+ */
+START_TEST(test_symlinked_profile)
+{
+	char link[128], first[64] = "root", buf[256];
+	cosched_profile_t p;
+	cosched_run_t r = mkrun(1.0);
+	FILE *f = fopen("/etc/passwd", "r");
+
+	/* the first user name in the file, whatever it is ("root") */
+	if (f && fgets(buf, sizeof(buf), f) && strchr(buf, ':'))
+		snprintf(first, sizeof(first), "%.*s", (int) (strchr(buf, ':') - buf), buf);
+	if (f)
+		fclose(f);
+	snprintf(link, sizeof(link), "%s/passwd.json", dir);
+	ck_assert_int_eq(symlink("/etc/passwd", link), 0);
+
+	ck_assert_int_eq(cosched_store_load(&store, "passwd", &p, &err), -1);
+	ck_assert_msg(strstr(err.msg, "passwd.json: is a symbolic link (not followed)"),
+		      "%s", err.msg);
+	ck_assert_msg(!strstr(err.msg, "root:") && !strstr(err.msg, first),
+		      "the message shows the linked file: %s", err.msg);
+	ck_assert_int_eq(cosched_store_merge_run(&store, "passwd", &r, NULL, &err), -1);
+	ck_assert_msg(strstr(err.msg, "symbolic link") && !strstr(err.msg, first),
+		      "%s", err.msg);
+	ck_assert_int_eq(readlink(link, buf, sizeof(buf)), strlen("/etc/passwd"));
+}
+END_TEST
+
+/*
+ * A lock file that is a symbolic link pointing outside the store: a
+ * merge (which would create the lock file) fails and creates nothing
+ * where the link points; readers, removal and saving refuse it too.
+ */
+START_TEST(test_symlinked_lock)
+{
+	char link[128], target[128];
+	cosched_profile_t p;
+	cosched_run_t r = mkrun(1.0);
+
+	snprintf(target, sizeof(target), "%s.outside", dir);
+	snprintf(link, sizeof(link), "%s/.victim.lock", dir);
+	ck_assert_int_eq(symlink(target, link), 0);
+
+	ck_assert_int_eq(cosched_store_merge_run(&store, "victim", &r, NULL, &err), -1);
+	ck_assert_msg(strstr(err.msg, ".victim.lock: is a symbolic link"), "%s", err.msg);
+	ck_assert_msg(access(target, F_OK) != 0, "%s was created through the link", target);
+	ck_assert_int_eq(count_entries("victim.json"), 0);
+	ck_assert_int_eq(cosched_store_load(&store, "victim", &p, &err), -1);
+	ck_assert_int_eq(cosched_store_remove(&store, "victim", &err), -1);
+	ck_assert_int_eq(cosched_profile_init(&p, "victim", &err), 0);
+	ck_assert_int_eq(cosched_store_save(&store, &p, &err), -1);
+	ck_assert_msg(access(target, F_OK) != 0, "%s was created through the link", target);
+	ck_assert_int_eq(count_entries("victim.json"), 0);
+	unlink(target);
+}
+END_TEST
+
+/* In a child under alarm(): loading and merging app (whose profile or
+ * lock file is a FIFO) fail at once, naming the FIFO as not a regular
+ * file; a hang kills the child. */
+static int fifo_refused(void *arg)
+{
+	const char *app = arg;
+	cosched_profile_t p;
+	cosched_run_t r = mkrun(1.0);
+	cosched_error_t e;
+
+	if (cosched_store_load(&store, app, &p, &e) != -1 ||
+	    !strstr(e.msg, "not a regular file")) {
+		fprintf(stderr, "load %s: %s\n", app, e.msg);
+		return 1;
+	}
+	if (cosched_store_merge_run(&store, app, &r, NULL, &e) != -1 ||
+	    !strstr(e.msg, "not a regular file")) {
+		fprintf(stderr, "merge %s: %s\n", app, e.msg);
+		return 2;
+	}
+	return 0;
+}
+
+/* A FIFO named like a profile, or like a lock file, is refused promptly:
+ * nobody ever opens its other end. */
+START_TEST(test_fifo_refused)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), "%s/fifo.json", dir);
+	ck_assert_int_eq(mkfifo(path, 0644), 0);
+	cosched_child_run("FIFO as a profile", fifo_refused, "fifo", 0, 2);
+	snprintf(path, sizeof(path), "%s/.pipe.lock", dir);
+	ck_assert_int_eq(mkfifo(path, 0644), 0);
+	cosched_child_run("FIFO as a lock file", fifo_refused, "pipe", 0, 2);
+	ck_assert_int_eq(count_entries("pipe.json"), 0);
 }
 END_TEST
 
@@ -487,6 +574,61 @@ END_TEST
 #define WRITERS 8
 #define RUNS_PER_WRITER 25
 
+/* One writer: RUNS_PER_WRITER merges into "shared". */
+static int writer(void *arg)
+{
+	int w = *(const int *) arg;
+
+	for (int i = 0; i < RUNS_PER_WRITER; i++) {
+		cosched_error_t e;
+		cosched_run_t r = mkrun(1.0 + w);
+		if (cosched_store_merge_run(&store, "shared", &r, NULL, &e)) {
+			fprintf(stderr, "writer %d: %s\n", w, e.msg);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * The reader: every load must succeed (shared lock, atomic rename) and
+ * the count it sees never goes back.  It reads until it has seen the
+ * final count (or for 30 s) and reports, through the pipe *arg, how many
+ * of its loads found the profile and the last count seen.
+ */
+static int reader(void *arg)
+{
+	int fd = *(const int *) arg;
+	struct timeval start, now;
+	unsigned long res[2] = { 0, 0 };	/* found, last count */
+
+	gettimeofday(&start, NULL);
+	for (int i = 0;; i++) {
+		cosched_error_t e;
+		cosched_profile_t p;
+		int rc = cosched_store_load(&store, "shared", &p, &e);
+		if (rc < 0) {
+			fprintf(stderr, "reader: %s\n", e.msg);
+			return 1;
+		}
+		if (p.n_runs > 5 || (unsigned long) p.n_runs > p.runs_merged ||
+		    p.runs_merged < res[1])
+			return 2;
+		if (rc == 1) {
+			res[0]++;
+			res[1] = p.runs_merged;
+		}
+		cosched_profile_free(&p);
+		gettimeofday(&now, NULL);
+		if ((i >= 200 && res[1] == WRITERS * RUNS_PER_WRITER) ||
+		    now.tv_sec - start.tv_sec > 30)
+			break;
+	}
+	if (write(fd, res, sizeof(res)) != (ssize_t) sizeof(res))
+		return 3;
+	return res[0] > 0 ? 0 : 4;
+}
+
 /*
  * Several processes merge runs into one profile at once while another
  * keeps reading it: no merged run is lost (runs_merged counts every one),
@@ -495,74 +637,22 @@ END_TEST
 START_TEST(test_concurrent_writers)
 {
 	pid_t pids[WRITERS + 1];
-	int status, fds[2];
-	unsigned long reader[2];
+	int ids[WRITERS], fds[2];
+	unsigned long seen[2];
 
 	for (int w = 0; w < WRITERS; w++) {
-		pids[w] = fork();
-		ck_assert_int_ge(pids[w], 0);
-		if (pids[w] == 0) {
-			for (int i = 0; i < RUNS_PER_WRITER; i++) {
-				cosched_error_t e;
-				cosched_run_t r = mkrun(1.0 + w);
-				if (cosched_store_merge_run(&store, "shared", &r, NULL, &e)) {
-					fprintf(stderr, "writer %d: %s\n", w, e.msg);
-					_exit(1);
-				}
-			}
-			_exit(0);
-		}
+		ids[w] = w;
+		pids[w] = cosched_child_start(writer, &ids[w], 0, 0);
 	}
-	/*
-	 * A reader: every load must succeed (shared lock, atomic rename) and
-	 * the count it sees never goes back.  It reads until it has seen the
-	 * final count (or for 30 s) and reports, through a pipe, how many of
-	 * its loads found the profile and the last count seen.
-	 */
 	ck_assert_int_eq(pipe(fds), 0);
-	pids[WRITERS] = fork();
-	ck_assert_int_ge(pids[WRITERS], 0);
-	if (pids[WRITERS] == 0) {
-		struct timeval start, now;
-		unsigned long res[2] = { 0, 0 };	/* found, last count */
-
-		close(fds[0]);
-		gettimeofday(&start, NULL);
-		for (int i = 0;; i++) {
-			cosched_error_t e;
-			cosched_profile_t p;
-			int rc = cosched_store_load(&store, "shared", &p, &e);
-			if (rc < 0) {
-				fprintf(stderr, "reader: %s\n", e.msg);
-				_exit(1);
-			}
-			if (p.n_runs > 5 || (unsigned long) p.n_runs > p.runs_merged ||
-			    p.runs_merged < res[1])
-				_exit(2);
-			if (rc == 1) {
-				res[0]++;
-				res[1] = p.runs_merged;
-			}
-			cosched_profile_free(&p);
-			gettimeofday(&now, NULL);
-			if ((i >= 200 && res[1] == WRITERS * RUNS_PER_WRITER) ||
-			    now.tv_sec - start.tv_sec > 30)
-				break;
-		}
-		if (write(fds[1], res, sizeof(res)) != (ssize_t) sizeof(res))
-			_exit(3);
-		_exit(res[0] > 0 ? 0 : 4);
-	}
+	pids[WRITERS] = cosched_child_start(reader, &fds[1], 0, 0);
 	close(fds[1]);
-	for (int w = 0; w <= WRITERS; w++) {
-		ck_assert_int_eq(waitpid(pids[w], &status, 0), pids[w]);
-		ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
-			      "process %d failed (status %d)", w, status);
-	}
-	ck_assert_int_eq(read(fds[0], reader, sizeof(reader)), sizeof(reader));
+	for (int w = 0; w <= WRITERS; w++)
+		cosched_child_wait(pids[w], w < WRITERS ? "writer" : "reader");
+	ck_assert_int_eq(read(fds[0], seen, sizeof(seen)), sizeof(seen));
 	close(fds[0]);
-	ck_assert_uint_gt(reader[0], 0);	/* it did read profiles */
-	ck_assert_uint_eq(reader[1], WRITERS * RUNS_PER_WRITER);
+	ck_assert_uint_gt(seen[0], 0);	/* it did read profiles */
+	ck_assert_uint_eq(seen[1], WRITERS * RUNS_PER_WRITER);
 	{
 		cosched_profile_t p;
 		ck_assert_int_eq(cosched_store_load(&store, "shared", &p, &err), 1);
@@ -578,7 +668,7 @@ START_TEST(test_concurrent_writers)
 }
 END_TEST
 
-int main(void)
+Suite *cosched_test_suite(void)
 {
 	Suite *s = suite_create("store");
 	TCase *tc = tcase_create("store");
@@ -596,8 +686,11 @@ int main(void)
 	tcase_add_test(tc, test_merge_non_finite_run);
 	tcase_add_test(tc, test_success_after_rename);
 	tcase_add_test(tc, test_load_not_regular_or_too_large);
+	tcase_add_test(tc, test_symlinked_profile);
+	tcase_add_test(tc, test_symlinked_lock);
+	tcase_add_test(tc, test_fifo_refused);
 	tcase_add_test(tc, test_conf_store_classify_pipeline);
 	tcase_add_test(tc, test_concurrent_writers);
 	suite_add_tcase(s, tc);
-	return cosched_check_run(s);
+	return s;
 }

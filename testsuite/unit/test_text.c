@@ -1,0 +1,146 @@
+/* test_text.c - quoting untrusted text for messages and logs
+ * (src/libcosched/cosched_text.c) and the last-line sanitising of error
+ * messages (src/libcosched/cosched_error.c). */
+#include <stdio.h>
+#include <string.h>
+
+#include "cosched_check.h"
+#include "src/libcosched/cosched_error.h"
+#include "src/libcosched/cosched_text.h"
+
+/* No byte a terminal or a log reader would act on. */
+static void assert_printable(const char *s)
+{
+	for (const unsigned char *p = (const unsigned char *) s; *p; p++)
+		ck_assert_msg(*p >= 0x20 && *p < 0x7f,
+			      "byte 0x%02x at %zu in \"%s\"", *p,
+			      (size_t) (p - (const unsigned char *) s), s);
+}
+
+/* Each escape cosched_text.h promises, one byte at a time. */
+START_TEST(test_quote_escapes)
+{
+	static const struct { const char *in, *out; } cases[] = {
+		{ "abc", "\"abc\"" },
+		{ "", "\"\"" },
+		{ "a\nb", "\"a\\nb\"" },
+		{ "a\tb", "\"a\\tb\"" },
+		{ "a\rb", "\"a\\rb\"" },
+		{ "back\\slash", "\"back\\\\slash\"" },
+		{ "say \"hi\"", "\"say \\\"hi\\\"\"" },
+		{ "\x1b[2J", "\"\\x1b[2J\"" },		/* terminal escape */
+		{ "\x01\x1f", "\"\\x01\\x1f\"" },	/* other control bytes */
+		{ "del\x7f", "\"del\\x7f\"" },
+		{ "caf\xc3\xa9", "\"caf\\xc3\\xa9\"" },	/* non-ASCII, byte by byte */
+		{ "\xff", "\"\\xff\"" },
+		{ " ~", "\" ~\"" },			/* printable ASCII ends */
+	};
+	char buf[COSCHED_QUOTE_BUF];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		ck_assert_str_eq(cosched_quote(buf, sizeof(buf), cases[i].in),
+				 cases[i].out);
+		ck_assert_str_eq(COSCHED_QUOTE(cases[i].in), cases[i].out);
+	}
+	ck_assert_str_eq(cosched_quote(buf, sizeof(buf), NULL), "(null)");
+	ck_assert_str_eq(COSCHED_QUOTE(NULL), "(null)");
+}
+END_TEST
+
+/* At most COSCHED_QUOTE_CHARS input bytes are shown; a longer text is cut
+ * and its length given. */
+START_TEST(test_quote_cut)
+{
+	char in[4097], want[COSCHED_QUOTE_BUF];
+	const char *q;
+
+	memset(in, 'a', sizeof(in) - 1);
+	in[COSCHED_QUOTE_CHARS] = '\0';		/* exactly the limit: whole */
+	snprintf(want, sizeof(want), "\"%.*s\"", COSCHED_QUOTE_CHARS, in);
+	ck_assert_str_eq(COSCHED_QUOTE(in), want);
+
+	in[COSCHED_QUOTE_CHARS] = 'b';		/* one more: cut before it */
+	in[COSCHED_QUOTE_CHARS + 1] = '\0';
+	snprintf(want, sizeof(want), "\"%.*s\"...(%d bytes)",
+		 COSCHED_QUOTE_CHARS, in, COSCHED_QUOTE_CHARS + 1);
+	ck_assert_str_eq(COSCHED_QUOTE(in), want);
+
+	/* The worst case: every shown byte escaped to \xNN, 4 KiB long.
+	 * Nothing is lost to the buffer: all COSCHED_QUOTE_CHARS bytes and
+	 * the length are there. */
+	memset(in, '\xff', sizeof(in) - 1);
+	in[sizeof(in) - 1] = '\0';
+	q = COSCHED_QUOTE(in);
+	ck_assert_uint_eq(strlen(q), 1 + 4 * COSCHED_QUOTE_CHARS + 1 +
+			  strlen("...(4096 bytes)"));
+	ck_assert_str_eq(q + strlen(q) - strlen("\"...(4096 bytes)"),
+			 "\"...(4096 bytes)");
+	ck_assert_int_eq(strncmp(q, "\"\\xff\\xff", 9), 0);
+	assert_printable(q);
+}
+END_TEST
+
+/* A buffer too small for the whole quote is never overrun and stays
+ * terminated. */
+START_TEST(test_quote_small_buffer)
+{
+	char buf[16];
+
+	memset(buf, 'X', sizeof(buf));
+	cosched_quote(buf, 8, "abcdefghij");
+	ck_assert_uint_lt(strlen(buf), 8);
+	ck_assert_int_eq(buf[0], '"');
+	ck_assert_int_eq(buf[8], 'X');		/* nothing written past len */
+	memset(buf, 'X', sizeof(buf));
+	cosched_quote(buf, 8, "\n\n\n\n\n");	/* an escape that does not fit */
+	ck_assert_uint_lt(strlen(buf), 8);
+	ck_assert_int_eq(buf[8], 'X');
+	assert_printable(buf);
+	cosched_quote(buf, 2, "abc");
+	ck_assert_str_eq(buf, "");
+	buf[0] = 'X';
+	ck_assert_ptr_eq(cosched_quote(buf, 0, "abc"), buf);
+	ck_assert_int_eq(buf[0], 'X');		/* len 0: untouched */
+}
+END_TEST
+
+/* cosched_error_set() is the last line of defence: a control byte that
+ * reaches it unquoted becomes '?'. */
+START_TEST(test_error_set_sanitises)
+{
+	cosched_error_t err;
+
+	ck_assert_int_eq(cosched_error_set(&err, "x: %s", "a\nb\x1b[2J\x7f\tc"), -1);
+	ck_assert_str_eq(err.msg, "x: a?b?[2J??c");
+	ck_assert_int_eq(cosched_error_prefix(&err, "f.conf:3"), -1);
+	ck_assert_str_eq(err.msg, "f.conf:3: x: a?b?[2J??c");
+	/* a quoted value keeps its escapes: nothing for the sanitiser */
+	ck_assert_int_eq(cosched_error_set(&err, "v %s", COSCHED_QUOTE("a\nb")), -1);
+	ck_assert_str_eq(err.msg, "v \"a\\nb\"");
+	ck_assert_int_eq(cosched_error_set(NULL, "no error %d", 1), -1);
+}
+END_TEST
+
+START_TEST(test_trim)
+{
+	char a[] = " \t x y \n", b[] = "   ", c[] = "z";
+
+	ck_assert_str_eq(cosched_trim(a), "x y");
+	ck_assert_str_eq(cosched_trim(b), "");
+	ck_assert_str_eq(cosched_trim(c), "z");
+}
+END_TEST
+
+Suite *cosched_test_suite(void)
+{
+	Suite *s = suite_create("text");
+	TCase *tc = tcase_create("text");
+
+	tcase_add_test(tc, test_quote_escapes);
+	tcase_add_test(tc, test_quote_cut);
+	tcase_add_test(tc, test_quote_small_buffer);
+	tcase_add_test(tc, test_error_set_sanitises);
+	tcase_add_test(tc, test_trim);
+	suite_add_tcase(s, tc);
+	return s;
+}
