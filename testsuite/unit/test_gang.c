@@ -1044,6 +1044,46 @@ START_TEST(test_index_errors)
 }
 END_TEST
 
+/* A load the index cannot order by (NaN compares false both ways and would
+ * corrupt the heaps) or that makes no sense is refused, and the index
+ * answers as before. */
+START_TEST(test_index_set_load_refused)
+{
+	cosched_gang_params_t p;
+	cosched_gang_job_t hi = mkjob(1, "hi", 2, 9.0, COSCHED_CAT_MEM);
+	cosched_gang_job_t lo = mkjob(2, "lo", 2, 1.0, COSCHED_CAT_CPU);
+	cosched_gang_job_t arriving = mkjob(3, "new", 2, 4.0, COSCHED_CAT_MEM);
+	cosched_socket_index_t *x;
+	cosched_candidate_t c;
+	const double bad[] = { NAN, INFINITY, -1.0 };
+
+	cosched_gang_params_init(&p, 8);
+	x = cosched_socket_index_create(COSCHED_POLICY_MISS_RATE_BOUND, &p, 2,
+					NULL, &err);
+	ck_assert_ptr_nonnull(x);
+	ck_assert_int_eq(cosched_socket_index_add(x, 0, &hi, 2, &err), 0);
+	ck_assert_int_eq(cosched_socket_index_add(x, 1, &lo, 2, &err), 0);
+	/* 4 + 1 <= T fits socket 1; 4 + 9 > T does not fit socket 0. */
+	ck_assert_int_eq(cosched_socket_index_best(x, &arriving,
+		COSCHED_INDEX_OCCUPIED_ONLY, &c, &err), 1);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		ck_assert_int_eq(cosched_socket_index_set_load(x, 1, bad[i], &err),
+				 -1);
+		ck_assert_ptr_nonnull(strstr(err.msg, "load: must be a finite number >= 0"));
+		ck_assert_int_eq(cosched_socket_index_best(x, &arriving,
+			COSCHED_INDEX_OCCUPIED_ONLY, &c, &err), 1);
+		ck_assert_double_eq(c.load, 1.0);
+	}
+	ck_assert_int_eq(cosched_socket_index_set_load(x, 2, 1.0, &err), -1);
+	ck_assert_str_eq(err.msg, "socket: 2 out of range (2 sockets)");
+	/* A valid load moves the answer: socket 1 no longer fits. */
+	ck_assert_int_eq(cosched_socket_index_set_load(x, 1, 11.0, &err), 0);
+	ck_assert_int_eq(cosched_socket_index_best(x, &arriving,
+		COSCHED_INDEX_OCCUPIED_ONLY, &c, &err), COSCHED_INDEX_NONE);
+	cosched_socket_index_free(x);
+}
+END_TEST
+
 /* Occupants' categories are not validated like arriving jobs: a value out
  * of range, negative or past UNKNOWN, counts as unknown (runs alone under
  * Application-Aware) in the ranking and in the index alike. */
@@ -1262,6 +1302,7 @@ Suite *cosched_test_suite(void)
 	tcase_add_test(tc, test_index_matches_rank);
 	tcase_add_test(tc, test_index_first_fit);
 	tcase_add_test(tc, test_index_errors);
+	tcase_add_test(tc, test_index_set_load_refused);
 	tcase_add_test(tc, test_out_of_range_category);
 	tcase_add_test(tc, test_bounds);
 	tcase_add_test(tc, test_bad_params);
