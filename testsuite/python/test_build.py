@@ -2,6 +2,7 @@
 
 import os
 import re
+import shutil
 import subprocess
 
 import pytest
@@ -46,7 +47,7 @@ def test_configure_refuses_other_slurm_version(tmp_path, slurm_version):
         "  Micro:\t\t7\n  Version:\t22.05.7\n")
     r = _configure(tmp_path / "b", f"--with-slurm-source={fake}")
     assert r.returncode != 0
-    assert (f"is 22.05.7 but the installed Slurm is {slurm_version}: "
+    assert (f"is 22.05.7 but the target Slurm is {slurm_version}: "
             "select and task plugins must match exactly") in r.stderr, r.stderr
 
 
@@ -58,6 +59,49 @@ def test_configure_names_missing_package(tmp_path):
     assert r.returncode != 0
     assert ("jansson not found: install the Debian package libjansson-dev"
             in r.stderr), r.stderr
+
+
+def _fake_prefix(tmp_path, version_number=None):
+    """A Slurm installation prefix made of the system's headers (with
+    another version number when given) and a plugin directory."""
+    prefix = tmp_path / "opt-slurm"
+    shutil.copytree("/usr/include/slurm", prefix / "include" / "slurm")
+    if version_number is not None:
+        h = prefix / "include" / "slurm" / "slurm_version.h"
+        h.write_text(re.sub(r"(?m)^#define SLURM_VERSION_NUMBER .*$",
+                            f"#define SLURM_VERSION_NUMBER {version_number:#x}",
+                            h.read_text()))
+    (prefix / "lib" / "slurm").mkdir(parents=True)
+    (prefix / "lib" / "slurm" / "select_cons_tres.so").write_bytes(b"")
+    return prefix
+
+
+def _host_slurm_source():
+    with open(os.path.join(default_builddir(), "Makefile")) as f:
+        return re.search(r"^SLURM_SOURCE = (\S+)$", f.read(), re.M).group(1)
+
+
+def test_configure_for_another_slurm_prefix(tmp_path, slurm_version):
+    """--with-slurm=PREFIX (an upstream build in /opt/slurm, say): headers
+    from there, plugins installed there, the source given explicitly; a
+    series without a compatibility file is refused naming those there
+    are."""
+    prefix = _fake_prefix(tmp_path)
+    r = _configure(tmp_path / "b1", f"--with-slurm={prefix}")
+    assert r.returncode != 0
+    assert "--with-slurm=PREFIX needs --with-slurm-source=DIR" in r.stderr
+    r = _configure(tmp_path / "b2", f"--with-slurm={prefix}",
+                   f"--with-slurm-source={_host_slurm_source()}",
+                   "--without-check", quiet=False)
+    assert r.returncode == 0, r.stderr
+    assert f"checking plugin directory... {prefix}/lib/slurm" in r.stdout
+    assert f"target Slurm version... {slurm_version}" in r.stdout
+    other = _fake_prefix(tmp_path / "o", (23 << 16) | (2 << 8) | 7)
+    r = _configure(tmp_path / "b3", f"--with-slurm={other}",
+                   f"--with-slurm-source={_host_slurm_source()}")
+    assert r.returncode != 0
+    assert ("Slurm 23.02 is not supported (supported: 22.05, 24.11); "
+            "doc/porting-slurm.md says what a port needs") in r.stderr
 
 
 def _only_jansson_pc(tmp_path):

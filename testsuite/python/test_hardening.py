@@ -56,25 +56,33 @@ def test_client_without_cons_tres_keeps_working(cluster, tmp_path):
                               text=True, timeout=60)
 
     tried = f"cannot load {CONS_TRES} (tried {plugins}/{CONS_TRES})"
+    outputs = []
     r = client("sbatch", "--parsable", f"--chdir={cluster.workdir}/jobs",
                "--wrap=sleep 30")
+    outputs.append(r.stderr)
     assert r.returncode == 0, r.stderr
-    assert tried in r.stderr, r.stderr
-    assert "fatal" not in r.stderr
     jobid = int(r.stdout.strip())
     cluster.wait_state(jobid, "RUNNING")
     r = client("squeue", "-h", "-o", "%i %T")
+    outputs.append(r.stderr)
     assert r.returncode == 0 and f"{jobid} RUNNING" in r.stdout, r.stderr
     r = client("scontrol", "show", "job", str(jobid))
+    outputs.append(r.stderr)
     assert r.returncode == 0 and f"JobId={jobid} " in r.stdout, r.stderr
     r = client("srun", f"--jobid={jobid}", "--overlap", "-n1", "echo",
                "step-ran")
+    outputs.append(r.stderr)
     assert r.returncode == 0 and "step-ran" in r.stdout, r.stderr
     r = client("sinfo", "-h")
+    outputs.append(r.stderr)
     assert r.returncode != 0
-    assert tried in r.stderr and "fatal" not in r.stderr, r.stderr
-    # The wrapper says it once per command, not once per call.
-    assert r.stderr.count(tried) == 1, r.stderr
+    # sinfo needs cons_tres's node data in every Slurm series: it says why
+    # it cannot show it, naming the path tried.
+    assert tried in r.stderr, r.stderr
+    for err in outputs:
+        assert "fatal" not in err, err
+        # Said once per command at most, not once per call.
+        assert err.count(tried) <= 1, err
 
 
 @pytest.mark.cluster

@@ -10,7 +10,9 @@ command and every step.  So, read from the built files:
   - every symbol it leaves undefined without a version is one Slurm's
     processes provide (slurm_*, spank_*): a math function left to whatever
     the host process happens to have loaded would fail in a process that
-    has not;
+    has not; and the target Slurm does provide it (libslurmfull or the
+    daemon that loads the plugin: a name that exists in one Slurm series
+    and not in another, like slurm_strlcpy, fails only when first called);
   - none carries the profile store, the JSON form or the gang policies.
 """
 
@@ -18,9 +20,11 @@ import os
 import re
 import subprocess
 
+import shutil
+
 import pytest
 
-from cluster import default_builddir
+from cluster import DEBIAN_PLUGINDIR, default_builddir
 
 PLUGINS = ["select_cons_tres_cosched.so", "spank_cosched.so",
            "task_cosched.so"]
@@ -57,6 +61,27 @@ def unversioned_undefined(path):
     return syms
 
 
+DAEMONS = {"select_cons_tres_cosched.so": ("slurmctld", "slurmd", "srun"),
+           "task_cosched.so": ("slurmd", "slurmstepd"),
+           "spank_cosched.so": ("srun", "slurmstepd")}
+
+
+def slurm_provides(programs):
+    """The dynamic symbols Slurm's library and these programs define."""
+    plugindir = DEBIAN_PLUGINDIR
+    objects = [os.path.join(plugindir, "libslurmfull.so")]
+    for prog in programs:
+        path = shutil.which(prog) or os.path.join("/usr/sbin", prog)
+        objects.append(os.path.realpath(path))
+    names = set()
+    for obj in objects:
+        out = subprocess.run(["nm", "-D", "--defined-only", obj],
+                             capture_output=True, text=True, check=True)
+        names.update(line.split()[-1].split("@")[0]
+                     for line in out.stdout.splitlines() if line.strip())
+    return names
+
+
 def defined(path):
     out = subprocess.run(["nm", path], capture_output=True, text=True,
                          check=True).stdout
@@ -77,6 +102,16 @@ def test_plugin_leaves_only_slurm_symbols_to_the_host(name):
     foreign = [s for s in unversioned_undefined(path)
                if not s.startswith(("slurm_", "spank_"))]
     assert foreign == [], foreign
+
+
+@pytest.mark.parametrize("name", PLUGINS)
+def test_target_slurm_provides_what_plugin_needs(name):
+    path = _plugin(name)
+    provided = slurm_provides(DAEMONS[name])
+    assert len(provided) > 1000, "nm read too little of Slurm"
+    missing = [s for s in unversioned_undefined(path)
+               if s.startswith(("slurm_", "spank_")) and s not in provided]
+    assert missing == [], missing
 
 
 @pytest.mark.parametrize("name", PLUGINS)

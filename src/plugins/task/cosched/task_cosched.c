@@ -7,6 +7,8 @@
  *  node, of what the controller allocated.  Enforcement (cpuset, NUMA
  *  binding, cpufreq) builds on this.
  *
+ *  The hooks that exist in one Slurm series only are in compat_<series>.c.
+ *
  *  Every hook returns SLURM_SUCCESS: a cosched fault must never fail a job
  *  or drain a node.  Values from the job's SPANK environment are untrusted
  *  (any user can submit a job with one through libslurm): they reach the
@@ -86,16 +88,6 @@ extern int task_p_slurmd_launch_request(launch_tasks_request_msg_t *req,
 	return SLURM_SUCCESS;
 }
 
-extern int task_p_slurmd_suspend_job(uint32_t job_id)
-{
-	return SLURM_SUCCESS;
-}
-
-extern int task_p_slurmd_resume_job(uint32_t job_id)
-{
-	return SLURM_SUCCESS;
-}
-
 /* Runs as root in slurmstepd, once per step, before the tasks start. */
 extern int task_p_pre_setuid(stepd_step_rec_t *job)
 {
@@ -109,21 +101,6 @@ extern int task_p_pre_setuid(stepd_step_rec_t *job)
 	if (job->step_alloc_cores)
 		env_array_overwrite(&job->env, ENV_STEP_CORES,
 				    job->step_alloc_cores);
-	return SLURM_SUCCESS;
-}
-
-extern int task_p_pre_set_affinity(stepd_step_rec_t *job, uint32_t node_tid)
-{
-	return SLURM_SUCCESS;
-}
-
-extern int task_p_set_affinity(stepd_step_rec_t *job, uint32_t node_tid)
-{
-	return SLURM_SUCCESS;
-}
-
-extern int task_p_post_set_affinity(stepd_step_rec_t *job, uint32_t node_tid)
-{
 	return SLURM_SUCCESS;
 }
 

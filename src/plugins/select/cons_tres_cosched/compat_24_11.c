@@ -1,0 +1,330 @@
+/*****************************************************************************\
+ *  compat_24_11.c - select/cons_tres_cosched's forwarding to cons_tres for
+ *  Slurm 24.11: its ops table (private to src/interfaces/select.c there,
+ *  so declared here), entry point names and one forwarder per entry point
+ *  (see select_cons_tres_cosched.h).
+\*****************************************************************************/
+
+#include "slurm/slurm.h"
+#include "slurm/slurm_errno.h"
+
+/* Map log functions to their slurm_ names, as Slurm's own plugins do. */
+#include "src/common/slurm_xlator.h"
+
+#include "src/common/list.h"
+#include "src/interfaces/select.h"
+#include "src/slurmctld/slurmctld.h"
+
+#include "select_cons_tres_cosched.h"
+
+/* Slurm 24.11's select entry points, in the order of its ops table
+ * (src/interfaces/select.c); check-select-syms.sh compares them with its
+ * node_select_syms[] at every build. */
+const char *const cosched_select_syms[] = {
+	"plugin_id",
+	"select_p_state_save",
+	"select_p_state_restore",
+	"select_p_job_init",
+	"select_p_node_init",
+	"select_p_job_test",
+	"select_p_job_begin",
+	"select_p_job_ready",
+	"select_p_job_expand",
+	"select_p_job_resized",
+	"select_p_job_fini",
+	"select_p_job_suspend",
+	"select_p_job_resume",
+	"select_p_step_pick_nodes",
+	"select_p_step_start",
+	"select_p_step_finish",
+	"select_p_select_nodeinfo_pack",
+	"select_p_select_nodeinfo_unpack",
+	"select_p_select_nodeinfo_alloc",
+	"select_p_select_nodeinfo_free",
+	"select_p_select_nodeinfo_set_all",
+	"select_p_select_nodeinfo_set",
+	"select_p_select_nodeinfo_get",
+	"select_p_select_jobinfo_alloc",
+	"select_p_select_jobinfo_free",
+	"select_p_select_jobinfo_set",
+	"select_p_select_jobinfo_get",
+	"select_p_select_jobinfo_copy",
+	"select_p_select_jobinfo_pack",
+	"select_p_select_jobinfo_unpack",
+	"select_p_get_info_from_plugin",
+	"select_p_reconfigure",
+};
+
+/* Slurm 24.11's slurm_select_ops_t (src/interfaces/select.c), which no
+ * header exports: one pointer per name above, in that order. */
+typedef struct {
+	uint32_t *plugin_id;
+	int (*state_save)(char *dir_name);
+	int (*state_restore)(char *dir_name);
+	int (*job_init)(list_t *job_list);
+	int (*node_init)(void);
+	int (*job_test)(job_record_t *job_ptr, bitstr_t *bitmap,
+			uint32_t min_nodes, uint32_t max_nodes,
+			uint32_t req_nodes, uint16_t mode,
+			list_t *preeemptee_candidates,
+			list_t **preemptee_job_list, resv_exc_t *resv_exc_ptr,
+			will_run_data_t *will_run_ptr);
+	int (*job_begin)(job_record_t *job_ptr);
+	int (*job_ready)(job_record_t *job_ptr);
+	int (*job_expand)(job_record_t *from_job_ptr, job_record_t *to_job_ptr);
+	int (*job_resized)(job_record_t *job_ptr, node_record_t *node_ptr);
+	int (*job_fini)(job_record_t *job_ptr);
+	int (*job_suspend)(job_record_t *job_ptr, bool indf_susp);
+	int (*job_resume)(job_record_t *job_ptr, bool indf_susp);
+	bitstr_t *(*step_pick_nodes)(job_record_t *job_ptr,
+				     select_jobinfo_t *step_jobinfo,
+				     uint32_t node_count,
+				     bitstr_t **avail_nodes);
+	int (*step_start)(step_record_t *step_ptr);
+	int (*step_finish)(step_record_t *step_ptr, bool killing_step);
+	int (*nodeinfo_pack)(select_nodeinfo_t *nodeinfo, buf_t *buffer,
+			     uint16_t protocol_version);
+	int (*nodeinfo_unpack)(select_nodeinfo_t **nodeinfo, buf_t *buffer,
+			       uint16_t protocol_version);
+	select_nodeinfo_t *(*nodeinfo_alloc)(void);
+	int (*nodeinfo_free)(select_nodeinfo_t *nodeinfo);
+	int (*nodeinfo_set_all)(void);
+	int (*nodeinfo_set)(job_record_t *job_ptr);
+	int (*nodeinfo_get)(select_nodeinfo_t *nodeinfo,
+			    enum select_nodedata_type dinfo,
+			    enum node_states state, void *data);
+	select_jobinfo_t *(*jobinfo_alloc)(void);
+	int (*jobinfo_free)(select_jobinfo_t *jobinfo);
+	int (*jobinfo_set)(select_jobinfo_t *jobinfo,
+			   enum select_jobdata_type data_type, void *data);
+	int (*jobinfo_get)(select_jobinfo_t *jobinfo,
+			   enum select_jobdata_type data_type, void *data);
+	select_jobinfo_t *(*jobinfo_copy)(select_jobinfo_t *jobinfo);
+	int (*jobinfo_pack)(select_jobinfo_t *jobinfo, buf_t *buffer,
+			    uint16_t protocol_version);
+	int (*jobinfo_unpack)(select_jobinfo_t **jobinfo_pptr, buf_t *buffer,
+			      uint16_t protocol_version);
+	int (*get_info_from_plugin)(enum select_plugindata_info dinfo,
+				    job_record_t *job_ptr, void *data);
+	int (*reconfigure)(void);
+} slurm_select_ops_t;
+
+const size_t cosched_select_nsyms =
+	sizeof(cosched_select_syms) / sizeof(cosched_select_syms[0]);
+
+/* cons_tres's entry points; the struct is one pointer per name. */
+static slurm_select_ops_t cons_tres;
+_Static_assert(sizeof(slurm_select_ops_t) ==
+	       sizeof(cosched_select_syms) / sizeof(cosched_select_syms[0]) *
+	       sizeof(void *),
+	       "cosched_select_syms out of sync with slurm_select_ops_t");
+
+void **cosched_select_table(void)
+{
+	return (void **) &cons_tres;
+}
+
+#define FORWARD(fail, fn, ...) \
+	COSCHED_FORWARD(slurm_select_ops_t, fail, fn, __VA_ARGS__)
+
+extern int select_p_state_save(char *dir_name)
+{
+	FORWARD(SLURM_ERROR, state_save, dir_name);
+}
+
+extern int select_p_state_restore(char *dir_name)
+{
+	FORWARD(SLURM_ERROR, state_restore, dir_name);
+}
+
+extern int select_p_job_init(list_t *job_list)
+{
+	FORWARD(SLURM_ERROR, job_init, job_list);
+}
+
+extern int select_p_node_init(void)
+{
+	FORWARD(SLURM_ERROR, node_init, );
+}
+
+/*
+ * mode: SELECT_MODE_RUN_NOW, SELECT_MODE_TEST_ONLY (at submit) or
+ * SELECT_MODE_WILL_RUN (backfill, sbatch --test-only).
+ */
+extern int select_p_job_test(job_record_t *job_ptr, bitstr_t *node_bitmap,
+			     uint32_t min_nodes, uint32_t max_nodes,
+			     uint32_t req_nodes, uint16_t mode,
+			     list_t *preemptee_candidates,
+			     list_t **preemptee_job_list,
+			     resv_exc_t *resv_exc_ptr,
+			     will_run_data_t *will_run_ptr)
+{
+	if (mode == SELECT_MODE_TEST_ONLY)
+		cosched_select_log_submit(job_ptr);
+	FORWARD(SLURM_ERROR, job_test, job_ptr, node_bitmap, min_nodes,
+		max_nodes, req_nodes, mode, preemptee_candidates,
+		preemptee_job_list, resv_exc_ptr, will_run_ptr);
+}
+
+extern int select_p_job_begin(job_record_t *job_ptr)
+{
+	slurm_select_ops_t *ct = cosched_select_cons_tres();
+	int rc;
+
+	if (!ct)
+		return SLURM_ERROR;
+	rc = ct->job_begin(job_ptr);
+	cosched_select_log_start(job_ptr);
+	return rc;
+}
+
+extern int select_p_job_ready(job_record_t *job_ptr)
+{
+	FORWARD(SLURM_ERROR, job_ready, job_ptr);
+}
+
+extern int select_p_job_expand(job_record_t *from_job_ptr,
+			       job_record_t *to_job_ptr)
+{
+	FORWARD(SLURM_ERROR, job_expand, from_job_ptr, to_job_ptr);
+}
+
+extern int select_p_job_resized(job_record_t *job_ptr, node_record_t *node_ptr)
+{
+	FORWARD(SLURM_ERROR, job_resized, job_ptr, node_ptr);
+}
+
+extern int select_p_job_fini(job_record_t *job_ptr)
+{
+	FORWARD(SLURM_ERROR, job_fini, job_ptr);
+}
+
+extern int select_p_job_suspend(job_record_t *job_ptr, bool indf_susp)
+{
+	FORWARD(SLURM_ERROR, job_suspend, job_ptr, indf_susp);
+}
+
+extern int select_p_job_resume(job_record_t *job_ptr, bool indf_susp)
+{
+	FORWARD(SLURM_ERROR, job_resume, job_ptr, indf_susp);
+}
+
+extern bitstr_t *select_p_step_pick_nodes(job_record_t *job_ptr,
+					  select_jobinfo_t *jobinfo,
+					  uint32_t node_count,
+					  bitstr_t **avail_nodes)
+{
+	FORWARD(NULL, step_pick_nodes, job_ptr, jobinfo, node_count,
+		avail_nodes);
+}
+
+extern int select_p_step_start(step_record_t *step_ptr)
+{
+	FORWARD(SLURM_ERROR, step_start, step_ptr);
+}
+
+extern int select_p_step_finish(step_record_t *step_ptr, bool killing_step)
+{
+	FORWARD(SLURM_ERROR, step_finish, step_ptr, killing_step);
+}
+
+extern int select_p_select_nodeinfo_pack(select_nodeinfo_t *nodeinfo,
+					 buf_t *buffer,
+					 uint16_t protocol_version)
+{
+	FORWARD(SLURM_ERROR, nodeinfo_pack, nodeinfo, buffer, protocol_version);
+}
+
+extern int select_p_select_nodeinfo_unpack(select_nodeinfo_t **nodeinfo,
+					   buf_t *buffer,
+					   uint16_t protocol_version)
+{
+	FORWARD(SLURM_ERROR, nodeinfo_unpack, nodeinfo, buffer, protocol_version);
+}
+
+extern select_nodeinfo_t *select_p_select_nodeinfo_alloc(void)
+{
+	FORWARD(NULL, nodeinfo_alloc, );
+}
+
+extern int select_p_select_nodeinfo_free(select_nodeinfo_t *nodeinfo)
+{
+	FORWARD(SLURM_ERROR, nodeinfo_free, nodeinfo);
+}
+
+extern int select_p_select_nodeinfo_set_all(void)
+{
+	FORWARD(SLURM_ERROR, nodeinfo_set_all, );
+}
+
+extern int select_p_select_nodeinfo_set(job_record_t *job_ptr)
+{
+	FORWARD(SLURM_ERROR, nodeinfo_set, job_ptr);
+}
+
+extern int select_p_select_nodeinfo_get(select_nodeinfo_t *nodeinfo,
+					enum select_nodedata_type dinfo,
+					enum node_states state, void *data)
+{
+	FORWARD(SLURM_ERROR, nodeinfo_get, nodeinfo, dinfo, state, data);
+}
+
+extern select_jobinfo_t *select_p_select_jobinfo_alloc(void)
+{
+	FORWARD(NULL, jobinfo_alloc, );
+}
+
+extern int select_p_select_jobinfo_free(select_jobinfo_t *jobinfo)
+{
+	FORWARD(SLURM_SUCCESS, jobinfo_free, jobinfo);
+}
+
+extern int select_p_select_jobinfo_set(select_jobinfo_t *jobinfo,
+				       enum select_jobdata_type data_type,
+				       void *data)
+{
+	FORWARD(SLURM_SUCCESS, jobinfo_set, jobinfo, data_type, data);
+}
+
+extern int select_p_select_jobinfo_get(select_jobinfo_t *jobinfo,
+				       enum select_jobdata_type data_type,
+				       void *data)
+{
+	FORWARD(SLURM_ERROR, jobinfo_get, jobinfo, data_type, data);
+}
+
+extern select_jobinfo_t *select_p_select_jobinfo_copy(select_jobinfo_t *jobinfo)
+{
+	FORWARD(NULL, jobinfo_copy, jobinfo);
+}
+
+extern int select_p_select_jobinfo_pack(select_jobinfo_t *jobinfo,
+					buf_t *buffer,
+					uint16_t protocol_version)
+{
+	FORWARD(SLURM_SUCCESS, jobinfo_pack, jobinfo, buffer, protocol_version);
+}
+
+extern int select_p_select_jobinfo_unpack(select_jobinfo_t **jobinfo,
+					  buf_t *buffer,
+					  uint16_t protocol_version)
+{
+	slurm_select_ops_t *ct = cosched_select_cons_tres();
+
+	if (ct)
+		return ct->jobinfo_unpack(jobinfo, buffer, protocol_version);
+	*jobinfo = NULL;	/* as cons_tres: nothing on the wire */
+	return SLURM_SUCCESS;
+}
+
+extern int select_p_get_info_from_plugin(enum select_plugindata_info info,
+					 job_record_t *job_ptr, void *data)
+{
+	FORWARD(SLURM_ERROR, get_info_from_plugin, info, job_ptr, data);
+}
+
+extern int select_p_reconfigure(void)
+{
+	FORWARD(SLURM_ERROR, reconfigure, );
+}
+
