@@ -77,24 +77,14 @@ void **cosched_select_table(void)
 #define FORWARD(fail, fn, ...) \
 	COSCHED_FORWARD(slurm_select_ops_t, fail, fn, __VA_ARGS__)
 
-extern int select_p_state_save(char *dir_name)
-{
-	FORWARD(SLURM_ERROR, state_save, dir_name);
-}
+/* The entry points every supported series shares. */
+#include "forwarders_common.inc"
 
-extern int select_p_state_restore(char *dir_name)
-{
-	FORWARD(SLURM_ERROR, state_restore, dir_name);
-}
+/* The entry points of this series. */
 
 extern int select_p_job_init(List job_list)
 {
 	FORWARD(SLURM_ERROR, job_init, job_list);
-}
-
-extern int select_p_node_init(void)
-{
-	FORWARD(SLURM_ERROR, node_init, );
 }
 
 /*
@@ -115,160 +105,9 @@ extern int select_p_job_test(job_record_t *job_ptr, bitstr_t *node_bitmap,
 		preemptee_job_list, exc_core_bitmap);
 }
 
-extern int select_p_job_begin(job_record_t *job_ptr)
-{
-	slurm_select_ops_t *ct = cosched_select_cons_tres();
-	int rc;
-
-	if (!ct)
-		return SLURM_ERROR;
-	rc = ct->job_begin(job_ptr);
-	cosched_select_log_start(job_ptr);
-	return rc;
-}
-
-extern int select_p_job_ready(job_record_t *job_ptr)
-{
-	FORWARD(SLURM_ERROR, job_ready, job_ptr);
-}
-
-extern int select_p_job_expand(job_record_t *from_job_ptr,
-			       job_record_t *to_job_ptr)
-{
-	FORWARD(SLURM_ERROR, job_expand, from_job_ptr, to_job_ptr);
-}
-
-extern int select_p_job_resized(job_record_t *job_ptr, node_record_t *node_ptr)
-{
-	FORWARD(SLURM_ERROR, job_resized, job_ptr, node_ptr);
-}
-
 extern int select_p_job_signal(job_record_t *job_ptr, int signal)
 {
 	FORWARD(SLURM_ERROR, job_signal, job_ptr, signal);
-}
-
-extern int select_p_job_fini(job_record_t *job_ptr)
-{
-	FORWARD(SLURM_ERROR, job_fini, job_ptr);
-}
-
-extern int select_p_job_suspend(job_record_t *job_ptr, bool indf_susp)
-{
-	FORWARD(SLURM_ERROR, job_suspend, job_ptr, indf_susp);
-}
-
-extern int select_p_job_resume(job_record_t *job_ptr, bool indf_susp)
-{
-	FORWARD(SLURM_ERROR, job_resume, job_ptr, indf_susp);
-}
-
-extern bitstr_t *select_p_step_pick_nodes(job_record_t *job_ptr,
-					  select_jobinfo_t *jobinfo,
-					  uint32_t node_count,
-					  bitstr_t **avail_nodes)
-{
-	FORWARD(NULL, step_pick_nodes, job_ptr, jobinfo, node_count,
-		avail_nodes);
-}
-
-extern int select_p_step_start(step_record_t *step_ptr)
-{
-	FORWARD(SLURM_ERROR, step_start, step_ptr);
-}
-
-extern int select_p_step_finish(step_record_t *step_ptr, bool killing_step)
-{
-	FORWARD(SLURM_ERROR, step_finish, step_ptr, killing_step);
-}
-
-extern int select_p_select_nodeinfo_pack(select_nodeinfo_t *nodeinfo,
-					 buf_t *buffer,
-					 uint16_t protocol_version)
-{
-	FORWARD(SLURM_ERROR, nodeinfo_pack, nodeinfo, buffer, protocol_version);
-}
-
-extern int select_p_select_nodeinfo_unpack(select_nodeinfo_t **nodeinfo,
-					   buf_t *buffer,
-					   uint16_t protocol_version)
-{
-	FORWARD(SLURM_ERROR, nodeinfo_unpack, nodeinfo, buffer, protocol_version);
-}
-
-extern select_nodeinfo_t *select_p_select_nodeinfo_alloc(void)
-{
-	FORWARD(NULL, nodeinfo_alloc, );
-}
-
-extern int select_p_select_nodeinfo_free(select_nodeinfo_t *nodeinfo)
-{
-	FORWARD(SLURM_ERROR, nodeinfo_free, nodeinfo);
-}
-
-extern int select_p_select_nodeinfo_set_all(void)
-{
-	FORWARD(SLURM_ERROR, nodeinfo_set_all, );
-}
-
-extern int select_p_select_nodeinfo_set(job_record_t *job_ptr)
-{
-	FORWARD(SLURM_ERROR, nodeinfo_set, job_ptr);
-}
-
-extern int select_p_select_nodeinfo_get(select_nodeinfo_t *nodeinfo,
-					enum select_nodedata_type dinfo,
-					enum node_states state, void *data)
-{
-	FORWARD(SLURM_ERROR, nodeinfo_get, nodeinfo, dinfo, state, data);
-}
-
-extern select_jobinfo_t *select_p_select_jobinfo_alloc(void)
-{
-	FORWARD(NULL, jobinfo_alloc, );
-}
-
-extern int select_p_select_jobinfo_free(select_jobinfo_t *jobinfo)
-{
-	FORWARD(SLURM_SUCCESS, jobinfo_free, jobinfo);
-}
-
-extern int select_p_select_jobinfo_set(select_jobinfo_t *jobinfo,
-				       enum select_jobdata_type data_type,
-				       void *data)
-{
-	FORWARD(SLURM_SUCCESS, jobinfo_set, jobinfo, data_type, data);
-}
-
-extern int select_p_select_jobinfo_get(select_jobinfo_t *jobinfo,
-				       enum select_jobdata_type data_type,
-				       void *data)
-{
-	FORWARD(SLURM_ERROR, jobinfo_get, jobinfo, data_type, data);
-}
-
-extern select_jobinfo_t *select_p_select_jobinfo_copy(select_jobinfo_t *jobinfo)
-{
-	FORWARD(NULL, jobinfo_copy, jobinfo);
-}
-
-extern int select_p_select_jobinfo_pack(select_jobinfo_t *jobinfo,
-					buf_t *buffer,
-					uint16_t protocol_version)
-{
-	FORWARD(SLURM_SUCCESS, jobinfo_pack, jobinfo, buffer, protocol_version);
-}
-
-extern int select_p_select_jobinfo_unpack(select_jobinfo_t **jobinfo,
-					  buf_t *buffer,
-					  uint16_t protocol_version)
-{
-	slurm_select_ops_t *ct = cosched_select_cons_tres();
-
-	if (ct)
-		return ct->jobinfo_unpack(jobinfo, buffer, protocol_version);
-	*jobinfo = NULL;	/* as cons_tres: nothing on the wire */
-	return SLURM_SUCCESS;
 }
 
 extern char *select_p_select_jobinfo_sprint(select_jobinfo_t *jobinfo,
@@ -291,20 +130,9 @@ extern char *select_p_select_jobinfo_xstrdup(select_jobinfo_t *jobinfo,
 	FORWARD(NULL, jobinfo_xstrdup, jobinfo, mode);
 }
 
-extern int select_p_get_info_from_plugin(enum select_plugindata_info info,
-					 job_record_t *job_ptr, void *data)
-{
-	FORWARD(SLURM_ERROR, get_info_from_plugin, info, job_ptr, data);
-}
-
 extern int select_p_update_node_config(int index)
 {
 	FORWARD(SLURM_ERROR, update_node_config, index);
-}
-
-extern int select_p_reconfigure(void)
-{
-	FORWARD(SLURM_ERROR, reconfigure, );
 }
 
 extern bitstr_t *select_p_resv_test(resv_desc_msg_t *resv_desc_ptr,
