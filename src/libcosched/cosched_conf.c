@@ -171,26 +171,18 @@ static int set_key(cosched_conf_t *conf, const conf_key_t *k,
 		if (number_value(field, value, false, &x, err))
 			return -1;
 		return cosched_classify_key_set(ptr, k->name, x, value, err);
-	case K_SLOWDOWN: {
-		char num[64];
-		size_t n = strlen(value);
-		if (n && value[n - 1] == '%')
-			n--;
-		if (!n || n >= sizeof(num))
+	case K_SLOWDOWN:
+		switch (cosched_max_slowdown_parse(field, value, &x, err)) {
+		case 0:
+			*(double *) ptr = x;
+			return 0;
+		case 1:
 			return cosched_error_set(err,
 				"%s: invalid value %s (expected a percentage, e.g. 10 or 10%%)",
 				field, COSCHED_QUOTE(value));
-		memcpy(num, value, n);
-		num[n] = '\0';
-		if (cosched_parse_number(num, &x))
-			return cosched_error_set(err,
-				"%s: invalid value %s (expected a percentage, e.g. 10 or 10%%)",
-				field, COSCHED_QUOTE(value));
-		if (cosched_max_slowdown_check(field, num, x, err))
+		default:
 			return -1;
-		*(double *) ptr = x;
-		return 0;
-	}
+		}
 	case K_PATH:
 		/* Room for "/<app>.json" and the lock and temporary names. */
 		if (cosched_dir_path_check(field, value,

@@ -37,6 +37,31 @@ int cosched_max_slowdown_check(const char *field, const char *text,
 		COSCHED_MAX_SLOWDOWN_PCT_MAX);
 }
 
+int cosched_max_slowdown_parse(const char *field, const char *text,
+			       double *pct, cosched_error_t *err)
+{
+	size_t n = strlen(text);
+	char *num;
+	double x;
+	int rc;
+
+	if (n && text[n - 1] == '%')
+		n--;
+	if (!n)
+		return 1;
+	num = strndup(text, n);
+	if (!num)
+		return cosched_error_set(err, "%s: out of memory", field);
+	if (cosched_parse_number(num, &x))
+		rc = 1;
+	else
+		rc = cosched_max_slowdown_check(field, num, x, err);
+	free(num);
+	if (!rc)
+		*pct = x;
+	return rc;
+}
+
 /* "energy", "energy:15", "energy:15%" or "energy:7.5%". */
 int cosched_power_policy_parse(const char *field, const char *value,
 			       bool ignore_case,
@@ -46,16 +71,29 @@ int cosched_power_policy_parse(const char *field, const char *value,
 {
 	int (*ncmp)(const char *, const char *, size_t) =
 		ignore_case ? strncasecmp : strncmp;
-	const char *figure;
-	char *num;
-	size_t n;
 	double pct;
 	int i;
 
 	if (slowdown_given)
 		*slowdown_given = false;
-	if (value && !ncmp(value, "energy:", 7))
-		goto energy_figure;
+	if (value && !ncmp(value, "energy:", 7)) {
+		switch (cosched_max_slowdown_parse(field, value + 7, &pct,
+						   err)) {
+		case 0:
+			break;
+		case 1:
+			return cosched_error_set(err,
+				"%s: invalid maximum slowdown in %s (expected energy:MAXSLOWDOWN%%, e.g. energy:10%%)",
+				field, COSCHED_QUOTE(value));
+		default:
+			return -1;
+		}
+		*policy = COSCHED_POWER_ENERGY;
+		*max_slowdown_pct = pct;
+		if (slowdown_given)
+			*slowdown_given = true;
+		return 0;
+	}
 	/* A plain name: performance, edp or energy ("default" is what an
 	 * unset policy is called, not a value anybody types). */
 	i = cosched_name_parse(field, "value", power_names,
@@ -68,30 +106,5 @@ int cosched_power_policy_parse(const char *field, const char *value,
 	*policy = (cosched_power_policy_t) i;
 	if (*policy == COSCHED_POWER_ENERGY)
 		*max_slowdown_pct = COSCHED_MAX_SLOWDOWN_PCT_DEFAULT;
-	return 0;
-
-energy_figure:
-	figure = value + 7;
-	n = strlen(figure);
-	if (n && figure[n - 1] == '%')
-		n--;
-	num = strndup(figure, n);
-	if (!num)
-		return cosched_error_set(err, "%s: out of memory", field);
-	if (!n || cosched_parse_number(num, &pct)) {
-		free(num);
-		return cosched_error_set(err,
-			"%s: invalid maximum slowdown in %s (expected energy:MAXSLOWDOWN%%, e.g. energy:10%%)",
-			field, COSCHED_QUOTE(value));
-	}
-	if (cosched_max_slowdown_check(field, num, pct, err)) {
-		free(num);
-		return -1;
-	}
-	free(num);
-	*policy = COSCHED_POWER_ENERGY;
-	*max_slowdown_pct = pct;
-	if (slowdown_given)
-		*slowdown_given = true;
 	return 0;
 }

@@ -55,6 +55,15 @@ int cosched_power_policy_parse(const char *field, const char *value,
 			       double *max_slowdown_pct, bool *slowdown_given,
 			       cosched_error_t *err);
 
+/*
+ * Parse a maximum slowdown written "N" or "N%" and check its range (the one
+ * parser of MaxSlowdown= and of the figure in energy:N%).  Returns 0 with
+ * *pct set; 1 when text is not a number, err untouched (the caller says
+ * which form it expected); -1 when out of range or out of memory, err set.
+ */
+int cosched_max_slowdown_parse(const char *field, const char *text,
+			       double *pct, cosched_error_t *err);
+
 /* The one range of a maximum slowdown: [MIN, MAX] percent.  text (may be
  * NULL) is the figure as written, quoted in the message. */
 int cosched_max_slowdown_check(const char *field, const char *text,
