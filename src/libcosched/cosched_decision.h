@@ -1,0 +1,186 @@
+/*
+ * cosched_decision.h - the per-job decision record: what the controller
+ * decided for a job, in one line that the node enforces and the reports
+ * and cosched-status read.
+ *
+ * One header, one formatter, one strict parser, one schema version.  Later
+ * work extends it (a new key, a new schema version), never forks it.
+ *
+ * Where it travels: slurmctld (the select plugin, and nothing else) writes
+ * it into the job's SystemComment, which only slurmctld can set (no
+ * submission or update RPC carries it, in 22.05 and 24.11 alike), which
+ * slurmctld keeps across restarts and sends to slurmdbd.  Readers take it
+ * from there through libslurm (slurm_load_job), never from the job's
+ * environment or comment, which the user controls.  SystemComment may hold
+ * other lines (Slurm's burst buffer code appends its own): the record is
+ * the one line that starts with COSCHED_DECISION_TAG; cosched_decision_
+ * splice() replaces it and keeps every other line.
+ *
+ * Text form (keys in this order; a key whose value is unset is omitted
+ * unless marked required; see cosched(8) "DECISION RECORD"):
+ *
+ *   cosched/1 job=42 state=placed policy=app_aware scope=socket
+ *     class=mem lca=L source=profile mpki=21.5 threads=4
+ *     sockets=n1:1 cores=n1:4-7 numa=n1:1 membind=bind
+ *     power=edp freq_req_khz=1500000 freq_khz=1500000 governor=userspace
+ *     slowdown=1.25 reason="joins cpu job 40 on n1 socket 1"
+ *
+ * (one line; wrapped here).  Required: the tag, job, state, policy.
+ *   state     placed | pending | off (the job opted out: --cosched=off) |
+ *             passthrough (cosched does not place this kind of job; reason
+ *             says which rule)
+ *   sockets, cores, numa: per node "NODE:LIST" joined by ';', LIST a
+ *             sorted range list "0-3,6" of socket / core / NUMA node ids on
+ *             that node.  Node names: [A-Za-z0-9._-], 1..64 bytes.
+ *   membind   bind | prefer | none
+ *   governor  a cpufreq governor name ([a-z0-9_], 1..31 bytes), or absent
+ *             (the node keeps the governor it has)
+ *   freq_*    kHz, > 0; freq_req_khz is the job's own choice, freq_khz the
+ *             frequency domain's after conflict resolution
+ *   slowdown  the predicted running time next to its co-runners / alone
+ *   reason    double-quoted; '"' and '\' escaped with '\'; control
+ *             characters never appear (written as '?'); at most
+ *             COSCHED_DECISION_REASON_MAX bytes
+ *
+ * The parser is strict: an unknown key, a key twice or out of order, a
+ * value out of range, a missing required key or trailing bytes is an error
+ * naming the key and quoting the value; a record with another schema
+ * version is refused naming both versions.
+ */
+#ifndef COSCHED_DECISION_H
+#define COSCHED_DECISION_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cosched_category.h"
+#include "cosched_classify.h"
+#include "cosched_error.h"
+#include "cosched_policy.h"
+#include "cosched_power_policy.h"
+
+#define COSCHED_DECISION_SCHEMA 1
+/* "cosched/" followed by the schema version. */
+#define COSCHED_DECISION_TAG "cosched/"
+
+/* Bounds: a record always fits COSCHED_DECISION_TEXT_MAX bytes. */
+#define COSCHED_DECISION_NODES_MAX 64	/* nodes listed; more: "+N" is not
+					 * supported, the formatter refuses */
+#define COSCHED_DECISION_NODE_NAME_MAX 64
+#define COSCHED_DECISION_IDS_MAX 1024	/* ids (sockets/cores) per node, < */
+#define COSCHED_DECISION_REASON_MAX 200
+#define COSCHED_DECISION_GOVERNOR_MAX 31
+#define COSCHED_DECISION_TEXT_MAX 16384
+
+typedef enum {
+	COSCHED_DECISION_PLACED = 0,
+	COSCHED_DECISION_PENDING,
+	COSCHED_DECISION_OFF,
+	COSCHED_DECISION_PASSTHROUGH,
+	COSCHED_DECISION_STATE_COUNT
+} cosched_decision_state_t;
+
+typedef enum {
+	COSCHED_SCOPE_SOCKET = 0,	/* gangs are sockets (default) */
+	COSCHED_SCOPE_NODE,		/* gangs are whole nodes */
+	COSCHED_SCOPE_COUNT
+} cosched_scope_t;
+
+typedef enum {
+	COSCHED_MEMBIND_UNSET = 0,	/* omitted */
+	COSCHED_MEMBIND_NONE,
+	COSCHED_MEMBIND_BIND,
+	COSCHED_MEMBIND_PREFER,
+	COSCHED_MEMBIND_COUNT
+} cosched_membind_t;
+
+/* A set of small ids (sockets, cores, NUMA nodes of one node): a bitmap of
+ * COSCHED_DECISION_IDS_MAX bits. */
+typedef struct {
+	uint64_t bits[COSCHED_DECISION_IDS_MAX / 64];
+} cosched_idset_t;
+
+typedef struct {
+	char name[COSCHED_DECISION_NODE_NAME_MAX + 1];
+	cosched_idset_t sockets, cores, numa;
+} cosched_decision_node_t;
+
+/* policy=none: CoschedPolicy=none, cons_tres places, cosched records. */
+#define COSCHED_DECISION_POLICY_NONE COSCHED_POLICY_COUNT
+
+typedef struct {
+	uint32_t job_id;			/* > 0 */
+	cosched_decision_state_t state;
+	cosched_policy_t policy;		/* or COSCHED_DECISION_POLICY_NONE */
+	cosched_scope_t scope;
+	bool has_class;				/* class, lca, source */
+	cosched_category_t category;
+	cosched_lca_t lca;
+	cosched_class_source_t source;		/* NONE = the site default */
+	double mpki;				/* NAN = unset */
+	int threads;				/* 0 = unset */
+	int nnodes;				/* 0 .. COSCHED_DECISION_NODES_MAX */
+	cosched_decision_node_t nodes[COSCHED_DECISION_NODES_MAX];
+	cosched_membind_t membind;
+	cosched_power_policy_t power;		/* UNSET = omitted */
+	long freq_req_khz;			/* 0 = unset */
+	long freq_khz;				/* 0 = unset */
+	char governor[COSCHED_DECISION_GOVERNOR_MAX + 1];	/* "" = unset */
+	double slowdown;			/* NAN = unset */
+	char reason[COSCHED_DECISION_REASON_MAX + 1];	/* "" = unset */
+} cosched_decision_t;
+
+/* Everything unset: state placed, policy none, scope socket. */
+void cosched_decision_init(cosched_decision_t *d);
+
+void cosched_idset_clear(cosched_idset_t *s);
+int cosched_idset_add(cosched_idset_t *s, int id, cosched_error_t *err);
+bool cosched_idset_has(const cosched_idset_t *s, int id);
+int cosched_idset_count(const cosched_idset_t *s);
+/* "0-3,6" (empty set: ""); returns buf. */
+char *cosched_idset_format(const cosched_idset_t *s, char *buf, size_t len);
+
+/* The node entry named name, added when absent (NULL when full or name
+ * invalid; err says which). */
+cosched_decision_node_t *cosched_decision_node(cosched_decision_t *d,
+					       const char *name,
+					       cosched_error_t *err);
+
+/* Set the reason (printf); cut at COSCHED_DECISION_REASON_MAX, control
+ * characters replaced. */
+void cosched_decision_set_reason(cosched_decision_t *d, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* One line, no newline.  Returns 0, or -1 when d is invalid (err names the
+ * field) or len is too small. */
+int cosched_decision_format(const cosched_decision_t *d, char *buf, size_t len,
+			    cosched_error_t *err);
+
+/* Parse one record line (text up to a '\n' or the end).  All or nothing:
+ * on error *d is untouched. */
+int cosched_decision_parse(const char *text, cosched_decision_t *d,
+			   cosched_error_t *err);
+
+/*
+ * Find the record line in a SystemComment (may be NULL) and parse it.
+ * Returns 1 when found and valid, 0 when there is none, -1 when the line is
+ * there but invalid (err says why).
+ */
+int cosched_decision_find(const char *comment, cosched_decision_t *d,
+			  cosched_error_t *err);
+
+/*
+ * A new SystemComment: comment (may be NULL) with its record line replaced
+ * by record (or appended; record NULL removes it), every other line kept in
+ * order.  malloc'd; NULL when out of memory.
+ */
+char *cosched_decision_splice(const char *comment, const char *record);
+
+const char *cosched_decision_state_name(cosched_decision_state_t s);
+const char *cosched_scope_name(cosched_scope_t s);
+const char *cosched_membind_name(cosched_membind_t m);
+int cosched_scope_parse(const char *field, const char *value,
+			cosched_scope_t *out, cosched_error_t *err);
+
+#endif
