@@ -354,8 +354,9 @@ static int cmp_mpi_asc(const cosched_gang_job_t *jobs, size_t ia, size_t ib)
 static int mrb_best_other(cosched_mrb_t *s, size_t g, size_t j, long *to,
 			  cosched_error_t *err)
 {
-	*to = gang_index_best_except(s->idx, &s->jobs[j],
-				     COSCHED_INDEX_OCCUPIED_ONLY, g, NULL, err);
+	*to = cosched_socket_index_best_except(s->idx, &s->jobs[j],
+					       COSCHED_INDEX_OCCUPIED_ONLY, &g, 1,
+					       NULL, err);
 	return *to == COSCHED_INDEX_INVALID ? -1 : 0;
 }
 

@@ -1122,6 +1122,106 @@ START_TEST(test_out_of_range_category)
 }
 END_TEST
 
+/* Foreign cores are used cores, not co-runners: under Application-Aware
+ * a mem job may not join a mem job, but a socket whose other cores are
+ * held by a foreign job is empty for the policy, only smaller.  An
+ * unavailable socket is never answered and keeps its counts. */
+START_TEST(test_index_foreign_and_available)
+{
+	cosched_gang_job_t mem = mkjob(1, "m", 2, 0, COSCHED_CAT_MEM);
+	cosched_gang_job_t job = mkjob(2, "j", 4, 0, COSCHED_CAT_MEM);
+	cosched_gang_params_t p;
+	cosched_candidate_t c;
+	cosched_socket_index_t *x;
+
+	cosched_gang_params_init(&p, 8);
+	x = cosched_socket_index_create(COSCHED_POLICY_APP_AWARE, &p, 2, NULL, &err);
+	ck_assert_ptr_nonnull(x);
+	ck_assert_int_eq(cosched_socket_index_add(x, 0, &mem, 2, &err), 0);
+	ck_assert_int_eq(cosched_socket_index_add_foreign(x, 1, 2, &err), 0);
+	ck_assert_int_eq(cosched_socket_index_free_cores(x, 1), 6);
+	ck_assert_int_eq(cosched_socket_index_best(x, &job, 0, &c, &err), 1);
+	ck_assert_int_eq(c.napps, 0);
+	ck_assert_int_eq(c.leftover, 2);
+	ck_assert_int_eq(cosched_socket_index_best(x, &job,
+		COSCHED_INDEX_OCCUPIED_ONLY, &c, &err), COSCHED_INDEX_NONE);
+	/* Foreign cores fill a socket like any others. */
+	ck_assert_int_eq(cosched_socket_index_add_foreign(x, 1, 7, &err), -1);
+	ck_assert_str_eq(err.msg, "socket 1: 7 foreign cores exceed its 6 free cores");
+	ck_assert_int_eq(cosched_socket_index_add_foreign(x, 1, 3, &err), 0);
+	ck_assert_int_eq(cosched_socket_index_best(x, &job, 0, &c, &err),
+			 COSCHED_INDEX_NONE);
+	ck_assert_int_eq(cosched_socket_index_remove_foreign(x, 1, 6, &err), -1);
+	ck_assert_str_eq(err.msg, "socket 1: 6 foreign cores are not there (5 held)");
+	/* An occupant's removal cannot take foreign cores with it. */
+	ck_assert_int_eq(cosched_socket_index_remove(x, 1, &mem, 2, &err), -1);
+	ck_assert_int_eq(cosched_socket_index_remove_foreign(x, 1, 3, &err), 0);
+	ck_assert_int_eq(cosched_socket_index_best(x, &job, 0, &c, &err), 1);
+	ck_assert_int_eq(cosched_socket_index_check(x, &err), 0);
+
+	ck_assert_int_eq(cosched_socket_index_set_available(x, 1, false, &err), 0);
+	ck_assert(!cosched_socket_index_available(x, 1));
+	ck_assert_int_eq(cosched_socket_index_best(x, &job, 0, &c, &err),
+			 COSCHED_INDEX_NONE);
+	ck_assert_int_eq(cosched_socket_index_free_cores(x, 1), 6);
+	ck_assert_int_eq(cosched_socket_index_check(x, &err), 0);
+	/* Updates still apply to an unavailable socket. */
+	ck_assert_int_eq(cosched_socket_index_remove_foreign(x, 1, 2, &err), 0);
+	ck_assert_int_eq(cosched_socket_index_check(x, &err), 0);
+	ck_assert_int_eq(cosched_socket_index_set_available(x, 1, true, &err), 0);
+	ck_assert_int_eq(cosched_socket_index_best(x, &job, 0, &c, &err), 1);
+	ck_assert_int_eq(c.leftover, 4);
+	ck_assert_int_eq(cosched_socket_index_set_available(x, 2, false, &err), -1);
+	ck_assert_str_eq(err.msg, "socket: 2 out of range (2 sockets)");
+	ck_assert_int_eq(cosched_socket_index_check(x, &err), 0);
+	cosched_socket_index_free(x);
+}
+END_TEST
+
+/* A query skips the sockets it excludes (listed twice, full or not) and
+ * leaves the index as it was; a bad list is refused before anything
+ * moves. */
+START_TEST(test_index_best_except)
+{
+	cosched_gang_job_t job = mkjob(1, "j", 2, 0, COSCHED_CAT_CPU);
+	cosched_gang_job_t big = mkjob(2, "b", 8, 0, COSCHED_CAT_CPU);
+	cosched_gang_params_t p;
+	cosched_candidate_t c;
+	cosched_socket_index_t *x;
+	size_t ex[4];
+
+	cosched_gang_params_init(&p, 8);
+	x = cosched_socket_index_create(COSCHED_POLICY_GREEDY_THREAD, &p, 4, NULL,
+					&err);
+	ck_assert_int_eq(cosched_socket_index_add(x, 3, &big, 8, &err), 0);
+	ex[0] = 0;
+	ck_assert_int_eq(cosched_socket_index_best_except(x, &job, 0, ex, 1, &c,
+							  &err), 1);
+	ex[1] = 1; ex[2] = 0; ex[3] = 3;
+	ck_assert_int_eq(cosched_socket_index_best_except(x, &job, 0, ex, 4, &c,
+							  &err), 2);
+	ex[3] = 2;
+	ck_assert_int_eq(cosched_socket_index_best_except(x, &job, 0, ex, 4, &c,
+							  &err), COSCHED_INDEX_NONE);
+	ck_assert_int_eq(c.reject, COSCHED_REJECT_NO_SOCKET);
+	ck_assert_int_eq(cosched_socket_index_check(x, &err), 0);
+	ck_assert_int_eq(cosched_socket_index_best(x, &job, 0, &c, &err), 0);
+	ck_assert_int_eq(cosched_socket_index_best_except(x, &job, 0, NULL, 0, &c,
+							  &err), 0);
+	ex[1] = 4;
+	ck_assert_int_eq(cosched_socket_index_best_except(x, &job, 0, ex, 2, &c,
+							  &err), COSCHED_INDEX_INVALID);
+	ck_assert_int_eq(c.reject, COSCHED_REJECT_INVALID_QUERY);
+	ck_assert_str_eq(err.msg, "exclude[1]: socket 4 out of range (4 sockets)");
+	ck_assert_int_eq(cosched_socket_index_best_except(x, &job, 0, NULL, 1, &c,
+							  &err), COSCHED_INDEX_INVALID);
+	ck_assert_str_eq(err.msg, "exclude: NULL with 1 sockets");
+	ck_assert_int_eq(cosched_socket_index_check(x, &err), 0);
+	ck_assert_int_eq(cosched_socket_index_best(x, &job, 0, &c, &err), 0);
+	cosched_socket_index_free(x);
+}
+END_TEST
+
 /* ---- bad parameters ---------------------------------------------- */
 
 /* Capacity and max_apps are bounded before anything is sized by them: a
@@ -1304,6 +1404,8 @@ Suite *cosched_test_suite(void)
 	tcase_add_test(tc, test_index_errors);
 	tcase_add_test(tc, test_index_set_load_refused);
 	tcase_add_test(tc, test_out_of_range_category);
+	tcase_add_test(tc, test_index_foreign_and_available);
+	tcase_add_test(tc, test_index_best_except);
 	tcase_add_test(tc, test_bounds);
 	tcase_add_test(tc, test_bad_params);
 	suite_add_tcase(s, tc);
