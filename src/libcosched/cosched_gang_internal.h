@@ -147,5 +147,9 @@ typedef struct {
 	uint64_t *fbits, *fany;
 } gang_index_raw_t;
 void gang_index_raw(cosched_socket_index_t *x, gang_index_raw_t *raw);
+/* The index an occupancy keeps, for the same tests (they change it behind
+ * the occupancy's back to see cosched_occupancy_check notice). */
+struct cosched_occupancy;
+cosched_socket_index_t *gang_occupancy_index(struct cosched_occupancy *o);
 
 #endif
