@@ -277,7 +277,8 @@ cosched_occupancy_t *cosched_occupancy_copy(const cosched_occupancy_t *o,
 	}
 	y->sock = calloc(o->nsockets + 1, sizeof(*y->sock));
 	y->mark = calloc(o->nsockets + 1, sizeof(*y->mark));
-	y->slots = malloc(o->nslots * sizeof(*y->slots));
+	/* zeroed: freeing a copy that failed frees no garbage */
+	y->slots = calloc(o->nslots, sizeof(*y->slots));
 	if (!y->sock || !y->mark || !y->slots)
 		goto oom;
 	memcpy(y->slots, o->slots, o->nslots * sizeof(*y->slots));
