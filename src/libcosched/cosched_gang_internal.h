@@ -138,6 +138,9 @@ int gang_index_socket(const cosched_socket_index_t *x, size_t socket,
  * code writes through it. */
 typedef struct {
 	size_t nsockets, nbuckets;
+	size_t per_free;		/* buckets per free-core count: bucket b
+					 * is bit b % per_free of fbits[b /
+					 * per_free] */
 	int *used, *napps;
 	unsigned *catcount;
 	double *load;

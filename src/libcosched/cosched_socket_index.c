@@ -815,6 +815,7 @@ void gang_index_raw(cosched_socket_index_t *x, gang_index_raw_t *raw)
 {
 	raw->nsockets = x->nsockets;
 	raw->nbuckets = x->nbuckets;
+	raw->per_free = (size_t) LEVELS * x->nmasks;
 	raw->used = x->used;
 	raw->napps = x->napps;
 	raw->catcount = x->catcount;
