@@ -38,7 +38,7 @@ typedef struct {
 	int used;
 	int napps;
 	unsigned mask;		/* categories present, bit CAT_UNKNOWN too */
-	double load;		/* MPI sum (MPI policies only) */
+	double load;		/* MPKI sum (Miss-Rate policies only) */
 } gang_socket_agg_t;
 
 void gang_score_ctx_init(gang_score_ctx_t *c, cosched_policy_t policy,
@@ -65,7 +65,7 @@ static inline unsigned gang_cat_slot(cosched_category_t c)
 						   (unsigned) v;
 }
 
-/* Whether a policy orders sockets by their MPI load. */
+/* Whether a policy orders sockets by their MPKI load. */
 static inline bool gang_policy_uses_load(cosched_policy_t p)
 {
 	return p == COSCHED_POLICY_MISS_RATE_BALANCE ||

@@ -2,7 +2,7 @@
  * cosched_heap.h - an indexed binary heap of item numbers.
  *
  * Items are small integers (socket numbers) ordered by a key the owner
- * keeps in an array (key[item], the socket's MPI load), lowest or highest
+ * keeps in an array (key[item], the socket's MPKI load), lowest or highest
  * first, ties to the lower item number so the top is deterministic.  Each
  * order keeps, in pos[item], where the item sits, so an item can be
  * removed in O(log n).  An item is in at most one heap of an order at a

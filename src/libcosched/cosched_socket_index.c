@@ -3,7 +3,7 @@
  * scanning every socket.
  *
  * A socket's score for a job depends only on its free cores, whether it is
- * empty, its categories present (Application-Aware only) and its MPI load
+ * empty, its categories present (Application-Aware only) and its MPKI load
  * (Miss-Rate policies only); how many applications it holds matters only
  * for "gang full", and full sockets are kept out of the index.  So sockets
  * are kept in buckets by (free cores, empty or occupied, category mask),
@@ -353,7 +353,7 @@ int cosched_socket_index_check_query(const cosched_socket_index_t *x,
 	if ((flags & COSCHED_INDEX_FIRST_FIT) &&
 	    gang_policy_uses_load(x->ctx.policy))
 		return cosched_error_set(err,
-			"flags: COSCHED_INDEX_FIRST_FIT is not available for %s (its index is ordered by MPI load, not by socket)",
+			"flags: COSCHED_INDEX_FIRST_FIT is not available for %s (its index is ordered by MPKI load, not by socket)",
 			cosched_policy_name(x->ctx.policy));
 	return cosched_gang_job_check("job", job, x->maxcap, err);
 }

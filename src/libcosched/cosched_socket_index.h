@@ -24,7 +24,7 @@ typedef struct cosched_socket_index cosched_socket_index_t;
 #define COSCHED_INDEX_OCCUPIED_ONLY 0x1	/* never an empty socket */
 /* The lowest acceptable socket index instead of the best score.  Only for
  * the policies whose index is ordered by socket (GANG, Greedy Thread,
- * Application-Aware); the Miss-Rate policies order each bucket by MPI load,
+ * Application-Aware); the Miss-Rate policies order each bucket by MPKI load,
  * so a query with this flag is refused for them. */
 #define COSCHED_INDEX_FIRST_FIT     0x2
 
@@ -80,7 +80,7 @@ int cosched_socket_index_add(cosched_socket_index_t *idx, size_t socket,
 int cosched_socket_index_remove(cosched_socket_index_t *idx, size_t socket,
 				const cosched_gang_job_t *job, int threads,
 				cosched_error_t *err);
-/* Replace a socket's load (Miss-Rate Bound: MPI sums change every
+/* Replace a socket's load (Miss-Rate Bound: MPKI sums change every
  * quantum).  Refused (index unchanged): a socket out of range, a load that
  * is negative or not finite.  For the policies that do not read loads it
  * is accepted and ignored. */
