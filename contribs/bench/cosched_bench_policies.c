@@ -24,7 +24,7 @@
  *                set of 64 sockets (a window of the 2N) and placed on the
  *                first: rank() is for explaining or ranking a small set,
  *                the index for choosing among all sockets;
- *   round        Miss-Rate Bound only: one MPI sample for every job and one
+ *   round        Miss-Rate Bound only: one MPKI sample for every job and one
  *                cosched_mrb_end_round.
  * Each figure is the best of 5 runs.  Every result is checked after it is
  * timed: every job placed exactly once (or rejected), no socket or gang
@@ -74,11 +74,11 @@ static double now_ms(void)
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
-/* Seed 002 "Workload ... (artificial)": MPI per category. */
+/* Seed 002 "Workload ... (artificial)": MPKI per category. */
 static cosched_gang_job_t *make_jobs(size_t n, int cores, uint64_t seed)
 {
-	static const double mpi_lo[] = { 0.0, 1.5, 5.0, 0.0 };
-	static const double mpi_hi[] = { 0.1, 2.0, 6.0, 0.1 };
+	static const double mpki_lo[] = { 0.0, 1.5, 5.0, 0.0 };
+	static const double mpki_hi[] = { 0.1, 2.0, 6.0, 0.1 };
 	cosched_gang_job_t *jobs = calloc(n, sizeof(*jobs));
 
 	if (!jobs)
@@ -92,7 +92,7 @@ static cosched_gang_job_t *make_jobs(size_t n, int cores, uint64_t seed)
 		j->min_threads = 1 + (int)(rng_next() % (uint64_t)j->threads);
 		j->max_threads = j->threads + (int)(rng_next() % 3);
 		j->category = (cosched_category_t)cat;
-		j->mpki = mpi_lo[cat] + (mpi_hi[cat] - mpi_lo[cat]) * rng_unit();
+		j->mpki = mpki_lo[cat] + (mpki_hi[cat] - mpki_lo[cat]) * rng_unit();
 		j->freq_khz = cat == COSCHED_CAT_MEM ? 1500000 : 2200000;
 	}
 	return jobs;

@@ -17,8 +17,8 @@
 
 /*
  * Default seed 002 thresholds.  Seed 002 ("Application categories") gives
- * representative programs and no numeric rule; it also says MPI alone does
- * not decide (Floyd-Warshall MPI 2.28 is mem, cg.B MPI 2.99 is lim).  The
+ * representative programs and no numeric rule; it also says MPKI alone does
+ * not decide (Floyd-Warshall MPKI 2.28 is mem, cg.B MPKI 2.99 is lim).  The
  * defaults below are read off its programs and tables:
  *
  * MEM_BW_FRACTION 0.5: the lim representative is STREAM at ~25% of the
@@ -30,20 +30,20 @@
  *
  * MEM_MPKI 4.0, used only when no bandwidth fraction is known (no node peak
  *   configured): in the artificial workload ("Workload used for the
- *   headline comparison") lim programs have MPI 1.66..1.99 and mem programs
+ *   headline comparison") lim programs have MPKI 1.66..1.99 and mem programs
  *   5.02..5.57; cg.B (lim) has 2.99.  4.0 sits midway between the highest
  *   lim (2.99) and the lowest mem (5.02).  This fallback misclassifies
  *   Floyd-Warshall (2.28, mem) as lim, which is why the bandwidth fraction
  *   decides when it is known.
  *
- * LIM_MPKI 0.5: cpu and rand programs of the artificial workload have MPI
+ * LIM_MPKI 0.5: cpu and rand programs of the artificial workload have MPKI
  *   0.01, the lowest lim 1.66.  The log-scale midpoint is 0.13; 0.5 keeps a
  *   factor 50 of headroom above cpu programs' noise and stays more than 3x
  *   below every lim program.
  *
  * LIM_BW_FRACTION 0.1: the lim representative uses ~25% of the bandwidth;
  *   cpu programs (working set in L1/L2) use next to none.  0.1 is below half
- *   the lim representative, so a lim program with a low MPI but real
+ *   the lim representative, so a lim program with a low MPKI but real
  *   streaming traffic (prefetched streams miss few times, seed 001
  *   "Metrics") is still lim.
  *
@@ -51,7 +51,7 @@
  *   an int array of half the LLC, each element accessed 1000 times in
  *   random order; after its first touch every line is served by the LLC,
  *   so cache-to-core traffic exceeds memory traffic by orders of magnitude
- *   (standalone MPI ~0.01).  Streaming programs (the lim and mem STREAMs)
+ *   (standalone MPKI ~0.01).  Streaming programs (the lim and mem STREAMs)
  *   bring each line from memory once and move it to L2 once: ratio ~1.
  *   10 is an order of magnitude above streams and far below rand.
  *   The rule also matches a sequential program whose working set fits in
@@ -201,8 +201,8 @@ static void why(char *reason, size_t len, const char *fmt, ...)
 
 /*
  * Seed 002 category.  Order: mem by bandwidth (memory-heavy programs must
- * be separated whatever else they do), rand by cache reuse (its MPI of
- * ~0.01 hides it, seed 002 "Limitations"), lim by MPI or bandwidth, else
+ * be separated whatever else they do), rand by cache reuse (its MPKI of
+ * ~0.01 hides it, seed 002 "Limitations"), lim by MPKI or bandwidth, else
  * cpu.
  */
 cosched_category_t cosched_classify_category(const cosched_classify_conf_t *c,
@@ -389,7 +389,7 @@ cosched_class_t cosched_classify_effective(const cosched_classify_conf_t *c,
 		if (out.cat != COSCHED_CAT_UNKNOWN) {
 			out.source = COSCHED_CLASS_FROM_PROFILE;
 			/* Seed 002 "Limitations": without cache-to-core
-			 * counters random access looks like cpu (MPI ~0.01). */
+			 * counters random access looks like cpu (MPKI ~0.01). */
 			if (declared == COSCHED_CAT_RAND &&
 			    isnan(d->llc_to_core_bw) &&
 			    (out.cat == COSCHED_CAT_CPU ||

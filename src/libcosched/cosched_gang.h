@@ -56,7 +56,7 @@ typedef struct {
 	int min_threads;
 	int max_threads;
 	/* LLC misses per 1000 instructions: the standalone MPKI for Miss-Rate
-	 * Balance, the current (smoothed) MPI of an occupant for Miss-Rate
+	 * Balance, the current (smoothed) MPKI of an occupant for Miss-Rate
 	 * Bound's incremental form and Miss-Rate Bound's start value. */
 	double mpki;
 	cosched_category_t category;	/* Application-Aware; UNKNOWN runs alone */
@@ -130,7 +130,7 @@ typedef struct {
 /*
  * Pack jobs into gangs with one policy.  plan is filled (free it with
  * cosched_gang_plan_free) or left empty on error.  Miss-Rate Bound's batch
- * form is its start (seeded random gangs, MPI = jobs[i].mpki) after one
+ * form is its start (seeded random gangs, MPKI = jobs[i].mpki) after one
  * end of round.
  */
 int cosched_gang_plan(cosched_policy_t policy,
@@ -154,7 +154,7 @@ typedef enum {
 	COSCHED_REJECT_GANG_FULL,	/* max_apps applications already */
 	COSCHED_REJECT_TOO_FEW_CORES,	/* fewer free cores than needed */
 	COSCHED_REJECT_FORBIDDEN_PAIR,	/* preference table "-" */
-	COSCHED_REJECT_MPI_BOUND,	/* combined MPI above T */
+	COSCHED_REJECT_MPKI_BOUND,	/* combined MPKI above T */
 	COSCHED_REJECT_NO_SOCKET,	/* index: no acceptable socket */
 	COSCHED_REJECT_INVALID_QUERY,	/* index: query refused (err says why) */
 	COSCHED_REJECT_COUNT
@@ -169,11 +169,11 @@ typedef struct {
 	double score;
 	int threads;		/* threads the job would get there */
 	int leftover;		/* free cores after placing it */
-	double load;		/* occupants' MPI sum (MPI policies), else 0 */
+	double load;		/* occupants' MPKI sum (Miss-Rate policies), else 0 */
 	/* Details for the reason text. */
 	int free_cores, need, napps, max_apps;
 	cosched_category_t cat_job, cat_other;
-	double mpi_combined, threshold;
+	double mpki_combined, threshold;
 } cosched_candidate_t;
 
 /*

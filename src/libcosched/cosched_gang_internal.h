@@ -1,7 +1,7 @@
 /*
  * cosched_gang_internal.h - what the gang policy files share (private to
  * the policy layer: cosched_gang*.c, cosched_socket_index.c,
- * cosched_mrb.c).
+ * cosched_mrb.c, cosched_occupancy.c).
  *
  * One scoring rule serves every form: the ranking, the socket index, the
  * batch plans and Miss-Rate Bound all call gang_score_socket(), so the
@@ -12,8 +12,10 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "cosched_gang.h"
+#include "cosched_heap.h"
 #include "cosched_socket_index.h"
 
 /* Category slots in occupancy masks: the four categories and UNKNOWN. */
@@ -36,7 +38,7 @@ typedef struct {
 	int used;
 	int napps;
 	unsigned mask;		/* categories present, bit CAT_UNKNOWN too */
-	double load;		/* MPI sum (MPI policies only) */
+	double load;		/* MPKI sum (Miss-Rate policies only) */
 } gang_socket_agg_t;
 
 void gang_score_ctx_init(gang_score_ctx_t *c, cosched_policy_t policy,
@@ -63,7 +65,7 @@ static inline unsigned gang_cat_slot(cosched_category_t c)
 						   (unsigned) v;
 }
 
-/* Whether a policy orders sockets by their MPI load. */
+/* Whether a policy orders sockets by their MPKI load. */
 static inline bool gang_policy_uses_load(cosched_policy_t p)
 {
 	return p == COSCHED_POLICY_MISS_RATE_BALANCE ||
@@ -117,11 +119,40 @@ size_t *gang_sorted_indices(const cosched_gang_job_t *jobs, size_t n,
 void gang_sort_indices(size_t *idx, size_t n, const cosched_gang_job_t *jobs,
 		       gang_job_cmp_fn cmp);
 
-/* cosched_socket_index_best() as if socket except were not there (Miss-Rate
- * Bound: the best gang other than the job's own). */
-long gang_index_best_except(cosched_socket_index_t *x,
-			    const cosched_gang_job_t *job, unsigned flags,
-			    size_t except, cosched_candidate_t *best,
-			    cosched_error_t *err);
+/* A socket as the index holds it (cosched_occupancy_check compares it
+ * with its own ledger).  -1 when the socket is out of range. */
+typedef struct {
+	int capacity;
+	int used;		/* co-runners' and foreign cores */
+	int foreign;
+	int napps;
+	unsigned catcount[GANG_CAT_SLOTS];
+	double load;
+	bool available;
+} gang_index_socket_t;
+int gang_index_socket(const cosched_socket_index_t *x, size_t socket,
+		      gang_index_socket_t *out);
+
+/* The index's own arrays, for the unit tests of the self-check
+ * (testsuite/unit/test_occupancy.c) to plant corruption in; no library
+ * code writes through it. */
+typedef struct {
+	size_t nsockets, nbuckets;
+	size_t per_free;		/* buckets per free-core count: bucket b
+					 * is bit b % per_free of fbits[b /
+					 * per_free] */
+	int *used, *napps;
+	unsigned *catcount;
+	double *load;
+	long *bucket;
+	cosched_heap_t *minh;		/* nbuckets heaps by lowest load */
+	cosched_heap_order_t *min_order;
+	uint64_t *fbits, *fany;
+} gang_index_raw_t;
+void gang_index_raw(cosched_socket_index_t *x, gang_index_raw_t *raw);
+/* The index an occupancy keeps, for the same tests (they change it behind
+ * the occupancy's back to see cosched_occupancy_check notice). */
+struct cosched_occupancy;
+cosched_socket_index_t *gang_occupancy_index(struct cosched_occupancy *o);
 
 #endif

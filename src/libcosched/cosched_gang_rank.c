@@ -83,7 +83,7 @@ static const char *const reject_names[COSCHED_REJECT_COUNT] = {
 	[COSCHED_REJECT_GANG_FULL] = "gang full",
 	[COSCHED_REJECT_TOO_FEW_CORES] = "too few free cores",
 	[COSCHED_REJECT_FORBIDDEN_PAIR] = "forbidden pair",
-	[COSCHED_REJECT_MPI_BOUND] = "MPI bound",
+	[COSCHED_REJECT_MPKI_BOUND] = "MPKI bound",
 	[COSCHED_REJECT_NO_SOCKET] = "no acceptable socket",
 	[COSCHED_REJECT_INVALID_QUERY] = "invalid query",
 };
@@ -120,9 +120,9 @@ char *cosched_candidate_format(const cosched_candidate_t *c, char *buf,
 			 cosched_category_name(c->cat_job),
 			 cosched_category_name(c->cat_other));
 		break;
-	case COSCHED_REJECT_MPI_BOUND:
-		snprintf(buf, len, "socket %zu: combined MPI %.2f > T %.2f",
-			 c->socket, c->mpi_combined, c->threshold);
+	case COSCHED_REJECT_MPKI_BOUND:
+		snprintf(buf, len, "socket %zu: combined MPKI %.2f > T %.2f",
+			 c->socket, c->mpki_combined, c->threshold);
 		break;
 	case COSCHED_REJECT_NO_SOCKET:
 		snprintf(buf, len, "no acceptable socket for %d cores",

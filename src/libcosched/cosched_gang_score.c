@@ -24,7 +24,7 @@ void gang_score_ctx_init(gang_score_ctx_t *c, cosched_policy_t policy,
  *   GANG: 0 (only empty sockets are accepted).
  *   Greedy Thread: threads given / threads requested, in (0, 1]
  *     (contention-blind bin packing: full requests first, then best fit).
- *   Miss-Rate Balance: empty 0; else 1 + |MPKI(job) - MPI(gang)| (pair high
+ *   Miss-Rate Balance: empty 0; else 1 + |MPKI(job) - MPKI(gang)| (pair high
  *     with low, seed 002 "Miss-Rate Balance" seen from either side).
  *   Miss-Rate Bound: empty 0; else 1 + (T - combined) / T, accepted only
  *     when combined <= T ("fits", seed 002 "Miss-Rate Bound").
@@ -51,7 +51,7 @@ void gang_score_socket(const gang_score_ctx_t *ctx,
 	c->cat_other = COSCHED_CAT_UNKNOWN;
 	c->load = s->load;
 	c->threshold = ctx->threshold;
-	c->mpi_combined = s->load + job->mpki;
+	c->mpki_combined = s->load + job->mpki;
 	if (free_cores <= 0) {
 		c->reject = COSCHED_REJECT_NO_FREE_CORES;
 		return;
@@ -98,11 +98,11 @@ void gang_score_socket(const gang_score_ctx_t *ctx,
 	case COSCHED_POLICY_MISS_RATE_BOUND:
 		if (s->napps == 0) {
 			c->score = 0;	/* a gang of its own always fits */
-		} else if (c->mpi_combined > ctx->threshold) {
-			c->reject = COSCHED_REJECT_MPI_BOUND;
+		} else if (c->mpki_combined > ctx->threshold) {
+			c->reject = COSCHED_REJECT_MPKI_BOUND;
 			return;
 		} else {
-			c->score = 1.0 + (ctx->threshold - c->mpi_combined) /
+			c->score = 1.0 + (ctx->threshold - c->mpki_combined) /
 					 ctx->threshold;
 		}
 		break;

@@ -2,7 +2,7 @@
  * cosched_heap.h - an indexed binary heap of item numbers.
  *
  * Items are small integers (socket numbers) ordered by a key the owner
- * keeps in an array (key[item], the socket's MPI load), lowest or highest
+ * keeps in an array (key[item], the socket's MPKI load), lowest or highest
  * first, ties to the lower item number so the top is deterministic.  Each
  * order keeps, in pos[item], where the item sits, so an item can be
  * removed in O(log n).  An item is in at most one heap of an order at a
@@ -41,9 +41,6 @@ typedef struct {
  *   unchanged); never fails after a cosched_heap_reserve() that made room.
  * cosched_heap_remove(h, o, item): remove item, which must be in h.
  * cosched_heap_top(h): the top item, or COSCHED_HEAP_NONE.
- * cosched_heap_top_except(h, o, skip): the best item other than skip (the
- *   top, or when the top is skip the better of its two children), or
- *   COSCHED_HEAP_NONE.
  */
 
 /* Whether item a goes before item b. */
@@ -146,21 +143,6 @@ static inline void cosched_heap_remove(cosched_heap_t *h, const cosched_heap_ord
 static inline size_t cosched_heap_top(const cosched_heap_t *h)
 {
 	return h->n ? h->v[0] : COSCHED_HEAP_NONE;
-}
-
-static inline size_t cosched_heap_top_except(const cosched_heap_t *h,
-			       const cosched_heap_order_t *o, size_t skip)
-{
-	if (h->n == 0)
-		return COSCHED_HEAP_NONE;
-	if (h->v[0] != skip)
-		return h->v[0];
-	/* The second best of a binary heap is one of the root's children. */
-	if (h->n == 1)
-		return COSCHED_HEAP_NONE;
-	if (h->n == 2 || cosched_heap_before_(o, h->v[1], h->v[2]))
-		return h->v[1];
-	return h->v[2];
 }
 
 #endif

@@ -4,7 +4,7 @@
  * schedulers", Miss-Rate Bound).
  *
  * Gangs live in slots 0..njobs-1 (never more gangs than jobs); a socket
- * index over the slots, with the gangs' MPI sums as loads, answers "where
+ * index over the slots, with the gangs' MPKI sums as loads, answers "where
  * does this job fit" in the same order as the other policies.
  */
 #include <math.h>
@@ -21,18 +21,18 @@ struct cosched_mrb {
 	cosched_gang_params_t params;
 	int max_apps;
 	size_t njobs;
-	cosched_gang_job_t *jobs;	/* copy; mpki = current smoothed MPI */
+	cosched_gang_job_t *jobs;	/* copy; mpki = current smoothed MPKI */
 	int *gang_of;
 	size_t *next, *prev;		/* member lists, GANG_NONE-terminated */
 	size_t nslots;			/* = njobs: never more gangs than jobs */
 	size_t *head, *tail;
 	int *cores, *napps;
-	double *mpi;			/* per gang: sum of members' MPI */
+	double *gang_mpki;		/* per gang: sum of members' MPKI */
 	unsigned *born;			/* round a gang was opened in */
 	size_t *free_slots;
 	size_t nfree;
 	unsigned round;
-	cosched_socket_index_t *idx;	/* gangs by free cores and MPI */
+	cosched_socket_index_t *idx;	/* gangs by free cores and MPKI */
 	cosched_mrb_move_t *moves;
 	size_t nmoves, moves_cap;
 	size_t *tmp;			/* one gang's members, sorted */
@@ -60,7 +60,7 @@ void cosched_mrb_free(cosched_mrb_t *s)
 	free(s->tail);
 	free(s->cores);
 	free(s->napps);
-	free(s->mpi);
+	free(s->gang_mpki);
 	free(s->born);
 	free(s->free_slots);
 	free(s->moves);
@@ -83,7 +83,7 @@ static int mrb_join(cosched_mrb_t *s, size_t j, size_t g, cosched_error_t *err)
 	s->tail[g] = j;
 	s->cores[g] += s->jobs[j].threads;
 	s->napps[g]++;
-	s->mpi[g] += s->jobs[j].mpki;
+	s->gang_mpki[g] += s->jobs[j].mpki;
 	return 0;
 }
 
@@ -125,9 +125,9 @@ static int mrb_leave(cosched_mrb_t *s, size_t j, cosched_error_t *err)
 		s->tail[g] = s->prev[j];
 	s->cores[g] -= s->jobs[j].threads;
 	s->napps[g]--;
-	s->mpi[g] -= s->jobs[j].mpki;
+	s->gang_mpki[g] -= s->jobs[j].mpki;
 	if (s->napps[g] == 0) {
-		s->mpi[g] = 0;
+		s->gang_mpki[g] = 0;
 		s->free_slots[s->nfree++] = g;	/* gang removed */
 	}
 	s->gang_of[j] = -1;
@@ -172,14 +172,14 @@ static cosched_mrb_t *mrb_create(const cosched_gang_params_t *params,
 	s->tail = malloc(n1 * sizeof(size_t));
 	s->cores = calloc(n1, sizeof(int));
 	s->napps = calloc(n1, sizeof(int));
-	s->mpi = calloc(n1, sizeof(double));
+	s->gang_mpki = calloc(n1, sizeof(double));
 	s->born = calloc(n1, sizeof(unsigned));
 	s->free_slots = malloc(n1 * sizeof(size_t));
 	s->moves = malloc(n1 * sizeof(*s->moves));
 	s->tmp = malloc(n1 * sizeof(size_t));
 	perm = malloc(n1 * sizeof(size_t));
 	if (!s->jobs || !s->gang_of || !s->next || !s->prev || !s->head ||
-	    !s->tail || !s->cores || !s->napps || !s->mpi || !s->born ||
+	    !s->tail || !s->cores || !s->napps || !s->gang_mpki || !s->born ||
 	    !s->free_slots || !s->moves || !s->tmp || !perm)
 		goto oom;
 	s->idx = cosched_socket_index_create(COSCHED_POLICY_MISS_RATE_BOUND,
@@ -273,21 +273,21 @@ cosched_mrb_t *cosched_mrb_create_from(const cosched_gang_params_t *params,
 	return mrb_create(params, jobs, njobs, initial_gang, err);
 }
 
-int cosched_mrb_feed(cosched_mrb_t *s, size_t job, double mpi_sample,
+int cosched_mrb_feed(cosched_mrb_t *s, size_t job, double mpki_sample,
 		     cosched_error_t *err)
 {
 	if (job >= s->njobs)
 		return cosched_error_set(err,
 			"job: index %zu out of range (%zu jobs)", job, s->njobs);
-	if (!isfinite(mpi_sample) || mpi_sample < 0)
+	if (!isfinite(mpki_sample) || mpki_sample < 0)
 		return cosched_error_set(err,
-			"mpi_sample: must be a finite number >= 0, got %g",
-			mpi_sample);
-	/* Smoothed MPI = a x current + (1 - a) x previous, kept per
-	 * application: the gang's MPI is their sum, which equals the thesis's
+			"mpki_sample: must be a finite number >= 0, got %g",
+			mpki_sample);
+	/* Smoothed MPKI = a x current + (1 - a) x previous, kept per
+	 * application: the gang's MPKI is their sum, which equals the thesis's
 	 * gang-level EWMA while membership is unchanged and stays defined
 	 * when applications move. */
-	s->jobs[job].mpki = cosched_ewma(s->jobs[job].mpki, mpi_sample,
+	s->jobs[job].mpki = cosched_ewma(s->jobs[job].mpki, mpki_sample,
 					 s->params.mrb_weight);
 	return 0;
 }
@@ -331,12 +331,12 @@ static int mrb_move(cosched_mrb_t *s, size_t j, size_t to,
 	m->from_gang = from;
 	m->to_gang = (int)to;
 	m->kind = kind;
-	m->mpi = s->jobs[j].mpki;
+	m->mpki = s->jobs[j].mpki;
 	s->nmoves++;
 	return 0;
 }
 
-static int cmp_mpi_asc(const cosched_gang_job_t *jobs, size_t ia, size_t ib)
+static int cmp_mpki_asc(const cosched_gang_job_t *jobs, size_t ia, size_t ib)
 {
 	const cosched_gang_job_t *a = &jobs[ia], *b = &jobs[ib];
 
@@ -354,31 +354,32 @@ static int cmp_mpi_asc(const cosched_gang_job_t *jobs, size_t ia, size_t ib)
 static int mrb_best_other(cosched_mrb_t *s, size_t g, size_t j, long *to,
 			  cosched_error_t *err)
 {
-	*to = gang_index_best_except(s->idx, &s->jobs[j],
-				     COSCHED_INDEX_OCCUPIED_ONLY, g, NULL, err);
+	*to = cosched_socket_index_best_except(s->idx, &s->jobs[j],
+					       COSCHED_INDEX_OCCUPIED_ONLY, &g, 1,
+					       NULL, err);
 	return *to == COSCHED_INDEX_INVALID ? -1 : 0;
 }
 
-/* Split gang g while it holds more than one application and its MPI is at
+/* Split gang g while it holds more than one application and its MPKI is at
  * or above T: more than one move per round when one is not enough. */
 static int mrb_split(cosched_mrb_t *s, size_t g, cosched_error_t *err)
 {
 	const double T = s->params.mrb_threshold;
 
-	while (s->napps[g] > 1 && s->mpi[g] >= T) {
+	while (s->napps[g] > 1 && s->gang_mpki[g] >= T) {
 		size_t n = 0, cand = GANG_NONE;
 		long to = -1;
 
 		for (size_t j = s->head[g]; j != GANG_NONE; j = s->next[j])
 			s->tmp[n++] = j;
-		gang_sort_indices(s->tmp, n, s->jobs, cmp_mpi_asc);
-		/* The lowest-MPI application whose removal brings g below T. */
+		gang_sort_indices(s->tmp, n, s->jobs, cmp_mpki_asc);
+		/* The lowest-MPKI application whose removal brings g below T. */
 		for (size_t k = 0; k < n; k++)
-			if (s->mpi[g] - s->jobs[s->tmp[k]].mpki < T) {
+			if (s->gang_mpki[g] - s->jobs[s->tmp[k]].mpki < T) {
 				cand = s->tmp[k];
 				break;
 			}
-		/* Into a gang where it fits (cores and combined MPI). */
+		/* Into a gang where it fits (cores and combined MPKI). */
 		if (cand != GANG_NONE && mrb_best_other(s, g, cand, &to, err) < 0)
 			return -1;
 		if (to >= 0) {
@@ -387,7 +388,7 @@ static int mrb_split(cosched_mrb_t *s, size_t g, cosched_error_t *err)
 				return -1;
 			continue;
 		}
-		/* No gang can take it: g's highest-MPI application to a new
+		/* No gang can take it: g's highest-MPKI application to a new
 		 * gang. */
 		if (mrb_move(s, s->tmp[n - 1], mrb_new_slot(s),
 			     COSCHED_MRB_MOVE_NEW_GANG, err) < 0)
@@ -401,15 +402,15 @@ int cosched_mrb_end_round(cosched_mrb_t *s, const cosched_mrb_move_t **moves,
 {
 	s->round++;
 	s->nmoves = 0;
-	/* Gang MPI = sum of its applications' smoothed MPI. */
+	/* Gang MPKI = sum of its applications' smoothed MPKI. */
 	for (size_t g = 0; g < s->nslots; g++) {
 		double sum = 0;
 		if (s->napps[g] == 0)
 			continue;
 		for (size_t j = s->head[g]; j != GANG_NONE; j = s->next[j])
 			sum += s->jobs[j].mpki;
-		s->mpi[g] = sum;
-		/* Sums of checked, finite MPIs: cannot be refused. */
+		s->gang_mpki[g] = sum;
+		/* Sums of checked, finite MPKIs: cannot be refused. */
 		if (cosched_socket_index_set_load(s->idx, g, sum, err) < 0)
 			return -1;
 	}
@@ -430,7 +431,7 @@ int cosched_mrb_end_round(cosched_mrb_t *s, const cosched_mrb_move_t **moves,
 				return -1;
 			continue;
 		}
-		if (s->mpi[g] < s->params.mrb_threshold)
+		if (s->gang_mpki[g] < s->params.mrb_threshold)
 			continue;
 		if (mrb_split(s, g, err) < 0)
 			return -1;
@@ -467,7 +468,7 @@ int cosched_mrb_gang_napps(const cosched_mrb_t *s, int g)
 	return slot_ok(s, g) ? s->napps[g] : 0;
 }
 
-double cosched_mrb_gang_mpi(const cosched_mrb_t *s, int g)
+double cosched_mrb_gang_mpki(const cosched_mrb_t *s, int g)
 {
 	double sum = 0;
 	if (!slot_ok(s, g))
@@ -482,7 +483,7 @@ int cosched_mrb_job_gang(const cosched_mrb_t *s, size_t job)
 	return job < s->njobs ? s->gang_of[job] : -1;
 }
 
-double cosched_mrb_job_mpi(const cosched_mrb_t *s, size_t job)
+double cosched_mrb_job_mpki(const cosched_mrb_t *s, size_t job)
 {
 	return job < s->njobs ? s->jobs[job].mpki : NAN;
 }

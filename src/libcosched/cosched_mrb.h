@@ -18,7 +18,7 @@ typedef struct cosched_mrb cosched_mrb_t;
 typedef enum {
 	COSCHED_MRB_MOVE_MERGE = 0,	/* a singleton joined a gang it fits */
 	COSCHED_MRB_MOVE_SPLIT,		/* removal brings its gang below T */
-	COSCHED_MRB_MOVE_NEW_GANG,	/* fallback: highest MPI to a new gang */
+	COSCHED_MRB_MOVE_NEW_GANG,	/* fallback: highest MPKI to a new gang */
 } cosched_mrb_move_kind_t;
 
 typedef struct {
@@ -27,13 +27,13 @@ typedef struct {
 	int from_gang;
 	int to_gang;
 	cosched_mrb_move_kind_t kind;
-	double mpi;		/* the job's smoothed MPI when moved */
+	double mpki;		/* the job's smoothed MPKI when moved */
 } cosched_mrb_move_t;
 
 /*
  * Start (seed 002 "Miss-Rate Bound"): jobs shuffled with params->seed and
  * packed in that order into gangs of params->capacity cores (next fit),
- * every job's MPI = jobs[i].mpki (the thesis starts at 0).  jobs is copied.
+ * every job's MPKI = jobs[i].mpki (the thesis starts at 0).  jobs is copied.
  */
 cosched_mrb_t *cosched_mrb_create(const cosched_gang_params_t *params,
 				  const cosched_gang_job_t *jobs, size_t njobs,
@@ -41,7 +41,7 @@ cosched_mrb_t *cosched_mrb_create(const cosched_gang_params_t *params,
 /*
  * Start from given gangs instead (a controller that already runs jobs, or
  * a scripted test): initial_gang[i] in [0, njobs) is job i's gang; every
- * gang must fit the capacity (and max_apps).  MPI = jobs[i].mpki.
+ * gang must fit the capacity (and max_apps).  MPKI = jobs[i].mpki.
  */
 cosched_mrb_t *cosched_mrb_create_from(const cosched_gang_params_t *params,
 				       const cosched_gang_job_t *jobs,
@@ -49,14 +49,14 @@ cosched_mrb_t *cosched_mrb_create_from(const cosched_gang_params_t *params,
 				       cosched_error_t *err);
 void cosched_mrb_free(cosched_mrb_t *s);
 
-/* One quantum's MPI sample of one job: MPI = a x sample + (1 - a) x MPI. */
-int cosched_mrb_feed(cosched_mrb_t *s, size_t job, double mpi_sample,
+/* One quantum's MPKI sample of one job: MPKI = a x sample + (1 - a) x MPKI. */
+int cosched_mrb_feed(cosched_mrb_t *s, size_t job, double mpki_sample,
 		     cosched_error_t *err);
 
 /*
  * End of round: singletons merged where they fit, gangs at or above T
  * split (more than one move per gang when needed), every move checks
- * cores and MPI.  *moves points into s (valid until the next call).  On
+ * cores and MPKI.  *moves points into s (valid until the next call).  On
  * error (out of memory) every move made so far is kept and each job is
  * in exactly one gang: the state stays consistent.
  */
@@ -68,9 +68,9 @@ size_t cosched_mrb_gang_slots(const cosched_mrb_t *s);
 size_t cosched_mrb_gang_count(const cosched_mrb_t *s);	/* non-empty */
 int cosched_mrb_gang_cores(const cosched_mrb_t *s, int gang);
 int cosched_mrb_gang_napps(const cosched_mrb_t *s, int gang);
-double cosched_mrb_gang_mpi(const cosched_mrb_t *s, int gang);
+double cosched_mrb_gang_mpki(const cosched_mrb_t *s, int gang);
 int cosched_mrb_job_gang(const cosched_mrb_t *s, size_t job);
-double cosched_mrb_job_mpi(const cosched_mrb_t *s, size_t job);
+double cosched_mrb_job_mpki(const cosched_mrb_t *s, size_t job);
 /* The current gangs as a plan (non-empty slots in slot order). */
 int cosched_mrb_snapshot(const cosched_mrb_t *s, cosched_gang_plan_t *plan,
 			 cosched_error_t *err);

@@ -61,13 +61,17 @@ cosched_occupancy_t *cosched_occupancy_copy(const cosched_occupancy_t *o,
 /*
  * Enter job (job->job_id is the key; job is copied, name not kept) as an
  * occupant holding holds[0..n).  Refused, occupancy unchanged: a job id
- * already present (occupant or foreign), a socket out of range or given
- * twice, cores < 1, more cores than a socket has free.
+ * already present (occupant or foreign), job NULL, its MPKI negative or
+ * not finite (or a socket's MPKI sum with it not finite), n = 0, holds
+ * NULL, a socket out of range or given twice, cores < 1, more cores than
+ * a socket has free (its cores not held, available or not: a socket
+ * taken out of service still takes the jobs it runs), out of memory.
  */
 int cosched_occupancy_add(cosched_occupancy_t *o, const cosched_gang_job_t *job,
 			  const cosched_hold_t *holds, size_t n,
 			  cosched_error_t *err);
-/* The same for a foreign holder: used cores, no co-runner. */
+/* The same for a foreign holder: used cores, no co-runner (no job, so no
+ * MPKI to refuse). */
 int cosched_occupancy_add_foreign(cosched_occupancy_t *o, uint32_t job_id,
 				  const cosched_hold_t *holds, size_t n,
 				  cosched_error_t *err);
@@ -81,7 +85,8 @@ bool cosched_occupancy_has(const cosched_occupancy_t *o, uint32_t job_id,
 			   bool *foreign);
 
 /* Replace an occupant's MPKI (Miss-Rate Bound's smoothed value) and its
- * sockets' loads.  Refused: unknown job, MPKI negative or not finite. */
+ * sockets' loads.  Refused (occupancy unchanged): unknown job, a foreign
+ * holder, MPKI negative or not finite. */
 int cosched_occupancy_set_mpki(cosched_occupancy_t *o, uint32_t job_id,
 			       double mpki, cosched_error_t *err);
 
@@ -94,7 +99,11 @@ bool cosched_occupancy_available(const cosched_occupancy_t *o, size_t socket);
 /*
  * Best available socket for job, as cosched_socket_index_best (same flags,
  * results and errors), skipping the sockets in exclude[0..nexclude) too
- * (a per-job restriction: a partition, named nodes; nexclude may be 0).
+ * (a per-job restriction: a partition, named nodes; nexclude may be 0, a
+ * socket may be listed twice).  Also refused (COSCHED_INDEX_INVALID):
+ * exclude NULL with nexclude > 0, an excluded socket out of range.  The
+ * occupancy is not changed (o is not const: the index takes the excluded
+ * sockets out for the query and puts them back).
  */
 long cosched_occupancy_best(cosched_occupancy_t *o,
 			    const cosched_gang_job_t *job, unsigned flags,
@@ -102,23 +111,30 @@ long cosched_occupancy_best(cosched_occupancy_t *o,
 			    cosched_candidate_t *best, cosched_error_t *err);
 
 /* A socket as the ranking sees it (cosched_gang_rank): capacity, used
- * cores (occupants and foreign), and its occupants (pointers valid until
- * the next change).  Unavailable sockets report used = capacity. */
+ * cores (occupants and foreign), and its occupants in arrival order
+ * (copies, name NULL; the pointer is valid until the next add or remove,
+ * the values until the next change).  Unavailable sockets report used =
+ * capacity.  -1 when the socket is out of range. */
 int cosched_occupancy_socket(const cosched_occupancy_t *o, size_t socket,
 			     cosched_socket_t *out);
 size_t cosched_occupancy_nsockets(const cosched_occupancy_t *o);
-/* Cores free on a socket (0 when unavailable). */
+/* Cores free on a socket (0 when unavailable or out of range). */
 int cosched_occupancy_free_cores(const cosched_occupancy_t *o, size_t socket);
-/* The holds of job_id (pointer valid until the next change), NULL when
+/* The holds of job_id as entered (pointer valid until the next add or
+ * remove), NULL when absent; *n (n may be NULL) their count, 0 when
  * absent. */
 const cosched_hold_t *cosched_occupancy_holds(const cosched_occupancy_t *o,
 					      uint32_t job_id, size_t *n);
 
 /*
  * Self-check (as hwloc_topology_check): every count the index keeps agrees
- * with the holders recorded here, every index invariant holds (heap order,
- * bucket membership, non-empty bucket bitmaps).  Returns 0, or -1 with err
- * naming the first disagreement.  O(sockets + holders); for a debug flag.
+ * with the holders recorded here (cores used, foreign cores, occupants,
+ * occupants per category, MPKI load within 1e-9 relative), each socket's
+ * occupants are the ledger's, every index invariant holds
+ * (cosched_socket_index_check: heap order, bucket membership, non-empty
+ * bucket bitmaps).  Returns 0, or -1 with err naming the first
+ * disagreement.  O(sockets + holders + jobs), allocates scratch (-1 when
+ * out of memory); for a debug flag.
  */
 int cosched_occupancy_check(const cosched_occupancy_t *o, cosched_error_t *err);
 

@@ -168,7 +168,7 @@ void cosched_run_derive(const cosched_run_t *run, double node_peak_bw,
 	/* Seed 001 "Metrics": IPC = instructions / unhalted cycles. */
 	if (run->cycles > 0.0)
 		d->ipc = run->instructions / run->cycles;
-	/* Seed 002 "Metrics": MPI = LLC misses / instructions x 1000. */
+	/* Seed 002 "Metrics": MPKI = LLC misses / instructions x 1000. */
 	if (run->instructions > 0.0)
 		d->mpki = run->llc_misses / run->instructions * 1000.0;
 	else if (run->instructions == 0.0)

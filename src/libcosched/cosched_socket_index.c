@@ -3,7 +3,7 @@
  * scanning every socket.
  *
  * A socket's score for a job depends only on its free cores, whether it is
- * empty, its categories present (Application-Aware only) and its MPI load
+ * empty, its categories present (Application-Aware only) and its MPKI load
  * (Miss-Rate policies only); how many applications it holds matters only
  * for "gang full", and full sockets are kept out of the index.  So sockets
  * are kept in buckets by (free cores, empty or occupied, category mask),
@@ -14,9 +14,17 @@
  * 64-bit word of non-empty buckets per free-core count and a bitmap of the
  * free-core counts that have any.
  *
+ * Cores held by jobs that are not co-runners (foreign holders) count as
+ * used: a socket with only foreign cores is empty for the policies, with
+ * fewer free cores.  An unavailable socket (its node down) keeps what it
+ * holds and is in no bucket, like a full one.
+ *
  * Updates are all or nothing: the heaps of the bucket a socket moves to
  * are grown before it leaves its old one, so a failed update (out of
- * memory) leaves the index as it was.
+ * memory) leaves the index as it was.  Heaps never shrink, so a socket
+ * can always go back to a bucket it just left: that is what undoes an
+ * update (cosched_occupancy.c) and what re-attaches the sockets a query
+ * excluded.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -34,8 +42,12 @@ struct cosched_socket_index {
 	int maxcap;
 	unsigned nmasks;	/* GANG_MASK_COUNT (Application-Aware) or 1 */
 	bool with_max;
-	int *cap, *used, *napps;
+	int *cap;
+	int *used;		/* by anything: co-runners and foreign */
+	int *foreign;		/* by foreign holders (part of used) */
+	int *napps;		/* co-runners */
 	unsigned *catcount;	/* GANG_CAT_SLOTS per socket */
+	unsigned char *avail;	/* 0 = unavailable: in no bucket */
 	double *load;
 	long *bucket;		/* -1 = in no bucket (never acceptable) */
 	size_t nbuckets;
@@ -62,9 +74,9 @@ static unsigned sock_mask(const cosched_socket_index_t *x, size_t s)
 /* The bucket of a socket in the given state, or -1 when no job can be
  * accepted there. */
 static long bucket_of(const cosched_socket_index_t *x, int free_cores,
-		      int napps, unsigned mask)
+		      int napps, unsigned mask, bool avail)
 {
-	if (free_cores <= 0)
+	if (!avail || free_cores <= 0)
 		return -1;
 	if (x->ctx.max_apps > 0 && napps >= x->ctx.max_apps)
 		return -1;
@@ -75,7 +87,7 @@ static long bucket_of(const cosched_socket_index_t *x, int free_cores,
 static long sock_bucket(const cosched_socket_index_t *x, size_t s)
 {
 	return bucket_of(x, x->cap[s] - x->used[s], x->napps[s],
-			 sock_mask(x, s));
+			 sock_mask(x, s), x->avail[s]);
 }
 
 /* Bucket b became empty (on = false) or non-empty (on = true). */
@@ -136,6 +148,40 @@ static void sock_attach(cosched_socket_index_t *x, size_t s, long b)
 		bucket_mark(x, b, true);
 }
 
+/* Every array of an index whose sizes are set (nsockets, maxcap, nbuckets,
+ * nfwords, with_max); the pointers it had are overwritten.  Zeroed but for
+ * cap, bucket and the heaps' positions.  -1 when out of memory (what was
+ * allocated is in x, for cosched_socket_index_free). */
+static int index_alloc(cosched_socket_index_t *x)
+{
+	size_t n = x->nsockets;
+
+	x->cap = malloc(n * sizeof(int) + 1);
+	x->used = calloc(n + 1, sizeof(int));
+	x->foreign = calloc(n + 1, sizeof(int));
+	x->napps = calloc(n + 1, sizeof(int));
+	x->catcount = calloc(n * GANG_CAT_SLOTS + 1, sizeof(unsigned));
+	x->avail = calloc(n + 1, 1);
+	x->load = calloc(n + 1, sizeof(double));
+	x->bucket = malloc(n * sizeof(long) + 1);
+	x->by_min.pos = malloc(n * sizeof(size_t) + 1);
+	x->by_max.pos = malloc(n * sizeof(size_t) + 1);
+	x->minh = calloc(x->nbuckets, sizeof(cosched_heap_t));
+	x->maxh = x->with_max ? calloc(x->nbuckets, sizeof(cosched_heap_t)) :
+				NULL;
+	x->fbits = calloc((size_t) x->maxcap + 1, sizeof(uint64_t));
+	x->fany = calloc(x->nfwords, sizeof(uint64_t));
+	/* Heaps by (load, socket), lowest or highest load first. */
+	x->by_min = (cosched_heap_order_t) { x->load, false, x->by_min.pos };
+	x->by_max = (cosched_heap_order_t) { x->load, true, x->by_max.pos };
+	if (!x->cap || !x->used || !x->foreign || !x->napps || !x->catcount ||
+	    !x->avail || !x->load || !x->bucket || !x->by_min.pos ||
+	    !x->by_max.pos || !x->minh || (x->with_max && !x->maxh) ||
+	    !x->fbits || !x->fany)
+		return -1;
+	return 0;
+}
+
 cosched_socket_index_t *cosched_socket_index_create(
 	cosched_policy_t policy, const cosched_gang_params_t *params,
 	size_t nsockets, const int *capacity, cosched_error_t *err)
@@ -172,28 +218,11 @@ cosched_socket_index_t *cosched_socket_index_create(
 	/* At most (1024 + 1) x 2 x 32 buckets: capacity is bounded. */
 	x->nbuckets = (size_t) (x->maxcap + 1) * LEVELS * x->nmasks;
 	x->nfwords = cosched_bitmap_words((size_t) x->maxcap);
-	x->cap = malloc(nsockets * sizeof(int) + 1);
-	x->used = calloc(nsockets + 1, sizeof(int));
-	x->napps = calloc(nsockets + 1, sizeof(int));
-	x->catcount = calloc(nsockets * GANG_CAT_SLOTS + 1, sizeof(unsigned));
-	x->load = calloc(nsockets + 1, sizeof(double));
-	x->bucket = malloc(nsockets * sizeof(long) + 1);
-	x->by_min.pos = malloc(nsockets * sizeof(size_t) + 1);
-	x->by_max.pos = malloc(nsockets * sizeof(size_t) + 1);
-	x->minh = calloc(x->nbuckets, sizeof(cosched_heap_t));
-	x->maxh = x->with_max ? calloc(x->nbuckets, sizeof(cosched_heap_t)) :
-				NULL;
-	x->fbits = calloc((size_t) x->maxcap + 1, sizeof(uint64_t));
-	x->fany = calloc(x->nfwords, sizeof(uint64_t));
-	/* Heaps by (load, socket), lowest or highest load first. */
-	x->by_min = (cosched_heap_order_t) { x->load, false, x->by_min.pos };
-	x->by_max = (cosched_heap_order_t) { x->load, true, x->by_max.pos };
-	if (!x->cap || !x->used || !x->napps || !x->catcount || !x->load ||
-	    !x->bucket || !x->by_min.pos || !x->by_max.pos || !x->minh ||
-	    (x->with_max && !x->maxh) || !x->fbits || !x->fany)
+	if (index_alloc(x) < 0)
 		goto oom;
 	for (size_t i = 0; i < nsockets; i++) {
 		x->cap[i] = capacity ? capacity[i] : params->capacity;
+		x->avail[i] = 1;
 		x->bucket[i] = -1;
 	}
 	/* Every socket starts empty, all loads 0: pushing in socket order
@@ -209,6 +238,63 @@ oom:
 	cosched_socket_index_free(x);
 	cosched_error_set(err, "socket index: out of memory for %zu sockets",
 			  nsockets);
+	return NULL;
+}
+
+/* A heap's items into an empty heap of the copy (room for exactly them:
+ * the copy grows where it changes). */
+static int heap_copy(cosched_heap_t *to, const cosched_heap_t *from)
+{
+	if (from->n == 0)
+		return 0;
+	if (cosched_heap_reserve(to, from->n) < 0)
+		return -1;
+	memcpy(to->v, from->v, from->n * sizeof(*to->v));
+	to->n = from->n;
+	return 0;
+}
+
+cosched_socket_index_t *cosched_socket_index_copy(
+	const cosched_socket_index_t *x, cosched_error_t *err)
+{
+	cosched_socket_index_t *y;
+	size_t n;
+
+	if (!x) {
+		cosched_error_set(err, "index: NULL");
+		return NULL;
+	}
+	n = x->nsockets;
+	y = malloc(sizeof(*y));
+	if (!y) {
+		cosched_error_set(err, "socket index: out of memory");
+		return NULL;
+	}
+	*y = *x;
+	if (index_alloc(y) < 0)
+		goto oom;
+	memcpy(y->cap, x->cap, n * sizeof(int));
+	memcpy(y->used, x->used, n * sizeof(int));
+	memcpy(y->foreign, x->foreign, n * sizeof(int));
+	memcpy(y->napps, x->napps, n * sizeof(int));
+	memcpy(y->catcount, x->catcount,
+	       n * GANG_CAT_SLOTS * sizeof(unsigned));
+	memcpy(y->avail, x->avail, n);
+	memcpy(y->load, x->load, n * sizeof(double));
+	memcpy(y->bucket, x->bucket, n * sizeof(long));
+	memcpy(y->by_min.pos, x->by_min.pos, n * sizeof(size_t));
+	memcpy(y->by_max.pos, x->by_max.pos, n * sizeof(size_t));
+	memcpy(y->fbits, x->fbits, ((size_t) x->maxcap + 1) * sizeof(uint64_t));
+	memcpy(y->fany, x->fany, x->nfwords * sizeof(uint64_t));
+	for (size_t b = 0; b < x->nbuckets; b++)
+		if (heap_copy(&y->minh[b], &x->minh[b]) < 0 ||
+		    (x->with_max && heap_copy(&y->maxh[b], &x->maxh[b]) < 0))
+			goto oom;
+	return y;
+oom:
+	cosched_socket_index_free(y);
+	cosched_error_set(err, "socket index: out of memory copying %zu sockets",
+			  n);
 	return NULL;
 }
 
@@ -228,8 +314,10 @@ void cosched_socket_index_free(cosched_socket_index_t *x)
 	free(x->fany);
 	free(x->cap);
 	free(x->used);
+	free(x->foreign);
 	free(x->napps);
 	free(x->catcount);
+	free(x->avail);
 	free(x->load);
 	free(x->bucket);
 	free(x->by_min.pos);
@@ -265,15 +353,25 @@ int cosched_socket_index_check_query(const cosched_socket_index_t *x,
 	if ((flags & COSCHED_INDEX_FIRST_FIT) &&
 	    gang_policy_uses_load(x->ctx.policy))
 		return cosched_error_set(err,
-			"flags: COSCHED_INDEX_FIRST_FIT is not available for %s (its index is ordered by MPI load, not by socket)",
+			"flags: COSCHED_INDEX_FIRST_FIT is not available for %s (its index is ordered by MPKI load, not by socket)",
 			cosched_policy_name(x->ctx.policy));
 	return cosched_gang_job_check("job", job, x->maxcap, err);
 }
 
-long gang_index_best_except(cosched_socket_index_t *x,
-			    const cosched_gang_job_t *job, unsigned flags,
-			    size_t except, cosched_candidate_t *best,
-			    cosched_error_t *err)
+/* A refused query's answer. */
+static long query_invalid(cosched_candidate_t *best)
+{
+	if (best) {
+		memset(best, 0, sizeof(*best));
+		best->reject = COSCHED_REJECT_INVALID_QUERY;
+	}
+	return COSCHED_INDEX_INVALID;
+}
+
+/* The answer of a checked query over the sockets now in buckets. */
+static long index_query(const cosched_socket_index_t *x,
+			const cosched_gang_job_t *job, unsigned flags,
+			cosched_candidate_t *best)
 {
 	cosched_candidate_t c, b;
 	bool found = false;
@@ -282,18 +380,10 @@ long gang_index_best_except(cosched_socket_index_t *x,
 	 * leftover cores grow with the free cores: once a score-1 socket is
 	 * found, sockets with more free cores are worse. */
 	bool stop_early = !first_fit &&
-		x && x->ctx.policy == COSCHED_POLICY_GREEDY_THREAD;
+		x->ctx.policy == COSCHED_POLICY_GREEDY_THREAD;
 	uint64_t skip = 0;
-	int need;
+	int need = gang_cores_needed(x->ctx.policy, job);
 
-	if (cosched_socket_index_check_query(x, job, flags, err) < 0) {
-		if (best) {
-			memset(best, 0, sizeof(*best));
-			best->reject = COSCHED_REJECT_INVALID_QUERY;
-		}
-		return COSCHED_INDEX_INVALID;
-	}
-	need = gang_cores_needed(x->ctx.policy, job);
 	if (flags & COSCHED_INDEX_OCCUPIED_ONLY)
 		skip = (1ull << x->nmasks) - 1;	/* level 0: empty sockets */
 	for (long f = cosched_bitmap_next(x->fany, x->nfwords, (size_t) need);
@@ -309,12 +399,9 @@ long gang_index_best_except(cosched_socket_index_t *x,
 			size_t tops[2];
 
 			bits &= bits - 1;
-			tops[0] = cosched_heap_top_except(&x->minh[bk],
-							  &x->by_min, except);
-			tops[1] = x->with_max ?
-				cosched_heap_top_except(&x->maxh[bk],
-							&x->by_max, except) :
-				COSCHED_HEAP_NONE;
+			tops[0] = cosched_heap_top(&x->minh[bk]);
+			tops[1] = x->with_max ? cosched_heap_top(&x->maxh[bk]) :
+						COSCHED_HEAP_NONE;
 			for (int k = 0; k < 2; k++) {
 				gang_socket_agg_t a;
 
@@ -351,7 +438,47 @@ long cosched_socket_index_best(cosched_socket_index_t *x,
 			       const cosched_gang_job_t *job, unsigned flags,
 			       cosched_candidate_t *best, cosched_error_t *err)
 {
-	return gang_index_best_except(x, job, flags, GANG_NONE, best, err);
+	if (cosched_socket_index_check_query(x, job, flags, err) < 0)
+		return query_invalid(best);
+	return index_query(x, job, flags, best);
+}
+
+/*
+ * The excluded sockets leave their buckets for the query and go back
+ * after it.  Going back cannot fail: a heap keeps the room of the items it
+ * lost.  A socket listed twice leaves once and goes back once; one in no
+ * bucket (full, unavailable) stays in none.
+ */
+long cosched_socket_index_best_except(cosched_socket_index_t *x,
+				      const cosched_gang_job_t *job,
+				      unsigned flags, const size_t *exclude,
+				      size_t nexclude,
+				      cosched_candidate_t *best,
+				      cosched_error_t *err)
+{
+	long r;
+
+	if (cosched_socket_index_check_query(x, job, flags, err) < 0)
+		return query_invalid(best);
+	if (nexclude > 0 && !exclude) {
+		cosched_error_set(err, "exclude: NULL with %zu sockets",
+				  nexclude);
+		return query_invalid(best);
+	}
+	for (size_t i = 0; i < nexclude; i++)
+		if (exclude[i] >= x->nsockets) {
+			cosched_error_set(err,
+				"exclude[%zu]: socket %zu out of range (%zu sockets)",
+				i, exclude[i], x->nsockets);
+			return query_invalid(best);
+		}
+	for (size_t i = 0; i < nexclude; i++)
+		sock_detach(x, exclude[i]);
+	r = index_query(x, job, flags, best);
+	for (size_t i = 0; i < nexclude; i++)
+		if (x->bucket[exclude[i]] < 0)
+			sock_attach(x, exclude[i], sock_bucket(x, exclude[i]));
+	return r;
 }
 
 static int index_update(cosched_socket_index_t *x, size_t s,
@@ -377,7 +504,13 @@ static int index_update(cosched_socket_index_t *x, size_t s,
 		return cosched_error_set(err,
 			"socket %zu: %d threads exceed its %d free cores", s,
 			threads, x->cap[s] - x->used[s]);
-	if (sign < 0 && (x->napps[s] == 0 || x->used[s] < threads ||
+	if (sign > 0 && gang_policy_uses_load(x->ctx.policy) &&
+	    (!isfinite(job->mpki) || job->mpki < 0))
+		return cosched_error_set(err,
+			"job %u: MPKI must be a finite number >= 0, got %g",
+			job->job_id, job->mpki);
+	if (sign < 0 && (x->napps[s] == 0 ||
+			 x->used[s] - x->foreign[s] < threads ||
 			 x->catcount[s * GANG_CAT_SLOTS + cat] == 0))
 		return cosched_error_set(err,
 			"socket %zu: job %u (%d threads, %s) is not there", s,
@@ -390,7 +523,7 @@ static int index_update(cosched_socket_index_t *x, size_t s,
 		mask |= 1u << cat;
 	else if (x->catcount[s * GANG_CAT_SLOTS + cat] == 1)
 		mask &= ~(1u << cat);
-	to = bucket_of(x, x->cap[s] - used, napps, mask);
+	to = bucket_of(x, x->cap[s] - used, napps, mask, x->avail[s]);
 	if (bucket_reserve(x, to) < 0)
 		return cosched_error_set(err, "socket index: out of memory");
 	sock_detach(x, s);
@@ -420,6 +553,82 @@ int cosched_socket_index_remove(cosched_socket_index_t *x, size_t socket,
 	return index_update(x, socket, job, threads, -1, err);
 }
 
+/* Foreign cores: used, no co-runner. */
+static int index_foreign(cosched_socket_index_t *x, size_t s, int cores,
+			 int sign, cosched_error_t *err)
+{
+	int used;
+	long to;
+
+	if (!x)
+		return cosched_error_set(err, "index: NULL");
+	if (s >= x->nsockets)
+		return cosched_error_set(err,
+			"socket: %zu out of range (%zu sockets)", s, x->nsockets);
+	if (cores < 0)
+		return cosched_error_set(err, "cores: must be >= 0, got %d",
+					 cores);
+	if (sign > 0 && x->used[s] + cores > x->cap[s])
+		return cosched_error_set(err,
+			"socket %zu: %d foreign cores exceed its %d free cores", s,
+			cores, x->cap[s] - x->used[s]);
+	if (sign < 0 && x->foreign[s] < cores)
+		return cosched_error_set(err,
+			"socket %zu: %d foreign cores are not there (%d held)", s,
+			cores, x->foreign[s]);
+	used = x->used[s] + sign * cores;
+	to = bucket_of(x, x->cap[s] - used, x->napps[s], sock_mask(x, s),
+		       x->avail[s]);
+	if (bucket_reserve(x, to) < 0)
+		return cosched_error_set(err, "socket index: out of memory");
+	sock_detach(x, s);
+	x->used[s] = used;
+	x->foreign[s] += sign * cores;
+	sock_attach(x, s, to);
+	return 0;
+}
+
+int cosched_socket_index_add_foreign(cosched_socket_index_t *x, size_t socket,
+				     int cores, cosched_error_t *err)
+{
+	return index_foreign(x, socket, cores, +1, err);
+}
+
+int cosched_socket_index_remove_foreign(cosched_socket_index_t *x,
+					size_t socket, int cores,
+					cosched_error_t *err)
+{
+	return index_foreign(x, socket, cores, -1, err);
+}
+
+int cosched_socket_index_set_available(cosched_socket_index_t *x, size_t s,
+				       bool available, cosched_error_t *err)
+{
+	long to;
+
+	if (!x)
+		return cosched_error_set(err, "index: NULL");
+	if (s >= x->nsockets)
+		return cosched_error_set(err,
+			"socket: %zu out of range (%zu sockets)", s, x->nsockets);
+	if ((bool) x->avail[s] == available)
+		return 0;
+	to = bucket_of(x, x->cap[s] - x->used[s], x->napps[s],
+		       sock_mask(x, s), available);
+	if (bucket_reserve(x, to) < 0)
+		return cosched_error_set(err, "socket index: out of memory");
+	sock_detach(x, s);
+	x->avail[s] = available;
+	sock_attach(x, s, to);
+	return 0;
+}
+
+bool cosched_socket_index_available(const cosched_socket_index_t *x,
+				    size_t s)
+{
+	return x && s < x->nsockets && x->avail[s];
+}
+
 int cosched_socket_index_set_load(cosched_socket_index_t *x, size_t s,
 				  double load, cosched_error_t *err)
 {
@@ -446,5 +655,174 @@ int cosched_socket_index_set_load(cosched_socket_index_t *x, size_t s,
 int cosched_socket_index_free_cores(const cosched_socket_index_t *x,
 				    size_t s)
 {
-	return s < x->nsockets ? x->cap[s] - x->used[s] : 0;
+	return x && s < x->nsockets ? x->cap[s] - x->used[s] : 0;
+}
+
+size_t cosched_socket_index_nsockets(const cosched_socket_index_t *x)
+{
+	return x ? x->nsockets : 0;
+}
+
+/* ---- self-check ---------------------------------------------------- */
+
+/* One heap of bucket b: items in range, each in bucket b at the slot its
+ * position says, none before its parent. */
+static int check_heap(const cosched_socket_index_t *x, size_t b,
+		      const cosched_heap_t *h, const cosched_heap_order_t *o,
+		      const char *which, cosched_error_t *err)
+{
+	if (h->n > h->cap)
+		return cosched_error_set(err,
+			"bucket %zu: %s heap holds %zu items in room for %zu", b,
+			which, h->n, h->cap);
+	for (size_t i = 0; i < h->n; i++) {
+		size_t item = h->v[i];
+
+		if (item >= x->nsockets)
+			return cosched_error_set(err,
+				"bucket %zu: %s heap slot %zu holds socket %zu (%zu sockets)",
+				b, which, i, item, x->nsockets);
+		if (x->bucket[item] != (long) b)
+			return cosched_error_set(err,
+				"bucket %zu: %s heap holds socket %zu, which is in bucket %ld",
+				b, which, item, x->bucket[item]);
+		if (o->pos[item] != i)
+			return cosched_error_set(err,
+				"bucket %zu: %s heap holds socket %zu at slot %zu, its position says %zu",
+				b, which, item, i, o->pos[item]);
+		if (i > 0 && cosched_heap_before_(o, item, h->v[(i - 1) / 2]))
+			return cosched_error_set(err,
+				"bucket %zu: %s heap order broken: socket %zu (load %g) sits below socket %zu (load %g) and goes before it",
+				b, which, item, x->load[item], h->v[(i - 1) / 2],
+				x->load[h->v[(i - 1) / 2]]);
+	}
+	return 0;
+}
+
+int cosched_socket_index_check(const cosched_socket_index_t *x,
+			       cosched_error_t *err)
+{
+	size_t per_f, attached = 0, held = 0;
+
+	if (!x)
+		return cosched_error_set(err, "index: NULL");
+	per_f = (size_t) LEVELS * x->nmasks;
+	for (size_t s = 0; s < x->nsockets; s++) {
+		unsigned apps = 0;
+		long want;
+
+		for (unsigned c = 0; c < GANG_CAT_SLOTS; c++)
+			apps += x->catcount[s * GANG_CAT_SLOTS + c];
+		if (x->cap[s] < 1 || x->cap[s] > x->maxcap)
+			return cosched_error_set(err,
+				"socket %zu: capacity %d outside [1, %d]", s,
+				x->cap[s], x->maxcap);
+		if (x->foreign[s] < 0 || x->used[s] < x->foreign[s] ||
+		    x->used[s] > x->cap[s])
+			return cosched_error_set(err,
+				"socket %zu: %d cores used, %d of them foreign, of %d",
+				s, x->used[s], x->foreign[s], x->cap[s]);
+		if (x->napps[s] < 0 || (unsigned) x->napps[s] != apps)
+			return cosched_error_set(err,
+				"socket %zu: %d applications, its category counts add up to %u",
+				s, x->napps[s], apps);
+		if (!isfinite(x->load[s]) || x->load[s] < 0 ||
+		    (!gang_policy_uses_load(x->ctx.policy) && x->load[s] != 0))
+			return cosched_error_set(err,
+				"socket %zu: load %g", s, x->load[s]);
+		want = sock_bucket(x, s);
+		if (x->bucket[s] != want)
+			return cosched_error_set(err,
+				"socket %zu: in bucket %ld, its state (%d of %d cores used, %d applications, categories 0x%x, %savailable) says %ld",
+				s, x->bucket[s], x->used[s], x->cap[s], x->napps[s],
+				sock_mask(x, s), x->avail[s] ? "" : "not ", want);
+		if (want < 0)
+			continue;
+		attached++;
+		if (x->by_min.pos[s] >= x->minh[want].n ||
+		    x->minh[want].v[x->by_min.pos[s]] != s ||
+		    (x->with_max &&
+		     (x->by_max.pos[s] >= x->maxh[want].n ||
+		      x->maxh[want].v[x->by_max.pos[s]] != s)))
+			return cosched_error_set(err,
+				"socket %zu: not in the heaps of its bucket %ld", s,
+				want);
+	}
+	for (size_t b = 0; b < x->nbuckets; b++) {
+		size_t f = b / per_f;
+		bool marked = x->fbits[f] & (1ull << (b % per_f));
+
+		if (check_heap(x, b, &x->minh[b], &x->by_min, "min", err) < 0)
+			return -1;
+		if (x->with_max) {
+			if (check_heap(x, b, &x->maxh[b], &x->by_max, "max",
+				       err) < 0)
+				return -1;
+			if (x->maxh[b].n != x->minh[b].n)
+				return cosched_error_set(err,
+					"bucket %zu: %zu sockets by lowest load, %zu by highest",
+					b, x->minh[b].n, x->maxh[b].n);
+		}
+		held += x->minh[b].n;
+		if (marked != (x->minh[b].n > 0))
+			return cosched_error_set(err,
+				"bucket %zu: %zu sockets, marked %s in the bitmap of %zu free cores",
+				b, x->minh[b].n, marked ? "non-empty" : "empty", f);
+	}
+	if (held != attached)
+		return cosched_error_set(err,
+			"%zu sockets in heaps, %zu in buckets", held, attached);
+	for (size_t f = 0; f <= (size_t) x->maxcap; f++) {
+		bool any = x->fany[f / 64] & (1ull << (f % 64));
+
+		if (per_f < 64 && (x->fbits[f] >> per_f))
+			return cosched_error_set(err,
+				"free cores %zu: bitmap 0x%llx marks buckets that do not exist",
+				f, (unsigned long long) x->fbits[f]);
+		if (any != (x->fbits[f] != 0))
+			return cosched_error_set(err,
+				"free cores %zu: marked %s, its buckets are %s", f,
+				any ? "non-empty" : "empty",
+				x->fbits[f] ? "not all empty" : "all empty");
+	}
+	for (size_t f = (size_t) x->maxcap + 1; f < x->nfwords * 64; f++)
+		if (x->fany[f / 64] & (1ull << (f % 64)))
+			return cosched_error_set(err,
+				"free cores %zu: marked, beyond the largest capacity %d",
+				f, x->maxcap);
+	return 0;
+}
+
+/* ---- the policy layer's access ------------------------------------- */
+
+int gang_index_socket(const cosched_socket_index_t *x, size_t s,
+		      gang_index_socket_t *out)
+{
+	if (!x || s >= x->nsockets)
+		return -1;
+	out->capacity = x->cap[s];
+	out->used = x->used[s];
+	out->foreign = x->foreign[s];
+	out->napps = x->napps[s];
+	memcpy(out->catcount, &x->catcount[s * GANG_CAT_SLOTS],
+	       sizeof(out->catcount));
+	out->load = x->load[s];
+	out->available = x->avail[s];
+	return 0;
+}
+
+void gang_index_raw(cosched_socket_index_t *x, gang_index_raw_t *raw)
+{
+	raw->nsockets = x->nsockets;
+	raw->nbuckets = x->nbuckets;
+	raw->per_free = (size_t) LEVELS * x->nmasks;
+	raw->used = x->used;
+	raw->napps = x->napps;
+	raw->catcount = x->catcount;
+	raw->load = x->load;
+	raw->bucket = x->bucket;
+	raw->minh = x->minh;
+	raw->min_order = &x->by_min;
+	raw->fbits = x->fbits;
+	raw->fany = x->fany;
 }

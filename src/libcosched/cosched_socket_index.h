@@ -11,6 +11,7 @@
 #ifndef COSCHED_SOCKET_INDEX_H
 #define COSCHED_SOCKET_INDEX_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "cosched_error.h"
@@ -23,7 +24,7 @@ typedef struct cosched_socket_index cosched_socket_index_t;
 #define COSCHED_INDEX_OCCUPIED_ONLY 0x1	/* never an empty socket */
 /* The lowest acceptable socket index instead of the best score.  Only for
  * the policies whose index is ordered by socket (GANG, Greedy Thread,
- * Application-Aware); the Miss-Rate policies order each bucket by MPI load,
+ * Application-Aware); the Miss-Rate policies order each bucket by MPKI load,
  * so a query with this flag is refused for them. */
 #define COSCHED_INDEX_FIRST_FIT     0x2
 
@@ -56,22 +57,74 @@ long cosched_socket_index_best(cosched_socket_index_t *idx,
 int cosched_socket_index_check_query(const cosched_socket_index_t *idx,
 				     const cosched_gang_job_t *job,
 				     unsigned flags, cosched_error_t *err);
-/* Record that job runs / stopped running with threads cores on a socket.
- * On error the index is unchanged. */
+/*
+ * The same, skipping the sockets exclude[0..nexclude) too (nexclude may be
+ * 0; a socket may be listed twice).  Refused besides: exclude NULL with
+ * nexclude > 0, an excluded socket out of range.  The index is the same
+ * after the query (the excluded sockets leave their buckets and go back,
+ * which cannot fail).  Cost: the query's plus O(nexclude x log sockets).
+ */
+long cosched_socket_index_best_except(cosched_socket_index_t *idx,
+				      const cosched_gang_job_t *job,
+				      unsigned flags, const size_t *exclude,
+				      size_t nexclude,
+				      cosched_candidate_t *best,
+				      cosched_error_t *err);
+/* Record that job runs / stopped running with threads cores on a socket
+ * (a co-runner).  Refused besides: adding, for the Miss-Rate policies, a
+ * job whose MPKI is negative or not finite.  On error the index is
+ * unchanged. */
 int cosched_socket_index_add(cosched_socket_index_t *idx, size_t socket,
 			     const cosched_gang_job_t *job, int threads,
 			     cosched_error_t *err);
 int cosched_socket_index_remove(cosched_socket_index_t *idx, size_t socket,
 				const cosched_gang_job_t *job, int threads,
 				cosched_error_t *err);
-/* Replace a socket's load (Miss-Rate Bound: MPI sums change every
+/* Replace a socket's load (Miss-Rate Bound: MPKI sums change every
  * quantum).  Refused (index unchanged): a socket out of range, a load that
  * is negative or not finite.  For the policies that do not read loads it
  * is accepted and ignored. */
 int cosched_socket_index_set_load(cosched_socket_index_t *idx, size_t socket,
 				  double load, cosched_error_t *err);
-/* Cores still free on a socket. */
+/* Cores used by a job that is not a co-runner (a foreign holder): they
+ * count as used, not in the scores; a socket with foreign cores only is
+ * empty for the policies.  Refused (index unchanged): more cores than are
+ * free, removing more foreign cores than the socket holds, cores < 0, a
+ * socket out of range, out of memory. */
+int cosched_socket_index_add_foreign(cosched_socket_index_t *idx,
+				     size_t socket, int cores,
+				     cosched_error_t *err);
+int cosched_socket_index_remove_foreign(cosched_socket_index_t *idx,
+					size_t socket, int cores,
+					cosched_error_t *err);
+/* An unavailable socket is never an answer; it keeps what it holds and
+ * takes updates like any other.  Every socket starts available.  Refused
+ * (index unchanged): a socket out of range, out of memory. */
+int cosched_socket_index_set_available(cosched_socket_index_t *idx,
+				       size_t socket, bool available,
+				       cosched_error_t *err);
+bool cosched_socket_index_available(const cosched_socket_index_t *idx,
+				    size_t socket);
+/* Cores still free on a socket (available or not); 0 out of range. */
 int cosched_socket_index_free_cores(const cosched_socket_index_t *idx,
 				    size_t socket);
+size_t cosched_socket_index_nsockets(const cosched_socket_index_t *idx);
+
+/* A deep copy: changing either leaves the other as it was.  NULL (err
+ * set) when out of memory.  Cost O(sockets + non-empty buckets). */
+cosched_socket_index_t *cosched_socket_index_copy(
+	const cosched_socket_index_t *idx, cosched_error_t *err);
+
+/*
+ * Self-check: every socket's counts are consistent (cores used, foreign
+ * among them, applications = its category counts, a finite load), it is in
+ * exactly the bucket its state implies (none when full, gang-full or
+ * unavailable) at the heap position recorded for it, every heap is in
+ * order, and the bitmaps of non-empty buckets (per free-core count, and of
+ * the free-core counts) agree with the heaps.  0, or -1 with err naming
+ * the first disagreement.  O(sockets + buckets); for a debug flag.
+ */
+int cosched_socket_index_check(const cosched_socket_index_t *idx,
+			       cosched_error_t *err);
 
 #endif

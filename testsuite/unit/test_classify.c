@@ -156,7 +156,7 @@ START_TEST(test_seed_programs)
 				      "STREAM Mem per core: %s", why);
 		}
 
-	/* Seed 002 "Application categories": Floyd-Warshall, MPI 2.28, is
+	/* Seed 002 "Application categories": Floyd-Warshall, MPKI 2.28, is
 	 * mem.  The seed gives no bandwidth; without a node peak only the
 	 * MPKI fallback can decide, and it says lim (2.28 < ClassifyMemMPKI).
 	 * A disagreement with the seed, documented in cosched.conf(5)
@@ -167,7 +167,7 @@ START_TEST(test_seed_programs)
 		ck_assert_int_eq(cat_of(mkrun(any_ipc[i], 2.28, 8, NAN, NAN), 0.0),
 				 COSCHED_CAT_LIM);
 
-	/* cg.B, MPI 2.99, is lim (seed 002).  Independent of ClassifyLimMPKI
+	/* cg.B, MPKI 2.99, is lim (seed 002).  Independent of ClassifyLimMPKI
 	 * (read off 0.01 and 1.66); for ClassifyMemMPKI it is one of the
 	 * figures the default was read off, so its side of that threshold is
 	 * by construction. */
@@ -186,13 +186,13 @@ START_TEST(test_seed_programs)
 	 * 4000/3000/2400 MB/s per core, below alpha: LC, not L (the same
 	 * per-core disagreement as STREAM Mem above). */
 	{
-		static const struct { int threads; double mpi, frac; } w[] = {
+		static const struct { int threads; double mpki, frac; } w[] = {
 			{ 4, 1.66, 0.25 }, { 5, 1.78, 0.25 }, { 6, 1.99, 0.25 },
 			{ 3, 5.02, 0.80 }, { 4, 5.38, 0.80 }, { 5, 5.57, 0.80 },
 		};
 		for (size_t j = 0; j < sizeof(w) / sizeof(w[0]); j++)
 			for (int i = 0; i < N_ANY; i++)
-				ck_assert_msg(lca_of(mkrun(any_ipc[i], w[j].mpi,
+				ck_assert_msg(lca_of(mkrun(any_ipc[i], w[j].mpki,
 							   w[j].threads,
 							   w[j].frac * 15000.0,
 							   NAN)) == COSCHED_LCA_LC,

@@ -160,7 +160,7 @@ END_TEST
 /* ---- Miss-Rate Balance ------------------------------------------- */
 
 /* Seed 002 "Workload used for the headline comparison" (artificial). */
-static const struct { const char *name; int threads; double mpi; cosched_category_t cat; }
+static const struct { const char *name; int threads; double mpki; cosched_category_t cat; }
 artificial[] = {
 	{ "cpu1", 4, 0.01, COSCHED_CAT_CPU }, { "cpu2", 5, 0.01, COSCHED_CAT_CPU },
 	{ "cpu3", 6, 0.01, COSCHED_CAT_CPU }, { "lim1", 4, 1.66, COSCHED_CAT_LIM },
@@ -179,16 +179,16 @@ START_TEST(test_mr_balance_artificial)
 
 	for (int i = 0; i < 12; i++)
 		jobs[i] = mkjob(i + 1, artificial[i].name, artificial[i].threads,
-				artificial[i].mpi, artificial[i].cat);
+				artificial[i].mpki, artificial[i].cat);
 	cosched_gang_params_init(&p, 8);
 	ck_assert_int_eq(cosched_gang_plan(COSCHED_POLICY_MISS_RATE_BALANCE, &p,
 					   jobs, 12, &plan, &err), 0);
 	plan_str(&plan, jobs, buf, sizeof(buf));
-	/* Sorted by MPI: mem3 mem2 mem1 lim3 lim2 lim1 cpu1 cpu2 cpu3 rand1
+	/* Sorted by MPKI: mem3 mem2 mem1 lim3 lim2 lim1 cpu1 cpu2 cpu3 rand1
 	 * rand2 rand3 (ties by job id).  mem3 (5) skips rand3 (4: 9 > 8) and
 	 * takes rand2 (3); mem2 (4) takes rand3; mem1 (3) takes rand1; lim3
 	 * (6) and lim2 (5) find nothing small enough; lim1 (4) takes cpu1 (4);
-	 * cpu2 (5) and cpu3 (6) stay alone.  The highest-MPI programs land
+	 * cpu2 (5) and cpu3 (6) stay alone.  The highest-MPKI programs land
 	 * with the random-access ones, as seed 002 reports. */
 	ck_assert_str_eq(buf, "{mem3, rand2} {mem2, rand3} {mem1, rand1} {lim3} "
 			      "{lim2} {lim1, cpu1} {cpu2} {cpu3}");
@@ -330,32 +330,32 @@ START_TEST(test_mrb_ewma)
 	s = cosched_mrb_create(&p, &j, 1, &err);
 	ck_assert_ptr_nonnull(s);
 	/* Seed 002: start at 0; smoothed = 1/2 x current + 1/2 x previous. */
-	ck_assert_double_eq(cosched_mrb_job_mpi(s, 0), 0.0);
+	ck_assert_double_eq(cosched_mrb_job_mpki(s, 0), 0.0);
 	static const double samples[] = { 8, 4, 0, 6, 14 };
 	static const double expect[] = { 4, 4, 2, 4, 9 };
 	for (int i = 0; i < 5; i++) {
 		ck_assert_int_eq(cosched_mrb_feed(s, 0, samples[i], &err), 0);
-		ck_assert_double_eq(cosched_mrb_job_mpi(s, 0), expect[i]);
+		ck_assert_double_eq(cosched_mrb_job_mpki(s, 0), expect[i]);
 	}
 	ck_assert_int_eq(cosched_mrb_feed(s, 1, 1.0, &err), -1);
 	ck_assert_str_eq(err.msg, "job: index 1 out of range (1 jobs)");
 	ck_assert_int_eq(cosched_mrb_feed(s, 0, -1.0, &err), -1);
-	ck_assert_str_eq(err.msg, "mpi_sample: must be a finite number >= 0, got -1");
+	ck_assert_str_eq(err.msg, "mpki_sample: must be a finite number >= 0, got -1");
 	cosched_mrb_free(s);
 
 	/* Another weight: a = 1/4. */
 	p.mrb_weight = 0.25;
 	s = cosched_mrb_create(&p, &j, 1, &err);
 	cosched_mrb_feed(s, 0, 8, &err);
-	ck_assert_double_eq(cosched_mrb_job_mpi(s, 0), 2.0);
+	ck_assert_double_eq(cosched_mrb_job_mpki(s, 0), 2.0);
 	cosched_mrb_feed(s, 0, 8, &err);
-	ck_assert_double_eq(cosched_mrb_job_mpi(s, 0), 3.5);
+	ck_assert_double_eq(cosched_mrb_job_mpki(s, 0), 3.5);
 	cosched_mrb_free(s);
 }
 END_TEST
 
 /*
- * A scripted sequence, capacity 8, T = 12, a = 1/2, starting at MPI 0 and
+ * A scripted sequence, capacity 8, T = 12, a = 1/2, starting at MPKI 0 and
  * fed twice the target so one quantum gives the target exactly:
  *   gang 0: A 7, B 5, C 4, D 2 (2 threads each) = 18
  *   gang 1: E 3 (4 threads), F 1 (2)           = 4, 6 cores
@@ -366,7 +366,7 @@ END_TEST
  *       11 < 12, so A moves where it fits: g1 (4+7 = 11, 8 cores) and g3
  *       (1+7 = 8, 4 cores) fit, g3 has more headroom: A -> g3 (split).
  *   g1: 4 < 12, stays.
- *   g2: 21; no single removal gets below 12 (14 each): the highest-MPI
+ *   g2: 21; no single removal gets below 12 (14 each): the highest-MPKI
  *       application (I, ties by job id) goes to a new gang (slot 4); then
  *       14: removing G (lowest, by id) leaves 7; G fits g1 (4+7 = 11, 8
  *       cores) only: G -> g1.  Two moves out of one gang in one round.
@@ -398,8 +398,8 @@ START_TEST(test_mrb_scripted)
 	ck_assert_msg(s != NULL, "%s", err.msg);
 	for (int i = 0; i < 10; i++)
 		ck_assert_int_eq(cosched_mrb_feed(s, i, 2 * target[i], &err), 0);
-	ck_assert_double_eq(cosched_mrb_gang_mpi(s, 0), 18.0);
-	ck_assert_double_eq(cosched_mrb_gang_mpi(s, 2), 21.0);
+	ck_assert_double_eq(cosched_mrb_gang_mpki(s, 0), 18.0);
+	ck_assert_double_eq(cosched_mrb_gang_mpki(s, 2), 21.0);
 
 	ck_assert_int_eq(cosched_mrb_end_round(s, &mv, &nmv, &err), 0);
 	ck_assert_uint_eq(nmv, 3);
@@ -407,7 +407,7 @@ START_TEST(test_mrb_scripted)
 	ck_assert_int_eq(mv[0].from_gang, 0);
 	ck_assert_int_eq(mv[0].to_gang, 3);
 	ck_assert_int_eq(mv[0].kind, COSCHED_MRB_MOVE_SPLIT);
-	ck_assert_double_eq(mv[0].mpi, 7.0);
+	ck_assert_double_eq(mv[0].mpki, 7.0);
 	ck_assert_uint_eq(mv[1].job, 8);	/* I */
 	ck_assert_int_eq(mv[1].from_gang, 2);
 	ck_assert_int_eq(mv[1].to_gang, 4);
@@ -416,19 +416,19 @@ START_TEST(test_mrb_scripted)
 	ck_assert_int_eq(mv[2].from_gang, 2);
 	ck_assert_int_eq(mv[2].to_gang, 1);
 	ck_assert_int_eq(mv[2].kind, COSCHED_MRB_MOVE_SPLIT);
-	ck_assert_double_eq(cosched_mrb_gang_mpi(s, 0), 11.0);
-	ck_assert_double_eq(cosched_mrb_gang_mpi(s, 1), 11.0);
+	ck_assert_double_eq(cosched_mrb_gang_mpki(s, 0), 11.0);
+	ck_assert_double_eq(cosched_mrb_gang_mpki(s, 1), 11.0);
 	ck_assert_int_eq(cosched_mrb_gang_cores(s, 1), 8);
-	ck_assert_double_eq(cosched_mrb_gang_mpi(s, 2), 7.0);
-	ck_assert_double_eq(cosched_mrb_gang_mpi(s, 3), 8.0);
-	ck_assert_double_eq(cosched_mrb_gang_mpi(s, 4), 7.0);
+	ck_assert_double_eq(cosched_mrb_gang_mpki(s, 2), 7.0);
+	ck_assert_double_eq(cosched_mrb_gang_mpki(s, 3), 8.0);
+	ck_assert_double_eq(cosched_mrb_gang_mpki(s, 4), 7.0);
 	ck_assert_uint_eq(cosched_mrb_gang_count(s), 5);
 
 	ck_assert_int_eq(cosched_mrb_end_round(s, &mv, &nmv, &err), 0);
 	ck_assert_uint_eq(nmv, 0);
 
 	ck_assert_int_eq(cosched_mrb_feed(s, 7, 0, &err), 0);
-	ck_assert_double_eq(cosched_mrb_job_mpi(s, 7), 3.5);
+	ck_assert_double_eq(cosched_mrb_job_mpki(s, 7), 3.5);
 	ck_assert_int_eq(cosched_mrb_end_round(s, &mv, &nmv, &err), 0);
 	ck_assert_uint_eq(nmv, 1);
 	ck_assert_uint_eq(mv[0].job, 7);	/* H */
@@ -478,7 +478,7 @@ START_TEST(test_mrb_random_rounds)
 	double T;
 	/* the replayed state */
 	static int g_of[N], cores[N], napps[N], members[N][CAP];
-	static double mpi[N], load[N];
+	static double mpki[N], load[N];
 	static bool born[N];
 
 	for (int i = 0; i < N; i++) {
@@ -513,10 +513,10 @@ START_TEST(test_mrb_random_rounds)
 			int g = g_of[i] = cosched_mrb_job_gang(s, i);
 			REQUIRE(g >= 0 && g < N, "round %d: job %d in gang %d", round, i, g);
 			REQUIRE(napps[g] < CAP, "round %d: gang %d over %d apps", round, g, CAP);
-			mpi[i] = cosched_mrb_job_mpi(s, i);
+			mpki[i] = cosched_mrb_job_mpki(s, i);
 			members[g][napps[g]++] = i;
 			cores[g] += jobs[i].threads;
-			load[g] += mpi[i];
+			load[g] += mpki[i];
 		}
 		ck_assert_int_eq(cosched_mrb_end_round(s, &mv, &nmv, &err), 0);
 
@@ -538,7 +538,7 @@ START_TEST(test_mrb_random_rounds)
 				for (int h = 0; h < N; h++)
 					REQUIRE(h == g || napps[h] == 0 ||
 						cores[h] + jobs[single].threads > CAP ||
-						load[h] + mpi[single] > T - eps,
+						load[h] + mpki[single] > T - eps,
 						"round %d: singleton %d (gang %d) fits gang %d",
 						round, single, g, h);
 				nofit++;
@@ -549,7 +549,7 @@ START_TEST(test_mrb_random_rounds)
 				bool ok;
 
 				REQUIRE(g_of[j] == g && m->job_id == jobs[j].job_id &&
-					m->mpi == mpi[j] && to >= 0 && to < N && to != g,
+					m->mpki == mpki[j] && to >= 0 && to < N && to != g,
 					"round %d: move %zu: job %d from %d to %d", round, k,
 					j, g, to);
 				switch (m->kind) {
@@ -558,7 +558,7 @@ START_TEST(test_mrb_random_rounds)
 					break;
 				case COSCHED_MRB_MOVE_SPLIT:
 					ok = napps[g] > 1 && load[g] >= T - eps &&
-					     load[g] - mpi[j] < T + eps && napps[to] > 0;
+					     load[g] - mpki[j] < T + eps && napps[to] > 0;
 					break;
 				case COSCHED_MRB_MOVE_NEW_GANG:
 					ok = napps[g] > 1 && load[g] >= T - eps &&
@@ -569,7 +569,7 @@ START_TEST(test_mrb_random_rounds)
 					ok = false;
 				}
 				REQUIRE(ok, "round %d: move %zu (kind %d) of job %d from gang %d "
-					"(%d apps, MPI %g) to gang %d (%d apps) breaks its rule",
+					"(%d apps, MPKI %g) to gang %d (%d apps) breaks its rule",
 					round, k, (int) m->kind, j, g, napps[g], load[g], to,
 					napps[to]);
 				kinds[m->kind]++;
@@ -579,21 +579,21 @@ START_TEST(test_mrb_random_rounds)
 				REQUIRE(at >= 0 && napps[to] < CAP, "round %d: move %zu", round, k);
 				members[g][at] = members[g][--napps[g]];
 				cores[g] -= jobs[j].threads;
-				load[g] -= mpi[j];
+				load[g] -= mpki[j];
 				members[to][napps[to]++] = j;
 				cores[to] += jobs[j].threads;
-				load[to] += mpi[j];
+				load[to] += mpki[j];
 				g_of[j] = to;
 				/* a gang that received by "fits": cores and T */
 				REQUIRE(cores[to] <= CAP, "round %d: gang %d has %d cores",
 					round, to, cores[to]);
 				REQUIRE(m->kind == COSCHED_MRB_MOVE_NEW_GANG || load[to] <= T + eps,
-					"round %d: gang %d at MPI %g after a move", round, to,
+					"round %d: gang %d at MPKI %g after a move", round, to,
 					load[to]);
 			}
 			/* at or above T: split until below T or alone */
 			REQUIRE(!had_turn || single >= 0 || napps[g] == 1 || load[g] < T + eps,
-				"round %d: gang %d left at MPI %g with %d apps", round, g,
+				"round %d: gang %d left at MPKI %g with %d apps", round, g,
 				load[g], napps[g]);
 		}
 		REQUIRE(k == nmv, "round %d: %zu of %zu moves replayed", round, k, nmv);
@@ -606,10 +606,10 @@ START_TEST(test_mrb_random_rounds)
 		for (int g = 0; g < N; g++) {
 			REQUIRE(cosched_mrb_gang_napps(s, g) == napps[g] &&
 				cosched_mrb_gang_cores(s, g) == cores[g] &&
-				fabs(cosched_mrb_gang_mpi(s, g) - load[g]) < 1e-6,
-				"round %d: gang %d: %d apps, %d cores, MPI %g; replay %d, %d, %g",
+				fabs(cosched_mrb_gang_mpki(s, g) - load[g]) < 1e-6,
+				"round %d: gang %d: %d apps, %d cores, MPKI %g; replay %d, %d, %g",
 				round, g, cosched_mrb_gang_napps(s, g),
-				cosched_mrb_gang_cores(s, g), cosched_mrb_gang_mpi(s, g),
+				cosched_mrb_gang_cores(s, g), cosched_mrb_gang_mpki(s, g),
 				napps[g], cores[g], load[g]);
 			REQUIRE(cores[g] <= CAP, "round %d: gang %d has %d cores", round,
 				g, cores[g]);
@@ -798,7 +798,7 @@ START_TEST(test_rank_miss_rate)
 	};
 	cosched_gang_job_t job = mkjob(10, "j", 4, 5.0, COSCHED_CAT_MEM);
 	cosched_gang_params_t p;
-	/* Balance: pair with the most different MPI first. */
+	/* Balance: pair with the most different MPKI first. */
 	const char *bal[] = {
 		"socket 0: accepted, score 5.960, 4 threads, 0 cores left",
 		"socket 2: accepted, score 4.000, 4 threads, 2 cores left",
@@ -806,13 +806,13 @@ START_TEST(test_rank_miss_rate)
 		"socket 3: accepted, score 0.000, 4 threads, 4 cores left",
 		"socket 4: gang full (2 of 2 applications)",
 	};
-	/* Bound (T = 12): combined MPI must stay <= T; most headroom first. */
+	/* Bound (T = 12): combined MPKI must stay <= T; most headroom first. */
 	const char *bound[] = {
 		"socket 0: accepted, score 1.580, 4 threads, 0 cores left",
 		"socket 4: accepted, score 1.417, 4 threads, 2 cores left",
 		"socket 1: accepted, score 1.250, 4 threads, 0 cores left",
 		"socket 3: accepted, score 0.000, 4 threads, 4 cores left",
-		"socket 2: combined MPI 13.00 > T 12.00",
+		"socket 2: combined MPKI 13.00 > T 12.00",
 	};
 
 	cosched_gang_params_init(&p, 8);
@@ -957,7 +957,7 @@ START_TEST(test_index_matches_rank)
 END_TEST
 
 /* FIRST_FIT means the lowest acceptable socket index.  The Miss-Rate
- * policies keep each bucket ordered by MPI load, so the flag is refused for
+ * policies keep each bucket ordered by MPKI load, so the flag is refused for
  * them instead of silently answering the lowest load. */
 START_TEST(test_index_first_fit)
 {
@@ -991,9 +991,9 @@ START_TEST(test_index_first_fit)
 		COSCHED_INDEX_OCCUPIED_ONLY | COSCHED_INDEX_FIRST_FIT, &best, &err),
 		COSCHED_INDEX_INVALID);
 	ck_assert_int_eq(best.reject, COSCHED_REJECT_INVALID_QUERY);
-	ck_assert_str_eq(err.msg, "flags: COSCHED_INDEX_FIRST_FIT is not available for miss_rate_bound (its index is ordered by MPI load, not by socket)");
+	ck_assert_str_eq(err.msg, "flags: COSCHED_INDEX_FIRST_FIT is not available for miss_rate_bound (its index is ordered by MPKI load, not by socket)");
 	ck_assert_str_eq(cosched_reject_name(best.reject), "invalid query");
-	/* without the flag: the best score, the most MPI headroom */
+	/* without the flag: the best score, the most MPKI headroom */
 	ck_assert_int_eq(cosched_socket_index_best(x, &job,
 		COSCHED_INDEX_OCCUPIED_ONLY, &best, &err), 1);
 	cosched_socket_index_free(x);
@@ -1002,7 +1002,7 @@ START_TEST(test_index_first_fit)
 					NULL, &err);
 	ck_assert_int_eq(cosched_socket_index_best(x, &job,
 		COSCHED_INDEX_FIRST_FIT, NULL, &err), COSCHED_INDEX_INVALID);
-	ck_assert_str_eq(err.msg, "flags: COSCHED_INDEX_FIRST_FIT is not available for miss_rate_balance (its index is ordered by MPI load, not by socket)");
+	ck_assert_str_eq(err.msg, "flags: COSCHED_INDEX_FIRST_FIT is not available for miss_rate_balance (its index is ordered by MPKI load, not by socket)");
 	/* other refusals: unknown flags, a NULL or invalid job */
 	ck_assert_int_eq(cosched_socket_index_best(x, &job, 0x10, NULL, &err),
 			 COSCHED_INDEX_INVALID);
@@ -1118,6 +1118,106 @@ START_TEST(test_out_of_range_category)
 	ck_assert_int_eq(cosched_socket_index_remove(x, 0, &neg[0], 2, &err), 0);
 	ck_assert_int_eq(cosched_socket_index_remove(x, 1, &big[0], 2, &err), 0);
 	ck_assert_int_eq(cosched_socket_index_free_cores(x, 0), 8);
+	cosched_socket_index_free(x);
+}
+END_TEST
+
+/* Foreign cores are used cores, not co-runners: under Application-Aware
+ * a mem job may not join a mem job, but a socket whose other cores are
+ * held by a foreign job is empty for the policy, only smaller.  An
+ * unavailable socket is never answered and keeps its counts. */
+START_TEST(test_index_foreign_and_available)
+{
+	cosched_gang_job_t mem = mkjob(1, "m", 2, 0, COSCHED_CAT_MEM);
+	cosched_gang_job_t job = mkjob(2, "j", 4, 0, COSCHED_CAT_MEM);
+	cosched_gang_params_t p;
+	cosched_candidate_t c;
+	cosched_socket_index_t *x;
+
+	cosched_gang_params_init(&p, 8);
+	x = cosched_socket_index_create(COSCHED_POLICY_APP_AWARE, &p, 2, NULL, &err);
+	ck_assert_ptr_nonnull(x);
+	ck_assert_int_eq(cosched_socket_index_add(x, 0, &mem, 2, &err), 0);
+	ck_assert_int_eq(cosched_socket_index_add_foreign(x, 1, 2, &err), 0);
+	ck_assert_int_eq(cosched_socket_index_free_cores(x, 1), 6);
+	ck_assert_int_eq(cosched_socket_index_best(x, &job, 0, &c, &err), 1);
+	ck_assert_int_eq(c.napps, 0);
+	ck_assert_int_eq(c.leftover, 2);
+	ck_assert_int_eq(cosched_socket_index_best(x, &job,
+		COSCHED_INDEX_OCCUPIED_ONLY, &c, &err), COSCHED_INDEX_NONE);
+	/* Foreign cores fill a socket like any others. */
+	ck_assert_int_eq(cosched_socket_index_add_foreign(x, 1, 7, &err), -1);
+	ck_assert_str_eq(err.msg, "socket 1: 7 foreign cores exceed its 6 free cores");
+	ck_assert_int_eq(cosched_socket_index_add_foreign(x, 1, 3, &err), 0);
+	ck_assert_int_eq(cosched_socket_index_best(x, &job, 0, &c, &err),
+			 COSCHED_INDEX_NONE);
+	ck_assert_int_eq(cosched_socket_index_remove_foreign(x, 1, 6, &err), -1);
+	ck_assert_str_eq(err.msg, "socket 1: 6 foreign cores are not there (5 held)");
+	/* An occupant's removal cannot take foreign cores with it. */
+	ck_assert_int_eq(cosched_socket_index_remove(x, 1, &mem, 2, &err), -1);
+	ck_assert_int_eq(cosched_socket_index_remove_foreign(x, 1, 3, &err), 0);
+	ck_assert_int_eq(cosched_socket_index_best(x, &job, 0, &c, &err), 1);
+	ck_assert_int_eq(cosched_socket_index_check(x, &err), 0);
+
+	ck_assert_int_eq(cosched_socket_index_set_available(x, 1, false, &err), 0);
+	ck_assert(!cosched_socket_index_available(x, 1));
+	ck_assert_int_eq(cosched_socket_index_best(x, &job, 0, &c, &err),
+			 COSCHED_INDEX_NONE);
+	ck_assert_int_eq(cosched_socket_index_free_cores(x, 1), 6);
+	ck_assert_int_eq(cosched_socket_index_check(x, &err), 0);
+	/* Updates still apply to an unavailable socket. */
+	ck_assert_int_eq(cosched_socket_index_remove_foreign(x, 1, 2, &err), 0);
+	ck_assert_int_eq(cosched_socket_index_check(x, &err), 0);
+	ck_assert_int_eq(cosched_socket_index_set_available(x, 1, true, &err), 0);
+	ck_assert_int_eq(cosched_socket_index_best(x, &job, 0, &c, &err), 1);
+	ck_assert_int_eq(c.leftover, 4);
+	ck_assert_int_eq(cosched_socket_index_set_available(x, 2, false, &err), -1);
+	ck_assert_str_eq(err.msg, "socket: 2 out of range (2 sockets)");
+	ck_assert_int_eq(cosched_socket_index_check(x, &err), 0);
+	cosched_socket_index_free(x);
+}
+END_TEST
+
+/* A query skips the sockets it excludes (listed twice, full or not) and
+ * leaves the index as it was; a bad list is refused before anything
+ * moves. */
+START_TEST(test_index_best_except)
+{
+	cosched_gang_job_t job = mkjob(1, "j", 2, 0, COSCHED_CAT_CPU);
+	cosched_gang_job_t big = mkjob(2, "b", 8, 0, COSCHED_CAT_CPU);
+	cosched_gang_params_t p;
+	cosched_candidate_t c;
+	cosched_socket_index_t *x;
+	size_t ex[4];
+
+	cosched_gang_params_init(&p, 8);
+	x = cosched_socket_index_create(COSCHED_POLICY_GREEDY_THREAD, &p, 4, NULL,
+					&err);
+	ck_assert_int_eq(cosched_socket_index_add(x, 3, &big, 8, &err), 0);
+	ex[0] = 0;
+	ck_assert_int_eq(cosched_socket_index_best_except(x, &job, 0, ex, 1, &c,
+							  &err), 1);
+	ex[1] = 1; ex[2] = 0; ex[3] = 3;
+	ck_assert_int_eq(cosched_socket_index_best_except(x, &job, 0, ex, 4, &c,
+							  &err), 2);
+	ex[3] = 2;
+	ck_assert_int_eq(cosched_socket_index_best_except(x, &job, 0, ex, 4, &c,
+							  &err), COSCHED_INDEX_NONE);
+	ck_assert_int_eq(c.reject, COSCHED_REJECT_NO_SOCKET);
+	ck_assert_int_eq(cosched_socket_index_check(x, &err), 0);
+	ck_assert_int_eq(cosched_socket_index_best(x, &job, 0, &c, &err), 0);
+	ck_assert_int_eq(cosched_socket_index_best_except(x, &job, 0, NULL, 0, &c,
+							  &err), 0);
+	ex[1] = 4;
+	ck_assert_int_eq(cosched_socket_index_best_except(x, &job, 0, ex, 2, &c,
+							  &err), COSCHED_INDEX_INVALID);
+	ck_assert_int_eq(c.reject, COSCHED_REJECT_INVALID_QUERY);
+	ck_assert_str_eq(err.msg, "exclude[1]: socket 4 out of range (4 sockets)");
+	ck_assert_int_eq(cosched_socket_index_best_except(x, &job, 0, NULL, 1, &c,
+							  &err), COSCHED_INDEX_INVALID);
+	ck_assert_str_eq(err.msg, "exclude: NULL with 1 sockets");
+	ck_assert_int_eq(cosched_socket_index_check(x, &err), 0);
+	ck_assert_int_eq(cosched_socket_index_best(x, &job, 0, &c, &err), 0);
 	cosched_socket_index_free(x);
 }
 END_TEST
@@ -1304,6 +1404,8 @@ Suite *cosched_test_suite(void)
 	tcase_add_test(tc, test_index_errors);
 	tcase_add_test(tc, test_index_set_load_refused);
 	tcase_add_test(tc, test_out_of_range_category);
+	tcase_add_test(tc, test_index_foreign_and_available);
+	tcase_add_test(tc, test_index_best_except);
 	tcase_add_test(tc, test_bounds);
 	tcase_add_test(tc, test_bad_params);
 	suite_add_tcase(s, tc);
