@@ -198,12 +198,18 @@ static bool key_racy(const file_key_t *k, long long scan_start_ns,
 	return k->mtime_ns >= limit || k->ctime_ns >= limit;
 }
 
+/* load_record's results besides 0. */
+#define LOAD_REFUSED	-1	/* what the file holds is refused */
+#define LOAD_GONE	-2	/* removed since the directory was read */
+#define LOAD_FAILED	-3	/* could not be read now (permissions, no
+				 * descriptor or memory left...): retried */
+
 /*
  * Read dir/<app>.json into rec (its app and key already set from the
  * directory scan).  The file is opened without following a link and
  * without blocking (cosched_read_file_stat), and rec->key becomes the key
- * of what was actually read.  Returns 0, or -1 with the reason in err and
- * rec->state REC_BAD; -2 when the file vanished meanwhile (no record).
+ * of what was actually read.  Returns 0, or one of the LOAD_ codes with
+ * the reason in err and rec->state REC_BAD.
  */
 static int load_record(const cosched_profile_cache_t *c, record_t *rec,
 		       cosched_error_t *err)
@@ -220,19 +226,25 @@ static int load_record(const cosched_profile_cache_t *c, record_t *rec,
 	snprintf(path, sizeof(path), "%s/%s%s", c->dir, rec->app, JSON_SUFFIX);
 	text = cosched_read_file_stat(path, COSCHED_STORE_PROFILE_MAX_BYTES,
 				      &missing, &st, err);
-	if (!text)
-		return missing ? -2 : -1;
+	if (!text) {
+		if (missing)
+			return LOAD_GONE;
+		/* Too large stays too large until the file changes. */
+		return rec->key.size > COSCHED_STORE_PROFILE_MAX_BYTES
+			? LOAD_REFUSED : LOAD_FAILED;
+	}
 	key_of(&st, &rec->key);
 	if (cosched_profile_from_json(&p, text, &perr)) {
 		free(text);
-		return cosched_error_set(err, "%s: %s", path, perr.msg);
+		cosched_error_set(err, "%s: %s", path, perr.msg);
+		return LOAD_REFUSED;
 	}
 	free(text);
 	if (strcmp(p.app, rec->app)) {
 		cosched_error_set(err, "%s: app: holds \"%s\", expected \"%s\"",
 				  path, p.app, rec->app);
 		cosched_profile_free(&p);
-		return -1;
+		return LOAD_REFUSED;
 	}
 	if (!cosched_profile_has_data(&p)) {
 		cosched_profile_free(&p);
@@ -244,7 +256,8 @@ static int load_record(const cosched_profile_cache_t *c, record_t *rec,
 		free(rec->sum);
 		rec->sum = NULL;
 		cosched_profile_free(&p);
-		return cosched_error_set(err, "%s: out of memory", path);
+		cosched_error_set(err, "%s: out of memory", path);
+		return LOAD_FAILED;
 	}
 	snprintf(rec->sum->app, sizeof(rec->sum->app), "%s", p.app);
 	rec->sum->cls = cosched_classify_effective(&c->classify, &p,
@@ -472,7 +485,7 @@ static size_t scan(cosched_profile_cache_t *c, int dfd, char **names, size_t n,
 			cosched_error_set(&why, "%s/%s: cannot stat: %s",
 					  c->dir, file, strerror(errno));
 			memset(&rec->key, 0, sizeof(rec->key));
-			rc = -1;
+			rc = LOAD_FAILED;
 		} else {
 			key_of(&st, &rec->key);
 			if (old && !old->racy && key_eq(&old->key, &rec->key)) {
@@ -491,20 +504,24 @@ static size_t scan(cosched_profile_cache_t *c, int dfd, char **names, size_t n,
 				cosched_error_set(&why,
 					"%s/%s: is a symbolic link (not followed)",
 					c->dir, file);
-				rc = -1;
+				rc = LOAD_REFUSED;
 			} else if (!S_ISREG(st.st_mode)) {
 				cosched_error_set(&why,
 					"%s/%s: not a regular file", c->dir,
 					file);
-				rc = -1;
+				rc = LOAD_REFUSED;
 			} else {
 				c->files_read++;
 				rc = load_record(c, rec, &why);
-				if (rc == -2)
+				if (rc == LOAD_GONE)
 					continue;	/* removed meanwhile */
 			}
 		}
-		rec->racy = key_racy(&rec->key, start, c->racy_window_ns);
+		/* A file that could not be read now is tried again at the
+		 * next refresh, changed or not (a profile must not stay
+		 * out for an EMFILE); what it holds is judged once. */
+		rec->racy = rc == LOAD_FAILED ||
+			    key_racy(&rec->key, start, c->racy_window_ns);
 		if (rc) {
 			rec->state = REC_BAD;
 			rec->sum = NULL;

@@ -18,7 +18,9 @@
  * is left out.  A profile that fails to load (malformed JSON, an "app"
  * that is not its file's name, unreadable, too large) is reported once
  * per version of its file through the refresh's nbad and err, and left
- * out (the job is then placed as one without a profile).  Files are read
+ * out (the job is then placed as one without a profile); one that could
+ * not be read at all (permissions, no descriptor or memory left) is tried
+ * again at every refresh until it loads.  Files are read
  * as the store reads them (cosched_store.h): only <app>.json with a valid
  * application name, never through a symbolic link, never a FIFO or a
  * device (such a file is reported, not opened); lock and temporary files

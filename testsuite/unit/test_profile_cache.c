@@ -571,6 +571,58 @@ START_TEST(test_links_fifos_bad_names)
 }
 END_TEST
 
+/* In a child that cannot read secret.json: the failure is reported once,
+ * but the file is tried again at every refresh, changed or not. */
+static int refresh_unreadable_profile(void *arg)
+{
+	cosched_profile_cache_t *c = arg;
+	cosched_error_t e;
+	unsigned long reads;
+	int bad = -1;
+	long n;
+
+	n = cosched_profile_cache_refresh(c, &bad, &e);
+	if (n != 1 || bad != 1 || !strstr(e.msg, "secret.json") ||
+	    !strstr(e.msg, "Permission denied")) {
+		fprintf(stderr, "refresh: %ld, %d bad: %s\n", n, bad, e.msg);
+		return 1;
+	}
+	reads = cosched_profile_cache_files_read(c);
+	n = cosched_profile_cache_refresh(c, &bad, &e);
+	if (n != 1 || bad != 0 || e.msg[0] ||
+	    cosched_profile_cache_files_read(c) != reads + 1) {
+		fprintf(stderr, "second refresh: %ld, %d bad, %lu reads: %s\n",
+			n, bad, cosched_profile_cache_files_read(c) - reads,
+			e.msg);
+		return 2;
+	}
+	return 0;
+}
+
+/*
+ * A profile the controller cannot read (here: its permissions; as well:
+ * no file descriptor left) is not judged by its key: it is read again at
+ * every refresh, so it comes in as soon as it can be read, while what a
+ * readable file holds is judged once per version.
+ */
+START_TEST(test_unreadable_profile_retried)
+{
+	cosched_profile_cache_t *c = new_cache();
+	char path[128];
+
+	cosched_profile_cache_set_racy_window(c, 0);
+	ck_assert_int_eq(chmod(dir, 0755), 0);
+	put_profile("ep.A", 1, 0.01);
+	put_profile("secret", 1, 5.02);
+	path_of(path, sizeof(path), "secret.json");
+	ck_assert_int_eq(chmod(path, geteuid() == 0 ? 0600 : 0), 0);
+	cosched_child_run("refresh with an unreadable profile",
+			  refresh_unreadable_profile, c,
+			  COSCHED_CHILD_AS_NOBODY, 5);
+	cosched_profile_cache_free(c);
+}
+END_TEST
+
 /* --- readers during refreshes -------------------------------------------- */
 
 #define STRESS_APPS 8
@@ -890,6 +942,7 @@ Suite *cosched_test_suite(void)
 	tcase_add_test(tc, test_recent_files_read_again);
 	tcase_add_test(tc, test_corrupt_profile);
 	tcase_add_test(tc, test_links_fifos_bad_names);
+	tcase_add_test(tc, test_unreadable_profile_retried);
 	tcase_add_test(tc, test_lookup_during_refresh);
 	tcase_add_test(tc, test_unreadable_dir);
 	tcase_add_test(tc, test_edp_bound);
