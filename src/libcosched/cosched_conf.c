@@ -10,7 +10,6 @@
 #include "cosched_conf.h"
 #include "cosched_gang.h"
 #include "cosched_number.h"
-#include "cosched_store.h"
 #include "cosched_text.h"
 
 /* Largest cosched.conf accepted (a configuration, not a data file). */

@@ -26,6 +26,10 @@
 #include "cosched_power_policy.h"
 #include "cosched_profile.h"
 
+/* ProfileDir when cosched.conf sets none (the profile store's directory,
+ * cosched_store.h). */
+#define COSCHED_STORE_DIR_DEFAULT "/var/lib/cosched/profiles"
+
 /* Seed 002 "Power model": the package's full STREAM bandwidth ~15000 MB/s. */
 #define COSCHED_CONF_DEFAULT_NODE_PEAK_BW_MBS	15000.0
 

@@ -89,6 +89,12 @@ int cosched_open_regular(const char *path, int flags, int mode,
 char *cosched_read_file(const char *path, size_t max_bytes, int *missing,
 			cosched_error_t *err)
 {
+	return cosched_read_file_stat(path, max_bytes, missing, NULL, err);
+}
+
+char *cosched_read_file_stat(const char *path, size_t max_bytes, int *missing,
+			     struct stat *st_out, cosched_error_t *err)
+{
 	struct stat st;
 	size_t got = 0;
 	char *buf;
@@ -142,5 +148,7 @@ char *cosched_read_file(const char *path, size_t max_bytes, int *missing,
 		free(buf);
 		return NULL;
 	}
+	if (st_out)
+		*st_out = st;
 	return buf;
 }

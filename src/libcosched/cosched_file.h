@@ -48,4 +48,10 @@ int cosched_open_regular(const char *path, int flags, int mode,
 char *cosched_read_file(const char *path, size_t max_bytes, int *missing,
 			cosched_error_t *err);
 
+/* The same, and *st (may be NULL) receives the fstat() of the file read,
+ * so a caller knows exactly which version it read (size, mtime, inode). */
+struct stat;
+char *cosched_read_file_stat(const char *path, size_t max_bytes, int *missing,
+			     struct stat *st, cosched_error_t *err);
+
 #endif

@@ -17,8 +17,6 @@
 #include "cosched_profile_json.h"
 #include "cosched_store.h"
 
-/* Largest profile file read (bounded samples keep files far smaller). */
-#define PROFILE_MAX_BYTES (16 * 1024 * 1024)
 /* Room for the directory, an application name and the suffixes. */
 #define STORE_PATH_MAX (COSCHED_PATH_MAX + COSCHED_APP_NAME_MAX + 32)
 
@@ -110,7 +108,8 @@ static int load_file(const char *file, const char *app, cosched_profile_t *p,
 	char *buf;
 	int missing;
 
-	buf = cosched_read_file(file, PROFILE_MAX_BYTES, &missing, err);
+	buf = cosched_read_file(file, COSCHED_STORE_PROFILE_MAX_BYTES, &missing,
+				err);
 	if (!buf) {
 		if (missing)
 			return cosched_profile_init(p, app, err) ? -1 : 0;

@@ -28,8 +28,11 @@
 #include "cosched_file.h"
 #include "cosched_profile.h"
 
-/* ProfileDir when cosched.conf sets none. */
-#define COSCHED_STORE_DIR_DEFAULT "/var/lib/cosched/profiles"
+/* ProfileDir when cosched.conf sets none: COSCHED_STORE_DIR_DEFAULT in
+ * cosched_conf.h (the io layer, below the store, reads it). */
+
+/* Largest profile file read (bounded samples keep files far smaller). */
+#define COSCHED_STORE_PROFILE_MAX_BYTES (16 * 1024 * 1024)
 
 typedef struct {
 	char dir[COSCHED_PATH_MAX];

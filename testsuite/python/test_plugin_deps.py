@@ -13,7 +13,15 @@ command and every step.  So, read from the built files:
     has not; and the target Slurm does provide it (libslurmfull or the
     daemon that loads the plugin: a name that exists in one Slurm series
     and not in another, like slurm_strlcpy, fails only when first called);
-  - none carries the profile store, the JSON form or the gang policies.
+  - none carries the profile store, the JSON form or the profile cache;
+    the select plugin may carry the gang policies, the socket index and
+    the cosched.conf parser (slurmctld runs them there), the SPANK and task
+    plugins none of them.
+What needs jansson lives in cosched_ctld.so, which only slurmctld loads
+(the select plugin dlopen()s it there): it needs jansson, exports nothing
+but its table cosched_ctld_api, and leaves no symbol to the process; a
+program linking no jansson (helpers/ctld_probe.c, as the select plugin)
+loads it and reads a profile's class through it.
 """
 
 import os
@@ -29,12 +37,22 @@ from cluster import DEBIAN_PLUGINDIR, default_builddir
 PLUGINS = ["select_cons_tres_cosched.so", "spank_cosched.so",
            "task_cosched.so"]
 GLIBC = {"libc.so.6", "libm.so.6", "libdl.so.2", "libpthread.so.0"}
-# Code that must not travel into a plugin: the store and the JSON form
-# (jansson), the gang policies (slurmctld-side only, not yet linked).
-CONTROLLER_ONLY = re.compile(
+# Code that must not travel into any plugin: the store, the JSON form
+# (jansson) and the profile cache - cosched_ctld.so's.
+STORE_ONLY = re.compile(
     r"\b(json_\w+|cosched_store_\w+|cosched_profile_(to|from)_json|"
-    r"cosched_gang_plan|cosched_gang_rank|cosched_socket_index_\w+|"
+    r"cosched_profile_cache_\w+)$")
+# The controller's decisions and configuration: the select plugin runs
+# them in slurmctld; the SPANK and task plugins have no use for them.
+POLICY = re.compile(
+    r"\b(cosched_gang_plan|cosched_gang_rank|cosched_socket_index_\w+|"
     r"cosched_mrb_\w+|cosched_conf_\w+)$")
+CONTROLLER_ONLY = {"select_cons_tres_cosched.so": STORE_ONLY,
+                   "spank_cosched.so": re.compile(
+                       f"{STORE_ONLY.pattern}|{POLICY.pattern}"),
+                   "task_cosched.so": re.compile(
+                       f"{STORE_ONLY.pattern}|{POLICY.pattern}")}
+CTLD = "cosched_ctld.so"
 
 
 def _plugin(name):
@@ -117,7 +135,7 @@ def test_target_slurm_provides_what_plugin_needs(name):
 @pytest.mark.parametrize("name", PLUGINS)
 def test_plugin_carries_no_controller_code(name):
     path = _plugin(name)
-    carried = [s for s in defined(path) if CONTROLLER_ONLY.search(s)]
+    carried = [s for s in defined(path) if CONTROLLER_ONLY[name].search(s)]
     assert carried == [], carried
     # The check looks at the right thing: the option parser is there.
     assert "cosched_option_set" in defined(path)
@@ -133,4 +151,126 @@ def test_checks_see_a_library_that_needs_jansson():
         pytest.skip("unit test programs not built here (make check builds "
                     "them; scripts/test builds them on the host only)")
     assert "libjansson.so.4" in needed(prog)
-    assert any(CONTROLLER_ONLY.search(s) for s in defined(prog))
+    assert any(STORE_ONLY.search(s) for s in defined(prog))
+    assert any(POLICY.search(s) for s in defined(prog))
+
+
+def test_patterns_tell_store_from_policy():
+    """The patterns themselves: the select plugin's allows the policies and
+    the configuration, not the store; the SPANK plugin's refuses both."""
+    select = CONTROLLER_ONLY["select_cons_tres_cosched.so"]
+    spank = CONTROLLER_ONLY["spank_cosched.so"]
+    for sym in ("cosched_store_load", "cosched_profile_from_json",
+                "json_loads", "cosched_profile_cache_refresh"):
+        assert select.search(sym) and spank.search(sym), sym
+    for sym in ("cosched_gang_rank", "cosched_socket_index_best",
+                "cosched_conf_parse_file", "cosched_mrb_update"):
+        assert not select.search(sym) and spank.search(sym), sym
+    for sym in ("cosched_option_set", "cosched_classify_effective"):
+        assert not select.search(sym) and not spank.search(sym), sym
+
+
+# --- cosched_ctld.so ---------------------------------------------------
+
+def _loader(name):
+    return name.startswith("ld-linux")
+
+
+def test_ctld_needs_jansson_and_glibc_only():
+    path = _plugin(CTLD)
+    libs = {n for n in needed(path) if not _loader(n)}
+    assert "libjansson.so.4" in libs, libs
+    assert libs - GLIBC == {"libjansson.so.4"}, libs
+
+
+def test_ctld_exports_only_its_table():
+    path = _plugin(CTLD)
+    out = subprocess.run(["nm", "-D", "--defined-only", path],
+                         capture_output=True, text=True, check=True).stdout
+    exported = [line.split()[-1] for line in out.splitlines()
+                if line.strip()]
+    assert exported == ["cosched_ctld_api"], exported
+    kind = [line.split()[-2] for line in out.splitlines() if line.strip()]
+    assert kind in (["D"], ["R"]), kind    # data, not a function
+
+
+def test_ctld_leaves_nothing_to_slurmctld():
+    """Every symbol it needs comes from a library it names (a versioned
+    glibc or jansson symbol): nothing resolves by chance from slurmctld or
+    from the select plugin's copy of the core."""
+    path = _plugin(CTLD)
+    assert unversioned_undefined(path) == []
+
+
+def test_ctld_carries_the_store_and_the_select_plugin_does_not():
+    ctld = defined(_plugin(CTLD))
+    for sym in ("cosched_profile_cache_refresh", "cosched_profile_from_json",
+                "cosched_ctld_api"):
+        assert sym in ctld, sym
+    select = defined(_plugin("select_cons_tres_cosched.so"))
+    assert not any(STORE_ONLY.search(s) for s in select)
+
+
+def _profile(app, ipc, mpki, bw_fraction, threads=4):
+    """A profile in the store's JSON form (cosched.conf(5) PROFILES,
+    src/libcosched/cosched_profile_json.h): one run merged."""
+    cycles = 2.2e9 * 10 * threads
+    instructions = cycles * ipc
+    misses = instructions * mpki / 1000
+    return {
+        "schema_version": 1,
+        "app": app,
+        "runs_merged": 1,
+        "derived": {
+            "ipc": ipc, "mpki": mpki,
+            "llc_miss_bw": misses * 64 / 10,
+            "mem_traffic_bw": None, "llc_to_core_bw": None,
+            "llc_miss_bw_per_thread": misses * 64 / 10 / threads,
+            "mem_traffic_bw_per_thread": None,
+            "llc_to_core_bw_per_thread": None,
+            "mem_uops_fraction": None,
+            "bw_fraction": bw_fraction,
+            "threads": float(threads),
+            "power_w": None,
+        },
+        "edp": [{"threads": threads, "freq_khz": 2200000, "time_s": 10.0,
+                 "energy_j": None, "samples": 1}],
+        "runs": [{"instructions": instructions, "cycles": cycles,
+                  "llc_misses": misses, "runtime_s": 10.0,
+                  "threads": threads, "freq_khz": 2200000}],
+    }
+
+
+def test_ctld_loaded_by_a_program_without_jansson(tmp_path):
+    """helpers/ctld-probe parses no JSON itself and links no jansson; it
+    dlopen()s cosched_ctld.so (RTLD_NOW: every symbol resolves), refreshes
+    a cache over a store with a streaming profile, a compute-bound one and
+    a corrupt one, and reads each class back."""
+    import json
+    probe = os.path.join(default_builddir(), "testsuite", "python",
+                         "helpers", "ctld-probe")
+    if not os.path.exists(probe):
+        pytest.fail(f"{probe} not built (scripts/build builds it)")
+    assert "libjansson.so.4" not in needed(probe)
+    store = tmp_path / "profiles"
+    store.mkdir()
+    (store / "stream.json").write_text(
+        json.dumps(_profile("stream", 0.5, 5.02, 0.8), indent=1))
+    (store / "ep.A.json").write_text(
+        json.dumps(_profile("ep.A", 2.0, 0.01, 0.001)))
+    (store / "broken.json").write_text('{"schema_version": 1, "app": ')
+    out = subprocess.run([probe, _plugin(CTLD), str(store), "stream",
+                          "ep.A", "broken", "absent"],
+                         capture_output=True, text=True, timeout=30)
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert lines[0].startswith("refresh 2 nbad 1 "), lines
+    assert "broken.json" in lines[0], lines
+    stream = lines[1].split()
+    assert stream[:2] == ["stream", "mem"], lines
+    assert stream[3] == "profile" and float(stream[4]) == 5.02, lines
+    assert stream[5] == "1", lines
+    assert lines[2].split()[:2] == ["ep.A", "cpu"], lines
+    assert lines[2].split()[3] == "profile", lines
+    assert lines[3] == "broken absent", lines
+    assert lines[4] == "absent absent", lines

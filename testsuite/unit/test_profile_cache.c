@@ -1,0 +1,952 @@
+/* test_profile_cache.c - the controller's profile cache: rescans by file
+ * version, refusals, atomic publication
+ * (src/libcosched/cosched_profile_cache.c). */
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cosched_check.h"
+#include "src/libcosched/cosched_conf.h"
+#include "src/libcosched/cosched_profile_cache.h"
+#include "src/libcosched/cosched_profile_cache_internal.h"
+#include "src/libcosched/cosched_profile_json.h"
+
+static char dir[64];
+static cosched_conf_t conf;
+static cosched_error_t err;
+
+static void rm_rf(const char *path)
+{
+	char cmd[256];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", path);
+	if (system(cmd) != 0)
+		fprintf(stderr, "cannot remove %s\n", path);
+}
+
+static void setup(void)
+{
+	snprintf(dir, sizeof(dir), "/tmp/cosched-pcache-XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	cosched_conf_init(&conf);
+	snprintf(conf.profile_dir, sizeof(conf.profile_dir), "%s", dir);
+	cosched_error_clear(&err);
+}
+
+static void teardown(void)
+{
+	char other[96];
+
+	(void) chmod(dir, 0755);
+	rm_rf(dir);
+	snprintf(other, sizeof(other), "%s.moved", dir);
+	rm_rf(other);
+	snprintf(other, sizeof(other), "%s.outside.json", dir);
+	unlink(other);
+}
+
+/*
+ * A profile with data whose every figure tells its version v: runs_merged
+ * v, MPKI mpki, mean threads v, and v EDP points (threads 1..v) of time
+ * and energy v and v samples.  IPC 1.  With no node peak configured the
+ * MPKI decides the category (cosched_classify.c): 0.01 cpu, 1.66 lim,
+ * 5.02 mem.
+ */
+static char *profile_text(const char *app, int v, double mpki)
+{
+	cosched_profile_t p;
+	char *text;
+
+	ck_assert_int_eq(cosched_profile_init(&p, app, &err), 0);
+	p.runs_merged = (unsigned long) v;
+	p.derived.ipc = 1.0;
+	p.derived.mpki = mpki;
+	p.derived.threads = v;
+	p.n_edp = v;
+	p.edp = calloc((size_t) v, sizeof(*p.edp));
+	ck_assert_ptr_nonnull(p.edp);
+	for (int i = 0; i < v; i++) {
+		p.edp[i].threads = i + 1;
+		p.edp[i].freq_khz = 2200000;
+		p.edp[i].time_s = v;
+		p.edp[i].energy_j = v;
+		p.edp[i].samples = (unsigned long) v;
+	}
+	text = cosched_profile_to_json(&p, &err);
+	ck_assert_msg(text != NULL, "%s", err.msg);
+	cosched_profile_free(&p);
+	return text;
+}
+
+static void path_of(char *path, size_t len, const char *name)
+{
+	snprintf(path, len, "%s/%s", dir, name);
+}
+
+/* Write name in place (same inode when it exists). */
+static void write_in_place(const char *name, const char *text)
+{
+	char path[128];
+	int fd;
+
+	path_of(path, sizeof(path), name);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	ck_assert_msg(fd >= 0, "%s: %s", path, strerror(errno));
+	ck_assert_int_eq(write(fd, text, strlen(text)), (ssize_t) strlen(text));
+	ck_assert_int_eq(close(fd), 0);
+}
+
+/* Write name as the store does: a new file renamed over the old one. */
+static void write_renamed(const char *name, const char *text)
+{
+	char path[128], tmp[160];
+	int fd;
+
+	path_of(path, sizeof(path), name);
+	snprintf(tmp, sizeof(tmp), "%s/.%s.XXXXXX", dir, name);
+	fd = mkstemp(tmp);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, text, strlen(text)), (ssize_t) strlen(text));
+	ck_assert_int_eq(fchmod(fd, 0644), 0);
+	ck_assert_int_eq(close(fd), 0);
+	ck_assert_int_eq(rename(tmp, path), 0);
+}
+
+static void put_profile(const char *app, int v, double mpki)
+{
+	char name[96];
+	char *text = profile_text(app, v, mpki);
+
+	snprintf(name, sizeof(name), "%s.json", app);
+	write_renamed(name, text);
+	free(text);
+}
+
+static void remove_file(const char *name)
+{
+	char path[128];
+
+	path_of(path, sizeof(path), name);
+	ck_assert_int_eq(unlink(path), 0);
+}
+
+static cosched_profile_cache_t *new_cache(void)
+{
+	cosched_profile_cache_t *c = cosched_profile_cache_create(&conf, &err);
+
+	ck_assert_msg(c != NULL, "%s", err.msg);
+	return c;
+}
+
+/* Refresh and require count profiles and nbad new failures. */
+static void refresh_ok(cosched_profile_cache_t *c, long count, int nbad)
+{
+	int bad = -1;
+	long n = cosched_profile_cache_refresh(c, &bad, &err);
+
+	ck_assert_msg(n == count, "refresh: %ld profiles, expected %ld (%s)",
+		      n, count, err.msg);
+	ck_assert_msg(bad == nbad, "refresh: nbad %d, expected %d (%s)", bad,
+		      nbad, err.msg);
+	if (!nbad)
+		ck_assert_str_eq(err.msg, "");
+	ck_assert_uint_eq(cosched_profile_cache_size(c), (size_t) count);
+}
+
+/* app is cached at version v with category cat. */
+static void check_entry(cosched_profile_cache_t *c, const char *app, int v,
+			double mpki, cosched_category_t cat)
+{
+	cosched_profile_summary_t s;
+
+	ck_assert_msg(cosched_profile_cache_lookup(c, app, &s) == 1,
+		      "%s not cached", app);
+	ck_assert_str_eq(s.app, app);
+	ck_assert_msg(s.cls.cat == cat, "%s: category %s, expected %s", app,
+		      cosched_category_name(s.cls.cat),
+		      cosched_category_name(cat));
+	ck_assert_int_eq(s.cls.lca, cosched_category_to_lca(cat));
+	ck_assert_int_eq(s.cls.source, COSCHED_CLASS_FROM_PROFILE);
+	ck_assert_double_eq(s.mpki, mpki);
+	ck_assert_double_eq(s.threads, v);
+	ck_assert_uint_eq(s.runs_merged, (unsigned long) v);
+	ck_assert_int_eq(s.n_edp, v);
+	for (int i = 0; i < v; i++) {
+		ck_assert_int_eq(s.edp[i].threads, i + 1);
+		ck_assert_double_eq(s.edp[i].time_s, v);
+		ck_assert_uint_eq(s.edp[i].samples, (unsigned long) v);
+	}
+}
+
+static void check_absent(cosched_profile_cache_t *c, const char *app)
+{
+	cosched_profile_summary_t s;
+
+	ck_assert_msg(cosched_profile_cache_lookup(c, app, &s) == 0,
+		      "%s is cached", app);
+}
+
+START_TEST(test_create_refusals)
+{
+	cosched_conf_t bad;
+
+	ck_assert_ptr_null(cosched_profile_cache_create(NULL, &err));
+	ck_assert_ptr_nonnull(strstr(err.msg, "no configuration"));
+	cosched_conf_init(&bad);
+	bad.profile_dir[0] = '\0';
+	ck_assert_ptr_null(cosched_profile_cache_create(&bad, &err));
+	ck_assert_ptr_nonnull(strstr(err.msg, "ProfileDir: empty path"));
+	/* NULL everywhere else is harmless */
+	cosched_profile_cache_free(NULL);
+	ck_assert_int_eq(cosched_profile_cache_refresh(NULL, NULL, &err), -1);
+	ck_assert_int_eq(cosched_profile_cache_lookup(NULL, "a", NULL), 0);
+	ck_assert_uint_eq(cosched_profile_cache_size(NULL), 0);
+}
+END_TEST
+
+START_TEST(test_empty_dir)
+{
+	cosched_profile_cache_t *c = new_cache();
+
+	ck_assert_uint_eq(cosched_profile_cache_size(c), 0);
+	check_absent(c, "stream");
+	refresh_ok(c, 0, 0);
+	refresh_ok(c, 0, 0);
+	check_absent(c, "stream");
+	/* lock files and writes in progress are not profiles */
+	write_in_place(".stream.lock", "");
+	write_in_place(".stream.json.Ab12Cd", "{");
+	refresh_ok(c, 0, 0);
+	ck_assert_uint_eq(cosched_profile_cache_files_read(c), 0);
+	cosched_profile_cache_free(c);
+}
+END_TEST
+
+/*
+ * Profiles appear, change and disappear across refreshes; a profile
+ * without data is left out; unchanged files are not read again.
+ */
+START_TEST(test_appear_change_disappear)
+{
+	cosched_profile_cache_t *c = new_cache();
+	cosched_profile_t empty;
+
+	cosched_profile_cache_set_racy_window(c, 0);
+	put_profile("ep.A", 1, 0.01);
+	refresh_ok(c, 1, 0);
+	check_entry(c, "ep.A", 1, 0.01, COSCHED_CAT_CPU);
+	check_absent(c, "stream");
+	ck_assert_uint_eq(cosched_profile_cache_files_read(c), 1);
+
+	put_profile("stream", 3, 5.02);
+	refresh_ok(c, 2, 0);
+	check_entry(c, "stream", 3, 5.02, COSCHED_CAT_MEM);
+	check_entry(c, "ep.A", 1, 0.01, COSCHED_CAT_CPU);
+	ck_assert_uint_eq(cosched_profile_cache_files_read(c), 2);
+
+	/* ep.A changes class; stream is not read again */
+	put_profile("ep.A", 2, 1.66);
+	refresh_ok(c, 2, 0);
+	check_entry(c, "ep.A", 2, 1.66, COSCHED_CAT_LIM);
+	ck_assert_uint_eq(cosched_profile_cache_files_read(c), 3);
+	refresh_ok(c, 2, 0);
+	ck_assert_uint_eq(cosched_profile_cache_files_read(c), 3);
+
+	/* a profile without data is no profile */
+	ck_assert_int_eq(cosched_profile_init(&empty, "fresh", &err), 0);
+	{
+		char *text = cosched_profile_to_json(&empty, &err);
+		ck_assert_ptr_nonnull(text);
+		write_renamed("fresh.json", text);
+		free(text);
+	}
+	cosched_profile_free(&empty);
+	refresh_ok(c, 2, 0);
+	check_absent(c, "fresh");
+
+	remove_file("stream.json");
+	refresh_ok(c, 1, 0);
+	check_absent(c, "stream");
+	check_entry(c, "ep.A", 2, 1.66, COSCHED_CAT_LIM);
+	remove_file("ep.A.json");
+	refresh_ok(c, 0, 0);
+	check_absent(c, "ep.A");
+	/* and back */
+	put_profile("stream", 4, 5.02);
+	refresh_ok(c, 1, 0);
+	check_entry(c, "stream", 4, 5.02, COSCHED_CAT_MEM);
+	cosched_profile_cache_free(c);
+}
+END_TEST
+
+/* Two versions of app's text of exactly the same length (JSON allows
+ * trailing blanks). */
+static void same_size_texts(const char *app, char **a, char **b)
+{
+	size_t la, lb;
+	char *t;
+
+	*a = profile_text(app, 2, 0.01);
+	*b = profile_text(app, 2, 5.02);
+	la = strlen(*a);
+	lb = strlen(*b);
+	t = realloc(la < lb ? *a : *b, (la > lb ? la : lb) + 1);
+	ck_assert_ptr_nonnull(t);
+	for (size_t i = la < lb ? la : lb; i < (la > lb ? la : lb); i++)
+		t[i] = ' ';
+	t[la > lb ? la : lb] = '\0';
+	if (la < lb)
+		*a = t;
+	else
+		*b = t;
+	ck_assert_uint_eq(strlen(*a), strlen(*b));
+}
+
+static ino_t inode_of(const char *name)
+{
+	char path[128];
+	struct stat st;
+
+	path_of(path, sizeof(path), name);
+	ck_assert_int_eq(stat(path, &st), 0);
+	return st.st_ino;
+}
+
+/*
+ * A change right after a refresh (within the same second, likely the same
+ * clock tick) is seen at the next refresh, however it is made: a new
+ * inode of the same size, a new size in place, and - the hard case, where
+ * the size and inode stay and the timestamps may not have moved - the
+ * same size rewritten in place.
+ */
+START_TEST(test_change_within_the_same_second)
+{
+	cosched_profile_cache_t *c = new_cache();
+	char *cpu, *mem;
+
+	same_size_texts("app", &cpu, &mem);
+
+	/* Same size, new inode (the store's rename). */
+	cosched_profile_cache_set_racy_window(c, 0);
+	write_renamed("app.json", cpu);
+	refresh_ok(c, 1, 0);
+	check_entry(c, "app", 2, 0.01, COSCHED_CAT_CPU);
+	{
+		ino_t before = inode_of("app.json");
+		write_renamed("app.json", mem);
+		ck_assert(inode_of("app.json") != before);
+	}
+	refresh_ok(c, 1, 0);
+	check_entry(c, "app", 2, 5.02, COSCHED_CAT_MEM);
+
+	/* New size, same inode. */
+	{
+		char *longer = profile_text("app", 3, 0.01);
+		ino_t before = inode_of("app.json");
+		write_in_place("app.json", longer);
+		ck_assert(inode_of("app.json") == before);
+		free(longer);
+	}
+	refresh_ok(c, 1, 0);
+	check_entry(c, "app", 3, 0.01, COSCHED_CAT_CPU);
+
+	/* Same size, same inode, at once: only the timestamps could tell,
+	 * and within one clock tick they do not; the cache reads a file
+	 * written this close to a refresh again at the next one. */
+	cosched_profile_cache_set_racy_window(c, 2000000000LL);
+	write_in_place("app.json", cpu);
+	refresh_ok(c, 1, 0);
+	check_entry(c, "app", 2, 0.01, COSCHED_CAT_CPU);
+	write_in_place("app.json", mem);
+	refresh_ok(c, 1, 0);
+	check_entry(c, "app", 2, 5.02, COSCHED_CAT_MEM);
+	write_in_place("app.json", cpu);
+	refresh_ok(c, 1, 0);
+	check_entry(c, "app", 2, 0.01, COSCHED_CAT_CPU);
+	free(cpu);
+	free(mem);
+	cosched_profile_cache_free(c);
+}
+END_TEST
+
+/*
+ * A file older than the window is trusted by its key: an untouched file
+ * is not read again, and a change that keeps the size and the inode and
+ * sets the mtime one nanosecond later is seen.  (The ctime, which no
+ * program can set, moves too where the clock has ticked in between; on a
+ * kernel with fine-grained timestamps it always does.)
+ */
+START_TEST(test_mtime_nanoseconds)
+{
+	cosched_profile_cache_t *c = new_cache();
+	struct timespec ts[2];
+	char path[128], *cpu, *mem;
+	unsigned long reads;
+
+	same_size_texts("app", &cpu, &mem);
+	path_of(path, sizeof(path), "app.json");
+	cosched_profile_cache_set_racy_window(c, 0);
+	write_in_place("app.json", cpu);
+	ts[0].tv_sec = ts[1].tv_sec = 1000000000;	/* 2001 */
+	ts[0].tv_nsec = ts[1].tv_nsec = 1;
+	ck_assert_int_eq(utimensat(AT_FDCWD, path, ts, 0), 0);
+	refresh_ok(c, 1, 0);
+	check_entry(c, "app", 2, 0.01, COSCHED_CAT_CPU);
+	reads = cosched_profile_cache_files_read(c);
+	refresh_ok(c, 1, 0);
+	ck_assert_uint_eq(cosched_profile_cache_files_read(c), reads);
+
+	write_in_place("app.json", mem);
+	ts[0].tv_nsec = ts[1].tv_nsec = 2;
+	ck_assert_int_eq(utimensat(AT_FDCWD, path, ts, 0), 0);
+	refresh_ok(c, 1, 0);
+	check_entry(c, "app", 2, 5.02, COSCHED_CAT_MEM);
+	ck_assert_uint_eq(cosched_profile_cache_files_read(c), reads + 1);
+	free(cpu);
+	free(mem);
+	cosched_profile_cache_free(c);
+}
+END_TEST
+
+/*
+ * A corrupt profile is counted in nbad with its error, once per version,
+ * and the others stay; a profile that holds another application's name
+ * is refused the same way; a good profile that turns bad leaves the
+ * cache, and comes back when repaired.
+ */
+START_TEST(test_corrupt_profile)
+{
+	cosched_profile_cache_t *c = new_cache();
+	char *text;
+
+	cosched_profile_cache_set_racy_window(c, 0);
+	put_profile("ep.A", 1, 0.01);
+	put_profile("stream", 2, 5.02);
+	write_renamed("broken.json", "{\"schema_version\": 1, \"app\": \"bro");
+	refresh_ok(c, 2, 1);
+	ck_assert_msg(strstr(err.msg, "/broken.json: ") &&
+		      strstr(err.msg, "invalid JSON"), "%s", err.msg);
+	ck_assert_msg(strncmp(err.msg, dir, strlen(dir)) == 0, "%s", err.msg);
+	check_entry(c, "ep.A", 1, 0.01, COSCHED_CAT_CPU);
+	check_entry(c, "stream", 2, 5.02, COSCHED_CAT_MEM);
+	check_absent(c, "broken");
+
+	/* the same version is not reported again: neither when trusted by
+	 * its key nor when read again for being recent */
+	refresh_ok(c, 2, 0);
+	cosched_profile_cache_set_racy_window(c, 3600LL * 1000000000LL);
+	refresh_ok(c, 2, 0);	/* marks the three files recent */
+	{
+		unsigned long reads = cosched_profile_cache_files_read(c);
+		refresh_ok(c, 2, 0);
+		ck_assert_uint_eq(cosched_profile_cache_files_read(c), reads + 3);
+	}
+	cosched_profile_cache_set_racy_window(c, 0);
+	refresh_ok(c, 2, 0);
+	/* a new version is */
+	write_renamed("broken.json", "[]");
+	refresh_ok(c, 2, 1);
+	ck_assert_msg(strstr(err.msg, "broken.json: (top level)"), "%s", err.msg);
+
+	/* another application's profile under this name */
+	text = profile_text("ep.A", 1, 0.01);
+	write_renamed("thief.json", text);
+	free(text);
+	refresh_ok(c, 2, 1);
+	ck_assert_msg(strstr(err.msg, "thief.json: app: holds \"ep.A\", expected \"thief\""),
+		      "%s", err.msg);
+
+	/* two new failures: both counted, the first by name reported */
+	write_renamed("broken.json", "{}");
+	write_renamed("thief.json", "null");
+	refresh_ok(c, 2, 2);
+	ck_assert_msg(strstr(err.msg, "broken.json"), "%s", err.msg);
+
+	/* a good profile that turns bad leaves; the others stay */
+	write_renamed("stream.json", "{\"schema_version\": 2}");
+	refresh_ok(c, 1, 1);
+	ck_assert_msg(strstr(err.msg, "stream.json: schema_version"), "%s", err.msg);
+	check_absent(c, "stream");
+	check_entry(c, "ep.A", 1, 0.01, COSCHED_CAT_CPU);
+	put_profile("stream", 3, 5.02);
+	refresh_ok(c, 2, 0);
+	check_entry(c, "stream", 3, 5.02, COSCHED_CAT_MEM);
+	cosched_profile_cache_free(c);
+}
+END_TEST
+
+/* In a child under alarm(): refresh a directory holding a FIFO, a link
+ * and a directory named like profiles, next to one good profile. */
+static int refresh_refusals(void *arg)
+{
+	cosched_profile_cache_t *c = arg;
+	cosched_profile_summary_t s;
+	cosched_error_t e;
+	int bad = -1;
+	long n;
+
+	n = cosched_profile_cache_refresh(c, &bad, &e);
+	if (n != 1 || bad != 3) {
+		fprintf(stderr, "refresh: %ld profiles, %d bad: %s\n", n, bad,
+			e.msg);
+		return 1;
+	}
+	/* the first failure by name: adir.json < fifo.json < link.json */
+	if (!strstr(e.msg, "adir.json: not a regular file")) {
+		fprintf(stderr, "refresh: %s\n", e.msg);
+		return 2;
+	}
+	if (cosched_profile_cache_lookup(c, "link", &s) ||
+	    cosched_profile_cache_lookup(c, "fifo", &s) ||
+	    cosched_profile_cache_lookup(c, "adir", &s) ||
+	    cosched_profile_cache_lookup(c, "bad name", &s) ||
+	    !cosched_profile_cache_lookup(c, "good", &s)) {
+		fprintf(stderr, "lookups: wrong set of profiles\n");
+		return 3;
+	}
+	/* only the good profile was ever opened */
+	if (cosched_profile_cache_files_read(c) != 1) {
+		fprintf(stderr, "%lu files read\n",
+			cosched_profile_cache_files_read(c));
+		return 5;
+	}
+	/* reported once: the next refresh is quiet */
+	n = cosched_profile_cache_refresh(c, &bad, &e);
+	if (n != 1 || bad != 0 || e.msg[0]) {
+		fprintf(stderr, "second refresh: %ld, %d bad: %s\n", n, bad,
+			e.msg);
+		return 4;
+	}
+	return 0;
+}
+
+/*
+ * Files that are not profiles are skipped: a bad application name is
+ * ignored; a symbolic link (to a valid profile, which following would
+ * load), a FIFO (which opening could block on) and a directory are
+ * reported and never opened.
+ */
+START_TEST(test_links_fifos_bad_names)
+{
+	cosched_profile_cache_t *c = new_cache();
+	char path[128], outside[128];
+	char *text;
+
+	cosched_profile_cache_set_racy_window(c, 0);
+	put_profile("good", 1, 0.01);
+	text = profile_text("link", 1, 5.02);
+	snprintf(outside, sizeof(outside), "%s.outside.json", dir);
+	{
+		FILE *f = fopen(outside, "w");
+		ck_assert_ptr_nonnull(f);
+		fputs(text, f);
+		fclose(f);
+	}
+	path_of(path, sizeof(path), "link.json");
+	ck_assert_int_eq(symlink(outside, path), 0);
+	free(text);
+	path_of(path, sizeof(path), "fifo.json");
+	ck_assert_int_eq(mkfifo(path, 0644), 0);
+	path_of(path, sizeof(path), "adir.json");
+	ck_assert_int_eq(mkdir(path, 0755), 0);
+	/* names no application has: never even looked at */
+	text = profile_text("x", 1, 0.01);
+	write_renamed("bad name.json", text);
+	write_renamed("-.json.tmp", text);
+	write_renamed(".hidden.json", text);
+	free(text);
+
+	cosched_child_run("refresh beside a FIFO and a link", refresh_refusals,
+			  c, 0, 5);
+	cosched_profile_cache_free(c);
+}
+END_TEST
+
+/* In a child that cannot read secret.json: the failure is reported once,
+ * but the file is tried again at every refresh, changed or not. */
+static int refresh_unreadable_profile(void *arg)
+{
+	cosched_profile_cache_t *c = arg;
+	cosched_error_t e;
+	unsigned long reads;
+	int bad = -1;
+	long n;
+
+	n = cosched_profile_cache_refresh(c, &bad, &e);
+	if (n != 1 || bad != 1 || !strstr(e.msg, "secret.json") ||
+	    !strstr(e.msg, "Permission denied")) {
+		fprintf(stderr, "refresh: %ld, %d bad: %s\n", n, bad, e.msg);
+		return 1;
+	}
+	reads = cosched_profile_cache_files_read(c);
+	n = cosched_profile_cache_refresh(c, &bad, &e);
+	if (n != 1 || bad != 0 || e.msg[0] ||
+	    cosched_profile_cache_files_read(c) != reads + 1) {
+		fprintf(stderr, "second refresh: %ld, %d bad, %lu reads: %s\n",
+			n, bad, cosched_profile_cache_files_read(c) - reads,
+			e.msg);
+		return 2;
+	}
+	return 0;
+}
+
+/*
+ * A profile the controller cannot read (here: its permissions; as well:
+ * no file descriptor left) is not judged by its key: it is read again at
+ * every refresh, so it comes in as soon as it can be read, while what a
+ * readable file holds is judged once per version.
+ */
+START_TEST(test_unreadable_profile_retried)
+{
+	cosched_profile_cache_t *c = new_cache();
+	char path[128];
+
+	cosched_profile_cache_set_racy_window(c, 0);
+	ck_assert_int_eq(chmod(dir, 0755), 0);
+	put_profile("ep.A", 1, 0.01);
+	put_profile("secret", 1, 5.02);
+	path_of(path, sizeof(path), "secret.json");
+	ck_assert_int_eq(chmod(path, geteuid() == 0 ? 0600 : 0), 0);
+	cosched_child_run("refresh with an unreadable profile",
+			  refresh_unreadable_profile, c,
+			  COSCHED_CHILD_AS_NOBODY, 5);
+	cosched_profile_cache_free(c);
+}
+END_TEST
+
+/* --- readers during refreshes -------------------------------------------- */
+
+#define STRESS_APPS 8
+#define STRESS_READERS 2
+
+typedef struct {
+	cosched_profile_cache_t *c;
+	atomic_bool stop;
+	atomic_ulong lookups;
+	atomic_int failure;	/* 0 = none */
+	char detail[256];
+} stress_t;
+
+/* Every app of the stress set is cached at every moment, and each copy is
+ * one whole version (its figures all tell the same version). */
+static void *stress_reader(void *arg)
+{
+	stress_t *st = arg;
+
+	while (!atomic_load(&st->stop)) {
+		sched_yield();	/* the refresher shares the cores */
+		for (int a = 0; a < STRESS_APPS + 1; a++) {
+			cosched_profile_summary_t s;
+			char app[16];
+			int v, found;
+			size_t n;
+
+			snprintf(app, sizeof(app), "app%d", a);
+			memset(&s, 0xa5, sizeof(s));
+			found = cosched_profile_cache_lookup(st->c, app, &s);
+			n = cosched_profile_cache_size(st->c);
+			atomic_fetch_add(&st->lookups, 1);
+			if (n != STRESS_APPS && n != STRESS_APPS + 1) {
+				snprintf(st->detail, sizeof(st->detail),
+					 "size %zu", n);
+				atomic_store(&st->failure, 1);
+				return NULL;
+			}
+			if (!found) {
+				if (a < STRESS_APPS) {
+					snprintf(st->detail, sizeof(st->detail),
+						 "%s not found", app);
+					atomic_store(&st->failure, 2);
+					return NULL;
+				}
+				continue;	/* the one that comes and goes */
+			}
+			v = (int) s.runs_merged;
+			if (strcmp(s.app, app) || v < 1 || v > 64 ||
+			    s.mpki != v || s.threads != v || s.n_edp != v ||
+			    s.cls.source != COSCHED_CLASS_FROM_PROFILE) {
+				snprintf(st->detail, sizeof(st->detail),
+					 "%s: torn copy (runs %lu, mpki %g, n_edp %d)",
+					 app, s.runs_merged, s.mpki, s.n_edp);
+				atomic_store(&st->failure, 3);
+				return NULL;
+			}
+			for (int i = 0; i < v; i++)
+				if (s.edp[i].time_s != v ||
+				    s.edp[i].samples != (unsigned long) v ||
+				    s.edp[i].threads != i + 1) {
+					snprintf(st->detail, sizeof(st->detail),
+						 "%s: torn EDP point %d", app, i);
+					atomic_store(&st->failure, 4);
+					return NULL;
+				}
+		}
+	}
+	return NULL;
+}
+
+static double elapsed_s(const struct timespec *t0)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (t.tv_sec - t0->tv_sec) + (t.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+/*
+ * A file written within the window before a refresh is read again at the
+ * next refresh even when its key has not changed (its timestamps could
+ * still take the same value at a second write); once older, never again.
+ */
+START_TEST(test_recent_files_read_again)
+{
+	cosched_profile_cache_t *c = new_cache();
+	char path[128];
+	struct timespec ts[2] = { { 1000000000, 0 }, { 1000000000, 0 } };
+
+	cosched_profile_cache_set_racy_window(c, 3600LL * 1000000000LL);
+	put_profile("app", 1, 0.01);
+	refresh_ok(c, 1, 0);
+	ck_assert_uint_eq(cosched_profile_cache_files_read(c), 1);
+	refresh_ok(c, 1, 0);
+	ck_assert_uint_eq(cosched_profile_cache_files_read(c), 2);
+	refresh_ok(c, 1, 0);
+	ck_assert_uint_eq(cosched_profile_cache_files_read(c), 3);
+	check_entry(c, "app", 1, 0.01, COSCHED_CAT_CPU);
+	/* an mtime of 2001 is old, but the ctime (now) is recent too */
+	path_of(path, sizeof(path), "app.json");
+	ck_assert_int_eq(utimensat(AT_FDCWD, path, ts, 0), 0);
+	refresh_ok(c, 1, 0);
+	ck_assert_uint_eq(cosched_profile_cache_files_read(c), 4);
+	/* a window of 0: the version read last is trusted */
+	cosched_profile_cache_set_racy_window(c, 0);
+	refresh_ok(c, 1, 0);
+	ck_assert_uint_eq(cosched_profile_cache_files_read(c), 5);
+	refresh_ok(c, 1, 0);
+	ck_assert_uint_eq(cosched_profile_cache_files_read(c), 5);
+	cosched_profile_cache_free(c);
+}
+END_TEST
+
+/*
+ * Lookups from other threads while the main thread refreshes again and
+ * again, every profile rewritten between refreshes (a new version, with a
+ * new inode, as the store writes) and one profile coming and going: no
+ * reader ever misses a profile present in every version, sees a size in
+ * between, or copies a summary mixed of two versions.
+ */
+START_TEST(test_lookup_during_refresh)
+{
+	stress_t st;
+	pthread_t readers[STRESS_READERS];
+	struct timespec t0;
+	int refreshes = 0;
+
+	memset(&st, 0, sizeof(st));
+	st.c = new_cache();
+	for (int a = 0; a < STRESS_APPS; a++) {
+		char app[16];
+		snprintf(app, sizeof(app), "app%d", a);
+		put_profile(app, 1, 1);
+	}
+	refresh_ok(st.c, STRESS_APPS, 0);
+	for (int r = 0; r < STRESS_READERS; r++)
+		ck_assert_int_eq(pthread_create(&readers[r], NULL,
+						stress_reader, &st), 0);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (!atomic_load(&st.failure) &&
+	       (elapsed_s(&t0) < 0.4 || refreshes < 20)) {
+		int v = 1 + refreshes % 40;
+		long n;
+		for (int a = 0; a < STRESS_APPS; a++) {
+			char app[16];
+			snprintf(app, sizeof(app), "app%d", a);
+			put_profile(app, v, v);
+		}
+		if (refreshes % 2)
+			put_profile("app8", v, v);
+		else if (refreshes > 0)
+			remove_file("app8.json");
+		n = cosched_profile_cache_refresh(st.c, NULL, &err);
+		ck_assert_msg(n == STRESS_APPS + refreshes % 2,
+			      "refresh %d: %ld (%s)", refreshes, n, err.msg);
+		refreshes++;
+		if (elapsed_s(&t0) > 20)
+			break;
+	}
+	atomic_store(&st.stop, true);
+	for (int r = 0; r < STRESS_READERS; r++)
+		pthread_join(readers[r], NULL);
+	ck_assert_msg(!atomic_load(&st.failure), "reader: %s", st.detail);
+	ck_assert_int_ge(refreshes, 20);
+	ck_assert_uint_ge(atomic_load(&st.lookups), 1000);
+	cosched_profile_cache_free(st.c);
+}
+END_TEST
+
+/* --- the directory fails --------------------------------------------------- */
+
+static int refresh_unreadable(void *arg)
+{
+	cosched_profile_cache_t *c = arg;
+	cosched_profile_summary_t s;
+	cosched_error_t e;
+	int bad = -1;
+
+	if (cosched_profile_cache_refresh(c, &bad, &e) != -1 ||
+	    !strstr(e.msg, "Permission denied") || bad != 0) {
+		fprintf(stderr, "refresh: %s\n", e.msg);
+		return 1;
+	}
+	if (cosched_profile_cache_size(c) != 2 ||
+	    !cosched_profile_cache_lookup(c, "ep.A", &s) ||
+	    s.cls.cat != COSCHED_CAT_CPU)
+		return 2;
+	return 0;
+}
+
+/*
+ * A directory that cannot be read (gone, or closed to the caller) fails
+ * the refresh with -1 and leaves the cache as it was; once it is back the
+ * next refresh goes on from there.
+ */
+START_TEST(test_unreadable_dir)
+{
+	cosched_profile_cache_t *c = new_cache();
+	char moved[96];
+	int bad = -1;
+
+	put_profile("ep.A", 1, 0.01);
+	put_profile("stream", 2, 5.02);
+	refresh_ok(c, 2, 0);
+
+	snprintf(moved, sizeof(moved), "%s.moved", dir);
+	ck_assert_int_eq(rename(dir, moved), 0);
+	ck_assert_int_eq(cosched_profile_cache_refresh(c, &bad, &err), -1);
+	ck_assert_int_eq(bad, 0);
+	ck_assert_msg(strstr(err.msg, dir) && strstr(err.msg, "No such file"),
+		      "%s", err.msg);
+	ck_assert_uint_eq(cosched_profile_cache_size(c), 2);
+	check_entry(c, "ep.A", 1, 0.01, COSCHED_CAT_CPU);
+	check_entry(c, "stream", 2, 5.02, COSCHED_CAT_MEM);
+	ck_assert_int_eq(rename(moved, dir), 0);
+	refresh_ok(c, 2, 0);
+
+	/* closed to the caller: as nobody when root (root reads anyway) */
+	ck_assert_int_eq(chmod(dir, 0700), 0);
+	if (geteuid() != 0)
+		ck_assert_int_eq(chmod(dir, 0), 0);
+	cosched_child_run("refresh of an unreadable directory",
+			  refresh_unreadable, c, COSCHED_CHILD_AS_NOBODY, 5);
+	ck_assert_int_eq(chmod(dir, 0755), 0);
+	cosched_profile_cache_free(c);
+}
+END_TEST
+
+/* --- summaries ------------------------------------------------------------- */
+
+/*
+ * A profile with more EDP points than the cache keeps: 20 thread counts x
+ * 10 frequencies, each point of thread count t sampled t times.  The
+ * cache keeps whole sweeps of the most used thread counts (20 down to 9)
+ * and the first 8 frequencies of the next (8), in the profile's order.
+ */
+START_TEST(test_edp_bound)
+{
+	cosched_profile_cache_t *c = new_cache();
+	cosched_profile_summary_t s;
+	cosched_profile_t p;
+	char *text;
+	int k = 0;
+
+	ck_assert_int_eq(cosched_profile_init(&p, "sweep", &err), 0);
+	p.runs_merged = 2100;
+	p.derived.ipc = 1.0;
+	p.derived.mpki = 0.01;
+	p.n_edp = 200;
+	p.edp = calloc(200, sizeof(*p.edp));
+	ck_assert_ptr_nonnull(p.edp);
+	for (int t = 1; t <= 20; t++)
+		for (int f = 0; f < 10; f++, k++) {
+			p.edp[k].threads = t;
+			p.edp[k].freq_khz = 1200000 + 100000L * f;
+			p.edp[k].time_s = 100.0 / t;
+			p.edp[k].energy_j = NAN;
+			p.edp[k].samples = (unsigned long) t;
+		}
+	text = cosched_profile_to_json(&p, &err);
+	ck_assert_msg(text != NULL, "%s", err.msg);
+	cosched_profile_free(&p);
+	write_renamed("sweep.json", text);
+	free(text);
+	refresh_ok(c, 1, 0);
+	ck_assert_int_eq(cosched_profile_cache_lookup(c, "sweep", &s), 1);
+	ck_assert_int_eq(s.n_edp, COSCHED_PROFILE_CACHE_EDP_MAX);
+	ck_assert_uint_eq(s.runs_merged, 2100);
+	ck_assert(isnan(s.threads));
+	for (int i = 0; i < 8; i++) {
+		ck_assert_int_eq(s.edp[i].threads, 8);
+		ck_assert_int_eq(s.edp[i].freq_khz, 1200000 + 100000L * i);
+	}
+	for (int i = 8; i < COSCHED_PROFILE_CACHE_EDP_MAX; i++) {
+		ck_assert_int_eq(s.edp[i].threads, 9 + (i - 8) / 10);
+		ck_assert_int_eq(s.edp[i].freq_khz,
+				 1200000 + 100000L * ((i - 8) % 10));
+		ck_assert_double_eq(s.edp[i].time_s, 100.0 / s.edp[i].threads);
+		ck_assert(isnan(s.edp[i].energy_j));
+	}
+	cosched_profile_cache_free(c);
+}
+END_TEST
+
+/* The thresholds are the configuration's, copied at creation: with
+ * ClassifyMemMPKI raised above a profile's MPKI it is lim, not mem. */
+START_TEST(test_conf_thresholds)
+{
+	cosched_profile_cache_t *c;
+	cosched_profile_summary_t s;
+
+	ck_assert_msg(cosched_conf_set(&conf, NULL, "ClassifyMemMPKI", "6", &err) == 0,
+		      "%s", err.msg);
+	c = new_cache();
+	cosched_conf_init(&conf);	/* copied: changing it now is harmless */
+	put_profile("stream", 2, 5.02);
+	refresh_ok(c, 1, 0);
+	ck_assert_int_eq(cosched_profile_cache_lookup(c, "stream", &s), 1);
+	ck_assert_int_eq(s.cls.cat, COSCHED_CAT_LIM);
+	cosched_profile_cache_free(c);
+}
+END_TEST
+
+Suite *cosched_test_suite(void)
+{
+	Suite *s = suite_create("profile_cache");
+	TCase *tc = tcase_create("profile_cache");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_create_refusals);
+	tcase_add_test(tc, test_empty_dir);
+	tcase_add_test(tc, test_appear_change_disappear);
+	tcase_add_test(tc, test_change_within_the_same_second);
+	tcase_add_test(tc, test_mtime_nanoseconds);
+	tcase_add_test(tc, test_recent_files_read_again);
+	tcase_add_test(tc, test_corrupt_profile);
+	tcase_add_test(tc, test_links_fifos_bad_names);
+	tcase_add_test(tc, test_unreadable_profile_retried);
+	tcase_add_test(tc, test_lookup_during_refresh);
+	tcase_add_test(tc, test_unreadable_dir);
+	tcase_add_test(tc, test_edp_bound);
+	tcase_add_test(tc, test_conf_thresholds);
+	suite_add_tcase(s, tc);
+	return s;
+}
