@@ -1037,7 +1037,7 @@ static int parse_line(parse_t *ps, cosched_error_t *err)
 		p = next;
 	}
 
-	for (int k = K_JOB; k <= K_POLICY; k++)
+	for (int k = K_JOB; k <= K_SCOPE; k++)
 		if (!seen[k])
 			return cosched_error_set(err, "%s: required key missing",
 						 key_names[k]);
@@ -1166,7 +1166,11 @@ char *cosched_decision_splice(const char *comment, const char *record)
 {
 	size_t clen = comment ? strlen(comment) : 0;
 	size_t rlen = record ? strcspn(record, "\r\n") : 0;
-	const char *eol = comment && strstr(comment, "\r\n") ? "\r\n" : "\n";
+	/* The line end of an appended line: the comment's.  After a final
+	 * '\r' it must be "\r\n", or that '\r' would become one. */
+	const char *eol = comment && (strstr(comment, "\r\n") ||
+				      (clen && comment[clen - 1] == '\r')) ?
+			  "\r\n" : "\n";
 	bool done = false;
 	size_t at = 0;
 	char *out;

@@ -33,7 +33,8 @@
  *     power=edp freq_req_khz=1500000 freq_khz=1500000 governor=userspace
  *     slowdown=1.25 reason="joins cpu job 40 on n1 socket 1"
  *
- * (one line; wrapped here).  Required: the tag, job, state, policy.
+ * (one line; wrapped here).  Required: the tag, job, state, policy, scope
+ * (scope has no unset value: the formatter always writes it).
  *   state     placed | pending | off (the job opted out: --cosched=off) |
  *             passthrough (cosched does not place this kind of job; reason
  *             says which rule)
@@ -213,10 +214,12 @@ int cosched_decision_find(const char *comment, cosched_decision_t *d,
  * by record (or appended; record NULL removes it), every other line kept in
  * order with its own line end.  record is taken up to its first '\r' or
  * '\n'.  A replaced line keeps its line end; an appended one takes the
- * comment's ("\r\n" when it has any), after the last line or before the
- * record when the comment does not end with one; removing the last line
+ * comment's ("\r\n" when it has any or ends with '\r'), after the last line
+ * or before the record when the comment does not end with one; removing
+ * the last line
  * removes the line end before it, so removing what was appended gives the
- * comment back.  Further record lines are dropped.  malloc'd ("" for an
+ * comment back.  Line ends are "\n" and "\r\n"; every other byte, a lone
+ * '\r' too, is a line's and kept.  Further record lines are dropped.  malloc'd ("" for an
  * empty result); NULL when out of memory.
  */
 char *cosched_decision_splice(const char *comment, const char *record);

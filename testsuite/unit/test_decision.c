@@ -11,7 +11,7 @@
 
 static cosched_error_t err;
 
-#define BASE "cosched/1 job=1 state=placed policy=gang"
+#define BASE "cosched/1 job=1 state=placed policy=gang scope=socket"
 
 /* The record of the header's example, every key set, with a quote and a
  * backslash in the reason and a node without NUMA ids. */
@@ -130,9 +130,9 @@ START_TEST(test_round_trip_minimal)
 	d.job_id = 7;
 	d.state = COSCHED_DECISION_PENDING;
 	round_trip(&d, "cosched/1 job=7 state=pending policy=none scope=socket");
-	/* scope has no unset value: always written, socket when absent */
 	ck_assert_int_eq(cosched_decision_parse(
-		"cosched/1 job=7 state=pending policy=none", &d, &err), 0);
+		"cosched/1 job=7 state=pending policy=none scope=socket", &d,
+		&err), 0);
 	ck_assert_int_eq(d.scope, COSCHED_SCOPE_SOCKET);
 	ck_assert(isnan(d.mpki) && isnan(d.slowdown));
 	ck_assert(!d.has_class);
@@ -234,8 +234,7 @@ START_TEST(test_errors_keys)
 	expect_error(BASE " frob=3", "invalid key \"frob\"", "value \"3\"");
 	expect_error(BASE " Job=3", "invalid key \"Job\"", "value \"3\"");
 	/* a key twice, in order or not */
-	expect_error(BASE " scope=socket scope=node",
-		     "scope: key given twice", "\"node\"");
+	expect_error(BASE " scope=node", "scope: key given twice", "\"node\"");
 	expect_error(BASE " job=2", "job: key given twice", "\"2\"");
 	/* out of order */
 	expect_error("cosched/1 state=placed job=1 policy=gang",
@@ -244,6 +243,9 @@ START_TEST(test_errors_keys)
 		     "mpki: key out of order", "after slowdown", "\"2\"");
 	/* missing required keys */
 	expect_error("cosched/1 job=1 state=placed", "policy: required key missing");
+	/* scope has no unset value: the formatter always writes it */
+	expect_error("cosched/1 job=1 state=placed policy=gang",
+		     "scope: required key missing");
 	expect_error("cosched/1 state=placed policy=gang", "job: required key missing");
 	expect_error("cosched/1", "job: required key missing");
 	expect_error(BASE " class=mem source=profile",
@@ -254,8 +256,8 @@ START_TEST(test_errors_keys)
 	expect_error("cosched/1 job=1  state=placed policy=gang",
 		     "two blanks", "\"state=placed");
 	/* names, case-sensitive */
-	expect_error(BASE " scope=Socket", "scope: invalid scope \"Socket\"",
-		     "socket, node");
+	expect_error("cosched/1 job=1 state=placed policy=gang scope=Socket",
+		     "scope: invalid scope \"Socket\"", "socket, node");
 	expect_error("cosched/1 job=1 state=running policy=gang",
 		     "state: invalid value \"running\"", "passthrough");
 	expect_error("cosched/1 job=1 state=placed policy=APP_AWARE",
@@ -640,6 +642,10 @@ START_TEST(test_splice)
 		{ "a\r\nb\r\n", REC, "a\r\nb\r\n" REC "\r\n" },
 		{ "a\r\nb", REC, "a\r\nb\r\n" REC },
 		{ "\n", REC, "\n" REC "\n" },
+		/* a lone '\r' is a line's own byte, kept as it is */
+		{ "a\r", REC, "a\r\r\n" REC },
+		{ "a\nb\r", REC, "a\nb\r\r\n" REC },
+		{ "a\r\r\n" OLD, NULL, "a\r" },
 		/* replaced where it stands, keeping its line end */
 		{ OLD, REC, REC },
 		{ "a\n" OLD "\nb", REC, "a\n" REC "\nb" },
@@ -667,6 +673,7 @@ START_TEST(test_splice)
 	};
 	static const char *const comments[] = {
 		"", "a", "a\n", "a\nb", "a\r\nb", "a\r\nb\r\n", "\n\n", "x\n\ny",
+		"a\r", "a\rb", "\r\n",
 	};
 	cosched_decision_t d;
 
