@@ -22,7 +22,10 @@
  * (a second one can only be a forgery or a bug), cosched_decision_splice()
  * replaces the first and drops the others, keeping every other line in
  * order.  Lines end with "\n" or "\r\n" (the '\r' is not part of the
- * record).
+ * record).  Slurm copies SystemComment to the job it splits off a job
+ * array (job_array_split), so a record can name another job until the
+ * controller writes the new job's own: readers compare job= with the id of
+ * the job they read it from.
  *
  * Text form (keys in this order; a key whose value is unset is omitted
  * unless marked required; see cosched(8) "DECISION RECORD"):
