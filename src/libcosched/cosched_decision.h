@@ -11,10 +11,21 @@
  * submission or update RPC carries it, in 22.05 and 24.11 alike), which
  * slurmctld keeps across restarts and sends to slurmdbd.  Readers take it
  * from there through libslurm (slurm_load_job), never from the job's
- * environment or comment, which the user controls.  SystemComment may hold
- * other lines (Slurm's burst buffer code appends its own): the record is
- * the one line that starts with COSCHED_DECISION_TAG; cosched_decision_
- * splice() replaces it and keeps every other line.
+ * environment or comment, which the user controls.  The copy in slurmdbd
+ * (sacct -o SystemComment) is slurmctld's, but accounting operators and
+ * administrators can change it there (sacctmgr modify job ... set
+ * SystemComment=): a report that reads sacct trusts them too.
+ *
+ * SystemComment may hold other lines (Slurm's burst buffer code appends its
+ * own): the record is the line that starts with COSCHED_DECISION_TAG.
+ * There is at most one: cosched_decision_find() refuses a comment with two
+ * (a second one can only be a forgery or a bug), cosched_decision_splice()
+ * replaces the first and drops the others, keeping every other line in
+ * order.  Lines end with "\n" or "\r\n" (the '\r' is not part of the
+ * record).  Slurm copies SystemComment to the job it splits off a job
+ * array (job_array_split), so a record can name another job until the
+ * controller writes the new job's own: readers compare job= with the id of
+ * the job they read it from.
  *
  * Text form (keys in this order; a key whose value is unset is omitted
  * unless marked required; see cosched(8) "DECISION RECORD"):
@@ -25,27 +36,46 @@
  *     power=edp freq_req_khz=1500000 freq_khz=1500000 governor=userspace
  *     slowdown=1.25 reason="joins cpu job 40 on n1 socket 1"
  *
- * (one line; wrapped here).  Required: the tag, job, state, policy.
+ * (one line; wrapped here).  Required: the tag, job, state, policy, scope
+ * (scope has no unset value: the formatter always writes it).
  *   state     placed | pending | off (the job opted out: --cosched=off) |
  *             passthrough (cosched does not place this kind of job; reason
  *             says which rule)
  *   sockets, cores, numa: per node "NODE:LIST" joined by ';', LIST a
  *             sorted range list "0-3,6" of socket / core / NUMA node ids on
- *             that node.  Node names: [A-Za-z0-9._-], 1..64 bytes.
+ *             that node.  Node names: [A-Za-z0-9._-], 1..64 bytes.  A key
+ *             whose lists are all empty is omitted; a key written lists
+ *             every node of the record, in the record's order (an empty
+ *             LIST when that node has none: "n1:;n2:0"), so all three name
+ *             the same nodes; a node has at least one id in one of them.
+ *             Ranges are written merged ("0-3", never "0-1,2-3" or "3-3").
+ *   job       1 .. 4294967293 (below Slurm's NO_VAL)
+ *   mpki      last-level cache misses per 1000 instructions, 0 .. 1e6
+ *   threads   1 .. 65536
  *   membind   bind | prefer | none
  *   governor  a cpufreq governor name ([a-z0-9_], 1..31 bytes), or absent
  *             (the node keeps the governor it has)
- *   freq_*    kHz, > 0; freq_req_khz is the job's own choice, freq_khz the
- *             frequency domain's after conflict resolution
- *   slowdown  the predicted running time next to its co-runners / alone
- *   reason    double-quoted; '"' and '\' escaped with '\'; control
- *             characters never appear (written as '?'); at most
- *             COSCHED_DECISION_REASON_MAX bytes
+ *   freq_*    kHz, 1 .. 1e8; freq_req_khz is the job's own choice,
+ *             freq_khz the frequency domain's after conflict resolution
+ *   slowdown  the predicted running time next to its co-runners / alone,
+ *             0 < slowdown <= 1000
+ *   reason    double-quoted; '"' and '\' escaped with '\'; only printable
+ *             ASCII (any other byte, control characters and non-ASCII
+ *             alike, is written as '?', so a cut never splits a UTF-8
+ *             sequence and every reader can print it); at most
+ *             COSCHED_DECISION_REASON_MAX bytes, not empty
+ *   class, lca, source: written together or not at all
  *
- * The parser is strict: an unknown key, a key twice or out of order, a
- * value out of range, a missing required key or trailing bytes is an error
- * naming the key and quoting the value; a record with another schema
- * version is refused naming both versions.
+ * Numbers are written in one form: integers in decimal without sign or
+ * leading zero, mpki and slowdown in the shortest "%g" form that reads back
+ * as the same double.
+ *
+ * The parser is strict: it accepts exactly what the formatter writes
+ * (format(parse(text)) == text).  An unknown key, a key twice or out of
+ * order, a value out of range or not in the formatter's form, a missing
+ * required key or trailing bytes is an error naming the key and quoting
+ * the value; a record with another schema version is refused naming both
+ * versions.
  */
 #ifndef COSCHED_DECISION_H
 #define COSCHED_DECISION_H
@@ -64,7 +94,9 @@
 /* "cosched/" followed by the schema version. */
 #define COSCHED_DECISION_TAG "cosched/"
 
-/* Bounds: a record always fits COSCHED_DECISION_TEXT_MAX bytes. */
+/* Bounds.  A record always fits COSCHED_DECISION_TEXT_MAX bytes, its
+ * terminating NUL included: the formatter refuses a longer one (64 nodes
+ * with scattered core lists can need more), the parser a longer line. */
 #define COSCHED_DECISION_NODES_MAX 64	/* nodes listed; more: "+N" is not
 					 * supported, the formatter refuses */
 #define COSCHED_DECISION_NODE_NAME_MAX 64
@@ -138,7 +170,10 @@ void cosched_idset_clear(cosched_idset_t *s);
 int cosched_idset_add(cosched_idset_t *s, int id, cosched_error_t *err);
 bool cosched_idset_has(const cosched_idset_t *s, int id);
 int cosched_idset_count(const cosched_idset_t *s);
-/* "0-3,6" (empty set: ""); returns buf. */
+/* Room for the text of any set: at most 4 digits and a separator per id. */
+#define COSCHED_IDSET_TEXT_MAX (5 * COSCHED_DECISION_IDS_MAX + 1)
+/* "0-3,6" (empty set: ""); cut, still terminated, when len is too small
+ * (COSCHED_IDSET_TEXT_MAX always suffices); returns buf. */
 char *cosched_idset_format(const cosched_idset_t *s, char *buf, size_t len);
 
 /* The node entry named name, added when absent (NULL when full or name
@@ -147,8 +182,8 @@ cosched_decision_node_t *cosched_decision_node(cosched_decision_t *d,
 					       const char *name,
 					       cosched_error_t *err);
 
-/* Set the reason (printf); cut at COSCHED_DECISION_REASON_MAX, control
- * characters replaced. */
+/* Set the reason (printf); cut at COSCHED_DECISION_REASON_MAX, every byte
+ * outside printable ASCII replaced by '?'. */
 void cosched_decision_set_reason(cosched_decision_t *d, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
@@ -157,15 +192,22 @@ void cosched_decision_set_reason(cosched_decision_t *d, const char *fmt, ...)
 int cosched_decision_format(const cosched_decision_t *d, char *buf, size_t len,
 			    cosched_error_t *err);
 
-/* Parse one record line (text up to a '\n' or the end).  All or nothing:
- * on error *d is untouched. */
+/* Parse one record line (text up to a '\n' or the end; a '\r' just
+ * before that end is not part of it).  All or nothing: on error *d is
+ * untouched. */
 int cosched_decision_parse(const char *text, cosched_decision_t *d,
 			   cosched_error_t *err);
+
+/* Whether two records say the same: every field the text form carries
+ * (unset mpki and slowdown, NAN, are equal; class, lca and source count
+ * only with has_class; nodes beyond nnodes do not count). */
+bool cosched_decision_equal(const cosched_decision_t *a,
+			    const cosched_decision_t *b);
 
 /*
  * Find the record line in a SystemComment (may be NULL) and parse it.
  * Returns 1 when found and valid, 0 when there is none, -1 when the line is
- * there but invalid (err says why).
+ * there but invalid or there are two (err says why; *d untouched unless 1).
  */
 int cosched_decision_find(const char *comment, cosched_decision_t *d,
 			  cosched_error_t *err);
@@ -173,7 +215,15 @@ int cosched_decision_find(const char *comment, cosched_decision_t *d,
 /*
  * A new SystemComment: comment (may be NULL) with its record line replaced
  * by record (or appended; record NULL removes it), every other line kept in
- * order.  malloc'd; NULL when out of memory.
+ * order with its own line end.  record is taken up to its first '\r' or
+ * '\n'.  A replaced line keeps its line end; an appended one takes the
+ * comment's ("\r\n" when it has any or ends with '\r'), after the last line
+ * or before the record when the comment does not end with one; removing
+ * the last line
+ * removes the line end before it, so removing what was appended gives the
+ * comment back.  Line ends are "\n" and "\r\n"; every other byte, a lone
+ * '\r' too, is a line's and kept.  Further record lines are dropped.  malloc'd ("" for an
+ * empty result); NULL when out of memory.
  */
 char *cosched_decision_splice(const char *comment, const char *record);
 

@@ -143,9 +143,13 @@ PLUGINS = ("select_cons_tres_cosched.so", "task_cosched.so",
 def test_make_install_renames_into_place(tmp_path):
     builddir = default_builddir()
     dest = tmp_path / "plugins"
+    bindir = tmp_path / "bin"
 
     def install():
-        subprocess.run(["make", "-s", "install-exec", f"plugindir={dest}"],
+        # bindir too: install-exec installs cosched-status(1), which must
+        # not land in the host's /usr/local/bin.
+        subprocess.run(["make", "-s", "install-exec", f"plugindir={dest}",
+                        f"bindir={bindir}"],
                        cwd=builddir, check=True, capture_output=True,
                        timeout=300)
 
@@ -154,6 +158,10 @@ def test_make_install_renames_into_place(tmp_path):
         with open(os.path.join(builddir, "plugins", p), "rb") as built:
             assert (dest / p).read_bytes() == built.read()
     assert sorted(os.listdir(dest)) == sorted(PLUGINS)  # no temporaries
+    assert os.listdir(bindir) == ["cosched-status"]
+    r = subprocess.run([str(bindir / "cosched-status"), "--version"],
+                       capture_output=True, text=True, timeout=30)
+    assert r.returncode == 0 and "cosched-status" in r.stdout, r
 
     # A daemon holding the old file keeps it: install replaces the name,
     # never the bytes of the file already open.
