@@ -211,6 +211,39 @@ def test_srun_in_job_says_options_ignored(cluster):
 
 
 @pytest.mark.cluster
+def test_srun_reports_only_options_typed_on_its_command_line(cluster):
+    """An srun in a batch job gets the job's sbatch options again from the
+    environment (SLURM_SPANK__SLURM_SPANK_OPTION_cosched_*): those are not
+    reported.  Options typed on srun's own command line are, whatever
+    their value: a different class, the job's own class, and an option
+    typed on an srun --jobid into another job while the environment hands
+    down the same value from this one (then nothing was recorded for the
+    other job: the option was dropped)."""
+    other = cluster.sbatch("-n1")
+    cluster.wait_state(other, "RUNNING")
+    script = ("#!/bin/sh\n#SBATCH --cosched-class=mem\n"
+              "sleep 2\n"  # the job exists well before each srun below
+              "srun -n1 true; echo plain-rc=$?\n"
+              "srun -n1 --cosched-class=cpu true\n"
+              "srun -n1 --cosched-class mem true\n"
+              f"srun --jobid={other} --overlap -n1 --cosched-class=mem true\n"
+              "echo done\n")
+    jobid = cluster.sbatch("-n1", script=script)
+    cluster.wait_state(jobid, "COMPLETED")
+    out = cluster.job_output(jobid)
+    assert "plain-rc=0" in out and "done" in out, out
+    ignored = [l for l in out.splitlines() if "ignored" in l]
+    assert len(ignored) == 3, out
+    assert re.search(rf"--cosched-class=cpu ignored: this srun runs step "
+                     rf"{jobid}\.1 of job {jobid}, which existed before",
+                     ignored[0]), out
+    assert re.search(rf"--cosched-class=mem ignored: this srun runs step "
+                     rf"{jobid}\.2 of job {jobid}, ", ignored[1]), out
+    assert re.search(rf"--cosched-class=mem ignored: this srun runs step "
+                     rf"{other}\.\d+ of job {other}, ", ignored[2]), out
+
+
+@pytest.mark.cluster
 def test_task_plugin_reports_step_cores(cluster):
     """In a real step the task plugin sees the job's and the step's cores
     from the credential: here 3 job cores, 2 step cores, none of them the
