@@ -19,6 +19,13 @@
  * environment, and an srun there is given them again through the same
  * callback (see _typed()).
  *
+ * An invalid value is refused with the parser's message, which names the
+ * option and quotes the value escaped and cut (COSCHED_QUOTE), and the
+ * command stops in slurm_spank_init_post_opt().  The callback itself
+ * never fails: Slurm follows a failed callback with a message of its own
+ * that quotes the value whole ("Invalid --cosched-class argument: <10 KB>",
+ * or "Invalid argument (<10 KB>) for environment variable: ...").
+ *
  * The plugin links nothing but libc and Slurm (plugstack.conf loads it
  * "required" in every sbatch, salloc, srun and slurmstepd).
  */
@@ -41,6 +48,8 @@ static char opt_value[COSCHED_OPTION_COUNT][COSCHED_OPTION_VALUE_MAX + 1];
 static bool opt_given[COSCHED_OPTION_COUNT];
 /* The value in opt_value was typed on this command's own command line. */
 static bool opt_typed[COSCHED_OPTION_COUNT];
+/* A value was refused (the message is out): the command must stop. */
+static bool opt_refused;
 /* When this srun started (CLOCK_MONOTONIC seconds). */
 static double srun_started;
 
@@ -132,11 +141,14 @@ static int _opt_cb(int val, const char *optarg, int remote)
 		return -1;
 	if (remote)
 		return 0;	/* checked where the user typed it */
-	/* The parser quotes and cuts the value in its message. */
+	/* The parser quotes and cuts the value in its message; returning
+	 * 0 keeps Slurm from adding one that quotes it whole.  The command
+	 * stops in slurm_spank_init_post_opt(). */
 	if (cosched_option_set(&job_opts, cosched_option_names[val].option,
 			       optarg, &err)) {
 		slurm_error("%s", err.msg);
-		return -1;
+		opt_refused = true;
+		return 0;
 	}
 	/* Accepted values are at most COSCHED_OPTION_VALUE_MAX bytes. */
 	snprintf(opt_value[val], sizeof(opt_value[val]), "%s", optarg);
@@ -187,6 +199,8 @@ int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
 	(void) av;
 	if (ctx != S_CTX_ALLOCATOR && ctx != S_CTX_LOCAL)
 		return 0;
+	if (opt_refused)
+		return -1;	/* _opt_cb() said why */
 	for (int i = 0; i < COSCHED_OPTION_COUNT; i++) {
 		spank_err_t rc;
 
