@@ -49,3 +49,19 @@ def test_demo_keep_leaves_usable_cluster_until_stop():
     finally:
         if not stopped and os.path.isdir(workdir):
             stop_kept(workdir)
+
+
+def test_relative_builddir_gives_absolute_plugin_dir(tmp_path, monkeypatch):
+    """cosched-demo --builddir build: slurm.conf's PluginDir and the
+    plugstack path are absolute, as the daemons and the jobs' srun read them
+    from other directories (a relative one failed every srun in the jobs:
+    "PluginDir: build/plugins: No such file or directory")."""
+    monkeypatch.chdir(os.path.dirname(default_builddir()))
+    rel = os.path.basename(default_builddir())
+    c = Cluster(builddir=rel, workdir=str(tmp_path / "c"))
+    c._write_configs()
+    conf = open(c.conf).read()
+    plugin_dir = re.search(r"(?m)^PluginDir=(\S+)$", conf).group(1)
+    assert all(os.path.isabs(d) for d in plugin_dir.split(":")), plugin_dir
+    plugstack = open(os.path.join(c.workdir, "plugstack.conf")).read()
+    assert plugstack.split()[1].startswith("/"), plugstack

@@ -252,7 +252,9 @@ class Cluster:
         self.task_plugin = task_plugin
         self.slurm_conf_extra = list(slurm_conf_extra)
         self.cosched_conf_extra = list(cosched_conf_extra)
-        self.builddir = builddir or default_builddir()
+        # Absolute: the daemons and the jobs' srun read slurm.conf's
+        # PluginDir and plugstack.conf from other directories.
+        self.builddir = os.path.abspath(builddir or default_builddir())
         self.plugindir = plugindir or os.path.join(self.builddir, "plugins")
         self.plugin_dirs = list(plugin_dirs or [self.plugindir,
                                                 DEBIAN_PLUGINDIR])
