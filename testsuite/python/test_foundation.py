@@ -3,6 +3,7 @@
 import datetime
 import os
 import re
+import subprocess
 
 import pytest
 
@@ -153,22 +154,66 @@ def test_sbatch_help_lists_options(cluster):
 
 
 @pytest.mark.cluster
-@pytest.mark.parametrize("flag,value,allowed", [
-    ("--cosched-class", "memory", "allowed: cpu, lim, mem, rand"),
-    ("--cosched-power", "turbo", "allowed: performance, edp, energy"),
-    ("--cosched-power", "energy:250%", "out of range"),
-    ("--cosched-numa", "medium", "allowed: high, low"),
-    ("--cosched-app", "../../etc", "must not start with '.'"),
-    ("--cosched", "maybe", "allowed: on, off"),
+@pytest.mark.parametrize("flag,value,shown,allowed", [
+    ("--cosched-class", "memory", '"memory"', "allowed: cpu, lim, mem, rand"),
+    ("--cosched-power", "turbo", '"turbo"', "allowed: performance, edp, energy"),
+    ("--cosched-power", "energy:250%", "maximum slowdown 250 ", "out of range"),
+    ("--cosched-numa", "medium", '"medium"', "allowed: high, low"),
+    ("--cosched-app", "../../etc", '"../../etc"', "must not start with '.'"),
+    ("--cosched", "maybe", '"maybe"', "allowed: on, off"),
 ])
-def test_invalid_option_refused_at_submit(cluster, flag, value, allowed):
+def test_invalid_option_refused_at_submit(cluster, flag, value, shown,
+                                          allowed):
+    """Refused in one message that names the option and shows the value
+    (or, for a slowdown, the number at fault); Slurm's own message, which
+    quoted the value whole, no longer follows it."""
     before = cluster.run(["squeue", "-h", "-o", "%i"]).stdout
     r = cluster.run(["sbatch", f"{flag}={value}", "--wrap=true"],
                     check=False)
     assert r.returncode != 0
-    assert flag in r.stderr and value in r.stderr, r.stderr
+    assert f"{flag}: " in r.stderr and shown in r.stderr, r.stderr
+    assert "Invalid" not in r.stderr, r.stderr
     assert allowed in r.stderr, r.stderr
     assert "Submitted" not in r.stdout
+    assert cluster.run(["squeue", "-h", "-o", "%i"]).stdout == before
+
+
+LONG_VALUE = "x" * 10240
+
+
+def _assert_short_refusal(r, option, what):
+    """r refused a 10 KB value of option in a message naming the option,
+    quoting a prefix and the length, and short: no line carries the value
+    whole (Slurm's own "Invalid --X argument: <value>" did)."""
+    assert r.returncode != 0, (what, r.stdout)
+    assert "Submitted" not in r.stdout, what
+    lines = r.stderr.splitlines()
+    ours = [l for l in lines if f"--{option}: value" in l]
+    assert len(ours) == 1, (what, r.stderr[:2000])
+    assert len(ours[0]) < 300, (what, len(ours[0]), ours[0][:400])
+    assert f'"{"x" * 48}"...(10240 bytes) is too long' in ours[0], ours[0]
+    assert all("x" * 49 not in l for l in lines), (what, len(r.stderr))
+    assert len(r.stderr) < 300, (what, len(r.stderr), r.stderr[:2000])
+
+
+@pytest.mark.cluster
+def test_long_invalid_value_refused_with_short_message(cluster):
+    """A 10 KB value of any option, typed on sbatch or srun or handed down
+    in the SPANK option environment, is refused in a message of a few
+    hundred bytes that names the option: nothing echoes it whole."""
+    before = cluster.run(["squeue", "-h", "-o", "%i"]).stdout
+    for option in ("cosched", "cosched-app", "cosched-class",
+                   "cosched-power", "cosched-numa"):
+        r = cluster.run(["sbatch", f"--{option}={LONG_VALUE}", "--wrap=true"],
+                        check=False)
+        _assert_short_refusal(r, option, f"sbatch --{option}")
+    r = cluster.run(["srun", "-n1", f"--cosched-power={LONG_VALUE}", "true"],
+                    check=False)
+    _assert_short_refusal(r, "cosched-power", "srun --cosched-power")
+    env = dict(cluster.env, SLURM_SPANK__SLURM_SPANK_OPTION_cosched_cosched_numa=LONG_VALUE)
+    r = subprocess.run(["sbatch", "--wrap=true"], env=env,
+                       capture_output=True, text=True, timeout=60)
+    _assert_short_refusal(r, "cosched-numa", "sbatch, value in environment")
     assert cluster.run(["squeue", "-h", "-o", "%i"]).stdout == before
 
 
@@ -208,6 +253,39 @@ def test_srun_in_job_says_options_ignored(cluster):
                      rf"{jobid}\.0 of job {jobid}, which existed before it",
                      out), out
     assert "rc=0" in out
+
+
+@pytest.mark.cluster
+def test_srun_reports_only_options_typed_on_its_command_line(cluster):
+    """An srun in a batch job gets the job's sbatch options again from the
+    environment (SLURM_SPANK__SLURM_SPANK_OPTION_cosched_*): those are not
+    reported.  Options typed on srun's own command line are, whatever
+    their value: a different class, the job's own class, and an option
+    typed on an srun --jobid into another job while the environment hands
+    down the same value from this one (then nothing was recorded for the
+    other job: the option was dropped)."""
+    other = cluster.sbatch("-n1")
+    cluster.wait_state(other, "RUNNING")
+    script = ("#!/bin/sh\n#SBATCH --cosched-class=mem\n"
+              "sleep 2\n"  # the job exists well before each srun below
+              "srun -n1 true; echo plain-rc=$?\n"
+              "srun -n1 --cosched-class=cpu true\n"
+              "srun -n1 --cosched-class mem true\n"
+              f"srun --jobid={other} --overlap -n1 --cosched-class=mem true\n"
+              "echo done\n")
+    jobid = cluster.sbatch("-n1", script=script)
+    cluster.wait_state(jobid, "COMPLETED")
+    out = cluster.job_output(jobid)
+    assert "plain-rc=0" in out and "done" in out, out
+    ignored = [l for l in out.splitlines() if "ignored" in l]
+    assert len(ignored) == 3, out
+    assert re.search(rf"--cosched-class=cpu ignored: this srun runs step "
+                     rf"{jobid}\.1 of job {jobid}, which existed before",
+                     ignored[0]), out
+    assert re.search(rf"--cosched-class=mem ignored: this srun runs step "
+                     rf"{jobid}\.2 of job {jobid}, ", ignored[1]), out
+    assert re.search(rf"--cosched-class=mem ignored: this srun runs step "
+                     rf"{other}\.\d+ of job {other}, ", ignored[2]), out
 
 
 @pytest.mark.cluster

@@ -591,6 +591,53 @@ START_TEST(test_man_page_example)
 }
 END_TEST
 
+/*
+ * A 10 KB value of any key gives a message of bounded length that names
+ * the file, the line and the key and quotes a prefix of the value, cut,
+ * with its length; so do a 10 KB key and a 10 KB line without '='.
+ */
+START_TEST(test_long_value_message_bounded)
+{
+	static const char *const keys[] = {
+		"CoschedPolicy", "MissRateBoundThreshold", "MissRateBoundWeight",
+		"PowerPolicy", "MaxSlowdown", "ClassifyMemBandwidthFraction",
+		"ClassifyMemMPKI", "ClassifyLimBandwidthFraction", "ClassifyLimMPKI",
+		"ClassifyRandReuse", "ClassifyRandCacheBandwidth", "LcaAlpha",
+		"LcaBeta", "LcaGamma", "LcaDelta", "LcaEpsilon", "CorePeakBandwidth",
+		"CorePeakIPC", "NodePeakBandwidth", "ProfileDir",
+		"ProfileMergeWeight", "ProfileMaxSamples", "Interference",
+		"PreferenceTable",
+	};
+	enum { LONG_LEN = 10240 };
+	static char value[LONG_LEN + 1], text[LONG_LEN + 64];
+	char named[64], prefix[64], cut[64];
+
+	memset(value, 'x', LONG_LEN);
+	value[LONG_LEN] = '\0';
+	snprintf(prefix, sizeof(prefix), "\"%.48s", value);
+	snprintf(cut, sizeof(cut), "\"...(%d bytes)", LONG_LEN);
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		snprintf(text, sizeof(text), "%s=%s\n", keys[i], value);
+		snprintf(named, sizeof(named), "t.conf:1: %s: ", keys[i]);
+		ck_assert_int_eq(cosched_conf_parse_string(&conf, "t.conf", text, &err), -1);
+		ck_assert_msg(strlen(err.msg) < 300, "%s: %zu bytes: %.400s",
+			      keys[i], strlen(err.msg), err.msg);
+		ck_assert_msg(!strncmp(err.msg, named, strlen(named)), "%s", err.msg);
+		ck_assert_msg(strstr(err.msg, prefix) && strstr(err.msg, cut),
+			      "%s", err.msg);
+	}
+	/* a 10 KB key, and a 10 KB line that is no setting */
+	snprintf(text, sizeof(text), "%s=1\n", value);
+	ck_assert_int_eq(cosched_conf_parse_string(&conf, "t.conf", text, &err), -1);
+	ck_assert_msg(strlen(err.msg) < 300 && strstr(err.msg, "unknown key") &&
+		      strstr(err.msg, prefix) && strstr(err.msg, cut), "%s", err.msg);
+	snprintf(text, sizeof(text), "%s\n", value);
+	ck_assert_int_eq(cosched_conf_parse_string(&conf, "t.conf", text, &err), -1);
+	ck_assert_msg(strlen(err.msg) < 300 && strstr(err.msg, "t.conf:1: ") &&
+		      strstr(err.msg, prefix) && strstr(err.msg, cut), "%s", err.msg);
+}
+END_TEST
+
 Suite *cosched_test_suite(void)
 {
 	Suite *s = suite_create("conf");
@@ -612,6 +659,7 @@ Suite *cosched_test_suite(void)
 	tcase_add_test(tc, test_profile_dir_refusals);
 	tcase_add_test(tc, test_values_as_written);
 	tcase_add_test(tc, test_parse_file_not_regular);
+	tcase_add_test(tc, test_long_value_message_bounded);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -296,6 +296,87 @@ START_TEST(test_log_injection)
 }
 END_TEST
 
+/*
+ * A 10 KB value, wherever it comes from, gives a message of bounded
+ * length that names the option and quotes a prefix of the value, cut,
+ * with its length: typed (cosched_option_set), from the job's SPANK
+ * environment with and without Slurm's prefix (cosched_options_from_env),
+ * and through the value parsers themselves, which cosched.conf and later
+ * callers reach without the option's length check.
+ */
+#define LONG_LEN 10240
+#define MSG_BOUND 300
+
+static void assert_short_quote(const char *msg, const char *field,
+			       const char *value)
+{
+	char prefix[COSCHED_QUOTE_CHARS + 2], cut[64];
+
+	ck_assert_msg(strlen(msg) < MSG_BOUND, "%zu bytes: %.400s",
+		      strlen(msg), msg);
+	assert_printable(msg);
+	ck_assert_msg(!strncmp(msg, field, strlen(field)) &&
+		      msg[strlen(field)] == ':', "%s not named: %s", field, msg);
+	snprintf(prefix, sizeof(prefix), "\"%.*s", COSCHED_QUOTE_CHARS, value);
+	ck_assert_msg(strstr(msg, prefix) != NULL, "no prefix quoted: %s", msg);
+	snprintf(cut, sizeof(cut), "\"...(%zu bytes)", strlen(value));
+	ck_assert_msg(strstr(msg, cut) != NULL, "not cut: %s", msg);
+}
+
+START_TEST(test_long_value_message_bounded)
+{
+	static char value[LONG_LEN + 1], var[LONG_LEN + 64];
+	char field[64];
+	cosched_power_policy_t p = COSCHED_POWER_UNSET;
+	cosched_category_t cat = COSCHED_CAT_UNKNOWN;
+	double pct = 10.0;
+
+	memset(value, 'x', LONG_LEN);
+	value[LONG_LEN] = '\0';
+	FOR_EACH_OPTION(o) {
+		snprintf(field, sizeof(field), "--%s", o->option);
+		ck_assert_int_eq(cosched_option_set(&opts, o->option, value, &err), -1);
+		assert_short_quote(err.msg, field, value);
+		for (int prefixed = 0; prefixed < 2; prefixed++) {
+			char *env[] = { var, NULL };
+
+			snprintf(var, sizeof(var), "%s%s=%s",
+				 prefixed ? COSCHED_ENV_PREFIX : "", o->env, value);
+			cosched_error_clear(&err);
+			ck_assert_int_eq(cosched_options_from_env(&opts, env, -1, &err), -1);
+			assert_short_quote(err.msg, field, value);
+		}
+	}
+	/* The value parsers, past the option's length check. */
+	ck_assert_int_eq(cosched_power_policy_parse("--cosched-power", value, false,
+						    &p, &pct, NULL, &err), -1);
+	assert_short_quote(err.msg, "--cosched-power", value);
+	memcpy(value, "energy:", 7);
+	ck_assert_int_eq(cosched_power_policy_parse("--cosched-power", value, false,
+						    &p, &pct, NULL, &err), -1);
+	assert_short_quote(err.msg, "--cosched-power", value);
+	/* energy:<10 KB of digits>: too large to be a number */
+	memset(value + 7, '9', LONG_LEN - 7);
+	ck_assert_int_eq(cosched_power_policy_parse("--cosched-power", value, false,
+						    &p, &pct, NULL, &err), -1);
+	assert_short_quote(err.msg, "--cosched-power", value);
+	/* energy:0.0<10 KB of digits>%: a number out of range, shown short */
+	memcpy(value + 7, "0.0", 3);
+	value[LONG_LEN - 1] = '%';
+	ck_assert_int_eq(cosched_power_policy_parse("--cosched-power", value, false,
+						    &p, &pct, NULL, &err), -1);
+	ck_assert_msg(strlen(err.msg) < MSG_BOUND, "%zu bytes", strlen(err.msg));
+	ck_assert_msg(strstr(err.msg, "--cosched-power: maximum slowdown 0.1 out of range") != NULL,
+		      "%s", err.msg);
+	memset(value, 'x', LONG_LEN);
+	ck_assert_int_eq(cosched_category_parse("--cosched-class", value, &cat, &err), -1);
+	assert_short_quote(err.msg, "--cosched-class", value);
+	ck_assert_int_eq(p, COSCHED_POWER_UNSET);
+	ck_assert_int_eq(cat, COSCHED_CAT_UNKNOWN);
+	ck_assert_int_eq(opts.power, COSCHED_POWER_UNSET);
+}
+END_TEST
+
 Suite *cosched_test_suite(void)
 {
 	Suite *s = suite_create("options");
@@ -315,6 +396,7 @@ Suite *cosched_test_suite(void)
 	tcase_add_test(tc, test_slowdown_floor);
 	tcase_add_test(tc, test_value_too_long);
 	tcase_add_test(tc, test_log_injection);
+	tcase_add_test(tc, test_long_value_message_bounded);
 	suite_add_tcase(s, tc);
 	return s;
 }

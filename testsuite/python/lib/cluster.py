@@ -3,8 +3,9 @@
 munged, slurmctld and N slurmd daemons ("slurmd -N <name>") run from
 Debian's packages on 127.0.0.1 with ports chosen free at start, so two runs
 never collide.  PluginDir lists the build's plugins before Debian's.  Every
-daemon started here is stopped by pid; a failed start raises
-ClusterStartError carrying the daemons' logs.
+daemon started here is stopped by pid, and ends with the process that
+started it, unless the cluster is kept (keep=True, detach(), stop_kept());
+a failed start raises ClusterStartError carrying the daemons' logs.
 """
 
 import ctypes
@@ -72,6 +73,147 @@ def _tail(path, lines=60):
         return f"(no log: {e})\n"
 
 
+# slurmscriptd: slurmctld's helper for scripts, a process of its own.
+DAEMONS = ("munged", "slurmctld", "slurmscriptd", "slurmd", "slurmstepd")
+
+
+def _read_proc(pid, name):
+    try:
+        with open(f"/proc/{pid}/{name}", "rb") as f:
+            return f.read()
+    except OSError:
+        return b""
+
+
+def _running(pid):
+    """Whether pid exists and is no zombie (a zombie runs nothing)."""
+    stat = _read_proc(pid, "stat")
+    return bool(stat) and stat[stat.rindex(b")") + 2:][:1] != b"Z"
+
+
+def _opens_under(pid, under):
+    """Whether pid has a file under the directory `under` open."""
+    try:
+        fds = os.listdir(f"/proc/{pid}/fd")
+    except OSError:
+        return False
+    for fd in fds:
+        try:
+            if os.readlink(f"/proc/{pid}/fd/{fd}").startswith(under):
+                return True
+        except OSError:
+            pass
+    return False
+
+
+def _ancestors():
+    pids, pid = set(), os.getpid()
+    while pid > 1:
+        pids.add(pid)
+        stat = _read_proc(pid, "stat")
+        try:
+            pid = int(stat[stat.rindex(b")") + 2:].split()[1])
+        except (ValueError, IndexError):
+            break
+    return pids
+
+
+def cluster_processes(workdir):
+    """The processes of the cluster in workdir that are still alive: its
+    daemons and step daemons (munged, slurmctld, slurmd, slurmstepd naming
+    workdir on their command line or in SLURM_CONF, or holding a file under
+    it open: Slurm 24.11's slurmstepd shows neither, but writes its node's
+    log), and its jobs' processes (SLURM_JOB_ID and that SLURM_CONF in their
+    environment).  Never this process or its ancestors.  A list of
+    {"pid", "comm", "cmdline"}."""
+    conf = os.path.join(workdir, "slurm.conf").encode()
+    under = os.path.join(workdir, "")
+    skip = _ancestors()
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit() or int(entry) in skip:
+            continue
+        pid = int(entry)
+        if not _running(pid):
+            continue
+        comm = _read_proc(pid, "comm").decode(errors="replace").strip()
+        cmdline = _read_proc(pid, "cmdline")
+        env = _read_proc(pid, "environ").split(b"\0")
+        in_env = b"SLURM_CONF=" + conf in env
+        if ((comm in DAEMONS and (under.encode() in cmdline or in_env or
+                                  _opens_under(pid, under))) or
+                (in_env and any(v.startswith(b"SLURM_JOB_ID=") for v in env))):
+            found.append({"pid": pid, "comm": comm,
+                          "cmdline": cmdline.replace(b"\0", b" ").decode(
+                              errors="replace").strip()})
+    return found
+
+
+def _cancel_jobs(env, timeout=15):
+    """Cancel every job and wait (bounded) until slurmctld lists none,
+    so that no slurmstepd or task outlives its slurmd."""
+    try:
+        subprocess.run(["scancel", "--quiet", "-u", "root"], env=env,
+                       capture_output=True, timeout=5)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            r = subprocess.run(["squeue", "-h", "-o", "%i"], env=env,
+                               capture_output=True, text=True, timeout=5)
+            if r.returncode == 0 and not r.stdout.strip():
+                return
+            time.sleep(0.3)
+    except subprocess.TimeoutExpired:
+        pass
+
+
+def _wait_gone(pids, timeout):
+    """Wait until none of pids (not our children) runs; True if so."""
+    deadline = time.monotonic() + timeout
+    while True:
+        alive = [p for p in pids if _running(p)]
+        if not alive or time.monotonic() >= deadline:
+            return not alive
+        time.sleep(0.2)
+
+
+def stop_kept(workdir, timeout=30, log=print):
+    """Stop a cluster left running by Cluster.detach(), from any process:
+    cancel its jobs and wait for their steps to end, stop its slurmd,
+    slurmctld and munged (SIGTERM, in that order, each waited for), then
+    end whatever process of it is left (cluster_processes(): SIGTERM, then
+    SIGKILL), and remove workdir.  Returns the processes that had to be
+    killed that way (none when the cluster stopped cleanly)."""
+    env = dict(os.environ, SLURM_CONF=os.path.join(workdir, "slurm.conf"))
+    procs = cluster_processes(workdir)
+    if any(p["comm"] == "slurmctld" for p in procs):
+        _cancel_jobs(env, timeout)
+        _wait_gone([p["pid"] for p in procs if p["comm"] == "slurmstepd"],
+                   timeout)
+    for comm in ("slurmd", "slurmctld", "munged"):
+        pids = [p["pid"] for p in cluster_processes(workdir)
+                if p["comm"] == comm]
+        for pid in pids:
+            try:
+                os.kill(pid, signal.SIGTERM)
+            except ProcessLookupError:
+                pass
+        _wait_gone(pids, timeout)
+    left = cluster_processes(workdir)
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        for p in cluster_processes(workdir):
+            try:
+                os.kill(p["pid"], sig)
+            except ProcessLookupError:
+                pass
+        if _wait_gone([p["pid"] for p in left], 5):
+            break
+    if left:
+        log(f"{len(left)} process(es) of the cluster in {workdir} had to be "
+            "killed: " + "; ".join(f"{p['pid']} {p['cmdline']}" for p in left))
+    shutil.rmtree(workdir, ignore_errors=True)
+    return left
+
+
 def default_builddir():
     here = os.path.dirname(os.path.abspath(__file__))
     return os.environ.get(
@@ -89,6 +231,9 @@ class Cluster:
     then Debian's).
     debug: SlurmctldDebug and SlurmdDebug ("debug": the plugins log their
     routine decisions at debug level, and the tests read them).
+    keep: the daemons may outlive this process (no parent-death signal):
+    detach() then leaves them running, and stop_kept() stops them from
+    any process.  Until detach(), stop() and cleanup() stop them as usual.
     """
 
     def __init__(self, nodes=4, sockets=2, cores=4, threads=1,
@@ -97,7 +242,8 @@ class Cluster:
                  task_plugin="task/affinity,task/cosched",
                  slurm_conf_extra=(), cosched_conf_extra=(),
                  builddir=None, plugindir=None, plugin_dirs=None,
-                 debug="debug", workdir=None, name="cosched"):
+                 debug="debug", workdir=None, name="cosched",
+                 keep=False):
         self.nodes = [f"n{i}" for i in range(1, nodes + 1)]
         self.sockets, self.cores, self.threads = sockets, cores, threads
         self.real_memory = real_memory
@@ -106,12 +252,15 @@ class Cluster:
         self.task_plugin = task_plugin
         self.slurm_conf_extra = list(slurm_conf_extra)
         self.cosched_conf_extra = list(cosched_conf_extra)
-        self.builddir = builddir or default_builddir()
+        # Absolute: the daemons and the jobs' srun read slurm.conf's
+        # PluginDir and plugstack.conf from other directories.
+        self.builddir = os.path.abspath(builddir or default_builddir())
         self.plugindir = plugindir or os.path.join(self.builddir, "plugins")
         self.plugin_dirs = list(plugin_dirs or [self.plugindir,
                                                 DEBIAN_PLUGINDIR])
         self.debug = debug
         self.name = name
+        self.keep = keep
         self.workdir = workdir or tempfile.mkdtemp(prefix="cosched-cluster-")
         os.makedirs(self.workdir, exist_ok=True)
         os.chmod(self.workdir, 0o755)
@@ -204,9 +353,13 @@ class Cluster:
 
     def _spawn(self, name, argv):
         out = open(os.path.join(self.workdir, "log", f"{name}.stdout"), "ab")
+        # A kept cluster's daemons must survive this process: with a
+        # parent-death signal they would end with it, leaving the jobs'
+        # steps and tasks running without their slurmd.
         self.procs[name] = subprocess.Popen(
             argv, stdout=out, stderr=subprocess.STDOUT, env=self.env,
-            start_new_session=True, preexec_fn=_die_with_parent)
+            start_new_session=True,
+            preexec_fn=None if self.keep else _die_with_parent)
         out.close()
 
     def _start_munged(self):
@@ -323,21 +476,7 @@ class Cluster:
         return p is not None and p.poll() is None
 
     def _cancel_all_jobs(self, timeout=15):
-        """Cancel every job and wait (bounded) until slurmctld lists none,
-        so that no slurmstepd or task outlives its slurmd."""
-        try:
-            subprocess.run(["scancel", "--quiet", "-u", "root"],
-                           env=self.env, capture_output=True, timeout=5)
-            deadline = time.monotonic() + timeout
-            while time.monotonic() < deadline:
-                r = subprocess.run(["squeue", "-h", "-o", "%i"],
-                                   env=self.env, capture_output=True,
-                                   text=True, timeout=5)
-                if r.returncode == 0 and not r.stdout.strip():
-                    return
-                time.sleep(0.3)
-        except subprocess.TimeoutExpired:
-            pass
+        _cancel_jobs(self.env, timeout)
 
     def stop(self):
         """Stop every daemon this cluster started, by pid.  Never raises:
@@ -357,6 +496,16 @@ class Cluster:
     def cleanup(self):
         self.stop()
         shutil.rmtree(self.workdir, ignore_errors=True)
+
+    def detach(self):
+        """Leave the daemons running after this process ends (a cluster
+        made with keep=True): stop() and cleanup() no longer touch them;
+        stop_kept(workdir) stops them, from any process."""
+        if not self.keep:
+            raise RuntimeError("detach() needs a cluster made with keep=True:"
+                               " the others' daemons end with this process")
+        self.procs.clear()
+        self.started = False
 
     # -- client commands -------------------------------------------------
     def run(self, argv, check=True, timeout=60, **kw):
@@ -401,3 +550,4 @@ class Cluster:
     def job_output(self, jobid):
         with open(f"{self.workdir}/jobs/{jobid}.out") as f:
             return f.read()
+

@@ -14,13 +14,22 @@
  *
  * Options describe jobs.  An srun that runs a step of a job that already
  * exists (inside a batch script or salloc, or with --jobid from outside)
- * cannot change them; the plugin says so, but only for what the user typed:
- * sbatch hands its options to the batch script's environment, so an srun
- * there sees them again as if typed, with the values the job already has.
+ * cannot change them; the plugin says so, but only for what was typed on
+ * that srun's command line: sbatch hands its options to the batch script's
+ * environment, and an srun there is given them again through the same
+ * callback (see _typed()).
+ *
+ * An invalid value is refused with the parser's message, which names the
+ * option and quotes the value escaped and cut (COSCHED_QUOTE), and the
+ * command stops in slurm_spank_init_post_opt().  The callback itself
+ * never fails: Slurm follows a failed callback with a message of its own
+ * that quotes the value whole ("Invalid --cosched-class argument: <10 KB>",
+ * or "Invalid argument (<10 KB>) for environment variable: ...").
  *
  * The plugin links nothing but libc and Slurm (plugstack.conf loads it
  * "required" in every sbatch, salloc, srun and slurmstepd).
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,8 +46,10 @@ static cosched_job_options_t job_opts;
 static char opt_value[COSCHED_OPTION_COUNT][COSCHED_OPTION_VALUE_MAX + 1];
 /* Given on this command (typed, or inherited from the environment). */
 static bool opt_given[COSCHED_OPTION_COUNT];
-/* Typed with a value other than the one the environment hands down. */
+/* The value in opt_value was typed on this command's own command line. */
 static bool opt_typed[COSCHED_OPTION_COUNT];
+/* A value was refused (the message is out): the command must stop. */
+static bool opt_refused;
 /* When this srun started (CLOCK_MONOTONIC seconds). */
 static double srun_started;
 
@@ -72,6 +83,56 @@ static double _now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/*
+ * Whether optarg lies in this process's command line, the argument strings
+ * the kernel placed at exec (arg_start..arg_end of /proc/self/stat, fields
+ * 48 and 49).  Slurm hands the callback the very pointer getopt_long()
+ * found in argv (after "=", or the next argument), and for an option taken
+ * from the environment (spank_process_env_options(): srun in a batch job
+ * gets sbatch's options back from SLURM_SPANK__SLURM_SPANK_OPTION_cosched_*)
+ * the pointer getenv() returned, which lies in the environment.
+ *
+ * Why not compare the value with that environment variable, as 0.2.0 did:
+ * a value typed equal to the inherited one (srun --cosched-class=mem in a
+ * job submitted with it, or srun --jobid=N into another job from a shell
+ * whose job had the same value) was taken for inherited and silently
+ * dropped.  Why not srun's argv from SPANK: slurm_spank_init()'s ac/av are
+ * the plugin's arguments in plugstack.conf, not the command's.  Why not the
+ * job's recorded options: slurm_load_job() does not return a job's SPANK
+ * environment.  When the range cannot be read, nothing counts as typed:
+ * better say nothing than something false.
+ */
+static bool _typed(const char *optarg)
+{
+	static unsigned long arg_start, arg_end;
+	static bool read_once;
+	uintptr_t p = (uintptr_t) optarg;
+
+	if (!read_once) {
+		char buf[2048], *at;
+		size_t n = 0;
+		FILE *f = fopen("/proc/self/stat", "re");
+
+		read_once = true;
+		if (f) {
+			n = fread(buf, 1, sizeof(buf) - 1, f);
+			fclose(f);
+		}
+		buf[n] = '\0';
+		/* Fields after the command name "(...)", which may hold
+		 * blanks and parentheses: the state is field 3. */
+		at = strrchr(buf, ')');
+		for (int field = 2; at && field < 48; field++)
+			at = strchr(at + 1, ' ');
+		if (!at || sscanf(at, " %lu %lu", &arg_start, &arg_end) != 2 ||
+		    arg_start >= arg_end) {
+			slurm_debug("cosched: cannot read the command line's range from /proc/self/stat");
+			arg_start = arg_end = 0;
+		}
+	}
+	return optarg && p >= arg_start && p < arg_end;
+}
+
 static int _opt_cb(int val, const char *optarg, int remote)
 {
 	cosched_error_t err;
@@ -80,34 +141,22 @@ static int _opt_cb(int val, const char *optarg, int remote)
 		return -1;
 	if (remote)
 		return 0;	/* checked where the user typed it */
-	/* The parser quotes and cuts the value in its message. */
+	/* The parser quotes and cuts the value in its message; returning
+	 * 0 keeps Slurm from adding one that quotes it whole.  The command
+	 * stops in slurm_spank_init_post_opt(). */
 	if (cosched_option_set(&job_opts, cosched_option_names[val].option,
 			       optarg, &err)) {
 		slurm_error("%s", err.msg);
-		return -1;
+		opt_refused = true;
+		return 0;
 	}
 	/* Accepted values are at most COSCHED_OPTION_VALUE_MAX bytes. */
 	snprintf(opt_value[val], sizeof(opt_value[val]), "%s", optarg);
 	opt_given[val] = true;
+	/* Slurm reads the environment first, the command line last: a
+	 * typed value replaces an inherited one, and so does its flag. */
+	opt_typed[val] = _typed(optarg);
 	return 0;
-}
-
-/*
- * The value the environment hands this command for option i, as sbatch
- * passes its options to the batch script (Slurm's
- * SLURM_SPANK__SLURM_SPANK_OPTION_<plugin>_<option>, '-' written '_').
- */
-static const char *_inherited(int i)
-{
-	char name[128];
-	const char *opt = cosched_option_names[i].option;
-	size_t at = (size_t) snprintf(name, sizeof(name),
-				      "SLURM_SPANK__SLURM_SPANK_OPTION_cosched_");
-
-	for (; *opt && at + 1 < sizeof(name); opt++)
-		name[at++] = *opt == '-' ? '_' : *opt;
-	name[at] = '\0';
-	return getenv(name);
 }
 
 int slurm_spank_init(spank_t sp, int ac, char **av)
@@ -150,14 +199,13 @@ int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
 	(void) av;
 	if (ctx != S_CTX_ALLOCATOR && ctx != S_CTX_LOCAL)
 		return 0;
+	if (opt_refused)
+		return -1;	/* _opt_cb() said why */
 	for (int i = 0; i < COSCHED_OPTION_COUNT; i++) {
-		const char *inherited;
 		spank_err_t rc;
 
 		if (!opt_given[i])
 			continue;
-		inherited = _inherited(i);
-		opt_typed[i] = !inherited || strcmp(inherited, opt_value[i]);
 		rc = spank_job_control_setenv(sp, cosched_option_names[i].env,
 					      opt_value[i], 1);
 		if (rc != ESPANK_SUCCESS) {
