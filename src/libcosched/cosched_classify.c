@@ -415,6 +415,7 @@ static const char *const source_names[COSCHED_CLASS_FROM_COUNT] = {
 	[COSCHED_CLASS_FROM_NONE] = "none",
 	[COSCHED_CLASS_FROM_PROFILE] = "profile",
 	[COSCHED_CLASS_FROM_DECLARED] = "declared",
+	[COSCHED_CLASS_FROM_DEFAULT] = "default",
 };
 
 const char *cosched_class_source_name(cosched_class_source_t s)

@@ -65,6 +65,7 @@ typedef enum {
 	COSCHED_CLASS_FROM_NONE = 0,	/* neither measured nor declared */
 	COSCHED_CLASS_FROM_PROFILE,	/* measured profile */
 	COSCHED_CLASS_FROM_DECLARED,	/* the user's --cosched-class */
+	COSCHED_CLASS_FROM_DEFAULT,	/* the site's DefaultClass */
 	COSCHED_CLASS_FROM_COUNT
 } cosched_class_source_t;
 

@@ -9,6 +9,7 @@
 
 #include "cosched_conf.h"
 #include "cosched_gang.h"
+#include "cosched_nametable.h"
 #include "cosched_number.h"
 #include "cosched_text.h"
 
@@ -17,6 +18,13 @@
 
 /* NodePeakBandwidth, MB/s: more than any node has, finite. */
 static const cosched_range_t node_peak_bw_range = { 0.0, 1e8, true };
+
+const cosched_range_t cosched_profile_refresh_range = { 1.0, 3600.0, false };
+
+static const char *const placement_modes[] = { "lenient", "strict" };
+static const char *const debug_flag_names[] = { "Placement", "Check",
+						"Timing" };
+#define N_DEBUG_FLAGS (int) (sizeof(debug_flag_names) / sizeof(debug_flag_names[0]))
 
 void cosched_conf_init(cosched_conf_t *conf)
 {
@@ -29,6 +37,9 @@ void cosched_conf_init(cosched_conf_t *conf)
 	conf->profile_max_samples = COSCHED_PROFILE_MAX_SAMPLES_DEFAULT;
 	cosched_interference_default(&conf->interference);
 	conf->policy = COSCHED_POLICY_DEFAULT;
+	conf->scope = COSCHED_SCOPE_SOCKET;
+	conf->default_class = COSCHED_CAT_UNKNOWN;
+	conf->profile_refresh_s = COSCHED_PROFILE_REFRESH_DEFAULT;
 	conf->mrb_threshold = COSCHED_MRB_THRESHOLD_DEFAULT;
 	conf->mrb_weight = COSCHED_MRB_WEIGHT_DEFAULT;
 	conf->power_policy = COSCHED_POWER_POLICY_DEFAULT;
@@ -50,7 +61,8 @@ enum key_type {
 	K_INTEGER,	/* an int in *range */
 	K_CLASSIFY,	/* a threshold: range in cosched_classify.c */
 	K_PATH, K_POLICY, K_POWER, K_INTERFERENCE, K_PREFERENCE,
-	K_SLOWDOWN	/* MaxSlowdown: cosched_max_slowdown_check */
+	K_SLOWDOWN,	/* MaxSlowdown: cosched_max_slowdown_check */
+	K_SCOPE, K_MODE, K_CLASS, K_DEBUG
 };
 
 typedef struct {
@@ -111,6 +123,13 @@ static const conf_key_t keys[] = {
 	  &cosched_mrb_weight_range },
 	{ "PowerPolicy", K_POWER, OFF(power_policy), NULL },
 	{ "MaxSlowdown", K_SLOWDOWN, OFF(max_slowdown_pct), NULL },
+	/* The controller (slurmctld). */
+	{ "GangScope", K_SCOPE, OFF(scope), NULL },
+	{ "PlacementMode", K_MODE, OFF(strict), NULL },
+	{ "DefaultClass", K_CLASS, OFF(default_class), NULL },
+	{ "DebugFlags", K_DEBUG, OFF(debug_flags), NULL },
+	{ "ProfileCacheRefresh", K_INTEGER, OFF(profile_refresh_s),
+	  &cosched_profile_refresh_range },
 };
 #define N_KEYS (sizeof(keys) / sizeof(keys[0]))
 
@@ -141,6 +160,47 @@ static int number_value(const char *field, const char *value, bool integer,
 		return cosched_error_set(err,
 			"%s: invalid value %s (expected a number)", field,
 			COSCHED_QUOTE(value));
+	return 0;
+}
+
+/* A name table's "(allowed: a, b)" message, with one more name the key
+ * takes besides the table's. */
+static int or_also(cosched_error_t *err, const char *name)
+{
+	char msg[sizeof(err->msg)];
+	size_t n;
+
+	snprintf(msg, sizeof(msg), "%s", err->msg);
+	n = strlen(msg);
+	if (n && msg[n - 1] == ')') {
+		msg[n - 1] = '\0';
+		return cosched_error_set(err, "%s, %s)", msg, name);
+	}
+	return cosched_error_set(err, "%s (or %s)", msg, name);
+}
+
+/* DebugFlags=Placement,Check,Timing (any case; "" is refused earlier). */
+static int parse_debug_flags(const char *field, const char *value,
+			     unsigned *out, cosched_error_t *err)
+{
+	char *copy = strdup(value), *save = NULL, *tok;
+	unsigned flags = 0;
+
+	if (!copy)
+		return cosched_error_set(err, "%s: out of memory", field);
+	for (tok = strtok_r(copy, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		int i = cosched_name_parse(field, "flag", debug_flag_names, 0,
+					   N_DEBUG_FLAGS, cosched_trim(tok),
+					   true, err);
+		if (i < 0) {
+			free(copy);
+			return -1;
+		}
+		flags |= 1u << i;
+	}
+	free(copy);
+	*out = flags;
 	return 0;
 }
 
@@ -191,8 +251,39 @@ static int set_key(cosched_conf_t *conf, const conf_key_t *k,
 		snprintf((char *) ptr, COSCHED_PATH_MAX, "%s", value);
 		return 0;
 	case K_POLICY:
-		return cosched_policy_parse(field, value,
-					    (cosched_policy_t *) ptr, err);
+		/* "none": cosched places nothing (cons_tres does) but still
+		 * records each job's class and co-runners. */
+		if (!strcasecmp(value, "none")) {
+			conf->policy_none = true;
+			return 0;
+		}
+		if (cosched_policy_parse(field, value, (cosched_policy_t *) ptr,
+					 err))
+			return or_also(err, "none");
+		conf->policy_none = false;
+		return 0;
+	case K_SCOPE:
+		return cosched_scope_parse(field, value, (cosched_scope_t *) ptr,
+					   err);
+	case K_MODE: {
+		int i = cosched_name_parse(field, "mode", placement_modes, 0, 2,
+					   value, true, err);
+		if (i < 0)
+			return -1;
+		*(bool *) ptr = i == 1;
+		return 0;
+	}
+	case K_CLASS: {
+		cosched_category_t c;
+		if (strcasecmp(value, "unknown") &&
+		    cosched_category_parse_nocase(field, value, &c, err))
+			return or_also(err, "unknown");
+		*(cosched_category_t *) ptr = strcasecmp(value, "unknown") ?
+			c : COSCHED_CAT_UNKNOWN;
+		return 0;
+	}
+	case K_DEBUG:
+		return parse_debug_flags(field, value, (unsigned *) ptr, err);
 	case K_POWER: {
 		/* The job option's parser (--cosched-power), in any case;
 		 * "energy:N%" also sets MaxSlowdown. */

@@ -19,6 +19,7 @@
 #define COSCHED_CONF_H
 
 #include "cosched_classify.h"
+#include "cosched_decision.h"
 #include "cosched_error.h"
 #include "cosched_file.h"
 #include "cosched_interference.h"
@@ -29,6 +30,16 @@
 /* ProfileDir when cosched.conf sets none (the profile store's directory,
  * cosched_store.h). */
 #define COSCHED_STORE_DIR_DEFAULT "/var/lib/cosched/profiles"
+
+/* DebugFlags= (comma-separated, any case). */
+#define COSCHED_DEBUG_PLACEMENT	0x1	/* "Placement": every decision at info */
+#define COSCHED_DEBUG_CHECK	0x2	/* "Check": occupancy self-check after
+					 * every change */
+#define COSCHED_DEBUG_TIMING	0x4	/* "Timing": job_test time statistics */
+
+/* ProfileCacheRefresh=, seconds between rescans of ProfileDir by slurmctld. */
+#define COSCHED_PROFILE_REFRESH_DEFAULT 10
+extern const cosched_range_t cosched_profile_refresh_range;	/* [1, 3600] */
 
 /* Seed 002 "Power model": the package's full STREAM bandwidth ~15000 MB/s. */
 #define COSCHED_CONF_DEFAULT_NODE_PEAK_BW_MBS	15000.0
@@ -41,6 +52,13 @@ typedef struct {
 	int profile_max_samples;		/* ProfileMaxSamples */
 	cosched_interference_model_t interference; /* Interference, PreferenceTable */
 	cosched_policy_t policy;		/* CoschedPolicy */
+	bool policy_none;			/* CoschedPolicy=none: cons_tres
+						 * places, cosched records */
+	cosched_scope_t scope;			/* GangScope */
+	bool strict;				/* PlacementMode=strict */
+	cosched_category_t default_class;	/* DefaultClass */
+	unsigned debug_flags;			/* DebugFlags, COSCHED_DEBUG_* */
+	int profile_refresh_s;			/* ProfileCacheRefresh */
 	double mrb_threshold;			/* MissRateBoundThreshold */
 	double mrb_weight;			/* MissRateBoundWeight */
 	cosched_power_policy_t power_policy;	/* PowerPolicy (never UNSET) */

@@ -493,13 +493,14 @@ static int decision_check(const cosched_decision_t *d, cosched_error_t *err)
 		return cosched_error_set(err, "scope: unknown scope %d",
 					 (int) d->scope);
 	if (d->has_class) {
-		if ((int) d->category < 0 || d->category >= COSCHED_CAT_COUNT)
+		/* unknown: no profile, no declaration, DefaultClass=unknown */
+		if ((int) d->category < 0 || d->category > COSCHED_CAT_UNKNOWN)
 			return cosched_error_set(err,
-				"class: category %d is not one of cpu, lim, mem, rand",
+				"class: category %d is not one of cpu, lim, mem, rand, unknown",
 				(int) d->category);
-		if ((int) d->lca < 0 || d->lca >= COSCHED_LCA_COUNT)
+		if ((int) d->lca < 0 || d->lca > COSCHED_LCA_UNKNOWN)
 			return cosched_error_set(err,
-				"lca: LCA class %d is not one of N, C, LC, L",
+				"lca: LCA class %d is not one of N, C, LC, L, unknown",
 				(int) d->lca);
 		if ((int) d->source < 0 || d->source >= COSCHED_CLASS_FROM_COUNT)
 			return cosched_error_set(err, "source: unknown source %d",
@@ -883,8 +884,16 @@ static int parse_value(parse_t *ps, int key, char *value, cosched_error_t *err)
 		return cosched_scope_parse("scope", value, &d->scope, err);
 	case K_CLASS:
 		d->has_class = true;
+		if (!strcmp(value, "unknown")) {
+			d->category = COSCHED_CAT_UNKNOWN;
+			return 0;
+		}
 		return cosched_category_parse("class", value, &d->category, err);
 	case K_LCA:
+		if (!strcmp(value, "unknown")) {
+			d->lca = COSCHED_LCA_UNKNOWN;
+			return 0;
+		}
 		return cosched_lca_parse("lca", value, &d->lca, err);
 	case K_SOURCE:
 		return source_parse(value, &d->source, err);

@@ -259,7 +259,7 @@ START_TEST(test_refusals)
 		{ "ProfileMaxSamples=0\n", "ProfileMaxSamples: value 0 out of range (1 <= value <= 4096)" },
 		{ "ProfileMaxSamples=5000\n", "ProfileMaxSamples: value 5000 out of range" },
 		{ "ProfileMaxSamples=3.5\n", "ProfileMaxSamples: invalid value \"3.5\" (expected an integer)" },
-		{ "CoschedPolicy=fifo\n", "CoschedPolicy: invalid value \"fifo\" (allowed: gang, greedy_thread, miss_rate_balance, miss_rate_bound, app_aware)" },
+		{ "CoschedPolicy=fifo\n", "CoschedPolicy: invalid value \"fifo\" (allowed: gang, greedy_thread, miss_rate_balance, miss_rate_bound, app_aware, none)" },
 		{ "MissRateBoundThreshold=0\n", "MissRateBoundThreshold: value 0 out of range" },
 		{ "MissRateBoundWeight=1.5\n", "MissRateBoundWeight: value 1.5 out of range" },
 		{ "PowerPolicy=turbo\n", "PowerPolicy: invalid value \"turbo\" (allowed: performance, edp, energy[:MAXSLOWDOWN%])" },
@@ -638,6 +638,51 @@ START_TEST(test_long_value_message_bounded)
 }
 END_TEST
 
+/* The controller's keys (cosched.conf(5), "The controller"). */
+START_TEST(test_controller_keys)
+{
+	cosched_conf_t conf;
+	cosched_error_t err;
+
+	cosched_conf_init(&conf);
+	ck_assert(!conf.policy_none && !conf.strict);
+	ck_assert_int_eq(conf.scope, COSCHED_SCOPE_SOCKET);
+	ck_assert_int_eq(conf.default_class, COSCHED_CAT_UNKNOWN);
+	ck_assert_int_eq(conf.profile_refresh_s, COSCHED_PROFILE_REFRESH_DEFAULT);
+	ck_assert_int_eq(cosched_conf_parse_string(&conf, "t.conf",
+		"CoschedPolicy=None\nGangScope=node\nPlacementMode=Strict\n"
+		"DefaultClass=mem\nDebugFlags=placement, Timing\n"
+		"ProfileCacheRefresh=2\n", &err), 0);
+	ck_assert(conf.policy_none && conf.strict);
+	ck_assert_int_eq(conf.scope, COSCHED_SCOPE_NODE);
+	ck_assert_int_eq(conf.default_class, COSCHED_CAT_MEM);
+	ck_assert_uint_eq(conf.debug_flags,
+			  COSCHED_DEBUG_PLACEMENT | COSCHED_DEBUG_TIMING);
+	ck_assert_int_eq(conf.profile_refresh_s, 2);
+	/* A policy after none turns placement back on. */
+	ck_assert_int_eq(cosched_conf_set(&conf, NULL, "CoschedPolicy", "gang",
+					  &err), 0);
+	ck_assert(!conf.policy_none);
+	ck_assert_int_eq(conf.policy, COSCHED_POLICY_GANG);
+
+	static const struct { const char *text, *want; } bad[] = {
+		{ "GangScope=rack\n", "GangScope" },
+		{ "PlacementMode=lax\n", "PlacementMode: invalid mode \"lax\"" },
+		{ "DefaultClass=heavy\n", "unknown)" },
+		{ "DebugFlags=Placement,Bogus\n", "DebugFlags: invalid flag \"Bogus\"" },
+		{ "ProfileCacheRefresh=0\n", "ProfileCacheRefresh" },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		cosched_conf_t before = conf;
+		ck_assert_int_eq(cosched_conf_parse_string(&conf, "t.conf",
+							   bad[i].text, &err), -1);
+		ck_assert_msg(strstr(err.msg, bad[i].want), "%s", err.msg);
+		ck_assert_msg(strstr(err.msg, "t.conf:1"), "%s", err.msg);
+		ck_assert(!memcmp(&before, &conf, sizeof(conf)));
+	}
+}
+END_TEST
+
 Suite *cosched_test_suite(void)
 {
 	Suite *s = suite_create("conf");
@@ -660,6 +705,7 @@ Suite *cosched_test_suite(void)
 	tcase_add_test(tc, test_values_as_written);
 	tcase_add_test(tc, test_parse_file_not_regular);
 	tcase_add_test(tc, test_long_value_message_bounded);
+	tcase_add_test(tc, test_controller_keys);
 	suite_add_tcase(s, tc);
 	return s;
 }

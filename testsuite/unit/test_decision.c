@@ -445,8 +445,22 @@ START_TEST(test_format_refuses)
 	ck_assert_ptr_nonnull(strstr(err.msg, "governor: invalid governor \"a b\""));
 	d.governor[0] = '\0';
 	d.has_class = true;
+	/* unknown is a class a job can have (nothing measured or declared,
+	 * DefaultClass=unknown); one past it is not. */
+	d.category = COSCHED_CAT_UNKNOWN;
+	d.lca = COSCHED_LCA_UNKNOWN;
+	ck_assert_int_eq(cosched_decision_format(&d, big, sizeof(big), &err), 0);
+	ck_assert_ptr_nonnull(strstr(big, " class=unknown lca=unknown "));
+	{
+		cosched_decision_t back;
+		ck_assert_int_eq(cosched_decision_parse(big, &back, &err), 0);
+		ck_assert_int_eq(back.category, COSCHED_CAT_UNKNOWN);
+		ck_assert_int_eq(back.lca, COSCHED_LCA_UNKNOWN);
+	}
+	d.category = COSCHED_CAT_UNKNOWN + 1;
 	ck_assert_int_eq(cosched_decision_format(&d, buf, sizeof(buf), &err), -1);
-	ck_assert_ptr_nonnull(strstr(err.msg, "class: category 4"));
+	ck_assert_ptr_nonnull(strstr(err.msg, "class: category 5"));
+	d.category = COSCHED_CAT_UNKNOWN;
 	d.has_class = false;
 	ck_assert_ptr_nonnull(cosched_decision_node(&d, "n1", &err));
 	ck_assert_int_eq(cosched_decision_format(&d, buf, sizeof(buf), &err), -1);

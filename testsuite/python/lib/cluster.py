@@ -9,6 +9,7 @@ a failed start raises ClusterStartError carrying the daemons' logs.
 """
 
 import ctypes
+import json
 import os
 import random
 import re
@@ -221,6 +222,38 @@ def default_builddir():
         os.path.normpath(os.path.join(here, "..", "..", "..", "build")))
 
 
+def expand(ids):
+    """"0-2,5" -> [0, 1, 2, 5]."""
+    out = []
+    for part in ids.split(","):
+        if "-" in part:
+            a, b = part.split("-")
+            out += range(int(a), int(b) + 1)
+        elif part:
+            out.append(int(part))
+    return out
+
+
+def expand_hostlist(nodes):
+    """"n[1-2,4]" or "n1" -> ["n1", "n2", "n4"]."""
+    m = re.fullmatch(r"(\w+?)\[([\d,-]+)\]", nodes)
+    if not m:
+        return nodes.split(",")
+    return [f"{m.group(1)}{i}" for i in expand(m.group(2))]
+
+
+def parse_record(text):
+    """A decision record line -> dict (reason unquoted)."""
+    text = text.strip()
+    tag, _, rest = text.partition(" ")
+    rec = {"schema": tag}
+    for key, val in re.findall(r'(\w+)=("(?:[^"\\]|\\.)*"|\S+)', rest):
+        if val.startswith('"'):
+            val = re.sub(r"\\(.)", r"\1", val[1:-1])
+        rec[key] = val
+    return rec
+
+
 class Cluster:
     """One loopback cluster.
 
@@ -327,8 +360,50 @@ class Cluster:
         lines += self.slurm_conf_extra
         with open(self.conf, "w") as f:
             f.write("\n".join(lines) + "\n")
-        with open(os.path.join(w, "cosched.conf"), "w") as f:
-            f.write("\n".join(self.cosched_conf_extra) + "\n")
+        self.profile_dir = os.path.join(w, "profiles")
+        os.makedirs(self.profile_dir, exist_ok=True)
+        self.write_cosched_conf(self.cosched_conf_extra)
+
+    def write_cosched_conf(self, lines):
+        """cosched.conf beside slurm.conf (where slurmctld finds it), with
+        ProfileDir in the cluster's folder unless lines set it."""
+        lines = list(lines)
+        if not any(l.lower().startswith("profiledir=") for l in lines):
+            lines.insert(0, f"ProfileDir={self.profile_dir}")
+        with open(os.path.join(self.workdir, "cosched.conf"), "w") as f:
+            f.write("\n".join(lines) + "\n")
+
+    def reconfigure(self, cosched_conf=None):
+        """scontrol reconfigure, after writing cosched_conf (lines) if
+        given."""
+        if cosched_conf is not None:
+            self.write_cosched_conf(cosched_conf)
+        self.run(["scontrol", "reconfigure"])
+
+    def write_profile(self, app, category, mpki, edp=(), threads=2):
+        """Place a measured profile in the store: derived metrics that the
+        default thresholds classify as category (cpu, lim or mem), and the
+        given EDP points [(threads, freq_khz, time_s, energy_j)]."""
+        bw = {"cpu": 0.01, "lim": 0.2, "mem": 0.7}[category]
+        peak = 15000e6
+        prof = {
+            "schema_version": 1, "app": app, "runs_merged": 1,
+            "derived": {
+                "ipc": 1.5 if category == "cpu" else 0.6, "mpki": mpki,
+                "llc_miss_bw": bw * peak, "mem_traffic_bw": bw * peak,
+                "llc_to_core_bw": None,
+                "llc_miss_bw_per_thread": bw * peak / threads,
+                "mem_traffic_bw_per_thread": bw * peak / threads,
+                "llc_to_core_bw_per_thread": None,
+                "mem_uops_fraction": None, "bw_fraction": bw,
+                "threads": float(threads), "power_w": None},
+            "edp": [{"threads": t, "freq_khz": f, "time_s": ts,
+                     "energy_j": e, "samples": 1} for t, f, ts, e in edp],
+            "runs": []}
+        path = os.path.join(self.profile_dir, f"{app}.json")
+        with open(path + ".tmp", "w") as f:
+            json.dump(prof, f)
+        os.rename(path + ".tmp", path)
 
     # -- daemons -------------------------------------------------------
     def log_path(self, daemon):
@@ -532,6 +607,28 @@ class Cluster:
         info = dict(re.findall(r"(\w+)=(\S*)", text))
         info["alloc"] = re.findall(r"\bNodes=(\S+) CPU_IDs=(\S+)", text)
         return info
+
+    def record(self, jobid):
+        """The job's cosched decision record (SystemComment) as a dict, or
+        None when it has none."""
+        r = self.run(["scontrol", "show", "job", str(jobid)])
+        for line in r.stdout.splitlines():
+            line = line.strip()
+            if line.startswith("SystemComment=cosched/"):
+                return parse_record(line[len("SystemComment="):])
+        return None
+
+    def job_sockets(self, jobid):
+        """{node: sorted sockets} of a running job, from CPU_IDs."""
+        out = {}
+        for nodes, ids in self.job(jobid)["alloc"]:
+            for node in expand_hostlist(nodes):
+                out.setdefault(node, set()).update(
+                    c // (self.cores * self.threads) for c in expand(ids))
+        return {n: sorted(s) for n, s in out.items()}
+
+    def release(self, jobids):
+        self.run(["scontrol", "release", ",".join(map(str, jobids))])
 
     def wait_state(self, jobid, states, timeout=JOB_TIMEOUT):
         states = {states} if isinstance(states, str) else set(states)

@@ -10,7 +10,9 @@
 /* Map log functions to their slurm_ names, as Slurm's own plugins do. */
 #include "src/common/slurm_xlator.h"
 
+#include "src/common/bitstring.h"
 #include "src/common/list.h"
+#include "src/common/node_conf.h"
 #include "src/common/select.h"
 #include "src/slurmctld/slurmctld.h"
 
@@ -76,6 +78,8 @@ void **cosched_select_table(void)
 
 #define FORWARD(fail, fn, ...) \
 	COSCHED_FORWARD(slurm_select_ops_t, fail, fn, __VA_ARGS__)
+#define FORWARD_THEN(fail, then, fn, ...) \
+	COSCHED_FORWARD_THEN(slurm_select_ops_t, fail, then, fn, __VA_ARGS__)
 
 /* The entry points every supported series shares. */
 #include "forwarders_common.inc"
@@ -84,12 +88,63 @@ void **cosched_select_table(void)
 
 extern int select_p_job_init(List job_list)
 {
-	FORWARD(SLURM_ERROR, job_init, job_list);
+	FORWARD_THEN(SLURM_ERROR, cosched_ctl_invalidate(), job_init,
+		     job_list);
+}
+
+/* The arguments of one job_test call, for the controller's attempts. */
+typedef struct {
+	slurm_select_ops_t *ct;
+	job_record_t *job_ptr;
+	uint32_t min_nodes, max_nodes, req_nodes;
+	uint16_t mode;
+	List preemptee_candidates;
+	List *preemptee_job_list;
+	bitstr_t *exc_core_bitmap;
+} try_ctx_t;
+
+/*
+ * One attempt: 22.05's cons_tres takes the cores to avoid as one bitmap
+ * over the whole cluster (offset of node i: cr_get_coremap_offset(i)),
+ * the reservations' exclusions plus the cores steer leaves out.
+ */
+static int _try(void *arg, bitstr_t *node_bitmap, const cosched_steer_t *steer)
+{
+	try_ctx_t *c = arg;
+	bitstr_t *exc;
+	node_record_t *node_ptr;
+	int rc;
+
+	if (!steer)
+		return c->ct->job_test(c->job_ptr, node_bitmap, c->min_nodes,
+				       c->max_nodes, c->req_nodes, c->mode,
+				       c->preemptee_candidates,
+				       c->preemptee_job_list,
+				       c->exc_core_bitmap);
+	exc = c->exc_core_bitmap ? bit_copy(c->exc_core_bitmap) :
+		bit_alloc(cr_get_coremap_offset(cosched_ctl_node_count()));
+	for (int i = 0; (node_ptr = next_node(&i)); i++) {
+		uint32_t off;
+		if (!bit_test(node_bitmap, i))
+			continue;
+		off = cr_get_coremap_offset(i);
+		for (int core = 0; core < node_ptr->tot_cores; core++)
+			if (cosched_steer_excludes(steer, i, core,
+						   node_ptr->cores))
+				bit_set(exc, off + core);
+	}
+	rc = c->ct->job_test(c->job_ptr, node_bitmap, c->min_nodes,
+			     c->max_nodes, c->req_nodes, c->mode,
+			     c->preemptee_candidates, c->preemptee_job_list,
+			     exc);
+	FREE_NULL_BITMAP(exc);
+	return rc;
 }
 
 /*
  * mode: SELECT_MODE_RUN_NOW, SELECT_MODE_TEST_ONLY (at submit) or
- * SELECT_MODE_WILL_RUN (backfill, sbatch --test-only).
+ * SELECT_MODE_WILL_RUN (backfill, sbatch --test-only).  The controller
+ * decides which sockets the job may use; cons_tres chooses inside them.
  */
 extern int select_p_job_test(job_record_t *job_ptr, bitstr_t *node_bitmap,
 			     uint32_t min_nodes, uint32_t max_nodes,
@@ -98,11 +153,20 @@ extern int select_p_job_test(job_record_t *job_ptr, bitstr_t *node_bitmap,
 			     List *preemptee_job_list,
 			     bitstr_t *exc_core_bitmap)
 {
+	try_ctx_t c = {
+		.ct = cosched_select_cons_tres(), .job_ptr = job_ptr,
+		.min_nodes = min_nodes, .max_nodes = max_nodes,
+		.req_nodes = req_nodes, .mode = mode,
+		.preemptee_candidates = preemptee_candidates,
+		.preemptee_job_list = preemptee_job_list,
+		.exc_core_bitmap = exc_core_bitmap,
+	};
+
+	if (!c.ct)
+		return SLURM_ERROR;
 	if (mode == SELECT_MODE_TEST_ONLY)
 		cosched_select_log_submit(job_ptr);
-	FORWARD(SLURM_ERROR, job_test, job_ptr, node_bitmap, min_nodes,
-		max_nodes, req_nodes, mode, preemptee_candidates,
-		preemptee_job_list, exc_core_bitmap);
+	return cosched_ctl_job_test(job_ptr, node_bitmap, mode, _try, &c);
 }
 
 extern int select_p_job_signal(job_record_t *job_ptr, int signal)
@@ -132,7 +196,8 @@ extern char *select_p_select_jobinfo_xstrdup(select_jobinfo_t *jobinfo,
 
 extern int select_p_update_node_config(int index)
 {
-	FORWARD(SLURM_ERROR, update_node_config, index);
+	FORWARD_THEN(SLURM_ERROR, cosched_ctl_invalidate(), update_node_config,
+		     index);
 }
 
 extern bitstr_t *select_p_resv_test(resv_desc_msg_t *resv_desc_ptr,

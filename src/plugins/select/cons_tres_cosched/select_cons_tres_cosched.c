@@ -231,11 +231,13 @@ extern int init(void)
 			error("%s: %s", plugin_type, resolve_error);
 		return resolve_rc;
 	}
-	return SLURM_SUCCESS;
+	/* slurmctld: the placement controller (cosched.conf, profiles). */
+	return cosched_ctl_init();
 }
 
 extern int fini(void)
 {
+	cosched_ctl_fini();
 	if (cons_tres_loaded_here) {
 		int (*fini_fn)(void) = dlsym(cons_tres_handle, "fini");
 		if (fini_fn)

@@ -17,6 +17,8 @@
 
 #include "src/slurmctld/slurmctld.h"
 
+#include "controller.h"
+
 /* --- from the compatibility file ------------------------------------- */
 
 /* Slurm's select entry point names, in the order of its ops table. */
@@ -55,6 +57,18 @@ void cosched_select_log_start(job_record_t *job_ptr);
 	do {								\
 		ops_type *ct = cosched_select_cons_tres();		\
 		return ct ? ct->fn(__VA_ARGS__) : (fail);		\
+	} while (0)
+
+/* The same, then `then` (an expression) whatever cons_tres returned. */
+#define COSCHED_FORWARD_THEN(ops_type, fail, then, fn, ...)		\
+	do {								\
+		ops_type *ct = cosched_select_cons_tres();		\
+		int rc_;						\
+		if (!ct)						\
+			return (fail);					\
+		rc_ = ct->fn(__VA_ARGS__);				\
+		(void) (then);						\
+		return rc_;						\
 	} while (0)
 
 #endif

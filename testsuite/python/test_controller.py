@@ -1,0 +1,407 @@
+"""The controller: select/cons_tres_cosched places jobs by the site's policy.
+
+Every test asserts the policy's rule on what Slurm recorded: the CPU_IDs of
+`scontrol -d show job` (socket = CPU id // cores per socket, one thread per
+core) and the decision record slurmctld wrote into SystemComment.
+"""
+
+import os
+import re
+import subprocess
+import time
+
+import pytest
+
+from cluster import ClusterStartError, default_builddir
+
+MEM, CPU = "stream", "compute"
+
+
+def _profiles(c):
+    c.write_profile(MEM, "mem", 20.0)
+    c.write_profile(CPU, "cpu", 0.1)
+    _reload(c)
+
+
+def _reload(c):
+    """The profile cache reads the store every ProfileCacheRefresh seconds
+    and at every reconfigure: reload now."""
+    c.run(["scontrol", "reconfigure"])
+
+
+def _submit_held(c, specs):
+    """specs: [(app, cores, extra args)] -> job ids, submitted held so that
+    one scheduling pass places them in order when released."""
+    ids = []
+    for app, cores, *extra in specs:
+        ids.append(c.sbatch("-H", "-N1", f"-n{cores}", f"-J{app}", *extra))
+    return ids
+
+
+def _run_mix(c, specs, expect_running=None):
+    ids = _submit_held(c, specs)
+    c.release(ids)
+    for j in ids[:expect_running] if expect_running else ids:
+        c.wait_state(j, "RUNNING")
+    return ids
+
+
+def _cancel_all(c):
+    c.run(["scancel", "-u", "root"])
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if not c.run(["squeue", "-h", "-o", "%i"]).stdout.strip():
+            return
+        time.sleep(0.3)
+    raise AssertionError("jobs still listed after scancel")
+
+
+def _socket_of(c, j):
+    s = c.job_sockets(j)
+    assert len(s) == 1 and len(next(iter(s.values()))) == 1, (j, s)
+    node, socks = next(iter(s.items()))
+    return node, socks[0]
+
+
+def _where(c, j):
+    """{(node, socket)} a job has cores on."""
+    return {(n, s) for n, ss in c.job_sockets(j).items() for s in ss}
+
+
+def _mem_pairs(c, ids, apps):
+    """Sockets holding two mem jobs (cons_tres may spread a job over both
+    sockets of a node: every socket it touches counts)."""
+    seen, bad = {}, []
+    for j, app in zip(ids, apps):
+        if app != MEM:
+            continue
+        for where in _where(c, j):
+            if where in seen:
+                bad.append((seen[where], j, where))
+            seen[where] = j
+    return bad
+
+
+MIX = [(MEM, 2), (MEM, 2), (MEM, 2), (MEM, 2),
+       (CPU, 2), (CPU, 2), (CPU, 2), (CPU, 2)]
+
+
+@pytest.mark.cluster
+def test_app_aware_separates_what_cons_tres_pairs(make_cluster):
+    """Under plain cons_tres placement (CoschedPolicy=none) the mix puts two
+    memory-bound jobs on one socket; under app_aware no forbidden pair ever
+    shares a socket, each cpu job joins a mem job, and the records say
+    why."""
+    c = make_cluster(nodes=2, cosched_conf_extra=["CoschedPolicy=none"])
+    _profiles(c)
+    apps = [a for a, _ in MIX]
+    ids = _run_mix(c, MIX)
+    assert _mem_pairs(c, ids, apps), "cons_tres did not pair mem jobs"
+    rec = c.record(ids[0])
+    assert rec["policy"] == "none" and rec["state"] == "placed", rec
+    _cancel_all(c)
+
+    c.reconfigure(["CoschedPolicy=app_aware"])
+    ids = _run_mix(c, MIX)
+    assert _mem_pairs(c, ids, apps) == []
+    mem_sockets = {_socket_of(c, j) for j, a in zip(ids, apps) if a == MEM}
+    for j, a in zip(ids, apps):
+        rec = c.record(j)
+        assert rec["policy"] == "app_aware" and rec["state"] == "placed"
+        assert rec["class"] == ("mem" if a == MEM else "cpu"), rec
+        assert rec["source"] == "profile", rec
+        node, sock = _socket_of(c, j)
+        assert rec["sockets"] == f"{node}:{sock}", rec
+        if a == CPU:
+            assert (node, sock) in mem_sockets, (j, node, sock)
+            assert float(rec["slowdown"]) >= 1.0
+
+
+@pytest.mark.cluster
+def test_miss_rate_bound_strict_then_lenient(make_cluster):
+    """Strict: the occupants' MPKI on each socket stays at or below T; the
+    job that cannot fit waits and its record names the rule.  Lenient: the
+    same job runs, placed by cons_tres, and its record says so."""
+    c = make_cluster(nodes=1, cosched_conf_extra=[
+        "CoschedPolicy=miss_rate_bound", "MissRateBoundThreshold=12",
+        "PlacementMode=strict"])
+    c.write_profile("heavy", "mem", 5.0)
+    _reload(c)
+    specs = [("heavy", 1)] * 5
+    ids = _submit_held(c, specs)
+    c.release(ids)
+    for j in ids[:4]:
+        c.wait_state(j, "RUNNING")
+    c.wait_state(ids[4], "PENDING")
+    load = {}
+    for j in ids[:4]:
+        load[_socket_of(c, j)] = load.get(_socket_of(c, j), 0) + 5.0
+    assert max(load.values()) <= 12.0, load
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        rec = c.record(ids[4])
+        if rec and rec["state"] == "pending":
+            break
+        time.sleep(0.5)
+    assert rec and rec["state"] == "pending", rec
+    assert "mpki" in rec["reason"].lower() and "strict" in rec["reason"], rec
+    assert c.job(ids[4])["JobState"] == "PENDING"
+
+    c.reconfigure(["CoschedPolicy=miss_rate_bound",
+                   "MissRateBoundThreshold=12", "PlacementMode=lenient"])
+    c.wait_state(ids[4], "RUNNING")
+    rec = c.record(ids[4])
+    assert rec["state"] == "placed", rec
+
+
+@pytest.mark.cluster
+def test_balance_gang_greedy(make_cluster):
+    """miss_rate_balance pairs a heavy arrival with the lightest partner and
+    a light one with the heaviest (cons_tres would fill the first socket);
+    gang puts one job per socket and holds the next; greedy_thread fills
+    the socket that fits best."""
+    c = make_cluster(nodes=1, cosched_conf_extra=[
+        "CoschedPolicy=miss_rate_balance"])
+    c.write_profile("h20", "mem", 20.0)
+    c.write_profile("l1", "lim", 1.0)
+    c.write_profile("x19", "mem", 19.0)
+    c.write_profile("y2", "lim", 2.0)
+    _reload(c)
+    h, l, x, y = _run_mix(c, [("h20", 3), ("l1", 3), ("x19", 1), ("y2", 1)])
+    assert _socket_of(c, h) != _socket_of(c, l)
+    assert _socket_of(c, x) == _socket_of(c, l)
+    assert _socket_of(c, y) == _socket_of(c, h)
+    _cancel_all(c)
+
+    c.reconfigure(["CoschedPolicy=gang", "PlacementMode=strict"])
+    ids = _submit_held(c, [(CPU, 1)] * 3)
+    c.release(ids)
+    for j in ids[:2]:
+        c.wait_state(j, "RUNNING")
+    assert _socket_of(c, ids[0]) != _socket_of(c, ids[1])
+    time.sleep(3)
+    assert c.job(ids[2])["JobState"] == "PENDING"
+    assert "gang full" in c.record(ids[2])["reason"]
+    _cancel_all(c)
+
+    c.reconfigure(["CoschedPolicy=greedy_thread"])
+    a, b, d = _run_mix(c, [(CPU, 2), (CPU, 3), (CPU, 2)])
+    # b (3 cores) cannot join a (2 free): the empty socket; d (2 cores)
+    # fits a's socket exactly (no leftover) rather than b's (1 free).
+    assert _socket_of(c, b) != _socket_of(c, a)
+    assert _socket_of(c, d) == _socket_of(c, a)
+
+
+@pytest.mark.cluster
+def test_class_sources(make_cluster):
+    """Profile, then declared class, then DefaultClass; a profile wins over
+    a contradicting declared class and the record says so."""
+    c = make_cluster(nodes=1, cosched_conf_extra=[
+        "CoschedPolicy=app_aware", "DefaultClass=lim"])
+    _profiles(c)
+    prof = c.sbatch("-n1", f"-J{MEM}")
+    declared = c.sbatch("-n1", "-Jnoprofile", "--cosched-class=rand")
+    default = c.sbatch("-n1", "-Jnothing")
+    contra = c.sbatch("-n1", f"--cosched-app={MEM}", "--cosched-class=cpu")
+    want = {prof: ("mem", "profile"), declared: ("rand", "declared"),
+            default: ("lim", "default"), contra: ("mem", "profile")}
+    for j, (cls, src) in want.items():
+        c.wait_state(j, "RUNNING")
+        rec = c.record(j)
+        assert (rec["class"], rec["source"]) == (cls, src), rec
+    assert "declared class cpu ignored" in c.record(contra)["reason"]
+    assert "declared class" not in c.record(prof)["reason"]
+
+
+@pytest.mark.cluster
+def test_power_decision_and_forgery(make_cluster):
+    """The frequency comes from the job's EDP points and power policy; a
+    second job in the same frequency domain gets the domain's resolved
+    frequency; nothing a user submits changes the record."""
+    c = make_cluster(nodes=1, cosched_conf_extra=[
+        "CoschedPolicy=app_aware", "PowerPolicy=edp"])
+    # EDP at 2 threads: 2.2 GHz 10 s x 1000 J = 10000; 1.8 GHz 11 x 800 =
+    # 8800 (minimum); 1.4 GHz 14 x 750 = 10500.
+    c.write_profile("fast", "cpu", 0.1, edp=[
+        (2, 2200000, 10.0, 1000.0), (2, 1800000, 11.0, 800.0),
+        (2, 1400000, 14.0, 750.0)])
+    # Its minimum is 1.4 GHz: 14 x 500 = 7000.
+    c.write_profile("slow", "cpu", 0.1, edp=[
+        (2, 2200000, 10.0, 1000.0), (2, 1400000, 14.0, 500.0)])
+    _reload(c)
+    a = c.sbatch("-n2", "-Jfast")
+    c.wait_state(a, "RUNNING")
+    rec = c.record(a)
+    assert rec["power"] == "edp" and rec["governor"] == "userspace", rec
+    assert rec["freq_req_khz"] == "1800000" and rec["freq_khz"] == "1800000"
+    b = c.sbatch("-n2", "-Jslow")
+    c.wait_state(b, "RUNNING")
+    assert _socket_of(c, b) == _socket_of(c, a)
+    rec = c.record(b)
+    # The domain runs at the highest request (max_request).
+    assert rec["freq_req_khz"] == "1400000" and rec["freq_khz"] == "1800000"
+    perf = c.sbatch("-n1", "-Jfast", "--cosched-power=performance")
+    c.wait_state(perf, "RUNNING")
+    rec = c.record(perf)
+    assert rec["governor"] == "performance" and "freq_khz" not in rec, rec
+
+    # Forgery: a record in --comment, in the SPANK environment through
+    # libslurm (as any user can), and scontrol update of SystemComment.
+    forged = "cosched/1 job=1 state=placed policy=gang freq_khz=800000"
+    j = c.sbatch("-n2", "-Jfast", f"--comment={forged}")
+    c.wait_state(j, "RUNNING")
+    assert c.record(j)["freq_khz"] == "1800000"
+    helper = os.path.join(default_builddir(), "testsuite", "python",
+                          "helpers", "submit-spank-env")
+    r = c.run([helper, f"{c.workdir}/jobs", "COSCHED_DECISION=" + forged,
+               "SPANK_COSCHED_DECISION=" + forged])
+    k = int(r.stdout.strip())
+    c.wait_state(k, "RUNNING")
+    rec = c.record(k)
+    assert rec["job"] == str(k) and rec.get("freq_khz") != "800000", rec
+    r = c.run(["scontrol", "update", f"jobid={j}",
+               f"SystemComment={forged}"], check=False)
+    assert r.returncode != 0, r.stdout + r.stderr
+    assert c.record(j)["freq_khz"] == "1800000"
+
+
+@pytest.mark.cluster
+def test_job_kinds(make_cluster):
+    """The documented rules: wide jobs take whole sockets (nobody joins
+    them), multi-node jobs get an acceptable socket on each node, job array
+    tasks are placed one by one, and --exclusive, --cosched=off, --nodelist
+    and heterogeneous jobs are left to cons_tres with a record saying
+    why."""
+    c = make_cluster(nodes=2, cosched_conf_extra=["CoschedPolicy=app_aware"])
+    _profiles(c)
+    wide = c.sbatch("-N1", "-n6", f"-J{CPU}")
+    c.wait_state(wide, "RUNNING")
+    wnode, wsocks = next(iter(c.job_sockets(wide).items()))
+    assert wsocks == [0, 1]
+    assert c.record(wide)["sockets"] == f"{wnode}:0-1"
+    small = c.sbatch("-N1", "-n1", f"-J{CPU}")
+    c.wait_state(small, "RUNNING")
+    assert _socket_of(c, small)[0] != wnode, "joined a wide job's socket"
+    _cancel_all(c)
+
+    multi = c.sbatch("-N2", "-n4", "--ntasks-per-node=2", f"-J{MEM}")
+    c.wait_state(multi, "RUNNING")
+    assert sorted(c.job_sockets(multi)) == ["n1", "n2"]
+    # Two sockets are left, one per node: the two mem tasks take one each
+    # (never the multi-node mem job's sockets, never each other's).
+    arr = c.sbatch("--array=0-1", "-n2", f"-J{MEM}")
+    tasks = [f"{arr}_{i}" for i in range(2)]
+    for t in tasks:
+        c.wait_state(t, "RUNNING")
+    where = [_socket_of(c, t) for t in tasks]
+    multi_socks = _where(c, multi)
+    assert len(set(where)) == 2 and not set(where) & multi_socks, where
+    for t in tasks:
+        rec = c.record(t)
+        assert rec["class"] == "mem" and rec["state"] == "placed", rec
+    _cancel_all(c)
+
+    cases = {
+        ("--exclusive",): "exclusive",
+        ("--cosched=off",): "--cosched=off",
+        ("--nodelist=n2",): "names its nodes",
+    }
+    for args, why in cases.items():
+        j = c.sbatch("-n1", f"-J{MEM}", *args)
+        c.wait_state(j, "RUNNING")
+        rec = c.record(j)
+        assert why in rec.get("reason", ""), rec
+        assert rec["state"] in ("passthrough", "off"), rec
+        _cancel_all(c)
+    r = c.run(["sbatch", "--parsable", f"--chdir={c.workdir}/jobs",
+               f"--output={c.workdir}/jobs/%j.out", "-n1", f"-J{MEM}", ":",
+               "-n1", "--wrap=sleep 600"])
+    het = int(r.stdout.strip().split(";")[0])
+    c.wait_state(het, "RUNNING")
+    rec = c.record(het)
+    assert rec["state"] == "passthrough" and "heterogeneous" in rec["reason"]
+
+
+def _sched_nodes(c, j):
+    r = c.run(["scontrol", "show", "job", str(j)])
+    m = re.search(r"SchedNodeList=(\S+)", r.stdout)
+    s = re.search(r"StartTime=(\S+)", r.stdout)
+    return (m.group(1) if m else None), (s.group(1) if s else None)
+
+
+@pytest.mark.cluster
+def test_backfill_prediction_honoured(make_cluster):
+    """Strict gang, every socket busy: backfill's will-run prediction for
+    the next job names the node whose job ends first, and the job starts
+    there, on that job's socket, no later than predicted."""
+    c = make_cluster(nodes=2, cosched_conf_extra=[
+        "CoschedPolicy=gang", "PlacementMode=strict",
+        "DebugFlags=Placement"],
+        slurm_conf_extra=["SchedulerParameters=bf_interval=1"])
+    long = [c.sbatch("-n1", "--time=10", f"-J{CPU}") for _ in range(3)]
+    for j in long:
+        c.wait_state(j, "RUNNING")
+    short = c.sbatch("-n1", "--time=1", f"-J{CPU}", "--wrap=sleep 25")
+    c.wait_state(short, "RUNNING")
+    snode, ssock = _socket_of(c, short)
+    nxt = c.sbatch("-n1", "--time=1", f"-J{CPU}")
+    deadline = time.monotonic() + 30
+    pred = (None, None)
+    while time.monotonic() < deadline:
+        pred = _sched_nodes(c, nxt)
+        if pred[0] and pred[0] != "(null)":
+            break
+        time.sleep(1)
+    assert pred[0] == snode, pred
+    c.wait_state(nxt, "RUNNING", timeout=90)
+    assert _socket_of(c, nxt) == (snode, ssock)
+    started = c.job(nxt)["StartTime"]
+    assert started <= pred[1], (started, pred)
+
+
+@pytest.mark.cluster
+def test_restart_keeps_decisions(make_cluster):
+    """After a slurmctld restart with 6 jobs running and 4 pending, every
+    record and every placement is as before, and the pending ones start
+    where the policy says (occupancy rebuilt from the job records)."""
+    c = make_cluster(nodes=4, cosched_conf_extra=[
+        "CoschedPolicy=app_aware", "DebugFlags=Check"])
+    _profiles(c)
+    running = _run_mix(c, [(MEM, 2)] * 6)
+    pending = _submit_held(c, [(CPU, 2), (CPU, 2), (MEM, 2), (MEM, 2)])
+    before = {j: (c.record(j), c.job_sockets(j)) for j in running}
+    c.restart_slurmctld()
+    after = {j: (c.record(j), c.job_sockets(j)) for j in running}
+    assert after == before
+    c.release(pending)
+    for j in pending:
+        c.wait_state(j, "RUNNING")
+    apps = [MEM] * 6 + [CPU, CPU, MEM, MEM]
+    ids = running + pending
+    assert _mem_pairs(c, ids, apps) == []
+    mem_sockets = {_socket_of(c, j) for j in running}
+    for j in pending[:2]:
+        assert _socket_of(c, j) in mem_sockets
+    with open(c.log_path("slurmctld")) as f:
+        log = f.read()
+    assert "self-check passed after rebuild" in log
+    assert "self-check failed" not in log
+
+
+@pytest.mark.cluster
+def test_bad_cosched_conf(make_cluster):
+    """A bad cosched.conf stops slurmctld at start naming the key, value and
+    line; on reconfigure a bad file keeps the settings in effect."""
+    with pytest.raises(ClusterStartError) as e:
+        make_cluster(nodes=1, cosched_conf_extra=["CoschedPolicy=fifo"])
+    assert 'cosched.conf:2: CoschedPolicy: invalid value "fifo"' in str(e.value)
+
+    c = make_cluster(nodes=1, cosched_conf_extra=["CoschedPolicy=gang"])
+    c.reconfigure(["GangScope=rack"])
+    time.sleep(1)
+    with open(c.log_path("slurmctld")) as f:
+        log = f.read()
+    assert "GangScope" in log and "keeping the settings in effect" in log
+    j = c.sbatch("-n1", f"-J{CPU}")
+    c.wait_state(j, "RUNNING")
+    assert c.record(j)["policy"] == "gang"
