@@ -272,7 +272,8 @@ def test_job_kinds(make_cluster):
     tasks are placed one by one, and --exclusive, --cosched=off, --nodelist
     and heterogeneous jobs are left to cons_tres with a record saying
     why."""
-    c = make_cluster(nodes=2, cosched_conf_extra=["CoschedPolicy=app_aware"])
+    c = make_cluster(nodes=2, cosched_conf_extra=[
+        "CoschedPolicy=app_aware", "DebugFlags=Placement,Check"])
     _profiles(c)
     wide = c.sbatch("-N1", "-n6", f"-J{CPU}")
     c.wait_state(wide, "RUNNING")

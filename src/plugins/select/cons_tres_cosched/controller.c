@@ -1013,12 +1013,30 @@ static int _place_set(job_view_t *v, bitstr_t *node_bitmap, cosched_try_fn try,
 		}
 		if (have < need)
 			continue;
-		for (int k = 0; k < unit_count[i]; k++) {
-			int u = unit_first[i] + k;
-			cosched_candidate_t c;
-			if (v->kind == KIND_WIDE ? _unit_empty(u) :
-			    _unit_accepts(u, &v->gj, &c)) {
-				_steer_add_unit(&steer, u);
+		if (v->kind == KIND_WIDE) {
+			for (int k = 0; k < unit_count[i]; k++)
+				if (_unit_empty(unit_first[i] + k))
+					_steer_add_unit(&steer, unit_first[i] + k);
+			any = true;
+			continue;
+		}
+		/* Multi-node: the node's best accepting unit, so the job's
+		 * cores on the node share one socket (cons_tres would spread
+		 * its tasks over every socket it is given). */
+		{
+			int best = -1;
+			double best_score = 0;
+			for (int k = 0; k < unit_count[i]; k++) {
+				int u = unit_first[i] + k;
+				cosched_candidate_t c;
+				if (_unit_accepts(u, &v->gj, &c) &&
+				    (best < 0 || c.score > best_score)) {
+					best = u;
+					best_score = c.score;
+				}
+			}
+			if (best >= 0) {
+				_steer_add_unit(&steer, best);
 				any = true;
 			}
 		}
