@@ -413,7 +413,8 @@ static double _nominal_mpki(cosched_category_t cat)
 
 static void _job_view(job_record_t *job_ptr, job_view_t *v)
 {
-	struct job_details *d = job_ptr->details;
+	/* struct job_details in 22.05, job_details_t in 24.11 */
+	__typeof__(job_ptr->details) d = job_ptr->details;
 	cosched_error_t err;
 	uint32_t min_nodes, cpus, tpc = _threads_per_core();
 	int min_cap = 0;
