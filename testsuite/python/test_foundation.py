@@ -37,8 +37,9 @@ def _place_sequence(cluster):
 
 @pytest.mark.cluster
 def test_placements_match_cons_tres(make_cluster):
-    """No policy: cons_tres_cosched places exactly as cons_tres."""
-    wrapped = make_cluster(select_type="select/cons_tres_cosched")
+    """CoschedPolicy=none: cons_tres_cosched places exactly as cons_tres."""
+    wrapped = make_cluster(select_type="select/cons_tres_cosched",
+                           cosched_conf_extra=["CoschedPolicy=none"])
     got = _place_sequence(wrapped)
     wrapped.stop()
     plain = make_cluster(select_type="select/cons_tres")

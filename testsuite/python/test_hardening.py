@@ -14,7 +14,9 @@ import pytest
 from cluster import DEBIAN_PLUGINDIR, ClusterStartError, default_builddir
 
 CONS_TRES = "select_cons_tres.so"
-OURS = ("select_cons_tres_cosched.so", "task_cosched.so")
+# The select plugin first (the uninstall step removes it); cosched_ctld.so
+# is what slurmctld's controller loads beside it.
+OURS = ("select_cons_tres_cosched.so", "task_cosched.so", "cosched_ctld.so")
 
 
 def _plugins_without_cons_tres(path):
