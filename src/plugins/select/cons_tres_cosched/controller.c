@@ -1078,6 +1078,67 @@ static int _test_only(job_view_t *v, bitstr_t *node_bitmap, cosched_try_fn try,
 	return rc;
 }
 
+/* Lenient mode's last resort, for the record at job begin: which job
+ * went there and why (job_begin follows job_test under the same lock). */
+static uint32_t lenient_job_id;
+static char lenient_why[COSCHED_DECISION_REASON_MAX + 1];
+
+/* The predicted slowdown of the job among a unit's occupants. */
+static double _unit_slowdown(int u, const job_view_t *v)
+{
+	cosched_class_t co[64];
+	cosched_prediction_t pr;
+	cosched_socket_t sock;
+	int n = 0;
+
+	if (cosched_occupancy_socket(occ, u, &sock))
+		return INFINITY;
+	for (int j = 0; j < sock.noccupants && n < 64; j++) {
+		co[n].cat = sock.occupants[j].category;
+		co[n].lca = cosched_category_to_lca(co[n].cat);
+		co[n].source = COSCHED_CLASS_FROM_PROFILE;
+		n++;
+	}
+	if (cosched_interference_predict(&ctl_conf.interference, &v->cls, co,
+					 n, &pr, NULL))
+		return INFINITY;
+	return pr.slowdown;
+}
+
+/*
+ * Lenient, when no unit accepts a one-socket job: the least-bad unit that
+ * has the cores, by the predicted slowdown of the job there (seed 001's
+ * table), then the lower MPKI sum, then the lower index.  -1 when no unit
+ * has the cores.
+ */
+static int _least_bad(const job_view_t *v, bitstr_t *node_bitmap)
+{
+	int best = -1;
+	double best_sd = INFINITY, best_load = INFINITY;
+
+	for (int u = 0; u < nunits; u++) {
+		cosched_socket_t sock;
+		double sd, load = 0;
+		int node = unit_node[u];
+		if (node >= (int) bit_size(node_bitmap) ||
+		    !bit_test(node_bitmap, node) ||
+		    !cosched_occupancy_available(occ, u) ||
+		    cosched_occupancy_free_cores(occ, u) < v->gj.threads ||
+		    cosched_occupancy_socket(occ, u, &sock))
+			continue;
+		for (int j = 0; j < sock.noccupants; j++)
+			load += sock.occupants[j].mpki;
+		sd = _unit_slowdown(u, v);
+		if (best < 0 || sd < best_sd ||
+		    (sd == best_sd && load < best_load)) {
+			best = u;
+			best_sd = sd;
+			best_load = load;
+		}
+	}
+	return best;
+}
+
 typedef struct {
 	time_t end;
 	job_record_t *job_ptr;
@@ -1201,9 +1262,27 @@ int cosched_ctl_job_test(job_record_t *job_ptr, bitstr_t *node_bitmap,
 	if (rc != SLURM_SUCCESS && !why[0])
 		_why_none(&v, why, sizeof(why));
 	if (rc != SLURM_SUCCESS && !ctl_conf.strict) {
-		/* Lenient: no acceptable unit, so cons_tres places it where
-		 * it can (the least-bad is decided at job_begin's record). */
-		rc = _attempt(try, ctx, node_bitmap, NULL);
+		/* Lenient: no acceptable unit.  A one-socket job takes the
+		 * least-bad unit with the cores; anything else (or when
+		 * cons_tres refuses that unit) is placed by cons_tres. */
+		int u = v.kind == KIND_SINGLE ? _least_bad(&v, node_bitmap) : -1;
+		rc = SLURM_ERROR;
+		if (u >= 0) {
+			cosched_steer_t steer;
+			_steer_alloc(&steer);
+			_steer_add_unit(&steer, u);
+			rc = _attempt(try, ctx, node_bitmap, &steer);
+			_steer_free(&steer);
+		}
+		if (rc != SLURM_SUCCESS)
+			rc = _attempt(try, ctx, node_bitmap, NULL);
+		if (rc == SLURM_SUCCESS && mode == MODE_RUN_NOW) {
+			lenient_job_id = job_ptr->job_id;
+			snprintf(lenient_why, sizeof(lenient_why),
+				 "lenient: %.150s; took the %s", why,
+				 u >= 0 ? "least-bad socket" :
+				 "cores cons_tres chose");
+		}
 	} else if (rc != SLURM_SUCCESS && mode == MODE_RUN_NOW) {
 		/* Strict: the job waits; its record says which rule holds
 		 * it (Slurm resets Reason= after every failed selection). */
@@ -1388,7 +1467,14 @@ void cosched_ctl_job_begin(job_record_t *job_ptr)
 				 cosched_class_source_name(v.cls.source),
 				 v.kind == KIND_WIDE ? "; whole sockets" : "",
 				 v.note[0] ? "; " : "", v.note);
-		cosched_decision_set_reason(&d, "%s", note);
+		if (lenient_job_id == job_ptr->job_id) {
+			/* The lenient fallback placed it: say so first. */
+			cosched_decision_set_reason(&d, "%s; %s", lenient_why,
+						    note);
+			lenient_job_id = 0;
+		} else {
+			cosched_decision_set_reason(&d, "%s", note);
+		}
 	}
 	_record_write(job_ptr, &d);
 	_check("job begin");
