@@ -1083,7 +1083,8 @@ static int _test_only(job_view_t *v, bitstr_t *node_bitmap, cosched_try_fn try,
 static uint32_t lenient_job_id;
 static char lenient_why[COSCHED_DECISION_REASON_MAX + 1];
 
-/* The predicted slowdown of the job among a unit's occupants. */
+/* The predicted slowdown of the job among a unit's occupants (itself left
+ * out: at job begin it is already there). */
 static double _unit_slowdown(int u, const job_view_t *v)
 {
 	cosched_class_t co[64];
@@ -1094,6 +1095,8 @@ static double _unit_slowdown(int u, const job_view_t *v)
 	if (cosched_occupancy_socket(occ, u, &sock))
 		return INFINITY;
 	for (int j = 0; j < sock.noccupants && n < 64; j++) {
+		if (sock.occupants[j].job_id == v->gj.job_id)
+			continue;
 		co[n].cat = sock.occupants[j].category;
 		co[n].lca = cosched_category_to_lca(co[n].cat);
 		co[n].source = COSCHED_CLASS_FROM_PROFILE;
@@ -1352,30 +1355,16 @@ static void _decide_power(job_view_t *v, cosched_decision_t *d,
 	d->freq_khz = dom;
 }
 
-/* The predicted slowdown of the job next to the co-runners of its first
- * unit (seed 001's table; cosched_interference.h). */
+/* The predicted slowdown of the job next to its co-runners: the worst over
+ * the units it holds (seed 001's table; cosched_interference.h). */
 static double _predict(const job_view_t *v, const cosched_hold_t *h, size_t nh)
 {
-	cosched_class_t victim = v->cls, co[64];
-	cosched_prediction_t pr;
-	cosched_socket_t sock;
 	double worst = 1.0;
 
 	for (size_t k = 0; k < nh; k++) {
-		int n = 0;
-		if (cosched_occupancy_socket(occ, h[k].socket, &sock))
-			continue;
-		for (int j = 0; j < sock.noccupants && n < 64; j++)
-			if (sock.occupants[j].job_id != v->gj.job_id) {
-				co[n].cat = sock.occupants[j].category;
-				co[n].lca = cosched_category_to_lca(co[n].cat);
-				co[n].source = COSCHED_CLASS_FROM_PROFILE;
-				n++;
-			}
-		if (!cosched_interference_predict(&ctl_conf.interference, &victim,
-						  co, n, &pr, NULL) &&
-		    pr.slowdown > worst)
-			worst = pr.slowdown;
+		double sd = _unit_slowdown((int) h[k].socket, v);
+		if (isfinite(sd) && sd > worst)
+			worst = sd;
 	}
 	return worst;
 }
