@@ -1,6 +1,7 @@
-"""The demo's --keep: the cluster outlives the demo and stays usable until
-the command the demo prints stops it, leaving no process behind
-(cosched-demo(1))."""
+"""The demo (cosched-demo(1)): the same mix under CoschedPolicy=none and
+app_aware, compared from its printed table and totals; and --keep: the
+cluster outlives the demo and stays usable until the command the demo
+prints stops it, leaving no process behind."""
 
 import os
 import re
@@ -33,8 +34,12 @@ def test_demo_keep_leaves_usable_cluster_until_stop():
         jobid = c.sbatch("--wrap=echo kept-cluster-runs")
         c.wait_state(jobid, "COMPLETED")
         assert "kept-cluster-runs" in c.job_output(jobid)
-        # ...next to the demo's own job, still running under its slurmd.
-        assert c.job(1)["JobState"] == "RUNNING"
+        # ...next to the demo's own job (the app_aware run's), still
+        # running under its slurmd.
+        m = re.search(r"^CoschedPolicy=app_aware: job (\d+) running",
+                      r.stdout, re.M)
+        assert m, r.stdout
+        assert c.job(int(m.group(1)))["JobState"] == "RUNNING"
         assert any(p["comm"] == "slurmstepd" for p in cluster_processes(workdir))
         # The printed command stops everything.
         m = re.search(r"stop it with: (.+)", r.stdout)
@@ -49,6 +54,76 @@ def test_demo_keep_leaves_usable_cluster_until_stop():
     finally:
         if not stopped and os.path.isdir(workdir):
             stop_kept(workdir)
+
+
+def _parse_demo(out):
+    """The demo's output -> ({policy: {(node, socket): [(job, app, class,
+    slowdown)]}}, {policy: total}, spread job ids of each policy)."""
+    lines = out.splitlines()
+    top = next(i for i, l in enumerate(lines) if l.startswith("NODE  SOCKET"))
+    header = lines[top]
+    cols = [(p, header.index(f"CoschedPolicy={p}")) for p in POLICIES]
+    table = {p: {} for p in POLICIES}
+    spread = {p: set() for p in POLICIES}
+    where = None
+    for line in lines[top + 2:]:
+        if not line.strip() or line.startswith("("):
+            break
+        if line[:5].strip():
+            where = (line[:5].strip(), int(line[6:12]))
+        for k, (p, start) in enumerate(cols):
+            end = cols[k + 1][1] if k + 1 < len(cols) else len(line)
+            m = re.match(r"\s*(\d+)(\*?) +(\S+) +(\S+) +(\S+)",
+                         line[start:end])
+            if m:
+                table[p].setdefault(where, []).append(
+                    (int(m.group(1)), m.group(3), m.group(4),
+                     float(m.group(5))))
+                if m.group(2):
+                    spread[p].add(int(m.group(1)))
+    totals = {}
+    for p in POLICIES:
+        m = re.search(rf"^  {p} +([\d.]+) ", out, re.M)
+        assert m, out
+        totals[p] = float(m.group(1))
+    return table, totals, spread
+
+
+POLICIES = ("none", "app_aware")
+
+
+@pytest.mark.cluster
+def test_demo_app_aware_separates_mem_jobs_and_predicts_less_slowdown():
+    """The whole mix: under cons_tres (none) some socket holds two mem jobs,
+    under app_aware none does and every job has one socket; app_aware's
+    total predicted slowdown is lower; each total is the sum of the
+    printed slowdowns, and the marks and the verdict agree."""
+    require_environment()
+    r = subprocess.run([sys.executable, DEMO, "--builddir",
+                        default_builddir()],
+                       capture_output=True, text=True, timeout=90)
+    assert r.returncode == 0, r.stdout + r.stderr
+    table, totals, spread = _parse_demo(r.stdout)
+    mem2 = {}
+    for p in POLICIES:
+        jobs = {}
+        for where, js in table[p].items():
+            for j, app, cls, sd in js:
+                assert jobs.setdefault(j, (app, cls, sd)) == (app, cls, sd)
+        assert len(jobs) == 12, (p, jobs)
+        assert {a for a, _, _ in jobs.values()} >= {"stream", "lbm", "hmmer",
+                                                   "namd"}
+        assert abs(sum(sd for _, _, sd in jobs.values()) - totals[p]) < 0.02
+        mem2[p] = sorted(w for w, js in table[p].items()
+                         if sum(cls == "mem" for _, _, cls, _ in js) >= 2)
+    assert mem2["none"], r.stdout
+    assert mem2["app_aware"] == [], r.stdout
+    assert spread["app_aware"] == set(), r.stdout
+    assert totals["app_aware"] < totals["none"], r.stdout
+    marked = re.findall(r"^(\S+) +(\d+) .*2 mem!", r.stdout, re.M)
+    assert len(marked) == len(mem2["none"]), r.stdout
+    assert re.search(r"^Verdict: app_aware predicts [\d.]+% less total "
+                     r"slowdown than cons_tres", r.stdout, re.M), r.stdout
 
 
 def test_relative_builddir_gives_absolute_plugin_dir(tmp_path, monkeypatch):

@@ -124,7 +124,8 @@ def cluster_processes(workdir):
     daemons and step daemons (munged, slurmctld, slurmd, slurmstepd naming
     workdir on their command line or in SLURM_CONF, or holding a file under
     it open: Slurm 24.11's slurmstepd shows neither, but writes its node's
-    log), and its jobs' processes (SLURM_JOB_ID and that SLURM_CONF in their
+    log; "slurmctld-wlm" and the like count as their daemon), and its
+    jobs' processes (SLURM_JOB_ID and that SLURM_CONF in their
     environment).  Never this process or its ancestors.  A list of
     {"pid", "comm", "cmdline"}."""
     conf = os.path.join(workdir, "slurm.conf").encode()
@@ -138,6 +139,11 @@ def cluster_processes(workdir):
         if not _running(pid):
             continue
         comm = _read_proc(pid, "comm").decode(errors="replace").strip()
+        # Debian 13 installs the daemons as slurmctld-wlm, slurmd-wlm and
+        # slurmstepd-wlm behind alternatives links, and Slurm 24.11 re-execs
+        # the real file on scontrol reconfigure: the same daemon.
+        if comm.endswith("-wlm") and comm[:-4] in DAEMONS:
+            comm = comm[:-4]
         cmdline = _read_proc(pid, "cmdline")
         env = _read_proc(pid, "environ").split(b"\0")
         in_env = b"SLURM_CONF=" + conf in env
