@@ -137,6 +137,10 @@ def test_miss_rate_bound_strict_then_lenient(make_cluster):
     for j in ids[:4]:
         load[_socket_of(c, j)] = load.get(_socket_of(c, j), 0) + 5.0
     assert max(load.values()) <= 12.0, load
+    # Both jobs of each pair carry the pair's predicted slowdown (the first
+    # one's record is written again when the second joins).
+    for j in ids[:4]:
+        assert float(c.record(j)["slowdown"]) > 1.0, c.record(j)
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
         rec = c.record(ids[4])

@@ -1369,6 +1369,42 @@ static double _predict(const job_view_t *v, const cosched_hold_t *h, size_t nh)
 	return worst;
 }
 
+/*
+ * A job arrived on or left these units: the predicted slowdown in the
+ * records of the jobs still there changes with their co-runners; write it
+ * again (only records that change are rewritten).
+ */
+static void _refresh_neighbours(const cosched_hold_t *h, size_t nh,
+				uint32_t except)
+{
+	for (size_t k = 0; k < nh; k++) {
+		cosched_socket_t sock;
+		if (cosched_occupancy_socket(occ, h[k].socket, &sock))
+			continue;
+		for (int j = 0; j < sock.noccupants; j++) {
+			uint32_t id = sock.occupants[j].job_id;
+			const cosched_hold_t *oh;
+			job_record_t *other;
+			cosched_decision_t od;
+			job_view_t ov;
+			size_t on = 0;
+			if (id == except || !(other = find_job_record(id)) ||
+			    _record(other, &od) != 1 || !od.has_class)
+				continue;
+			memset(&ov, 0, sizeof(ov));
+			ov.gj.job_id = id;
+			ov.cls.cat = od.category;
+			ov.cls.lca = od.lca;
+			ov.cls.source = od.source;
+			oh = cosched_occupancy_holds(occ, id, &on);
+			if (!oh)
+				continue;
+			od.slowdown = _predict(&ov, oh, on);
+			_record_write(other, &od);
+		}
+	}
+}
+
 void cosched_ctl_job_begin(job_record_t *job_ptr)
 {
 	cosched_decision_t d;
@@ -1443,6 +1479,7 @@ void cosched_ctl_job_begin(job_record_t *job_ptr)
 		if (h) {
 			_decide_power(&v, &d, h, nh);
 			d.slowdown = _predict(&v, h, nh);
+			_refresh_neighbours(h, nh, job_ptr->job_id);
 		}
 		if (v.kind == KIND_PASS)
 			snprintf(note, sizeof(note), "%s", v.note);
@@ -1480,8 +1517,19 @@ void cosched_ctl_job_fini(job_record_t *job_ptr)
 		return;
 	pthread_mutex_lock(&ctl_mutex);
 	if (!_ensure_state()) {
+		const cosched_hold_t *h;
+		cosched_hold_t *held = NULL;
+		size_t nh = 0;
 		have = _record(job_ptr, &d) == 1;
+		h = cosched_occupancy_holds(occ, job_ptr->job_id, &nh);
+		if (h && nh)
+			held = xcalloc(nh, sizeof(*held));
+		if (held)
+			memcpy(held, h, nh * sizeof(*held));
 		_leave(job_ptr, have ? &d : NULL);
+		if (held)
+			_refresh_neighbours(held, nh, job_ptr->job_id);
+		xfree(held);
 		_check("job end");
 	}
 	pthread_mutex_unlock(&ctl_mutex);
