@@ -35,7 +35,8 @@ START_TEST(test_defaults_documented)
 		"ClassifyRandReuse", "ClassifyRandCacheBandwidth", "LcaAlpha",
 		"LcaBeta", "LcaGamma", "LcaDelta", "LcaEpsilon", "CorePeakBandwidth",
 		"CorePeakIPC", "NodePeakBandwidth", "ProfileDir",
-		"ProfileMergeWeight", "ProfileMaxSamples",
+		"ProfileMergeWeight", "ProfileMaxSamples", "GangScope",
+		"PlacementMode", "DefaultClass", "ProfileCacheRefresh",
 	};
 	enum { NKEYS = sizeof(keys) / sizeof(keys[0]) };
 	bool seen[NKEYS] = { false };
