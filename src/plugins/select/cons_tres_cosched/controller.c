@@ -145,8 +145,10 @@ static void _begin_end_done(double c0)
 }
 
 /* The totals since slurmctld started, one line (cosched-bench-controller
- * parses it): every 1000 calls and at every reconfigure, since slurmctld
- * calls fini only in memory-leak debug builds. */
+ * parses it): every 1000 calls and whenever slurmctld reconfigures the
+ * select plugin (scontrol reconfigure on 22.05, scontrol setdebugflags,
+ * partition updates), since it calls fini only in memory-leak debug
+ * builds. */
 static void _log_timing(void)
 {
 	info("%s: timing: %" PRIu64 " job_test calls, %.2f us per call in cosched, %.2f us in cons_tres; CPU time over %" PRIu64 " calls: %.2f us per call in cosched, %.2f us in cons_tres; %" PRIu64 " job begin and end calls, %.2f us CPU per call",
