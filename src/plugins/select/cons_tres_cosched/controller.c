@@ -107,9 +107,12 @@ static time_t node_state_seen;
 static void **ctld_job_list;		/* List / list_t * job_list */
 static time_t *ctld_last_job_update;
 
-/* DebugFlags=Timing */
-static uint64_t t_calls;
-static double t_total, t_forward;
+/* DebugFlags=Timing: wall clock of every call; with the flag also the
+ * calling thread's CPU time (a system call, so only then), which a busy
+ * host's other processes do not inflate. */
+static uint64_t t_calls, c_calls, e_calls;
+static double t_total, t_forward, c_total, c_forward, e_total;
+static bool c_on;	/* this call takes CPU time */
 
 static double _now(void)
 {
@@ -117,6 +120,44 @@ static double _now(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static double _cpu_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* CPU time of a job begin or end (job_begin, job_fini), with the flag. */
+static double _begin_end_start(void)
+{
+	return (ctl_conf.debug_flags & COSCHED_DEBUG_TIMING) ? _cpu_now() : -1.0;
+}
+
+static void _begin_end_done(double c0)
+{
+	if (c0 >= 0.0) {
+		e_calls++;
+		e_total += _cpu_now() - c0;
+	}
+}
+
+/* The totals since slurmctld started, one line (cosched-bench-controller
+ * parses it): every 1000 calls and whenever slurmctld reconfigures the
+ * select plugin (scontrol reconfigure on 22.05, scontrol setdebugflags,
+ * partition updates), since it calls fini only in memory-leak debug
+ * builds. */
+static void _log_timing(void)
+{
+	info("%s: timing: %" PRIu64 " job_test calls, %.2f us per call in cosched, %.2f us in cons_tres; CPU time over %" PRIu64 " calls: %.2f us per call in cosched, %.2f us in cons_tres; %" PRIu64 " job begin and end calls, %.2f us CPU per call",
+	     plugin_type, t_calls,
+	     t_calls ? (t_total - t_forward) * 1e6 / t_calls : 0.0,
+	     t_calls ? t_forward * 1e6 / t_calls : 0.0, c_calls,
+	     c_calls ? (c_total - c_forward) * 1e6 / c_calls : 0.0,
+	     c_calls ? c_forward * 1e6 / c_calls : 0.0, e_calls,
+	     e_calls ? e_total * 1e6 / e_calls : 0.0);
 }
 
 bool cosched_ctl_active(void)
@@ -317,10 +358,7 @@ void cosched_ctl_fini(void)
 	if (!ctl_on)
 		return;
 	if (ctl_conf.debug_flags & COSCHED_DEBUG_TIMING)
-		info("%s: timing: %" PRIu64 " job_test calls, %.2f us per call in cosched, %.2f us in cons_tres",
-		     plugin_type, t_calls,
-		     t_calls ? (t_total - t_forward) * 1e6 / t_calls : 0.0,
-		     t_calls ? t_forward * 1e6 / t_calls : 0.0);
+		_log_timing();
 	_stop_profiles();
 	if (ctld_handle)
 		dlclose(ctld_handle);
@@ -346,6 +384,8 @@ void cosched_ctl_reconfigure(void)
 	pthread_mutex_lock(&ctl_mutex);
 	ctl_conf = fresh;
 	rebuild_needed = true;
+	if (ctl_conf.debug_flags & COSCHED_DEBUG_TIMING)
+		_log_timing();
 	pthread_mutex_unlock(&ctl_mutex);
 	/* The new ProfileDir or thresholds take effect at the next refresh;
 	 * the cache re-reads what changed. */
@@ -837,7 +877,7 @@ static int _attempt(cosched_try_fn try, void *ctx, bitstr_t *node_bitmap,
 		    const cosched_steer_t *steer)
 {
 	bitstr_t *bm = bit_copy(node_bitmap);
-	double t0 = _now();
+	double t0 = _now(), c0 = c_on ? _cpu_now() : 0.0;
 	int rc;
 
 	if (steer)
@@ -847,6 +887,8 @@ static int _attempt(cosched_try_fn try, void *ctx, bitstr_t *node_bitmap,
 		bit_copybits(node_bitmap, bm);
 	FREE_NULL_BITMAP(bm);
 	t_forward += _now() - t0;
+	if (c_on)
+		c_forward += _cpu_now() - c0;
 	return rc;
 }
 
@@ -1229,7 +1271,7 @@ static int _will_run_future(job_view_t *v, job_record_t *job_ptr,
 int cosched_ctl_job_test(job_record_t *job_ptr, bitstr_t *node_bitmap,
 			 uint16_t mode, cosched_try_fn try, void *ctx)
 {
-	double t0 = _now(), fwd0;
+	double t0 = _now(), c0 = 0.0, fwd0;
 	char why[256] = "";
 	job_view_t v;
 	int rc;
@@ -1238,7 +1280,11 @@ int cosched_ctl_job_test(job_record_t *job_ptr, bitstr_t *node_bitmap,
 		return try(ctx, node_bitmap, NULL);
 	pthread_mutex_lock(&ctl_mutex);
 	fwd0 = t_forward;
+	c_on = ctl_conf.debug_flags & COSCHED_DEBUG_TIMING;
+	if (c_on)
+		c0 = _cpu_now();
 	if (_ensure_state()) {
+		c_on = false;
 		pthread_mutex_unlock(&ctl_mutex);
 		return try(ctx, node_bitmap, NULL);
 	}
@@ -1297,11 +1343,13 @@ int cosched_ctl_job_test(job_record_t *job_ptr, bitstr_t *node_bitmap,
 done:
 	t_calls++;
 	t_total += _now() - t0;
+	if (c_on) {
+		c_calls++;
+		c_total += _cpu_now() - c0;
+		c_on = false;
+	}
 	if ((ctl_conf.debug_flags & COSCHED_DEBUG_TIMING) && !(t_calls % 1000))
-		info("%s: timing: %" PRIu64 " job_test calls, %.2f us per call in cosched, %.2f us in cons_tres",
-		     plugin_type, t_calls,
-		     (t_total - t_forward) * 1e6 / t_calls,
-		     t_forward * 1e6 / t_calls);
+		_log_timing();
 	(void) fwd0;
 	pthread_mutex_unlock(&ctl_mutex);
 	return rc;
@@ -1413,10 +1461,12 @@ void cosched_ctl_job_begin(job_record_t *job_ptr)
 	size_t nh = 0;
 	job_view_t v;
 	char note[COSCHED_DECISION_REASON_MAX + 1] = "";
+	double c0;
 
 	if (!ctl_on)
 		return;
 	pthread_mutex_lock(&ctl_mutex);
+	c0 = _begin_end_start();
 	if (_ensure_state())
 		goto out;
 	_job_view(job_ptr, &v);
@@ -1505,6 +1555,7 @@ void cosched_ctl_job_begin(job_record_t *job_ptr)
 	_record_write(job_ptr, &d);
 	_check("job begin");
 out:
+	_begin_end_done(c0);
 	pthread_mutex_unlock(&ctl_mutex);
 }
 
@@ -1512,10 +1563,12 @@ void cosched_ctl_job_fini(job_record_t *job_ptr)
 {
 	cosched_decision_t d;
 	int have;
+	double c0;
 
 	if (!ctl_on)
 		return;
 	pthread_mutex_lock(&ctl_mutex);
+	c0 = _begin_end_start();
 	if (!_ensure_state()) {
 		const cosched_hold_t *h;
 		cosched_hold_t *held = NULL;
@@ -1532,6 +1585,7 @@ void cosched_ctl_job_fini(job_record_t *job_ptr)
 		xfree(held);
 		_check("job end");
 	}
+	_begin_end_done(c0);
 	pthread_mutex_unlock(&ctl_mutex);
 }
 

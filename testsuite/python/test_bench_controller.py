@@ -1,0 +1,73 @@
+"""cosched-bench-controller --quick (cosched-bench-controller(1)): the
+benchmark runs every variant on a 16-node cluster and prints a table with
+positive jobs/s for each, and for every cons_tres_cosched variant the
+plugin's own time parsed from its DebugFlags=Timing line.  Whether the
+targets pass is not checked here: the figures of one short run on a shared
+machine say little."""
+
+import json
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+
+from cluster import default_builddir
+from conftest import require_environment
+
+BENCH = os.path.normpath(os.path.join(
+    os.path.dirname(__file__), "..", "..", "contribs", "bench",
+    "cosched-bench-controller"))
+VARIANTS = ["cons_tres", "none", "gang", "greedy_thread",
+            "miss_rate_balance", "miss_rate_bound", "app_aware"]
+
+
+@pytest.mark.cluster
+def test_bench_controller_quick(tmp_path):
+    require_environment()
+    out = tmp_path / "bench.json"
+    r = subprocess.run([sys.executable, BENCH, "--quick",
+                        "--builddir", default_builddir(), "--json", str(out)],
+                       # about 40 s; the bound only ends a hung run
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stdout + r.stderr
+
+    # The table: a row per variant, after the two heading lines.
+    lines = r.stdout.splitlines()
+    head = next(i for i, l in enumerate(lines) if l.startswith("variant "))
+    rows = {}
+    for line in lines[head + 1:]:
+        if not line.strip():
+            break
+        f = line.split()
+        rows[f[0]] = f
+    assert list(rows) == VARIANTS, r.stdout
+    for v, f in rows.items():
+        # variant jobs/s min..max ratio calls CPU wall CPU wall us/job
+        assert len(f) == 10, f
+        assert float(f[1]) > 0, f
+        assert float(f[3]) > 0, f
+        if v == "cons_tres":
+            assert float(f[3]) == 1.0 and f[4:] == ["-"] * 6, f
+        else:
+            assert int(f[4]) >= 100, f      # a job_test call per task
+            assert all(float(x) > 0 for x in f[5:]), f
+    for target in ("ratio >= 0.95", "plugin time per job < 50 us"):
+        assert re.search(rf"^target {re.escape(target)}: (PASS|FAIL) ",
+                         r.stdout, re.M), r.stdout
+
+    doc = json.loads(out.read_text())
+    assert doc["nodes"] == 16 and doc["tasks"] == 100 and doc["repeats"] == 1
+    assert [row["variant"] for row in doc["table"]] == VARIANTS
+    for run in doc["runs"]:
+        # The variant placed the jobs: cons_tres_cosched's decision records
+        # name its policy and the profiles' classes; none under cons_tres.
+        recs = run["records"]
+        if run["variant"] == "cons_tres":
+            assert all(rec["policy"] is None for rec in recs.values()), run
+        else:
+            assert recs["stream"]["policy"] == run["variant"], run
+            assert recs["stream"]["class"] == "mem", run
+            assert recs["compute"]["class"] == "cpu", run
+            assert run["timing"]["begin_end_calls"] >= 200, run
