@@ -1573,8 +1573,15 @@ void cosched_ctl_job_fini(job_record_t *job_ptr)
 		const cosched_hold_t *h;
 		cosched_hold_t *held = NULL;
 		size_t nh = 0;
-		have = _record(job_ptr, &d) == 1;
+		bool maybe_wide = false;
 		h = cosched_occupancy_holds(occ, job_ptr->job_id, &nh);
+		/* Only a job holding two units of one node can be a wide job
+		 * that closed them; parse its record only then (the parse
+		 * is most of a job's cost in the controller). */
+		for (size_t k = 1; h && k < nh; k++)
+			if (unit_node[h[k].socket] == unit_node[h[k - 1].socket])
+				maybe_wide = true;
+		have = maybe_wide && _record(job_ptr, &d) == 1;
 		if (h && nh)
 			held = xcalloc(nh, sizeof(*held));
 		if (held)
