@@ -1328,7 +1328,7 @@ int cosched_ctl_job_test(job_record_t *job_ptr, bitstr_t *node_bitmap,
 		if (rc == SLURM_SUCCESS && mode == MODE_RUN_NOW) {
 			lenient_job_id = job_ptr->job_id;
 			snprintf(lenient_why, sizeof(lenient_why),
-				 "lenient: %.150s; took the %s", why,
+				 "%.150s; took the %s", why,
 				 u >= 0 ? "least-bad socket" :
 				 "cores cons_tres chose");
 		}
@@ -1544,9 +1544,11 @@ void cosched_ctl_job_begin(job_record_t *job_ptr)
 				 v.kind == KIND_WIDE ? "; whole sockets" : "",
 				 v.note[0] ? "; " : "", v.note);
 		if (lenient_job_id == job_ptr->job_id) {
-			/* The lenient fallback placed it: say so first. */
-			cosched_decision_set_reason(&d, "%s; %s", lenient_why,
-						    note);
+			/* The lenient fallback placed it: the class and its
+			 * source first (they decide), then why no socket
+			 * accepted it ("lenient <policy>: ..."). */
+			cosched_decision_set_reason(&d, "%s; %s", note,
+						    lenient_why);
 			lenient_job_id = 0;
 		} else {
 			cosched_decision_set_reason(&d, "%s", note);
