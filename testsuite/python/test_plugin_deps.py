@@ -141,7 +141,9 @@ def test_select_plugin_leaves_only_functions_to_slurmctld():
     left = set(unversioned_undefined(path)) - {
         s for s in unversioned_undefined(path)
         if s.startswith(("slurm_", "spank_"))}
-    assert left == CTLD_FUNCTIONS["select_cons_tres_cosched.so"], left
+    # 24.11's compatibility file needs no cr_get_coremap_offset: a subset.
+    assert left and left <= CTLD_FUNCTIONS["select_cons_tres_cosched.so"], \
+        left
     full = os.path.join(DEBIAN_PLUGINDIR, "libslurmfull.so")
     out = subprocess.run(["nm", "-D", "--defined-only", full],
                          capture_output=True, text=True, check=True).stdout
