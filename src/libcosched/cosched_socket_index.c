@@ -71,6 +71,18 @@ static unsigned sock_mask(const cosched_socket_index_t *x, size_t s)
 	return m;
 }
 
+/* The index and one of its sockets, as every per-socket update needs. */
+static int index_socket_check(const cosched_socket_index_t *x, size_t s,
+			      cosched_error_t *err)
+{
+	if (!x)
+		return cosched_error_set(err, "index: NULL");
+	if (s >= x->nsockets)
+		return cosched_error_set(err,
+			"socket: %zu out of range (%zu sockets)", s, x->nsockets);
+	return 0;
+}
+
 /* The bucket of a socket in the given state, or -1 when no job can be
  * accepted there. */
 static long bucket_of(const cosched_socket_index_t *x, int free_cores,
@@ -489,11 +501,8 @@ static int index_update(cosched_socket_index_t *x, size_t s,
 	int used, napps;
 	long to;
 
-	if (!x)
-		return cosched_error_set(err, "index: NULL");
-	if (s >= x->nsockets)
-		return cosched_error_set(err,
-			"socket: %zu out of range (%zu sockets)", s, x->nsockets);
+	if (index_socket_check(x, s, err))
+		return -1;
 	if (!job)
 		return cosched_error_set(err, "job: NULL");
 	if (threads < 0)
@@ -560,11 +569,8 @@ static int index_foreign(cosched_socket_index_t *x, size_t s, int cores,
 	int used;
 	long to;
 
-	if (!x)
-		return cosched_error_set(err, "index: NULL");
-	if (s >= x->nsockets)
-		return cosched_error_set(err,
-			"socket: %zu out of range (%zu sockets)", s, x->nsockets);
+	if (index_socket_check(x, s, err))
+		return -1;
 	if (cores < 0)
 		return cosched_error_set(err, "cores: must be >= 0, got %d",
 					 cores);
@@ -606,11 +612,8 @@ int cosched_socket_index_set_available(cosched_socket_index_t *x, size_t s,
 {
 	long to;
 
-	if (!x)
-		return cosched_error_set(err, "index: NULL");
-	if (s >= x->nsockets)
-		return cosched_error_set(err,
-			"socket: %zu out of range (%zu sockets)", s, x->nsockets);
+	if (index_socket_check(x, s, err))
+		return -1;
 	if ((bool) x->avail[s] == available)
 		return 0;
 	to = bucket_of(x, x->cap[s] - x->used[s], x->napps[s],
@@ -634,11 +637,8 @@ int cosched_socket_index_set_load(cosched_socket_index_t *x, size_t s,
 {
 	long b;
 
-	if (!x)
-		return cosched_error_set(err, "index: NULL");
-	if (s >= x->nsockets)
-		return cosched_error_set(err,
-			"socket: %zu out of range (%zu sockets)", s, x->nsockets);
+	if (index_socket_check(x, s, err))
+		return -1;
 	if (!isfinite(load) || load < 0)
 		return cosched_error_set(err,
 			"load: must be a finite number >= 0, got %g", load);
