@@ -1,0 +1,94 @@
+/*
+ * cosched_cpufreq.h - CPU frequency domains through the Linux cpufreq
+ * sysfs interface, under a root prefix (cosched.conf SysfsRoot=, "/" in
+ * production, a fake tree in tests: the same code path runs in both).
+ *
+ * A domain is a cpufreq policy: the CPUs of one related_cpus list, which
+ * the hardware clocks together.  Files read and written, per domain, in
+ * ROOT/sys/devices/system/cpu/cpuN/cpufreq/ of its first CPU (where a
+ * kernel makes cpuN/cpufreq a link to ../cpufreq/policyN, the link is
+ * followed; the files themselves are opened without following links):
+ *   related_cpus, cpuinfo_min_freq, cpuinfo_max_freq,
+ *   scaling_available_governors, scaling_available_frequencies (optional),
+ *   scaling_governor, scaling_min_freq, scaling_max_freq,
+ *   scaling_setspeed (userspace governor only).
+ */
+#ifndef COSCHED_CPUFREQ_H
+#define COSCHED_CPUFREQ_H
+
+#include <stdbool.h>
+
+#include "src/libcosched/cosched_decision.h"	/* cosched_idset_t */
+#include "src/libcosched/cosched_error.h"
+
+#define COSCHED_CPUFREQ_GOVERNOR_MAX COSCHED_DECISION_GOVERNOR_MAX
+#define COSCHED_CPUFREQ_DOMAINS_MAX 256
+#define COSCHED_CPUFREQ_FREQS_MAX 64
+#define COSCHED_CPUFREQ_GOVERNORS_MAX 16
+
+/* What a domain is set to: the values cosched changes and restores. */
+typedef struct {
+	char governor[COSCHED_CPUFREQ_GOVERNOR_MAX + 1];
+	long min_khz, max_khz;		/* scaling_min_freq, scaling_max_freq */
+	long setspeed_khz;		/* scaling_setspeed; 0 = not read or
+					 * not written (governor not userspace) */
+} cosched_cpufreq_setting_t;
+
+typedef struct {
+	int id;				/* the first CPU of related_cpus */
+	cosched_idset_t cpus;		/* related_cpus */
+	long cpuinfo_min_khz, cpuinfo_max_khz;
+	int ngovernors;
+	char governors[COSCHED_CPUFREQ_GOVERNORS_MAX]
+		      [COSCHED_CPUFREQ_GOVERNOR_MAX + 1];
+	int nfreqs;			/* 0: the driver lists none */
+	long freqs_khz[COSCHED_CPUFREQ_FREQS_MAX];	/* ascending */
+} cosched_cpufreq_domain_t;
+
+typedef struct cosched_cpufreq cosched_cpufreq_t;
+
+/* Scan ROOT/sys/devices/system/cpu.  NULL with err when the node has no
+ * cpufreq ("no cpufreq under ROOT/sys/devices/system/cpu: cpu0/cpufreq
+ * missing") or a file is malformed (naming it and quoting the value). */
+cosched_cpufreq_t *cosched_cpufreq_open(const char *root,
+					cosched_error_t *err);
+void cosched_cpufreq_close(cosched_cpufreq_t *c);
+
+int cosched_cpufreq_ndomains(const cosched_cpufreq_t *c);
+const cosched_cpufreq_domain_t *cosched_cpufreq_domain(
+	const cosched_cpufreq_t *c, int index);
+/* The index of the domain whose id is id, or -1. */
+int cosched_cpufreq_find(const cosched_cpufreq_t *c, int id);
+
+/* Indexes of the domains holding any CPU of cpus, ascending, into idx
+ * (room for COSCHED_CPUFREQ_DOMAINS_MAX); returns how many.  A CPU no
+ * domain holds is an error naming it. */
+int cosched_cpufreq_domains_of(const cosched_cpufreq_t *c,
+			       const cosched_idset_t *cpus, int *idx,
+			       cosched_error_t *err);
+
+/* Read a domain's current setting (setspeed only under userspace). */
+int cosched_cpufreq_read(const cosched_cpufreq_t *c, int index,
+			 cosched_cpufreq_setting_t *s, cosched_error_t *err);
+
+/* Whether the domain can take s: the governor is one it lists, the
+ * frequencies are within cpuinfo_min..max (and, for setspeed, one it
+ * lists when it lists any).  err names the field and the value. */
+int cosched_cpufreq_check(const cosched_cpufreq_t *c, int index,
+			  const cosched_cpufreq_setting_t *s,
+			  cosched_error_t *err);
+
+/* Write s: governor, then the two limits in the order the kernel accepts
+ * (the one that widens the range first), then setspeed when the governor
+ * is userspace and setspeed_khz > 0.  Checks first (nothing written when
+ * the check fails).  A failed write is an error naming the file and errno;
+ * what was written before it stays (the caller restores). */
+int cosched_cpufreq_write(const cosched_cpufreq_t *c, int index,
+			  const cosched_cpufreq_setting_t *s,
+			  cosched_error_t *err);
+
+/* "governor=userspace min=800000 max=1500000 setspeed=1500000". */
+char *cosched_cpufreq_setting_format(const cosched_cpufreq_setting_t *s,
+				     char *buf, size_t len);
+
+#endif

@@ -1,0 +1,264 @@
+/*
+ * cosched_topology.c - the node's topology through hwloc (see the header).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <hwloc.h>
+
+#include "src/libcosched/cosched_text.h"
+#include "cosched_topology.h"
+
+struct cosched_topology {
+	hwloc_topology_t topo;
+	hwloc_obj_type_t core_type;	/* HWLOC_OBJ_CORE, or PU without cores */
+	int ncores, npackages, nnuma, npus;
+	char source[COSCHED_TOPOLOGY_SOURCE_MAX + 1];
+};
+
+#define SYNTHETIC_PREFIX "synthetic:"
+#define XML_PREFIX "xml:"
+
+int cosched_topology_source_check(const char *source, cosched_error_t *err)
+{
+	size_t len = source ? strlen(source) : 0;
+
+	if (!len || len > COSCHED_TOPOLOGY_SOURCE_MAX)
+		return cosched_error_set(err,
+			"Topology=%s: empty or longer than %d bytes",
+			COSCHED_QUOTE(source ? source : ""),
+			COSCHED_TOPOLOGY_SOURCE_MAX);
+	for (size_t i = 0; i < len; i++)
+		if (source[i] < 0x20 || source[i] > 0x7e)
+			return cosched_error_set(err,
+				"Topology=%s: only printable ASCII",
+				COSCHED_QUOTE(source));
+	if (!strcmp(source, "system"))
+		return 0;
+	if (!strncmp(source, SYNTHETIC_PREFIX, strlen(SYNTHETIC_PREFIX)) &&
+	    source[strlen(SYNTHETIC_PREFIX)])
+		return 0;
+	if (!strncmp(source, XML_PREFIX, strlen(XML_PREFIX)) &&
+	    source[strlen(XML_PREFIX)] == '/')
+		return 0;
+	return cosched_error_set(err,
+		"Topology=%s: expected system, synthetic:DESCRIPTION or xml:/ABSOLUTE/PATH",
+		COSCHED_QUOTE(source));
+}
+
+cosched_topology_t *cosched_topology_load(const char *source,
+					  cosched_error_t *err)
+{
+	cosched_topology_t *t;
+	const char *what = "";
+	int rc = 0;
+
+	if (cosched_topology_source_check(source, err))
+		return NULL;
+	t = calloc(1, sizeof(*t));
+	if (!t) {
+		cosched_error_set(err, "Topology: out of memory");
+		return NULL;
+	}
+	snprintf(t->source, sizeof(t->source), "%s", source);
+	if (hwloc_topology_init(&t->topo)) {
+		cosched_error_set(err, "Topology=%s: hwloc_topology_init: %s",
+				  COSCHED_QUOTE(source), strerror(errno));
+		free(t);
+		return NULL;
+	}
+	if (!strncmp(source, SYNTHETIC_PREFIX, strlen(SYNTHETIC_PREFIX))) {
+		what = "hwloc_topology_set_synthetic";
+		rc = hwloc_topology_set_synthetic(t->topo,
+				source + strlen(SYNTHETIC_PREFIX));
+	} else if (!strncmp(source, XML_PREFIX, strlen(XML_PREFIX))) {
+		what = "hwloc_topology_set_xml";
+		rc = hwloc_topology_set_xml(t->topo,
+				source + strlen(XML_PREFIX));
+	}
+	if (!rc) {
+		what = "hwloc_topology_load";
+		rc = hwloc_topology_load(t->topo);
+	}
+	if (rc) {
+		cosched_error_set(err, "Topology=%s: %s: %s",
+				  COSCHED_QUOTE(source), what,
+				  errno ? strerror(errno) : "failed");
+		hwloc_topology_destroy(t->topo);
+		free(t);
+		return NULL;
+	}
+	t->ncores = hwloc_get_nbobjs_by_type(t->topo, HWLOC_OBJ_CORE);
+	t->core_type = HWLOC_OBJ_CORE;
+	if (t->ncores <= 0) {
+		t->core_type = HWLOC_OBJ_PU;
+		t->ncores = hwloc_get_nbobjs_by_type(t->topo, HWLOC_OBJ_PU);
+	}
+	t->npackages = hwloc_get_nbobjs_by_type(t->topo, HWLOC_OBJ_PACKAGE);
+	if (t->npackages <= 0)
+		t->npackages = 1;
+	t->nnuma = hwloc_get_nbobjs_by_type(t->topo, HWLOC_OBJ_NUMANODE);
+	t->npus = hwloc_get_nbobjs_by_type(t->topo, HWLOC_OBJ_PU);
+	if (t->ncores <= 0 || t->npus <= 0) {
+		cosched_error_set(err, "Topology=%s: no cores in the topology",
+				  COSCHED_QUOTE(source));
+		cosched_topology_free(t);
+		return NULL;
+	}
+	return t;
+}
+
+void cosched_topology_free(cosched_topology_t *t)
+{
+	if (!t)
+		return;
+	hwloc_topology_destroy(t->topo);
+	free(t);
+}
+
+int cosched_topology_ncores(const cosched_topology_t *t)
+{
+	return t->ncores;
+}
+
+int cosched_topology_npackages(const cosched_topology_t *t)
+{
+	return t->npackages;
+}
+
+int cosched_topology_nnuma(const cosched_topology_t *t)
+{
+	return t->nnuma;
+}
+
+/* The first id of s at or above max, or -1. */
+static int _first_out_of_range(const cosched_idset_t *s, int max)
+{
+	for (int id = max; id < COSCHED_DECISION_IDS_MAX; id++)
+		if (cosched_idset_has(s, id))
+			return id;
+	return -1;
+}
+
+static int _add_cpuset(cosched_idset_t *out, hwloc_const_bitmap_t set,
+		       cosched_error_t *err)
+{
+	int os;
+
+	hwloc_bitmap_foreach_begin(os, set) {
+		if (cosched_idset_add(out, os, err))
+			return -1;
+	} hwloc_bitmap_foreach_end();
+	return 0;
+}
+
+static int _check_cores(const cosched_topology_t *t,
+			const cosched_idset_t *cores, cosched_error_t *err)
+{
+	int bad = _first_out_of_range(cores, t->ncores);
+
+	if (bad >= 0)
+		return cosched_error_set(err,
+			"core %d: the node's topology has %d cores (0-%d; Topology=%s)",
+			bad, t->ncores, t->ncores - 1,
+			COSCHED_QUOTE(t->source));
+	return 0;
+}
+
+int cosched_topology_core_cpus(const cosched_topology_t *t,
+			       const cosched_idset_t *cores,
+			       cosched_idset_t *cpus, cosched_error_t *err)
+{
+	cosched_idset_t out;
+
+	if (_check_cores(t, cores, err))
+		return -1;
+	cosched_idset_clear(&out);
+	for (int i = 0; i < t->ncores; i++) {
+		hwloc_obj_t core;
+
+		if (!cosched_idset_has(cores, i))
+			continue;
+		core = hwloc_get_obj_by_type(t->topo, t->core_type, i);
+		if (!core || _add_cpuset(&out, core->cpuset, err))
+			return -1;
+	}
+	*cpus = out;
+	return 0;
+}
+
+int cosched_topology_core_packages(const cosched_topology_t *t,
+				   const cosched_idset_t *cores,
+				   cosched_idset_t *packages,
+				   cosched_error_t *err)
+{
+	cosched_idset_t out;
+
+	if (_check_cores(t, cores, err))
+		return -1;
+	cosched_idset_clear(&out);
+	for (int i = 0; i < t->ncores; i++) {
+		hwloc_obj_t core, pkg;
+
+		if (!cosched_idset_has(cores, i))
+			continue;
+		core = hwloc_get_obj_by_type(t->topo, t->core_type, i);
+		pkg = core ? hwloc_get_ancestor_obj_by_type(t->topo,
+				HWLOC_OBJ_PACKAGE, core) : NULL;
+		if (cosched_idset_add(&out, pkg ? (int) pkg->logical_index : 0,
+				      err))
+			return -1;
+	}
+	*packages = out;
+	return 0;
+}
+
+int cosched_topology_cpu_numa(const cosched_topology_t *t,
+			      const cosched_idset_t *cpus,
+			      cosched_idset_t *numa, cosched_error_t *err)
+{
+	cosched_idset_t out;
+	hwloc_bitmap_t set = hwloc_bitmap_alloc(), nodes = hwloc_bitmap_alloc();
+	int id, rc = 0;
+
+	if (!set || !nodes) {
+		rc = cosched_error_set(err, "Topology: out of memory");
+		goto done;
+	}
+	for (id = 0; id < COSCHED_DECISION_IDS_MAX; id++)
+		if (cosched_idset_has(cpus, id))
+			hwloc_bitmap_set(set, id);
+	/* hwloc 2: the NUMA nodes whose locality (cpuset) intersects the
+	 * CPUs, by OS index, as the kernel names them. */
+	hwloc_cpuset_to_nodeset(t->topo, set, nodes);
+	cosched_idset_clear(&out);
+	hwloc_bitmap_foreach_begin(id, nodes) {
+		if (cosched_idset_add(&out, id, err)) {
+			rc = -1;
+			goto done;
+		}
+	} hwloc_bitmap_foreach_end();
+	if (!cosched_idset_count(&out) && cosched_idset_count(cpus)) {
+		char buf[128];
+
+		rc = cosched_error_set(err,
+			"CPUs %s: no NUMA node of the topology is local to them",
+			cosched_idset_format(cpus, buf, sizeof(buf)));
+		goto done;
+	}
+	*numa = out;
+done:
+	hwloc_bitmap_free(set);
+	hwloc_bitmap_free(nodes);
+	return rc;
+}
+
+char *cosched_topology_describe(const cosched_topology_t *t, char *buf,
+				size_t len)
+{
+	snprintf(buf, len, "packages=%d cores=%d pus=%d numa=%d source=%s",
+		 t->npackages, t->ncores, t->npus, t->nnuma, t->source);
+	return buf;
+}

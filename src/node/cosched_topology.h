@@ -1,0 +1,72 @@
+/*
+ * cosched_topology.h - the node's topology, through hwloc: the CPUs (OS
+ * processor ids) of each core as Slurm numbers cores, and the NUMA nodes
+ * local to a set of CPUs.
+ *
+ * Slurm numbers a node's cores 0..N-1 package by package, in the order
+ * hwloc lists them (the credential's job_alloc_cores and the decision
+ * record's cores= use that numbering); core i here is hwloc's core of
+ * logical index i.  Where a machine has no core objects (some VMs) the
+ * PUs stand for cores.
+ *
+ * Source (cosched.conf Topology=), hwloc's backends behind one API:
+ *   system             this machine (hwloc's Linux backend)
+ *   synthetic:DESC     an hwloc synthetic description, e.g.
+ *                      "package:2 [numa] core:8 pu:1"
+ *   xml:PATH           an hwloc XML export (lstopo --of xml): a captured
+ *                      machine (hwloc's own fsroot switch is an environment
+ *                      variable, which a threaded daemon cannot set safely)
+ * The same code maps cores in tests and in production; only the source
+ * differs.
+ */
+#ifndef COSCHED_TOPOLOGY_H
+#define COSCHED_TOPOLOGY_H
+
+#include "src/libcosched/cosched_decision.h"	/* cosched_idset_t */
+#include "src/libcosched/cosched_error.h"
+
+typedef struct cosched_topology cosched_topology_t;
+
+#define COSCHED_TOPOLOGY_SOURCE_MAX 1024
+
+/* Check a Topology= value (syntax only: "system", "synthetic:..." or
+ * "xml:/absolute/path"); err names the key and quotes the value. */
+int cosched_topology_source_check(const char *source, cosched_error_t *err);
+
+/* Load the topology.  NULL with err naming the source and hwloc's
+ * reason. */
+cosched_topology_t *cosched_topology_load(const char *source,
+					  cosched_error_t *err);
+void cosched_topology_free(cosched_topology_t *t);
+
+int cosched_topology_ncores(const cosched_topology_t *t);
+int cosched_topology_npackages(const cosched_topology_t *t);
+int cosched_topology_nnuma(const cosched_topology_t *t);
+
+/* The CPUs (OS ids) of the cores in cores (Slurm's numbering).  A core id
+ * the topology lacks is an error naming it and the node's core count;
+ * *cpus is then untouched. */
+int cosched_topology_core_cpus(const cosched_topology_t *t,
+			       const cosched_idset_t *cores,
+			       cosched_idset_t *cpus, cosched_error_t *err);
+
+/* The packages (logical index, Slurm's socket numbering) holding any of
+ * the cores. */
+int cosched_topology_core_packages(const cosched_topology_t *t,
+				   const cosched_idset_t *cores,
+				   cosched_idset_t *packages,
+				   cosched_error_t *err);
+
+/* The NUMA nodes (OS ids, as set_mempolicy() and numa_maps name them)
+ * local to any CPU of cpus: the memory objects attached at or above each
+ * CPU.  Never empty for a non-empty cpus of this topology. */
+int cosched_topology_cpu_numa(const cosched_topology_t *t,
+			      const cosched_idset_t *cpus,
+			      cosched_idset_t *numa, cosched_error_t *err);
+
+/* One line for logs and tests: "packages=2 cores=16 pus=16 numa=2
+ * source=synthetic:..." (cut to len).  Returns buf. */
+char *cosched_topology_describe(const cosched_topology_t *t, char *buf,
+				size_t len);
+
+#endif
