@@ -22,6 +22,9 @@ static const cosched_range_t node_peak_bw_range = { 0.0, 1e8, true };
 const cosched_range_t cosched_profile_refresh_range = { 1.0, 3600.0, false };
 
 static const char *const placement_modes[] = { "lenient", "strict" };
+static const char *const yes_no[] = { "no", "yes" };
+/* MemBind=: the membind of a job that did not say --cosched-numa. */
+static const char *const membind_modes[] = { "bind", "prefer" };
 static const char *const debug_flag_names[] = { "Placement", "Check",
 						"Timing" };
 #define N_DEBUG_FLAGS (int) (sizeof(debug_flag_names) / sizeof(debug_flag_names[0]))
@@ -44,6 +47,43 @@ void cosched_conf_init(cosched_conf_t *conf)
 	conf->mrb_weight = COSCHED_MRB_WEIGHT_DEFAULT;
 	conf->power_policy = COSCHED_POWER_POLICY_DEFAULT;
 	conf->max_slowdown_pct = COSCHED_MAX_SLOWDOWN_PCT_DEFAULT;
+	conf->enforce_cores = true;
+	conf->enforce_membind = true;
+	conf->enforce_cpufreq = true;
+	conf->membind = COSCHED_MEMBIND_BIND;
+	snprintf(conf->sysfs_root, sizeof(conf->sysfs_root), "/");
+	snprintf(conf->topology, sizeof(conf->topology), "system");
+}
+
+#define SYNTHETIC_PREFIX "synthetic:"
+#define XML_PREFIX "xml:"
+
+int cosched_topology_source_check(const char *field, const char *source,
+				  cosched_error_t *err)
+{
+	size_t len = strlen(source);
+
+	if (!len || len > COSCHED_TOPOLOGY_SOURCE_MAX)
+		return cosched_error_set(err,
+			"%s: %s is empty or longer than %d bytes", field,
+			COSCHED_QUOTE(source), COSCHED_TOPOLOGY_SOURCE_MAX);
+	for (size_t i = 0; i < len; i++)
+		if (source[i] < 0x20 || source[i] > 0x7e)
+			return cosched_error_set(err,
+				"%s: %s: only printable ASCII", field,
+				COSCHED_QUOTE(source));
+	if (!strcmp(source, "system"))
+		return 0;
+	if (!strncmp(source, SYNTHETIC_PREFIX, strlen(SYNTHETIC_PREFIX)) &&
+	    source[strlen(SYNTHETIC_PREFIX)])
+		return 0;
+	if (!strncmp(source, XML_PREFIX, strlen(XML_PREFIX)) &&
+	    !cosched_dir_path_check(field, source + strlen(XML_PREFIX),
+				    COSCHED_TOPOLOGY_SOURCE_MAX, NULL))
+		return 0;
+	return cosched_error_set(err,
+		"%s: invalid value %s (expected system, synthetic:DESCRIPTION or xml:/ABSOLUTE/PATH)",
+		field, COSCHED_QUOTE(source));
 }
 
 void cosched_conf_merge_params(const cosched_conf_t *conf,
@@ -62,7 +102,11 @@ enum key_type {
 	K_CLASSIFY,	/* a threshold: range in cosched_classify.c */
 	K_PATH, K_POLICY, K_POWER, K_INTERFERENCE, K_PREFERENCE,
 	K_SLOWDOWN,	/* MaxSlowdown: cosched_max_slowdown_check */
-	K_SCOPE, K_MODE, K_CLASS, K_DEBUG
+	K_SCOPE, K_MODE, K_CLASS, K_DEBUG,
+	K_BOOL,		/* yes | no */
+	K_MEMBIND,	/* bind | prefer */
+	K_ROOT,		/* SysfsRoot: "/" or a directory (may hold %n) */
+	K_TOPOLOGY	/* system | synthetic:DESC | xml:/PATH */
 };
 
 typedef struct {
@@ -130,6 +174,15 @@ static const conf_key_t keys[] = {
 	{ "DebugFlags", K_DEBUG, OFF(debug_flags), NULL },
 	{ "ProfileCacheRefresh", K_INTEGER, OFF(profile_refresh_s),
 	  &cosched_profile_refresh_range },
+	/* The node (task/cosched): which parts are on, and where the
+	 * hardware is.  MemBind is the controller's too (it writes the
+	 * membind of each record). */
+	{ "EnforceCores", K_BOOL, OFF(enforce_cores), NULL },
+	{ "EnforceMemBind", K_BOOL, OFF(enforce_membind), NULL },
+	{ "EnforceCpuFreq", K_BOOL, OFF(enforce_cpufreq), NULL },
+	{ "MemBind", K_MEMBIND, OFF(membind), NULL },
+	{ "SysfsRoot", K_ROOT, OFF(sysfs_root), NULL },
+	{ "Topology", K_TOPOLOGY, OFF(topology), NULL },
 };
 #define N_KEYS (sizeof(keys) / sizeof(keys[0]))
 
@@ -284,6 +337,38 @@ static int set_key(cosched_conf_t *conf, const conf_key_t *k,
 	}
 	case K_DEBUG:
 		return parse_debug_flags(field, value, (unsigned *) ptr, err);
+	case K_BOOL: {
+		int i = cosched_name_parse(field, "value", yes_no, 0, 2, value,
+					   true, err);
+		if (i < 0)
+			return -1;
+		*(bool *) ptr = i == 1;
+		return 0;
+	}
+	case K_MEMBIND: {
+		int i = cosched_name_parse(field, "mode", membind_modes, 0, 2,
+					   value, true, err);
+		if (i < 0)
+			return -1;
+		*(cosched_membind_t *) ptr = i ? COSCHED_MEMBIND_PREFER :
+						 COSCHED_MEMBIND_BIND;
+		return 0;
+	}
+	case K_ROOT:
+		/* "/" is the machine itself; anything else is a test tree
+		 * ("%n": the node's name, as in slurm.conf's paths). */
+		if (strcmp(value, "/") &&
+		    cosched_dir_path_check(field, value,
+					   COSCHED_PATH_MAX - 256, err))
+			return -1;
+		snprintf((char *) ptr, COSCHED_PATH_MAX, "%s", value);
+		return 0;
+	case K_TOPOLOGY:
+		if (cosched_topology_source_check(field, value, err))
+			return -1;
+		snprintf((char *) ptr, COSCHED_TOPOLOGY_SOURCE_MAX + 1, "%s",
+			 value);
+		return 0;
 	case K_POWER: {
 		/* The job option's parser (--cosched-power), in any case;
 		 * "energy:N%" also sets MaxSlowdown. */

@@ -44,6 +44,16 @@ extern const cosched_range_t cosched_profile_refresh_range;	/* [1, 3600] */
 /* Seed 002 "Power model": the package's full STREAM bandwidth ~15000 MB/s. */
 #define COSCHED_CONF_DEFAULT_NODE_PEAK_BW_MBS	15000.0
 
+/* Topology= (the node's topology source, src/node/cosched_topology.h). */
+#define COSCHED_TOPOLOGY_SOURCE_MAX 1024
+
+/* Check a Topology= value's form: "system", "synthetic:DESCRIPTION" or
+ * "xml:/ABSOLUTE/PATH" (what hwloc makes of it is checked when the node
+ * loads it).  field names the key in the message, which quotes the
+ * value. */
+int cosched_topology_source_check(const char *field, const char *source,
+				  cosched_error_t *err);
+
 typedef struct {
 	cosched_classify_conf_t classify;	/* Classify*, Lca*, CorePeak* */
 	double node_peak_bw_mbs;		/* NodePeakBandwidth */
@@ -63,6 +73,13 @@ typedef struct {
 	double mrb_weight;			/* MissRateBoundWeight */
 	cosched_power_policy_t power_policy;	/* PowerPolicy (never UNSET) */
 	double max_slowdown_pct;		/* MaxSlowdown, percent */
+	/* The node side (task/cosched). */
+	bool enforce_cores;			/* EnforceCores */
+	bool enforce_membind;			/* EnforceMemBind */
+	bool enforce_cpufreq;			/* EnforceCpuFreq */
+	cosched_membind_t membind;		/* MemBind: BIND or PREFER */
+	char sysfs_root[COSCHED_PATH_MAX];	/* SysfsRoot ("/") */
+	char topology[COSCHED_TOPOLOGY_SOURCE_MAX + 1];	/* Topology */
 } cosched_conf_t;
 
 /* All defaults. */

@@ -740,6 +740,17 @@ bad:
 		COSCHED_QUOTE(entry));
 }
 
+int cosched_idset_parse(const char *field, const char *list,
+			cosched_idset_t *set, cosched_error_t *err)
+{
+	cosched_idset_t tmp;
+
+	if (parse_idset(field, list, list, &tmp, err))
+		return -1;
+	*set = tmp;
+	return 0;
+}
+
 /* sockets=, cores= or numa=: "NODE:LIST;NODE:LIST". */
 static int parse_nodes(parse_t *ps, int key, char *value, cosched_error_t *err)
 {

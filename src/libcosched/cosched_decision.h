@@ -175,6 +175,11 @@ int cosched_idset_count(const cosched_idset_t *s);
 /* "0-3,6" (empty set: ""); cut, still terminated, when len is too small
  * (COSCHED_IDSET_TEXT_MAX always suffices); returns buf. */
 char *cosched_idset_format(const cosched_idset_t *s, char *buf, size_t len);
+/* Parse what cosched_idset_format writes (and Slurm's bit_fmt: sorted,
+ * merged ranges) strictly; field names the value in messages.  On error
+ * *set is untouched. */
+int cosched_idset_parse(const char *field, const char *list,
+			cosched_idset_t *set, cosched_error_t *err);
 
 /* The node entry named name, added when absent (NULL when full or name
  * invalid; err says which). */

@@ -9,6 +9,7 @@
 #include <hwloc.h>
 
 #include "src/libcosched/cosched_text.h"
+#include "src/libcosched/cosched_conf.h"
 #include "cosched_topology.h"
 
 struct cosched_topology {
@@ -21,33 +22,6 @@ struct cosched_topology {
 #define SYNTHETIC_PREFIX "synthetic:"
 #define XML_PREFIX "xml:"
 
-int cosched_topology_source_check(const char *source, cosched_error_t *err)
-{
-	size_t len = source ? strlen(source) : 0;
-
-	if (!len || len > COSCHED_TOPOLOGY_SOURCE_MAX)
-		return cosched_error_set(err,
-			"Topology=%s: empty or longer than %d bytes",
-			COSCHED_QUOTE(source ? source : ""),
-			COSCHED_TOPOLOGY_SOURCE_MAX);
-	for (size_t i = 0; i < len; i++)
-		if (source[i] < 0x20 || source[i] > 0x7e)
-			return cosched_error_set(err,
-				"Topology=%s: only printable ASCII",
-				COSCHED_QUOTE(source));
-	if (!strcmp(source, "system"))
-		return 0;
-	if (!strncmp(source, SYNTHETIC_PREFIX, strlen(SYNTHETIC_PREFIX)) &&
-	    source[strlen(SYNTHETIC_PREFIX)])
-		return 0;
-	if (!strncmp(source, XML_PREFIX, strlen(XML_PREFIX)) &&
-	    source[strlen(XML_PREFIX)] == '/')
-		return 0;
-	return cosched_error_set(err,
-		"Topology=%s: expected system, synthetic:DESCRIPTION or xml:/ABSOLUTE/PATH",
-		COSCHED_QUOTE(source));
-}
-
 cosched_topology_t *cosched_topology_load(const char *source,
 					  cosched_error_t *err)
 {
@@ -55,7 +29,7 @@ cosched_topology_t *cosched_topology_load(const char *source,
 	const char *what = "";
 	int rc = 0;
 
-	if (cosched_topology_source_check(source, err))
+	if (cosched_topology_source_check("Topology", source, err))
 		return NULL;
 	t = calloc(1, sizeof(*t));
 	if (!t) {

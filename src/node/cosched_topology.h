@@ -23,15 +23,13 @@
 #define COSCHED_TOPOLOGY_H
 
 #include "src/libcosched/cosched_decision.h"	/* cosched_idset_t */
+#include "src/libcosched/cosched_conf.h"	/* source check */
 #include "src/libcosched/cosched_error.h"
 
 typedef struct cosched_topology cosched_topology_t;
 
-#define COSCHED_TOPOLOGY_SOURCE_MAX 1024
-
-/* Check a Topology= value (syntax only: "system", "synthetic:..." or
- * "xml:/absolute/path"); err names the key and quotes the value. */
-int cosched_topology_source_check(const char *source, cosched_error_t *err);
+/* The source's form is checked by cosched_topology_source_check()
+ * (cosched_conf.h), which cosched.conf's Topology= uses too. */
 
 /* Load the topology.  NULL with err naming the source and hwloc's
  * reason. */

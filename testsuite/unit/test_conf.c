@@ -37,6 +37,8 @@ START_TEST(test_defaults_documented)
 		"CorePeakIPC", "NodePeakBandwidth", "ProfileDir",
 		"ProfileMergeWeight", "ProfileMaxSamples", "GangScope",
 		"PlacementMode", "DefaultClass", "ProfileCacheRefresh",
+		"EnforceCores", "EnforceMemBind", "EnforceCpuFreq", "MemBind",
+		"SysfsRoot", "Topology",
 	};
 	enum { NKEYS = sizeof(keys) / sizeof(keys[0]) };
 	bool seen[NKEYS] = { false };
@@ -684,6 +686,49 @@ START_TEST(test_controller_keys)
 }
 END_TEST
 
+START_TEST(test_node_keys)
+{
+	cosched_conf_t conf;
+	cosched_error_t err;
+
+	cosched_conf_init(&conf);
+	ck_assert(conf.enforce_cores && conf.enforce_membind &&
+		  conf.enforce_cpufreq);
+	ck_assert_int_eq(conf.membind, COSCHED_MEMBIND_BIND);
+	ck_assert_str_eq(conf.sysfs_root, "/");
+	ck_assert_str_eq(conf.topology, "system");
+	ck_assert_int_eq(cosched_conf_parse_string(&conf, "t.conf",
+		"EnforceCores=no\nEnforceMemBind=No\nEnforceCpuFreq=YES\n"
+		"MemBind=prefer\nSysfsRoot=/srv/fake/%n\n"
+		"Topology=synthetic:package:2 [numa] core:8 pu:1\n", &err), 0);
+	ck_assert(!conf.enforce_cores && !conf.enforce_membind &&
+		  conf.enforce_cpufreq);
+	ck_assert_int_eq(conf.membind, COSCHED_MEMBIND_PREFER);
+	ck_assert_str_eq(conf.sysfs_root, "/srv/fake/%n");
+	ck_assert_str_eq(conf.topology, "synthetic:package:2 [numa] core:8 pu:1");
+	ck_assert_int_eq(cosched_conf_set(&conf, NULL, "Topology",
+					  "xml:/etc/cosched/topo.xml", &err), 0);
+
+	static const struct { const char *text, *want; } bad[] = {
+		{ "EnforceCores=maybe\n", "EnforceCores: invalid value \"maybe\"" },
+		{ "MemBind=interleave\n", "MemBind: invalid mode \"interleave\"" },
+		{ "SysfsRoot=relative/sys\n", "SysfsRoot" },
+		{ "SysfsRoot=/srv/../etc\n", "SysfsRoot" },
+		{ "Topology=synthetic:\n", "Topology: invalid value \"synthetic:\"" },
+		{ "Topology=xml:topo.xml\n", "Topology: invalid value \"xml:topo.xml\"" },
+		{ "Topology=numa:2\n", "expected system, synthetic:" },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		cosched_conf_t before = conf;
+		ck_assert_int_eq(cosched_conf_parse_string(&conf, "t.conf",
+							   bad[i].text, &err), -1);
+		ck_assert_msg(strstr(err.msg, bad[i].want), "%s", err.msg);
+		ck_assert_msg(strstr(err.msg, "t.conf:1"), "%s", err.msg);
+		ck_assert(!memcmp(&before, &conf, sizeof(conf)));
+	}
+}
+END_TEST
+
 Suite *cosched_test_suite(void)
 {
 	Suite *s = suite_create("conf");
@@ -692,6 +737,7 @@ Suite *cosched_test_suite(void)
 	tcase_add_checked_fixture(tc, setup, NULL);
 	tcase_add_test(tc, test_defaults_documented);
 	tcase_add_test(tc, test_defaults_seed_figures);
+	tcase_add_test(tc, test_node_keys);
 	tcase_add_test(tc, test_policy_names);
 	tcase_add_test(tc, test_parse_example);
 	tcase_add_test(tc, test_refusals);

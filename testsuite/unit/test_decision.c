@@ -545,6 +545,21 @@ START_TEST(test_idset_node_reason)
 		cosched_idset_add(&s, id, &err);
 	cosched_idset_format(&s, buf, sizeof(buf));
 	ck_assert_str_eq(buf + strlen(buf) - 5, ",1022");
+	/* the parser reads back what the formatter wrote, and only that */
+	{
+		cosched_idset_t back;
+		ck_assert_int_eq(cosched_idset_parse("cores", buf, &back, &err), 0);
+		ck_assert(!memcmp(&back, &s, sizeof(s)));
+		ck_assert_int_eq(cosched_idset_parse("cores", "", &back, &err), 0);
+		ck_assert_int_eq(cosched_idset_count(&back), 0);
+		ck_assert_int_eq(cosched_idset_parse("cores", "0-3,6", &back, &err), 0);
+		ck_assert_int_eq(cosched_idset_count(&back), 5);
+		ck_assert_int_eq(cosched_idset_parse("cores", "3,1", &back, &err), -1);
+		ck_assert_ptr_nonnull(strstr(err.msg, "cores: range list not sorted in \"3,1\""));
+		ck_assert_int_eq(cosched_idset_parse("cores", "0-1x", &back, &err), -1);
+		ck_assert_ptr_nonnull(strstr(err.msg, "cores: invalid range list in \"0-1x\""));
+		ck_assert_int_eq(cosched_idset_count(&back), 5);	/* untouched */
+	}
 
 	cosched_decision_init(&d);
 	ck_assert_ptr_null(cosched_decision_node(&d, "bad name", &err));

@@ -1522,8 +1522,12 @@ void cosched_ctl_job_begin(job_record_t *job_ptr)
 		cosched_decision_set_reason(&d, "--cosched=off: counted as used cores, never as a co-runner");
 		_enter(job_ptr, NULL);
 	} else {
+		/* --cosched-numa=high: strict; low: preferred (its pages
+		 * may move first); neither: the site's MemBind=. */
 		d.membind = v.opts.numa == COSCHED_NUMA_LOW ?
-			    COSCHED_MEMBIND_PREFER : COSCHED_MEMBIND_BIND;
+			    COSCHED_MEMBIND_PREFER :
+			    v.opts.numa == COSCHED_NUMA_HIGH ?
+			    COSCHED_MEMBIND_BIND : ctl_conf.membind;
 		_enter(job_ptr, &d);
 		h = cosched_occupancy_holds(occ, job_ptr->job_id, &nh);
 		if (h) {
