@@ -157,8 +157,9 @@ def _give_to_apt(path):
         pass
 
 
-def unavailable_reason(cache=None):
-    """Why no guest can run here (a sentence), or None."""
+def unavailable_reason(cache=None, need_kernel=True):
+    """Why no guest can run here (a sentence), or None; need_kernel=False
+    when the caller brings its own kernel image."""
     if os.environ.get("COSCHED_SLURM_ROOT"):
         return ("inside a Slurm root (COSCHED_SLURM_ROOT): the qemu NUMA "
                 "guest runs on the host only")
@@ -168,10 +169,11 @@ def unavailable_reason(cache=None):
     if not os.access(BUSYBOX, os.X_OK):
         return (f"no {BUSYBOX}: install Debian's busybox-static "
                 "(scripts/install-deps does)")
-    try:
-        kernel_path(cache)
-    except Unavailable as e:
-        return str(e)
+    if need_kernel:
+        try:
+            kernel_path(cache)
+        except Unavailable as e:
+            return str(e)
     return None
 
 
@@ -404,8 +406,8 @@ class VM:
                  boot_timeout=BOOT_TIMEOUT):
         if nodes < 1:
             raise ValueError("nodes: at least 1")
-        reason = unavailable_reason()
-        if reason and not kernel:
+        reason = unavailable_reason(need_kernel=not kernel)
+        if reason:
             raise Unavailable(reason)
         self.nodes = nodes
         self.cpus = cpus or nodes
