@@ -1,0 +1,162 @@
+"""Memory binding on real NUMA nodes, in a qemu guest (testsuite/numavm).
+
+This machine has one NUMA node, so the node library's binding code - the
+task plugin's: cosched_topology_cpu_numa() and cosched_mempolicy_apply() -
+runs in a qemu guest under TCG with 2 nodes and with 4 nodes at seed 000's
+distances, through the guest program numa_bind_check, and where the pages
+went is read from the guest kernel's /proc/self/numa_maps.  Each guest
+boots once per module (a few seconds each here).
+
+Skipped, with the reason, where no guest can run: no qemu, no busybox-static,
+no cached kernel (scripts/install-deps provides all three on the host), or
+inside a Slurm root of scripts/slurm-root (the guest is the host's).
+"""
+
+import os
+import shlex
+import sys
+import time
+
+import pytest
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "numavm"))
+
+import numavm  # noqa: E402
+from cluster import default_builddir  # noqa: E402
+
+MIB = 16
+PAGES = MIB * 256       # 4 KiB pages
+
+
+def _program():
+    builddir = default_builddir()
+    prog = os.path.join(builddir, "testsuite", "numavm", "numa_bind_check")
+    if os.access(prog, os.X_OK):
+        return prog
+    if os.path.exists(os.path.join(builddir, "src", "node",
+                                   "libcosched_node.la")):
+        pytest.fail(f"no {prog}: the node library is built but not the "
+                    "guest program; build first (scripts/build)")
+    pytest.skip(f"no {prog}: this build has no node side (configure found "
+                "no hwloc or libnuma)")
+
+
+def _boot(**kw):
+    reason = numavm.unavailable_reason()
+    if reason:
+        pytest.skip(f"qemu NUMA guest cannot run here: {reason}")
+    prog = _program()
+    t0 = time.monotonic()
+    vm = numavm.boot(programs=[prog], **kw)
+    sys.stderr.write(f"\nnumavm: {kw.get('nodes')}-node guest booted in "
+                     f"{vm.boot_seconds:.2f} s ({time.monotonic() - t0:.2f}"
+                     " s with the distance check)\n")
+    return vm
+
+
+@pytest.fixture(scope="module")
+def vm2():
+    # 2 CPUs per node, so a task's CPUs map to a node through hwloc as on
+    # a real socket (CPUs 0-1 on node 0, 2-3 on node 1).
+    vm = _boot(nodes=2, cpus=4, mem=512)
+    yield vm
+    vm.shutdown()
+
+
+@pytest.fixture(scope="module")
+def vm4():
+    vm = _boot(nodes=4, cpus=4, mem=512,
+               distances=numavm.SEED000_DISTANCES)
+    yield vm
+    vm.shutdown()
+
+
+def bind_check(vm, *args, mib=MIB):
+    """Run numa_bind_check in the guest; its report as a dict, plus
+    "pages_on" {node: pages} and the stderr."""
+    argv = ["numa_bind_check", *args, "--mib", str(mib)]
+    r = vm.run(argv, timeout=60)
+    assert r.rc == 0, (argv, r)
+    lines = r.stdout.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("numa_bind_check "), r
+    report = dict(tok.split("=", 1) for tok in shlex.split(lines[0])[1:])
+    report["pages_on"] = {int(k[1:]): int(v) for k, v in report.items()
+                          if k[0] == "N" and k[1:].isdigit()}
+    report["stderr"] = r.stderr
+    return report
+
+
+def test_guest_is_the_asked_machine(vm2):
+    assert vm2.node_distances() == [[10, 20], [20, 10]]
+    r = vm2.run("cat /sys/devices/system/node/node0/cpulist "
+                "/sys/devices/system/node/node1/cpulist")
+    assert r.rc == 0 and r.stdout.split() == ["0-1", "2-3"], r
+
+
+@pytest.mark.parametrize("cpus,node", [("0-1", 0), ("2-3", 1)])
+def test_bind_to_cpus_keeps_pages_on_their_node(vm2, cpus, node):
+    rep = bind_check(vm2, "--cpus", cpus, "--mode", "bind")
+    assert rep["nodes"] == str(node), rep
+    assert rep["applied"] == "1" and rep["policy"] == f"bind:{node}", rep
+    assert int(rep["pages"]) == PAGES, rep
+    assert rep["pages_on"] == {node: PAGES, 1 - node: 0}, rep
+    assert rep["stderr"] == ""
+
+
+def test_prefer_lands_on_preferred_node(vm2):
+    rep = bind_check(vm2, "--cpus", "2-3", "--mode", "prefer")
+    assert rep["policy"] == "prefer:1", rep
+    assert rep["pages_on"] == {0: 0, 1: PAGES}, rep
+
+
+def test_prefer_spills_where_bind_would_not(vm2):
+    # What makes prefer differ from bind: past the preferred node's free
+    # memory the allocation goes on elsewhere instead of failing.
+    r = vm2.run("sed -n 's/.*MemFree: *\\([0-9]*\\) kB/\\1/p' "
+                "/sys/devices/system/node/node1/meminfo")
+    free_mib = int(r.stdout) // 1024
+    mib = free_mib + 32
+    rep = bind_check(vm2, "--nodes", "1", "--mode", "prefer", mib=mib)
+    on = rep["pages_on"]
+    assert on[0] + on[1] == mib * 256, rep
+    assert on[1] > (free_mib - 32) * 256, rep   # the node filled first
+    assert on[0] >= 16 * 256, rep               # then the rest elsewhere
+
+
+def test_prefer_several_nodes(vm2):
+    # Linux 6.1 has MPOL_PREFERRED_MANY: the whole set is kept.
+    rep = bind_check(vm2, "--nodes", "0-1", "--mode", "prefer")
+    assert rep["policy"] == "prefer:0-1", rep
+    assert sum(rep["pages_on"].values()) == PAGES, rep
+
+
+def test_missing_node_is_refused_clearly(vm2):
+    rep = bind_check(vm2, "--nodes", "2", "--mode", "bind")
+    assert rep["applied"] == "0" and rep["policy"] == "default", rep
+    assert ("NUMA node 2 does not exist on this machine (its nodes: 0-1)"
+            in rep["stderr"]), rep
+    # The task ran on, its memory allocated under the unchanged policy.
+    assert sum(rep["pages_on"].values()) == PAGES, rep
+
+
+def test_seed000_distances(vm4):
+    assert vm4.node_distances() == [list(r) for r in
+                                    numavm.SEED000_DISTANCES]
+
+
+@pytest.mark.parametrize("how", [("--cpus", "3"), ("--nodes", "3")])
+def test_bind_to_node_3(vm4, how):
+    rep = bind_check(vm4, *how, "--mode", "bind")
+    assert rep["nodes"] == "3" and rep["policy"] == "bind:3", rep
+    assert rep["pages_on"] == {0: 0, 1: 0, 2: 0, 3: PAGES}, rep
+
+
+def test_command_channel(vm4):
+    # Output of any bytes, stderr and the status come back intact, and a
+    # command that overruns its time is killed without losing the guest.
+    r = vm4.run("printf '\\000@@END 1 0\\n\\377'; echo oops >&2; exit 7",
+                text=False)
+    assert r == (7, b"\0@@END 1 0\n\xff", b"oops\n")
+    with pytest.raises(numavm.GuestError, match="timed out after 1 s"):
+        vm4.run(["sleep", "30"], timeout=1)
+    assert vm4.run(["echo", "still here"]) == (0, "still here\n", "")
