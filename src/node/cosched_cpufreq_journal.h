@@ -3,7 +3,9 @@
  * cosched made, so that the original values always come back.
  *
  * One file per node, DIR/cpufreq.journal (DIR: SlurmdSpoolDir/cosched,
- * root only, 0700), with a lock file beside it (flock): slurmd and every
+ * root only, created 0700 when missing; a DIR or journal that is a
+ * symbolic link is refused), with a lock file beside it
+ * (cpufreq.journal.lock, flock, waited for at most 10 s): slurmd and every
  * slurmstepd of the node share it.  Each change goes:
  *   lock; load; sweep; record the domain's original setting (first holder
  *   only) and the new holder; write the journal (temporary file, fsync,
@@ -15,14 +17,21 @@
  * start time from /proc/PID/stat, so a reused pid is not taken for it).
  * A domain's setting is resolved from all its holders (the documented
  * rule, cosched(8) "CPU FREQUENCY"):
- *   - the performance governor when any holder asks for it;
+ *   - when every holder asks for nothing, the original setting;
+ *   - else the performance governor when any holder asks for it, with
+ *     the original scaling_min_freq and scaling_max_freq;
  *   - else the userspace governor at the highest frequency any holder
  *     asks for (max_request, the rule the controller predicts with):
  *     setspeed and scaling_max_freq at it, scaling_min_freq the original
  *     lowered to it when above;
- *   - a holder that asks for nothing (no governor) holds the domain at its
- *     original setting: it counts as asking for the original governor at
- *     the original scaling_max_freq.
+ *   - a holder that asks for nothing (no governor, freq_khz 0) holds the
+ *     domain at its original setting: it counts as asking for the
+ *     original governor at the original scaling_max_freq;
+ *   - a frequency without a governor asks for userspace at it; a governor
+ *     other than performance and userspace counts, in the rule, as asking
+ *     for its frequency (the original scaling_max_freq when none).
+ * The resolved setting must pass cosched_cpufreq_check() for the holder
+ * to join.
  * When the last holder goes (release, or a sweep that finds its process
  * gone), the originals are written back and the domain leaves the
  * journal; a failed restore keeps the entry (and logs), so the next sweep
@@ -32,6 +41,44 @@
  * change, so after a crash of the job, of slurmstepd or of slurmd the
  * originals come back at the latest when slurmd starts or the next job
  * arrives.
+ *
+ * The text form (schema 1; one record a line, every line ending in "\n",
+ * keys always present and in this order, numbers in decimal without sign
+ * or leading zero):
+ *
+ *   cosched-cpufreq-journal/1 boot=BOOT_ID
+ *   domain id=8 cpus=8-15 governor=schedutil min=800000 max=3000000 setspeed=0
+ *   holder job=42 step=0 pid=1234 start=5678 governor=userspace freq=1500000
+ *   end domains=1 holders=1
+ *
+ *   BOOT_ID  /proc/sys/kernel/random/boot_id when written ("-" unknown);
+ *            a journal of another boot is dropped without writing sysfs
+ *            (the kernel reset every domain since; outcome.dropped)
+ *   domain   one a domain cosched changed, ascending id, with its
+ *            ORIGINAL setting (setspeed > 0 exactly when the original
+ *            governor is userspace) and its CPUs as cosched_idset_format()
+ *            writes them; a domain with no holder line is one whose
+ *            restore failed and waits for the next sweep
+ *   holder   the holders of the domain line above, in the order they
+ *            came; governor "-" = none, freq 0 = none; (job, step) once
+ *            per domain
+ *   end      the counts of the lines above: a journal cut short is
+ *            refused, not half read
+ * The parser accepts exactly what the writer writes.  A journal that does
+ * not parse is never rewritten and never lost: it is moved to
+ * DIR/cpufreq.journal.bad.TIME (never over another) and the call fails
+ * saying so; while such a file is in DIR, cosched_cpufreq_acquire() refuses
+ * (the true originals of the domains it names are unknown, and recording
+ * the present values as originals could make a changed setting
+ * permanent): an administrator restores what it names and removes it.
+ * Release and sweep carry on with the new journal.
+ *
+ * Return values and err: err is cleared first; a call that ends with
+ * problems (a refused domain, a failed write or restore, a domain the
+ * journal names that this node no longer has, the journal itself) sets err
+ * to the first one, followed by "(and N more problems)".  Acquire returns
+ * -1 only when no domain was taken; release and sweep return -1 whenever
+ * there was a problem.  Either way out (may be NULL) counts what was done.
  */
 #ifndef COSCHED_CPUFREQ_JOURNAL_H
 #define COSCHED_CPUFREQ_JOURNAL_H
@@ -58,7 +105,10 @@ typedef struct {
 int cosched_cpufreq_holder_self(cosched_cpufreq_holder_t *h, uint32_t job_id,
 				uint32_t step_id, cosched_error_t *err);
 
-/* Whether the holder's process still runs (same pid, same start time). */
+/* Whether the holder's process still runs (same pid, same start time):
+ * 1 or 0.  A zombie (exited, not yet reaped) is dead; a /proc/PID/stat
+ * that exists but cannot be read counts as alive (a running job's setting
+ * is never taken away on a guess). */
 int cosched_cpufreq_holder_alive(const cosched_cpufreq_holder_t *h);
 
 /* What one call did, for the caller's one log line. */
@@ -66,6 +116,8 @@ typedef struct {
 	int applied;			/* domains written with a new setting */
 	int restored;			/* domains given back their originals */
 	int failed;			/* domains whose write or restore failed */
+	int dropped;			/* domains of a previous boot's journal,
+					 * dropped without writing */
 	cosched_cpufreq_setting_t last;	/* the last setting written */
 } cosched_cpufreq_outcome_t;
 
@@ -73,7 +125,12 @@ typedef struct {
  * Add h as a holder of the domains (indexes into c) and write each
  * domain's resolved setting.  A setting the domain cannot take
  * (cosched_cpufreq_check) adds no holder and writes nothing there: err
- * says why, and the return is -1 only when no domain was taken.
+ * says why, and the return is -1 only when no domain was taken.  A holder
+ * with the same job and step replaces the earlier one (a changed request).
+ * When writing a domain fails, h leaves that domain again and the domain
+ * is settled without it (its other holders' setting, or the originals),
+ * so the job runs unchanged there; out->failed counts it.  When the
+ * journal cannot be written, nothing is written to sysfs.
  */
 int cosched_cpufreq_acquire(const cosched_cpufreq_t *c, const char *dir,
 			    const cosched_cpufreq_holder_t *h,

@@ -1,0 +1,723 @@
+/*
+ * cosched_cpufreq.c - CPU frequency domains through the cpufreq sysfs
+ * interface under a root prefix (see the header).
+ *
+ * sysfs attributes report a size of 4096 whatever they hold, so they are
+ * read here until end of file into a page-sized buffer (not with
+ * cosched_read_file(), which trusts the size), after the same safe open:
+ * no link followed for the file itself, a regular file only.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "src/libcosched/cosched_file.h"
+#include "src/libcosched/cosched_text.h"
+#include "cosched_cpufreq.h"
+
+/* The largest value a frequency file may hold: 100 GHz in kHz. */
+#define KHZ_MAX 100000000L
+/* A sysfs attribute holds at most a page. */
+#define ATTR_MAX 8192
+
+typedef struct {
+	cosched_cpufreq_domain_t pub;
+	char dir[COSCHED_PATH_MAX];	/* the policy directory, links resolved */
+} domain_t;
+
+struct cosched_cpufreq {
+	char cpudir[COSCHED_PATH_MAX];	/* ROOT/sys/devices/system/cpu */
+	int n;
+	domain_t *d;
+};
+
+/* ---- reading and writing one attribute ------------------------------ */
+
+/* Read DIR/NAME into buf without its one trailing newline.  *missing (may
+ * be NULL) is set when the file does not exist. */
+static int attr_read(const char *dir, const char *name, char *buf,
+		     size_t len, int *missing, cosched_error_t *err)
+{
+	char path[COSCHED_PATH_MAX];
+	size_t got = 0;
+	int fd;
+
+	if (missing)
+		*missing = 0;
+	if ((size_t) snprintf(path, sizeof(path), "%s/%s", dir, name) >=
+	    sizeof(path))
+		return cosched_error_set(err, "%s/%s: path too long", dir, name);
+	fd = cosched_open_regular(path, O_RDONLY, 0, err);
+	if (fd < 0) {
+		if (missing && errno == ENOENT)
+			*missing = 1;
+		return -1;
+	}
+	for (;;) {
+		ssize_t r;
+
+		if (got == len - 1) {
+			close(fd);
+			return cosched_error_set(err,
+				"%s: longer than %zu bytes", path, len - 1);
+		}
+		r = read(fd, buf + got, len - 1 - got);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			int saved = errno;
+			close(fd);
+			return cosched_error_set(err, "%s: cannot read: %s",
+						 path, strerror(saved));
+		}
+		if (r == 0)
+			break;
+		got += (size_t) r;
+	}
+	close(fd);
+	buf[got] = '\0';
+	if (memchr(buf, '\0', got))
+		return cosched_error_set(err, "%s: contains a NUL byte", path);
+	if (got && buf[got - 1] == '\n')
+		buf[got - 1] = '\0';
+	return 0;
+}
+
+/* Write "VALUE\n" to DIR/NAME in one write(), as echo does. */
+static int attr_write(const char *dir, const char *name, const char *value,
+		      cosched_error_t *err)
+{
+	char path[COSCHED_PATH_MAX], line[64];
+	size_t n;
+	ssize_t w;
+	int fd, saved;
+
+	if ((size_t) snprintf(path, sizeof(path), "%s/%s", dir, name) >=
+	    sizeof(path))
+		return cosched_error_set(err, "%s/%s: path too long", dir, name);
+	n = (size_t) snprintf(line, sizeof(line), "%s\n", value);
+	if (n >= sizeof(line))
+		return cosched_error_set(err, "%s: value %s too long", path,
+					 COSCHED_QUOTE(value));
+	fd = cosched_open_regular(path, O_WRONLY | O_TRUNC, 0, err);
+	if (fd < 0)
+		return -1;
+	do
+		w = write(fd, line, n);
+	while (w < 0 && errno == EINTR);
+	saved = errno;
+	if (w != (ssize_t) n) {
+		close(fd);
+		if (w >= 0)
+			return cosched_error_set(err,
+				"%s: cannot write %s: short write (%zd of %zu bytes)",
+				path, COSCHED_QUOTE(value), w, n);
+		return cosched_error_set(err, "%s: cannot write %s: %s", path,
+					 COSCHED_QUOTE(value), strerror(saved));
+	}
+	if (close(fd))
+		return cosched_error_set(err, "%s: cannot write %s: %s", path,
+					 COSCHED_QUOTE(value), strerror(errno));
+	return 0;
+}
+
+/* ---- strict parsers -------------------------------------------------- */
+
+static int malformed(const char *dir, const char *name, const char *text,
+		     const char *expected, cosched_error_t *err)
+{
+	return cosched_error_set(err, "%s/%s: invalid value %s (expected %s)",
+				 dir, name, COSCHED_QUOTE(text), expected);
+}
+
+/* A decimal without sign or leading zero, 0 .. max. */
+static int parse_uint(const char *s, size_t n, long max, long *out)
+{
+	long v = 0;
+
+	if (!n || n > 10 || (s[0] == '0' && n > 1))
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return -1;
+		v = v * 10 + (s[i] - '0');
+	}
+	if (v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static int read_khz(const char *dir, const char *name, long *khz,
+		    cosched_error_t *err)
+{
+	char buf[ATTR_MAX];
+
+	if (attr_read(dir, name, buf, sizeof(buf), NULL, err))
+		return -1;
+	if (parse_uint(buf, strlen(buf), KHZ_MAX, khz) || *khz == 0)
+		return malformed(dir, name, buf,
+				 "a frequency in kHz, 1 .. 100000000", err);
+	return 0;
+}
+
+static bool governor_name_ok(const char *s, size_t n)
+{
+	if (!n || n > COSCHED_CPUFREQ_GOVERNOR_MAX)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') ||
+		      (s[i] >= '0' && s[i] <= '9') || s[i] == '_'))
+			return false;
+	return true;
+}
+
+/*
+ * The kernel's list form: words separated by single spaces, optionally one
+ * space after the last (cpufreq's show functions write "a b c \n").  Calls
+ * fn on each word; fn returns -1 to refuse it.
+ */
+typedef int (*word_fn)(const char *w, size_t n, void *arg);
+
+static int parse_words(const char *text, word_fn fn, void *arg)
+{
+	size_t len = strlen(text);
+	const char *p = text, *end;
+
+	if (len && text[len - 1] == ' ')
+		len--;
+	if (!len)
+		return -1;
+	end = text + len;
+	for (;;) {
+		size_t n = 0;
+
+		while (p + n < end && p[n] != ' ')
+			n++;
+		if (!n || fn(p, n, arg))
+			return -1;
+		p += n;
+		if (p == end)
+			return 0;
+		p++;	/* the one space between two words */
+		if (p == end)
+			return -1;	/* two spaces at the end */
+	}
+}
+
+static int cpu_word(const char *w, size_t n, void *arg)
+{
+	cosched_idset_t *set = arg;
+	long cpu;
+
+	if (parse_uint(w, n, COSCHED_DECISION_IDS_MAX - 1, &cpu) ||
+	    cosched_idset_has(set, (int) cpu))
+		return -1;
+	return cosched_idset_add(set, (int) cpu, NULL);
+}
+
+static int governor_word(const char *w, size_t n, void *arg)
+{
+	cosched_cpufreq_domain_t *d = arg;
+
+	if (!governor_name_ok(w, n) ||
+	    d->ngovernors == COSCHED_CPUFREQ_GOVERNORS_MAX)
+		return -1;
+	memcpy(d->governors[d->ngovernors], w, n);
+	d->governors[d->ngovernors][n] = '\0';
+	for (int i = 0; i < d->ngovernors; i++)
+		if (!strcmp(d->governors[i], d->governors[d->ngovernors]))
+			return -1;
+	d->ngovernors++;
+	return 0;
+}
+
+static int freq_word(const char *w, size_t n, void *arg)
+{
+	cosched_cpufreq_domain_t *d = arg;
+	long khz;
+
+	if (parse_uint(w, n, KHZ_MAX, &khz) || !khz ||
+	    d->nfreqs == COSCHED_CPUFREQ_FREQS_MAX)
+		return -1;
+	for (int i = 0; i < d->nfreqs; i++)
+		if (d->freqs_khz[i] == khz)
+			return -1;
+	d->freqs_khz[d->nfreqs++] = khz;
+	return 0;
+}
+
+static int cmp_long(const void *a, const void *b)
+{
+	long x = *(const long *) a, y = *(const long *) b;
+
+	return (x > y) - (x < y);
+}
+
+static int read_cpus(const char *dir, cosched_idset_t *set,
+		     cosched_error_t *err)
+{
+	char buf[ATTR_MAX];
+
+	if (attr_read(dir, "related_cpus", buf, sizeof(buf), NULL, err))
+		return -1;
+	cosched_idset_clear(set);
+	if (parse_words(buf, cpu_word, set))
+		return malformed(dir, "related_cpus", buf,
+				 "CPU numbers below 1024 separated by spaces, each once",
+				 err);
+	return 0;
+}
+
+/* Everything but the CPUs of a domain, from its policy directory. */
+static int read_domain(domain_t *dom, cosched_error_t *err)
+{
+	cosched_cpufreq_domain_t *d = &dom->pub;
+	char buf[ATTR_MAX];
+	int missing;
+
+	if (read_khz(dom->dir, "cpuinfo_min_freq", &d->cpuinfo_min_khz, err) ||
+	    read_khz(dom->dir, "cpuinfo_max_freq", &d->cpuinfo_max_khz, err))
+		return -1;
+	if (d->cpuinfo_min_khz > d->cpuinfo_max_khz)
+		return cosched_error_set(err,
+			"%s: cpuinfo_min_freq %ld above cpuinfo_max_freq %ld",
+			dom->dir, d->cpuinfo_min_khz, d->cpuinfo_max_khz);
+	if (attr_read(dom->dir, "scaling_available_governors", buf,
+		      sizeof(buf), NULL, err))
+		return -1;
+	d->ngovernors = 0;
+	if (parse_words(buf, governor_word, d))
+		return malformed(dom->dir, "scaling_available_governors", buf,
+				 "governor names ([a-z0-9_], at most 31 bytes) separated by spaces, each once, at most 16",
+				 err);
+	d->nfreqs = 0;
+	if (attr_read(dom->dir, "scaling_available_frequencies", buf,
+		      sizeof(buf), &missing, err)) {
+		if (!missing)
+			return -1;
+		return 0;	/* optional: many drivers list none */
+	}
+	if (parse_words(buf, freq_word, d))
+		return malformed(dom->dir, "scaling_available_frequencies", buf,
+				 "frequencies in kHz separated by spaces, each once, at most 64",
+				 err);
+	qsort(d->freqs_khz, (size_t) d->nfreqs, sizeof(long), cmp_long);
+	return 0;
+}
+
+/* ---- the scan -------------------------------------------------------- */
+
+static int cmp_int(const void *a, const void *b)
+{
+	int x = *(const int *) a, y = *(const int *) b;
+
+	return (x > y) - (x < y);
+}
+
+static int cmp_domain(const void *a, const void *b)
+{
+	return cmp_int(&((const domain_t *) a)->pub.id,
+		       &((const domain_t *) b)->pub.id);
+}
+
+static int first_id(const cosched_idset_t *s)
+{
+	for (int i = 0; i < COSCHED_DECISION_IDS_MAX; i++)
+		if (cosched_idset_has(s, i))
+			return i;
+	return -1;
+}
+
+static bool idset_equal(const cosched_idset_t *a, const cosched_idset_t *b)
+{
+	return !memcmp(a, b, sizeof(*a));
+}
+
+static bool idset_overlap(const cosched_idset_t *a, const cosched_idset_t *b)
+{
+	for (size_t i = 0; i < sizeof(a->bits) / sizeof(a->bits[0]); i++)
+		if (a->bits[i] & b->bits[i])
+			return true;
+	return false;
+}
+
+/* The CPU numbers of the cpuN entries of dir, ascending. */
+static int list_cpus(const char *dir, int *cpus, int *n, cosched_error_t *err)
+{
+	struct dirent *e;
+	DIR *dp = opendir(dir);
+
+	*n = 0;
+	if (!dp)
+		return cosched_error_set(err, "no cpufreq under %s: %s", dir,
+					 strerror(errno));
+	while ((e = readdir(dp))) {
+		long cpu;
+
+		if (strncmp(e->d_name, "cpu", 3) ||
+		    parse_uint(e->d_name + 3, strlen(e->d_name + 3), LONG_MAX,
+			       &cpu))
+			continue;
+		if (cpu >= COSCHED_DECISION_IDS_MAX) {
+			closedir(dp);
+			return cosched_error_set(err,
+				"%s/cpu%ld: cosched handles CPUs 0 .. %d only",
+				dir, cpu, COSCHED_DECISION_IDS_MAX - 1);
+		}
+		cpus[(*n)++] = (int) cpu;
+	}
+	closedir(dp);
+	qsort(cpus, (size_t) *n, sizeof(int), cmp_int);
+	return 0;
+}
+
+static int scan(cosched_cpufreq_t *c, cosched_error_t *err)
+{
+	int cpus[COSCHED_DECISION_IDS_MAX];
+	char real_cpudir[PATH_MAX], real[PATH_MAX], path[COSCHED_PATH_MAX];
+	int ncpus, first_cpu = -1;
+	size_t rlen;
+
+	if (!realpath(c->cpudir, real_cpudir))
+		return cosched_error_set(err, "no cpufreq under %s: %s",
+					 c->cpudir, strerror(errno));
+	rlen = strlen(real_cpudir);
+	if (list_cpus(c->cpudir, cpus, &ncpus, err))
+		return -1;
+	if (!ncpus)
+		return cosched_error_set(err,
+			"no cpufreq under %s: no cpuN directory", c->cpudir);
+	c->d = calloc(COSCHED_CPUFREQ_DOMAINS_MAX, sizeof(*c->d));
+	if (!c->d)
+		return cosched_error_set(err, "cpufreq: out of memory");
+	for (int i = 0; i < ncpus; i++) {
+		cosched_idset_t related;
+		struct stat st;
+		domain_t *dom = NULL;
+
+		if ((size_t) snprintf(path, sizeof(path), "%s/cpu%d/cpufreq",
+				      c->cpudir, cpus[i]) >= sizeof(path))
+			return cosched_error_set(err, "%s: path too long",
+						 c->cpudir);
+		if (stat(path, &st)) {
+			if (errno == ENOENT)
+				continue;	/* no cpufreq for this CPU */
+			return cosched_error_set(err, "%s: %s", path,
+						 strerror(errno));
+		}
+		if (!S_ISDIR(st.st_mode))
+			return cosched_error_set(err, "%s: not a directory",
+						 path);
+		/* The kernel's link to ../cpufreq/policyN is followed; a
+		 * link out of the cpu directory is not. */
+		if (!realpath(path, real))
+			return cosched_error_set(err, "%s: %s", path,
+						 strerror(errno));
+		if (strncmp(real, real_cpudir, rlen) || real[rlen] != '/')
+			return cosched_error_set(err,
+				"%s: leads out of %s (to %s)", path, c->cpudir,
+				COSCHED_QUOTE(real));
+		if (strlen(real) >= sizeof(dom->dir))
+			return cosched_error_set(err, "%s: path too long", path);
+		if (first_cpu < 0)
+			first_cpu = cpus[i];
+		if (read_cpus(real, &related, err))
+			return -1;
+		if (!cosched_idset_has(&related, cpus[i]))
+			return cosched_error_set(err,
+				"%s/related_cpus: does not list cpu%d itself",
+				real, cpus[i]);
+		for (int k = 0; k < c->n; k++)
+			if (idset_overlap(&c->d[k].pub.cpus, &related)) {
+				dom = &c->d[k];
+				break;
+			}
+		if (dom) {
+			char a[COSCHED_IDSET_TEXT_MAX], b[COSCHED_IDSET_TEXT_MAX];
+
+			if (idset_equal(&dom->pub.cpus, &related))
+				continue;
+			return cosched_error_set(err,
+				"%s/related_cpus: CPUs %s overlap another domain's %s",
+				real, cosched_idset_format(&related, a, sizeof(a)),
+				cosched_idset_format(&dom->pub.cpus, b, sizeof(b)));
+		}
+		if (c->n == COSCHED_CPUFREQ_DOMAINS_MAX)
+			return cosched_error_set(err,
+				"%s: more than %d frequency domains", c->cpudir,
+				COSCHED_CPUFREQ_DOMAINS_MAX);
+		dom = &c->d[c->n];
+		memset(dom, 0, sizeof(*dom));
+		snprintf(dom->dir, sizeof(dom->dir), "%s", real);
+		dom->pub.cpus = related;
+		dom->pub.id = first_id(&related);
+		if (read_domain(dom, err))
+			return -1;
+		c->n++;
+	}
+	if (!c->n)
+		return cosched_error_set(err,
+			"no cpufreq under %s: cpu%d/cpufreq missing", c->cpudir,
+			cpus[0]);
+	qsort(c->d, (size_t) c->n, sizeof(*c->d), cmp_domain);
+	return 0;
+}
+
+cosched_cpufreq_t *cosched_cpufreq_open(const char *root, cosched_error_t *err)
+{
+	cosched_cpufreq_t *c;
+	size_t len;
+
+	if (cosched_dir_path_check("SysfsRoot", root, COSCHED_PATH_MAX - 64,
+				   err))
+		return NULL;
+	c = calloc(1, sizeof(*c));
+	if (!c) {
+		cosched_error_set(err, "cpufreq: out of memory");
+		return NULL;
+	}
+	len = strlen(root);
+	while (len > 1 && root[len - 1] == '/')
+		len--;
+	snprintf(c->cpudir, sizeof(c->cpudir), "%.*s/sys/devices/system/cpu",
+		 (int) (len == 1 ? 0 : len), root);
+	if (scan(c, err)) {
+		cosched_cpufreq_close(c);
+		return NULL;
+	}
+	return c;
+}
+
+void cosched_cpufreq_close(cosched_cpufreq_t *c)
+{
+	if (!c)
+		return;
+	free(c->d);
+	free(c);
+}
+
+int cosched_cpufreq_ndomains(const cosched_cpufreq_t *c)
+{
+	return c->n;
+}
+
+const cosched_cpufreq_domain_t *cosched_cpufreq_domain(
+	const cosched_cpufreq_t *c, int index)
+{
+	if (index < 0 || index >= c->n)
+		return NULL;
+	return &c->d[index].pub;
+}
+
+int cosched_cpufreq_find(const cosched_cpufreq_t *c, int id)
+{
+	for (int i = 0; i < c->n; i++)
+		if (c->d[i].pub.id == id)
+			return i;
+	return -1;
+}
+
+int cosched_cpufreq_domains_of(const cosched_cpufreq_t *c,
+			       const cosched_idset_t *cpus, int *idx,
+			       cosched_error_t *err)
+{
+	bool taken[COSCHED_CPUFREQ_DOMAINS_MAX] = { false };
+	int n = 0;
+
+	for (int cpu = 0; cpu < COSCHED_DECISION_IDS_MAX; cpu++) {
+		int k;
+
+		if (!cosched_idset_has(cpus, cpu))
+			continue;
+		for (k = 0; k < c->n; k++)
+			if (cosched_idset_has(&c->d[k].pub.cpus, cpu))
+				break;
+		if (k == c->n)
+			return cosched_error_set(err,
+				"cpu%d: in no cpufreq domain under %s", cpu,
+				c->cpudir);
+		taken[k] = true;
+	}
+	for (int k = 0; k < c->n; k++)
+		if (taken[k])
+			idx[n++] = k;
+	return n;
+}
+
+/* "domain 8 (cpus 8-15)" */
+static const char *domain_name(const domain_t *dom, char *buf, size_t len)
+{
+	char cpus[COSCHED_IDSET_TEXT_MAX];
+
+	snprintf(buf, len, "cpufreq domain %d (cpus %s)", dom->pub.id,
+		 cosched_idset_format(&dom->pub.cpus, cpus, sizeof(cpus)));
+	return buf;
+}
+
+#define DOMAIN_NAME(dom) domain_name((dom), (char[96]){ 0 }, 96)
+
+static int bad_index(const cosched_cpufreq_t *c, int index,
+		     cosched_error_t *err)
+{
+	return cosched_error_set(err,
+		"cpufreq: domain index %d out of range (%d domains)", index,
+		c->n);
+}
+
+int cosched_cpufreq_read(const cosched_cpufreq_t *c, int index,
+			 cosched_cpufreq_setting_t *s, cosched_error_t *err)
+{
+	cosched_cpufreq_setting_t r;
+	const domain_t *dom;
+	char buf[ATTR_MAX];
+
+	if (index < 0 || index >= c->n)
+		return bad_index(c, index, err);
+	dom = &c->d[index];
+	memset(&r, 0, sizeof(r));
+	if (attr_read(dom->dir, "scaling_governor", buf, sizeof(buf), NULL,
+		      err))
+		return -1;
+	if (!governor_name_ok(buf, strlen(buf)))
+		return malformed(dom->dir, "scaling_governor", buf,
+				 "a governor name ([a-z0-9_], at most 31 bytes)",
+				 err);
+	snprintf(r.governor, sizeof(r.governor), "%s", buf);
+	if (read_khz(dom->dir, "scaling_min_freq", &r.min_khz, err) ||
+	    read_khz(dom->dir, "scaling_max_freq", &r.max_khz, err))
+		return -1;
+	if (!strcmp(r.governor, "userspace") &&
+	    read_khz(dom->dir, "scaling_setspeed", &r.setspeed_khz, err))
+		return -1;
+	*s = r;
+	return 0;
+}
+
+static bool listed(const domain_t *dom, long khz)
+{
+	for (int i = 0; i < dom->pub.nfreqs; i++)
+		if (dom->pub.freqs_khz[i] == khz)
+			return true;
+	return false;
+}
+
+int cosched_cpufreq_check(const cosched_cpufreq_t *c, int index,
+			  const cosched_cpufreq_setting_t *s,
+			  cosched_error_t *err)
+{
+	const domain_t *dom;
+	const cosched_cpufreq_domain_t *d;
+	struct {
+		const char *name;
+		long khz;
+	} f[] = { { "min", s->min_khz }, { "max", s->max_khz } };
+	int g;
+
+	if (index < 0 || index >= c->n)
+		return bad_index(c, index, err);
+	dom = &c->d[index];
+	d = &dom->pub;
+	for (g = 0; g < d->ngovernors; g++)
+		if (!strcmp(d->governors[g], s->governor))
+			break;
+	if (g == d->ngovernors) {
+		char avail[COSCHED_CPUFREQ_GOVERNORS_MAX *
+			   (COSCHED_CPUFREQ_GOVERNOR_MAX + 1) + 1] = "";
+		for (g = 0; g < d->ngovernors; g++) {
+			strcat(avail, g ? " " : "");
+			strcat(avail, d->governors[g]);
+		}
+		return cosched_error_set(err,
+			"%s: governor %s not available (available: %s)",
+			DOMAIN_NAME(dom), COSCHED_QUOTE(s->governor), avail);
+	}
+	for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++)
+		if (f[i].khz < d->cpuinfo_min_khz ||
+		    f[i].khz > d->cpuinfo_max_khz)
+			return cosched_error_set(err,
+				"%s: %s=%ld kHz out of range (%ld .. %ld kHz)",
+				DOMAIN_NAME(dom), f[i].name, f[i].khz,
+				d->cpuinfo_min_khz, d->cpuinfo_max_khz);
+	if (s->min_khz > s->max_khz)
+		return cosched_error_set(err,
+			"%s: min=%ld kHz above max=%ld kHz", DOMAIN_NAME(dom),
+			s->min_khz, s->max_khz);
+	if (s->setspeed_khz == 0)
+		return 0;
+	if (strcmp(s->governor, "userspace"))
+		return cosched_error_set(err,
+			"%s: setspeed=%ld kHz with governor %s (only userspace takes a speed)",
+			DOMAIN_NAME(dom), s->setspeed_khz,
+			COSCHED_QUOTE(s->governor));
+	if (s->setspeed_khz < s->min_khz || s->setspeed_khz > s->max_khz)
+		return cosched_error_set(err,
+			"%s: setspeed=%ld kHz out of range (min=%ld .. max=%ld kHz)",
+			DOMAIN_NAME(dom), s->setspeed_khz, s->min_khz,
+			s->max_khz);
+	if (d->nfreqs && !listed(dom, s->setspeed_khz))
+		return cosched_error_set(err,
+			"%s: setspeed=%ld kHz is not an available frequency (%ld .. %ld kHz, %d listed)",
+			DOMAIN_NAME(dom), s->setspeed_khz, d->freqs_khz[0],
+			d->freqs_khz[d->nfreqs - 1], d->nfreqs);
+	return 0;
+}
+
+static int write_khz(const domain_t *dom, const char *name, long khz,
+		     cosched_error_t *err)
+{
+	char v[24];
+
+	snprintf(v, sizeof(v), "%ld", khz);
+	return attr_write(dom->dir, name, v, err);
+}
+
+int cosched_cpufreq_write(const cosched_cpufreq_t *c, int index,
+			  const cosched_cpufreq_setting_t *s,
+			  cosched_error_t *err)
+{
+	const domain_t *dom;
+	long cur_max;
+
+	if (cosched_cpufreq_check(c, index, s, err))
+		return -1;
+	dom = &c->d[index];
+	if (read_khz(dom->dir, "scaling_max_freq", &cur_max, err) ||
+	    attr_write(dom->dir, "scaling_governor", s->governor, err))
+		return -1;
+	/* The kernel refuses a minimum above the current maximum: when the
+	 * new range lies above the current one, raise the maximum first;
+	 * otherwise lower (or set) the minimum first.  Either way the range
+	 * is widened before it is narrowed. */
+	if (s->min_khz > cur_max) {
+		if (write_khz(dom, "scaling_max_freq", s->max_khz, err) ||
+		    write_khz(dom, "scaling_min_freq", s->min_khz, err))
+			return -1;
+	} else {
+		if (write_khz(dom, "scaling_min_freq", s->min_khz, err) ||
+		    write_khz(dom, "scaling_max_freq", s->max_khz, err))
+			return -1;
+	}
+	if (!strcmp(s->governor, "userspace") && s->setspeed_khz > 0 &&
+	    write_khz(dom, "scaling_setspeed", s->setspeed_khz, err))
+		return -1;
+	return 0;
+}
+
+char *cosched_cpufreq_setting_format(const cosched_cpufreq_setting_t *s,
+				     char *buf, size_t len)
+{
+	if (s->setspeed_khz > 0)
+		snprintf(buf, len, "governor=%s min=%ld max=%ld setspeed=%ld",
+			 s->governor, s->min_khz, s->max_khz, s->setspeed_khz);
+	else
+		snprintf(buf, len, "governor=%s min=%ld max=%ld", s->governor,
+			 s->min_khz, s->max_khz);
+	return buf;
+}

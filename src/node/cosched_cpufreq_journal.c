@@ -1,0 +1,1280 @@
+/*
+ * cosched_cpufreq_journal.c - the node's record of every cpufreq change
+ * cosched made (see the header for the protocol and the text form).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "src/libcosched/cosched_file.h"
+#include "src/libcosched/cosched_text.h"
+#include "cosched_cpufreq_journal.h"
+
+#define JOURNAL_TAG "cosched-cpufreq-journal/"
+#define JOURNAL_SCHEMA 1
+#define JOURNAL_BYTES_MAX (64u << 20)
+#define LOCK_SUFFIX ".lock"
+#define TMP_SUFFIX ".tmp"
+#define BAD_INFIX ".bad."
+#define BOOT_ID_LEN 36
+#define LOCK_WAIT_MS 10000
+#define LINE_MAX_BYTES (COSCHED_IDSET_TEXT_MAX + 256)
+
+typedef struct {
+	int id;
+	cosched_idset_t cpus;
+	cosched_cpufreq_setting_t orig;
+	int n, cap;
+	cosched_cpufreq_holder_t *h;
+	bool touched;		/* holders changed: resolve and write */
+	bool added;		/* the acquiring holder joined in this call */
+	bool failed;		/* counted in outcome.failed in this call */
+} jdom_t;
+
+typedef struct {
+	char boot[BOOT_ID_LEN + 1];	/* "-" when unknown */
+	int n;
+	jdom_t *d;		/* COSCHED_CPUFREQ_DOMAINS_MAX, ascending id */
+} journal_t;
+
+/* Problems of one call: the first message, and how many there were. */
+typedef struct {
+	cosched_error_t *err;
+	int count;
+} problems_t;
+
+static void problem(problems_t *p, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void problem(problems_t *p, const char *fmt, ...)
+{
+	char msg[COSCHED_ERROR_MSG_LEN];
+	va_list ap;
+
+	if (p->count++)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	cosched_error_set(p->err, "%s", msg);
+}
+
+/* Finish: "(and N more problems)" when there were several; -1 when any. */
+static int problems_end(problems_t *p)
+{
+	char msg[COSCHED_ERROR_MSG_LEN];
+
+	if (!p->count)
+		return 0;
+	if (p->count > 1 && p->err) {
+		snprintf(msg, sizeof(msg), "%s", p->err->msg);
+		cosched_error_set(p->err, "%s (and %d more problems)", msg,
+				  p->count - 1);
+	}
+	return -1;
+}
+
+/* ---- processes -------------------------------------------------------- */
+
+/* /proc/PID/stat: state and start time (field 22).  -1 with errno. */
+static int proc_stat(pid_t pid, char *state, unsigned long long *start)
+{
+	char path[64], buf[4096];
+	const char *p;
+	size_t got;
+	FILE *f;
+	int field;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int) pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	got = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[got] = '\0';
+	/* The command name may hold anything, ')' included: the fields
+	 * start after the last ')'. */
+	p = strrchr(buf, ')');
+	if (!p || p[1] != ' ') {
+		errno = EINVAL;
+		return -1;
+	}
+	p += 2;
+	*state = *p;
+	for (field = 3; field < 22 && p; field++) {
+		p = strchr(p, ' ');
+		if (p)
+			p++;
+	}
+	if (!p || *p < '0' || *p > '9') {
+		errno = EINVAL;
+		return -1;
+	}
+	*start = strtoull(p, NULL, 10);
+	return 0;
+}
+
+int cosched_cpufreq_holder_self(cosched_cpufreq_holder_t *h, uint32_t job_id,
+				uint32_t step_id, cosched_error_t *err)
+{
+	char state;
+
+	memset(h, 0, sizeof(*h));
+	h->job_id = job_id;
+	h->step_id = step_id;
+	h->pid = getpid();
+	if (proc_stat(h->pid, &state, &h->start_time))
+		return cosched_error_set(err,
+			"/proc/%d/stat: cannot read the start time: %s",
+			(int) h->pid, strerror(errno));
+	return 0;
+}
+
+int cosched_cpufreq_holder_alive(const cosched_cpufreq_holder_t *h)
+{
+	unsigned long long start;
+	char state;
+
+	if (h->pid <= 0)
+		return 0;
+	if (proc_stat(h->pid, &state, &start))
+		/* Gone; anything else (a /proc we may not read) counts as
+		 * alive: a running job's setting is never taken away on a
+		 * guess. */
+		return errno == ENOENT || errno == ESRCH ? 0 : 1;
+	if (state == 'Z' || state == 'X')
+		return 0;	/* exited, not yet reaped */
+	return start == h->start_time;
+}
+
+/* The kernel's boot id, so that a journal from a previous boot (whose
+ * settings the kernel has since reset) is not replayed; "-" unknown. */
+static void boot_id(char *buf)
+{
+	FILE *f = fopen("/proc/sys/kernel/random/boot_id", "re");
+	char line[64] = "";
+	size_t n;
+
+	strcpy(buf, "-");
+	if (!f)
+		return;
+	if (fgets(line, sizeof(line), f)) {
+		n = strcspn(line, "\n");
+		line[n] = '\0';
+		if (n == BOOT_ID_LEN &&
+		    strspn(line, "0123456789abcdef-") == BOOT_ID_LEN)
+			strcpy(buf, line);
+	}
+	fclose(f);
+}
+
+/* ---- the journal in memory -------------------------------------------- */
+
+static journal_t *journal_new(void)
+{
+	journal_t *j = calloc(1, sizeof(*j));
+
+	if (j)
+		j->d = calloc(COSCHED_CPUFREQ_DOMAINS_MAX, sizeof(*j->d));
+	if (j && !j->d) {
+		free(j);
+		j = NULL;
+	}
+	if (j)
+		strcpy(j->boot, "-");
+	return j;
+}
+
+static void journal_free(journal_t *j)
+{
+	if (!j)
+		return;
+	for (int i = 0; i < j->n; i++)
+		free(j->d[i].h);
+	free(j->d);
+	free(j);
+}
+
+static void domain_remove(journal_t *j, int i)
+{
+	free(j->d[i].h);
+	memmove(&j->d[i], &j->d[i + 1], (size_t) (j->n - i - 1) *
+		sizeof(j->d[0]));
+	j->n--;
+}
+
+/* The entry of domain id, added (ascending) when absent and add. */
+static jdom_t *domain_get(journal_t *j, int id, bool add)
+{
+	int i;
+
+	for (i = 0; i < j->n && j->d[i].id < id; i++)
+		;
+	if (i < j->n && j->d[i].id == id)
+		return &j->d[i];
+	if (!add || j->n == COSCHED_CPUFREQ_DOMAINS_MAX)
+		return NULL;
+	memmove(&j->d[i + 1], &j->d[i], (size_t) (j->n - i) * sizeof(j->d[0]));
+	memset(&j->d[i], 0, sizeof(j->d[0]));
+	j->d[i].id = id;
+	j->n++;
+	return &j->d[i];
+}
+
+static int holder_add(jdom_t *d, const cosched_cpufreq_holder_t *h)
+{
+	if (d->n == d->cap) {
+		int cap = d->cap ? 2 * d->cap : 4;
+		cosched_cpufreq_holder_t *nh;
+
+		if (d->n == COSCHED_CPUFREQ_HOLDERS_MAX)
+			return -1;
+		if (cap > COSCHED_CPUFREQ_HOLDERS_MAX)
+			cap = COSCHED_CPUFREQ_HOLDERS_MAX;
+		nh = realloc(d->h, (size_t) cap * sizeof(*nh));
+		if (!nh)
+			return -1;
+		d->h = nh;
+		d->cap = cap;
+	}
+	d->h[d->n++] = *h;
+	return 0;
+}
+
+static void holder_remove(jdom_t *d, int k)
+{
+	memmove(&d->h[k], &d->h[k + 1], (size_t) (d->n - k - 1) *
+		sizeof(d->h[0]));
+	d->n--;
+}
+
+static int holder_find(const jdom_t *d, uint32_t job_id, uint32_t step_id)
+{
+	for (int k = 0; k < d->n; k++)
+		if (d->h[k].job_id == job_id && d->h[k].step_id == step_id)
+			return k;
+	return -1;
+}
+
+/* ---- the text form ---------------------------------------------------- */
+
+static void format_domain(char *buf, size_t len, const jdom_t *d)
+{
+	char cpus[COSCHED_IDSET_TEXT_MAX];
+
+	snprintf(buf, len,
+		 "domain id=%d cpus=%s governor=%s min=%ld max=%ld setspeed=%ld\n",
+		 d->id, cosched_idset_format(&d->cpus, cpus, sizeof(cpus)),
+		 d->orig.governor, d->orig.min_khz, d->orig.max_khz,
+		 d->orig.setspeed_khz);
+}
+
+static void format_holder(char *buf, size_t len,
+			  const cosched_cpufreq_holder_t *h)
+{
+	snprintf(buf, len,
+		 "holder job=%" PRIu32 " step=%" PRIu32
+		 " pid=%d start=%llu governor=%s freq=%ld\n",
+		 h->job_id, h->step_id, (int) h->pid, h->start_time,
+		 h->governor[0] ? h->governor : "-", h->freq_khz);
+}
+
+/* The whole file, malloc'd. */
+static char *journal_format(const journal_t *j)
+{
+	size_t cap = 4096, len = 0;
+	char *out = malloc(cap), line[LINE_MAX_BYTES];
+	int nholders = 0;
+
+	if (!out)
+		return NULL;
+#define APPEND(s) do { \
+		size_t l_ = strlen(s); \
+		if (len + l_ + 1 > cap) { \
+			char *n_; \
+			while (len + l_ + 1 > cap) \
+				cap *= 2; \
+			n_ = realloc(out, cap); \
+			if (!n_) { \
+				free(out); \
+				return NULL; \
+			} \
+			out = n_; \
+		} \
+		memcpy(out + len, s, l_ + 1); \
+		len += l_; \
+	} while (0)
+	snprintf(line, sizeof(line), JOURNAL_TAG "%d boot=%s\n",
+		 JOURNAL_SCHEMA, j->boot);
+	APPEND(line);
+	for (int i = 0; i < j->n; i++) {
+		format_domain(line, sizeof(line), &j->d[i]);
+		APPEND(line);
+		for (int k = 0; k < j->d[i].n; k++) {
+			format_holder(line, sizeof(line), &j->d[i].h[k]);
+			APPEND(line);
+			nholders++;
+		}
+	}
+	snprintf(line, sizeof(line), "end domains=%d holders=%d\n", j->n,
+		 nholders);
+	APPEND(line);
+#undef APPEND
+	return out;
+}
+
+/* Split "WORD k1=v1 k2=v2 ..." into the values of exactly these keys, in
+ * this order (the line is modified). */
+static int fields(char *line, const char *word, const char *const *keys,
+		  int nkeys, char **vals)
+{
+	char *p = line, *sp;
+	size_t wl = strlen(word);
+
+	if (strncmp(p, word, wl) || p[wl] != ' ')
+		return -1;
+	p += wl + 1;
+	for (int i = 0; i < nkeys; i++) {
+		size_t kl = strlen(keys[i]);
+
+		if (strncmp(p, keys[i], kl) || p[kl] != '=')
+			return -1;
+		vals[i] = p + kl + 1;
+		sp = strchr(vals[i], ' ');
+		if ((sp != NULL) != (i < nkeys - 1))
+			return -1;
+		if (sp) {
+			*sp = '\0';
+			p = sp + 1;
+		}
+		if (!*vals[i])
+			return -1;
+	}
+	return 0;
+}
+
+/* Lenient number parsers: the canonical form is checked by formatting
+ * the parsed line again and comparing. */
+static int num_ull(const char *s, unsigned long long max,
+		   unsigned long long *out)
+{
+	char *end;
+
+	if (*s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	*out = strtoull(s, &end, 10);
+	return errno || *end || *out > max ? -1 : 0;
+}
+
+static int num_long(const char *s, long max, long *out)
+{
+	unsigned long long v;
+
+	if (num_ull(s, (unsigned long long) max, &v))
+		return -1;
+	*out = (long) v;
+	return 0;
+}
+
+static bool governor_ok(const char *s)
+{
+	size_t n = strlen(s);
+
+	return n >= 1 && n <= COSCHED_CPUFREQ_GOVERNOR_MAX &&
+	       strspn(s, "abcdefghijklmnopqrstuvwxyz0123456789_") == n;
+}
+
+static int parse_cpus(const char *s, cosched_idset_t *set)
+{
+	const char *p = s;
+
+	cosched_idset_clear(set);
+	while (*p) {
+		char *end;
+		long a, b;
+
+		if (*p < '0' || *p > '9')
+			return -1;
+		a = strtol(p, &end, 10);
+		b = a;
+		if (*end == '-') {
+			if (end[1] < '0' || end[1] > '9')
+				return -1;
+			b = strtol(end + 1, &end, 10);
+		}
+		if (a > b || b >= COSCHED_DECISION_IDS_MAX)
+			return -1;
+		for (long i = a; i <= b; i++)
+			cosched_idset_add(set, (int) i, NULL);
+		if (*end == ',' && end[1])
+			end++;
+		else if (*end)
+			return -1;
+		p = end;
+	}
+	return cosched_idset_count(set) ? 0 : -1;
+}
+
+static int parse_domain(char *line, jdom_t *d)
+{
+	static const char *const keys[] = { "id", "cpus", "governor", "min",
+					    "max", "setspeed" };
+	char *v[6], again[LINE_MAX_BYTES], copy[LINE_MAX_BYTES];
+	long id;
+
+	snprintf(copy, sizeof(copy), "%s\n", line);
+	memset(d, 0, sizeof(*d));
+	if (fields(line, "domain", keys, 6, v) ||
+	    num_long(v[0], COSCHED_DECISION_IDS_MAX - 1, &id) ||
+	    parse_cpus(v[1], &d->cpus) || !governor_ok(v[2]) ||
+	    num_long(v[3], 100000000L, &d->orig.min_khz) ||
+	    num_long(v[4], 100000000L, &d->orig.max_khz) ||
+	    num_long(v[5], 100000000L, &d->orig.setspeed_khz))
+		return -1;
+	d->id = (int) id;
+	snprintf(d->orig.governor, sizeof(d->orig.governor), "%s", v[2]);
+	if (!d->orig.min_khz || d->orig.min_khz > d->orig.max_khz ||
+	    !cosched_idset_has(&d->cpus, d->id) ||
+	    (d->orig.setspeed_khz != 0) !=
+	    !strcmp(d->orig.governor, "userspace"))
+		return -1;
+	for (int i = 0; i < d->id; i++)
+		if (cosched_idset_has(&d->cpus, i))
+			return -1;	/* the id is the first CPU */
+	format_domain(again, sizeof(again), d);
+	return strcmp(again, copy) ? -1 : 0;
+}
+
+static int parse_holder(char *line, cosched_cpufreq_holder_t *h)
+{
+	static const char *const keys[] = { "job", "step", "pid", "start",
+					    "governor", "freq" };
+	char *v[6], again[LINE_MAX_BYTES], copy[LINE_MAX_BYTES];
+	unsigned long long job, step, pid;
+
+	snprintf(copy, sizeof(copy), "%s\n", line);
+	memset(h, 0, sizeof(*h));
+	if (fields(line, "holder", keys, 6, v) ||
+	    num_ull(v[0], UINT32_MAX, &job) ||
+	    num_ull(v[1], UINT32_MAX, &step) ||
+	    num_ull(v[2], INT_MAX, &pid) || pid == 0 ||
+	    num_ull(v[3], ULLONG_MAX, &h->start_time) ||
+	    (strcmp(v[4], "-") && !governor_ok(v[4])) ||
+	    num_long(v[5], 100000000L, &h->freq_khz))
+		return -1;
+	h->job_id = (uint32_t) job;
+	h->step_id = (uint32_t) step;
+	h->pid = (pid_t) pid;
+	if (strcmp(v[4], "-"))
+		snprintf(h->governor, sizeof(h->governor), "%s", v[4]);
+	format_holder(again, sizeof(again), h);
+	return strcmp(again, copy) ? -1 : 0;
+}
+
+/* Parse the whole file; on error *lineno and err say where. */
+static int journal_parse(char *text, journal_t *j, cosched_error_t *err)
+{
+	char *line = text, *nl, tag[64];
+	int lineno = 0, nholders = 0, end_domains, end_holders;
+	bool ended = false;
+	jdom_t *cur = NULL;
+
+	while (*line) {
+		nl = strchr(line, '\n');
+		if (!nl)
+			return cosched_error_set(err,
+				"line %d: no newline at the end of the file (cut short?)",
+				lineno + 1);
+		*nl = '\0';
+		lineno++;
+		if (ended)
+			return cosched_error_set(err,
+				"line %d: %s after the end line", lineno,
+				COSCHED_QUOTE(line));
+		if (strlen(line) >= LINE_MAX_BYTES - 2)
+			return cosched_error_set(err, "line %d: too long",
+						 lineno);
+		if (lineno == 1) {
+			int n = 0;
+
+			snprintf(tag, sizeof(tag), JOURNAL_TAG "%d boot=",
+				 JOURNAL_SCHEMA);
+			if (strncmp(line, JOURNAL_TAG, strlen(JOURNAL_TAG)))
+				return cosched_error_set(err,
+					"line 1: %s is not a cosched cpufreq journal (expected %s...)",
+					COSCHED_QUOTE(line), tag);
+			if (strncmp(line, tag, strlen(tag)))
+				return cosched_error_set(err,
+					"line 1: %s: schema version not %d",
+					COSCHED_QUOTE(line), JOURNAL_SCHEMA);
+			n = (int) strlen(line + strlen(tag));
+			if (!(strcmp(line + strlen(tag), "-") == 0 ||
+			      (n == BOOT_ID_LEN &&
+			       strspn(line + strlen(tag),
+				      "0123456789abcdef-") == BOOT_ID_LEN)))
+				return cosched_error_set(err,
+					"line 1: invalid boot id in %s",
+					COSCHED_QUOTE(line));
+			strcpy(j->boot, line + strlen(tag));
+		} else if (!strncmp(line, "domain ", 7)) {
+			jdom_t d;
+			char quoted[COSCHED_QUOTE_BUF];
+
+			cosched_quote(quoted, sizeof(quoted), line);
+			if (parse_domain(line, &d))
+				return cosched_error_set(err,
+					"line %d: invalid domain line %s",
+					lineno, quoted);
+			if (j->n && j->d[j->n - 1].id >= d.id)
+				return cosched_error_set(err,
+					"line %d: domain %d out of order or twice",
+					lineno, d.id);
+			for (int i = 0; i < j->n; i++)
+				for (size_t w = 0; w < sizeof(d.cpus.bits) /
+				     sizeof(d.cpus.bits[0]); w++)
+					if (j->d[i].cpus.bits[w] &
+					    d.cpus.bits[w])
+						return cosched_error_set(err,
+							"line %d: domain %d shares CPUs with domain %d",
+							lineno, d.id,
+							j->d[i].id);
+			if (j->n == COSCHED_CPUFREQ_DOMAINS_MAX)
+				return cosched_error_set(err,
+					"line %d: more than %d domains",
+					lineno, COSCHED_CPUFREQ_DOMAINS_MAX);
+			j->d[j->n] = d;
+			cur = &j->d[j->n++];
+		} else if (!strncmp(line, "holder ", 7)) {
+			cosched_cpufreq_holder_t h;
+			char quoted[COSCHED_QUOTE_BUF];
+
+			cosched_quote(quoted, sizeof(quoted), line);
+			if (parse_holder(line, &h))
+				return cosched_error_set(err,
+					"line %d: invalid holder line %s",
+					lineno, quoted);
+			if (!cur)
+				return cosched_error_set(err,
+					"line %d: holder before any domain",
+					lineno);
+			if (holder_find(cur, h.job_id, h.step_id) >= 0)
+				return cosched_error_set(err,
+					"line %d: holder job %" PRIu32
+					" step %" PRIu32 " twice in domain %d",
+					lineno, h.job_id, h.step_id, cur->id);
+			if (holder_add(cur, &h))
+				return cosched_error_set(err,
+					"line %d: more than %d holders in domain %d",
+					lineno, COSCHED_CPUFREQ_HOLDERS_MAX,
+					cur->id);
+			nholders++;
+		} else if (!strncmp(line, "end ", 4)) {
+			char again[64];
+
+			if (sscanf(line, "end domains=%d holders=%d",
+				   &end_domains, &end_holders) != 2)
+				end_domains = end_holders = -1;
+			snprintf(again, sizeof(again),
+				 "end domains=%d holders=%d", end_domains,
+				 end_holders);
+			if (strcmp(again, line) || end_domains != j->n ||
+			    end_holders != nholders)
+				return cosched_error_set(err,
+					"line %d: %s does not match the %d domains and %d holders above",
+					lineno, COSCHED_QUOTE(line), j->n,
+					nholders);
+			ended = true;
+		} else {
+			return cosched_error_set(err,
+				"line %d: unknown line %s", lineno,
+				COSCHED_QUOTE(line));
+		}
+		line = nl + 1;
+	}
+	if (!lineno)
+		return cosched_error_set(err, "empty file");
+	if (!ended)
+		return cosched_error_set(err,
+			"no end line after line %d (cut short?)", lineno);
+	return 0;
+}
+
+/* ---- files ------------------------------------------------------------- */
+
+static int path_in(char *buf, size_t len, const char *dir, const char *name,
+		   const char *suffix, cosched_error_t *err)
+{
+	if ((size_t) snprintf(buf, len, "%s/%s%s", dir, name, suffix) >= len)
+		return cosched_error_set(err, "%s: path too long", dir);
+	return 0;
+}
+
+static int fsync_dir(const char *dir, cosched_error_t *err)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd < 0 || fsync(fd)) {
+		int saved = errno;
+		if (fd >= 0)
+			close(fd);
+		return cosched_error_set(err, "%s: fsync: %s", dir,
+					 strerror(saved));
+	}
+	close(fd);
+	return 0;
+}
+
+/* DIR exists (created 0700 when missing) and is a directory, not a
+ * link. */
+static int dir_ready(const char *dir, cosched_error_t *err)
+{
+	struct stat st;
+
+	if (cosched_dir_path_check("cpufreq journal directory", dir,
+				   COSCHED_PATH_MAX - 64, err))
+		return -1;
+	if (lstat(dir, &st)) {
+		if (errno != ENOENT)
+			return cosched_error_set(err, "%s: %s", dir,
+						 strerror(errno));
+		if (mkdir(dir, 0700) && errno != EEXIST)
+			return cosched_error_set(err, "%s: cannot create: %s",
+						 dir, strerror(errno));
+		if (lstat(dir, &st))
+			return cosched_error_set(err, "%s: %s", dir,
+						 strerror(errno));
+	}
+	if (S_ISLNK(st.st_mode))
+		return cosched_error_set(err,
+			"%s: is a symbolic link (not followed)", dir);
+	if (!S_ISDIR(st.st_mode))
+		return cosched_error_set(err, "%s: not a directory", dir);
+	return 0;
+}
+
+/* The lock (flock on DIR/cpufreq.journal.lock), waited for at most
+ * LOCK_WAIT_MS.  Returns its descriptor. */
+static int lock_take(const char *dir, cosched_error_t *err)
+{
+	char path[COSCHED_PATH_MAX];
+	int fd;
+
+	if (path_in(path, sizeof(path), dir, COSCHED_CPUFREQ_JOURNAL_FILE,
+		    LOCK_SUFFIX, err))
+		return -1;
+	fd = cosched_open_regular(path, O_RDWR | O_CREAT, 0600, err);
+	if (fd < 0)
+		return -1;
+	for (int waited = 0;; waited += 10) {
+		if (!flock(fd, LOCK_EX | LOCK_NB))
+			return fd;
+		if (errno != EWOULDBLOCK && errno != EINTR) {
+			int saved = errno;
+			close(fd);
+			return cosched_error_set(err, "%s: flock: %s", path,
+						 strerror(saved));
+		}
+		if (waited >= LOCK_WAIT_MS) {
+			close(fd);
+			return cosched_error_set(err,
+				"%s: still locked by another process after %d s",
+				path, LOCK_WAIT_MS / 1000);
+		}
+		nanosleep(&(struct timespec){ 0, 10 * 1000 * 1000 }, NULL);
+	}
+}
+
+/* A journal kept aside (cpufreq.journal.bad.*) in DIR: its name. */
+static bool kept_aside(const char *dir, char *name, size_t len)
+{
+	const char *prefix = COSCHED_CPUFREQ_JOURNAL_FILE BAD_INFIX;
+	struct dirent *e;
+	DIR *dp = opendir(dir);
+	bool found = false;
+
+	if (!dp)
+		return false;
+	while (!found && (e = readdir(dp)))
+		if (!strncmp(e->d_name, prefix, strlen(prefix))) {
+			snprintf(name, len, "%s", e->d_name);
+			found = true;
+		}
+	closedir(dp);
+	return found;
+}
+
+/* Move the unreadable journal to cpufreq.journal.bad.TIME[.N] (never
+ * over another), so that nothing overwrites the originals it may hold. */
+static int keep_aside(const char *dir, const char *path, char *bad,
+		      size_t len, cosched_error_t *err)
+{
+	long long now = (long long) time(NULL);
+
+	for (int i = 0; i < 1000; i++) {
+		char suffix[64];
+
+		if (i)
+			snprintf(suffix, sizeof(suffix), BAD_INFIX "%lld.%d",
+				 now, i);
+		else
+			snprintf(suffix, sizeof(suffix), BAD_INFIX "%lld",
+				 now);
+		if (path_in(bad, len, dir, COSCHED_CPUFREQ_JOURNAL_FILE,
+			    suffix, err))
+			return -1;
+		if (!link(path, bad)) {
+			if (unlink(path))
+				return cosched_error_set(err,
+					"%s: cannot remove after keeping it as %s: %s",
+					path, bad, strerror(errno));
+			return fsync_dir(dir, err);
+		}
+		if (errno != EEXIST)
+			return cosched_error_set(err,
+				"%s: cannot keep it as %s: %s", path, bad,
+				strerror(errno));
+	}
+	return cosched_error_set(err, "%s: cannot find a free name to keep it",
+				 path);
+}
+
+/* Load DIR's journal (none: empty).  A journal that does not parse is
+ * kept aside and reported (-1). */
+static int journal_load(const char *dir, journal_t *j, cosched_error_t *err)
+{
+	char path[COSCHED_PATH_MAX], bad[COSCHED_PATH_MAX];
+	cosched_error_t perr;
+	char *text;
+	int missing;
+
+	if (path_in(path, sizeof(path), dir, COSCHED_CPUFREQ_JOURNAL_FILE, "",
+		    err))
+		return -1;
+	text = cosched_read_file(path, JOURNAL_BYTES_MAX, &missing, &perr);
+	if (!text) {
+		if (missing)
+			return 0;
+		return cosched_error_set(err, "%s", perr.msg);
+	}
+	if (!journal_parse(text, j, &perr)) {
+		free(text);
+		return 0;
+	}
+	free(text);
+	for (int i = 0; i < j->n; i++)
+		free(j->d[i].h);
+	j->n = 0;
+	if (keep_aside(dir, path, bad, sizeof(bad), err))
+		return cosched_error_prefix(err, "corrupt cpufreq journal");
+	return cosched_error_set(err,
+		"%s: corrupt cpufreq journal (%s), kept as %s: the original settings it names were not restored; restore them by hand and remove it (cosched changes no frequency on this node until then)",
+		path, perr.msg, bad);
+}
+
+/* Write the journal atomically: temporary file, fsync, rename, fsync of
+ * the directory. */
+static int journal_store(const char *dir, const journal_t *j,
+			 cosched_error_t *err)
+{
+	char path[COSCHED_PATH_MAX], tmp[COSCHED_PATH_MAX];
+	char *text = journal_format(j);
+	size_t len, off = 0;
+	int fd, saved;
+
+	if (!text)
+		return cosched_error_set(err, "cpufreq journal: out of memory");
+	if (path_in(path, sizeof(path), dir, COSCHED_CPUFREQ_JOURNAL_FILE, "",
+		    err) ||
+	    path_in(tmp, sizeof(tmp), dir, COSCHED_CPUFREQ_JOURNAL_FILE,
+		    TMP_SUFFIX, err)) {
+		free(text);
+		return -1;
+	}
+	if (unlink(tmp) && errno != ENOENT) {
+		saved = errno;
+		free(text);
+		return cosched_error_set(err, "%s: cannot remove: %s", tmp,
+					 strerror(saved));
+	}
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		  0600);
+	if (fd < 0) {
+		saved = errno;
+		free(text);
+		return cosched_error_set(err, "%s: cannot create: %s", tmp,
+					 strerror(saved));
+	}
+	len = strlen(text);
+	while (off < len) {
+		ssize_t w = write(fd, text + off, len - off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			break;
+		off += (size_t) w;
+	}
+	saved = errno;
+	free(text);
+	if (off < len || fsync(fd)) {
+		if (off == len)
+			saved = errno;
+		close(fd);
+		unlink(tmp);
+		return cosched_error_set(err, "%s: cannot write: %s", tmp,
+					 strerror(saved));
+	}
+	if (close(fd) || rename(tmp, path)) {
+		saved = errno;
+		unlink(tmp);
+		return cosched_error_set(err, "%s: cannot write: %s", path,
+					 strerror(saved));
+	}
+	return fsync_dir(dir, err);
+}
+
+/* ---- resolution -------------------------------------------------------- */
+
+/* The documented rule (header, cosched(8) "CPU FREQUENCY"). */
+static void resolve(const jdom_t *d, cosched_cpufreq_setting_t *s)
+{
+	bool perf = false, any = false;
+	long f = 0;
+
+	for (int k = 0; k < d->n; k++) {
+		const cosched_cpufreq_holder_t *h = &d->h[k];
+		bool none = !h->governor[0] && !h->freq_khz;
+		const char *g = none ? d->orig.governor :
+				h->governor[0] ? h->governor : "userspace";
+		long hf = none || !h->freq_khz ? d->orig.max_khz : h->freq_khz;
+
+		any = any || !none;
+		perf = perf || !strcmp(g, "performance");
+		if (hf > f)
+			f = hf;
+	}
+	memset(s, 0, sizeof(*s));
+	if (!any) {
+		*s = d->orig;
+	} else if (perf) {
+		snprintf(s->governor, sizeof(s->governor), "performance");
+		s->min_khz = d->orig.min_khz;
+		s->max_khz = d->orig.max_khz;
+	} else {
+		snprintf(s->governor, sizeof(s->governor), "userspace");
+		s->min_khz = d->orig.min_khz < f ? d->orig.min_khz : f;
+		s->max_khz = f;
+		s->setspeed_khz = f;
+	}
+}
+
+/* The index in c of the journal's domain d, or -1 (reported) when this
+ * node has no such domain now. */
+static int node_domain(const cosched_cpufreq_t *c, const jdom_t *d,
+		       problems_t *p)
+{
+	char a[COSCHED_IDSET_TEXT_MAX], b[COSCHED_IDSET_TEXT_MAX];
+	int k = cosched_cpufreq_find(c, d->id);
+
+	if (k < 0) {
+		problem(p,
+			"cpufreq journal: domain %d (cpus %s) is not on this node any more: entry kept, its originals (governor=%s min=%ld max=%ld) not restored",
+			d->id, cosched_idset_format(&d->cpus, a, sizeof(a)),
+			d->orig.governor, d->orig.min_khz, d->orig.max_khz);
+		return -1;
+	}
+	if (memcmp(&cosched_cpufreq_domain(c, k)->cpus, &d->cpus,
+		   sizeof(d->cpus))) {
+		problem(p,
+			"cpufreq journal: domain %d was cpus %s, is now cpus %s: entry kept, not restored",
+			d->id, cosched_idset_format(&d->cpus, a, sizeof(a)),
+			cosched_idset_format(&cosched_cpufreq_domain(c, k)->cpus,
+					     b, sizeof(b)));
+		return -1;
+	}
+	return k;
+}
+
+static void outcome_clear(cosched_cpufreq_outcome_t *out)
+{
+	if (out)
+		memset(out, 0, sizeof(*out));
+}
+
+/*
+ * Bring sysfs in line with the journal: a domain without holders gets its
+ * originals back and leaves the journal (kept when that fails); a touched
+ * domain gets its resolved setting.  For the acquiring holder acq (may be
+ * NULL), a domain whose write fails loses that holder again and is
+ * settled without it.  Returns whether the journal changed.
+ */
+static bool settle(const cosched_cpufreq_t *c, journal_t *j,
+		   const cosched_cpufreq_holder_t *acq, int *taken,
+		   cosched_cpufreq_outcome_t *out, problems_t *p)
+{
+	bool changed = false;
+
+	for (int i = 0; i < j->n; i++) {
+		jdom_t *d = &j->d[i];
+		cosched_cpufreq_setting_t s;
+		cosched_error_t werr;
+		int k;
+
+		if (d->n && !d->touched)
+			continue;
+		k = node_domain(c, d, p);
+		if (k < 0)
+			continue;
+		if (!d->n) {
+			if (cosched_cpufreq_write(c, k, &d->orig, &werr)) {
+				out->failed += !d->failed;
+				d->failed = true;
+				problem(p,
+					"cpufreq domain %d: restoring the originals failed (kept in the journal for the next sweep): %s",
+					d->id, werr.msg);
+				continue;
+			}
+			out->restored++;
+			out->last = d->orig;
+			domain_remove(j, i--);
+			changed = true;
+			continue;
+		}
+		resolve(d, &s);
+		if (!cosched_cpufreq_write(c, k, &s, &werr)) {
+			out->applied++;
+			out->last = s;
+			if (d->added && taken)
+				(*taken)++;
+			d->touched = false;
+			continue;
+		}
+		out->failed += !d->failed;
+		d->failed = true;
+		problem(p, "cpufreq domain %d: %s", d->id, werr.msg);
+		if (d->added && acq) {
+			/* The new holder runs unchanged: take it out and
+			 * settle the domain for the others (or restore). */
+			int h = holder_find(d, acq->job_id, acq->step_id);
+			if (h >= 0)
+				holder_remove(d, h);
+			d->added = false;
+			changed = true;
+			i--;	/* again, without it */
+		} else {
+			d->touched = false;
+		}
+	}
+	return changed;
+}
+
+/* Take out every holder whose process is gone. */
+static bool sweep_dead(journal_t *j)
+{
+	bool changed = false;
+
+	for (int i = 0; i < j->n; i++)
+		for (int k = 0; k < j->d[i].n; k++)
+			if (!cosched_cpufreq_holder_alive(&j->d[i].h[k])) {
+				holder_remove(&j->d[i], k--);
+				j->d[i].touched = true;
+				changed = true;
+			}
+	return changed;
+}
+
+/*
+ * The common start under the lock: load, drop a previous boot's journal,
+ * sweep.  Returns the lock descriptor (>= 0) or -1 (err set).
+ */
+static int begin(const char *dir, journal_t *j, bool *changed,
+		 cosched_cpufreq_outcome_t *out, cosched_error_t *err)
+{
+	char boot[BOOT_ID_LEN + 1];
+	int lock;
+
+	if (dir_ready(dir, err))
+		return -1;
+	lock = lock_take(dir, err);
+	if (lock < 0)
+		return -1;
+	if (journal_load(dir, j, err)) {
+		close(lock);
+		return -1;
+	}
+	boot_id(boot);
+	*changed = false;
+	if (j->n && strcmp(boot, "-") && strcmp(j->boot, "-") &&
+	    strcmp(boot, j->boot)) {
+		/* Written before this boot: the kernel has reset every
+		 * domain since, and cosched changed nothing in this boot. */
+		out->dropped = j->n;
+		for (int i = j->n - 1; i >= 0; i--)
+			domain_remove(j, i);
+		*changed = true;
+	}
+	if (strcmp(j->boot, boot)) {
+		strcpy(j->boot, boot);
+		*changed = *changed || j->n;
+	}
+	*changed = sweep_dead(j) || *changed;
+	return lock;
+}
+
+static int finish(const char *dir, journal_t *j, bool changed, int lock,
+		  problems_t *p)
+{
+	cosched_error_t werr;
+
+	if (changed && journal_store(dir, j, &werr))
+		problem(p, "%s", werr.msg);
+	close(lock);
+	journal_free(j);
+	return problems_end(p);
+}
+
+/* ---- the API ----------------------------------------------------------- */
+
+/* Whether the domain has what h asks for itself: its governor, and its
+ * frequency (in range, and listed when the domain lists any). */
+static int check_request(const cosched_cpufreq_t *c, int index,
+			 const cosched_cpufreq_holder_t *h,
+			 cosched_error_t *err)
+{
+	const cosched_cpufreq_domain_t *d = cosched_cpufreq_domain(c, index);
+	cosched_cpufreq_setting_t s;
+
+	memset(&s, 0, sizeof(s));
+	s.min_khz = d->cpuinfo_min_khz;
+	s.max_khz = d->cpuinfo_max_khz;
+	if (h->governor[0]) {
+		snprintf(s.governor, sizeof(s.governor), "%s", h->governor);
+		if (cosched_cpufreq_check(c, index, &s, err))
+			return -1;
+	}
+	if (h->freq_khz && (h->freq_khz < d->cpuinfo_min_khz ||
+			    h->freq_khz > d->cpuinfo_max_khz))
+		return cosched_error_set(err,
+			"cpufreq domain %d: frequency %ld kHz out of range (%ld .. %ld kHz)",
+			d->id, h->freq_khz, d->cpuinfo_min_khz,
+			d->cpuinfo_max_khz);
+	for (int i = 0; h->freq_khz && d->nfreqs; i++) {
+		if (i == d->nfreqs)
+			return cosched_error_set(err,
+				"cpufreq domain %d: frequency %ld kHz is not an available frequency (%ld .. %ld kHz, %d listed)",
+				d->id, h->freq_khz, d->freqs_khz[0],
+				d->freqs_khz[d->nfreqs - 1], d->nfreqs);
+		if (d->freqs_khz[i] == h->freq_khz)
+			break;
+	}
+	return 0;
+}
+
+static int valid_indexes(const cosched_cpufreq_t *c, const int *idx, int n,
+			 cosched_error_t *err)
+{
+	if (n < 1 || n > COSCHED_CPUFREQ_DOMAINS_MAX)
+		return cosched_error_set(err,
+			"cpufreq: %d domains given (1 .. %d)", n,
+			COSCHED_CPUFREQ_DOMAINS_MAX);
+	for (int i = 0; i < n; i++)
+		if (idx[i] < 0 || idx[i] >= cosched_cpufreq_ndomains(c))
+			return cosched_error_set(err,
+				"cpufreq: domain index %d out of range (%d domains)",
+				idx[i], cosched_cpufreq_ndomains(c));
+	return 0;
+}
+
+int cosched_cpufreq_acquire(const cosched_cpufreq_t *c, const char *dir,
+			    const cosched_cpufreq_holder_t *h,
+			    const int *idx, int n,
+			    cosched_cpufreq_outcome_t *out,
+			    cosched_error_t *err)
+{
+	cosched_cpufreq_outcome_t dummy;
+	problems_t p = { err, 0 };
+	char bad[256];
+	bool changed, recorded = false;
+	int lock, taken = 0;
+	journal_t *j;
+
+	cosched_error_clear(err);
+	if (!out)
+		out = &dummy;
+	outcome_clear(out);
+	if (valid_indexes(c, idx, n, err))
+		return -1;
+	if (h->pid <= 0 || (h->governor[0] && !governor_ok(h->governor)) ||
+	    h->freq_khz < 0)
+		return cosched_error_set(err,
+			"cpufreq: invalid holder (pid %d, governor %s, freq %ld)",
+			(int) h->pid, COSCHED_QUOTE(h->governor), h->freq_khz);
+	j = journal_new();
+	if (!j)
+		return cosched_error_set(err, "cpufreq journal: out of memory");
+	lock = begin(dir, j, &changed, out, err);
+	if (lock < 0) {
+		journal_free(j);
+		return -1;
+	}
+	if (kept_aside(dir, bad, sizeof(bad))) {
+		problem(&p,
+			"%s/%s: a corrupt cpufreq journal was kept aside: cosched changes no frequency on this node until an administrator restores the originals it names and removes it",
+			dir, bad);
+		changed = settle(c, j, NULL, NULL, out, &p) || changed;
+		finish(dir, j, changed, lock, &p);
+		return -1;
+	}
+	for (int i = 0; i < n; i++) {
+		const cosched_cpufreq_domain_t *cd =
+			cosched_cpufreq_domain(c, idx[i]);
+		cosched_cpufreq_setting_t s;
+		cosched_error_t cerr;
+		jdom_t *d = domain_get(j, cd->id, false);
+		bool fresh = !d;
+		int k;
+
+		if (check_request(c, idx[i], h, &cerr)) {
+			problem(&p, "%s", cerr.msg);
+			continue;
+		}
+		if (fresh) {
+			cosched_cpufreq_setting_t orig;
+
+			if (cosched_cpufreq_read(c, idx[i], &orig, &cerr)) {
+				problem(&p, "cpufreq domain %d: %s", cd->id,
+					cerr.msg);
+				continue;
+			}
+			d = domain_get(j, cd->id, true);
+			if (!d) {
+				problem(&p, "cpufreq journal: full");
+				continue;
+			}
+			d->cpus = cd->cpus;
+			d->orig = orig;
+		} else if (memcmp(&d->cpus, &cd->cpus, sizeof(d->cpus))) {
+			node_domain(c, d, &p);
+			continue;
+		}
+		k = holder_find(d, h->job_id, h->step_id);
+		if (k >= 0) {
+			cosched_cpufreq_holder_t old = d->h[k];
+
+			d->h[k] = *h;
+			resolve(d, &s);
+			if (cosched_cpufreq_check(c, idx[i], &s, &cerr)) {
+				d->h[k] = old;
+				problem(&p, "%s", cerr.msg);
+				continue;
+			}
+		} else {
+			if (holder_add(d, h)) {
+				problem(&p,
+					"cpufreq domain %d: more than %d holders",
+					cd->id, COSCHED_CPUFREQ_HOLDERS_MAX);
+				if (fresh)
+					domain_remove(j, (int) (d - j->d));
+				continue;
+			}
+			resolve(d, &s);
+			if (cosched_cpufreq_check(c, idx[i], &s, &cerr)) {
+				holder_remove(d, d->n - 1);
+				problem(&p, "%s", cerr.msg);
+				if (fresh)
+					domain_remove(j, (int) (d - j->d));
+				continue;
+			}
+		}
+		d->touched = d->added = true;
+		recorded = true;
+	}
+	/* The originals and the holder reach the disk before sysfs. */
+	if (recorded || changed) {
+		cosched_error_t werr;
+
+		if (journal_store(dir, j, &werr)) {
+			problem(&p, "%s (no frequency changed)", werr.msg);
+			close(lock);
+			journal_free(j);
+			problems_end(&p);
+			return -1;
+		}
+		changed = false;
+	}
+	changed = settle(c, j, h, &taken, out, &p);
+	finish(dir, j, changed, lock, &p);
+	return taken ? 0 : -1;
+}
+
+int cosched_cpufreq_release(const cosched_cpufreq_t *c, const char *dir,
+			    uint32_t job_id, uint32_t step_id,
+			    cosched_cpufreq_outcome_t *out,
+			    cosched_error_t *err)
+{
+	cosched_cpufreq_outcome_t dummy;
+	problems_t p = { err, 0 };
+	bool changed;
+	journal_t *j;
+	int lock;
+
+	cosched_error_clear(err);
+	if (!out)
+		out = &dummy;
+	outcome_clear(out);
+	j = journal_new();
+	if (!j)
+		return cosched_error_set(err, "cpufreq journal: out of memory");
+	lock = begin(dir, j, &changed, out, err);
+	if (lock < 0) {
+		journal_free(j);
+		return -1;
+	}
+	for (int i = 0; i < j->n; i++)
+		for (int k = 0; k < j->d[i].n; k++)
+			if (j->d[i].h[k].job_id == job_id &&
+			    (step_id == COSCHED_CPUFREQ_ANY_STEP ||
+			     j->d[i].h[k].step_id == step_id)) {
+				holder_remove(&j->d[i], k--);
+				j->d[i].touched = true;
+				changed = true;
+			}
+	changed = settle(c, j, NULL, NULL, out, &p) || changed;
+	return finish(dir, j, changed, lock, &p);
+}
+
+int cosched_cpufreq_sweep(const cosched_cpufreq_t *c, const char *dir,
+			  cosched_cpufreq_outcome_t *out,
+			  cosched_error_t *err)
+{
+	cosched_cpufreq_outcome_t dummy;
+	problems_t p = { err, 0 };
+	bool changed;
+	journal_t *j;
+	int lock;
+
+	cosched_error_clear(err);
+	if (!out)
+		out = &dummy;
+	outcome_clear(out);
+	j = journal_new();
+	if (!j)
+		return cosched_error_set(err, "cpufreq journal: out of memory");
+	lock = begin(dir, j, &changed, out, err);
+	if (lock < 0) {
+		journal_free(j);
+		return -1;
+	}
+	changed = settle(c, j, NULL, NULL, out, &p) || changed;
+	return finish(dir, j, changed, lock, &p);
+}
