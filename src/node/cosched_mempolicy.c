@@ -89,6 +89,11 @@ static int _check_nodes(const cosched_idset_t *numa, cosched_error_t *err)
 	return rc;
 }
 
+int cosched_mempolicy_check(const cosched_idset_t *numa, cosched_error_t *err)
+{
+	return _check_nodes(numa, err);
+}
+
 static void _to_mask(const cosched_idset_t *numa, unsigned long *mask)
 {
 	memset(mask, 0, MASK_LONGS * sizeof(*mask));

@@ -28,6 +28,12 @@
 int cosched_mempolicy_apply(cosched_membind_t mode,
 			    const cosched_idset_t *numa, cosched_error_t *err);
 
+/* The check cosched_mempolicy_apply() makes first, alone: every node of
+ * the set exists and holds memory the caller may use, and the set is not
+ * empty.  slurmstepd runs it once per step, so that a node the machine
+ * lacks gets one log line there rather than one per task. */
+int cosched_mempolicy_check(const cosched_idset_t *numa, cosched_error_t *err);
+
 /* The calling thread's policy, for logs and tests: "bind 1", "prefer 0",
  * "default" (cut to len).  Returns buf. */
 char *cosched_mempolicy_describe(char *buf, size_t len);

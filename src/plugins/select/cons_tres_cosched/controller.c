@@ -39,6 +39,7 @@
 
 #include "src/ctld/cosched_ctld.h"
 #include "src/libcosched/cosched_conf.h"
+#include "src/plugins/common/plugin_conf.h"
 #include "src/libcosched/cosched_decision.h"
 #include "src/libcosched/cosched_interference.h"
 #include "src/libcosched/cosched_occupancy.h"
@@ -166,29 +167,6 @@ bool cosched_ctl_active(void)
 }
 
 /* --- configuration ------------------------------------------------------ */
-
-/* cosched.conf beside slurm.conf, as Slurm finds cgroup.conf; the
- * environment variable COSCHED_CONF overrides (as SLURM_CONF does). */
-static char *_conf_path(void)
-{
-	const char *env = getenv("COSCHED_CONF");
-
-	if (env && *env)
-		return xstrdup(env);
-	return get_extra_conf_path("cosched.conf");
-}
-
-/* Read the file into *out (all or nothing).  A missing file gives the
- * defaults: a site that only changes SelectType gets the default policy. */
-static int _read_conf(cosched_conf_t *out, cosched_error_t *err)
-{
-	struct stat st;
-
-	cosched_conf_init(out);
-	if (stat(conf_path, &st) && errno == ENOENT)
-		return 0;
-	return cosched_conf_parse_file(out, conf_path, err);
-}
 
 /* --- the profile cache -------------------------------------------------- */
 
@@ -323,9 +301,9 @@ int cosched_ctl_init(void)
 	    !ctld_last_node_update)
 		fatal("%s: slurmctld does not export job_list, last_job_update, node_record_count, node_record_table_ptr or last_node_update",
 		      plugin_type);
-	conf_path = _conf_path();
+	conf_path = cosched_plugin_conf_path();
 	/* A bad file stops slurmctld at start, naming key, value and line. */
-	if (_read_conf(&ctl_conf, &err))
+	if (cosched_plugin_conf_read(conf_path, &ctl_conf, &err))
 		fatal("%s: %s", plugin_type, err.msg);
 	if (_load_ctld() || _start_profiles())
 		fatal("%s: cannot start the controller (see above)",
@@ -376,7 +354,7 @@ void cosched_ctl_reconfigure(void)
 
 	if (!ctl_on)
 		return;
-	if (_read_conf(&fresh, &err)) {
+	if (cosched_plugin_conf_read(conf_path, &fresh, &err)) {
 		error("%s: %s; keeping the settings in effect", plugin_type,
 		      err.msg);
 		return;

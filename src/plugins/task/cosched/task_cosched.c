@@ -1,12 +1,23 @@
 /*****************************************************************************\
- *  task_cosched.c - cosched node-side task plugin.
+ *  task_cosched.c - cosched node-side task plugin: each step's tasks run on
+ *  the cores the controller allocated, with their memory on the NUMA nodes
+ *  local to those cores, at the frequency the job's power policy chose, and
+ *  the node's cpufreq settings always come back.
  *
- *  Stacked after task/affinity (TaskPlugin=task/affinity,task/cosched).
- *  It learns each step's allocated cores from the signed credential
- *  (job_alloc_cores / step_alloc_cores): the trustworthy record, on the
- *  node, of what the controller allocated.  Enforcement (cpuset, NUMA
- *  binding, cpufreq) builds on this.
+ *  Stacked after task/affinity (TaskPlugin=task/affinity,task/cosched), so
+ *  its pre_launch narrows the mask task/affinity set.  Like task/cgroup,
+ *  each part (task_cosched_cpuset.c, _membind.c, _cpufreq.c) has the same
+ *  small set of functions (task_cosched.h) and init() decides once, from
+ *  cosched.conf, which parts are on.
  *
+ *  Call order on a node (both Slurm series):
+ *    slurmd:       init -> cpufreq sweep; every launch request -> sweep
+ *    slurmstepd:   init; pre_setuid (root, once per step): credential
+ *                  cores -> CPUs, the decision record from slurmctld, each
+ *                  part's step_start; pre_launch (each task, as the user,
+ *                  after task/affinity): cpuset, then membind (which binds
+ *                  the NUMA nodes of the mask cpuset left); post_step
+ *                  (root): cpufreq step_end.
  *  The hooks that exist in one Slurm series only are in compat_<series>.c.
  *
  *  Every hook returns SLURM_SUCCESS: a cosched fault must never fail a job
@@ -15,7 +26,9 @@
  *  log only through the core's messages, which quote and cut them.
 \*****************************************************************************/
 
+#include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "slurm/slurm.h"
 #include "slurm/slurm_errno.h"
@@ -25,12 +38,17 @@
 
 #include "src/common/env.h"
 #include "src/common/log.h"
+#include "src/common/read_config.h"
+#include "src/common/run_in_daemon.h"
 #include "src/common/xmalloc.h"
 #include "src/common/xstring.h"
 #include "src/slurmd/slurmd/slurmd.h"
 #include "src/slurmd/slurmstepd/slurmstepd_job.h"
 
 #include "src/libcosched/cosched_options.h"
+#include "src/plugins/common/plugin_conf.h"
+
+#include "task_cosched.h"
 
 const char plugin_name[] = "cosched task plugin";
 const char plugin_type[] = "task/cosched";
@@ -41,20 +59,109 @@ const uint32_t plugin_version = SLURM_VERSION_NUMBER;
 #define ENV_JOB_CORES "COSCHED_JOB_CORES"
 #define ENV_STEP_CORES "COSCHED_STEP_CORES"
 
+cosched_conf_t task_cosched_conf;
+cosched_topology_t *task_cosched_topo;
+
+static bool part_cpuset, part_membind, part_cpufreq;
+static bool conf_ok;
+
+/* The one step this slurmstepd runs (pre_setuid fills it; the tasks,
+ * forked after, inherit it). */
+static task_cosched_step_t step;
+static bool step_valid;
+
+char *task_cosched_node_path(const char *pattern, const char *node_name)
+{
+	char *path = xstrdup(pattern);
+
+	xstrsubstituteall(path, "%n", node_name ? node_name : "");
+	return path;
+}
+
+void task_cosched_setenv(task_cosched_step_t *st, const char *name,
+			 const char *fmt, ...)
+{
+	char value[1024];
+	va_list ap;
+
+	if (!st->env)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(value, sizeof(value), fmt, ap);
+	va_end(ap);
+	env_array_overwrite(&st->env, name, value);
+}
+
+static const char *_node_name(void)
+{
+	return conf && conf->node_name ? conf->node_name : NULL;
+}
+
+/* The topology of this node (slurmstepd only: slurmd needs none). */
+static void _load_topology(void)
+{
+	cosched_error_t err;
+	char *src;
+
+	if (task_cosched_topo || !(part_cpuset || part_membind ||
+				   part_cpufreq))
+		return;
+	src = task_cosched_node_path(task_cosched_conf.topology, _node_name());
+	task_cosched_topo = cosched_topology_load(src, &err);
+	if (!task_cosched_topo)
+		error("%s: %s: cores, memory binding and frequency left alone",
+		      plugin_type, err.msg);
+	xfree(src);
+}
+
 extern int init(void)
 {
-	debug("%s loaded", plugin_name);
+	cosched_error_t err;
+	char *path = cosched_plugin_conf_path();
+
+	conf_ok = !cosched_plugin_conf_read(path, &task_cosched_conf, &err);
+	if (!conf_ok) {
+		/* Never fail slurmd or a step for a bad file: enforce
+		 * nothing, and say why at every start. */
+		error("%s: %s: enforcing nothing on this node", plugin_type,
+		      err.msg);
+		xfree(path);
+		return SLURM_SUCCESS;
+	}
+	part_cpuset = task_cosched_conf.enforce_cores &&
+		      !task_cosched_cpuset_init(&task_cosched_conf);
+	part_membind = task_cosched_conf.enforce_membind &&
+		       !task_cosched_membind_init(&task_cosched_conf);
+	/* cpufreq's init runs even when EnforceCpuFreq=no: restoring what an
+	 * earlier configuration changed must always work. */
+	part_cpufreq = !task_cosched_cpufreq_init(&task_cosched_conf) &&
+		       task_cosched_conf.enforce_cpufreq;
+	debug("%s loaded from %s: cores %s, membind %s, cpufreq %s",
+	      plugin_name, path, part_cpuset ? "on" : "off",
+	      part_membind ? "on" : "off", part_cpufreq ? "on" : "off");
+	xfree(path);
+	if (running_in_slurmd() && _node_name())
+		task_cosched_cpufreq_node_sweep(_node_name());
 	return SLURM_SUCCESS;
 }
 
 extern int fini(void)
 {
+	if (step_valid)
+		xfree(step.record);
+	step_valid = false;
+	task_cosched_cpuset_fini();
+	task_cosched_membind_fini();
+	task_cosched_cpufreq_fini();
+	cosched_topology_free(task_cosched_topo);
+	task_cosched_topo = NULL;
 	return SLURM_SUCCESS;
 }
 
 /*
- * The launch requests carry the job's SPANK environment as slurmctld keeps
- * it (the trustworthy copy of the --cosched-* options on the node).
+ * The launch requests carry the job's SPANK environment: from slurmctld for
+ * a batch job, from srun for a step (which the user controls): logged, never
+ * acted upon.
  */
 static void _log_options(const char *what, uint32_t job_id, char **env,
 			 uint32_t env_size)
@@ -77,6 +184,8 @@ extern int task_p_slurmd_batch_request(batch_job_launch_msg_t *req)
 {
 	_log_options("batch request", req->job_id, req->spank_job_env,
 		     req->spank_job_env_size);
+	if (conf_ok)
+		task_cosched_cpufreq_node_sweep(_node_name());
 	return SLURM_SUCCESS;
 }
 
@@ -85,27 +194,131 @@ extern int task_p_slurmd_launch_request(launch_tasks_request_msg_t *req,
 {
 	_log_options("launch request", req->step_id.job_id,
 		     req->spank_job_env, req->spank_job_env_size);
+	if (conf_ok)
+		task_cosched_cpufreq_node_sweep(_node_name());
 	return SLURM_SUCCESS;
+}
+
+/* A core list of the credential ("0-3,6" in Slurm's numbering). */
+static bool _parse_cores(const char *what, const char *list,
+			 cosched_idset_t *set)
+{
+	cosched_error_t err;
+
+	if (!list || !*list)
+		return false;
+	if (cosched_idset_parse(what, list, set, &err)) {
+		error("%s: %s: %s", plugin_type, step.step_name, err.msg);
+		return false;
+	}
+	return true;
+}
+
+static bool _user_mem_bind(stepd_step_rec_t *job)
+{
+	return (job->mem_bind_type & ~(MEM_BIND_VERBOSE | MEM_BIND_SORT)) != 0;
+}
+
+/* --cpu-freq on the step, or CpuFreqDef: Slurm sets the step's
+ * frequency itself (and restores it), and cosched stands aside. */
+static bool _user_cpu_freq(stepd_step_rec_t *job)
+{
+	return (job->cpu_freq_min && job->cpu_freq_min != NO_VAL) ||
+	       (job->cpu_freq_max && job->cpu_freq_max != NO_VAL) ||
+	       (job->cpu_freq_gov && job->cpu_freq_gov != NO_VAL) ||
+	       (slurm_conf.cpu_freq_def && slurm_conf.cpu_freq_def != NO_VAL);
 }
 
 /* Runs as root in slurmstepd, once per step, before the tasks start. */
 extern int task_p_pre_setuid(stepd_step_rec_t *job)
 {
+	cosched_error_t err;
+	char why[COSCHED_ERROR_MSG_LEN];
+
 	debug("%s: %ps on %s: job cores %s, step cores %s", plugin_type,
-	     &job->step_id, job->node_name,
-	     job->job_alloc_cores ? job->job_alloc_cores : "(none)",
-	     job->step_alloc_cores ? job->step_alloc_cores : "(none)");
+	      &job->step_id, job->node_name,
+	      job->job_alloc_cores ? job->job_alloc_cores : "(none)",
+	      job->step_alloc_cores ? job->step_alloc_cores : "(none)");
 	if (job->job_alloc_cores)
 		env_array_overwrite(&job->env, ENV_JOB_CORES,
 				    job->job_alloc_cores);
 	if (job->step_alloc_cores)
 		env_array_overwrite(&job->env, ENV_STEP_CORES,
 				    job->step_alloc_cores);
+	if (!conf_ok)
+		return SLURM_SUCCESS;
+
+	if (step_valid)
+		xfree(step.record);
+	memset(&step, 0, sizeof(step));
+	step.job_id = job->step_id.job_id;
+	step.step_id = job->step_id.step_id;
+	/* "StepId=5.batch", as Slurm's %ps prints it in its own logs. */
+	log_build_step_id_str(&job->step_id, step.step_name,
+			      sizeof(step.step_name), STEP_ID_FLAG_NONE);
+	step.node_name = job->node_name;
+	step.env = job->env;
+	step.user_mem_bind = _user_mem_bind(job);
+	step.user_cpu_freq = _user_cpu_freq(job);
+
+	_load_topology();
+	step.have_cores = _parse_cores("job cores", job->job_alloc_cores,
+				       &step.job_cores);
+	if (!_parse_cores("step cores", job->step_alloc_cores,
+			  &step.step_cores))
+		step.step_cores = step.job_cores;
+	if (step.have_cores && task_cosched_topo) {
+		if (cosched_topology_core_cpus(task_cosched_topo,
+					       &step.job_cores, &step.job_cpus,
+					       &err) ||
+		    cosched_topology_core_cpus(task_cosched_topo,
+					       &step.step_cores,
+					       &step.step_cpus, &err))
+			error("%s: %s: %s: cores, memory binding and frequency left alone",
+			      plugin_type, step.step_name, err.msg);
+		else
+			step.have_cpus = true;
+	}
+
+	/* Only membind and cpufreq need more than the credential. */
+	if (part_membind || part_cpufreq) {
+		step.record = xmalloc(sizeof(*step.record));
+		switch (task_cosched_record_fetch(step.job_id, step.record,
+						  why, sizeof(why))) {
+		case 1:
+			step.have_record = true;
+			break;
+		case 0:
+			debug("%s: %s: %s", plugin_type, step.step_name, why);
+			break;
+		default:
+			error("%s: %s: %s", plugin_type, step.step_name, why);
+		}
+	}
+	step_valid = true;
+
+	if (part_cpuset)
+		task_cosched_cpuset_step_start(&step);
+	if (part_membind)
+		task_cosched_membind_step_start(&step);
+	if (part_cpufreq)
+		task_cosched_cpufreq_step_start(&step);
+	/* env_array_overwrite may have moved the array. */
+	job->env = step.env;
 	return SLURM_SUCCESS;
 }
 
+/* In each task, as the job's user, after task/affinity's pre_launch. */
 extern int task_p_pre_launch(stepd_step_rec_t *job)
 {
+	if (!step_valid)
+		return SLURM_SUCCESS;
+	step.env = job->env;
+	if (part_cpuset)
+		task_cosched_cpuset_task_start(&step);
+	if (part_membind)
+		task_cosched_membind_task_start(&step);
+	job->env = step.env;
 	return SLURM_SUCCESS;
 }
 
@@ -114,8 +327,11 @@ extern int task_p_post_term(stepd_step_rec_t *job, stepd_step_task_info_t *task)
 	return SLURM_SUCCESS;
 }
 
+/* Root, in slurmstepd, when the step ends (however its tasks ended). */
 extern int task_p_post_step(stepd_step_rec_t *job)
 {
+	if (step_valid && conf_ok)
+		task_cosched_cpufreq_step_end(&step);
 	return SLURM_SUCCESS;
 }
 

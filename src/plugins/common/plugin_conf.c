@@ -1,0 +1,35 @@
+/*****************************************************************************\
+ *  plugin_conf.c - how every cosched plugin finds and reads cosched.conf
+ *  (see plugin_conf.h).
+\*****************************************************************************/
+
+#include <errno.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+
+#include "src/common/slurm_xlator.h"
+
+#include "src/common/read_config.h"
+#include "src/common/xstring.h"
+
+#include "plugin_conf.h"
+
+char *cosched_plugin_conf_path(void)
+{
+	const char *env = getenv("COSCHED_CONF");
+
+	if (env && *env)
+		return xstrdup(env);
+	return get_extra_conf_path("cosched.conf");
+}
+
+int cosched_plugin_conf_read(const char *path, cosched_conf_t *out,
+			     cosched_error_t *err)
+{
+	struct stat st;
+
+	cosched_conf_init(out);
+	if (stat(path, &st) && errno == ENOENT)
+		return 0;
+	return cosched_conf_parse_file(out, path, err);
+}

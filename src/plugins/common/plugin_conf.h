@@ -1,0 +1,22 @@
+/*****************************************************************************\
+ *  plugin_conf.h - how every cosched plugin finds and reads cosched.conf.
+ *
+ *  cosched.conf sits beside slurm.conf, as Slurm finds cgroup.conf; the
+ *  environment variable COSCHED_CONF overrides (as SLURM_CONF does).  A
+ *  missing file gives the defaults: a site that only changes SelectType or
+ *  TaskPlugin gets the default behaviour.
+\*****************************************************************************/
+#ifndef COSCHED_PLUGIN_CONF_H
+#define COSCHED_PLUGIN_CONF_H
+
+#include "src/libcosched/cosched_conf.h"
+
+/* The path (xmalloc'ed; xfree() it). */
+char *cosched_plugin_conf_path(void);
+
+/* Read path into *out, all or nothing (defaults when the file does not
+ * exist). */
+int cosched_plugin_conf_read(const char *path, cosched_conf_t *out,
+			     cosched_error_t *err);
+
+#endif

@@ -1,0 +1,92 @@
+/*****************************************************************************\
+ *  task_cosched.h - what the parts of task/cosched share.
+ *
+ *  Like task/cgroup, the plugin is a set of parts (cpuset, membind,
+ *  cpufreq), each in its own file with the same small set of functions,
+ *  and init() decides once, from cosched.conf, which parts are on:
+ *
+ *    _init(conf)       slurmd and slurmstepd, at plugin load: 0 = on
+ *    _fini()
+ *    _step_start(st)   slurmstepd, root, once per step before its tasks
+ *                      start (task_p_pre_setuid); says in one log line
+ *                      what it will do or why it does nothing
+ *    _task_start(st)   in each task, as the job's user, after task/affinity
+ *                      set its mask and before exec (task_p_pre_launch)
+ *    _step_end(st)     slurmstepd, root, when the step ends (post_step)
+ *    _node_sweep()     slurmd, root: at start and at every launch request
+ *                      (cpufreq only: restores what crashed steps left)
+ *
+ *  No function returns an error to Slurm: every fault is logged and the
+ *  job runs as it would without cosched.
+\*****************************************************************************/
+#ifndef TASK_COSCHED_H
+#define TASK_COSCHED_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "src/libcosched/cosched_conf.h"
+#include "src/libcosched/cosched_decision.h"
+#include "src/node/cosched_topology.h"
+
+/* One step on this node, as slurmstepd knows it. */
+typedef struct {
+	uint32_t job_id;
+	uint32_t step_id;
+	char step_name[64];		/* "StepId=5.batch", for logs */
+	const char *node_name;
+	/* From the signed credential (Slurm's core numbering). */
+	cosched_idset_t job_cores, step_cores;
+	bool have_cores;
+	/* Their CPUs (OS ids) through the topology. */
+	cosched_idset_t job_cpus, step_cpus;
+	bool have_cpus;
+	/* The controller's decision record (SystemComment), when there is
+	 * one for this job. */
+	bool have_record;
+	cosched_decision_t *record;
+	/* What the user asked Slurm for on this step. */
+	bool user_mem_bind;		/* --mem-bind other than none/verbose */
+	bool user_cpu_freq;		/* --cpu-freq, or CpuFreqDef */
+	char **env;			/* the tasks' environment (job->env) */
+} task_cosched_step_t;
+
+/* The configuration init() read, the topology it loaded (NULL when it
+ * could not: cores and membind are then off), the node's name. */
+extern cosched_conf_t task_cosched_conf;
+extern cosched_topology_t *task_cosched_topo;
+extern const char plugin_type[];
+
+/* SysfsRoot or an XML topology path with "%n" replaced by the node's name
+ * (xstrdup'ed; caller xfree()s). */
+char *task_cosched_node_path(const char *pattern, const char *node_name);
+
+/* Set NAME=value in the tasks' environment (informational: the task may
+ * change it; nothing on the node reads it back). */
+void task_cosched_setenv(task_cosched_step_t *st, const char *name,
+			 const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+int task_cosched_cpuset_init(const cosched_conf_t *conf);
+void task_cosched_cpuset_fini(void);
+void task_cosched_cpuset_step_start(task_cosched_step_t *st);
+void task_cosched_cpuset_task_start(task_cosched_step_t *st);
+
+int task_cosched_membind_init(const cosched_conf_t *conf);
+void task_cosched_membind_fini(void);
+void task_cosched_membind_step_start(task_cosched_step_t *st);
+void task_cosched_membind_task_start(task_cosched_step_t *st);
+
+int task_cosched_cpufreq_init(const cosched_conf_t *conf);
+void task_cosched_cpufreq_fini(void);
+void task_cosched_cpufreq_step_start(task_cosched_step_t *st);
+void task_cosched_cpufreq_step_end(task_cosched_step_t *st);
+void task_cosched_cpufreq_node_sweep(const char *node_name);
+
+/* The decision record of a job, from slurmctld (task_cosched_record.c).
+ * 1: found, valid and naming this job; 0: none (why says); -1: error
+ * (why says). */
+int task_cosched_record_fetch(uint32_t job_id, cosched_decision_t *d,
+			      char *why, size_t len);
+
+#endif

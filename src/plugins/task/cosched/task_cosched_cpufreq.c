@@ -1,0 +1,242 @@
+/*****************************************************************************\
+ *  task_cosched_cpufreq.c - the governor and frequency the controller
+ *  decided, on the frequency domains holding the job's CPUs, and the
+ *  originals back when the last job on a domain ends.
+ *
+ *  Every step's slurmstepd holds the domains of its job's CPUs while it
+ *  runs (cosched_cpufreq_journal.h: the journal in SlurmdSpoolDir/cosched
+ *  records the originals before any write, and resolves co-located jobs
+ *  by the documented rule); post_step releases.  A step that never
+ *  releases (slurmstepd killed) is swept: at slurmd start and at every
+ *  launch request on the node the journal drops holders whose process is
+ *  gone and restores their domains.
+ *
+ *  Slurm's own frequency control wins: a step with --cpu-freq, or a site
+ *  with CpuFreqDef, is left to Slurm, and a governor outside
+ *  CpuFreqGovernors is not set.
+\*****************************************************************************/
+
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+
+#include "slurm/slurm.h"
+#include "slurm/slurm_errno.h"
+
+#include "src/common/slurm_xlator.h"
+
+#include "src/common/log.h"
+#include "src/common/read_config.h"
+#include "src/common/xmalloc.h"
+#include "src/common/xstring.h"
+#include "src/slurmd/slurmd/slurmd.h"
+
+#include "src/node/cosched_cpufreq.h"
+#include "src/node/cosched_cpufreq_journal.h"
+
+#include "task_cosched.h"
+
+#define ENV_CPUFREQ "COSCHED_CPUFREQ"
+
+static bool step_held;
+
+int task_cosched_cpufreq_init(const cosched_conf_t *conf)
+{
+	return 0;
+}
+
+void task_cosched_cpufreq_fini(void)
+{
+	step_held = false;
+}
+
+/* SlurmdSpoolDir/cosched (conf->spooldir has %n and %h expanded). */
+static char *_journal_dir(void)
+{
+	if (!conf || !conf->spooldir)
+		return NULL;
+	return xstrdup_printf("%s/cosched", conf->spooldir);
+}
+
+static cosched_cpufreq_t *_open(const char *node_name, cosched_error_t *err)
+{
+	char *root = task_cosched_node_path(task_cosched_conf.sysfs_root,
+					    node_name);
+	cosched_cpufreq_t *c = cosched_cpufreq_open(root, err);
+
+	xfree(root);
+	return c;
+}
+
+/* Whether slurm.conf's CpuFreqGovernors lets cosched set this governor
+ * (Slurm's own names; a governor Slurm has no flag for is allowed). */
+static bool _governor_allowed(const char *gov)
+{
+	static const struct { const char *name; uint32_t flag; } govs[] = {
+		{ "conservative", CPU_FREQ_CONSERVATIVE },
+		{ "ondemand", CPU_FREQ_ONDEMAND },
+		{ "performance", CPU_FREQ_PERFORMANCE },
+		{ "powersave", CPU_FREQ_POWERSAVE },
+		{ "userspace", CPU_FREQ_USERSPACE },
+		{ "schedutil", CPU_FREQ_SCHEDUTIL },
+	};
+	uint32_t allowed = slurm_conf.cpu_freq_govs;
+
+	for (size_t i = 0; i < sizeof(govs) / sizeof(govs[0]); i++)
+		if (!strcasecmp(gov, govs[i].name))
+			return !allowed || allowed == NO_VAL ||
+			       (allowed & govs[i].flag & ~0x80000000u);
+	return true;
+}
+
+static void _log_outcome(const char *who, const char *what,
+			 const cosched_cpufreq_outcome_t *o)
+{
+	char set[160];
+
+	if (!o->applied && !o->restored && !o->failed)
+		return;
+	cosched_cpufreq_setting_format(&o->last, set, sizeof(set));
+	if (o->failed)
+		error("%s: %s: %s: %d domains written, %d restored, %d failed (last: %s)",
+		      plugin_type, who, what, o->applied, o->restored,
+		      o->failed, set);
+	else
+		verbose("%s: %s: %s: %d domains written, %d restored (last: %s)",
+			plugin_type, who, what, o->applied, o->restored, set);
+}
+
+void task_cosched_cpufreq_step_start(task_cosched_step_t *st)
+{
+	const cosched_decision_t *d = st->record;
+	cosched_cpufreq_t *c = NULL;
+	cosched_cpufreq_holder_t h;
+	cosched_cpufreq_outcome_t out = { 0 };
+	cosched_error_t err;
+	int idx[COSCHED_CPUFREQ_DOMAINS_MAX], n;
+	char *dir = NULL;
+
+	step_held = false;
+	if (!st->have_record || !d->governor[0] || !st->have_cpus)
+		return;		/* nothing decided: the node keeps its own */
+	if (st->user_cpu_freq) {
+		verbose("%s: %s: --cpu-freq or CpuFreqDef: Slurm sets this step's frequency, cosched's %s is not applied",
+			plugin_type, st->step_name, d->governor);
+		task_cosched_setenv(st, ENV_CPUFREQ, "unchanged: --cpu-freq or CpuFreqDef");
+		return;
+	}
+	if (!_governor_allowed(d->governor)) {
+		error("%s: %s: governor %s is not in slurm.conf's CpuFreqGovernors: frequency unchanged",
+		      plugin_type, st->step_name, d->governor);
+		task_cosched_setenv(st, ENV_CPUFREQ, "unchanged: governor %s not allowed",
+				    d->governor);
+		return;
+	}
+	dir = _journal_dir();
+	if (!dir) {
+		error("%s: %s: no SlurmdSpoolDir: frequency unchanged",
+		      plugin_type, st->step_name);
+		return;
+	}
+	c = _open(st->node_name, &err);
+	if (!c) {
+		/* A node without cpufreq (most VMs): a state of the node,
+		 * not a fault; the job runs as it is. */
+		info("%s: %s: %s: frequency unchanged", plugin_type,
+		     st->step_name, err.msg);
+		task_cosched_setenv(st, ENV_CPUFREQ, "unchanged: no cpufreq");
+		goto done;
+	}
+	n = cosched_cpufreq_domains_of(c, &st->job_cpus, idx, &err);
+	if (n <= 0) {
+		error("%s: %s: %s: frequency unchanged", plugin_type,
+		      st->step_name, n < 0 ? err.msg : "no frequency domain");
+		goto done;
+	}
+	if (cosched_cpufreq_holder_self(&h, st->job_id, st->step_id, &err)) {
+		error("%s: %s: %s: frequency unchanged", plugin_type,
+		      st->step_name, err.msg);
+		goto done;
+	}
+	snprintf(h.governor, sizeof(h.governor), "%s", d->governor);
+	h.freq_khz = d->freq_req_khz > 0 ? d->freq_req_khz : d->freq_khz;
+	if (cosched_cpufreq_acquire(c, dir, &h, idx, n, &out, &err)) {
+		error("%s: %s: %s: frequency unchanged", plugin_type,
+		      st->step_name, err.msg);
+		task_cosched_setenv(st, ENV_CPUFREQ, "unchanged: %s", err.msg);
+		goto done;
+	}
+	step_held = true;
+	if (out.failed)
+		error("%s: %s: %s", plugin_type, st->step_name, err.msg);
+	_log_outcome(st->step_name, "cpufreq", &out);
+	{
+		char set[160];
+		task_cosched_setenv(st, ENV_CPUFREQ, "%s",
+			cosched_cpufreq_setting_format(&out.last, set,
+						       sizeof(set)));
+	}
+done:
+	if (c)
+		cosched_cpufreq_close(c);
+	xfree(dir);
+}
+
+void task_cosched_cpufreq_step_end(task_cosched_step_t *st)
+{
+	cosched_cpufreq_t *c;
+	cosched_cpufreq_outcome_t out = { 0 };
+	cosched_error_t err;
+	char *dir;
+
+	if (!step_held)
+		return;
+	step_held = false;
+	dir = _journal_dir();
+	c = _open(st->node_name, &err);
+	if (!c || !dir)
+		error("%s: %s: %s: the next sweep restores the frequency",
+		      plugin_type, st->step_name, c ? "no SlurmdSpoolDir" :
+		      err.msg);
+	else if (cosched_cpufreq_release(c, dir, st->job_id, st->step_id,
+					 &out, &err))
+		error("%s: %s: release: %s", plugin_type, st->step_name,
+		      err.msg);
+	else
+		_log_outcome(st->step_name, "cpufreq release", &out);
+	if (c)
+		cosched_cpufreq_close(c);
+	xfree(dir);
+}
+
+void task_cosched_cpufreq_node_sweep(const char *node_name)
+{
+	cosched_cpufreq_t *c;
+	cosched_cpufreq_outcome_t out = { 0 };
+	cosched_error_t err;
+	struct stat sb;
+	char *dir = _journal_dir(), *journal;
+
+	if (!dir)
+		return;
+	/* Nothing to do (the common case) without even scanning sysfs. */
+	journal = xstrdup_printf("%s/%s", dir, COSCHED_CPUFREQ_JOURNAL_FILE);
+	if (stat(journal, &sb)) {
+		xfree(journal);
+		xfree(dir);
+		return;
+	}
+	xfree(journal);
+	c = _open(node_name, &err);
+	if (!c)
+		error("%s: cpufreq journal in %s, but %s", plugin_type, dir,
+		      err.msg);
+	else if (cosched_cpufreq_sweep(c, dir, &out, &err))
+		error("%s: cpufreq sweep: %s", plugin_type, err.msg);
+	else
+		_log_outcome("node", "cpufreq sweep", &out);
+	if (c)
+		cosched_cpufreq_close(c);
+	xfree(dir);
+}

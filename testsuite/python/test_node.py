@@ -1,0 +1,396 @@
+"""The node: task/cosched enforces each job's cores, memory binding and CPU
+frequency, and always restores the node.
+
+Cores and memory binding are checked where they show: a task's
+/proc/self/status and /proc/self/numa_maps, against the CPU_IDs Slurm
+recorded.  The loopback nodes run on this machine's 2 CPUs and 1 NUMA node:
+a cluster whose declared topology is the machine's (2 sockets of 1 core,
+Topology=system) checks real binding; a synthetic 2-socket topology with 2
+NUMA nodes checks what the node computes, and that what the machine cannot
+do leaves the job running with one clear log line.  CPU frequency is
+checked in a fake cpufreq tree (SysfsRoot=) that the real code writes.
+"""
+
+import os
+import re
+import subprocess
+import tempfile
+import time
+
+import pytest
+
+from cluster import expand
+
+PROBE = ("grep -E '^(Cpus_allowed_list|Mems_allowed_list)' /proc/self/status; "
+         "env | grep '^COSCHED_' | sort; "
+         "grep -E 'heap' /proc/self/numa_maps | head -1")
+
+
+def _probe_output(c, j):
+    c.wait_state(j, "COMPLETED")
+    out = c.job_output(j)
+    return out
+
+
+def _allowed(out):
+    """Every Cpus_allowed_list in a job's output, in order, as sets."""
+    return [set(expand(m)) for m in
+            re.findall(r"^Cpus_allowed_list:\s*(\S+)", out, re.M)]
+
+
+def _env(out, name):
+    m = re.search(rf"^{name}=(.*)$", out, re.M)
+    return m.group(1) if m else None
+
+
+def _cpu_ids(c, j):
+    ids = set()
+    for _nodes, cpu_ids in c.job(j)["alloc"]:
+        ids |= set(expand(cpu_ids))
+    return ids
+
+
+def _not_drained(c):
+    r = c.run(["sinfo", "-h", "-N", "-o", "%N %T"])
+    states = dict(l.split() for l in r.stdout.splitlines() if l.strip())
+    assert all("drain" not in s and "down" not in s
+               for s in states.values()), states
+
+
+def test_tasks_run_on_the_allocated_cores(make_cluster):
+    """A batch step and `srun --exact` steps run exactly on the cores the
+    controller allocated (CPU_IDs); a --cpu-bind inside the allocation
+    stays; EnforceCores=no leaves task/affinity's mask."""
+    c = make_cluster(nodes=1, sockets=2, cores=1,
+                     cosched_conf_extra=["CoschedPolicy=app_aware"])
+    a = c.sbatch("-n1", "--wrap", f"{PROBE}; sleep 3")
+    b = c.sbatch("-n1", "--wrap", f"{PROBE}; sleep 3")
+    c.wait_state(a, "RUNNING")
+    c.wait_state(b, "RUNNING")
+    ids_a, ids_b = _cpu_ids(c, a), _cpu_ids(c, b)
+    assert len(ids_a) == 1 and len(ids_b) == 1 and ids_a != ids_b
+    out_a, out_b = _probe_output(c, a), _probe_output(c, b)
+    assert _allowed(out_a) == [ids_a], out_a
+    assert _allowed(out_b) == [ids_b], out_b
+    assert _env(out_a, "COSCHED_CPUS") == str(min(ids_a)), out_a
+
+    # One 2-core job, two concurrent single-core --exact steps: each step
+    # on its own core, the two cores the job's.
+    j = c.sbatch("-n2", "--wrap",
+                 "for i in 1 2; do srun --exact -n1 -c1 bash -c "
+                 "'grep Cpus_allowed_list /proc/self/status; sleep 2' & "
+                 "done; wait")
+    c.wait_state(j, "RUNNING")
+    ids_j = _cpu_ids(c, j)
+    out = _probe_output(c, j)
+    steps = _allowed(out)
+    assert len(steps) == 2 and all(len(s) == 1 for s in steps), out
+    assert steps[0] | steps[1] == ids_j == {0, 1}, out
+
+    # --cpu-bind inside the allocation: kept.
+    j = c.sbatch("-n2", "--wrap",
+                 "srun -n1 --cpu-bind=map_cpu:1 grep Cpus_allowed_list "
+                 "/proc/self/status")
+    assert _allowed(_probe_output(c, j)) == [{1}]
+
+    _not_drained(c)
+
+    # task/affinity binds as cosched does here, so the checks above would
+    # pass without cosched: alone in TaskPlugin, task/cosched is what keeps
+    # a task on its job's core (EnforceCores=yes); without the part, the
+    # task runs on both CPUs.
+    c.stop()
+    c = make_cluster(nodes=1, sockets=2, cores=1, task_plugin="task/cosched",
+                     cosched_conf_extra=["CoschedPolicy=app_aware"])
+    for enforce in ("yes", "no"):
+        c.write_cosched_conf(["CoschedPolicy=app_aware",
+                              f"EnforceCores={enforce}"])
+        busy = c.sbatch("-n1")          # the other core is taken
+        c.wait_state(busy, "RUNNING")
+        j = c.sbatch("-n1", "--wrap", f"{PROBE}; sleep 2")
+        c.wait_state(j, "RUNNING")
+        own = _cpu_ids(c, j)
+        assert own and own != _cpu_ids(c, busy)
+        got = _allowed(_probe_output(c, j))
+        assert got == ([own] if enforce == "yes" else [{0, 1}]), (enforce, own, got)
+        c.run(["scancel", str(busy)])
+    _not_drained(c)
+
+
+SYNTHETIC_2X8 = "Topology=synthetic:package:2 [numa] core:8 pu:1"
+
+
+def test_membind_follows_the_cores(make_cluster):
+    """Memory binding names the NUMA node of the job's cores in a 2-socket,
+    2-node synthetic topology: socket 0's job is bound to node 0 (which
+    this machine has: its heap shows bind:0), socket 1's job computes node
+    1, which this machine lacks, and runs unchanged with one log line;
+    --cosched-numa=low prefers; --mem-bind keeps the user's policy."""
+    c = make_cluster(nodes=1, sockets=2, cores=8, cosched_conf_extra=[
+        "CoschedPolicy=app_aware", SYNTHETIC_2X8])
+    a = c.sbatch("-n8", "--wrap", f"{PROBE}; sleep 4")
+    c.wait_state(a, "RUNNING")
+    b = c.sbatch("-n8", "--wrap", PROBE)
+    c.wait_state(b, ["RUNNING", "COMPLETED"])
+    socket_a = c.job_sockets(a)["n1"]
+    assert socket_a in ([0], [1])
+    on0, on1 = (a, b) if socket_a == [0] else (b, a)
+    out0, out1 = _probe_output(c, on0), _probe_output(c, on1)
+    assert _env(out0, "COSCHED_MEMBIND") == "bind 0", out0
+    assert re.search(r"^\w+ bind:0 heap ", out0, re.M), out0
+    membind1 = _env(out1, "COSCHED_MEMBIND")
+    assert membind1.startswith("unchanged: bind 1: NUMA node 1 does not exist"), out1
+    assert re.search(r"^\w+ default heap ", out1, re.M), out1
+    # Their CPUs (0-7 and 8-15) are not all on this 2-CPU machine: the
+    # tasks keep task/affinity's mask, and say so.
+    assert _env(out1, "COSCHED_CPUS").startswith("unchanged: CPUs"), out1
+    with open(c.log_path("slurmd-n1")) as f:
+        log = f.read()
+    lines = [l for l in log.splitlines()
+             if f"StepId={on1}.batch" in l and "NUMA node 1 does not exist" in l]
+    assert len(lines) == 1, lines
+
+    p = c.sbatch("-n8", "--cosched-numa=low", "--wrap", PROBE)
+    out = _probe_output(c, p)
+    assert re.match(r"(prefer 0|unchanged: prefer 1)", _env(out, "COSCHED_MEMBIND")), out
+    u = c.sbatch("-n8", "--wrap", f"srun --mem-bind=local bash -c \"{PROBE}\"")
+    out = _probe_output(c, u)
+    assert "unchanged: --mem-bind" in out, out
+    _not_drained(c)
+
+
+# --- CPU frequency, in a fake cpufreq tree per node ------------------------
+
+import fake_cpufreq
+
+ORIGINAL = {"governor": "schedutil", "min": 800000, "max": 3000000,
+            "setspeed": 0}
+# EDP at 2 threads: 2.2 GHz 10 s x 1000 J = 10000; 1.5 GHz 12 s x 600 J =
+# 7200 (minimum) for p15; 1.8 GHz 11 s x 700 J = 7700 for p18.
+EDP15 = [(2, 2200000, 10.0, 1000.0), (2, 1500000, 12.0, 600.0)]
+EDP18 = [(2, 2200000, 10.0, 1000.0), (2, 1800000, 11.0, 700.0)]
+
+
+def _freq_cluster(make_cluster, slurm_conf_extra=(), trees=("n1",), nodes=1):
+    """Nodes of 2 sockets x 8 cores, a synthetic topology to match, and a
+    fake cpufreq tree (16 CPUs, one domain per package) for each node in
+    trees."""
+    w = tempfile.mkdtemp(prefix="cosched-cluster-")
+    for n in trees:
+        fake_cpufreq.create(os.path.join(w, "sysfs", n))
+    conf = ["CoschedPolicy=app_aware", "PowerPolicy=edp", SYNTHETIC_2X8,
+            f"SysfsRoot={w}/sysfs/%n"]
+    c = make_cluster(nodes=nodes, sockets=2, cores=8, workdir=w,
+                     cosched_conf_extra=conf,
+                     slurm_conf_extra=list(slurm_conf_extra))
+    c.cosched_lines = conf
+    c.write_profile("p15", "cpu", 0.1, edp=EDP15)
+    c.write_profile("p18", "cpu", 0.1, edp=EDP18)
+    c.run(["scontrol", "reconfigure"])
+    return c
+
+
+def _root(c, node="n1"):
+    return os.path.join(c.workdir, "sysfs", node)
+
+
+def _domain(c, cpu, node="n1"):
+    return fake_cpufreq.setting(_root(c, node), cpu)
+
+
+def _wait_domain(c, cpu, want, timeout=20, node="n1"):
+    deadline = time.monotonic() + timeout
+    while True:
+        got = _domain(c, cpu, node)
+        if got == want:
+            return
+        if time.monotonic() > deadline:
+            raise AssertionError(f"CPU {cpu}'s domain is {got}, not {want}")
+        time.sleep(0.2)
+
+
+def _userspace(khz):
+    return {"governor": "userspace", "min": 800000, "max": khz,
+            "setspeed": khz}
+
+
+def _journal_domains(c, node="n1"):
+    path = os.path.join(c.workdir, "spool", node, "cosched",
+                        "cpufreq.journal")
+    if not os.path.exists(path):
+        return []
+    with open(path) as f:
+        return [l for l in f if l.startswith("domain ")]
+
+
+def _fill_socket0(c):
+    """A job on socket 0's 8 cores (a whole socket: the controller gives
+    it an empty one), without EDP points and so without a frequency, so
+    that the next jobs go to socket 1."""
+    j = c.sbatch("-n8", "-Jfiller")
+    c.wait_state(j, "RUNNING")
+    assert c.job_sockets(j) == {"n1": [0]}
+    assert "governor" not in c.record(j)
+    return j
+
+
+def _start(c, app, *args):
+    j = c.sbatch("-n2", f"-J{app}", *args)
+    c.wait_state(j, "RUNNING")
+    return j
+
+
+def test_frequency_decided_applied_and_restored(make_cluster):
+    """A job decided at 1.5 GHz on socket 1 shows the decided governor and
+    limits on exactly socket 1's CPUs while it runs and the originals
+    afterwards; two jobs in one domain run at the higher request, and the
+    originals return only after both end."""
+    c = _freq_cluster(make_cluster)
+    _fill_socket0(c)
+    b = _start(c, "p15", "--wrap", f"{PROBE}; sleep 600")
+    rec = c.record(b)
+    assert rec["sockets"] == "n1:1" and rec["governor"] == "userspace"
+    assert rec["freq_req_khz"] == "1500000", rec
+    _wait_domain(c, 8, _userspace(1500000))
+    assert _domain(c, 0) == ORIGINAL     # socket 0: untouched
+    assert len(_journal_domains(c)) == 1
+    c.run(["scancel", str(b)])
+    _wait_domain(c, 8, ORIGINAL)
+    assert _journal_domains(c) == []
+
+    b = _start(c, "p15")
+    _wait_domain(c, 8, _userspace(1500000))
+    x = _start(c, "p18")
+    assert c.job_sockets(x) == {"n1": [1]}
+    _wait_domain(c, 8, _userspace(1800000))     # the higher request
+    c.run(["scancel", str(x)])
+    _wait_domain(c, 8, _userspace(1500000))     # b still holds it
+    c.run(["scancel", str(b)])
+    _wait_domain(c, 8, ORIGINAL)
+    assert _domain(c, 0) == ORIGINAL
+    _not_drained(c)
+
+
+def _stepd_pid(jobid):
+    out = subprocess.run(["pgrep", "-f", rf"^slurmstepd: \[{jobid}\.batch\]"],
+                         capture_output=True, text=True).stdout.split()
+    assert len(out) == 1, out
+    return int(out[0])
+
+
+def test_frequency_restored_after_crashes(make_cluster):
+    """The job SIGKILLed, its slurmstepd killed -9, slurmd killed -9 and
+    restarted: the originals come back every time and the node is never
+    drained."""
+    c = _freq_cluster(make_cluster)
+    _fill_socket0(c)
+
+    # The job's processes SIGKILLed: its slurmstepd releases at step end.
+    b = _start(c, "p15")
+    _wait_domain(c, 8, _userspace(1500000))
+    c.run(["scancel", "-s", "KILL", str(b)])
+    _wait_domain(c, 8, ORIGINAL)
+    _not_drained(c)
+
+    # slurmstepd killed -9: nothing releases; the next launch request on
+    # the node sweeps the dead holder away.
+    b = _start(c, "p15")
+    _wait_domain(c, 8, _userspace(1500000))
+    os.kill(_stepd_pid(b), 9)
+    time.sleep(1)
+    assert _domain(c, 8) == _userspace(1500000)   # no one has swept yet
+    n = c.sbatch("-n1", "--cosched=off", "--wrap", "true")
+    _wait_domain(c, 8, ORIGINAL)
+    c.wait_state(n, "COMPLETED")
+    c.run(["scancel", str(b)])
+    _not_drained(c)
+
+    # slurmd killed -9 mid-job and restarted: the job's slurmstepd still
+    # holds the domain (the restart's sweep keeps it), and releases it at
+    # the end.
+    b = _start(c, "p15")
+    _wait_domain(c, 8, _userspace(1500000))
+    c.procs["slurmd-n1"].kill()
+    c.procs["slurmd-n1"].wait()
+    c.start_slurmd("n1")
+    deadline = time.monotonic() + 30
+    while "n1" not in c.run(["sinfo", "-h", "-N", "-r", "-o", "%N"]).stdout:
+        assert time.monotonic() < deadline, "n1 does not respond"
+        time.sleep(0.5)
+    assert c.job(b)["JobState"] == "RUNNING"
+    assert _domain(c, 8) == _userspace(1500000)
+    c.run(["scancel", str(b)])
+    _wait_domain(c, 8, ORIGINAL)
+    _not_drained(c)
+
+    # slurmstepd killed -9 and then slurmd restarted, with no new job: the
+    # sweep at slurmd start restores.
+    b = _start(c, "p15")
+    _wait_domain(c, 8, _userspace(1500000))
+    os.kill(_stepd_pid(b), 9)
+    c.procs["slurmd-n1"].kill()
+    c.procs["slurmd-n1"].wait()
+    c.start_slurmd("n1")
+    _wait_domain(c, 8, ORIGINAL)
+    c.run(["scancel", str(b)])
+    assert _journal_domains(c) == []
+    _not_drained(c)
+
+
+def test_frequency_degrades_with_one_line(make_cluster):
+    """What the node cannot or must not do leaves the job running with one
+    log line: a governor outside CpuFreqGovernors, a node without cpufreq,
+    an unwritable cpufreq file, a step with --cpu-freq."""
+    c = _freq_cluster(make_cluster, slurm_conf_extra=[
+        "CpuFreqGovernors=Performance,OnDemand,UserSpace"])
+    _fill_socket0(c)
+    log = c.log_path("slurmd-n1")
+
+    def lines(jobid, text):
+        with open(log) as f:
+            return [l for l in f if f"StepId={jobid}." in l and text in l]
+
+    # --cpu-freq: Slurm's own frequency control, cosched stands aside.
+    j = c.sbatch("-n2", "-Jp15", "--wrap",
+                 f"srun --cpu-freq=Performance bash -c \"{PROBE}\"")
+    out = _probe_output(c, j)
+    assert "COSCHED_CPUFREQ=unchanged: --cpu-freq or CpuFreqDef" in out, out
+
+    # An unwritable file in socket 1's domain: the job runs, the domain
+    # keeps its originals, one line says why.
+    fake_cpufreq.make_unwritable(_root(c), 8, "scaling_setspeed")
+    j = c.sbatch("-n2", "-Jp15", "--wrap", PROBE)
+    out = _probe_output(c, j)
+    assert c.job(j)["ExitCode"] == "0:0"
+    assert _env(out, "COSCHED_CPUFREQ").startswith("unchanged:"), out
+    assert len(lines(j, "frequency unchanged")) == 1
+    fake_cpufreq.make_writable(_root(c), 8, "scaling_setspeed")
+    assert _domain(c, 8) == ORIGINAL
+
+    # No cpufreq on the node.
+    c.write_cosched_conf(c.cosched_lines[:-1] +
+                         [f"SysfsRoot={c.workdir}/no-such-tree"])
+    j = c.sbatch("-n2", "-Jp15", "--wrap", PROBE)
+    out = _probe_output(c, j)
+    assert c.job(j)["ExitCode"] == "0:0"
+    assert _env(out, "COSCHED_CPUFREQ") == "unchanged: no cpufreq", out
+    assert len(lines(j, "no cpufreq under")) == 1
+    _not_drained(c)
+
+
+def test_frequency_respects_cpufreqgovernors(make_cluster):
+    """A governor outside slurm.conf's CpuFreqGovernors is not set."""
+    c = _freq_cluster(make_cluster, slurm_conf_extra=[
+        "CpuFreqGovernors=Performance,OnDemand"])
+    _fill_socket0(c)
+    j = c.sbatch("-n2", "-Jp15", "--wrap", PROBE)
+    out = _probe_output(c, j)
+    assert _env(out, "COSCHED_CPUFREQ") == \
+        "unchanged: governor userspace not allowed", out
+    assert _domain(c, 8) == ORIGINAL
+    j = c.sbatch("-n2", "-Jp15", "--cosched-power=performance",
+                 "--wrap", f"{PROBE}; sleep 600")
+    c.wait_state(j, "RUNNING")
+    _wait_domain(c, 8, dict(ORIGINAL, governor="performance"))
+    c.run(["scancel", str(j)])
+    _wait_domain(c, 8, ORIGINAL)

@@ -1,0 +1,114 @@
+/*
+ * test_topology.c - the node's topology through hwloc (src/node), on
+ * synthetic topologies: Slurm's core numbers to CPUs, packages and NUMA
+ * nodes, and the errors a topology that does not match the node gives.
+ */
+#include <string.h>
+
+#include "cosched_check.h"
+#include "src/node/cosched_topology.h"
+
+static cosched_error_t err;
+
+static cosched_idset_t ids(const char *list)
+{
+	cosched_idset_t s;
+
+	ck_assert_msg(cosched_idset_parse("ids", list, &s, &err) == 0, "%s",
+		      err.msg);
+	return s;
+}
+
+static void assert_ids(const cosched_idset_t *s, const char *want)
+{
+	char buf[COSCHED_IDSET_TEXT_MAX];
+
+	ck_assert_str_eq(cosched_idset_format(s, buf, sizeof(buf)), want);
+}
+
+START_TEST(test_two_packages_two_numa)
+{
+	cosched_topology_t *t = cosched_topology_load(
+		"synthetic:package:2 [numa] core:8 pu:1", &err);
+	cosched_idset_t cores, cpus, out;
+	char buf[256];
+
+	ck_assert_msg(t != NULL, "%s", err.msg);
+	ck_assert_int_eq(cosched_topology_ncores(t), 16);
+	ck_assert_int_eq(cosched_topology_npackages(t), 2);
+	ck_assert_int_eq(cosched_topology_nnuma(t), 2);
+	cores = ids("8-11");
+	ck_assert_int_eq(cosched_topology_core_cpus(t, &cores, &cpus, &err), 0);
+	assert_ids(&cpus, "8-11");
+	ck_assert_int_eq(cosched_topology_core_packages(t, &cores, &out, &err), 0);
+	assert_ids(&out, "1");
+	/* the NUMA node local to socket 1's CPUs is node 1, and a set across
+	 * both packages names both */
+	ck_assert_int_eq(cosched_topology_cpu_numa(t, &cpus, &out, &err), 0);
+	assert_ids(&out, "1");
+	cpus = ids("7-8");
+	ck_assert_int_eq(cosched_topology_cpu_numa(t, &cpus, &out, &err), 0);
+	assert_ids(&out, "0-1");
+	ck_assert_ptr_nonnull(strstr(cosched_topology_describe(t, buf, sizeof(buf)),
+				     "packages=2 cores=16 pus=16 numa=2"));
+	cosched_topology_free(t);
+}
+END_TEST
+
+START_TEST(test_threads_and_errors)
+{
+	/* 2 threads per core: core i is CPUs 2i and 2i+1 in hwloc's
+	 * synthetic numbering; Slurm's core 5 is on package 1 */
+	cosched_topology_t *t = cosched_topology_load(
+		"synthetic:package:2 core:4 pu:2", &err);
+	cosched_idset_t cores = ids("0,5"), cpus, before = ids("3");
+
+	ck_assert_msg(t != NULL, "%s", err.msg);
+	ck_assert_int_eq(cosched_topology_ncores(t), 8);
+	ck_assert_int_eq(cosched_topology_core_cpus(t, &cores, &cpus, &err), 0);
+	assert_ids(&cpus, "0-1,10-11");
+	/* a core the node lacks: named, with the node's count; out untouched */
+	cores = ids("2,8");
+	cpus = before;
+	ck_assert_int_eq(cosched_topology_core_cpus(t, &cores, &cpus, &err), -1);
+	ck_assert_msg(strstr(err.msg, "core 8: the node's topology has 8 cores (0-7"),
+		      "%s", err.msg);
+	assert_ids(&cpus, "3");
+	/* one machine-wide NUMA node when the description names none */
+	cpus = ids("0-15");
+	ck_assert_int_eq(cosched_topology_cpu_numa(t, &cpus, &cpus, &err), 0);
+	assert_ids(&cpus, "0");
+	cosched_topology_free(t);
+}
+END_TEST
+
+START_TEST(test_sources)
+{
+	cosched_topology_t *t = cosched_topology_load("system", &err);
+
+	/* this machine: at least one core, every core maps to a CPU */
+	ck_assert_msg(t != NULL, "%s", err.msg);
+	ck_assert_int_ge(cosched_topology_ncores(t), 1);
+	cosched_topology_free(t);
+	ck_assert_ptr_null(cosched_topology_load("synthetic:bogus:3", &err));
+	ck_assert_msg(strstr(err.msg, "Topology=\"synthetic:bogus:3\": hwloc_topology_set_synthetic"),
+		      "%s", err.msg);
+	ck_assert_ptr_null(cosched_topology_load("xml:/nonexistent/topo.xml", &err));
+	ck_assert_msg(strstr(err.msg, "/nonexistent/topo.xml"), "%s", err.msg);
+	ck_assert_ptr_null(cosched_topology_load("numa:2", &err));
+	ck_assert_msg(strstr(err.msg, "Topology: invalid value \"numa:2\""), "%s",
+		      err.msg);
+}
+END_TEST
+
+Suite *cosched_test_suite(void)
+{
+	Suite *s = suite_create("topology");
+	TCase *tc = tcase_create("topology");
+
+	tcase_add_test(tc, test_two_packages_two_numa);
+	tcase_add_test(tc, test_threads_and_errors);
+	tcase_add_test(tc, test_sources);
+	suite_add_tcase(s, tc);
+	return s;
+}
