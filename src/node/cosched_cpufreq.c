@@ -678,15 +678,16 @@ static int write_khz(const domain_t *dom, const char *name, long khz,
 	return attr_write(dom->dir, name, v, err);
 }
 
-int cosched_cpufreq_write(const cosched_cpufreq_t *c, int index,
+/* The writes, in the order the kernel accepts, unchecked. */
+static int _write_setting(const cosched_cpufreq_t *c, int index,
 			  const cosched_cpufreq_setting_t *s,
 			  cosched_error_t *err)
 {
 	const domain_t *dom;
 	long cur_max;
 
-	if (cosched_cpufreq_check(c, index, s, err))
-		return -1;
+	if (index < 0 || index >= c->n)
+		return cosched_error_set(err, "cpufreq: no domain %d", index);
 	dom = &c->d[index];
 	if (read_khz(dom->dir, "scaling_max_freq", &cur_max, err) ||
 	    attr_write(dom->dir, "scaling_governor", s->governor, err))
@@ -708,6 +709,26 @@ int cosched_cpufreq_write(const cosched_cpufreq_t *c, int index,
 	    write_khz(dom, "scaling_setspeed", s->setspeed_khz, err))
 		return -1;
 	return 0;
+}
+
+int cosched_cpufreq_write(const cosched_cpufreq_t *c, int index,
+			  const cosched_cpufreq_setting_t *s,
+			  cosched_error_t *err)
+{
+	if (cosched_cpufreq_check(c, index, s, err))
+		return -1;
+	return _write_setting(c, index, s, err);
+}
+
+int cosched_cpufreq_restore(const cosched_cpufreq_t *c, int index,
+			    const cosched_cpufreq_setting_t *s,
+			    cosched_error_t *err)
+{
+	/* No check: the originals were read from this very domain, and a
+	 * value the driver showed but does not list (a userspace speed off
+	 * its table, a limit an administrator set) must still come back;
+	 * the kernel alone may refuse it. */
+	return _write_setting(c, index, s, err);
 }
 
 char *cosched_cpufreq_setting_format(const cosched_cpufreq_setting_t *s,

@@ -110,6 +110,13 @@ int cosched_cpufreq_write(const cosched_cpufreq_t *c, int index,
 			  const cosched_cpufreq_setting_t *s,
 			  cosched_error_t *err);
 
+/* Write a domain's original setting back: as cosched_cpufreq_write(),
+ * without the check (what the domain showed must come back even where
+ * the driver does not list it; only the kernel may refuse). */
+int cosched_cpufreq_restore(const cosched_cpufreq_t *c, int index,
+			    const cosched_cpufreq_setting_t *s,
+			    cosched_error_t *err);
+
 /* "governor=userspace min=800000 max=1500000 setspeed=1500000"
  * (" setspeed=..." only when setspeed_khz > 0); returns buf. */
 char *cosched_cpufreq_setting_format(const cosched_cpufreq_setting_t *s,

@@ -863,6 +863,11 @@ static void resolve(const jdom_t *d, cosched_cpufreq_setting_t *s)
 		if (hf > f)
 			f = hf;
 	}
+	/* The domain's scaling_max_freq as cosched found it is the site's
+	 * ceiling (an administrator's cap, a thermal limit): a request above
+	 * it runs at it, never lifts it. */
+	if (f > d->orig.max_khz)
+		f = d->orig.max_khz;
 	memset(s, 0, sizeof(*s));
 	if (!any) {
 		*s = d->orig;
@@ -936,7 +941,7 @@ static bool settle(const cosched_cpufreq_t *c, journal_t *j,
 		if (k < 0)
 			continue;
 		if (!d->n) {
-			if (cosched_cpufreq_write(c, k, &d->orig, &werr)) {
+			if (cosched_cpufreq_restore(c, k, &d->orig, &werr)) {
 				out->failed += !d->failed;
 				d->failed = true;
 				problem(p,

@@ -21,9 +21,10 @@
  *   - else the performance governor when any holder asks for it, with
  *     the original scaling_min_freq and scaling_max_freq;
  *   - else the userspace governor at the highest frequency any holder
- *     asks for (max_request, the rule the controller predicts with):
- *     setspeed and scaling_max_freq at it, scaling_min_freq the original
- *     lowered to it when above;
+ *     asks for (max_request, the rule the controller predicts with),
+ *     capped at the original scaling_max_freq (a site's cap is never
+ *     lifted): setspeed and scaling_max_freq at it, scaling_min_freq the
+ *     original lowered to it when above;
  *   - a holder that asks for nothing (no governor, freq_khz 0) holds the
  *     domain at its original setting: it counts as asking for the
  *     original governor at the original scaling_max_freq;

@@ -763,6 +763,40 @@ START_TEST(t_min_lowered)
 }
 END_TEST
 
+/* A request above the original maximum (an administrator's cap) runs at
+ * the cap; an original off the driver's list (a userspace speed of
+ * 1.55 GHz where the list steps by 100 MHz) still comes back. */
+START_TEST(t_cap_and_unlisted_original)
+{
+	cosched_cpufreq_holder_t a, p;
+	cosched_cpufreq_t *c;
+	tree_t t;
+
+	tree_make(&t, "--scaling-max 2800000");
+	c = tree_open(&t);
+	a = holder(7, "userspace", 3000000);
+	acquire_ok(c, &t, &a, 1);
+	ck_assert_str_eq(state(&t, 8), "userspace 800000 2800000 2800000");
+	release_ok(c, &t, 7, 0, 1);
+	ck_assert_str_eq(state(&t, 8), "schedutil 800000 2800000 2800000");
+	cosched_cpufreq_close(c);
+	tree_free(&t);
+
+	tree_make(&t, "");
+	set_attr(&t, 8, "scaling_governor", "userspace");
+	set_attr(&t, 8, "scaling_setspeed", "1550000");
+	c = tree_open(&t);
+	p = holder(8, "performance", 0);
+	acquire_ok(c, &t, &p, 1);
+	ck_assert_str_eq(attr(&t, 8, "scaling_governor"), "performance");
+	release_ok(c, &t, 8, 0, 1);
+	ck_assert_str_eq(state(&t, 8), "userspace 800000 3000000 1550000");
+	journal_is(&t, "", 0, 0);
+	cosched_cpufreq_close(c);
+	tree_free(&t);
+}
+END_TEST
+
 START_TEST(t_refused_request)
 {
 	cosched_cpufreq_outcome_t out;
@@ -1186,6 +1220,7 @@ Suite *cosched_test_suite(void)
 	tcase_add_test(tc, t_links_refused);
 	tcase_add_test(tc, t_previous_boot);
 	tcase_add_test(tc, t_domain_gone);
+	tcase_add_test(tc, t_cap_and_unlisted_original);
 	suite_add_tcase(s, tc);
 	return s;
 }
