@@ -367,6 +367,19 @@ def test_frequency_degrades_with_one_line(make_cluster):
     fake_cpufreq.make_writable(_root(c), 8, "scaling_setspeed")
     assert _domain(c, 8) == ORIGINAL
 
+    # A frequency the hardware lacks: a node whose driver lists 800 MHz,
+    # 1.1, 1.4, 1.7 ... GHz has no 1.5 GHz.
+    coarse = os.path.join(c.workdir, "coarse")
+    fake_cpufreq.create(os.path.join(coarse, "n1"), freq_step=300000)
+    c.write_cosched_conf(c.cosched_lines[:-1] + [f"SysfsRoot={coarse}/%n"])
+    j = c.sbatch("-n2", "-Jp15", "--wrap", PROBE)
+    out = _probe_output(c, j)
+    assert c.job(j)["ExitCode"] == "0:0"
+    assert "1500000" in _env(out, "COSCHED_CPUFREQ"), out
+    assert _env(out, "COSCHED_CPUFREQ").startswith("unchanged:"), out
+    assert fake_cpufreq.setting(os.path.join(coarse, "n1"), 8) == ORIGINAL
+    assert len(lines(j, "frequency unchanged")) == 1
+
     # No cpufreq on the node.
     c.write_cosched_conf(c.cosched_lines[:-1] +
                          [f"SysfsRoot={c.workdir}/no-such-tree"])
