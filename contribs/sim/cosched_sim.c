@@ -189,6 +189,7 @@ static void ts_print_csv(const ts_row_t *rows, size_t n)
 		       r->wait_avg_s, r->energy_j, r->e_core, r->e_uncore,
 		       r->e_dram, r->energy_j / r->work, r->edp,
 		       r->edp / rows[0].r.edp, rows[i].opt_ratio);
+		/* (no optimum: the last column is "nan") */
 	}
 }
 
