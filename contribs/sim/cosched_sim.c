@@ -36,6 +36,7 @@ typedef struct {
 	uint64_t seed;
 	bool calibrate;
 	double target;
+	size_t bench_small, bench_large;
 	sim_ts_conf_t ts;
 	sim_ss_conf_t ss;
 } opts_t;
@@ -57,6 +58,8 @@ static void usage(FILE *f)
 "  --miss-gain CAT=G[,...]  --freq-domain per-app|max\n"
 "  --nodes N --sockets S --cores C --queue-depth N     (space)\n"
 "  --swf FILE  --generate N  --load L                  (space arrivals)\n"
+"  --bench-scale SMALL,LARGE  time every space-shared variant at two job\n"
+"                       counts (--nodes, --load; the issue's: 100000,1000000)\n"
 "  --calibrate [--target X]  catastrophic factor for seed 002's rand figure\n"
 "  --timeline FILE      time-shared: one line per quantum\n"
 "  --csv | --json       output format (default: aligned table)\n");
@@ -478,6 +481,71 @@ static int run_space_shared(const opts_t *o, const sim_model_t *m,
 	return 0;
 }
 
+/* ---- scale benchmark --------------------------------------------- */
+
+/*
+ * Every space-shared variant on the same cluster at two job counts
+ * (generated, same seed and load): wall time, jobs simulated per second,
+ * and the growth ratio t(large) / t(small), whose ideal is large / small
+ * (linear).  Target: each variant under 60 s at the large count.
+ */
+static int run_scale_bench(const opts_t *o, const sim_model_t *m,
+			   size_t small, size_t large)
+{
+	size_t counts[2] = { small, large };
+	double t[2][COSCHED_POLICY_COUNT + 2];
+	const char *label[COSCHED_POLICY_COUNT + 2];
+	cosched_error_t err;
+	int nv = COSCHED_POLICY_COUNT + 2;
+	bool pass = true;
+
+	for (int k = 0; k < 2; k++) {
+		sim_workload_t w = { 0 };
+		if (sim_lublin_generate(counts[k], o->ss.cores, o->seed, &w,
+					&err) < 0 ||
+		    sim_scale_load(&w, 0, (double)o->ss.nodes * o->ss.sockets *
+				   o->ss.cores, o->load, &err) < 0) {
+			fprintf(stderr, PROG ": %s\n", err.msg);
+			sim_workload_free(&w);
+			return 1;
+		}
+		for (int v = 0; v < nv; v++) {
+			sim_ss_result_t r;
+			sim_variant_kind_t kind = v == 0 ? SIM_VAR_EXCLUSIVE :
+				v == 1 ? SIM_VAR_BLIND : SIM_VAR_POLICY;
+			cosched_policy_t p = v >= 2 ? (cosched_policy_t)(v - 2) :
+				COSCHED_POLICY_GANG;
+			if (sim_ss_run(m, &w, kind, p, &o->ss, &r, &err) < 0) {
+				fprintf(stderr, PROG ": %s\n", err.msg);
+				sim_workload_free(&w);
+				return 1;
+			}
+			t[k][v] = r.sim_s;
+			label[v] = kind == SIM_VAR_EXCLUSIVE ? "exclusive" :
+				kind == SIM_VAR_BLIND ? "blind" :
+				cosched_policy_name(p);
+		}
+		sim_workload_free(&w);
+	}
+	printf("scale: %zu nodes x %d sockets x %d cores, Lublin-Feitelson "
+	       "arrivals at load %g, seed %llu\n", o->ss.nodes, o->ss.sockets,
+	       o->ss.cores, o->load, (unsigned long long)o->seed);
+	printf("%-18s %10s %12s %10s %12s %7s\n", "variant", "t(small)_s",
+	       "jobs/s", "t(large)_s", "jobs/s", "growth");
+	for (int v = 0; v < nv; v++) {
+		printf("%-18s %10.3f %12.0f %10.3f %12.0f %7.2f\n", label[v],
+		       t[0][v], (double)small / t[0][v], t[1][v],
+		       (double)large / t[1][v], t[1][v] / t[0][v]);
+		if (t[1][v] >= 60.0)
+			pass = false;
+	}
+	printf("jobs: small %zu, large %zu (linear growth = %.1f)\n", small,
+	       large, (double)large / (double)small);
+	printf("target each variant < 60 s at %zu jobs: %s\n", large,
+	       pass ? "PASS" : "FAIL");
+	return 0;
+}
+
 /* ---- options ----------------------------------------------------- */
 
 enum {
@@ -485,7 +553,7 @@ enum {
 	O_WINDOW, O_QUANTUM, O_CAPACITY, O_SEED, O_TABLE, O_CATA, O_SCALING,
 	O_MISS_GAIN, O_FREQ_DOMAIN, O_NODES, O_SOCKETS, O_CORES, O_QDEPTH,
 	O_SWF, O_GENERATE, O_LOAD, O_CALIBRATE, O_TARGET, O_TIMELINE, O_CSV,
-	O_JSON, O_MRB_W, O_MRB_T, O_MRB_START,
+	O_JSON, O_MRB_W, O_MRB_T, O_MRB_START, O_BENCH,
 };
 
 static const struct option longopts[] = {
@@ -517,6 +585,7 @@ static const struct option longopts[] = {
 	{ "mrb-weight", required_argument, NULL, O_MRB_W },
 	{ "mrb-threshold", required_argument, NULL, O_MRB_T },
 	{ "mrb-start", required_argument, NULL, O_MRB_START },
+	{ "bench-scale", required_argument, NULL, O_BENCH },
 	{ "csv", no_argument, NULL, O_CSV },
 	{ "json", no_argument, NULL, O_JSON },
 	{ "help", no_argument, NULL, 'h' },
@@ -659,6 +728,20 @@ int main(int argc, char **argv)
 			else if (!strcmp(optarg, "workload")) o.ts.mrb_start_zero = false;
 			else return bad_arg("--mrb-start", optarg, "zero or workload");
 			break;
+		case O_BENCH: {
+			char *comma = strchr(optarg, ',');
+			long a, b;
+			if (!comma)
+				return bad_arg("--bench-scale", optarg,
+					       "expected SMALL,LARGE job counts");
+			*comma = '\0';
+			if (inum("--bench-scale", optarg, 1, 100000000, &a) ||
+			    inum("--bench-scale", comma + 1, 1, 100000000, &b))
+				return 2;
+			o.bench_small = (size_t)a;
+			o.bench_large = (size_t)b;
+			break;
+		}
 		case O_CSV: o.out = OUT_CSV; break;
 		case O_JSON: o.out = OUT_JSON; break;
 		case 'h': usage(stdout); return 0;
@@ -686,6 +769,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, PROG ": %s\n", err.msg);
 		return 2;
 	}
+	if (o.bench_large)
+		return run_scale_bench(&o, &m, o.bench_small, o.bench_large);
 	int sources = (o.workload != NULL) + o.seed002 + (o.swf != NULL) +
 		(o.generate > 0);
 	if (sources != 1) {
