@@ -1,0 +1,825 @@
+/*
+ * cosched_sim.c - cosched-sim(1): what would each policy do to this
+ * workload?  Replays it through the decision core (sim.h) and prints
+ * seed 002's metrics as a table, CSV or JSON.
+ *
+ * Exit status: 0; 1 when the simulation fails; 2 on a bad argument or
+ * workload file.
+ */
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "contribs/sim/sim.h"
+#include "src/libcosched/cosched_number.h"
+#include "src/libcosched/cosched_text.h"
+
+#define PROG "cosched-sim"
+
+typedef enum { OUT_TABLE, OUT_CSV, OUT_JSON } out_t;
+
+typedef struct {
+	bool space;
+	bool seed002;
+	double solo_s;
+	bool pol[COSCHED_POLICY_COUNT];
+	int dvfs;		/* 0 off, 1 on, 2 both */
+	bool optimum;
+	out_t out;
+	const char *timeline;
+	const char *workload, *swf;
+	size_t generate;
+	double load;
+	uint64_t seed;
+	bool calibrate;
+	double target;
+	size_t bench_small, bench_large;
+	sim_ts_conf_t ts;
+	sim_ss_conf_t ss;
+} opts_t;
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"usage: " PROG " [options] [WORKLOAD]\n"
+"  WORKLOAD             workload file (cosched-sim(1), WORKLOAD FORMAT)\n"
+"  --seed002            seed 002's artificial workload (no file needed)\n"
+"  --solo S             its standalone time per application (default 50)\n"
+"  --setting time|space time-shared gangs (default) or space-shared cluster\n"
+"  --policy LIST        comma-separated policies (default: all five)\n"
+"  --dvfs on|off|both   per-application frequencies (default off)\n"
+"  --optimum            time-shared: the exact best gang partition (<= 12 apps)\n"
+"  --window S --quantum S --capacity CORES --seed N\n"
+"  --mrb-weight A --mrb-threshold T --mrb-start workload|zero\n"
+"  --table seed002|seed001|FILE  --catastrophic X  --scaling FILE\n"
+"  --miss-gain CAT=G[,...]  --freq-domain per-app|max\n"
+"  --nodes N --sockets S --cores C --queue-depth N     (space)\n"
+"  --swf FILE  --generate N  --load L                  (space arrivals)\n"
+"  --bench-scale SMALL,LARGE  time every space-shared variant at two job\n"
+"                       counts (--nodes, --load; the issue's: 100000,1000000)\n"
+"  --calibrate [--target X]  catastrophic factor for seed 002's rand figure\n"
+"  --timeline FILE      time-shared: one line per quantum\n"
+"  --csv | --json       output format (default: aligned table)\n");
+}
+
+static int bad_arg(const char *opt, const char *val, const char *what)
+{
+	fprintf(stderr, PROG ": %s %s: %s\n", opt, COSCHED_QUOTE(val), what);
+	return 2;
+}
+
+static int num(const char *opt, const char *v, double lo, double hi, double *out)
+{
+	if (cosched_parse_number(v, out) < 0 || *out < lo || *out > hi) {
+		char what[96];
+		snprintf(what, sizeof(what), "expected a number in %g..%g", lo, hi);
+		return bad_arg(opt, v, what);
+	}
+	return 0;
+}
+
+static int inum(const char *opt, const char *v, long lo, long hi, long *out)
+{
+	if (cosched_parse_long(v, out) < 0 || *out < lo || *out > hi) {
+		char what[96];
+		snprintf(what, sizeof(what), "expected an integer in %ld..%ld",
+			 lo, hi);
+		return bad_arg(opt, v, what);
+	}
+	return 0;
+}
+
+/* JSON number or null (infinite, NaN). */
+static void jnum(FILE *f, const char *key, double v, bool comma)
+{
+	if (isfinite(v))
+		fprintf(f, "\"%s\": %.10g%s", key, v, comma ? ", " : "");
+	else
+		fprintf(f, "\"%s\": null%s", key, comma ? ", " : "");
+}
+
+static void jstr(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			fprintf(f, "\\%c", *s);
+		else if ((unsigned char)*s < 0x20)
+			fprintf(f, "\\u%04x", *s);
+		else
+			fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+/* ---- time-shared ------------------------------------------------- */
+
+typedef struct {
+	sim_ts_result_t r;
+	bool dvfs;
+	double norm, opt_ratio, rand_fair;
+} ts_row_t;
+
+static double rand_fairness(const sim_workload_t *w, const sim_ts_result_t *r)
+{
+	double s = 0;
+	int n = 0;
+	for (size_t i = 0; i < w->n; i++)
+		if (w->apps[i].cat == COSCHED_CAT_RAND) {
+			s += r->fair[i];
+			n++;
+		}
+	return n ? s / n : NAN;
+}
+
+static void ts_print_table(const opts_t *o, const ts_row_t *rows, size_t n,
+			   double opt_rate, bool have_opt)
+{
+	printf("%-18s %-4s %5s %10s %7s %6s %6s %6s %8s %9s %8s %7s%s\n",
+	       "policy", "dvfs", "gangs", "runs/h", "tput", "fair", "worst",
+	       "rand", "wait_s", "energy_kJ", "J/run", "EDP", have_opt ?
+	       "  opt" : "");
+	for (size_t i = 0; i < n; i++) {
+		const ts_row_t *x = &rows[i];
+		char opt[16] = "";
+		if (have_opt)
+			snprintf(opt, sizeof(opt), " %5.3f", x->opt_ratio);
+		printf("%-18s %-4s %5zu %10.2f %7.3f %6.3f %6.3f %6.3f %8.1f "
+		       "%9.1f %8.1f %7.3f%s\n", x->r.label, x->dvfs ? "on" : "off",
+		       x->r.gangs, x->r.throughput_h, x->norm, x->r.fair_avg,
+		       x->r.fair_worst, x->rand_fair, x->r.wait_avg_s,
+		       x->r.energy_j / 1e3, x->r.energy_j / x->r.work,
+		       x->r.edp / rows[0].r.edp, opt);
+	}
+	(void)o;
+	if (have_opt)
+		printf("optimum steady-state throughput: %.2f runs/h\n",
+		       opt_rate * 3600);
+}
+
+static void ts_print_dvfs(const ts_row_t *rows, size_t n)
+{
+	printf("\nDVFS (on vs off, same policy):\n");
+	printf("%-18s %12s %12s\n", "policy", "energy_save%", "tput_loss%");
+	for (size_t i = 0; i < n; i++) {
+		if (rows[i].dvfs)
+			continue;
+		for (size_t j = 0; j < n; j++)
+			if (rows[j].dvfs && !strcmp(rows[j].r.label, rows[i].r.label))
+				printf("%-18s %12.2f %12.2f\n", rows[i].r.label,
+				       100 * (1 - rows[j].r.energy_j / rows[i].r.energy_j),
+				       100 * (1 - rows[j].r.throughput_h /
+					      rows[i].r.throughput_h));
+	}
+}
+
+static void ts_print_csv(const ts_row_t *rows, size_t n)
+{
+	printf("policy,dvfs,gangs,rounds,moves,elapsed_s,runs,completions,"
+	       "runs_per_h,throughput_norm,fair_avg,fair_worst,fair_rand,"
+	       "wait_avg_s,energy_j,energy_core_j,energy_uncore_j,"
+	       "energy_dram_j,energy_per_run_j,edp,edp_norm,opt_ratio\n");
+	for (size_t i = 0; i < n; i++) {
+		const sim_ts_result_t *r = &rows[i].r;
+		printf("%s,%s,%zu,%ld,%ld,%.3f,%.6f,%ld,%.6f,%.6f,%.6f,%.6f,%.6f,"
+		       "%.6f,%.3f,%.3f,%.3f,%.3f,%.6f,%.6g,%.6f,%.6f\n", r->label,
+		       rows[i].dvfs ? "on" : "off", r->gangs, r->rounds, r->moves,
+		       r->elapsed_s, r->work, r->completions, r->throughput_h,
+		       rows[i].norm, r->fair_avg, r->fair_worst, rows[i].rand_fair,
+		       r->wait_avg_s, r->energy_j, r->e_core, r->e_uncore,
+		       r->e_dram, r->energy_j / r->work, r->edp,
+		       r->edp / rows[0].r.edp, rows[i].opt_ratio);
+		/* (no optimum: the last column is "nan") */
+	}
+}
+
+static void ts_print_json(const opts_t *o, const sim_model_t *m,
+			  const sim_workload_t *w, const ts_row_t *rows,
+			  size_t n, double opt_rate, bool have_opt)
+{
+	printf("{\"setting\": \"time\", \"model\": {\"table\": ");
+	jstr(stdout, m->table);
+	printf(", ");
+	jnum(stdout, "catastrophic", m->catastrophic, true);
+	printf("\"freq_domain\": \"%s\"}, ", m->freq_rule == SIM_FREQ_PER_APP ?
+	       "per-app" : "max");
+	jnum(stdout, "window_s", o->ts.window_s, true);
+	jnum(stdout, "quantum_s", o->ts.quantum_s, true);
+	printf("\"capacity\": %d, \"seed\": %llu, ", o->ts.capacity,
+	       (unsigned long long)o->ts.seed);
+	if (have_opt)
+		jnum(stdout, "optimum_runs_per_h", opt_rate * 3600, true);
+	printf("\"apps\": [");
+	for (size_t i = 0; i < w->n; i++) {
+		const sim_app_t *a = &w->apps[i];
+		printf("%s{\"name\": ", i ? ", " : "");
+		jstr(stdout, a->name);
+		printf(", \"threads\": %d, \"mpki\": %g, \"mhz\": %ld, "
+		       "\"category\": \"%s\", \"solo_s\": %g}", a->threads, a->mpki,
+		       a->mhz, cosched_category_name(a->cat), a->solo_s);
+	}
+	printf("], \"rows\": [");
+	for (size_t i = 0; i < n; i++) {
+		const sim_ts_result_t *r = &rows[i].r;
+		printf("%s{\"policy\": ", i ? ", " : "");
+		jstr(stdout, r->label);
+		printf(", \"dvfs\": %s, \"gangs\": %zu, \"rounds\": %ld, "
+		       "\"moves\": %ld, \"completions\": %ld, ",
+		       rows[i].dvfs ? "true" : "false", r->gangs, r->rounds,
+		       r->moves, r->completions);
+		jnum(stdout, "elapsed_s", r->elapsed_s, true);
+		jnum(stdout, "runs", r->work, true);
+		jnum(stdout, "runs_per_h", r->throughput_h, true);
+		jnum(stdout, "throughput_norm", rows[i].norm, true);
+		jnum(stdout, "fair_avg", r->fair_avg, true);
+		jnum(stdout, "fair_worst", r->fair_worst, true);
+		jnum(stdout, "fair_rand", rows[i].rand_fair, true);
+		jnum(stdout, "wait_avg_s", r->wait_avg_s, true);
+		jnum(stdout, "energy_j", r->energy_j, true);
+		jnum(stdout, "energy_core_j", r->e_core, true);
+		jnum(stdout, "energy_uncore_j", r->e_uncore, true);
+		jnum(stdout, "energy_dram_j", r->e_dram, true);
+		jnum(stdout, "edp", r->edp, true);
+		jnum(stdout, "edp_norm", r->edp / rows[0].r.edp, true);
+		jnum(stdout, "opt_ratio", rows[i].opt_ratio, true);
+		printf("\"apps\": {");
+		for (size_t k = 0; k < w->n; k++) {
+			printf("%s", k ? ", " : "");
+			jstr(stdout, w->apps[k].name);
+			printf(": {");
+			jnum(stdout, "fair", r->fair[k], true);
+			jnum(stdout, "runs", r->work_app[k], true);
+			printf("\"completions\": %ld}", r->compl_app[k]);
+		}
+		printf("}}");
+	}
+	printf("]}\n");
+}
+
+/* Bisect the catastrophic factor so that the random-access programs'
+ * average running time under Miss-Rate Balance, relative to their
+ * standalone time (GANG runs them alone), is the target. */
+static int calibrate(const opts_t *o, sim_model_t *m, const sim_workload_t *w)
+{
+	double lo = 1.0, hi = COSCHED_SLOWDOWN_MAX, f = NAN;
+	cosched_error_t err;
+	sim_ts_conf_t c = o->ts;
+
+	c.timeline = NULL;
+	for (int it = 0; it < 60; it++) {
+		double mid = 0.5 * (lo + hi);
+		sim_ts_result_t r;
+		sim_model_seed002_table(m, mid);
+		if (sim_ts_run(m, w, COSCHED_POLICY_MISS_RATE_BALANCE, &c, &r,
+			       &err) < 0) {
+			fprintf(stderr, PROG ": %s\n", err.msg);
+			return 1;
+		}
+		f = rand_fairness(w, &r);
+		sim_ts_result_free(&r);
+		if (isnan(f)) {
+			fprintf(stderr, PROG ": --calibrate: no rand application\n");
+			return 2;
+		}
+		if (f < o->target)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	printf("catastrophic factor %.4f: rand running time %.4f x standalone "
+	       "under miss_rate_balance (target %.4f)\n", 0.5 * (lo + hi), f,
+	       o->target);
+	return 0;
+}
+
+static int run_time_shared(const opts_t *o, const sim_model_t *m,
+			   const sim_workload_t *w)
+{
+	ts_row_t rows[2 * (COSCHED_POLICY_COUNT + 1)];
+	size_t n = 0;
+	cosched_error_t err;
+	double opt_rate[2] = { NAN, NAN };
+	int rc = 1;
+	FILE *tl = NULL;
+
+	if (o->optimum && w->n > SIM_OPT_MAX_APPS) {
+		fprintf(stderr, PROG ": --optimum: %zu applications, at most %d\n",
+			w->n, SIM_OPT_MAX_APPS);
+		return 2;
+	}
+	if (o->timeline) {
+		tl = fopen(o->timeline, "w");
+		if (!tl) {
+			fprintf(stderr, PROG ": --timeline %s: cannot write\n",
+				COSCHED_QUOTE(o->timeline));
+			return 2;
+		}
+		fprintf(tl, "# time_s\tgang\tapp:threads:mhz:slowdown,...\n");
+	}
+	for (int d = 0; d < 2; d++) {
+		bool dvfs = d == 1;
+		sim_ts_conf_t c = o->ts;
+		if ((o->dvfs == 0 && dvfs) || (o->dvfs == 1 && !dvfs))
+			continue;
+		c.dvfs = dvfs;
+		for (int p = 0; p < COSCHED_POLICY_COUNT; p++) {
+			/* GANG always runs: everything is normalised to it. */
+			if (!o->pol[p] && p != COSCHED_POLICY_GANG)
+				continue;
+			c.timeline = (tl && p == COSCHED_POLICY_APP_AWARE && n < 6) ?
+				tl : NULL;
+			memset(&rows[n], 0, sizeof(rows[n]));
+			if (sim_ts_run(m, w, (cosched_policy_t)p, &c, &rows[n].r,
+				       &err) < 0) {
+				fprintf(stderr, PROG ": %s: %s\n",
+					cosched_policy_name((cosched_policy_t)p),
+					err.msg);
+				goto out;
+			}
+			rows[n].dvfs = dvfs;
+			rows[n].opt_ratio = NAN;
+			n++;
+		}
+		if (o->optimum) {
+			int gang_of[SIM_OPT_MAX_APPS], thr[SIM_OPT_MAX_APPS], ng;
+			if (sim_optimum(m, w, &c, gang_of, thr, &ng, &opt_rate[d],
+					&err) < 0 ||
+			    sim_ts_run_static(m, w, gang_of, thr, ng, &c,
+					      &rows[n].r, &err) < 0) {
+				fprintf(stderr, PROG ": optimum: %s\n", err.msg);
+				goto out;
+			}
+			snprintf(rows[n].r.label, sizeof(rows[n].r.label),
+				 "optimum");
+			rows[n].dvfs = dvfs;
+			n++;
+		}
+	}
+	/* Normalise to GANG without DVFS when it ran, else GANG with. */
+	for (size_t i = 0; i < n; i++) {
+		rows[i].norm = rows[i].r.throughput_h / rows[0].r.throughput_h;
+		rows[i].rand_fair = rand_fairness(w, &rows[i].r);
+		if (o->optimum) {
+			double rate = opt_rate[rows[i].dvfs ? 1 : 0];
+			rows[i].opt_ratio = rows[i].r.throughput_h / 3600 / rate;
+		}
+	}
+	if (o->out == OUT_CSV) {
+		ts_print_csv(rows, n);
+	} else if (o->out == OUT_JSON) {
+		ts_print_json(o, m, w, rows, n, opt_rate[o->dvfs == 1 ? 1 : 0],
+			      o->optimum);
+	} else {
+		printf("time-shared: %zu applications, %d-core package, quantum "
+		       "%g s, window %g s, table %s (catastrophic %.3g), seed "
+		       "%llu\n", w->n, o->ts.capacity, o->ts.quantum_s,
+		       o->ts.window_s, m->table, m->catastrophic,
+		       (unsigned long long)o->ts.seed);
+		ts_print_table(o, rows, n, opt_rate[o->dvfs == 1 ? 1 : 0],
+			       o->optimum);
+		if (o->dvfs == 2)
+			ts_print_dvfs(rows, n);
+	}
+	rc = 0;
+out:
+	for (size_t i = 0; i < n; i++)
+		sim_ts_result_free(&rows[i].r);
+	if (tl)
+		fclose(tl);
+	return rc;
+}
+
+/* ---- space-shared ------------------------------------------------ */
+
+static int run_space_shared(const opts_t *o, const sim_model_t *m,
+			    const sim_workload_t *w)
+{
+	sim_ss_result_t rows[COSCHED_POLICY_COUNT + 2];
+	size_t n = 0;
+	cosched_error_t err;
+
+	for (int v = 0; v < COSCHED_POLICY_COUNT + 2; v++) {
+		sim_variant_kind_t kind = v == 0 ? SIM_VAR_EXCLUSIVE :
+			v == 1 ? SIM_VAR_BLIND : SIM_VAR_POLICY;
+		cosched_policy_t p = v >= 2 ? (cosched_policy_t)(v - 2) :
+			COSCHED_POLICY_GANG;
+		if (kind == SIM_VAR_POLICY && !o->pol[p] &&
+		    p != COSCHED_POLICY_GANG)
+			continue;
+		if (sim_ss_run(m, w, kind, p, &o->ss, &rows[n], &err) < 0) {
+			fprintf(stderr, PROG ": %s\n", err.msg);
+			return 1;
+		}
+		n++;
+	}
+	/* Throughput normalised to GANG (one job per socket). */
+	double gang_tp = rows[2].throughput_h;
+	if (o->out == OUT_CSV) {
+		printf("variant,jobs,makespan_s,jobs_per_h,throughput_norm,util,"
+		       "wait_avg_s,bsld_avg,fair_avg,fair_worst,energy_j,"
+		       "energy_core_j,energy_uncore_j,energy_dram_j,edp,sim_s,"
+		       "events\n");
+		for (size_t i = 0; i < n; i++) {
+			const sim_ss_result_t *r = &rows[i];
+			printf("%s,%zu,%.3f,%.6f,%.6f,%.6f,%.3f,%.6f,%.6f,%.6f,%.3f,"
+			       "%.3f,%.3f,%.3f,%.6g,%.4f,%zu\n", r->label, r->jobs,
+			       r->makespan_s, r->throughput_h,
+			       r->throughput_h / gang_tp, r->util, r->wait_avg_s,
+			       r->bsld_avg, r->fair_avg, r->fair_worst, r->energy_j,
+			       r->e_core, r->e_uncore, r->e_dram, r->edp, r->sim_s,
+			       r->events);
+		}
+		return 0;
+	}
+	if (o->out == OUT_JSON) {
+		printf("{\"setting\": \"space\", \"nodes\": %zu, \"sockets\": %d, "
+		       "\"cores\": %d, \"dvfs\": %s, \"jobs\": %zu, \"rows\": [",
+		       o->ss.nodes, o->ss.sockets, o->ss.cores,
+		       o->ss.dvfs ? "true" : "false", w->n);
+		for (size_t i = 0; i < n; i++) {
+			const sim_ss_result_t *r = &rows[i];
+			printf("%s{\"variant\": ", i ? ", " : "");
+			jstr(stdout, r->label);
+			printf(", ");
+			jnum(stdout, "makespan_s", r->makespan_s, true);
+			jnum(stdout, "jobs_per_h", r->throughput_h, true);
+			jnum(stdout, "throughput_norm", r->throughput_h / gang_tp,
+			     true);
+			jnum(stdout, "util", r->util, true);
+			jnum(stdout, "wait_avg_s", r->wait_avg_s, true);
+			jnum(stdout, "bsld_avg", r->bsld_avg, true);
+			jnum(stdout, "fair_avg", r->fair_avg, true);
+			jnum(stdout, "fair_worst", r->fair_worst, true);
+			jnum(stdout, "energy_j", r->energy_j, true);
+			jnum(stdout, "energy_core_j", r->e_core, true);
+			jnum(stdout, "energy_uncore_j", r->e_uncore, true);
+			jnum(stdout, "energy_dram_j", r->e_dram, true);
+			jnum(stdout, "edp", r->edp, true);
+			jnum(stdout, "sim_s", r->sim_s, false);
+			printf("}");
+		}
+		printf("]}\n");
+		return 0;
+	}
+	printf("space-shared: %zu jobs, %zu nodes x %d sockets x %d cores, "
+	       "dvfs %s, table %s\n", w->n, o->ss.nodes, o->ss.sockets,
+	       o->ss.cores, o->ss.dvfs ? "on" : "off", m->table);
+	printf("%-18s %11s %10s %6s %6s %9s %7s %6s %6s %10s %9s %8s\n",
+	       "variant", "makespan_s", "jobs/h", "tput", "util", "wait_s",
+	       "bsld", "fair", "worst", "energy_kJ", "EDP", "sim_s");
+	for (size_t i = 0; i < n; i++) {
+		const sim_ss_result_t *r = &rows[i];
+		printf("%-18s %11.1f %10.2f %6.3f %6.3f %9.1f %7.3f %6.3f %6.3f "
+		       "%10.1f %9.3f %8.3f\n", r->label, r->makespan_s,
+		       r->throughput_h, r->throughput_h / gang_tp, r->util,
+		       r->wait_avg_s, r->bsld_avg, r->fair_avg, r->fair_worst,
+		       r->energy_j / 1e3, r->edp / rows[0].edp, r->sim_s);
+	}
+	return 0;
+}
+
+/* ---- scale benchmark --------------------------------------------- */
+
+/*
+ * Every space-shared variant on the same cluster at two job counts
+ * (generated, same seed and load): wall time, jobs simulated per second,
+ * and the growth ratio t(large) / t(small), whose ideal is large / small
+ * (linear).  Target: each variant under 60 s at the large count.
+ */
+static int run_scale_bench(const opts_t *o, const sim_model_t *m,
+			   size_t small, size_t large)
+{
+	size_t counts[2] = { small, large };
+	double t[2][COSCHED_POLICY_COUNT + 2];
+	const char *label[COSCHED_POLICY_COUNT + 2];
+	cosched_error_t err;
+	int nv = COSCHED_POLICY_COUNT + 2;
+	bool pass = true;
+
+	for (int k = 0; k < 2; k++) {
+		sim_workload_t w = { 0 };
+		if (sim_lublin_generate(counts[k], o->ss.cores, o->seed, &w,
+					&err) < 0 ||
+		    sim_scale_load(&w, 0, (double)o->ss.nodes * o->ss.sockets *
+				   o->ss.cores, o->load, &err) < 0) {
+			fprintf(stderr, PROG ": %s\n", err.msg);
+			sim_workload_free(&w);
+			return 1;
+		}
+		for (int v = 0; v < nv; v++) {
+			sim_ss_result_t r;
+			sim_variant_kind_t kind = v == 0 ? SIM_VAR_EXCLUSIVE :
+				v == 1 ? SIM_VAR_BLIND : SIM_VAR_POLICY;
+			cosched_policy_t p = v >= 2 ? (cosched_policy_t)(v - 2) :
+				COSCHED_POLICY_GANG;
+			if (sim_ss_run(m, &w, kind, p, &o->ss, &r, &err) < 0) {
+				fprintf(stderr, PROG ": %s\n", err.msg);
+				sim_workload_free(&w);
+				return 1;
+			}
+			t[k][v] = r.sim_s;
+			label[v] = kind == SIM_VAR_EXCLUSIVE ? "exclusive" :
+				kind == SIM_VAR_BLIND ? "blind" :
+				cosched_policy_name(p);
+		}
+		sim_workload_free(&w);
+	}
+	printf("scale: %zu nodes x %d sockets x %d cores, Lublin-Feitelson "
+	       "arrivals at load %g, seed %llu\n", o->ss.nodes, o->ss.sockets,
+	       o->ss.cores, o->load, (unsigned long long)o->seed);
+	printf("%-18s %10s %12s %10s %12s %7s\n", "variant", "t(small)_s",
+	       "jobs/s", "t(large)_s", "jobs/s", "growth");
+	for (int v = 0; v < nv; v++) {
+		printf("%-18s %10.3f %12.0f %10.3f %12.0f %7.2f\n", label[v],
+		       t[0][v], (double)small / t[0][v], t[1][v],
+		       (double)large / t[1][v], t[1][v] / t[0][v]);
+		if (t[1][v] >= 60.0)
+			pass = false;
+	}
+	printf("jobs: small %zu, large %zu (linear growth = %.1f)\n", small,
+	       large, (double)large / (double)small);
+	printf("target each variant < 60 s at %zu jobs: %s\n", large,
+	       pass ? "PASS" : "FAIL");
+	return 0;
+}
+
+/* ---- options ----------------------------------------------------- */
+
+enum {
+	O_SEED002 = 256, O_SOLO, O_SETTING, O_POLICY, O_DVFS, O_OPTIMUM,
+	O_WINDOW, O_QUANTUM, O_CAPACITY, O_SEED, O_TABLE, O_CATA, O_SCALING,
+	O_MISS_GAIN, O_FREQ_DOMAIN, O_NODES, O_SOCKETS, O_CORES, O_QDEPTH,
+	O_SWF, O_GENERATE, O_LOAD, O_CALIBRATE, O_TARGET, O_TIMELINE, O_CSV,
+	O_JSON, O_MRB_W, O_MRB_T, O_MRB_START, O_BENCH,
+};
+
+static const struct option longopts[] = {
+	{ "seed002", no_argument, NULL, O_SEED002 },
+	{ "solo", required_argument, NULL, O_SOLO },
+	{ "setting", required_argument, NULL, O_SETTING },
+	{ "policy", required_argument, NULL, O_POLICY },
+	{ "dvfs", required_argument, NULL, O_DVFS },
+	{ "optimum", no_argument, NULL, O_OPTIMUM },
+	{ "window", required_argument, NULL, O_WINDOW },
+	{ "quantum", required_argument, NULL, O_QUANTUM },
+	{ "capacity", required_argument, NULL, O_CAPACITY },
+	{ "seed", required_argument, NULL, O_SEED },
+	{ "table", required_argument, NULL, O_TABLE },
+	{ "catastrophic", required_argument, NULL, O_CATA },
+	{ "scaling", required_argument, NULL, O_SCALING },
+	{ "miss-gain", required_argument, NULL, O_MISS_GAIN },
+	{ "freq-domain", required_argument, NULL, O_FREQ_DOMAIN },
+	{ "nodes", required_argument, NULL, O_NODES },
+	{ "sockets", required_argument, NULL, O_SOCKETS },
+	{ "cores", required_argument, NULL, O_CORES },
+	{ "queue-depth", required_argument, NULL, O_QDEPTH },
+	{ "swf", required_argument, NULL, O_SWF },
+	{ "generate", required_argument, NULL, O_GENERATE },
+	{ "load", required_argument, NULL, O_LOAD },
+	{ "calibrate", no_argument, NULL, O_CALIBRATE },
+	{ "target", required_argument, NULL, O_TARGET },
+	{ "timeline", required_argument, NULL, O_TIMELINE },
+	{ "mrb-weight", required_argument, NULL, O_MRB_W },
+	{ "mrb-threshold", required_argument, NULL, O_MRB_T },
+	{ "mrb-start", required_argument, NULL, O_MRB_START },
+	{ "bench-scale", required_argument, NULL, O_BENCH },
+	{ "csv", no_argument, NULL, O_CSV },
+	{ "json", no_argument, NULL, O_JSON },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static int parse_policies(const char *v, bool *pol)
+{
+	char *s = strdup(v), *save = NULL;
+	int rc = 0;
+
+	if (!s)
+		return 1;
+	memset(pol, 0, COSCHED_POLICY_COUNT * sizeof(bool));
+	for (char *t = strtok_r(s, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		cosched_policy_t p;
+		cosched_error_t err;
+		if (cosched_policy_parse("--policy", t, &p, &err) < 0) {
+			fprintf(stderr, PROG ": %s\n", err.msg);
+			rc = 2;
+			break;
+		}
+		pol[p] = true;
+	}
+	free(s);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	opts_t o;
+	sim_model_t m;
+	sim_workload_t w = { 0 };
+	cosched_error_t err;
+	const char *table = NULL, *scaling = NULL, *miss_gain = NULL;
+	double cata = NAN, x;
+	long l;
+	int c, rc;
+
+	memset(&o, 0, sizeof(o));
+	sim_ts_conf_default(&o.ts);
+	sim_ss_conf_default(&o.ss);
+	for (int p = 0; p < COSCHED_POLICY_COUNT; p++)
+		o.pol[p] = true;
+	o.solo_s = 50;
+	o.seed = 1;
+	o.load = 0.7;
+	o.target = 3.675;	/* the middle of seed 002's 3.35..4 */
+	sim_model_default(&m);
+	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (c) {
+		case O_SEED002: o.seed002 = true; break;
+		case O_SOLO:
+			if (num("--solo", optarg, 1e-3, 1e9, &o.solo_s)) return 2;
+			break;
+		case O_SETTING:
+			if (!strcmp(optarg, "time")) o.space = false;
+			else if (!strcmp(optarg, "space")) o.space = true;
+			else return bad_arg("--setting", optarg, "time or space");
+			break;
+		case O_POLICY:
+			if (parse_policies(optarg, o.pol)) return 2;
+			break;
+		case O_DVFS:
+			if (!strcmp(optarg, "off")) o.dvfs = 0;
+			else if (!strcmp(optarg, "on")) o.dvfs = 1;
+			else if (!strcmp(optarg, "both")) o.dvfs = 2;
+			else return bad_arg("--dvfs", optarg, "on, off or both");
+			break;
+		case O_OPTIMUM: o.optimum = true; break;
+		case O_WINDOW:
+			if (num("--window", optarg, 1e-3, 1e9, &o.ts.window_s)) return 2;
+			break;
+		case O_QUANTUM:
+			if (num("--quantum", optarg, 1e-3, 1e6, &o.ts.quantum_s)) return 2;
+			break;
+		case O_CAPACITY:
+			if (inum("--capacity", optarg, 1, COSCHED_GANG_MAX_CAPACITY, &l))
+				return 2;
+			o.ts.capacity = (int)l;
+			break;
+		case O_SEED:
+			if (inum("--seed", optarg, 0, 0x7fffffffL, &l)) return 2;
+			o.seed = o.ts.seed = (uint64_t)l;
+			break;
+		case O_TABLE: table = optarg; break;
+		case O_CATA:
+			if (num("--catastrophic", optarg, 1, COSCHED_SLOWDOWN_MAX, &cata))
+				return 2;
+			break;
+		case O_SCALING: scaling = optarg; break;
+		case O_MISS_GAIN: miss_gain = optarg; break;
+		case O_FREQ_DOMAIN:
+			if (!strcmp(optarg, "per-app")) m.freq_rule = SIM_FREQ_PER_APP;
+			else if (!strcmp(optarg, "max")) m.freq_rule = SIM_FREQ_DOMAIN_MAX;
+			else return bad_arg("--freq-domain", optarg, "per-app or max");
+			break;
+		case O_NODES:
+			if (inum("--nodes", optarg, 1, 10000000, &l)) return 2;
+			o.ss.nodes = (size_t)l;
+			break;
+		case O_SOCKETS:
+			if (inum("--sockets", optarg, 1, 64, &l)) return 2;
+			o.ss.sockets = (int)l;
+			break;
+		case O_CORES:
+			if (inum("--cores", optarg, 1, COSCHED_GANG_MAX_CAPACITY, &l))
+				return 2;
+			o.ss.cores = (int)l;
+			break;
+		case O_QDEPTH:
+			if (inum("--queue-depth", optarg, 1, 1000000, &l)) return 2;
+			o.ss.queue_depth = (size_t)l;
+			break;
+		case O_SWF: o.swf = optarg; break;
+		case O_GENERATE:
+			if (inum("--generate", optarg, 1, 100000000, &l)) return 2;
+			o.generate = (size_t)l;
+			break;
+		case O_LOAD:
+			if (num("--load", optarg, 1e-3, 100, &o.load)) return 2;
+			break;
+		case O_CALIBRATE: o.calibrate = true; break;
+		case O_TARGET:
+			if (num("--target", optarg, 1, COSCHED_SLOWDOWN_MAX, &o.target))
+				return 2;
+			break;
+		case O_TIMELINE: o.timeline = optarg; break;
+		case O_MRB_W:
+			if (num("--mrb-weight", optarg, 1e-6, 1, &o.ts.mrb_weight))
+				return 2;
+			break;
+		case O_MRB_T:
+			if (num("--mrb-threshold", optarg, 1e-6, 1000,
+				&o.ts.mrb_threshold))
+				return 2;
+			break;
+		case O_MRB_START:
+			if (!strcmp(optarg, "zero")) o.ts.mrb_start_zero = true;
+			else if (!strcmp(optarg, "workload")) o.ts.mrb_start_zero = false;
+			else return bad_arg("--mrb-start", optarg, "zero or workload");
+			break;
+		case O_BENCH: {
+			char *comma = strchr(optarg, ',');
+			long a, b;
+			if (!comma)
+				return bad_arg("--bench-scale", optarg,
+					       "expected SMALL,LARGE job counts");
+			*comma = '\0';
+			if (inum("--bench-scale", optarg, 1, 100000000, &a) ||
+			    inum("--bench-scale", comma + 1, 1, 100000000, &b))
+				return 2;
+			o.bench_small = (size_t)a;
+			o.bench_large = (size_t)b;
+			break;
+		}
+		case O_CSV: o.out = OUT_CSV; break;
+		case O_JSON: o.out = OUT_JSON; break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	(void)x;
+	if (optind < argc)
+		o.workload = argv[optind++];
+	if (optind < argc) {
+		fprintf(stderr, PROG ": one workload file at most\n");
+		return 2;
+	}
+	if (!isnan(cata))
+		sim_model_seed002_table(&m, cata);
+	if (table && sim_model_set_table(&m, table, &err) < 0) {
+		fprintf(stderr, PROG ": %s\n", err.msg);
+		return 2;
+	}
+	if (scaling && sim_model_load_scaling(&m, scaling, &err) < 0) {
+		fprintf(stderr, PROG ": %s\n", err.msg);
+		return 2;
+	}
+	if (miss_gain && sim_model_set_miss_gain(&m, miss_gain, &err) < 0) {
+		fprintf(stderr, PROG ": %s\n", err.msg);
+		return 2;
+	}
+	if (o.bench_large)
+		return run_scale_bench(&o, &m, o.bench_small, o.bench_large);
+	int sources = (o.workload != NULL) + o.seed002 + (o.swf != NULL) +
+		(o.generate > 0);
+	if (sources != 1) {
+		fprintf(stderr, PROG ": give exactly one of WORKLOAD, --seed002, "
+			"--swf, --generate\n");
+		return 2;
+	}
+	if ((o.swf || o.generate) && !o.space) {
+		fprintf(stderr, PROG ": --swf and --generate need --setting space\n");
+		return 2;
+	}
+	int cap = o.space ? o.ss.cores : o.ts.capacity;
+	if (o.seed002)
+		rc = sim_workload_seed002(&w, o.solo_s, &err);
+	else if (o.workload)
+		rc = sim_workload_load(o.workload, cap, &w, &err);
+	else if (o.swf) {
+		size_t skipped, clipped;
+		rc = sim_swf_load(o.swf, cap, o.seed, &w, &skipped, &clipped, &err);
+		if (rc == 0 && (skipped || clipped) && o.out == OUT_TABLE)
+			printf("swf: %zu jobs, %zu skipped (no run time or size), "
+			       "%zu clipped to %d cores\n", w.n, skipped, clipped,
+			       cap);
+	} else {
+		rc = sim_lublin_generate(o.generate, cap, o.seed, &w, &err);
+		if (rc == 0)
+			rc = sim_scale_load(&w, 0, (double)o.ss.nodes *
+					    o.ss.sockets * o.ss.cores, o.load,
+					    &err);
+	}
+	if (rc < 0) {
+		fprintf(stderr, PROG ": %s\n", err.msg);
+		sim_workload_free(&w);
+		return 2;
+	}
+	if (o.calibrate)
+		rc = calibrate(&o, &m, &w);
+	else if (o.space) {
+		o.ss.dvfs = o.dvfs == 1;
+		if (o.dvfs == 2) {
+			fprintf(stderr, PROG ": --dvfs both is for the time-shared "
+				"setting; run space twice\n");
+			rc = 2;
+		} else {
+			rc = run_space_shared(&o, &m, &w);
+		}
+	} else {
+		rc = run_time_shared(&o, &m, &w);
+	}
+	sim_workload_free(&w);
+	return rc;
+}

@@ -1,0 +1,472 @@
+/*
+ * sim_ss.c - the space-shared setting: jobs arrive, wait in a queue, and
+ * are placed on sockets by the socket index the controller uses
+ * (cosched_occupancy_best); a job's progress rate follows whoever shares
+ * its socket at each moment (discrete events: arrivals and completions;
+ * every change of a socket's occupants re-rates the jobs there).
+ *
+ * Variants, all placed through cosched_occupancy_*:
+ *   a policy     the policy's best socket (the controller's choice);
+ *   exclusive    one job per node: GANG (one application per entry) over
+ *                one entry per node, lowest node first; the job runs on
+ *                one package of its node, the node's other packages off;
+ *   blind        contention-blind sharing, cores filled in order as
+ *                cons_tres packs: Greedy Thread (contention-blind) with
+ *                COSCHED_INDEX_FIRST_FIT (lowest socket with room), no
+ *                limit on applications per socket, threads as requested.
+ * A package without a job is off (seed 002 "Placement lessons": "unused
+ * packages assumed powered off").
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "contribs/sim/sim.h"
+#include "src/libcosched/cosched_occupancy.h"
+
+void sim_ss_conf_default(sim_ss_conf_t *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->nodes = 4;
+	c->sockets = 2;
+	c->cores = 8;
+	c->queue_depth = 100;
+	c->bsld_tau_s = 10.0;
+}
+
+typedef struct {
+	double t;
+	uint32_t job;
+	uint32_t ver;
+} ev_t;
+
+typedef struct {
+	ev_t *v;
+	size_t n, cap;
+} heap_t;
+
+static int heap_push(heap_t *h, ev_t e)
+{
+	if (h->n == h->cap) {
+		size_t cap = h->cap ? 2 * h->cap : 1024;
+		ev_t *p = realloc(h->v, cap * sizeof(*p));
+		if (!p)
+			return -1;
+		h->v = p;
+		h->cap = cap;
+	}
+	size_t i = h->n++;
+	while (i > 0) {
+		size_t up = (i - 1) / 2;
+		if (h->v[up].t <= e.t)
+			break;
+		h->v[i] = h->v[up];
+		i = up;
+	}
+	h->v[i] = e;
+	return 0;
+}
+
+static ev_t heap_pop(heap_t *h)
+{
+	ev_t top = h->v[0], last = h->v[--h->n];
+	size_t i = 0;
+
+	for (;;) {
+		size_t l = 2 * i + 1, r = l + 1, m = i;
+		double mt = last.t;
+		if (l < h->n && h->v[l].t < mt) {
+			m = l;
+			mt = h->v[l].t;
+		}
+		if (r < h->n && h->v[r].t < mt)
+			m = r;
+		if (m == i)
+			break;
+		h->v[i] = h->v[m];
+		i = m;
+	}
+	if (h->n > 0)
+		h->v[i] = last;
+	return top;
+}
+
+typedef struct {
+	double start, end, remaining, rate, last;
+	uint32_t ver;
+	int threads;
+	long socket;		/* -1 = not running */
+	size_t prev, next;	/* queue links */
+} job_t;
+
+typedef struct {
+	int n;
+	int first;		/* offset into the occupants pool */
+	double pc, pu, pd;	/* core, uncore, DRAM watts while it holds them */
+	double last;		/* time energy was integrated to */
+} sock_t;
+
+typedef struct {
+	const sim_model_t *m;
+	const sim_workload_t *w;
+	const sim_ss_conf_t *c;
+	sim_variant_kind_t kind;
+	cosched_occupancy_t *occ;
+	cosched_gang_job_t *gj;
+	job_t *job;
+	sock_t *sock;
+	size_t *occupant;	/* nsock x cores slots */
+	size_t nsock;
+	int slots;
+	heap_t heap;
+	unsigned flags;
+	size_t qhead, qtail, qlen;	/* queue: linked list of jobs */
+	sim_member_t *mem;
+	sim_perf_t *perf;
+	double e_core, e_uncore, e_dram;
+	sim_ss_result_t *r;
+	cosched_error_t *err;
+} ss_t;
+
+#define NIL ((size_t)-1)
+
+static void queue_append(ss_t *s, size_t j)
+{
+	s->job[j].prev = s->qtail;
+	s->job[j].next = NIL;
+	if (s->qtail != NIL)
+		s->job[s->qtail].next = j;
+	else
+		s->qhead = j;
+	s->qtail = j;
+	s->qlen++;
+}
+
+static void queue_remove(ss_t *s, size_t j)
+{
+	job_t *x = &s->job[j];
+	if (x->prev != NIL)
+		s->job[x->prev].next = x->next;
+	else
+		s->qhead = x->next;
+	if (x->next != NIL)
+		s->job[x->next].prev = x->prev;
+	else
+		s->qtail = x->prev;
+	s->qlen--;
+}
+
+/* The occupants of a socket changed at time now: account its energy so
+ * far, bring its jobs' progress up to now, and rate them again. */
+static int socket_changed(ss_t *s, size_t k, double now)
+{
+	sock_t *so = &s->sock[k];
+	sim_power_t pw;
+	size_t *occ = &s->occupant[(size_t)so->first];
+
+	/* The caller has integrated the energy up to now (energy_to). */
+	for (int i = 0; i < so->n; i++) {
+		job_t *j = &s->job[occ[i]];
+		j->remaining -= j->rate * (now - j->last);
+		if (j->remaining < 0)
+			j->remaining = 0;
+		j->last = now;
+		s->mem[i].app = occ[i];
+		s->mem[i].threads = j->threads;
+	}
+	if (so->n == 0) {
+		so->pc = so->pu = so->pd = 0;	/* package off */
+		so->last = now;
+		return 0;
+	}
+	if (sim_gang_eval(s->m, s->w->apps, s->mem, so->n, s->c->dvfs, s->perf,
+			  &pw, s->err) < 0)
+		return -1;
+	for (int i = 0; i < so->n; i++) {
+		job_t *j = &s->job[occ[i]];
+		j->rate = s->perf[i].rate;	/* runs per second */
+		j->ver++;
+		if (heap_push(&s->heap, (ev_t){ now + j->remaining / j->rate,
+			       (uint32_t)occ[i], j->ver }) < 0)
+			return cosched_error_set(s->err, "out of memory");
+	}
+	so->pc = pw.core;
+	so->pu = pw.uncore;
+	so->pd = pw.dram;
+	so->last = now;
+	return 0;
+}
+
+/* Integrate a socket's power from its last change up to now. */
+static void energy_to(ss_t *s, size_t k, double now)
+{
+	sock_t *so = &s->sock[k];
+	double dt = now - so->last;
+
+	if (dt <= 0)
+		return;
+	s->e_core += so->pc * dt;
+	s->e_uncore += so->pu * dt;
+	s->e_dram += so->pd * dt;
+	so->last = now;
+}
+
+static int try_place(ss_t *s, size_t j, double now, bool *placed)
+{
+	cosched_candidate_t cand;
+	cosched_hold_t hold;
+	long k;
+	sock_t *so;
+
+	*placed = false;
+	k = cosched_occupancy_best(s->occ, &s->gj[j], s->flags, NULL, 0, &cand,
+				   s->err);
+	if (k == COSCHED_INDEX_INVALID)
+		return -1;
+	if (k < 0)
+		return 0;
+	hold.socket = (size_t)k;
+	hold.cores = cand.threads;
+	if (cosched_occupancy_add(s->occ, &s->gj[j], &hold, 1, s->err) < 0)
+		return -1;
+	so = &s->sock[k];
+	if (so->n >= s->slots)
+		return cosched_error_set(s->err, "socket %ld: more than %d jobs",
+					 k, s->slots);
+	energy_to(s, (size_t)k, now);
+	s->occupant[(size_t)so->first + (size_t)so->n++] = j;
+	s->job[j].socket = k;
+	s->job[j].threads = cand.threads;
+	s->job[j].start = now;
+	s->job[j].last = now;
+	s->job[j].remaining = 1.0;
+	s->job[j].rate = 0;
+	*placed = true;
+	return socket_changed(s, (size_t)k, now);
+}
+
+/* Try the first queue_depth queued jobs in order (Slurm's main scheduler
+ * looks at default_queue_depth = 100 jobs per pass). */
+static int pass(ss_t *s, double now)
+{
+	size_t j = s->qhead, tried = 0;
+
+	while (j != NIL && tried < s->c->queue_depth) {
+		size_t next = s->job[j].next;
+		bool placed;
+		if (try_place(s, j, now, &placed) < 0)
+			return -1;
+		if (placed)
+			queue_remove(s, j);
+		tried++;
+		j = next;
+	}
+	return 0;
+}
+
+static int finish(ss_t *s, size_t j, double now)
+{
+	job_t *x = &s->job[j];
+	size_t k = (size_t)x->socket;
+	sock_t *so = &s->sock[k];
+	size_t *occ = &s->occupant[(size_t)so->first];
+	int rc;
+
+	energy_to(s, k, now);
+	rc = cosched_occupancy_remove(s->occ, s->gj[j].job_id, s->err);
+	if (rc < 0)
+		return -1;
+	for (int i = 0; i < so->n; i++)
+		if (occ[i] == j) {
+			occ[i] = occ[--so->n];
+			break;
+		}
+	x->end = now;
+	x->socket = -1;
+	x->ver++;
+	return socket_changed(s, k, now);
+}
+
+static int cmp_submit(const void *a, const void *b, void *ctx)
+{
+	const sim_app_t *apps = ctx;
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	if (apps[x].submit_s != apps[y].submit_s)
+		return apps[x].submit_s < apps[y].submit_s ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+int sim_ss_run(const sim_model_t *m, const sim_workload_t *w,
+	       sim_variant_kind_t kind, cosched_policy_t policy,
+	       const sim_ss_conf_t *c, sim_ss_result_t *r,
+	       cosched_error_t *err)
+{
+	ss_t s;
+	cosched_gang_params_t p;
+	cosched_policy_t pol = policy;
+	size_t *order = NULL, next_arrival = 0, done = 0, n = w->n;
+	double t0 = now_s(), first_submit = INFINITY, last_end = 0;
+	double busy = 0, wsum = 0, bsum = 0, fsum = 0, fworst = 0;
+	int rc = -1;
+
+	memset(&s, 0, sizeof(s));
+	memset(r, 0, sizeof(*r));
+	s.m = m;
+	s.w = w;
+	s.c = c;
+	s.kind = kind;
+	s.r = r;
+	s.err = err;
+	s.qhead = s.qtail = NIL;
+	if (n == 0)
+		return cosched_error_set(err, "empty workload");
+	if (c->nodes < 1 || c->sockets < 1 || c->cores < 1 ||
+	    c->cores > COSCHED_GANG_MAX_CAPACITY || c->queue_depth < 1)
+		return cosched_error_set(err, "cluster: nodes, sockets, cores "
+					 "and queue depth must be >= 1");
+	cosched_gang_params_init(&p, c->cores);
+	if (kind == SIM_VAR_EXCLUSIVE) {
+		pol = COSCHED_POLICY_GANG;
+		s.nsock = c->nodes;
+		s.flags = COSCHED_INDEX_FIRST_FIT;
+		snprintf(r->label, sizeof(r->label), "exclusive");
+	} else if (kind == SIM_VAR_BLIND) {
+		pol = COSCHED_POLICY_GREEDY_THREAD;
+		s.nsock = c->nodes * (size_t)c->sockets;
+		s.flags = COSCHED_INDEX_FIRST_FIT;
+		snprintf(r->label, sizeof(r->label), "blind");
+	} else {
+		s.nsock = c->nodes * (size_t)c->sockets;
+		snprintf(r->label, sizeof(r->label), "%s",
+			 cosched_policy_name(policy));
+	}
+	s.slots = c->cores;
+	s.occ = cosched_occupancy_create(pol, &p, s.nsock, NULL, err);
+	if (!s.occ)
+		return -1;
+	s.gj = calloc(n, sizeof(*s.gj));
+	s.job = calloc(n, sizeof(*s.job));
+	s.sock = calloc(s.nsock, sizeof(*s.sock));
+	s.occupant = calloc(s.nsock * (size_t)s.slots, sizeof(size_t));
+	s.mem = calloc((size_t)s.slots + 1, sizeof(*s.mem));
+	s.perf = calloc((size_t)s.slots + 1, sizeof(*s.perf));
+	order = malloc(n * sizeof(size_t));
+	if (!s.gj || !s.job || !s.sock || !s.occupant || !s.mem || !s.perf ||
+	    !order) {
+		cosched_error_set(err, "out of memory for %zu jobs", n);
+		goto out;
+	}
+	for (size_t k = 0; k < s.nsock; k++)
+		s.sock[k].first = (int)(k * (size_t)s.slots);
+	for (size_t i = 0; i < n; i++) {
+		const sim_app_t *a = &w->apps[i];
+		if (a->threads > c->cores) {
+			cosched_error_set(err, "%s: %d threads on a %d-core socket",
+					  a->name, a->threads, c->cores);
+			goto out;
+		}
+		sim_gang_job(a, i, &s.gj[i]);
+		s.gj[i].name = NULL;
+		if (kind == SIM_VAR_BLIND)
+			s.gj[i].min_threads = s.gj[i].max_threads = a->threads;
+		s.job[i].socket = -1;
+		order[i] = i;
+	}
+	qsort_r(order, n, sizeof(size_t), cmp_submit, (void *)w->apps);
+	for (;;) {
+		double ta = next_arrival < n ? w->apps[order[next_arrival]].submit_s
+			: INFINITY;
+		/* Drop stale completion events. */
+		while (s.heap.n > 0) {
+			ev_t e = s.heap.v[0];
+			if (s.job[e.job].ver == e.ver && s.job[e.job].socket >= 0)
+				break;
+			heap_pop(&s.heap);
+		}
+		double tc = s.heap.n > 0 ? s.heap.v[0].t : INFINITY;
+		if (ta == INFINITY && tc == INFINITY)
+			break;
+		r->events++;
+		if (tc <= ta) {
+			ev_t e = heap_pop(&s.heap);
+			if (finish(&s, e.job, e.t) < 0)
+				goto out;
+			done++;
+			if (e.t > last_end)
+				last_end = e.t;
+			if (s.qlen > 0 && pass(&s, e.t) < 0)
+				goto out;
+		} else {
+			size_t j = order[next_arrival++];
+			bool placed = false;
+			if (ta < first_submit)
+				first_submit = ta;
+			/* Nothing was freed since the last pass: only the new
+			 * job can start now, if it is within the depth. */
+			if (s.qlen < c->queue_depth &&
+			    try_place(&s, j, ta, &placed) < 0)
+				goto out;
+			if (!placed)
+				queue_append(&s, j);
+		}
+	}
+	if (done != n) {
+		cosched_error_set(err, "%zu of %zu jobs never ran", n - done, n);
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const job_t *x = &s.job[i];
+		const sim_app_t *a = &w->apps[i];
+		double wait = x->start - a->submit_s, run = x->end - x->start;
+		double f = run / a->solo_s;
+		busy += run * x->threads;
+		wsum += wait;
+		bsum += fmax(1.0, (wait + run) / fmax(run, c->bsld_tau_s));
+		fsum += f;
+		if (f > fworst)
+			fworst = f;
+	}
+	r->jobs = n;
+	r->makespan_s = last_end - first_submit;
+	r->throughput_h = r->makespan_s > 0 ? (double)n / r->makespan_s * 3600 : 0;
+	r->util = busy / ((double)c->nodes * c->sockets * c->cores *
+			  r->makespan_s);
+	r->wait_avg_s = wsum / (double)n;
+	r->bsld_avg = bsum / (double)n;
+	r->fair_avg = fsum / (double)n;
+	r->fair_worst = fworst;
+	r->e_core = s.e_core;
+	r->e_uncore = s.e_uncore;
+	r->e_dram = s.e_dram;
+	r->energy_j = s.e_core + s.e_uncore + s.e_dram;
+	r->edp = r->energy_j * r->makespan_s;
+	{
+		cosched_error_t e2;
+		if (cosched_occupancy_check(s.occ, &e2) < 0) {
+			cosched_error_set(err, "occupancy inconsistent at the end: %s",
+					  e2.msg);
+			goto out;
+		}
+	}
+	rc = 0;
+out:
+	r->sim_s = now_s() - t0;
+	cosched_occupancy_free(s.occ);
+	free(s.gj);
+	free(s.job);
+	free(s.sock);
+	free(s.occupant);
+	free(s.mem);
+	free(s.perf);
+	free(s.heap.v);
+	free(order);
+	return rc;
+}

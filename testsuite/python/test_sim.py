@@ -1,0 +1,153 @@
+"""cosched-sim (doc/cosched-sim.1): the command runs from a build, keeps
+seed 002's policy ranking on a short run, refuses bad workload files naming
+the line and the field, and prints every space-shared variant with its
+baselines.  No Slurm cluster; each test takes well under a second."""
+
+import json
+import os
+import subprocess
+
+import pytest
+
+from cluster import default_builddir
+
+SIM = os.path.join(default_builddir(), "contribs", "sim", "cosched-sim")
+POLICIES = ["gang", "greedy_thread", "miss_rate_balance", "miss_rate_bound",
+            "app_aware"]
+
+
+def sim(*args, check=True):
+    if not os.path.exists(SIM):
+        pytest.fail(f"{SIM} is not built: run scripts/build")
+    r = subprocess.run([SIM, *args], capture_output=True, text=True,
+                       timeout=60)
+    if check:
+        assert r.returncode == 0, r.stdout + r.stderr
+    return r
+
+
+def rows(doc, dvfs=False):
+    return {r["policy"]: r for r in doc["rows"] if r["dvfs"] == dvfs}
+
+
+def test_seed002_ranking_reduced_length():
+    # 600 s instead of the seed's 7200 s: the ranking must hold anyway.
+    doc = json.loads(sim("--seed002", "--window", "600", "--dvfs", "both",
+                         "--optimum", "--json").stdout)
+    off, on = rows(doc), rows(doc, True)
+    assert set(off) == set(POLICIES) | {"optimum"}
+    gang = off["gang"]
+    assert gang["throughput_norm"] == 1.0
+    # Every sharing policy beats GANG; Miss-Rate Bound "> 1".
+    for p in POLICIES[1:]:
+        assert off[p]["throughput_norm"] > 1.0, p
+    # Miss-Rate Balance is catastrophic for rand: 3.35..4x GANG's time.
+    ratio = off["miss_rate_balance"]["fair_rand"] / gang["fair_rand"]
+    assert 3.35 <= ratio <= 4.0, ratio
+    # Application-Aware is the fairest sharing policy, < 1.1 on average,
+    # and never co-locates rand with lim or mem.
+    aa = off["app_aware"]
+    assert aa["fair_avg"] < 1.1
+    for p in POLICIES[1:]:
+        assert aa["fair_avg"] <= off[p]["fair_avg"], p
+    assert aa["fair_rand"] < 1.1
+    # Energy: GANG lowest (it leaves the machine underused).
+    for p in POLICIES[1:]:
+        assert gang["energy_j"] < off[p]["energy_j"], p
+    # DVFS: saves energy for every policy, loses little time (seed: 4..14%
+    # and 0.4..3.5%).
+    for p in POLICIES:
+        save = 1 - on[p]["energy_j"] / off[p]["energy_j"]
+        loss = 1 - on[p]["runs_per_h"] / off[p]["runs_per_h"]
+        assert 0.04 <= save <= 0.14, (p, save)
+        assert 0 < loss <= 0.035, (p, loss)
+    # The optimum bounds every policy, and its ratio column says so.
+    for p in POLICIES:
+        assert off[p]["opt_ratio"] <= 1 + 1e-9, p
+        assert off[p]["runs_per_h"] <= off["optimum"]["runs_per_h"] * \
+            (1 + 1e-9), p
+
+
+def test_table_and_csv_agree():
+    table = sim("--seed002", "--window", "120").stdout.splitlines()
+    assert table[0].startswith("time-shared: 12 applications")
+    trows = {l.split()[0]: l.split() for l in table[2:] if l.strip()}
+    assert list(trows) == POLICIES
+    csv = sim("--seed002", "--window", "120", "--csv").stdout.splitlines()
+    head = csv[0].split(",")
+    for line in csv[1:]:
+        f = dict(zip(head, line.split(",")))
+        t = trows[f["policy"]]
+        assert abs(float(t[3]) - float(f["runs_per_h"])) < 0.01
+        assert abs(float(t[5]) - float(f["fair_avg"])) < 0.001
+
+
+def test_bad_workload_refused(tmp_path):
+    wl = tmp_path / "w.txt"
+    wl.write_text("# two programs\nok 4 0.5 2200 cpu 10\n"
+                  "bad 4 0.5 2200 blue 10\n")
+    r = sim(str(wl), check=False)
+    assert r.returncode == 2
+    assert r.stdout == ""
+    assert f'{wl}:3: field category: "blue" is not one of' in r.stderr
+    wl.write_text("a 12 0.5 2200 cpu 10\n")
+    r = sim(str(wl), check=False)
+    assert r.returncode == 2
+    assert f'{wl}:1: field threads: "12" out of range (1..8)' in r.stderr
+    r = sim(str(tmp_path / "missing.txt"), check=False)
+    assert r.returncode == 2 and "No such file" in r.stderr
+
+
+def test_workload_file_runs(tmp_path):
+    wl = tmp_path / "w.txt"
+    wl.write_text("m 4 5.5 1500 mem 30 count=2\nc 4 0.01 2200 cpu 30\n")
+    doc = json.loads(sim(str(wl), "--window", "60", "--optimum",
+                         "--json").stdout)
+    assert [a["name"] for a in doc["apps"]] == ["m.1", "m.2", "c"]
+    off = rows(doc)
+    # Two mem programs slow each other 2x: the optimum keeps them apart,
+    # and it pairs one with the cpu program.
+    assert off["optimum"]["gangs"] == 2
+    assert off["optimum"]["fair_worst"] < 1.1
+
+
+def test_space_shared_baselines(tmp_path):
+    doc = json.loads(sim("--setting", "space", "--seed002", "--nodes", "2",
+                         "--json").stdout)
+    got = {r["variant"]: r for r in doc["rows"]}
+    assert list(got) == ["exclusive", "blind"] + POLICIES
+    for v, r in got.items():
+        assert 0 < r["util"] <= 1, v
+        assert r["fair_worst"] >= r["fair_avg"] >= 1 - 1e-9, v
+        assert r["bsld_avg"] >= 1, v
+    # One job per node or per socket: nobody is slowed.
+    assert got["exclusive"]["fair_worst"] == 1.0
+    assert got["gang"]["fair_worst"] == 1.0
+    # Exclusive nodes hold half the jobs a socket-per-job cluster does.
+    assert got["exclusive"]["makespan_s"] > got["gang"]["makespan_s"]
+    # Contention-aware sharing is fairer than contention-blind sharing.
+    assert got["app_aware"]["fair_worst"] < got["blind"]["fair_worst"]
+
+
+def test_scale_bench_small():
+    r = sim("--bench-scale", "500,2000", "--nodes", "200")
+    lines = r.stdout.splitlines()
+    head = next(i for i, l in enumerate(lines) if l.startswith("variant"))
+    body = [l.split() for l in lines[head + 1:head + 8]]
+    assert [b[0] for b in body] == ["exclusive", "blind"] + POLICIES
+    for b in body:
+        assert float(b[2]) > 0 and float(b[4]) > 0, b
+    assert "target each variant < 60 s at 2000 jobs: PASS" in r.stdout
+
+
+def test_timeline(tmp_path):
+    tl = tmp_path / "tl.txt"
+    sim("--seed002", "--policy", "app_aware", "--window", "16",
+        "--timeline", str(tl))
+    lines = [l for l in tl.read_text().splitlines() if not l.startswith("#")]
+    # Two rounds of Application-Aware's 8 gangs, one quantum each.
+    assert len(lines) == 16
+    assert [int(l.split("\t")[1]) for l in lines[:8]] == list(range(8))
+    for l in lines:
+        cores = sum(int(m.split(":")[1]) for m in l.split("\t")[2].split(","))
+        assert cores <= 8, l

@@ -1,0 +1,419 @@
+/* test_sim.c - the simulator's accounting (contribs/sim): small cases
+ * computed by hand, the optimum against every policy, the calibrated
+ * seed 002 figure, and the refusal of bad workload files. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cosched_check.h"
+
+#include "contribs/sim/sim.h"
+
+static cosched_error_t err;
+
+static void app(sim_workload_t *w, const char *name, int threads,
+		cosched_category_t cat, double mpki, long mhz, double solo)
+{
+	sim_app_t a;
+	memset(&a, 0, sizeof(a));
+	snprintf(a.name, sizeof(a.name), "%s", name);
+	a.threads = a.min_threads = a.max_threads = threads;
+	a.cat = cat;
+	a.mpki = mpki;
+	a.mhz = mhz;
+	a.solo_s = solo;
+	ck_assert_int_eq(sim_workload_add(w, &a, &err), 0);
+}
+
+/* A: cpu, 4 threads, 10 s alone; B: mem, 4 threads, 20 s alone.  Seed
+ * 002's table: cpu next to mem 1.05, mem next to cpu 1.05. */
+static void two_apps(sim_workload_t *w)
+{
+	memset(w, 0, sizeof(*w));
+	app(w, "A", 4, COSCHED_CAT_CPU, 0.01, 2200, 10.0);
+	app(w, "B", 4, COSCHED_CAT_MEM, 5.0, 1500, 20.0);
+}
+
+/* Package power by hand from the model's constants (sim_model.c):
+ * A+B together: core 0.43 + 3.85 + 3.16 x 0.8 + 4 x 3.70 + 4 x 4.17,
+ * uncore 13.5 + 2.55 x 0.8, DRAM 3.2 + 1.6 + 6.7 x 0.8. */
+#define P_AB (0.43 + 3.85 + 3.16 * 0.8 + 4 * 3.70 + 4 * 4.17 + \
+	      13.5 + 2.55 * 0.8 + 3.2 + 1.6 + 6.7 * 0.8)
+#define P_A (0.43 + 3.85 + 4 * 3.70 + 13.5 + 3.2 + 1.6)
+#define P_B (0.43 + 3.85 + 3.16 * 0.8 + 4 * 4.17 + \
+	     13.5 + 2.55 * 0.8 + 3.2 + 1.6 + 6.7 * 0.8)
+
+START_TEST(test_one_gang_exact)
+{
+	sim_model_t m;
+	sim_workload_t w;
+	sim_ts_conf_t c;
+	sim_ts_result_t r;
+	int gang_of[2] = { 0, 0 }, threads[2] = { 4, 4 };
+
+	sim_model_default(&m);
+	two_apps(&w);
+	sim_ts_conf_default(&c);
+	c.window_s = 21;	/* 21 quanta of the one gang */
+	ck_assert_int_eq(sim_ts_run_static(&m, &w, gang_of, threads, 1, &c, &r,
+					   &err), 0);
+	ck_assert_double_eq_tol(r.elapsed_s, 21, 1e-9);
+	ck_assert_int_eq(r.rounds, 21);
+	/* A runs at 1 / (10 x 1.05): 2 runs in 21 s; B 1 / (20 x 1.05): 1. */
+	ck_assert_double_eq_tol(r.work_app[0], 2.0, 1e-9);
+	ck_assert_double_eq_tol(r.work_app[1], 1.0, 1e-9);
+	ck_assert_int_eq(r.compl_app[0], 2);
+	ck_assert_int_eq(r.compl_app[1], 1);
+	ck_assert_int_eq(r.completions, 3);
+	ck_assert_double_eq_tol(r.throughput_h, 3.0 / 21 * 3600, 1e-6);
+	ck_assert_double_eq_tol(r.fair[0], 1.05, 1e-9);
+	ck_assert_double_eq_tol(r.fair[1], 1.05, 1e-9);
+	ck_assert_double_eq_tol(r.fair_worst, 1.05, 1e-9);
+	ck_assert_double_eq_tol(r.wait_avg_s, 0, 1e-9);
+	ck_assert_double_eq_tol(r.energy_j, P_AB * 21, 1e-6);
+	ck_assert_double_eq_tol(r.e_core + r.e_uncore + r.e_dram, r.energy_j,
+				1e-9);
+	ck_assert_double_eq_tol(r.edp, (P_AB * 21 / 3) * (21.0 / 3), 1e-6);
+	sim_ts_result_free(&r);
+	sim_workload_free(&w);
+}
+END_TEST
+
+START_TEST(test_two_gangs_exact)
+{
+	sim_model_t m;
+	sim_workload_t w;
+	sim_ts_conf_t c;
+	sim_ts_result_t r;
+
+	sim_model_default(&m);
+	two_apps(&w);
+	sim_ts_conf_default(&c);
+	c.window_s = 20;
+	/* GANG: one application per gang, each runs every other second. */
+	ck_assert_int_eq(sim_ts_run(&m, &w, COSCHED_POLICY_GANG, &c, &r, &err),
+			 0);
+	ck_assert_int_eq(r.gangs, 2);
+	ck_assert_int_eq(r.rounds, 10);
+	ck_assert_double_eq_tol(r.work_app[0], 1.0, 1e-9);
+	ck_assert_double_eq_tol(r.work_app[1], 0.5, 1e-9);
+	ck_assert_int_eq(r.compl_app[0], 1);
+	ck_assert_int_eq(r.compl_app[1], 0);
+	ck_assert_double_eq_tol(r.fair_avg, 1.0, 1e-9);
+	/* waiting per run: A (20 - 10) / 1, B (20 - 10) / 0.5 */
+	ck_assert_double_eq_tol(r.wait_avg_s, (10.0 + 20.0) / 2, 1e-9);
+	ck_assert_double_eq_tol(r.energy_j, P_A * 10 + P_B * 10, 1e-6);
+	sim_ts_result_free(&r);
+
+	/* The window ends inside a round: the round is finished. */
+	c.window_s = 5;
+	ck_assert_int_eq(sim_ts_run(&m, &w, COSCHED_POLICY_GANG, &c, &r, &err),
+			 0);
+	ck_assert_double_eq_tol(r.elapsed_s, 6, 1e-9);
+	ck_assert_int_eq(r.rounds, 3);
+	sim_ts_result_free(&r);
+	sim_workload_free(&w);
+}
+END_TEST
+
+START_TEST(test_dvfs_and_threads)
+{
+	sim_model_t m;
+	sim_workload_t w;
+	sim_member_t mem[2] = { { 0, 4 }, { 1, 4 } };
+	sim_perf_t p[2];
+	sim_power_t pw;
+
+	sim_model_default(&m);
+	two_apps(&w);
+	/* B alone at its 1500 MHz: 5% of its time scales with frequency. */
+	ck_assert_int_eq(sim_gang_eval(&m, w.apps, &mem[1], 1, true, p, &pw,
+				       &err), 0);
+	ck_assert_int_eq(p[0].mhz, 1500);
+	ck_assert_double_eq_tol(p[0].fslow, 0.05 * 2200.0 / 1500 + 0.95, 1e-12);
+	ck_assert_double_eq_tol(p[0].rate, 1 / (20 * p[0].fslow), 1e-12);
+	ck_assert_double_eq_tol(pw.core, 0.43 + 3.85 + 3.16 * 0.8 +
+				4 * 4.17 * pow(1500.0 / 2200, 2), 1e-9);
+	/* Both, one frequency domain: the highest request (2200) wins. */
+	m.freq_rule = SIM_FREQ_DOMAIN_MAX;
+	ck_assert_int_eq(sim_gang_eval(&m, w.apps, mem, 2, true, p, &pw, &err),
+			 0);
+	ck_assert_int_eq(p[0].mhz, 2200);
+	ck_assert_int_eq(p[1].mhz, 2200);
+	/* ft.B's scaling: A at 7 threads instead of 4. */
+	mem[0].threads = 7;
+	ck_assert_int_eq(sim_gang_eval(&m, w.apps, mem, 1, false, p, &pw, &err),
+			 0);
+	ck_assert_double_eq_tol(p[0].tslow, 20.0673 / 28.4949, 1e-12);
+	/* Miss-Rate Bound's sample: rand slowed by s shows 5 x (s - 1) more. */
+	app(&w, "R", 2, COSCHED_CAT_RAND, 0.01, 2200, 10.0);
+	mem[0].threads = 4;
+	sim_member_t rb[2] = { { 2, 2 }, { 1, 4 } };
+	ck_assert_int_eq(sim_gang_eval(&m, w.apps, rb, 2, false, p, &pw, &err),
+			 0);
+	ck_assert_double_eq_tol(p[0].slowdown, SIM_CATASTROPHIC_DEFAULT, 1e-12);
+	ck_assert_double_eq_tol(p[0].mpki, 0.01 + 5 * (SIM_CATASTROPHIC_DEFAULT - 1),
+				1e-12);
+	sim_workload_free(&w);
+}
+END_TEST
+
+START_TEST(test_optimum_small)
+{
+	sim_model_t m;
+	sim_workload_t w;
+	sim_ts_conf_t c;
+	int g[2], t[2], ng;
+	double rate;
+
+	sim_model_default(&m);
+	two_apps(&w);
+	sim_ts_conf_default(&c);
+	/* Together: 1/10.5 + 1/21 per s; apart: (1/10 + 1/20) / 2. */
+	ck_assert_int_eq(sim_optimum(&m, &w, &c, g, t, &ng, &rate, &err), 0);
+	ck_assert_int_eq(ng, 1);
+	ck_assert_int_eq(g[0], g[1]);
+	ck_assert_double_eq_tol(rate, 1 / 10.5 + 1 / 21.0, 1e-12);
+	/* rand next to mem (catastrophic): apart is better. */
+	w.apps[0].cat = COSCHED_CAT_RAND;
+	ck_assert(1 / (10 * SIM_CATASTROPHIC_DEFAULT) + 1 / 21.0 <
+		  (1 / 10.0 + 1 / 20.0) / 2);
+	ck_assert_int_eq(sim_optimum(&m, &w, &c, g, t, &ng, &rate, &err), 0);
+	ck_assert_int_eq(ng, 2);
+	ck_assert_double_eq_tol(rate, (1 / 10.0 + 1 / 20.0) / 2, 1e-12);
+	sim_workload_free(&w);
+}
+END_TEST
+
+/* The optimum is never worse than any policy, on seed 002's workload and
+ * on random ones, with and without DVFS. */
+START_TEST(test_optimum_bounds_policies)
+{
+	uint64_t rng = 7;
+
+	for (int trial = 0; trial < 8; trial++) {
+		sim_model_t m;
+		sim_workload_t w = { 0 };
+		sim_ts_conf_t c;
+		int g[SIM_OPT_MAX_APPS], t[SIM_OPT_MAX_APPS], ng;
+		double rate;
+
+		sim_model_default(&m);
+		sim_ts_conf_default(&c);
+		c.window_s = 600;
+		c.dvfs = trial % 2;
+		c.seed = (uint64_t)trial + 1;
+		if (trial < 2) {
+			ck_assert_int_eq(sim_workload_seed002(&w, 50, &err), 0);
+		} else {
+			int n = 4 + (int)(sim_rng_next(&rng) % 9);
+			for (int i = 0; i < n; i++) {
+				sim_app_t a;
+				memset(&a, 0, sizeof(a));
+				snprintf(a.name, sizeof(a.name), "j%d", i);
+				a.threads = 1 + (int)(sim_rng_next(&rng) % 6);
+				a.min_threads = a.threads;
+				a.max_threads = a.threads +
+					(int)(sim_rng_next(&rng) % 3);
+				a.solo_s = 5 + 50 * sim_rng_unit(&rng);
+				sim_assign_class(&a, &rng);
+				ck_assert_int_eq(sim_workload_add(&w, &a, &err), 0);
+			}
+		}
+		ck_assert_int_eq(sim_optimum(&m, &w, &c, g, t, &ng, &rate, &err), 0);
+		for (int p = 0; p < COSCHED_POLICY_COUNT; p++) {
+			sim_ts_result_t r;
+			ck_assert_int_eq(sim_ts_run(&m, &w, (cosched_policy_t)p, &c,
+						    &r, &err), 0);
+			ck_assert_msg(r.throughput_h / 3600 <= rate * (1 + 1e-9),
+				      "trial %d: %s %.6f above optimum %.6f", trial,
+				      cosched_policy_name((cosched_policy_t)p),
+				      r.throughput_h / 3600, rate);
+			sim_ts_result_free(&r);
+		}
+		/* The optimum's partition, simulated, gives its rate. */
+		{
+			sim_ts_result_t r;
+			ck_assert_int_eq(sim_ts_run_static(&m, &w, g, t, ng, &c, &r,
+							   &err), 0);
+			ck_assert_double_eq_tol(r.throughput_h / 3600, rate,
+						rate * 1e-9);
+			sim_ts_result_free(&r);
+		}
+		sim_workload_free(&w);
+	}
+}
+END_TEST
+
+/* The default catastrophic factor reproduces seed 002's figure: random-
+ * access programs run 3.35..4 x GANG's time under Miss-Rate Balance. */
+START_TEST(test_seed002_rand_under_mr_balance)
+{
+	sim_model_t m;
+	sim_workload_t w = { 0 };
+	sim_ts_conf_t c;
+	sim_ts_result_t r, g;
+	double rb = 0, rg = 0;
+
+	sim_model_default(&m);
+	sim_ts_conf_default(&c);
+	c.window_s = 600;
+	ck_assert_int_eq(sim_workload_seed002(&w, 50, &err), 0);
+	ck_assert_int_eq(sim_ts_run(&m, &w, COSCHED_POLICY_MISS_RATE_BALANCE, &c,
+				    &r, &err), 0);
+	ck_assert_int_eq(sim_ts_run(&m, &w, COSCHED_POLICY_GANG, &c, &g, &err), 0);
+	for (size_t i = 0; i < w.n; i++)
+		if (w.apps[i].cat == COSCHED_CAT_RAND) {
+			rb += r.fair[i];
+			rg += g.fair[i];
+		}
+	ck_assert(rb / rg >= 3.35 && rb / rg <= 4.0);
+	sim_ts_result_free(&r);
+	sim_ts_result_free(&g);
+	sim_workload_free(&w);
+}
+END_TEST
+
+START_TEST(test_space_shared_exact)
+{
+	sim_model_t m;
+	sim_workload_t w;
+	sim_ss_conf_t c;
+	sim_ss_result_t r;
+
+	sim_model_default(&m);
+	two_apps(&w);
+	sim_ss_conf_default(&c);
+	c.nodes = 1;
+	c.sockets = 1;
+	/* Application-Aware shares the socket: A ends at 10.5 s; B has done
+	 * 10.5 / 21 by then and runs the other half alone in 10 s. */
+	ck_assert_int_eq(sim_ss_run(&m, &w, SIM_VAR_POLICY,
+				    COSCHED_POLICY_APP_AWARE, &c, &r, &err), 0);
+	ck_assert_double_eq_tol(r.makespan_s, 20.5, 1e-9);
+	ck_assert_double_eq_tol(r.wait_avg_s, 0, 1e-9);
+	ck_assert_double_eq_tol(r.fair_avg, (1.05 + 20.5 / 20) / 2, 1e-9);
+	ck_assert_double_eq_tol(r.energy_j, P_AB * 10.5 + P_B * 10, 1e-6);
+	ck_assert_double_eq_tol(r.util, (4 * 10.5 + 4 * 20.5) / (8 * 20.5), 1e-9);
+	/* Bounded slowdown, tau 10 s: A max(1, 10.5 / 10.5), B 20.5 / 20.5. */
+	ck_assert_double_eq_tol(r.bsld_avg, 1.0, 1e-9);
+	/* Exclusive: B waits for A's node. */
+	ck_assert_int_eq(sim_ss_run(&m, &w, SIM_VAR_EXCLUSIVE, COSCHED_POLICY_GANG,
+				    &c, &r, &err), 0);
+	ck_assert_double_eq_tol(r.makespan_s, 30, 1e-9);
+	ck_assert_double_eq_tol(r.wait_avg_s, 5, 1e-9);
+	ck_assert_double_eq_tol(r.bsld_avg, (1.0 + 30.0 / 20) / 2, 1e-9);
+	ck_assert_double_eq_tol(r.energy_j, P_A * 10 + P_B * 20, 1e-6);
+	/* Contention-blind cores in order: shares like Application-Aware here. */
+	ck_assert_int_eq(sim_ss_run(&m, &w, SIM_VAR_BLIND, COSCHED_POLICY_GANG,
+				    &c, &r, &err), 0);
+	ck_assert_double_eq_tol(r.makespan_s, 20.5, 1e-9);
+	sim_workload_free(&w);
+}
+END_TEST
+
+/* A workload text -> the error message, or "" when accepted. */
+static const char *parse(const char *text)
+{
+	static char msg[COSCHED_ERROR_MSG_LEN];
+	sim_workload_t w = { 0 };
+	FILE *f = fmemopen((void *)text, strlen(text), "r");
+	int rc;
+
+	ck_assert_ptr_nonnull(f);
+	rc = sim_workload_parse(f, "w", 8, &w, &err);
+	fclose(f);
+	snprintf(msg, sizeof(msg), "%s", rc < 0 ? err.msg : "");
+	sim_workload_free(&w);
+	return msg;
+}
+
+START_TEST(test_refusals)
+{
+	sim_workload_t w = { 0 };
+	const char *ok = "# comment\n\ncpu1 4 0.01 2200 cpu 50 # end\n"
+		"m 3 5.0 1500 mem 40 submit=10 min=2 max=5 count=3\n";
+	FILE *f = fmemopen((void *)ok, strlen(ok), "r");
+
+	ck_assert_int_eq(sim_workload_parse(f, "w", 8, &w, &err), 0);
+	fclose(f);
+	ck_assert_int_eq(w.n, 4);
+	ck_assert_str_eq(w.apps[1].name, "m.1");
+	ck_assert_int_eq(w.apps[3].min_threads, 2);
+	ck_assert_int_eq(w.apps[3].max_threads, 5);
+	ck_assert_double_eq(w.apps[3].submit_s, 10);
+	ck_assert_int_eq(w.apps[3].line, 4);
+	sim_workload_free(&w);
+
+	ck_assert_str_eq(parse("a 0 1 2200 cpu 10\n"),
+			 "w:1: field threads: \"0\" out of range (1..8)");
+	ck_assert_str_eq(parse("a 4 1 2200 cpu 10\nb 9 1 2200 cpu 10\n"),
+			 "w:2: field threads: \"9\" out of range (1..8)");
+	ck_assert_str_eq(parse("a 4 x 2200 cpu 10\n"),
+			 "w:1: field mpki: \"x\" is not a number");
+	ck_assert_str_eq(parse("a 4 -1 2200 cpu 10\n"),
+			 "w:1: field mpki: \"-1\" out of range (0..1000)");
+	ck_assert_str_eq(parse("a 4 1 2.2 cpu 10\n"),
+			 "w:1: field mhz: \"2.2\" is not an integer");
+	ck_assert_str_eq(parse("a 4 1 2200 fast 10\n"),
+			 "w:1: field category: \"fast\" is not one of cpu, lim, "
+			 "mem, rand");
+	ck_assert_str_eq(parse("a 4 1 2200 cpu 0\n"),
+			 "w:1: field solo_s: \"0\" out of range (>0..1e+09)");
+	ck_assert_str_eq(parse("\n\na 4 1\n"),
+			 "w:3: field mhz: missing (a line is NAME THREADS MPKI "
+			 "MHZ CATEGORY SOLO_S [key=value...])");
+	ck_assert_str_eq(parse("a 4 1 2200 cpu 10 color=red\n"),
+			 "w:1: field color: unknown key \"color\" (submit, min, "
+			 "max, count)");
+	ck_assert_str_eq(parse("a 4 1 2200 cpu 10 min=5\n"),
+			 "w:1: field min: 5 is above threads 4");
+	ck_assert_str_eq(parse("a 4 1 2200 cpu 10 submit=-3\n"),
+			 "w:1: field submit: \"-3\" out of range (0..1e+12)");
+	ck_assert_str_eq(parse("# nothing\n"), "w: no application");
+}
+END_TEST
+
+START_TEST(test_generator)
+{
+	sim_workload_t a = { 0 }, b = { 0 };
+
+	ck_assert_int_eq(sim_lublin_generate(2000, 16, 3, &a, &err), 0);
+	ck_assert_int_eq(sim_lublin_generate(2000, 16, 3, &b, &err), 0);
+	ck_assert_int_eq(a.n, 2000);
+	ck_assert_mem_eq(a.apps, b.apps, 2000 * sizeof(sim_app_t));
+	int serial = 0;
+	for (size_t i = 0; i < a.n; i++) {
+		ck_assert(a.apps[i].threads >= 1 && a.apps[i].threads <= 16);
+		ck_assert(a.apps[i].solo_s >= 1);
+		if (i)
+			ck_assert(a.apps[i].submit_s >= a.apps[i - 1].submit_s);
+		serial += a.apps[i].threads == 1;
+	}
+	/* The model's serial share is 0.24 (some parallel jobs round to 1). */
+	ck_assert(serial > 2000 * 0.2 && serial < 2000 * 0.45);
+	ck_assert_int_eq(sim_scale_load(&a, 0, 64, 0.5, &err), 0);
+	sim_workload_free(&a);
+	sim_workload_free(&b);
+}
+END_TEST
+
+Suite *cosched_test_suite(void)
+{
+	Suite *s = suite_create("sim");
+	TCase *tc = tcase_create("core");
+
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_one_gang_exact);
+	tcase_add_test(tc, test_two_gangs_exact);
+	tcase_add_test(tc, test_dvfs_and_threads);
+	tcase_add_test(tc, test_optimum_small);
+	tcase_add_test(tc, test_optimum_bounds_policies);
+	tcase_add_test(tc, test_seed002_rand_under_mr_balance);
+	tcase_add_test(tc, test_space_shared_exact);
+	tcase_add_test(tc, test_refusals);
+	tcase_add_test(tc, test_generator);
+	suite_add_tcase(s, tc);
+	return s;
+}
