@@ -1283,3 +1283,49 @@ int cosched_cpufreq_sweep(const cosched_cpufreq_t *c, const char *dir,
 	changed = settle(c, j, NULL, NULL, out, &p) || changed;
 	return finish(dir, j, changed, lock, &p);
 }
+
+int cosched_cpufreq_restore_all(const cosched_cpufreq_t *c, const char *dir,
+				bool force, int *alive,
+				cosched_cpufreq_outcome_t *out,
+				cosched_error_t *err)
+{
+	cosched_cpufreq_outcome_t dummy;
+	problems_t p = { err, 0 };
+	bool changed;
+	journal_t *j;
+	int lock, running = 0;
+
+	cosched_error_clear(err);
+	if (!out)
+		out = &dummy;
+	outcome_clear(out);
+	j = journal_new();
+	if (!j)
+		return cosched_error_set(err, "cpufreq journal: out of memory");
+	lock = begin(dir, j, &changed, out, err);
+	if (lock < 0) {
+		journal_free(j);
+		return -1;
+	}
+	/* begin() dropped the holders whose process is gone: what is left
+	 * runs. */
+	for (int i = 0; i < j->n; i++) {
+		for (int k = 0; k < j->d[i].n; k++) {
+			const cosched_cpufreq_holder_t *h = &j->d[i].h[k];
+			if (!running++ && !force)
+				problem(&p,
+					"cpufreq domain %d is held by job %u step %u (pid %d), still running: not restored (force to restore anyway)",
+					j->d[i].id, h->job_id, h->step_id,
+					(int) h->pid);
+		}
+		if (force && j->d[i].n) {
+			j->d[i].n = 0;
+			j->d[i].touched = true;
+			changed = true;
+		}
+	}
+	if (alive)
+		*alive = running;
+	changed = settle(c, j, NULL, NULL, out, &p) || changed;
+	return finish(dir, j, changed, lock, &p);
+}

@@ -84,6 +84,7 @@
 #ifndef COSCHED_CPUFREQ_JOURNAL_H
 #define COSCHED_CPUFREQ_JOURNAL_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -153,5 +154,17 @@ int cosched_cpufreq_release(const cosched_cpufreq_t *c, const char *dir,
 int cosched_cpufreq_sweep(const cosched_cpufreq_t *c, const char *dir,
 			  cosched_cpufreq_outcome_t *out,
 			  cosched_error_t *err);
+
+/*
+ * For an administrator (cosched-node restore): sweep, then, with force,
+ * drop every holder, running or not, and restore every domain the journal
+ * names.  Without force a running holder is left in place and named in
+ * err (-1), and only the dead ones are swept.  *alive (may be NULL)
+ * receives the number of holders that were still running.
+ */
+int cosched_cpufreq_restore_all(const cosched_cpufreq_t *c, const char *dir,
+				bool force, int *alive,
+				cosched_cpufreq_outcome_t *out,
+				cosched_error_t *err);
 
 #endif

@@ -126,6 +126,9 @@ def test_configure_optional_libraries(tmp_path):
     assert re.search(r"Unit tests \(Check\)\s+no: make check runs only",
                      summary), summary
     assert re.search(r"hwloc \(node topology\)\s+no", summary), summary
+    # The node side needs hwloc: a controller-only build, and it says so.
+    assert re.search(r"task/cosched\s+NOT BUILT: needs hwloc and libnuma",
+                     summary), summary
     assert re.search(r"PAPI \(profiler\)\s+no", summary), summary
     assert re.search(r"libnuma \(memory binding\)\s+yes", summary), summary
     r = _configure(tmp_path / "b2", "--with-check", env=env)
@@ -144,12 +147,14 @@ def test_make_install_renames_into_place(tmp_path):
     builddir = default_builddir()
     dest = tmp_path / "plugins"
     bindir = tmp_path / "bin"
+    sbindir = tmp_path / "sbin"
 
     def install():
-        # bindir too: install-exec installs cosched-status(1), which must
-        # not land in the host's /usr/local/bin.
+        # bindir and sbindir too: install-exec installs cosched-status(1)
+        # and cosched-node(8), which must not land in the host's
+        # /usr/local.
         subprocess.run(["make", "-s", "install-exec", f"plugindir={dest}",
-                        f"bindir={bindir}"],
+                        f"bindir={bindir}", f"sbindir={sbindir}"],
                        cwd=builddir, check=True, capture_output=True,
                        timeout=300)
 
@@ -159,6 +164,7 @@ def test_make_install_renames_into_place(tmp_path):
             assert (dest / p).read_bytes() == built.read()
     assert sorted(os.listdir(dest)) == sorted(PLUGINS)  # no temporaries
     assert os.listdir(bindir) == ["cosched-status"]
+    assert os.listdir(sbindir) == ["cosched-node"]
     r = subprocess.run([str(bindir / "cosched-status"), "--version"],
                        capture_output=True, text=True, timeout=30)
     assert r.returncode == 0 and "cosched-status" in r.stdout, r

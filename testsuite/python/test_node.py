@@ -271,11 +271,25 @@ def test_frequency_decided_applied_and_restored(make_cluster):
     _not_drained(c)
 
 
-def _stepd_pid(jobid):
-    out = subprocess.run(["pgrep", "-f", rf"^slurmstepd: \[{jobid}\.batch\]"],
-                         capture_output=True, text=True).stdout.split()
-    assert len(out) == 1, out
-    return int(out[0])
+def _stepd_pid(c, jobid):
+    """The batch step's slurmstepd of this cluster's job (other clusters
+    on the machine have jobs of the same number)."""
+    from cluster import cluster_processes
+    pids = [p["pid"] for p in cluster_processes(c.workdir)
+            if p["comm"] == "slurmstepd" and
+            p["cmdline"].startswith(f"slurmstepd: [{jobid}.batch]")]
+    assert len(pids) == 1, pids
+    return pids[0]
+
+
+def _node_cmd(c, *args):
+    """cosched-node on node n1 of cluster c."""
+    from cluster import default_builddir
+    return subprocess.run(
+        [os.path.join(default_builddir(), "src", "node", "cosched-node"),
+         "--conf", os.path.join(c.workdir, "cosched.conf"), "--node", "n1",
+         "--spool", os.path.join(c.workdir, "spool", "%n"), *args],
+        capture_output=True, text=True, timeout=30)
 
 
 def test_frequency_restored_after_crashes(make_cluster):
@@ -296,7 +310,7 @@ def test_frequency_restored_after_crashes(make_cluster):
     # the node sweeps the dead holder away.
     b = _start(c, "p15")
     _wait_domain(c, 8, _userspace(1500000))
-    os.kill(_stepd_pid(b), 9)
+    os.kill(_stepd_pid(c, b), 9)
     time.sleep(1)
     assert _domain(c, 8) == _userspace(1500000)   # no one has swept yet
     n = c.sbatch("-n1", "--cosched=off", "--wrap", "true")
@@ -323,11 +337,37 @@ def test_frequency_restored_after_crashes(make_cluster):
     _wait_domain(c, 8, ORIGINAL)
     _not_drained(c)
 
+    # An administrator's hand: cosched-node shows a dead holder and sweeps
+    # it; restore refuses while a step holds a domain, --force restores.
+    b = _start(c, "p15")
+    _wait_domain(c, 8, _userspace(1500000))
+    os.kill(_stepd_pid(c, b), 9)
+    time.sleep(0.5)
+    show = _node_cmd(c, "show")
+    assert show.returncode == 0, show.stderr
+    assert f"holder job={b} " in show.stdout, show.stdout
+    assert "gone: the next sweep restores" in show.stdout, show.stdout
+    sweep = _node_cmd(c, "sweep")
+    assert sweep.returncode == 0 and "1 domains restored" in sweep.stdout
+    assert _domain(c, 8) == ORIGINAL
+    c.run(["scancel", str(b)])
+    b = _start(c, "p15")
+    _wait_domain(c, 8, _userspace(1500000))
+    r = _node_cmd(c, "restore")
+    assert r.returncode == 1 and f"held by job {b} " in r.stderr, r.stderr
+    assert _domain(c, 8) == _userspace(1500000)
+    r = _node_cmd(c, "restore", "--force")
+    assert r.returncode == 0 and "1 domains restored" in r.stdout, r
+    assert _domain(c, 8) == ORIGINAL and _journal_domains(c) == []
+    c.run(["scancel", str(b)])
+    c.wait_state(b, ["CANCELLED", "COMPLETED"])
+    assert _domain(c, 8) == ORIGINAL
+
     # slurmstepd killed -9 and then slurmd restarted, with no new job: the
     # sweep at slurmd start restores.
     b = _start(c, "p15")
     _wait_domain(c, 8, _userspace(1500000))
-    os.kill(_stepd_pid(b), 9)
+    os.kill(_stepd_pid(c, b), 9)
     c.procs["slurmd-n1"].kill()
     c.procs["slurmd-n1"].wait()
     c.start_slurmd("n1")
