@@ -158,6 +158,19 @@ def test_membind_follows_the_cores(make_cluster):
     assert "unchanged: --mem-bind" in out, out
     _not_drained(c)
 
+    # MemBind=prefer: the site's mode for jobs that do not say, written
+    # into their records by slurmctld; --cosched-numa=high still binds.
+    c.reconfigure(cosched_conf=["CoschedPolicy=app_aware", SYNTHETIC_2X8,
+                                "MemBind=prefer"])
+    d = c.sbatch("-n8", "--wrap", f"{PROBE}; sleep 3")
+    h = c.sbatch("-n8", "--cosched-numa=high", "--wrap", f"{PROBE}; sleep 3")
+    for j, mode in ((d, "prefer"), (h, "bind")):
+        c.wait_state(j, ["RUNNING", "COMPLETED"])
+        assert c.record(j)["membind"] == mode, c.record(j)
+        out = _probe_output(c, j)
+        assert re.match(rf"({mode} 0|unchanged: {mode} 1)",
+                        _env(out, "COSCHED_MEMBIND")), out
+
 
 # --- CPU frequency, in a fake cpufreq tree per node ------------------------
 
