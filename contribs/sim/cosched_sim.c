@@ -37,6 +37,9 @@ typedef struct {
 	bool calibrate;
 	double target;
 	size_t bench_small, bench_large;
+	bool seed000;
+	size_t sets, procs, requests;
+	sim_numa_conf_t numa;
 	sim_ts_conf_t ts;
 	sim_ss_conf_t ss;
 } opts_t;
@@ -60,6 +63,10 @@ static void usage(FILE *f)
 "  --swf FILE  --generate N  --load L                  (space arrivals)\n"
 "  --bench-scale SMALL,LARGE  time every space-shared variant at two job\n"
 "                       counts (--nodes, --load; the issue's: 100000,1000000)\n"
+
+"  --seed000            seed 000's migration experiment in model form: every\n"
+"                       victim order of the decision core, five sets\n"
+"  --sets N --procs N --requests N --freeze N   (--seed000)\n"
 "  --calibrate [--target X]  catastrophic factor for seed 002's rand figure\n"
 "  --timeline FILE      time-shared: one line per quantum\n"
 "  --csv | --json       output format (default: aligned table)\n");
@@ -546,6 +553,178 @@ static int run_scale_bench(const opts_t *o, const sim_model_t *m,
 	return 0;
 }
 
+/* ---- seed 000: migration victims --------------------------------- */
+
+/* The five experiment sets (seed 000: "8 to 32 processes across nodes,
+ * 25 to 100 migrate commands"), each its own instance seed. */
+static const size_t set_procs[] = { 8, 16, 24, 32, 32 };
+static const size_t set_requests[] = { 25, 50, 75, 100, 50 };
+#define NSETS_DEFAULT 5
+
+typedef struct {
+	double g, worst, light, heavy;
+	uint64_t asked, moved;
+	size_t shorts;
+} numa_cell_t;
+
+static int numa_cell(const sim_numa_conf_t *c, cosched_victim_order_t o,
+		     unsigned flags, numa_cell_t *cell)
+{
+	size_t draws = o == COSCHED_VICTIM_RANDOM ? c->random_draws : 1;
+	cosched_error_t err;
+
+	memset(cell, 0, sizeof(*cell));
+	for (size_t d = 0; d < draws; d++) {
+		sim_numa_result_t r;
+		if (sim_numa_run(c, o, flags, d + 1, &r, &err) < 0) {
+			fprintf(stderr, PROG ": %s: %s\n",
+				cosched_victim_order_name(o), err.msg);
+			return -1;
+		}
+		cell->g += r.geomean / (double)draws;
+		cell->worst += r.worst / (double)draws;
+		cell->light += r.light / (double)draws;
+		cell->heavy += r.heavy / (double)draws;
+		cell->asked = r.asked;
+		cell->moved += r.moved / draws;
+		cell->shorts += r.short_requests;
+		sim_numa_result_free(&r);
+	}
+	cell->shorts /= draws;
+	return 0;
+}
+
+static int run_seed000(const opts_t *o)
+{
+	static const unsigned modes[2] = { 0, COSCHED_VICTIM_WHOLE };
+	static const char *const mode_name[2] = { "exact", "whole" };
+	size_t nsets = o->sets ? o->sets : NSETS_DEFAULT;
+	numa_cell_t *cells;
+	double sum[2][COSCHED_VICTIM_COUNT] = { { 0 } };
+	double heavy_worst = 0, light_worst = 0, max_worst = 0;
+	int no = COSCHED_VICTIM_COUNT;
+
+	cells = calloc(nsets * 2 * (size_t)no, sizeof(*cells));
+	if (!cells)
+		return 1;
+#define CELL(s, m, v) cells[((s) * 2 + (m)) * (size_t)no + (v)]
+	if (o->out == OUT_TABLE) {
+		printf("seed000: %d nodes, seed 000's distances, %g s between "
+		       "requests, freeze %zu, random = mean of %zu draws\n",
+		       o->numa.nodes, o->numa.interval_s, o->numa.freeze,
+		       o->numa.random_draws);
+		printf("geometric mean of normalised times:\n");
+		printf("%3s %5s %5s %8s %-5s", "set", "seed", "procs",
+		       "requests", "mode");
+		for (int v = 0; v < no; v++)
+			printf(" %10s", cosched_victim_order_name(
+				       (cosched_victim_order_t)v));
+		printf(" %8s %12s\n", "short(b)", "moved/ask(b)");
+	}
+	for (size_t s = 0; s < nsets; s++) {
+		sim_numa_conf_t c = o->numa;
+		c.procs = o->procs ? o->procs : set_procs[s % NSETS_DEFAULT];
+		c.requests = o->requests ? o->requests :
+			set_requests[s % NSETS_DEFAULT];
+		c.seed = o->seed + s;
+		for (int m = 0; m < 2; m++) {
+			for (int v = 0; v < no; v++) {
+				numa_cell_t *x = &CELL(s, m, v);
+				if (numa_cell(&c, (cosched_victim_order_t)v,
+					      modes[m], x) < 0) {
+					free(cells);
+					return 1;
+				}
+				sum[m][v] += x->g / CELL(s, m, 0).g - 1;
+			}
+			if (o->out == OUT_TABLE) {
+				printf("%3zu %5llu %5zu %8zu %-5s", s + 1,
+				       (unsigned long long)c.seed, c.procs,
+				       c.requests, mode_name[m]);
+				for (int v = 0; v < no; v++)
+					printf(" %10.4f", CELL(s, m, v).g);
+				printf(" %8zu %12.3f\n", CELL(s, m, 0).shorts,
+				       (double)CELL(s, m, 0).moved /
+				       (double)CELL(s, m, 0).asked);
+			}
+			const numa_cell_t *w = &CELL(s, m, COSCHED_VICTIM_WORST);
+			if (m == 0) {
+				heavy_worst = fmax(heavy_worst, w->heavy);
+				light_worst = fmax(light_worst, w->light);
+				max_worst = fmax(max_worst, w->worst);
+			}
+		}
+	}
+	if (o->out == OUT_JSON) {
+		printf("{\"setting\": \"seed000\", \"nodes\": %d, \"distance\": [",
+		       o->numa.nodes);
+		for (int i = 0; i < o->numa.nodes * o->numa.nodes; i++)
+			printf("%s%u", i ? ", " : "", o->numa.distance[i]);
+		printf("], \"interval_s\": %g, \"freeze\": %zu, "
+		       "\"random_draws\": %zu, \"sets\": [", o->numa.interval_s,
+		       o->numa.freeze, o->numa.random_draws);
+		for (size_t s = 0; s < nsets; s++) {
+			printf("%s{\"set\": %zu, \"seed\": %llu, \"procs\": %zu, "
+			       "\"requests\": %zu, \"rows\": [", s ? ", " : "",
+			       s + 1, (unsigned long long)(o->seed + s),
+			       o->procs ? o->procs : set_procs[s % NSETS_DEFAULT],
+			       o->requests ? o->requests :
+			       set_requests[s % NSETS_DEFAULT]);
+			for (int m = 0; m < 2; m++)
+				for (int v = 0; v < no; v++) {
+					const numa_cell_t *x = &CELL(s, m, v);
+					printf("%s{\"mode\": \"%s\", \"order\": \"%s\", ",
+					       m || v ? ", " : "", mode_name[m],
+					       cosched_victim_order_name(
+						       (cosched_victim_order_t)v));
+					jnum(stdout, "geomean", x->g, true);
+					jnum(stdout, "worst", x->worst, true);
+					jnum(stdout, "light", x->light, true);
+					jnum(stdout, "heavy", x->heavy, true);
+					printf("\"asked\": %llu, \"moved\": %llu, "
+					       "\"short\": %zu}",
+					       (unsigned long long)x->asked,
+					       (unsigned long long)x->moved,
+					       x->shorts);
+				}
+			printf("]}");
+		}
+		printf("], \"summary\": [");
+		for (int m = 0; m < 2; m++)
+			for (int v = 0; v < no; v++) {
+				printf("%s{\"mode\": \"%s\", \"order\": \"%s\", ",
+				       m || v ? ", " : "", mode_name[m],
+				       cosched_victim_order_name(
+					       (cosched_victim_order_t)v));
+				jnum(stdout, "vs_best_pct",
+				     100 * sum[m][v] / (double)nsets, false);
+				printf("}");
+			}
+		printf("]}\n");
+		free(cells);
+		return 0;
+	}
+	printf("\nmean over sets of geomean(order) / geomean(best) - 1, %%:\n");
+	printf("%-5s", "mode");
+	for (int v = 1; v < no; v++)
+		printf(" %10s", cosched_victim_order_name((cosched_victim_order_t)v));
+	printf("\n");
+	for (int m = 0; m < 2; m++) {
+		printf("%-5s", mode_name[m]);
+		for (int v = 1; v < no; v++)
+			printf(" %10.2f", 100 * sum[m][v] / (double)nsets);
+		printf("\n");
+	}
+	printf("seed 000: random +16, worst +37, best_plus about -3\n");
+	printf("worst, exact: lowest-bandwidth quarter %.3f, highest quarter "
+	       "%.3f, slowest process %.3f (highest over sets; seed 000: the "
+	       "light barely change, the heavy up to 2.7)\n", light_worst,
+	       heavy_worst, max_worst);
+#undef CELL
+	free(cells);
+	return 0;
+}
+
 /* ---- options ----------------------------------------------------- */
 
 enum {
@@ -553,7 +732,8 @@ enum {
 	O_WINDOW, O_QUANTUM, O_CAPACITY, O_SEED, O_TABLE, O_CATA, O_SCALING,
 	O_MISS_GAIN, O_FREQ_DOMAIN, O_NODES, O_SOCKETS, O_CORES, O_QDEPTH,
 	O_SWF, O_GENERATE, O_LOAD, O_CALIBRATE, O_TARGET, O_TIMELINE, O_CSV,
-	O_JSON, O_MRB_W, O_MRB_T, O_MRB_START, O_BENCH,
+	O_JSON, O_MRB_W, O_MRB_T, O_MRB_START, O_BENCH, O_SEED000, O_SETS,
+	O_PROCS, O_REQUESTS, O_FREEZE,
 };
 
 static const struct option longopts[] = {
@@ -586,6 +766,11 @@ static const struct option longopts[] = {
 	{ "mrb-threshold", required_argument, NULL, O_MRB_T },
 	{ "mrb-start", required_argument, NULL, O_MRB_START },
 	{ "bench-scale", required_argument, NULL, O_BENCH },
+	{ "seed000", no_argument, NULL, O_SEED000 },
+	{ "sets", required_argument, NULL, O_SETS },
+	{ "procs", required_argument, NULL, O_PROCS },
+	{ "requests", required_argument, NULL, O_REQUESTS },
+	{ "freeze", required_argument, NULL, O_FREEZE },
 	{ "csv", no_argument, NULL, O_CSV },
 	{ "json", no_argument, NULL, O_JSON },
 	{ "help", no_argument, NULL, 'h' },
@@ -628,6 +813,7 @@ int main(int argc, char **argv)
 	memset(&o, 0, sizeof(o));
 	sim_ts_conf_default(&o.ts);
 	sim_ss_conf_default(&o.ss);
+	sim_numa_conf_default(&o.numa);
 	for (int p = 0; p < COSCHED_POLICY_COUNT; p++)
 		o.pol[p] = true;
 	o.solo_s = 50;
@@ -742,6 +928,23 @@ int main(int argc, char **argv)
 			o.bench_large = (size_t)b;
 			break;
 		}
+		case O_SEED000: o.seed000 = true; break;
+		case O_SETS:
+			if (inum("--sets", optarg, 1, 1000, &l)) return 2;
+			o.sets = (size_t)l;
+			break;
+		case O_PROCS:
+			if (inum("--procs", optarg, 1, 100000, &l)) return 2;
+			o.procs = (size_t)l;
+			break;
+		case O_REQUESTS:
+			if (inum("--requests", optarg, 1, 100000, &l)) return 2;
+			o.requests = (size_t)l;
+			break;
+		case O_FREEZE:
+			if (inum("--freeze", optarg, 0, 100000, &l)) return 2;
+			o.numa.freeze = (size_t)l;
+			break;
 		case O_CSV: o.out = OUT_CSV; break;
 		case O_JSON: o.out = OUT_JSON; break;
 		case 'h': usage(stdout); return 0;
@@ -771,6 +974,14 @@ int main(int argc, char **argv)
 	}
 	if (o.bench_large)
 		return run_scale_bench(&o, &m, o.bench_small, o.bench_large);
+	if (o.seed000) {
+		if (o.out == OUT_CSV) {
+			fprintf(stderr, PROG ": --seed000 prints a table or "
+				"--json\n");
+			return 2;
+		}
+		return run_seed000(&o);
+	}
 	int sources = (o.workload != NULL) + o.seed002 + (o.swf != NULL) +
 		(o.generate > 0);
 	if (sources != 1) {

@@ -151,3 +151,50 @@ def test_timeline(tmp_path):
     for l in lines:
         cores = sum(int(m.split(":")[1]) for m in l.split("\t")[2].split(","))
         assert cores <= 8, l
+
+
+ORDERS = ["best", "best_plus", "random", "worst", "worst_plus"]
+
+
+def test_seed000_orders():
+    # Seed 000's migration experiment in model form, a short version (two
+    # sets): every order of the decision core on the same instances.
+    doc = json.loads(sim("--seed000", "--sets", "2", "--json").stdout)
+    assert doc["nodes"] == 4
+    assert doc["distance"][:4] == [10, 21, 21, 30]
+    assert len(doc["sets"]) == 2
+    for st in doc["sets"]:
+        got = {(r["mode"], r["order"]): r for r in st["rows"]}
+        assert set(got) == {(m, o) for m in ("exact", "whole")
+                            for o in ORDERS}
+        asked = {r["asked"] for r in st["rows"]}
+        assert len(asked) == 1, "every order sees the same requests"
+        for (mode, order), r in got.items():
+            assert r["geomean"] >= 1.0 and r["worst"] >= r["geomean"]
+            if mode == "exact":
+                # Just enough pages: never more than asked.
+                assert r["moved"] <= r["asked"], order
+            # A short request is one that ran out of eligible pages.
+            assert r["short"] <= st["requests"]
+        # The thesis's whole processes overshoot wherever pages remain.
+        assert got[("whole", "best")]["moved"] > \
+            got[("exact", "best")]["moved"]
+    summ = {(s["mode"], s["order"]): s["vs_best_pct"]
+            for s in doc["summary"]}
+    for mode in ("exact", "whole"):
+        assert summ[(mode, "best")] == 0
+        # The seed's ranking on the mean: Best < Random < Worst.
+        assert 0 < summ[(mode, "random")] < summ[(mode, "worst")], mode
+
+
+def test_seed000_deterministic_and_table():
+    a = sim("--seed000", "--sets", "1", "--procs", "8", "--requests",
+            "10").stdout
+    assert a == sim("--seed000", "--sets", "1", "--procs", "8",
+                    "--requests", "10").stdout
+    assert "seed 000: random +16, worst +37" in a
+    b = sim("--seed000", "--sets", "1", "--procs", "8", "--requests", "10",
+            "--seed", "2").stdout
+    assert a != b
+    r = sim("--seed000", "--csv", check=False)
+    assert r.returncode == 2 and "table or --json" in r.stderr

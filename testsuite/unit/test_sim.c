@@ -399,6 +399,45 @@ START_TEST(test_generator)
 }
 END_TEST
 
+/* Seed 000's model by hand: r(bw) goes through the two measured remote
+ * points (lbm 3.988, mcf 1.772); placement mixes are linear in the
+ * fraction and the distance. */
+START_TEST(test_seed000_model)
+{
+	sim_numa_conf_t c;
+	cosched_victim_proc_t p;
+	sim_numa_result_t a, b;
+
+	sim_numa_conf_default(&c);
+	ck_assert(fabs(sim_numa_remote(15.6) - 3.988) < 0.005);
+	ck_assert(fabs(sim_numa_remote(2.3) - 1.772) < 0.005);
+	memset(&p, 0, sizeof(p));
+	p.cpu_node = 0;
+	p.bandwidth = 2.3;
+	p.pages[0] = 100;
+	ck_assert(fabs(sim_numa_slowdown(&c, &p) - 1.0) < 1e-12);
+	/* Half on node 3 (distance 30): 0.5 + 0.5 x (1 + 0.772 x 20/11). */
+	p.pages[3] = 100;
+	ck_assert(fabs(sim_numa_slowdown(&c, &p) -
+		       (0.5 + 0.5 * (1 + (sim_numa_remote(2.3) - 1) * 20 / 11)))
+		  < 1e-12);
+	/* One run: Best never loses to Worst on the same instance, and
+	 * every normalised time is at least 1. */
+	c.procs = 12;
+	c.requests = 20;
+	ck_assert_int_eq(sim_numa_run(&c, COSCHED_VICTIM_BEST, 0, 1, &a, &err),
+			 0);
+	ck_assert_int_eq(sim_numa_run(&c, COSCHED_VICTIM_WORST, 0, 1, &b, &err),
+			 0);
+	ck_assert(a.geomean <= b.geomean);
+	ck_assert_uint_eq(a.asked, b.asked);
+	for (size_t i = 0; i < a.n; i++)
+		ck_assert(a.norm[i] >= 1.0 - 1e-12 && b.norm[i] >= 1.0 - 1e-12);
+	sim_numa_result_free(&a);
+	sim_numa_result_free(&b);
+}
+END_TEST
+
 Suite *cosched_test_suite(void)
 {
 	Suite *s = suite_create("sim");
@@ -414,6 +453,7 @@ Suite *cosched_test_suite(void)
 	tcase_add_test(tc, test_space_shared_exact);
 	tcase_add_test(tc, test_refusals);
 	tcase_add_test(tc, test_generator);
+	tcase_add_test(tc, test_seed000_model);
 	suite_add_tcase(s, tc);
 	return s;
 }
