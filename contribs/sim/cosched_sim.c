@@ -11,7 +11,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "contribs/sim/sim.h"
 #include "src/libcosched/cosched_number.h"
@@ -30,6 +35,7 @@ typedef struct {
 	bool optimum;
 	out_t out;
 	const char *timeline;
+	const char *plot;	/* FILE.png or FILE.svg */
 	const char *workload, *swf;
 	size_t generate;
 	double load;
@@ -69,6 +75,9 @@ static void usage(FILE *f)
 "  --sets N --procs N --requests N --freeze N   (--seed000)\n"
 "  --calibrate [--target X]  catastrophic factor for seed 002's rand figure\n"
 "  --timeline FILE      time-shared: one line per quantum\n"
+"  --plot FILE.png|svg  also draw the results (bars per policy; time-shared:\n"
+"                       the timeline of one run's gangs) with\n"
+"                       contribs/sim/cosched-sim-plot (python3-matplotlib)\n"
 "  --csv | --json       output format (default: aligned table)\n");
 }
 
@@ -203,9 +212,73 @@ static void ts_print_csv(const ts_row_t *rows, size_t n)
 	}
 }
 
+/* The run whose gangs --timeline and --plot show: Application-Aware
+ * when it runs, else the last policy asked for. */
+static int timeline_policy(const opts_t *o)
+{
+	if (o->pol[COSCHED_POLICY_APP_AWARE])
+		return COSCHED_POLICY_APP_AWARE;
+	for (int p = COSCHED_POLICY_COUNT - 1; p > 0; p--)
+		if (o->pol[p])
+			return p;
+	return COSCHED_POLICY_GANG;
+}
+
+/* Quanta of the timeline kept in --plot's JSON. */
+#define PLOT_QUANTA 48
+
+/* "timeline": the first PLOT_QUANTA lines of a --timeline text, each as
+ * [time_s, gang, [[name, threads, mhz, slowdown], ...]]. */
+static void json_timeline(const opts_t *o, const char *text)
+{
+	int q = 0;
+
+	printf("\"timeline\": {\"policy\": \"%s\", \"quanta\": [",
+	       cosched_policy_name((cosched_policy_t)timeline_policy(o)));
+	for (const char *l = text; l && *l && q < PLOT_QUANTA;) {
+		const char *end = strchr(l, '\n');
+		size_t len = end ? (size_t)(end - l) : strlen(l);
+		char line[4096];
+		if (len >= sizeof(line))
+			len = sizeof(line) - 1;
+		memcpy(line, l, len);
+		line[len] = '\0';
+		l = end ? end + 1 : l + len;
+		if (line[0] == '#' || !line[0])
+			continue;
+		char *save = NULL, *t = strtok_r(line, "\t", &save);
+		char *g = strtok_r(NULL, "\t", &save);
+		char *mem = strtok_r(NULL, "\t", &save);
+		if (!t || !g || !mem)
+			continue;
+		printf("%s[%s, %s, [", q ? ", " : "", t, g);
+		int k = 0;
+		for (char *s2 = NULL, *x = strtok_r(mem, ",", &s2); x;
+		     x = strtok_r(NULL, ",", &s2)) {
+			char name[SIM_NAME_MAX + 1];
+			int thr;
+			long mhz;
+			double sl;
+			char *c1 = strchr(x, ':');
+			if (!c1 || (size_t)(c1 - x) > SIM_NAME_MAX ||
+			    sscanf(c1 + 1, "%d:%ld:%lf", &thr, &mhz, &sl) != 3)
+				continue;
+			memcpy(name, x, (size_t)(c1 - x));
+			name[c1 - x] = '\0';
+			printf("%s[", k++ ? ", " : "");
+			jstr(stdout, name);
+			printf(", %d, %ld, %.6g]", thr, mhz, sl);
+		}
+		printf("]]");
+		q++;
+	}
+	printf("]}, ");
+}
+
 static void ts_print_json(const opts_t *o, const sim_model_t *m,
 			  const sim_workload_t *w, const ts_row_t *rows,
-			  size_t n, double opt_rate, bool have_opt)
+			  size_t n, double opt_rate, bool have_opt,
+			  const char *timeline)
 {
 	printf("{\"setting\": \"time\", \"model\": {\"table\": ");
 	jstr(stdout, m->table);
@@ -217,6 +290,8 @@ static void ts_print_json(const opts_t *o, const sim_model_t *m,
 	jnum(stdout, "quantum_s", o->ts.quantum_s, true);
 	printf("\"capacity\": %d, \"seed\": %llu, ", o->ts.capacity,
 	       (unsigned long long)o->ts.seed);
+	if (timeline)
+		json_timeline(o, timeline);
 	if (have_opt)
 		jnum(stdout, "optimum_runs_per_h", opt_rate * 3600, true);
 	printf("\"apps\": [");
@@ -311,13 +386,24 @@ static int run_time_shared(const opts_t *o, const sim_model_t *m,
 	double opt_rate[2] = { NAN, NAN };
 	int rc = 1;
 	FILE *tl = NULL;
+	char *tlbuf = NULL;
+	size_t tlsize = 0;
+	int tlpol = timeline_policy(o);
 
 	if (o->optimum && w->n > SIM_OPT_MAX_APPS) {
 		fprintf(stderr, PROG ": --optimum: %zu applications, at most %d\n",
 			w->n, SIM_OPT_MAX_APPS);
 		return 2;
 	}
-	if (o->timeline) {
+	if (o->plot && o->out == OUT_JSON) {
+		/* --plot's own run: keep the timeline for the JSON. */
+		tl = open_memstream(&tlbuf, &tlsize);
+		if (!tl) {
+			fprintf(stderr, PROG ": --plot: out of memory\n");
+			return 1;
+		}
+		fprintf(tl, "# time_s\tgang\tapp:threads:mhz:slowdown,...\n");
+	} else if (o->timeline) {
 		tl = fopen(o->timeline, "w");
 		if (!tl) {
 			fprintf(stderr, PROG ": --timeline %s: cannot write\n",
@@ -336,7 +422,9 @@ static int run_time_shared(const opts_t *o, const sim_model_t *m,
 			/* GANG always runs: everything is normalised to it. */
 			if (!o->pol[p] && p != COSCHED_POLICY_GANG)
 				continue;
-			c.timeline = (tl && p == COSCHED_POLICY_APP_AWARE && n < 6) ?
+			/* The first (DVFS off when it runs) run of the
+			 * timeline's policy. */
+			c.timeline = (tl && p == tlpol && !(o->dvfs == 2 && dvfs)) ?
 				tl : NULL;
 			memset(&rows[n], 0, sizeof(rows[n]));
 			if (sim_ts_run(m, w, (cosched_policy_t)p, &c, &rows[n].r,
@@ -377,8 +465,24 @@ static int run_time_shared(const opts_t *o, const sim_model_t *m,
 	if (o->out == OUT_CSV) {
 		ts_print_csv(rows, n);
 	} else if (o->out == OUT_JSON) {
+		if (tl && o->plot) {
+			/* The memory stream: its buffer is valid once closed. */
+			fclose(tl);
+			tl = NULL;
+		}
+		if (tlbuf && o->timeline) {
+			FILE *f = fopen(o->timeline, "w");
+			if (!f || fputs(tlbuf, f) < 0) {
+				fprintf(stderr, PROG ": --timeline %s: cannot "
+					"write\n", COSCHED_QUOTE(o->timeline));
+				if (f)
+					fclose(f);
+				goto out;
+			}
+			fclose(f);
+		}
 		ts_print_json(o, m, w, rows, n, opt_rate[o->dvfs == 1 ? 1 : 0],
-			      o->optimum);
+			      o->optimum, tlbuf);
 	} else {
 		printf("time-shared: %zu applications, %d-core package, quantum "
 		       "%g s, window %g s, table %s (catastrophic %.3g), seed "
@@ -396,6 +500,7 @@ out:
 		sim_ts_result_free(&rows[i].r);
 	if (tl)
 		fclose(tl);
+	free(tlbuf);
 	return rc;
 }
 
@@ -725,6 +830,106 @@ static int run_seed000(const opts_t *o)
 	return 0;
 }
 
+/* ---- --plot ------------------------------------------------------ */
+
+#ifndef COSCHED_SIM_PLOT_TOOL
+#define COSCHED_SIM_PLOT_TOOL "contribs/sim/cosched-sim-plot"
+#endif
+
+static int run_space_shared(const opts_t *o, const sim_model_t *m,
+			    const sim_workload_t *w);
+
+static int dispatch(const opts_t *o, const sim_model_t *m,
+		    const sim_workload_t *w)
+{
+	if (o->seed000)
+		return run_seed000(o);
+	if (o->space)
+		return run_space_shared(o, m, w);
+	return run_time_shared(o, m, w);
+}
+
+/* python3 TOOL --json IN --out FILE (COSCHED_SIM_PLOT names another
+ * tool). */
+static int plot_tool(const char *json, const char *out)
+{
+	const char *tool = getenv("COSCHED_SIM_PLOT");
+	pid_t pid;
+	int st;
+
+	if (!tool || !*tool)
+		tool = COSCHED_SIM_PLOT_TOOL;
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0) {
+		fprintf(stderr, PROG ": --plot: fork: %s\n", strerror(errno));
+		return 1;
+	}
+	if (pid == 0) {
+		execlp("python3", "python3", tool, "--json", json, "--out", out,
+		       (char *)NULL);
+		fprintf(stderr, PROG ": --plot: python3: %s\n", strerror(errno));
+		_exit(127);
+	}
+	if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st)) {
+		fprintf(stderr, PROG ": --plot: %s failed; nothing drawn\n",
+			COSCHED_QUOTE(tool));
+		return 1;
+	}
+	return 0;
+}
+
+/* The run in JSON into a temporary file, then the output asked for (the
+ * same JSON, or a second run as a table), then the plot from the file. */
+static int run_with_plot(opts_t *o, const sim_model_t *m,
+			 const sim_workload_t *w)
+{
+	const char *dir = getenv("TMPDIR");
+	char path[4096];
+	out_t user = o->out;
+	int fd, saved, rc;
+
+	snprintf(path, sizeof(path), "%s/cosched-sim-plot.XXXXXX",
+		 dir && *dir ? dir : "/tmp");
+	fd = mkstemp(path);
+	if (fd < 0) {
+		fprintf(stderr, PROG ": --plot: %s: %s\n", path, strerror(errno));
+		return 1;
+	}
+	fflush(stdout);
+	saved = dup(STDOUT_FILENO);
+	if (saved < 0 || dup2(fd, STDOUT_FILENO) < 0) {
+		fprintf(stderr, PROG ": --plot: %s\n", strerror(errno));
+		close(fd);
+		unlink(path);
+		return 1;
+	}
+	o->out = OUT_JSON;
+	rc = dispatch(o, m, w);
+	fflush(stdout);
+	dup2(saved, STDOUT_FILENO);
+	close(saved);
+	o->out = user;
+	if (rc == 0 && user == OUT_JSON) {
+		char buf[65536];
+		ssize_t k;
+		lseek(fd, 0, SEEK_SET);
+		while ((k = read(fd, buf, sizeof(buf))) > 0)
+			fwrite(buf, 1, (size_t)k, stdout);
+		fflush(stdout);
+	} else if (rc == 0) {
+		const char *tl = o->timeline;
+		o->timeline = NULL;	/* the JSON run wrote it */
+		rc = dispatch(o, m, w);
+		o->timeline = tl;
+	}
+	close(fd);
+	if (rc == 0)
+		rc = plot_tool(path, o->plot);
+	unlink(path);
+	return rc;
+}
+
 /* ---- options ----------------------------------------------------- */
 
 enum {
@@ -733,7 +938,7 @@ enum {
 	O_MISS_GAIN, O_FREQ_DOMAIN, O_NODES, O_SOCKETS, O_CORES, O_QDEPTH,
 	O_SWF, O_GENERATE, O_LOAD, O_CALIBRATE, O_TARGET, O_TIMELINE, O_CSV,
 	O_JSON, O_MRB_W, O_MRB_T, O_MRB_START, O_BENCH, O_SEED000, O_SETS,
-	O_PROCS, O_REQUESTS, O_FREEZE,
+	O_PROCS, O_REQUESTS, O_FREEZE, O_PLOT,
 };
 
 static const struct option longopts[] = {
@@ -766,6 +971,7 @@ static const struct option longopts[] = {
 	{ "mrb-threshold", required_argument, NULL, O_MRB_T },
 	{ "mrb-start", required_argument, NULL, O_MRB_START },
 	{ "bench-scale", required_argument, NULL, O_BENCH },
+	{ "plot", required_argument, NULL, O_PLOT },
 	{ "seed000", no_argument, NULL, O_SEED000 },
 	{ "sets", required_argument, NULL, O_SETS },
 	{ "procs", required_argument, NULL, O_PROCS },
@@ -928,6 +1134,15 @@ int main(int argc, char **argv)
 			o.bench_large = (size_t)b;
 			break;
 		}
+		case O_PLOT: {
+			size_t len = strlen(optarg);
+			if (len < 5 || (strcasecmp(optarg + len - 4, ".png") &&
+					strcasecmp(optarg + len - 4, ".svg")))
+				return bad_arg("--plot", optarg, "expected a "
+					       "file name ending in .png or .svg");
+			o.plot = optarg;
+			break;
+		}
 		case O_SEED000: o.seed000 = true; break;
 		case O_SETS:
 			if (inum("--sets", optarg, 1, 1000, &l)) return 2;
@@ -972,6 +1187,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, PROG ": %s\n", err.msg);
 		return 2;
 	}
+	if (o.bench_large && o.plot) {
+		fprintf(stderr, PROG ": --plot draws runs, not --bench-scale\n");
+		return 2;
+	}
 	if (o.bench_large)
 		return run_scale_bench(&o, &m, o.bench_small, o.bench_large);
 	if (o.seed000) {
@@ -980,7 +1199,7 @@ int main(int argc, char **argv)
 				"--json\n");
 			return 2;
 		}
-		return run_seed000(&o);
+		return o.plot ? run_with_plot(&o, &m, &w) : run_seed000(&o);
 	}
 	int sources = (o.workload != NULL) + o.seed002 + (o.swf != NULL) +
 		(o.generate > 0);
@@ -1017,8 +1236,13 @@ int main(int argc, char **argv)
 		sim_workload_free(&w);
 		return 2;
 	}
-	if (o.calibrate)
+	if (o.calibrate && o.plot) {
+		fprintf(stderr, PROG ": --plot draws runs, not --calibrate\n");
+		rc = 2;
+	} else if (o.calibrate)
 		rc = calibrate(&o, &m, &w);
+	else if (o.plot && !(o.space && o.dvfs == 2))
+		rc = run_with_plot(&o, &m, &w);
 	else if (o.space) {
 		o.ss.dvfs = o.dvfs == 1;
 		if (o.dvfs == 2) {

@@ -198,3 +198,61 @@ def test_seed000_deterministic_and_table():
     assert a != b
     r = sim("--seed000", "--csv", check=False)
     assert r.returncode == 2 and "table or --json" in r.stderr
+
+
+def test_plot_png_and_svg(tmp_path):
+    # --plot FILE.png|svg: the table as usual, and a figure drawn by
+    # contribs/sim/cosched-sim-plot from the run's JSON.
+    png, svg = tmp_path / "run.png", tmp_path / "run.svg"
+    r = sim("--seed002", "--window", "60", "--policy", "gang,app_aware",
+            "--plot", str(png))
+    assert r.stdout.startswith("time-shared: 12 applications")
+    data = png.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 10000
+    # SVG keeps text as text: the policies drawn are named, the ones not
+    # run are not; the timeline names the applications of its gangs.
+    doc = json.loads(sim("--seed002", "--window", "60", "--policy",
+                         "gang,miss_rate_balance", "--json", "--plot",
+                         str(svg)).stdout)
+    assert [q[1] for q in doc["timeline"]["quanta"][:3]] == [0, 1, 2]
+    assert doc["timeline"]["policy"] == "miss_rate_balance"
+    text = svg.read_text()
+    assert text.lstrip().startswith("<?xml") and "</svg>" in text
+    for p in ("gang", "miss_rate_balance"):
+        assert p in text, p
+    for p in ("app_aware", "greedy_thread", "miss_rate_bound"):
+        assert p not in text, p
+    assert "timeline of miss_rate_balance" in text
+    for a in doc["apps"]:
+        assert a["name"] in text, a["name"]
+
+
+def test_plot_space_and_seed000(tmp_path):
+    svg = tmp_path / "space.svg"
+    sim("--setting", "space", "--seed002", "--nodes", "2", "--plot",
+        str(svg))
+    text = svg.read_text()
+    for v in ["exclusive", "blind"] + POLICIES:
+        assert v in text, v
+    svg2 = tmp_path / "s000.svg"
+    sim("--seed000", "--sets", "2", "--procs", "8", "--requests", "10",
+        "--plot", str(svg2))
+    text = svg2.read_text()
+    for o in ORDERS + ["set 1", "set 2"]:
+        assert o in text, o
+    assert "set 3" not in text
+
+
+def test_plot_refusals(tmp_path):
+    r = sim("--seed002", "--plot", str(tmp_path / "x.pdf"), check=False)
+    assert r.returncode == 2 and "ending in .png or .svg" in r.stderr
+    assert not (tmp_path / "x.pdf").exists()
+    # A tool that fails: the run's output is there, the exit status 1.
+    env_tool = tmp_path / "fail.py"
+    env_tool.write_text("import sys\nsys.exit(3)\n")
+    r = subprocess.run([SIM, "--seed002", "--window", "10", "--plot",
+                        str(tmp_path / "y.png")], capture_output=True,
+                       text=True, timeout=60,
+                       env={**os.environ, "COSCHED_SIM_PLOT": str(env_tool)})
+    assert r.returncode == 1 and "nothing drawn" in r.stderr
+    assert r.stdout.startswith("time-shared")
