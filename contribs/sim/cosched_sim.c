@@ -570,6 +570,10 @@ static int run_space_shared(const opts_t *o, const sim_model_t *m,
 			jnum(stdout, "energy_uncore_j", r->e_uncore, true);
 			jnum(stdout, "energy_dram_j", r->e_dram, true);
 			jnum(stdout, "edp", r->edp, true);
+			printf("\"events\": %zu, \"heap_updates\": %zu, "
+			       "\"heap_max\": %zu, ", r->events, r->pushes,
+			       r->heap_max);
+			jnum(stdout, "occ_avg", r->occ_avg, true);
 			jnum(stdout, "sim_s", r->sim_s, false);
 			printf("}");
 		}

@@ -251,6 +251,9 @@ typedef struct {
 	double edp;		/* energy x makespan */
 	double sim_s;		/* wall time of the simulation */
 	size_t events;
+	size_t pushes;		/* completion events entered or moved */
+	size_t heap_max;	/* most events in the heap at once */
+	double occ_avg;		/* co-runners re-rated per socket change */
 } sim_ss_result_t;
 
 int sim_ss_run(const sim_model_t *m, const sim_workload_t *w,
