@@ -256,3 +256,24 @@ def test_plot_refusals(tmp_path):
                        env={**os.environ, "COSCHED_SIM_PLOT": str(env_tool)})
     assert r.returncode == 1 and "nothing drawn" in r.stderr
     assert r.stdout.startswith("time-shared")
+
+
+def test_anchor_breitbart():
+    # One mem + one cpu job per node against the best exclusive schedule.
+    doc = json.loads(sim("--anchor", "--nodes", "3", "--json").stdout)
+    ex = doc["exclusive"]
+    assert len(ex) == 4
+    best = doc["best_exclusive"]
+    assert best["makespan_s"] == min(e["makespan_s"] for e in ex)
+    got = {r["variant"]: r for r in doc["rows"]}
+    assert list(got) == ["blind"] + POLICIES
+    aa = got["app_aware"]
+    # Application-Aware pairs each mem job with a cpu job: shorter and
+    # cheaper than the best exclusive schedule, and nobody slowed 2x.
+    assert aa["time_saving_pct"] > 0 and aa["energy_saving_pct"] > 0
+    assert aa["fair_worst"] < 1.1
+    # First-fit packing puts two mem jobs together: worse than pairing.
+    assert got["blind"]["makespan_s"] > aa["makespan_s"]
+    assert got["blind"]["fair_worst"] > 1.5
+    r = sim("--anchor", "--csv", check=False)
+    assert r.returncode == 2
