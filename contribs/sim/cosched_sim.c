@@ -11,7 +11,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "contribs/sim/sim.h"
 #include "src/libcosched/cosched_number.h"
@@ -30,6 +35,7 @@ typedef struct {
 	bool optimum;
 	out_t out;
 	const char *timeline;
+	const char *plot;	/* FILE.png or FILE.svg */
 	const char *workload, *swf;
 	size_t generate;
 	double load;
@@ -37,6 +43,9 @@ typedef struct {
 	bool calibrate;
 	double target;
 	size_t bench_small, bench_large;
+	bool seed000, anchor;
+	size_t sets, procs, requests;
+	sim_numa_conf_t numa;
 	sim_ts_conf_t ts;
 	sim_ss_conf_t ss;
 } opts_t;
@@ -60,8 +69,18 @@ static void usage(FILE *f)
 "  --swf FILE  --generate N  --load L                  (space arrivals)\n"
 "  --bench-scale SMALL,LARGE  time every space-shared variant at two job\n"
 "                       counts (--nodes, --load; the issue's: 100000,1000000)\n"
+
+"  --seed000            seed 000's migration experiment in model form: every\n"
+"                       victim order of the decision core, five sets\n"
+"  --sets N --procs N --requests N --freeze N   (--seed000)\n"
+"  --anchor             space-shared anchor (Breitbart et al. 2015): one\n"
+"                       memory-bound + one compute-bound job per node against\n"
+"                       the best exclusive schedule (--nodes, --cores, --solo)\n"
 "  --calibrate [--target X]  catastrophic factor for seed 002's rand figure\n"
 "  --timeline FILE      time-shared: one line per quantum\n"
+"  --plot FILE.png|svg  also draw the results (bars per policy; time-shared:\n"
+"                       the timeline of one run's gangs) with\n"
+"                       contribs/sim/cosched-sim-plot (python3-matplotlib)\n"
 "  --csv | --json       output format (default: aligned table)\n");
 }
 
@@ -196,9 +215,73 @@ static void ts_print_csv(const ts_row_t *rows, size_t n)
 	}
 }
 
+/* The run whose gangs --timeline and --plot show: Application-Aware
+ * when it runs, else the last policy asked for. */
+static int timeline_policy(const opts_t *o)
+{
+	if (o->pol[COSCHED_POLICY_APP_AWARE])
+		return COSCHED_POLICY_APP_AWARE;
+	for (int p = COSCHED_POLICY_COUNT - 1; p > 0; p--)
+		if (o->pol[p])
+			return p;
+	return COSCHED_POLICY_GANG;
+}
+
+/* Quanta of the timeline kept in --plot's JSON. */
+#define PLOT_QUANTA 48
+
+/* "timeline": the first PLOT_QUANTA lines of a --timeline text, each as
+ * [time_s, gang, [[name, threads, mhz, slowdown], ...]]. */
+static void json_timeline(const opts_t *o, const char *text)
+{
+	int q = 0;
+
+	printf("\"timeline\": {\"policy\": \"%s\", \"quanta\": [",
+	       cosched_policy_name((cosched_policy_t)timeline_policy(o)));
+	for (const char *l = text; l && *l && q < PLOT_QUANTA;) {
+		const char *end = strchr(l, '\n');
+		size_t len = end ? (size_t)(end - l) : strlen(l);
+		char line[4096];
+		if (len >= sizeof(line))
+			len = sizeof(line) - 1;
+		memcpy(line, l, len);
+		line[len] = '\0';
+		l = end ? end + 1 : l + len;
+		if (line[0] == '#' || !line[0])
+			continue;
+		char *save = NULL, *t = strtok_r(line, "\t", &save);
+		char *g = strtok_r(NULL, "\t", &save);
+		char *mem = strtok_r(NULL, "\t", &save);
+		if (!t || !g || !mem)
+			continue;
+		printf("%s[%s, %s, [", q ? ", " : "", t, g);
+		int k = 0;
+		for (char *s2 = NULL, *x = strtok_r(mem, ",", &s2); x;
+		     x = strtok_r(NULL, ",", &s2)) {
+			char name[SIM_NAME_MAX + 1];
+			int thr;
+			long mhz;
+			double sl;
+			char *c1 = strchr(x, ':');
+			if (!c1 || (size_t)(c1 - x) > SIM_NAME_MAX ||
+			    sscanf(c1 + 1, "%d:%ld:%lf", &thr, &mhz, &sl) != 3)
+				continue;
+			memcpy(name, x, (size_t)(c1 - x));
+			name[c1 - x] = '\0';
+			printf("%s[", k++ ? ", " : "");
+			jstr(stdout, name);
+			printf(", %d, %ld, %.6g]", thr, mhz, sl);
+		}
+		printf("]]");
+		q++;
+	}
+	printf("]}, ");
+}
+
 static void ts_print_json(const opts_t *o, const sim_model_t *m,
 			  const sim_workload_t *w, const ts_row_t *rows,
-			  size_t n, double opt_rate, bool have_opt)
+			  size_t n, double opt_rate, bool have_opt,
+			  const char *timeline)
 {
 	printf("{\"setting\": \"time\", \"model\": {\"table\": ");
 	jstr(stdout, m->table);
@@ -210,6 +293,8 @@ static void ts_print_json(const opts_t *o, const sim_model_t *m,
 	jnum(stdout, "quantum_s", o->ts.quantum_s, true);
 	printf("\"capacity\": %d, \"seed\": %llu, ", o->ts.capacity,
 	       (unsigned long long)o->ts.seed);
+	if (timeline)
+		json_timeline(o, timeline);
 	if (have_opt)
 		jnum(stdout, "optimum_runs_per_h", opt_rate * 3600, true);
 	printf("\"apps\": [");
@@ -304,13 +389,24 @@ static int run_time_shared(const opts_t *o, const sim_model_t *m,
 	double opt_rate[2] = { NAN, NAN };
 	int rc = 1;
 	FILE *tl = NULL;
+	char *tlbuf = NULL;
+	size_t tlsize = 0;
+	int tlpol = timeline_policy(o);
 
 	if (o->optimum && w->n > SIM_OPT_MAX_APPS) {
 		fprintf(stderr, PROG ": --optimum: %zu applications, at most %d\n",
 			w->n, SIM_OPT_MAX_APPS);
 		return 2;
 	}
-	if (o->timeline) {
+	if (o->plot && o->out == OUT_JSON) {
+		/* --plot's own run: keep the timeline for the JSON. */
+		tl = open_memstream(&tlbuf, &tlsize);
+		if (!tl) {
+			fprintf(stderr, PROG ": --plot: out of memory\n");
+			return 1;
+		}
+		fprintf(tl, "# time_s\tgang\tapp:threads:mhz:slowdown,...\n");
+	} else if (o->timeline) {
 		tl = fopen(o->timeline, "w");
 		if (!tl) {
 			fprintf(stderr, PROG ": --timeline %s: cannot write\n",
@@ -329,7 +425,9 @@ static int run_time_shared(const opts_t *o, const sim_model_t *m,
 			/* GANG always runs: everything is normalised to it. */
 			if (!o->pol[p] && p != COSCHED_POLICY_GANG)
 				continue;
-			c.timeline = (tl && p == COSCHED_POLICY_APP_AWARE && n < 6) ?
+			/* The first (DVFS off when it runs) run of the
+			 * timeline's policy. */
+			c.timeline = (tl && p == tlpol && !(o->dvfs == 2 && dvfs)) ?
 				tl : NULL;
 			memset(&rows[n], 0, sizeof(rows[n]));
 			if (sim_ts_run(m, w, (cosched_policy_t)p, &c, &rows[n].r,
@@ -370,8 +468,24 @@ static int run_time_shared(const opts_t *o, const sim_model_t *m,
 	if (o->out == OUT_CSV) {
 		ts_print_csv(rows, n);
 	} else if (o->out == OUT_JSON) {
+		if (tl && o->plot) {
+			/* The memory stream: its buffer is valid once closed. */
+			fclose(tl);
+			tl = NULL;
+		}
+		if (tlbuf && o->timeline) {
+			FILE *f = fopen(o->timeline, "w");
+			if (!f || fputs(tlbuf, f) < 0) {
+				fprintf(stderr, PROG ": --timeline %s: cannot "
+					"write\n", COSCHED_QUOTE(o->timeline));
+				if (f)
+					fclose(f);
+				goto out;
+			}
+			fclose(f);
+		}
 		ts_print_json(o, m, w, rows, n, opt_rate[o->dvfs == 1 ? 1 : 0],
-			      o->optimum);
+			      o->optimum, tlbuf);
 	} else {
 		printf("time-shared: %zu applications, %d-core package, quantum "
 		       "%g s, window %g s, table %s (catastrophic %.3g), seed "
@@ -389,6 +503,7 @@ out:
 		sim_ts_result_free(&rows[i].r);
 	if (tl)
 		fclose(tl);
+	free(tlbuf);
 	return rc;
 }
 
@@ -458,6 +573,10 @@ static int run_space_shared(const opts_t *o, const sim_model_t *m,
 			jnum(stdout, "energy_uncore_j", r->e_uncore, true);
 			jnum(stdout, "energy_dram_j", r->e_dram, true);
 			jnum(stdout, "edp", r->edp, true);
+			printf("\"events\": %zu, \"heap_updates\": %zu, "
+			       "\"heap_max\": %zu, ", r->events, r->pushes,
+			       r->heap_max);
+			jnum(stdout, "occ_avg", r->occ_avg, true);
 			jnum(stdout, "sim_s", r->sim_s, false);
 			printf("}");
 		}
@@ -546,6 +665,429 @@ static int run_scale_bench(const opts_t *o, const sim_model_t *m,
 	return 0;
 }
 
+/* ---- seed 000: migration victims --------------------------------- */
+
+/* The five experiment sets (seed 000: "8 to 32 processes across nodes,
+ * 25 to 100 migrate commands"), each its own instance seed. */
+static const size_t set_procs[] = { 8, 16, 24, 32, 32 };
+static const size_t set_requests[] = { 25, 50, 75, 100, 50 };
+#define NSETS_DEFAULT 5
+
+typedef struct {
+	double g, worst, light, heavy;
+	uint64_t asked, moved;
+	size_t shorts;
+} numa_cell_t;
+
+static int numa_cell(const sim_numa_conf_t *c, cosched_victim_order_t o,
+		     unsigned flags, numa_cell_t *cell)
+{
+	size_t draws = o == COSCHED_VICTIM_RANDOM ? c->random_draws : 1;
+	cosched_error_t err;
+
+	memset(cell, 0, sizeof(*cell));
+	for (size_t d = 0; d < draws; d++) {
+		sim_numa_result_t r;
+		if (sim_numa_run(c, o, flags, d + 1, &r, &err) < 0) {
+			fprintf(stderr, PROG ": %s: %s\n",
+				cosched_victim_order_name(o), err.msg);
+			return -1;
+		}
+		cell->g += r.geomean / (double)draws;
+		cell->worst += r.worst / (double)draws;
+		cell->light += r.light / (double)draws;
+		cell->heavy += r.heavy / (double)draws;
+		cell->asked = r.asked;
+		cell->moved += r.moved / draws;
+		cell->shorts += r.short_requests;
+		sim_numa_result_free(&r);
+	}
+	cell->shorts /= draws;
+	return 0;
+}
+
+static int run_seed000(const opts_t *o)
+{
+	static const unsigned modes[2] = { 0, COSCHED_VICTIM_WHOLE };
+	static const char *const mode_name[2] = { "exact", "whole" };
+	size_t nsets = o->sets ? o->sets : NSETS_DEFAULT;
+	numa_cell_t *cells;
+	double sum[2][COSCHED_VICTIM_COUNT] = { { 0 } };
+	double heavy_worst = 0, light_worst = 0, max_worst = 0;
+	int no = COSCHED_VICTIM_COUNT;
+
+	cells = calloc(nsets * 2 * (size_t)no, sizeof(*cells));
+	if (!cells)
+		return 1;
+#define CELL(s, m, v) cells[((s) * 2 + (m)) * (size_t)no + (v)]
+	if (o->out == OUT_TABLE) {
+		printf("seed000: %d nodes, seed 000's distances, %g s between "
+		       "requests, freeze %zu, random = mean of %zu draws\n",
+		       o->numa.nodes, o->numa.interval_s, o->numa.freeze,
+		       o->numa.random_draws);
+		printf("geometric mean of normalised times:\n");
+		printf("%3s %5s %5s %8s %-5s", "set", "seed", "procs",
+		       "requests", "mode");
+		for (int v = 0; v < no; v++)
+			printf(" %10s", cosched_victim_order_name(
+				       (cosched_victim_order_t)v));
+		printf(" %8s %12s\n", "short(b)", "moved/ask(b)");
+	}
+	for (size_t s = 0; s < nsets; s++) {
+		sim_numa_conf_t c = o->numa;
+		c.procs = o->procs ? o->procs : set_procs[s % NSETS_DEFAULT];
+		c.requests = o->requests ? o->requests :
+			set_requests[s % NSETS_DEFAULT];
+		c.seed = o->seed + s;
+		for (int m = 0; m < 2; m++) {
+			for (int v = 0; v < no; v++) {
+				numa_cell_t *x = &CELL(s, m, v);
+				if (numa_cell(&c, (cosched_victim_order_t)v,
+					      modes[m], x) < 0) {
+					free(cells);
+					return 1;
+				}
+				sum[m][v] += x->g / CELL(s, m, 0).g - 1;
+			}
+			if (o->out == OUT_TABLE) {
+				printf("%3zu %5llu %5zu %8zu %-5s", s + 1,
+				       (unsigned long long)c.seed, c.procs,
+				       c.requests, mode_name[m]);
+				for (int v = 0; v < no; v++)
+					printf(" %10.4f", CELL(s, m, v).g);
+				printf(" %8zu %12.3f\n", CELL(s, m, 0).shorts,
+				       (double)CELL(s, m, 0).moved /
+				       (double)CELL(s, m, 0).asked);
+			}
+			const numa_cell_t *w = &CELL(s, m, COSCHED_VICTIM_WORST);
+			if (m == 0) {
+				heavy_worst = fmax(heavy_worst, w->heavy);
+				light_worst = fmax(light_worst, w->light);
+				max_worst = fmax(max_worst, w->worst);
+			}
+		}
+	}
+	if (o->out == OUT_JSON) {
+		printf("{\"setting\": \"seed000\", \"nodes\": %d, \"distance\": [",
+		       o->numa.nodes);
+		for (int i = 0; i < o->numa.nodes * o->numa.nodes; i++)
+			printf("%s%u", i ? ", " : "", o->numa.distance[i]);
+		printf("], \"interval_s\": %g, \"freeze\": %zu, "
+		       "\"random_draws\": %zu, \"sets\": [", o->numa.interval_s,
+		       o->numa.freeze, o->numa.random_draws);
+		for (size_t s = 0; s < nsets; s++) {
+			printf("%s{\"set\": %zu, \"seed\": %llu, \"procs\": %zu, "
+			       "\"requests\": %zu, \"rows\": [", s ? ", " : "",
+			       s + 1, (unsigned long long)(o->seed + s),
+			       o->procs ? o->procs : set_procs[s % NSETS_DEFAULT],
+			       o->requests ? o->requests :
+			       set_requests[s % NSETS_DEFAULT]);
+			for (int m = 0; m < 2; m++)
+				for (int v = 0; v < no; v++) {
+					const numa_cell_t *x = &CELL(s, m, v);
+					printf("%s{\"mode\": \"%s\", \"order\": \"%s\", ",
+					       m || v ? ", " : "", mode_name[m],
+					       cosched_victim_order_name(
+						       (cosched_victim_order_t)v));
+					jnum(stdout, "geomean", x->g, true);
+					jnum(stdout, "worst", x->worst, true);
+					jnum(stdout, "light", x->light, true);
+					jnum(stdout, "heavy", x->heavy, true);
+					printf("\"asked\": %llu, \"moved\": %llu, "
+					       "\"short\": %zu}",
+					       (unsigned long long)x->asked,
+					       (unsigned long long)x->moved,
+					       x->shorts);
+				}
+			printf("]}");
+		}
+		printf("], \"summary\": [");
+		for (int m = 0; m < 2; m++)
+			for (int v = 0; v < no; v++) {
+				printf("%s{\"mode\": \"%s\", \"order\": \"%s\", ",
+				       m || v ? ", " : "", mode_name[m],
+				       cosched_victim_order_name(
+					       (cosched_victim_order_t)v));
+				jnum(stdout, "vs_best_pct",
+				     100 * sum[m][v] / (double)nsets, false);
+				printf("}");
+			}
+		printf("]}\n");
+		free(cells);
+		return 0;
+	}
+	printf("\nmean over sets of geomean(order) / geomean(best) - 1, %%:\n");
+	printf("%-5s", "mode");
+	for (int v = 1; v < no; v++)
+		printf(" %10s", cosched_victim_order_name((cosched_victim_order_t)v));
+	printf("\n");
+	for (int m = 0; m < 2; m++) {
+		printf("%-5s", mode_name[m]);
+		for (int v = 1; v < no; v++)
+			printf(" %10.2f", 100 * sum[m][v] / (double)nsets);
+		printf("\n");
+	}
+	printf("seed 000: random +16, worst +37, best_plus about -3\n");
+	printf("worst, exact: lowest-bandwidth quarter %.3f, highest quarter "
+	       "%.3f, slowest process %.3f (highest over sets; seed 000: the "
+	       "light barely change, the heavy up to 2.7)\n", light_worst,
+	       heavy_worst, max_worst);
+#undef CELL
+	free(cells);
+	return 0;
+}
+
+/* ---- the space-shared anchor (Breitbart et al., 2015) ------------- */
+
+/*
+ * One memory-bound and one compute-bound job per node, all submitted at
+ * once, nodes of one package.  Shared: each job at half the cores, placed
+ * by every policy (and blind).  Exclusive: one job per node at a time, each
+ * at half or all the cores (its standalone time following the thread
+ * scaling model); the best exclusive schedule is the combination with the
+ * shortest makespan.  Published: sharing ran 28% faster and used 12% less
+ * energy than the best exclusive schedule.
+ */
+static int anchor_workload(const opts_t *o, const sim_model_t *m, int t_mem,
+			   int t_cpu, sim_workload_t *w)
+{
+	int half = o->ss.cores / 2 ? o->ss.cores / 2 : 1;
+	cosched_error_t err;
+
+	memset(w, 0, sizeof(*w));
+	/* Every mem job, then every cpu job: in this order the exclusive
+	 * schedule (first come, first served) is also the best one (each node
+	 * runs one of each), and first-fit packing pairs mem with mem. */
+	for (int c = 0; c < 2; c++) {
+		for (size_t k = 0; k < o->ss.nodes; k++) {
+			sim_app_t a;
+			int t = c == 0 ? t_mem : t_cpu;
+			memset(&a, 0, sizeof(a));
+			snprintf(a.name, sizeof(a.name), "%s%zu",
+				 c == 0 ? "mem" : "cpu", k + 1);
+			a.threads = a.min_threads = a.max_threads = t;
+			a.cat = c == 0 ? COSCHED_CAT_MEM : COSCHED_CAT_CPU;
+			a.mpki = c == 0 ? 5.38 : 0.01;	/* seed 002's mem2, cpu */
+			a.mhz = c == 0 ? 1500 : 2200;
+			/* solo at half the cores; at t by the scaling model */
+			a.solo_s = o->solo_s * m->scale[t > m->nscale ? m->nscale : t] /
+				m->scale[half > m->nscale ? m->nscale : half];
+			if (sim_workload_add(w, &a, &err) < 0) {
+				fprintf(stderr, PROG ": %s\n", err.msg);
+				return -1;
+			}
+		}
+	}
+	return 0;
+}
+
+static int run_anchor(const opts_t *o, const sim_model_t *m)
+{
+	sim_ss_conf_t c = o->ss;
+	int half = c.cores / 2 ? c.cores / 2 : 1;
+	int opts_t_[2] = { half, c.cores };
+	sim_ss_result_t ex[4], best_ex, sh[COSCHED_POLICY_COUNT + 1];
+	int ex_thr[4][2], best = -1, nsh = 0;
+	cosched_error_t err;
+	sim_workload_t w;
+
+	c.sockets = 1;
+	c.dvfs = o->dvfs == 1;
+	for (int i = 0; i < 4; i++) {
+		ex_thr[i][0] = opts_t_[i / 2];
+		ex_thr[i][1] = opts_t_[i % 2];
+		if (anchor_workload(o, m, ex_thr[i][0], ex_thr[i][1], &w) < 0)
+			return 1;
+		int rc = sim_ss_run(m, &w, SIM_VAR_EXCLUSIVE, COSCHED_POLICY_GANG,
+				    &c, &ex[i], &err);
+		sim_workload_free(&w);
+		if (rc < 0) {
+			fprintf(stderr, PROG ": %s\n", err.msg);
+			return 1;
+		}
+		if (best < 0 || ex[i].makespan_s < ex[best].makespan_s)
+			best = i;
+	}
+	best_ex = ex[best];
+	if (anchor_workload(o, m, half, half, &w) < 0)
+		return 1;
+	for (int v = -1; v < COSCHED_POLICY_COUNT; v++) {
+		if (v >= 0 && !o->pol[v])
+			continue;
+		if (sim_ss_run(m, &w, v < 0 ? SIM_VAR_BLIND : SIM_VAR_POLICY,
+			       v < 0 ? COSCHED_POLICY_GANG : (cosched_policy_t)v,
+			       &c, &sh[nsh], &err) < 0) {
+			fprintf(stderr, PROG ": %s\n", err.msg);
+			sim_workload_free(&w);
+			return 1;
+		}
+		nsh++;
+	}
+	sim_workload_free(&w);
+	if (o->out == OUT_JSON) {
+		printf("{\"setting\": \"anchor\", \"nodes\": %zu, \"cores\": %d, "
+		       "\"solo_s\": %g, \"dvfs\": %s, \"best_exclusive\": "
+		       "{\"mem_threads\": %d, \"cpu_threads\": %d, ", c.nodes,
+		       c.cores, o->solo_s, c.dvfs ? "true" : "false",
+		       ex_thr[best][0], ex_thr[best][1]);
+		jnum(stdout, "makespan_s", best_ex.makespan_s, true);
+		jnum(stdout, "energy_j", best_ex.energy_j, false);
+		printf("}, \"exclusive\": [");
+		for (int i = 0; i < 4; i++) {
+			printf("%s{\"mem_threads\": %d, \"cpu_threads\": %d, ",
+			       i ? ", " : "", ex_thr[i][0], ex_thr[i][1]);
+			jnum(stdout, "makespan_s", ex[i].makespan_s, true);
+			jnum(stdout, "energy_j", ex[i].energy_j, false);
+			printf("}");
+		}
+		printf("], \"rows\": [");
+		for (int i = 0; i < nsh; i++) {
+			printf("%s{\"variant\": ", i ? ", " : "");
+			jstr(stdout, sh[i].label);
+			printf(", ");
+			jnum(stdout, "makespan_s", sh[i].makespan_s, true);
+			jnum(stdout, "energy_j", sh[i].energy_j, true);
+			jnum(stdout, "fair_worst", sh[i].fair_worst, true);
+			jnum(stdout, "time_saving_pct", 100 * (1 - sh[i].makespan_s /
+						best_ex.makespan_s), true);
+			jnum(stdout, "energy_saving_pct", 100 * (1 - sh[i].energy_j /
+						best_ex.energy_j), false);
+			printf("}");
+		}
+		printf("]}\n");
+		return 0;
+	}
+	printf("anchor: %zu nodes x 1 package x %d cores, one mem and one cpu "
+	       "job per node, %g s each alone at %d threads, dvfs %s\n",
+	       c.nodes, c.cores, o->solo_s, half, c.dvfs ? "on" : "off");
+	printf("%-24s %11s %10s %8s %8s %7s\n", "schedule", "makespan_s",
+	       "energy_kJ", "time-%", "energy-%", "worst");
+	for (int i = 0; i < 4; i++) {
+		char lab[48];
+		snprintf(lab, sizeof(lab), "exclusive mem%d/cpu%d%s",
+			 ex_thr[i][0], ex_thr[i][1], i == best ? " *" : "");
+		printf("%-24s %11.1f %10.1f %8.2f %8.2f %7.3f\n", lab,
+		       ex[i].makespan_s, ex[i].energy_j / 1e3,
+		       100 * (1 - ex[i].makespan_s / best_ex.makespan_s),
+		       100 * (1 - ex[i].energy_j / best_ex.energy_j),
+		       ex[i].fair_worst);
+	}
+	for (int i = 0; i < nsh; i++) {
+		char lab[48];
+		snprintf(lab, sizeof(lab), "shared %.30s", sh[i].label);
+		printf("%-24s %11.1f %10.1f %8.2f %8.2f %7.3f\n", lab,
+		       sh[i].makespan_s, sh[i].energy_j / 1e3,
+		       100 * (1 - sh[i].makespan_s / best_ex.makespan_s),
+		       100 * (1 - sh[i].energy_j / best_ex.energy_j),
+		       sh[i].fair_worst);
+	}
+	printf("* best exclusive schedule; time-%% and energy-%% are savings "
+	       "against it\n");
+	printf("Breitbart et al. 2015: shared 28%% faster, 12%% less energy "
+	       "than the best exclusive schedule\n");
+	return 0;
+}
+
+/* ---- --plot ------------------------------------------------------ */
+
+#ifndef COSCHED_SIM_PLOT_TOOL
+#define COSCHED_SIM_PLOT_TOOL "contribs/sim/cosched-sim-plot"
+#endif
+
+static int run_space_shared(const opts_t *o, const sim_model_t *m,
+			    const sim_workload_t *w);
+
+static int dispatch(const opts_t *o, const sim_model_t *m,
+		    const sim_workload_t *w)
+{
+	if (o->seed000)
+		return run_seed000(o);
+	if (o->space)
+		return run_space_shared(o, m, w);
+	return run_time_shared(o, m, w);
+}
+
+/* python3 TOOL --json IN --out FILE (COSCHED_SIM_PLOT names another
+ * tool). */
+static int plot_tool(const char *json, const char *out)
+{
+	const char *tool = getenv("COSCHED_SIM_PLOT");
+	pid_t pid;
+	int st;
+
+	if (!tool || !*tool)
+		tool = COSCHED_SIM_PLOT_TOOL;
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0) {
+		fprintf(stderr, PROG ": --plot: fork: %s\n", strerror(errno));
+		return 1;
+	}
+	if (pid == 0) {
+		execlp("python3", "python3", tool, "--json", json, "--out", out,
+		       (char *)NULL);
+		fprintf(stderr, PROG ": --plot: python3: %s\n", strerror(errno));
+		_exit(127);
+	}
+	if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st)) {
+		fprintf(stderr, PROG ": --plot: %s failed; nothing drawn\n",
+			COSCHED_QUOTE(tool));
+		return 1;
+	}
+	return 0;
+}
+
+/* The run in JSON into a temporary file, then the output asked for (the
+ * same JSON, or a second run as a table), then the plot from the file. */
+static int run_with_plot(opts_t *o, const sim_model_t *m,
+			 const sim_workload_t *w)
+{
+	const char *dir = getenv("TMPDIR");
+	char path[4096];
+	out_t user = o->out;
+	int fd, saved, rc;
+
+	snprintf(path, sizeof(path), "%s/cosched-sim-plot.XXXXXX",
+		 dir && *dir ? dir : "/tmp");
+	fd = mkstemp(path);
+	if (fd < 0) {
+		fprintf(stderr, PROG ": --plot: %s: %s\n", path, strerror(errno));
+		return 1;
+	}
+	fflush(stdout);
+	saved = dup(STDOUT_FILENO);
+	if (saved < 0 || dup2(fd, STDOUT_FILENO) < 0) {
+		fprintf(stderr, PROG ": --plot: %s\n", strerror(errno));
+		close(fd);
+		unlink(path);
+		return 1;
+	}
+	o->out = OUT_JSON;
+	rc = dispatch(o, m, w);
+	fflush(stdout);
+	dup2(saved, STDOUT_FILENO);
+	close(saved);
+	o->out = user;
+	if (rc == 0 && user == OUT_JSON) {
+		char buf[65536];
+		ssize_t k;
+		lseek(fd, 0, SEEK_SET);
+		while ((k = read(fd, buf, sizeof(buf))) > 0)
+			fwrite(buf, 1, (size_t)k, stdout);
+		fflush(stdout);
+	} else if (rc == 0) {
+		const char *tl = o->timeline;
+		o->timeline = NULL;	/* the JSON run wrote it */
+		rc = dispatch(o, m, w);
+		o->timeline = tl;
+	}
+	close(fd);
+	if (rc == 0)
+		rc = plot_tool(path, o->plot);
+	unlink(path);
+	return rc;
+}
+
 /* ---- options ----------------------------------------------------- */
 
 enum {
@@ -553,7 +1095,8 @@ enum {
 	O_WINDOW, O_QUANTUM, O_CAPACITY, O_SEED, O_TABLE, O_CATA, O_SCALING,
 	O_MISS_GAIN, O_FREQ_DOMAIN, O_NODES, O_SOCKETS, O_CORES, O_QDEPTH,
 	O_SWF, O_GENERATE, O_LOAD, O_CALIBRATE, O_TARGET, O_TIMELINE, O_CSV,
-	O_JSON, O_MRB_W, O_MRB_T, O_MRB_START, O_BENCH,
+	O_JSON, O_MRB_W, O_MRB_T, O_MRB_START, O_BENCH, O_SEED000, O_SETS,
+	O_PROCS, O_REQUESTS, O_FREEZE, O_PLOT, O_ANCHOR,
 };
 
 static const struct option longopts[] = {
@@ -586,6 +1129,13 @@ static const struct option longopts[] = {
 	{ "mrb-threshold", required_argument, NULL, O_MRB_T },
 	{ "mrb-start", required_argument, NULL, O_MRB_START },
 	{ "bench-scale", required_argument, NULL, O_BENCH },
+	{ "plot", required_argument, NULL, O_PLOT },
+	{ "anchor", no_argument, NULL, O_ANCHOR },
+	{ "seed000", no_argument, NULL, O_SEED000 },
+	{ "sets", required_argument, NULL, O_SETS },
+	{ "procs", required_argument, NULL, O_PROCS },
+	{ "requests", required_argument, NULL, O_REQUESTS },
+	{ "freeze", required_argument, NULL, O_FREEZE },
 	{ "csv", no_argument, NULL, O_CSV },
 	{ "json", no_argument, NULL, O_JSON },
 	{ "help", no_argument, NULL, 'h' },
@@ -628,6 +1178,7 @@ int main(int argc, char **argv)
 	memset(&o, 0, sizeof(o));
 	sim_ts_conf_default(&o.ts);
 	sim_ss_conf_default(&o.ss);
+	sim_numa_conf_default(&o.numa);
 	for (int p = 0; p < COSCHED_POLICY_COUNT; p++)
 		o.pol[p] = true;
 	o.solo_s = 50;
@@ -742,6 +1293,33 @@ int main(int argc, char **argv)
 			o.bench_large = (size_t)b;
 			break;
 		}
+		case O_PLOT: {
+			size_t len = strlen(optarg);
+			if (len < 5 || (strcasecmp(optarg + len - 4, ".png") &&
+					strcasecmp(optarg + len - 4, ".svg")))
+				return bad_arg("--plot", optarg, "expected a "
+					       "file name ending in .png or .svg");
+			o.plot = optarg;
+			break;
+		}
+		case O_SEED000: o.seed000 = true; break;
+		case O_ANCHOR: o.anchor = true; break;
+		case O_SETS:
+			if (inum("--sets", optarg, 1, 1000, &l)) return 2;
+			o.sets = (size_t)l;
+			break;
+		case O_PROCS:
+			if (inum("--procs", optarg, 1, 100000, &l)) return 2;
+			o.procs = (size_t)l;
+			break;
+		case O_REQUESTS:
+			if (inum("--requests", optarg, 1, 100000, &l)) return 2;
+			o.requests = (size_t)l;
+			break;
+		case O_FREEZE:
+			if (inum("--freeze", optarg, 0, 100000, &l)) return 2;
+			o.numa.freeze = (size_t)l;
+			break;
 		case O_CSV: o.out = OUT_CSV; break;
 		case O_JSON: o.out = OUT_JSON; break;
 		case 'h': usage(stdout); return 0;
@@ -769,8 +1347,28 @@ int main(int argc, char **argv)
 		fprintf(stderr, PROG ": %s\n", err.msg);
 		return 2;
 	}
+	if (o.bench_large && o.plot) {
+		fprintf(stderr, PROG ": --plot draws runs, not --bench-scale\n");
+		return 2;
+	}
 	if (o.bench_large)
 		return run_scale_bench(&o, &m, o.bench_small, o.bench_large);
+	if (o.anchor) {
+		if (o.out == OUT_CSV || o.plot || o.dvfs == 2) {
+			fprintf(stderr, PROG ": --anchor prints a table or "
+				"--json, with --dvfs on or off\n");
+			return 2;
+		}
+		return run_anchor(&o, &m);
+	}
+	if (o.seed000) {
+		if (o.out == OUT_CSV) {
+			fprintf(stderr, PROG ": --seed000 prints a table or "
+				"--json\n");
+			return 2;
+		}
+		return o.plot ? run_with_plot(&o, &m, &w) : run_seed000(&o);
+	}
 	int sources = (o.workload != NULL) + o.seed002 + (o.swf != NULL) +
 		(o.generate > 0);
 	if (sources != 1) {
@@ -806,8 +1404,13 @@ int main(int argc, char **argv)
 		sim_workload_free(&w);
 		return 2;
 	}
-	if (o.calibrate)
+	if (o.calibrate && o.plot) {
+		fprintf(stderr, PROG ": --plot draws runs, not --calibrate\n");
+		rc = 2;
+	} else if (o.calibrate)
 		rc = calibrate(&o, &m, &w);
+	else if (o.plot && !(o.space && o.dvfs == 2))
+		rc = run_with_plot(&o, &m, &w);
 	else if (o.space) {
 		o.ss.dvfs = o.dvfs == 1;
 		if (o.dvfs == 2) {

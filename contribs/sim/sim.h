@@ -32,6 +32,7 @@
 #include "src/libcosched/cosched_gang.h"
 #include "src/libcosched/cosched_interference.h"
 #include "src/libcosched/cosched_policy.h"
+#include "src/libcosched/cosched_victim.h"
 
 #define SIM_NAME_MAX 63
 #define SIM_SCALE_MAX 64	/* thread counts a scaling curve may give */
@@ -250,6 +251,9 @@ typedef struct {
 	double edp;		/* energy x makespan */
 	double sim_s;		/* wall time of the simulation */
 	size_t events;
+	size_t pushes;		/* completion events entered or moved */
+	size_t heap_max;	/* most events in the heap at once */
+	double occ_avg;		/* co-runners re-rated per socket change */
 } sim_ss_result_t;
 
 int sim_ss_run(const sim_model_t *m, const sim_workload_t *w,
@@ -276,6 +280,52 @@ int sim_lublin_generate(size_t n, int cores, uint64_t seed,
  * total_cores cores. */
 int sim_scale_load(sim_workload_t *w, size_t first, double total_cores,
 		   double load, cosched_error_t *err);
+
+/* ---- seed 000: migration victims (sim_numa.c) ------------------ */
+
+#define SIM_NUMA_MAX_NODES 8
+
+/* Seed 000's machine: 4 nodes, row-major distances. */
+extern const unsigned sim_seed000_distance[16];
+
+typedef struct {
+	int nodes;
+	unsigned distance[SIM_NUMA_MAX_NODES * SIM_NUMA_MAX_NODES];
+	size_t procs;		/* spread over the nodes in turn */
+	size_t requests;	/* one per interval */
+	double interval_s;	/* 30 */
+	uint64_t seed;		/* the instance: processes and requests */
+	size_t freeze;		/* frozen pages thaw every N requests; 0: after
+				 * each (no freeze across requests) */
+	size_t random_draws;	/* Random is the mean of this many draws */
+} sim_numa_conf_t;
+
+typedef struct {
+	double geomean;		/* of normalised times */
+	double worst;		/* highest normalised time */
+	double light, heavy;	/* mean normalised time of the lowest and
+				 * highest bandwidth quarter */
+	uint64_t asked, moved;
+	size_t short_requests;	/* "cannot migrate any more pages" */
+	size_t n;
+	double *norm;		/* per process */
+} sim_numa_result_t;
+
+void sim_numa_conf_default(sim_numa_conf_t *c);
+/* Time with every page at distance 21, relative to all local. */
+double sim_numa_remote(double bw_gbs);
+/* Time relative to all local with p's pages where they are. */
+double sim_numa_slowdown(const sim_numa_conf_t *c,
+			 const cosched_victim_proc_t *p);
+/* The processes (c->procs) and requests (c->requests) of c->seed. */
+int sim_numa_instance(const sim_numa_conf_t *c, cosched_victim_proc_t *procs,
+		      cosched_migration_t *reqs, cosched_error_t *err);
+/* One run: every request planned by order (draw seeds Random) and
+ * applied. */
+int sim_numa_run(const sim_numa_conf_t *c, cosched_victim_order_t order,
+		 unsigned flags, uint64_t draw, sim_numa_result_t *r,
+		 cosched_error_t *err);
+void sim_numa_result_free(sim_numa_result_t *r);
 
 /* ---- shared helpers ---------------------------------------------- */
 uint64_t sim_rng_next(uint64_t *state);

@@ -35,10 +35,18 @@ void sim_ss_conf_default(sim_ss_conf_t *c)
 	c->bsld_tau_s = 10.0;
 }
 
+/*
+ * Completion events: an indexed binary heap holding at most one event per
+ * running job (its position is kept in the job), so a job re-rated when
+ * its socket changes has its event moved, not a second one pushed.  (A
+ * heap of versioned events left the old ones behind until they reached the
+ * top: about five per job with co-runners, a heap three times the jobs at
+ * 10^6 jobs, out of the caches: the scale benchmark grew worse than
+ * linearly, doc/sim-scale.md.)
+ */
 typedef struct {
 	double t;
 	uint32_t job;
-	uint32_t ver;
 } ev_t;
 
 typedef struct {
@@ -46,55 +54,11 @@ typedef struct {
 	size_t n, cap;
 } heap_t;
 
-static int heap_push(heap_t *h, ev_t e)
-{
-	if (h->n == h->cap) {
-		size_t cap = h->cap ? 2 * h->cap : 1024;
-		ev_t *p = realloc(h->v, cap * sizeof(*p));
-		if (!p)
-			return -1;
-		h->v = p;
-		h->cap = cap;
-	}
-	size_t i = h->n++;
-	while (i > 0) {
-		size_t up = (i - 1) / 2;
-		if (h->v[up].t <= e.t)
-			break;
-		h->v[i] = h->v[up];
-		i = up;
-	}
-	h->v[i] = e;
-	return 0;
-}
-
-static ev_t heap_pop(heap_t *h)
-{
-	ev_t top = h->v[0], last = h->v[--h->n];
-	size_t i = 0;
-
-	for (;;) {
-		size_t l = 2 * i + 1, r = l + 1, m = i;
-		double mt = last.t;
-		if (l < h->n && h->v[l].t < mt) {
-			m = l;
-			mt = h->v[l].t;
-		}
-		if (r < h->n && h->v[r].t < mt)
-			m = r;
-		if (m == i)
-			break;
-		h->v[i] = h->v[m];
-		i = m;
-	}
-	if (h->n > 0)
-		h->v[i] = last;
-	return top;
-}
+#define NOPOS ((uint32_t)-1)
 
 typedef struct {
 	double start, end, remaining, rate, last;
-	uint32_t ver;
+	uint32_t hpos;		/* in the heap, or NOPOS */
 	int threads;
 	long socket;		/* -1 = not running */
 	size_t prev, next;	/* queue links */
@@ -125,11 +89,97 @@ typedef struct {
 	sim_member_t *mem;
 	sim_perf_t *perf;
 	double e_core, e_uncore, e_dram;
+	size_t changes, rerated;
 	sim_ss_result_t *r;
 	cosched_error_t *err;
 } ss_t;
 
 #define NIL ((size_t)-1)
+
+static void heap_place(ss_t *s, size_t i, ev_t e)
+{
+	s->heap.v[i] = e;
+	s->job[e.job].hpos = (uint32_t)i;
+}
+
+static void sift_up(ss_t *s, size_t i, ev_t e)
+{
+	while (i > 0) {
+		size_t up = (i - 1) / 2;
+		if (s->heap.v[up].t <= e.t)
+			break;
+		heap_place(s, i, s->heap.v[up]);
+		i = up;
+	}
+	heap_place(s, i, e);
+}
+
+static void sift_down(ss_t *s, size_t i, ev_t e)
+{
+	heap_t *h = &s->heap;
+
+	for (;;) {
+		size_t l = 2 * i + 1, r = l + 1, m = i;
+		double mt = e.t;
+		if (l < h->n && h->v[l].t < mt) {
+			m = l;
+			mt = h->v[l].t;
+		}
+		if (r < h->n && h->v[r].t < mt)
+			m = r;
+		if (m == i)
+			break;
+		heap_place(s, i, h->v[m]);
+		i = m;
+	}
+	heap_place(s, i, e);
+}
+
+/* Job j completes at t: its event is entered or moved. */
+static int heap_set(ss_t *s, size_t j, double t)
+{
+	heap_t *h = &s->heap;
+	uint32_t pos = s->job[j].hpos;
+	ev_t e = { t, (uint32_t)j };
+
+	if (pos == NOPOS) {
+		if (h->n == h->cap) {
+			size_t cap = h->cap ? 2 * h->cap : 1024;
+			ev_t *p = realloc(h->v, cap * sizeof(*p));
+			if (!p)
+				return -1;
+			h->v = p;
+			h->cap = cap;
+		}
+		sift_up(s, h->n++, e);
+	} else if (pos > 0 && t < h->v[(pos - 1) / 2].t) {
+		sift_up(s, pos, e);
+	} else {
+		sift_down(s, pos, e);
+	}
+	if (h->n > s->r->heap_max)
+		s->r->heap_max = h->n;
+	return 0;
+}
+
+/* Take job j's event out. */
+static void heap_remove(ss_t *s, size_t j)
+{
+	heap_t *h = &s->heap;
+	uint32_t pos = s->job[j].hpos;
+	ev_t last;
+
+	if (pos == NOPOS)
+		return;
+	s->job[j].hpos = NOPOS;
+	last = h->v[--h->n];
+	if (pos == h->n)
+		return;
+	if (pos > 0 && last.t < h->v[(pos - 1) / 2].t)
+		sift_up(s, pos, last);
+	else
+		sift_down(s, pos, last);
+}
 
 static void queue_append(ss_t *s, size_t j)
 {
@@ -183,13 +233,14 @@ static int socket_changed(ss_t *s, size_t k, double now)
 	if (sim_gang_eval(s->m, s->w->apps, s->mem, so->n, s->c->dvfs, s->perf,
 			  &pw, s->err) < 0)
 		return -1;
+	s->changes++;
+	s->rerated += (size_t)so->n;
 	for (int i = 0; i < so->n; i++) {
 		job_t *j = &s->job[occ[i]];
 		j->rate = s->perf[i].rate;	/* runs per second */
-		j->ver++;
-		if (heap_push(&s->heap, (ev_t){ now + j->remaining / j->rate,
-			       (uint32_t)occ[i], j->ver }) < 0)
+		if (heap_set(s, occ[i], now + j->remaining / j->rate) < 0)
 			return cosched_error_set(s->err, "out of memory");
+		s->r->pushes++;
 	}
 	so->pc = pw.core;
 	so->pu = pw.uncore;
@@ -284,7 +335,7 @@ static int finish(ss_t *s, size_t j, double now)
 		}
 	x->end = now;
 	x->socket = -1;
-	x->ver++;
+	heap_remove(s, j);
 	return socket_changed(s, k, now);
 }
 
@@ -328,6 +379,9 @@ int sim_ss_run(const sim_model_t *m, const sim_workload_t *w,
 	s.qhead = s.qtail = NIL;
 	if (n == 0)
 		return cosched_error_set(err, "empty workload");
+	if (n >= NOPOS)
+		return cosched_error_set(err, "%zu jobs, at most %u", n,
+					 NOPOS - 1);
 	if (c->nodes < 1 || c->sockets < 1 || c->cores < 1 ||
 	    c->cores > COSCHED_GANG_MAX_CAPACITY || c->queue_depth < 1)
 		return cosched_error_set(err, "cluster: nodes, sockets, cores "
@@ -378,25 +432,19 @@ int sim_ss_run(const sim_model_t *m, const sim_workload_t *w,
 		if (kind == SIM_VAR_BLIND)
 			s.gj[i].min_threads = s.gj[i].max_threads = a->threads;
 		s.job[i].socket = -1;
+		s.job[i].hpos = NOPOS;
 		order[i] = i;
 	}
 	qsort_r(order, n, sizeof(size_t), cmp_submit, (void *)w->apps);
 	for (;;) {
 		double ta = next_arrival < n ? w->apps[order[next_arrival]].submit_s
 			: INFINITY;
-		/* Drop stale completion events. */
-		while (s.heap.n > 0) {
-			ev_t e = s.heap.v[0];
-			if (s.job[e.job].ver == e.ver && s.job[e.job].socket >= 0)
-				break;
-			heap_pop(&s.heap);
-		}
 		double tc = s.heap.n > 0 ? s.heap.v[0].t : INFINITY;
 		if (ta == INFINITY && tc == INFINITY)
 			break;
 		r->events++;
 		if (tc <= ta) {
-			ev_t e = heap_pop(&s.heap);
+			ev_t e = s.heap.v[0];
 			if (finish(&s, e.job, e.t) < 0)
 				goto out;
 			done++;
@@ -448,6 +496,7 @@ int sim_ss_run(const sim_model_t *m, const sim_workload_t *w,
 	r->e_dram = s.e_dram;
 	r->energy_j = s.e_core + s.e_uncore + s.e_dram;
 	r->edp = r->energy_j * r->makespan_s;
+	r->occ_avg = s.changes ? (double)s.rerated / (double)s.changes : 0;
 	{
 		cosched_error_t e2;
 		if (cosched_occupancy_check(s.occ, &e2) < 0) {

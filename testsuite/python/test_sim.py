@@ -151,3 +151,129 @@ def test_timeline(tmp_path):
     for l in lines:
         cores = sum(int(m.split(":")[1]) for m in l.split("\t")[2].split(","))
         assert cores <= 8, l
+
+
+ORDERS = ["best", "best_plus", "random", "worst", "worst_plus"]
+
+
+def test_seed000_orders():
+    # Seed 000's migration experiment in model form, a short version (two
+    # sets): every order of the decision core on the same instances.
+    doc = json.loads(sim("--seed000", "--sets", "2", "--json").stdout)
+    assert doc["nodes"] == 4
+    assert doc["distance"][:4] == [10, 21, 21, 30]
+    assert len(doc["sets"]) == 2
+    for st in doc["sets"]:
+        got = {(r["mode"], r["order"]): r for r in st["rows"]}
+        assert set(got) == {(m, o) for m in ("exact", "whole")
+                            for o in ORDERS}
+        asked = {r["asked"] for r in st["rows"]}
+        assert len(asked) == 1, "every order sees the same requests"
+        for (mode, order), r in got.items():
+            assert r["geomean"] >= 1.0 and r["worst"] >= r["geomean"]
+            if mode == "exact":
+                # Just enough pages: never more than asked.
+                assert r["moved"] <= r["asked"], order
+            # A short request is one that ran out of eligible pages.
+            assert r["short"] <= st["requests"]
+        # The thesis's whole processes overshoot wherever pages remain.
+        assert got[("whole", "best")]["moved"] > \
+            got[("exact", "best")]["moved"]
+    summ = {(s["mode"], s["order"]): s["vs_best_pct"]
+            for s in doc["summary"]}
+    for mode in ("exact", "whole"):
+        assert summ[(mode, "best")] == 0
+        # The seed's ranking on the mean: Best < Random < Worst.
+        assert 0 < summ[(mode, "random")] < summ[(mode, "worst")], mode
+
+
+def test_seed000_deterministic_and_table():
+    a = sim("--seed000", "--sets", "1", "--procs", "8", "--requests",
+            "10").stdout
+    assert a == sim("--seed000", "--sets", "1", "--procs", "8",
+                    "--requests", "10").stdout
+    assert "seed 000: random +16, worst +37" in a
+    b = sim("--seed000", "--sets", "1", "--procs", "8", "--requests", "10",
+            "--seed", "2").stdout
+    assert a != b
+    r = sim("--seed000", "--csv", check=False)
+    assert r.returncode == 2 and "table or --json" in r.stderr
+
+
+def test_plot_png_and_svg(tmp_path):
+    # --plot FILE.png|svg: the table as usual, and a figure drawn by
+    # contribs/sim/cosched-sim-plot from the run's JSON.
+    png, svg = tmp_path / "run.png", tmp_path / "run.svg"
+    r = sim("--seed002", "--window", "60", "--policy", "gang,app_aware",
+            "--plot", str(png))
+    assert r.stdout.startswith("time-shared: 12 applications")
+    data = png.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 10000
+    # SVG keeps text as text: the policies drawn are named, the ones not
+    # run are not; the timeline names the applications of its gangs.
+    doc = json.loads(sim("--seed002", "--window", "60", "--policy",
+                         "gang,miss_rate_balance", "--json", "--plot",
+                         str(svg)).stdout)
+    assert [q[1] for q in doc["timeline"]["quanta"][:3]] == [0, 1, 2]
+    assert doc["timeline"]["policy"] == "miss_rate_balance"
+    text = svg.read_text()
+    assert text.lstrip().startswith("<?xml") and "</svg>" in text
+    for p in ("gang", "miss_rate_balance"):
+        assert p in text, p
+    for p in ("app_aware", "greedy_thread", "miss_rate_bound"):
+        assert p not in text, p
+    assert "timeline of miss_rate_balance" in text
+    for a in doc["apps"]:
+        assert a["name"] in text, a["name"]
+
+
+def test_plot_space_and_seed000(tmp_path):
+    svg = tmp_path / "space.svg"
+    sim("--setting", "space", "--seed002", "--nodes", "2", "--plot",
+        str(svg))
+    text = svg.read_text()
+    for v in ["exclusive", "blind"] + POLICIES:
+        assert v in text, v
+    svg2 = tmp_path / "s000.svg"
+    sim("--seed000", "--sets", "2", "--procs", "8", "--requests", "10",
+        "--plot", str(svg2))
+    text = svg2.read_text()
+    for o in ORDERS + ["set 1", "set 2"]:
+        assert o in text, o
+    assert "set 3" not in text
+
+
+def test_plot_refusals(tmp_path):
+    r = sim("--seed002", "--plot", str(tmp_path / "x.pdf"), check=False)
+    assert r.returncode == 2 and "ending in .png or .svg" in r.stderr
+    assert not (tmp_path / "x.pdf").exists()
+    # A tool that fails: the run's output is there, the exit status 1.
+    env_tool = tmp_path / "fail.py"
+    env_tool.write_text("import sys\nsys.exit(3)\n")
+    r = subprocess.run([SIM, "--seed002", "--window", "10", "--plot",
+                        str(tmp_path / "y.png")], capture_output=True,
+                       text=True, timeout=60,
+                       env={**os.environ, "COSCHED_SIM_PLOT": str(env_tool)})
+    assert r.returncode == 1 and "nothing drawn" in r.stderr
+    assert r.stdout.startswith("time-shared")
+
+
+def test_anchor_breitbart():
+    # One mem + one cpu job per node against the best exclusive schedule.
+    doc = json.loads(sim("--anchor", "--nodes", "3", "--json").stdout)
+    ex = doc["exclusive"]
+    assert len(ex) == 4
+    best = doc["best_exclusive"]
+    assert best["makespan_s"] == min(e["makespan_s"] for e in ex)
+    got = {r["variant"]: r for r in doc["rows"]}
+    assert list(got) == ["blind"] + POLICIES
+    aa = got["app_aware"]
+    # Application-Aware pairs each mem job with a cpu job: shorter and
+    # cheaper than the best exclusive schedule, and nobody slowed 2x.
+    assert aa["time_saving_pct"] > 0 and aa["energy_saving_pct"] > 0
+    assert aa["fair_worst"] < 1.1
+    # First-fit packing puts two mem jobs together: worse than pairing.
+    assert got["blind"]["makespan_s"] > aa["makespan_s"]
+    assert got["blind"]["fair_worst"] > 1.5
+    r = sim("--anchor", "--csv", check=False)
+    assert r.returncode == 2

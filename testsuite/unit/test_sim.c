@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cosched_check.h"
 
@@ -399,6 +400,219 @@ START_TEST(test_generator)
 }
 END_TEST
 
+/* Seed 000's model by hand: r(bw) goes through the two measured remote
+ * points (lbm 3.988, mcf 1.772); placement mixes are linear in the
+ * fraction and the distance. */
+START_TEST(test_seed000_model)
+{
+	sim_numa_conf_t c;
+	cosched_victim_proc_t p;
+	sim_numa_result_t a, b;
+
+	sim_numa_conf_default(&c);
+	ck_assert(fabs(sim_numa_remote(15.6) - 3.988) < 0.005);
+	ck_assert(fabs(sim_numa_remote(2.3) - 1.772) < 0.005);
+	memset(&p, 0, sizeof(p));
+	p.cpu_node = 0;
+	p.bandwidth = 2.3;
+	p.pages[0] = 100;
+	ck_assert(fabs(sim_numa_slowdown(&c, &p) - 1.0) < 1e-12);
+	/* Half on node 3 (distance 30): 0.5 + 0.5 x (1 + 0.772 x 20/11). */
+	p.pages[3] = 100;
+	ck_assert(fabs(sim_numa_slowdown(&c, &p) -
+		       (0.5 + 0.5 * (1 + (sim_numa_remote(2.3) - 1) * 20 / 11)))
+		  < 1e-12);
+	/* One run: Best never loses to Worst on the same instance, and
+	 * every normalised time is at least 1. */
+	c.procs = 12;
+	c.requests = 20;
+	ck_assert_int_eq(sim_numa_run(&c, COSCHED_VICTIM_BEST, 0, 1, &a, &err),
+			 0);
+	ck_assert_int_eq(sim_numa_run(&c, COSCHED_VICTIM_WORST, 0, 1, &b, &err),
+			 0);
+	ck_assert(a.geomean <= b.geomean);
+	ck_assert_uint_eq(a.asked, b.asked);
+	for (size_t i = 0; i < a.n; i++)
+		ck_assert(a.norm[i] >= 1.0 - 1e-12 && b.norm[i] >= 1.0 - 1e-12);
+	sim_numa_result_free(&a);
+	sim_numa_result_free(&b);
+}
+END_TEST
+
+/* One completion event per running job: the heap never holds more events
+ * than the cluster has cores (one-core jobs at most fill them), however
+ * often co-runners are re-rated.  (Versioned events left stale ones
+ * behind: several per job.) */
+START_TEST(test_space_shared_heap_bounded)
+{
+	sim_model_t m;
+	sim_workload_t w = { 0 };
+	sim_ss_conf_t c;
+	sim_ss_result_t r;
+
+	sim_model_default(&m);
+	sim_ss_conf_default(&c);
+	c.nodes = 3;
+	ck_assert_int_eq(sim_lublin_generate(3000, c.cores, 5, &w, &err), 0);
+	ck_assert_int_eq(sim_scale_load(&w, 0, 3.0 * 2 * 8, 0.9, &err), 0);
+	ck_assert_int_eq(sim_ss_run(&m, &w, SIM_VAR_BLIND,
+				    COSCHED_POLICY_GANG, &c, &r, &err), 0);
+	ck_assert_uint_eq(r.jobs, 3000);
+	/* Co-runners were re-rated many times... */
+	ck_assert(r.occ_avg > 1.5);
+	ck_assert(r.pushes > 2 * r.jobs);
+	/* ...and the heap never held more than the running jobs. */
+	ck_assert_uint_le(r.heap_max, 3 * 2 * 8);
+	sim_workload_free(&w);
+}
+END_TEST
+
+/* Lublin and Feitelson's model, its shape over many jobs against the
+ * paper's constants written here again: the serial share, the mean of
+ * ln(run time) given each job's size (hyper-gamma), the mean of
+ * ln(inter-arrival), power-of-two sizes; the same seed the same jobs. */
+START_TEST(test_generator_shape)
+{
+	const size_t n = 20000;
+	sim_workload_t w = { 0 }, same = { 0 }, other = { 0 };
+	double serial = 0, lrt = 0, want_lrt = 0, lgap = 0, par = 0, pow2 = 0;
+
+	ck_assert_int_eq(sim_lublin_generate(n, 16, 11, &w, &err), 0);
+	for (size_t i = 0; i < n; i++) {
+		const sim_app_t *a = &w.apps[i];
+		int t = a->threads;
+		double p = fmin(1, fmax(0, -0.0054 * t + 0.78));
+		ck_assert(t >= 1 && t <= 16);
+		serial += t == 1;
+		if (t > 1) {
+			par++;
+			pow2 += (t & (t - 1)) == 0;
+		}
+		lrt += log(a->solo_s);
+		want_lrt += p * 4.2 * 0.94 + (1 - p) * 312 * 0.03;
+		if (i)
+			lgap += log(a->submit_s - w.apps[i - 1].submit_s);
+	}
+	/* 0.24 serial; standard error 0.003 at 20,000 jobs. */
+	ck_assert_msg(fabs(serial / n - 0.24) < 0.015, "serial %g", serial / n);
+	/* Standard error about 0.02 for the log run time, 0.011 for the log
+	 * gap (Gamma(10.23, 0.4871): mean 4.983, sd 1.56). */
+	ck_assert_msg(fabs(lrt / n - want_lrt / n) < 0.1, "ln run %g, want %g",
+		      lrt / n, want_lrt / n);
+	ck_assert_msg(fabs(lgap / (n - 1) - 10.23 * 0.4871) < 0.06,
+		      "ln gap %g", lgap / (n - 1));
+	/* 75% rounded to a power of two, and some of the rest are one. */
+	ck_assert_msg(pow2 / par > 0.75 && pow2 / par < 0.95, "pow2 %g",
+		      pow2 / par);
+	ck_assert_int_eq(sim_lublin_generate(n, 16, 11, &same, &err), 0);
+	ck_assert_mem_eq(w.apps, same.apps, n * sizeof(sim_app_t));
+	ck_assert_int_eq(sim_lublin_generate(n, 16, 12, &other, &err), 0);
+	ck_assert(memcmp(w.apps, other.apps, n * sizeof(sim_app_t)) != 0);
+	/* Scaled to a load: asked core-seconds over the cores and the span
+	 * of arrivals is the load. */
+	double asked = 0;
+	ck_assert_int_eq(sim_scale_load(&w, 0, 64, 0.7, &err), 0);
+	for (size_t i = 0; i < n; i++)
+		asked += w.apps[i].threads * w.apps[i].solo_s;
+	ck_assert(fabs(asked / (64 * w.apps[n - 1].submit_s) - 0.7) < 1e-9);
+	sim_workload_free(&w);
+	sim_workload_free(&same);
+	sim_workload_free(&other);
+}
+END_TEST
+
+static char *swf_file(const char *text)
+{
+	static char path[64];
+	snprintf(path, sizeof(path), "/tmp/test_sim_swf.XXXXXX");
+	int fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+	return path;
+}
+
+/* SWF (Parallel Workloads Archive, version 2.2): 18 fields; 1 job number,
+ * 2 submit time, 4 run time, 5 allocated processors, else 8 requested;
+ * -1 unknown; ';' a header comment. */
+START_TEST(test_swf_fields)
+{
+	sim_workload_t w = { 0 }, w2 = { 0 };
+	size_t skipped, clipped;
+	const char *ok =
+		"; Version: 2.2\n"
+		"; MaxProcs: 16\n"
+		"\n"
+		"1 0 5 100 4 -1 -1 4 120 -1 1 3 1 -1 1 -1 -1 -1\n"
+		"2 30 0 250 -1 -1 -1 2 300 -1 1 3 1 -1 1 -1 -1 -1\n"
+		"3 45 1 -1 8 -1 -1 8 60 -1 0 3 1 -1 1 -1 -1 -1\n"
+		"4 60 0 40 32 -1 -1 32 60 -1 1 3 1 -1 1 -1 -1 -1 ; wide\n"
+		"5 70 0 40 -1 -1 -1 -1 60 -1 1 3 1 -1 1 -1 -1 -1\n";
+	char *path = swf_file(ok);
+
+	ck_assert_int_eq(sim_swf_load(path, 16, 1, &w, &skipped, &clipped,
+				      &err), 0);
+	/* Job 3 has no run time, job 5 no processor count: skipped. */
+	ck_assert_uint_eq(w.n, 3);
+	ck_assert_uint_eq(skipped, 2);
+	ck_assert_uint_eq(clipped, 1);
+	ck_assert_str_eq(w.apps[0].name, "swf1");
+	ck_assert(w.apps[0].submit_s == 0 && w.apps[0].solo_s == 100);
+	ck_assert_int_eq(w.apps[0].threads, 4);	/* field 5 */
+	ck_assert_int_eq(w.apps[0].line, 4);
+	ck_assert_str_eq(w.apps[1].name, "swf2");
+	ck_assert(w.apps[1].submit_s == 30 && w.apps[1].solo_s == 250);
+	ck_assert_int_eq(w.apps[1].threads, 2);	/* field 8: 5 unknown */
+	ck_assert_int_eq(w.apps[2].threads, 16);	/* 32 clipped to 16 */
+	/* The category drawn for each job depends on the seed only. */
+	ck_assert_int_eq(sim_swf_load(path, 16, 1, &w2, &skipped, &clipped,
+				      &err), 0);
+	for (size_t i = 0; i < w.n; i++) {
+		ck_assert_int_eq(w.apps[i].cat, w2.apps[i].cat);
+		ck_assert(w.apps[i].mpki == w2.apps[i].mpki);
+	}
+	sim_workload_free(&w);
+	sim_workload_free(&w2);
+	unlink(path);
+}
+END_TEST
+
+static void swf_refused(const char *text, const char *want)
+{
+	sim_workload_t w = { 0 };
+	size_t skipped, clipped;
+	char *path = swf_file(text), msg[600];
+
+	ck_assert_int_eq(sim_swf_load(path, 16, 1, &w, &skipped, &clipped,
+				      &err), -1);
+	snprintf(msg, sizeof(msg), "%s", err.msg);
+	unlink(path);
+	sim_workload_free(&w);
+	ck_assert_msg(strstr(msg, path) && strstr(msg, want),
+		      "\"%s\" lacks the file or \"%s\"", msg, want);
+}
+
+START_TEST(test_swf_refused)
+{
+	const char *good = "1 0 5 100 4 -1 -1 4 120 -1 1 3 1 -1 1 -1 -1 -1\n";
+	char text[512];
+
+	/* A field that is not a number: the line and the field. */
+	snprintf(text, sizeof(text), "%s%s", good,
+		 "2 30 0 abc 4 -1 -1 4 120 -1 1 3 1 -1 1 -1 -1 -1\n");
+	swf_refused(text, ":2: field 4: \"abc\" is not a number");
+	/* Too few and too many fields: the line and the count. */
+	snprintf(text, sizeof(text), ";c\n%s%s", good,
+		 "2 30 0 10 4 -1 -1 4 120 -1 1 3 1 -1 1 -1 -1\n");
+	swf_refused(text, ":3: 17 fields, SWF has 18");
+	snprintf(text, sizeof(text), "%s%s", good,
+		 "2 30 0 10 4 -1 -1 4 120 -1 1 3 1 -1 1 -1 -1 -1 7\n");
+	swf_refused(text, ":2: 19 fields, SWF has 18");
+	/* Nothing usable. */
+	swf_refused("; only a header\n", "no usable job");
+}
+END_TEST
+
 Suite *cosched_test_suite(void)
 {
 	Suite *s = suite_create("sim");
@@ -414,6 +628,11 @@ Suite *cosched_test_suite(void)
 	tcase_add_test(tc, test_space_shared_exact);
 	tcase_add_test(tc, test_refusals);
 	tcase_add_test(tc, test_generator);
+	tcase_add_test(tc, test_seed000_model);
+	tcase_add_test(tc, test_generator_shape);
+	tcase_add_test(tc, test_swf_fields);
+	tcase_add_test(tc, test_swf_refused);
+	tcase_add_test(tc, test_space_shared_heap_bounded);
 	suite_add_tcase(s, tc);
 	return s;
 }
