@@ -1,0 +1,231 @@
+/*
+ * test_counters.c - event counters on a task tree (src/node/cosched_counters):
+ * software events for real on this machine, attached to a task before it
+ * runs, counting the threads and processes it starts later, live and at
+ * the end; unavailable hardware events as a state; the test backend.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cosched_check.h"
+#include "src/node/cosched_counters.h"
+
+static cosched_error_t err;
+
+static double cpu_now(clockid_t clk)
+{
+	struct timespec t;
+
+	clock_gettime(clk, &t);
+	return (double) t.tv_sec + (double) t.tv_nsec / 1e9;
+}
+
+/* Burn s seconds of this thread's CPU time. */
+static void spin(double s)
+{
+	double start = cpu_now(CLOCK_THREAD_CPUTIME_ID);
+
+	while (cpu_now(CLOCK_THREAD_CPUTIME_ID) - start < s)
+		;
+}
+
+static void *thread_body(void *arg)
+{
+	(void) arg;
+	spin(0.25);
+	return NULL;
+}
+
+static double tv(struct timeval t)
+{
+	return (double) t.tv_sec + (double) t.tv_usec / 1e6;
+}
+
+/*
+ * The job: waits for the go, then starts a thread and a child process
+ * that each burn CPU, burns some itself, sleeps and wakes 50 times, and
+ * writes what it did (its CPU time, its children's) to out.
+ */
+static void job(int go, int out)
+{
+	struct rusage self, kids;
+	pthread_t t;
+	char c, line[128];
+	pid_t kid;
+
+	if (read(go, &c, 1) != 1)
+		_exit(1);
+	pthread_create(&t, NULL, thread_body, NULL);
+	kid = fork();
+	if (!kid) {
+		spin(0.25);
+		_exit(0);
+	}
+	spin(0.25);
+	for (int i = 0; i < 50; i++)
+		usleep(1000);
+	pthread_join(t, NULL);
+	waitpid(kid, NULL, 0);
+	usleep(300000);	/* the parent reads while this runs */
+	getrusage(RUSAGE_SELF, &self);
+	getrusage(RUSAGE_CHILDREN, &kids);
+	snprintf(line, sizeof(line), "%.6f\n",
+		 tv(self.ru_utime) + tv(self.ru_stime) + tv(kids.ru_utime) +
+		 tv(kids.ru_stime));
+	if (write(out, line, strlen(line)) < 0)
+		_exit(1);
+	_exit(0);
+}
+
+START_TEST(test_software_events_follow_the_tree)
+{
+	char names[COSCHED_COUNTERS_MAX][COSCHED_COUNTER_NAME_MAX + 1];
+	uint64_t v[COSCHED_COUNTERS_MAX], live;
+	bool valid[COSCHED_COUNTERS_MAX];
+	cosched_counters_t *c;
+	int go[2], out[2], n, status;
+	char buf[64] = "";
+	double did;
+	pid_t pid;
+
+	ck_assert_int_eq(cosched_counters_parse("SampleEvents",
+		"task-clock, context-switches", names, &n, &err), 0);
+	ck_assert_int_eq(n, 2);
+	ck_assert_int_eq(pipe(go), 0);
+	ck_assert_int_eq(pipe(out), 0);
+	pid = fork();
+	if (!pid)
+		job(go[0], out[1]);
+	/* Attached before the job runs, as slurmstepd does. */
+	c = cosched_counters_attach(COSCHED_COUNTERS_PERF, pid, names, n, NULL,
+				    &err);
+	ck_assert_msg(c != NULL, "%s", err.msg);
+	ck_assert_ptr_null(cosched_counters_unavailable(c, 0));
+	ck_assert_int_eq(write(go[1], "g", 1), 1);
+	/* Live: while the job and its thread and child run, the reading
+	 * grows and already holds more than the job's own thread could. */
+	usleep(200000);
+	ck_assert_int_eq(cosched_counters_read(c, v, valid, &err), 2);
+	live = v[0];
+	ck_assert_msg(live > 100000000ull, "task-clock %llu ns after 0.2 s",
+		      (unsigned long long) live);
+	ck_assert_int_gt(read(out[0], buf, sizeof(buf) - 1), 0);
+	waitpid(pid, &status, 0);
+	ck_assert_int_eq(cosched_counters_read(c, v, valid, &err), 2);
+	did = atof(buf);
+	/* The totals match what the job did (its own, its thread's and its
+	 * child's CPU time, from rusage) within 5%. */
+	ck_assert_msg(did > 0.7 && v[0] / 1e9 > did * 0.95 &&
+		      v[0] / 1e9 < did * 1.05,
+		      "task-clock %.3f s, the job's CPU time %.3f s",
+		      v[0] / 1e9, did);
+	ck_assert_uint_gt(v[0], live);
+	/* 50 sleeps at least: 50 context switches. */
+	ck_assert_msg(valid[1] && v[1] >= 50, "context-switches %llu",
+		      (unsigned long long) v[1]);
+	cosched_counters_close(c);
+}
+END_TEST
+
+START_TEST(test_hardware_events_are_a_state)
+{
+	char names[COSCHED_COUNTERS_MAX][COSCHED_COUNTER_NAME_MAX + 1];
+	cosched_counters_t *c;
+	const char *why;
+	int n;
+
+	ck_assert_int_eq(cosched_counters_parse("SampleEvents",
+		"task-clock,instructions,LLC-load-misses", names, &n, &err), 0);
+	c = cosched_counters_attach(COSCHED_COUNTERS_PERF, getpid(), names, n,
+				    NULL, &err);
+	ck_assert_msg(c != NULL, "%s", err.msg);
+	ck_assert_ptr_null(cosched_counters_unavailable(c, 0));
+	why = cosched_counters_unavailable(c, 1);
+	if (why) {
+		/* This machine has no PMU (design.md): a reason, naming the
+		 * event, and the software event still counts. */
+		ck_assert_msg(strstr(why, "instructions: no hardware counters here"),
+			      "%s", why);
+		cosched_counters_close(c);
+		ck_assert_int_eq(cosched_counters_parse("SampleEvents",
+			"instructions,cycles", names, &n, &err), 0);
+		ck_assert_ptr_null(cosched_counters_attach(COSCHED_COUNTERS_PERF,
+			getpid(), names, n, NULL, &err));
+		ck_assert_msg(strstr(err.msg, "counters unavailable: instructions: no hardware counters here")
+			      && strstr(err.msg, "; cycles:"), "%s", err.msg);
+	} else {
+		cosched_counters_close(c);
+	}
+}
+END_TEST
+
+START_TEST(test_parse_refusals)
+{
+	char names[COSCHED_COUNTERS_MAX][COSCHED_COUNTER_NAME_MAX + 1];
+	int n = 0;
+
+	ck_assert_int_eq(cosched_counters_parse("SampleEvents", "cycles,bogus",
+						names, &n, &err), -1);
+	ck_assert_msg(strstr(err.msg, "SampleEvents: unknown event \"bogus\""),
+		      "%s", err.msg);
+	ck_assert_int_eq(cosched_counters_parse("SampleEvents",
+						"cycles, cycles", names, &n,
+						&err), -1);
+	ck_assert_msg(strstr(err.msg, "event \"cycles\" given twice"), "%s",
+		      err.msg);
+	ck_assert_int_eq(cosched_counters_parse("SampleEvents", ",", names, &n,
+						&err), -1);
+	ck_assert_msg(strstr(err.msg, "SampleEvents: no event"), "%s", err.msg);
+}
+END_TEST
+
+START_TEST(test_test_backend)
+{
+	char names[COSCHED_COUNTERS_MAX][COSCHED_COUNTER_NAME_MAX + 1];
+	char path[] = "/tmp/cosched-counters-XXXXXX";
+	uint64_t v[COSCHED_COUNTERS_MAX];
+	bool valid[COSCHED_COUNTERS_MAX];
+	cosched_counters_t *c;
+	int fd = mkstemp(path), n;
+	const char *text = "instructions 2000000\nLLC-load-misses 30000\n";
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, text, strlen(text)), (int) strlen(text));
+	close(fd);
+	ck_assert_int_eq(cosched_counters_parse("SampleEvents",
+		"instructions,LLC-load-misses,cycles", names, &n, &err), 0);
+	ck_assert_ptr_null(cosched_counters_attach(COSCHED_COUNTERS_TEST, 1,
+						   names, n, NULL, &err));
+	c = cosched_counters_attach(COSCHED_COUNTERS_TEST, 1, names, n, path,
+				    &err);
+	ck_assert_msg(c != NULL, "%s", err.msg);
+	ck_assert_int_eq(cosched_counters_read(c, v, valid, &err), 2);
+	ck_assert(valid[0] && valid[1] && !valid[2]);
+	ck_assert_uint_eq(v[0], 2000000);
+	ck_assert_uint_eq(v[1], 30000);
+	unlink(path);
+	ck_assert_int_eq(cosched_counters_read(c, v, valid, &err), -1);
+	ck_assert_msg(strstr(err.msg, path), "%s", err.msg);
+	cosched_counters_close(c);
+}
+END_TEST
+
+Suite *cosched_test_suite(void)
+{
+	Suite *s = suite_create("counters");
+	TCase *tc = tcase_create("counters");
+
+	tcase_set_timeout(tc, 30);
+	tcase_add_test(tc, test_software_events_follow_the_tree);
+	tcase_add_test(tc, test_hardware_events_are_a_state);
+	tcase_add_test(tc, test_parse_refusals);
+	tcase_add_test(tc, test_test_backend);
+	suite_add_tcase(s, tc);
+	return s;
+}
