@@ -1,6 +1,7 @@
 /*
  * cosched_conf.c - parse cosched.conf (slurm.conf style Key=Value lines).
  */
+#include <ctype.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +21,7 @@
 static const cosched_range_t node_peak_bw_range = { 0.0, 1e8, true };
 
 const cosched_range_t cosched_profile_refresh_range = { 1.0, 3600.0, false };
+const cosched_range_t cosched_sample_interval_range = { 0.05, 3600.0, false };
 
 static const char *const placement_modes[] = { "lenient", "strict" };
 static const char *const yes_no[] = { "no", "yes" };
@@ -53,6 +55,13 @@ void cosched_conf_init(cosched_conf_t *conf)
 	conf->membind = COSCHED_MEMBIND_BIND;
 	snprintf(conf->sysfs_root, sizeof(conf->sysfs_root), "/");
 	snprintf(conf->topology, sizeof(conf->topology), "system");
+	conf->profile_jobs = true;
+	conf->sample_interval_s = COSCHED_SAMPLE_INTERVAL_DEFAULT;
+	snprintf(conf->sample_events, sizeof(conf->sample_events), "%s",
+		 COSCHED_SAMPLE_EVENTS_DEFAULT);
+	snprintf(conf->sample_backend, sizeof(conf->sample_backend), "perf");
+	snprintf(conf->sampler_program, sizeof(conf->sampler_program), "%s",
+		 COSCHED_SAMPLER_PROGRAM_DEFAULT);
 }
 
 #define SYNTHETIC_PREFIX "synthetic:"
@@ -106,7 +115,10 @@ enum key_type {
 	K_BOOL,		/* yes | no */
 	K_MEMBIND,	/* bind | prefer */
 	K_ROOT,		/* SysfsRoot: "/" or a directory (may hold %n) */
-	K_TOPOLOGY	/* system | synthetic:DESC | xml:/PATH */
+	K_TOPOLOGY,	/* system | synthetic:DESC | xml:/PATH */
+	K_EVENTS,	/* SampleEvents: NAME[,NAME...] */
+	K_BACKEND,	/* SampleBackend: perf | test:/PATH */
+	K_PROGRAM	/* an absolute path of a program */
 };
 
 typedef struct {
@@ -183,6 +195,13 @@ static const conf_key_t keys[] = {
 	{ "MemBind", K_MEMBIND, OFF(membind), NULL },
 	{ "SysfsRoot", K_ROOT, OFF(sysfs_root), NULL },
 	{ "Topology", K_TOPOLOGY, OFF(topology), NULL },
+	/* The profiler on the node (task/cosched starts cosched-sampler). */
+	{ "ProfileJobs", K_BOOL, OFF(profile_jobs), NULL },
+	{ "SampleInterval", K_NUMBER, OFF(sample_interval_s),
+	  &cosched_sample_interval_range },
+	{ "SampleEvents", K_EVENTS, OFF(sample_events), NULL },
+	{ "SampleBackend", K_BACKEND, OFF(sample_backend), NULL },
+	{ "SamplerProgram", K_PROGRAM, OFF(sampler_program), NULL },
 };
 #define N_KEYS (sizeof(keys) / sizeof(keys[0]))
 
@@ -360,6 +379,36 @@ static int set_key(cosched_conf_t *conf, const conf_key_t *k,
 		if (strcmp(value, "/") &&
 		    cosched_dir_path_check(field, value,
 					   COSCHED_PATH_MAX - 256, err))
+			return -1;
+		snprintf((char *) ptr, COSCHED_PATH_MAX, "%s", value);
+		return 0;
+	case K_EVENTS:
+		/* Names only here; the node knows which exist (cosched-sampler
+		 * refuses an unknown one, naming it, at each step). */
+		for (const char *c = value; *c; c++)
+			if (!(isalnum((unsigned char) *c) || *c == '-' ||
+			      *c == '_' || *c == ',' || *c == ':'))
+				return cosched_error_set(err,
+					"%s: invalid value %s (expected event names separated by commas)",
+					field, COSCHED_QUOTE(value));
+		if (strlen(value) >= COSCHED_SAMPLE_EVENTS_MAX)
+			return cosched_error_set(err, "%s: %s is too long",
+						 field, COSCHED_QUOTE(value));
+		snprintf((char *) ptr, COSCHED_SAMPLE_EVENTS_MAX, "%s", value);
+		return 0;
+	case K_BACKEND:
+		if (strcmp(value, "perf") &&
+		    (strncmp(value, "test:", 5) ||
+		     cosched_dir_path_check(field, value + 5,
+					    COSCHED_PATH_MAX - 256, NULL)))
+			return cosched_error_set(err,
+				"%s: invalid value %s (expected perf or test:/ABSOLUTE/FILE)",
+				field, COSCHED_QUOTE(value));
+		snprintf((char *) ptr, COSCHED_PATH_MAX, "%s", value);
+		return 0;
+	case K_PROGRAM:
+		if (cosched_dir_path_check(field, value, COSCHED_PATH_MAX - 1,
+					   err))
 			return -1;
 		snprintf((char *) ptr, COSCHED_PATH_MAX, "%s", value);
 		return 0;

@@ -54,6 +54,18 @@ extern const cosched_range_t cosched_profile_refresh_range;	/* [1, 3600] */
 int cosched_topology_source_check(const char *field, const char *source,
 				  cosched_error_t *err);
 
+/* The profiler on the node (cosched-sampler, started by task/cosched). */
+#define COSCHED_SAMPLE_INTERVAL_DEFAULT 1.0	/* SampleInterval, seconds */
+extern const cosched_range_t cosched_sample_interval_range; /* [0.05, 3600] */
+#define COSCHED_SAMPLE_EVENTS_MAX 512
+/* Software events count on every Linux machine; the hardware ones where a
+ * PMU is (the others say why not in each record). */
+#define COSCHED_SAMPLE_EVENTS_DEFAULT \
+	"task-clock,context-switches,cycles,instructions,LLC-load-misses"
+#ifndef COSCHED_SAMPLER_PROGRAM_DEFAULT	/* configure sets the installed one */
+#define COSCHED_SAMPLER_PROGRAM_DEFAULT "/usr/local/libexec/cosched/cosched-sampler"
+#endif
+
 typedef struct {
 	cosched_classify_conf_t classify;	/* Classify*, Lca*, CorePeak* */
 	double node_peak_bw_mbs;		/* NodePeakBandwidth */
@@ -80,6 +92,11 @@ typedef struct {
 	cosched_membind_t membind;		/* MemBind: BIND or PREFER */
 	char sysfs_root[COSCHED_PATH_MAX];	/* SysfsRoot ("/") */
 	char topology[COSCHED_TOPOLOGY_SOURCE_MAX + 1];	/* Topology */
+	bool profile_jobs;			/* ProfileJobs */
+	double sample_interval_s;		/* SampleInterval */
+	char sample_events[COSCHED_SAMPLE_EVENTS_MAX];	/* SampleEvents */
+	char sample_backend[COSCHED_PATH_MAX];	/* SampleBackend */
+	char sampler_program[COSCHED_PATH_MAX];	/* SamplerProgram */
 } cosched_conf_t;
 
 /* All defaults. */

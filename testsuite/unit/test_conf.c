@@ -38,7 +38,8 @@ START_TEST(test_defaults_documented)
 		"ProfileMergeWeight", "ProfileMaxSamples", "GangScope",
 		"PlacementMode", "DefaultClass", "ProfileCacheRefresh",
 		"EnforceCores", "EnforceMemBind", "EnforceCpuFreq", "MemBind",
-		"SysfsRoot", "Topology",
+		"SysfsRoot", "Topology", "ProfileJobs", "SampleInterval",
+		"SampleEvents", "SampleBackend",
 	};
 	enum { NKEYS = sizeof(keys) / sizeof(keys[0]) };
 	bool seen[NKEYS] = { false };

@@ -372,10 +372,15 @@ class Cluster:
 
     def write_cosched_conf(self, lines):
         """cosched.conf beside slurm.conf (where slurmctld finds it), with
-        ProfileDir in the cluster's folder unless lines set it."""
+        ProfileDir in the cluster's folder and this build's
+        cosched-sampler unless lines set them."""
         lines = list(lines)
         if not any(l.lower().startswith("profiledir=") for l in lines):
             lines.insert(0, f"ProfileDir={self.profile_dir}")
+        # The sampler of this build, not an installed one.
+        if not any(l.lower().startswith("samplerprogram=") for l in lines):
+            lines.insert(0, "SamplerProgram=" + os.path.join(
+                self.builddir, "src", "node", "cosched-sampler"))
         with open(os.path.join(self.workdir, "cosched.conf"), "w") as f:
             f.write("\n".join(lines) + "\n")
 

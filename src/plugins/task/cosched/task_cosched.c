@@ -62,7 +62,7 @@ const uint32_t plugin_version = SLURM_VERSION_NUMBER;
 cosched_conf_t task_cosched_conf;
 cosched_topology_t *task_cosched_topo;
 
-static bool part_cpuset, part_membind, part_cpufreq;
+static bool part_cpuset, part_membind, part_cpufreq, part_profile;
 static bool conf_ok;
 
 /* The one step this slurmstepd runs (pre_setuid fills it; the tasks,
@@ -136,9 +136,13 @@ extern int init(void)
 	 * earlier configuration changed must always work. */
 	part_cpufreq = !task_cosched_cpufreq_init(&task_cosched_conf) &&
 		       task_cosched_conf.enforce_cpufreq;
-	debug("%s loaded from %s: cores %s, membind %s, cpufreq %s",
+	/* The sampler runs from slurmstepd only. */
+	part_profile = running_in_slurmstepd() &&
+		       !task_cosched_profile_init(&task_cosched_conf);
+	debug("%s loaded from %s: cores %s, membind %s, cpufreq %s, profile %s",
 	      plugin_name, path, part_cpuset ? "on" : "off",
-	      part_membind ? "on" : "off", part_cpufreq ? "on" : "off");
+	      part_membind ? "on" : "off", part_cpufreq ? "on" : "off",
+	      part_profile ? "on" : "off");
 	xfree(path);
 	if (running_in_slurmd() && _node_name())
 		task_cosched_cpufreq_node_sweep(_node_name());
@@ -153,6 +157,7 @@ extern int fini(void)
 	task_cosched_cpuset_fini();
 	task_cosched_membind_fini();
 	task_cosched_cpufreq_fini();
+	task_cosched_profile_fini();
 	cosched_topology_free(task_cosched_topo);
 	task_cosched_topo = NULL;
 	return SLURM_SUCCESS;
@@ -303,9 +308,18 @@ extern int task_p_pre_setuid(stepd_step_rec_t *job)
 		task_cosched_membind_step_start(&step);
 	if (part_cpufreq)
 		task_cosched_cpufreq_step_start(&step);
+	if (part_profile)
+		task_cosched_profile_step_start(&step);
 	/* env_array_overwrite may have moved the array. */
 	job->env = step.env;
 	return SLURM_SUCCESS;
+}
+
+void task_cosched_task_forked(uint32_t node_tid, pid_t pid)
+{
+	(void) node_tid;
+	if (step_valid && part_profile)
+		task_cosched_profile_task_forked(&step, pid);
 }
 
 /* In each task, as the job's user, after task/affinity's pre_launch. */
@@ -330,8 +344,11 @@ extern int task_p_post_term(stepd_step_rec_t *job, stepd_step_task_info_t *task)
 /* Root, in slurmstepd, when the step ends (however its tasks ended). */
 extern int task_p_post_step(stepd_step_rec_t *job)
 {
-	if (step_valid && conf_ok)
+	if (step_valid && conf_ok) {
 		task_cosched_cpufreq_step_end(&step);
+		if (part_profile)
+			task_cosched_profile_step_end(&step);
+	}
 	return SLURM_SUCCESS;
 }
 

@@ -15,6 +15,11 @@
  *    _step_end(st)     slurmstepd, root, when the step ends (post_step)
  *    _node_sweep()     slurmd, root: at start and at every launch request
  *                      (cpufreq only: restores what crashed steps left)
+ *    _task_forked()    slurmstepd, root, each task forked but not yet
+ *                      running (profile only: the sampler attaches)
+ *
+ *  The profile part measures rather than enforces: cosched-sampler, a
+ *  process of its own, counts each step's tasks (task_cosched_profile.c).
  *
  *  No function returns an error to Slurm: every fault is logged and the
  *  job runs as it would without cosched.
@@ -24,6 +29,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "src/libcosched/cosched_conf.h"
 #include "src/libcosched/cosched_decision.h"
@@ -82,6 +88,17 @@ void task_cosched_cpufreq_fini(void);
 void task_cosched_cpufreq_step_start(task_cosched_step_t *st);
 void task_cosched_cpufreq_step_end(task_cosched_step_t *st);
 void task_cosched_cpufreq_node_sweep(const char *node_name);
+
+int task_cosched_profile_init(const cosched_conf_t *conf);
+void task_cosched_profile_fini(void);
+void task_cosched_profile_step_start(task_cosched_step_t *st);
+void task_cosched_profile_task_forked(task_cosched_step_t *st, pid_t pid);
+void task_cosched_profile_step_end(task_cosched_step_t *st);
+
+/* slurmstepd, root, after it forked the step's task node_tid (pid) and
+ * before that task runs (compat_<series>.c calls it from the hook its
+ * series has there). */
+void task_cosched_task_forked(uint32_t node_tid, pid_t pid);
 
 /* The decision record of a job, from slurmctld (task_cosched_record.c).
  * 1: found, valid and naming this job; 0: none (why says); -1: error

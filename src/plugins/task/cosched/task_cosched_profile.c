@@ -1,0 +1,224 @@
+/*****************************************************************************\
+ *  task_cosched_profile.c - every step measured on its node: slurmstepd
+ *  starts cosched-sampler (src/node/cosched_sampler.c) when the step
+ *  starts, hands it each task as the task is forked (before it runs, so
+ *  that every thread and process it starts is counted), and tells it when
+ *  the step ends; the sampler writes the step's record into
+ *  SlurmdSpoolDir/cosched/steps/.
+ *
+ *  The sampler is a process of its own so that no fault of the profiler
+ *  can reach the job: nothing here fails a step, an attach waits at most
+ *  ATTACH_WAIT_MS for the sampler's answer, and the sampler ends by itself
+ *  when told or when slurmstepd's end of the socket closes.
+\*****************************************************************************/
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "slurm/slurm.h"
+#include "slurm/slurm_errno.h"
+
+#include "src/common/slurm_xlator.h"
+
+#include "src/common/log.h"
+#include "src/common/xmalloc.h"
+#include "src/common/xstring.h"
+#include "src/slurmd/slurmd/slurmd.h"
+
+#include "task_cosched.h"
+
+#define ATTACH_WAIT_MS 100
+#define CONTROL_FD 3
+
+static int ctl = -1;		/* our end of the socket pair */
+static bool warned;		/* one line per step */
+
+int task_cosched_profile_init(const cosched_conf_t *c)
+{
+	if (!c->profile_jobs)
+		return -1;
+	if (access(c->sampler_program, X_OK)) {
+		/* Jobs run unprofiled; say so once per daemon start. */
+		error("%s: SamplerProgram=%s: %m: jobs are not profiled",
+		      plugin_type, c->sampler_program);
+		return -1;
+	}
+	return 0;
+}
+
+void task_cosched_profile_fini(void)
+{
+	if (ctl >= 0)
+		close(ctl);
+	ctl = -1;
+}
+
+static int _mkdir(const char *path)
+{
+	if (mkdir(path, 0700) && errno != EEXIST)
+		return -1;
+	return 0;
+}
+
+void task_cosched_profile_step_start(task_cosched_step_t *st)
+{
+	char *dir, *out, *interval, *job, *step;
+	char *argv[16];
+	int sv[2], k = 0;
+	pid_t pid;
+
+	warned = false;
+	if (st->step_id == SLURM_EXTERN_CONT || !conf || !conf->spooldir)
+		return;		/* no tasks of its own to count */
+	dir = xstrdup_printf("%s/cosched", conf->spooldir);
+	if (_mkdir(dir)) {
+		error("%s: %s: %s: %m: step not profiled", plugin_type,
+		      st->step_name, dir);
+		xfree(dir);
+		return;
+	}
+	xstrcat(dir, "/steps");
+	if (_mkdir(dir)) {
+		error("%s: %s: %s: %m: step not profiled", plugin_type,
+		      st->step_name, dir);
+		xfree(dir);
+		return;
+	}
+	out = xstrdup_printf("%s/%s.json", dir, st->step_name +
+			     (strncmp(st->step_name, "StepId=", 7) ? 0 : 7));
+	interval = xstrdup_printf("%g", task_cosched_conf.sample_interval_s);
+	job = xstrdup_printf("%u", st->job_id);
+	step = xstrdup_printf("%u", st->step_id);
+	argv[k++] = task_cosched_conf.sampler_program;
+	argv[k++] = "--job";
+	argv[k++] = job;
+	argv[k++] = "--step";
+	argv[k++] = step;
+	argv[k++] = "--node";
+	argv[k++] = (char *) (st->node_name ? st->node_name : "");
+	argv[k++] = "--interval";
+	argv[k++] = interval;
+	argv[k++] = "--events";
+	argv[k++] = task_cosched_conf.sample_events;
+	argv[k++] = "--backend";
+	argv[k++] = task_cosched_node_path(task_cosched_conf.sample_backend,
+					   st->node_name);
+	argv[k++] = "--out";
+	argv[k++] = out;
+	argv[k] = NULL;
+
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv)) {
+		error("%s: %s: socketpair: %m: step not profiled",
+		      plugin_type, st->step_name);
+		goto done;
+	}
+	pid = fork();
+	if (pid < 0) {
+		error("%s: %s: fork: %m: step not profiled", plugin_type,
+		      st->step_name);
+		close(sv[0]);
+		close(sv[1]);
+		goto done;
+	}
+	if (pid == 0) {
+		/* Only async-signal-safe calls between fork and exec:
+		 * slurmstepd has threads.  Forked twice, so that the sampler
+		 * is not slurmstepd's child: proctrack/linuxproc kills the
+		 * step's process tree at scancel, before the record could be
+		 * written, and slurmstepd's own wait loop stays its own. */
+		int devnull;
+		if (fork() != 0)
+			_exit(0);
+		devnull = open("/dev/null", O_RDWR);
+		if (dup2(sv[1], CONTROL_FD) < 0)
+			_exit(127);
+		if (devnull >= 0) {
+			dup2(devnull, 0);
+			dup2(devnull, 1);
+		}
+		for (int fd = CONTROL_FD + 1; fd < 1024; fd++)
+			close(fd);
+		setsid();	/* signals to the job's tasks spare it */
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	close(sv[1]);
+	{
+		int status;
+		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+			;
+	}
+	ctl = sv[0];
+	debug("%s: %s: cosched-sampler every %g s, record %s", plugin_type,
+	      st->step_name, task_cosched_conf.sample_interval_s, out);
+done:
+	xfree(argv[12]);
+	xfree(dir);
+	xfree(out);
+	xfree(interval);
+	xfree(job);
+	xfree(step);
+}
+
+/* Slurmstepd, root, after forking task pid and before it runs. */
+void task_cosched_profile_task_forked(task_cosched_step_t *st, pid_t pid)
+{
+	char msg[256];
+	struct pollfd p;
+	ssize_t n;
+
+	if (ctl < 0)
+		return;
+	snprintf(msg, sizeof(msg), "attach %d", (int) pid);
+	if (send(ctl, msg, strlen(msg), MSG_NOSIGNAL) < 0)
+		goto gone;
+	p.fd = ctl;
+	p.events = POLLIN;
+	if (poll(&p, 1, ATTACH_WAIT_MS) <= 0) {
+		if (!warned)
+			error("%s: %s: cosched-sampler did not answer within %d ms: task %d may run unprofiled",
+			      plugin_type, st->step_name, ATTACH_WAIT_MS,
+			      (int) pid);
+		warned = true;
+		return;
+	}
+	n = recv(ctl, msg, sizeof(msg) - 1, 0);
+	if (n <= 0)
+		goto gone;
+	msg[n] = '\0';
+	if (strcmp(msg, "ok") && !warned) {
+		/* Most VMs: no PMU.  A state, said once per step. */
+		verbose("%s: %s: %s", plugin_type, st->step_name, msg);
+		warned = true;
+	}
+	return;
+gone:
+	if (!warned)
+		error("%s: %s: cosched-sampler is gone: step not profiled",
+		      plugin_type, st->step_name);
+	warned = true;
+	close(ctl);
+	ctl = -1;
+}
+
+/* The sampler takes a last reading, writes the record and exits on its
+ * own (it is not slurmstepd's child); a closed socket says the same. */
+void task_cosched_profile_step_end(task_cosched_step_t *st)
+{
+	if (ctl < 0)
+		return;
+	if (send(ctl, "end", 3, MSG_NOSIGNAL) < 0)
+		debug("%s: %s: cosched-sampler already gone", plugin_type,
+		      st->step_name);
+	close(ctl);
+	ctl = -1;
+}

@@ -1,0 +1,122 @@
+"""The profiler on the node: task/cosched starts cosched-sampler for every
+step, the sampler counts every thread and process of the step's tasks
+(also those started later) and writes the step's record into
+SlurmdSpoolDir/cosched/steps; no profiling fault reaches the job.
+
+This machine has no PMU (design.md): software events count for real, and
+the record says "counters unavailable: ..." for the hardware ones.
+"""
+
+import json
+import os
+import re
+import time
+
+# Two busy subshells and the shell itself; bash's `times` then prints the
+# CPU time of the shell and of its children.
+BUSY = ("burn() { i=0; while [ $i -lt 200000 ]; do i=$((i+1)); done; }; "
+        "burn & burn & burn; wait; times")
+
+
+def _times(out):
+    """CPU seconds from bash's `times` (shell + children)."""
+    total = 0.0
+    for m, s in re.findall(r"(\d+)m([\d.]+)s", out):
+        total += int(m) * 60 + float(s)
+    return total
+
+
+def _record(c, name, node="n1", timeout=15):
+    path = os.path.join(c.workdir, "spool", node, "cosched", "steps",
+                        f"{name}.json")
+    deadline = time.monotonic() + timeout
+    while not os.path.exists(path):
+        assert time.monotonic() < deadline, f"no record {path}"
+        time.sleep(0.2)
+    with open(path) as f:
+        return json.load(f)
+
+
+def _not_drained(c):
+    r = c.run(["sinfo", "-h", "-N", "-o", "%N %T"])
+    assert all("drain" not in l and "down" not in l
+               for l in r.stdout.splitlines()), r.stdout
+
+
+def test_steps_are_profiled(make_cluster):
+    """A batch step and an srun step each get a record whose task-clock is
+    the CPU time the step's processes used (children started after the
+    attach included), sampled through the step's life."""
+    c = make_cluster(nodes=1, sockets=2, cores=1, cosched_conf_extra=[
+        "SampleInterval=0.2"])
+    j = c.sbatch("-n1", "--wrap", f"{BUSY}; srun -n1 bash -c '{BUSY}'")
+    c.wait_state(j, "COMPLETED", timeout=120)
+    out = c.job_output(j)
+    times = re.findall(r"(\d+m[\d.]+s \d+m[\d.]+s\n\d+m[\d.]+s \d+m[\d.]+s)",
+                       out)
+    assert len(times) == 2, out
+    batch, step0 = _record(c, f"{j}.batch"), _record(c, f"{j}.0")
+    for rec, t in ((step0, _times(times[1])), (batch, _times(times[0]))):
+        assert rec["job"] == j and rec["node"] == "n1", rec
+        assert rec["samples"] >= 2, rec
+        cpu = rec["events"]["task-clock"] / 1e9
+        assert cpu > 0.3, rec
+        assert rec["events"]["context-switches"] > 0, rec
+        if rec is step0:
+            # The srun step's own tasks: its CPU is what `times` saw.
+            assert abs(cpu - t) <= 0.1 * t + 0.05, (cpu, t, rec)
+        else:
+            # The batch step holds the srun client too: at least `times`.
+            assert cpu >= 0.9 * t, (cpu, t, rec)
+        if "instructions" in rec["unavailable"]:
+            assert rec["state"].startswith(
+                "counters unavailable: instructions: no hardware counters"), rec
+        else:
+            assert rec["state"] == "measured" and "mpki" in rec["derived"]
+    assert c.job(j)["ExitCode"] == "0:0"
+    _not_drained(c)
+
+
+def test_profiling_faults_never_reach_the_job(make_cluster):
+    """No sampler program, unknown events, the sampler killed mid-step:
+    the job's exit code and the node are untouched."""
+    c = make_cluster(nodes=1, sockets=2, cores=1)
+    base = ["SampleInterval=0.2"]
+
+    c.write_cosched_conf(base + ["SamplerProgram=/nonexistent/cosched-sampler"])
+    j = c.sbatch("-n1", "--wrap", "exit 3")
+    c.wait_state(j, "FAILED")
+    assert c.job(j)["ExitCode"] == "3:0"
+    with open(c.log_path("slurmd-n1")) as f:
+        assert "SamplerProgram=/nonexistent/cosched-sampler" in f.read()
+
+    c.write_cosched_conf(base + ["SampleEvents=task-clock,bogus-event"])
+    j = c.sbatch("-n1", "--wrap", "true")
+    c.wait_state(j, "COMPLETED")
+    rec = _record(c, f"{j}.batch")
+    assert rec["state"].startswith(
+        "counters unavailable: SampleEvents: unknown event \"bogus-event\""), rec
+
+    # The sampler killed while the step runs: the step ends as it would.
+    c.write_cosched_conf(base)
+    j = c.sbatch("-n1", "--wrap", "sleep 3; exit 5")
+    c.wait_state(j, "RUNNING")
+    time.sleep(0.5)
+    killed = 0
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                cmd = f.read().split(b"\0")
+        except OSError:
+            continue
+        if (cmd and cmd[0].endswith(b"cosched-sampler") and
+                b"--job" in cmd and cmd[cmd.index(b"--job") + 1] ==
+                str(j).encode() and c.workdir.encode() in b" ".join(cmd)):
+            os.kill(int(pid), 9)
+            killed += 1
+    assert killed == 1
+    c.wait_state(j, "FAILED")
+    assert c.job(j)["ExitCode"] == "5:0"
+    _not_drained(c)
