@@ -52,6 +52,16 @@ cosched_topology_t *cosched_topology_load(const char *source,
 		rc = hwloc_topology_set_xml(t->topo,
 				source + strlen(XML_PREFIX));
 	}
+	/* Every CPU of the machine, also those this process may not use:
+	 * slurmstepd runs inside the step's cpuset once task/cgroup has
+	 * moved it, and hwloc would otherwise drop and renumber the cores
+	 * (Slurm's own xcpuinfo loads the whole system for the same
+	 * reason). */
+	if (!rc) {
+		what = "hwloc_topology_set_flags";
+		rc = hwloc_topology_set_flags(t->topo,
+				HWLOC_TOPOLOGY_FLAG_INCLUDE_DISALLOWED);
+	}
 	if (!rc) {
 		what = "hwloc_topology_load";
 		rc = hwloc_topology_load(t->topo);

@@ -3,7 +3,12 @@
  * synthetic topologies: Slurm's core numbers to CPUs, packages and NUMA
  * nodes, and the errors a topology that does not match the node gives.
  */
+#include <errno.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "cosched_check.h"
 #include "src/node/cosched_topology.h"
@@ -101,6 +106,74 @@ START_TEST(test_sources)
 }
 END_TEST
 
+/* In a cpuset of CPU 1 only, as slurmstepd is once task/cgroup moved it,
+ * the topology still has every core, numbered as Slurm numbers them. */
+static int in_cpuset(void *arg)
+{
+	cosched_topology_t *t = cosched_topology_load("system", &err);
+	cosched_idset_t cores, cpus;
+	char buf[64];
+
+	(void) arg;
+	if (!t)
+		return 10;
+	if (cosched_topology_ncores(t) != (int) sysconf(_SC_NPROCESSORS_CONF))
+		return 11;
+	cosched_idset_clear(&cores);
+	cosched_idset_add(&cores, 1, NULL);
+	if (cosched_topology_core_cpus(t, &cores, &cpus, &err))
+		return 12;
+	cosched_idset_format(&cpus, buf, sizeof(buf));
+	cosched_topology_free(t);
+	return strcmp(buf, "1") ? 13 : 0;
+}
+
+START_TEST(test_cpuset_does_not_renumber)
+{
+	char dir[128], path[192], pid[32];
+	int go[2], status;
+	FILE *f;
+	pid_t child;
+
+	snprintf(dir, sizeof(dir), "/sys/fs/cgroup/cpuset/cosched-test-%d",
+		 (int) getpid());
+	if (sysconf(_SC_NPROCESSORS_CONF) < 2 || mkdir(dir, 0755)) {
+		fprintf(stderr, "test_cpuset_does_not_renumber: skipped: no cgroup v1 cpuset to create here (%s)\n",
+			strerror(errno));
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/cpuset.cpus", dir);
+	f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs("1", f);
+	fclose(f);
+	snprintf(path, sizeof(path), "%s/cpuset.mems", dir);
+	f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs("0", f);
+	fclose(f);
+	ck_assert_int_eq(pipe(go), 0);
+	child = fork();
+	if (!child) {
+		char c;
+		if (read(go[0], &c, 1) != 1)
+			_exit(9);
+		_exit(in_cpuset(NULL));
+	}
+	snprintf(path, sizeof(path), "%s/tasks", dir);
+	f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	snprintf(pid, sizeof(pid), "%d", (int) child);
+	fputs(pid, f);
+	ck_assert_int_eq(fclose(f), 0);
+	ck_assert_int_eq(write(go[1], "g", 1), 1);
+	waitpid(child, &status, 0);
+	rmdir(dir);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		      "in a cpuset of CPU 1: status %d", status);
+}
+END_TEST
+
 Suite *cosched_test_suite(void)
 {
 	Suite *s = suite_create("topology");
@@ -109,6 +182,7 @@ Suite *cosched_test_suite(void)
 	tcase_add_test(tc, test_two_packages_two_numa);
 	tcase_add_test(tc, test_threads_and_errors);
 	tcase_add_test(tc, test_sources);
+	tcase_add_test(tc, test_cpuset_does_not_renumber);
 	suite_add_tcase(s, tc);
 	return s;
 }
