@@ -27,7 +27,9 @@
 #define TMP_SUFFIX ".tmp"
 #define BAD_INFIX ".bad."
 #define BOOT_ID_LEN 36
-#define LOCK_WAIT_MS 10000
+/* slurmstepd waits this long for the lock (a step start or end); slurmd's
+ * launch hooks never wait (cosched_cpufreq_sweep_try). */
+#define LOCK_WAIT_MS 2000
 #define LINE_MAX_BYTES (COSCHED_IDSET_TEXT_MAX + 256)
 
 typedef struct {
@@ -665,7 +667,9 @@ static int dir_ready(const char *dir, cosched_error_t *err)
 
 /* The lock (flock on DIR/cpufreq.journal.lock), waited for at most
  * LOCK_WAIT_MS.  Returns its descriptor. */
-static int lock_take(const char *dir, cosched_error_t *err)
+/* Take the lock, waiting up to wait_ms; -2 (err set) when it is still
+ * held then. */
+static int lock_take(const char *dir, int wait_ms, cosched_error_t *err)
 {
 	char path[COSCHED_PATH_MAX];
 	int fd;
@@ -685,11 +689,12 @@ static int lock_take(const char *dir, cosched_error_t *err)
 			return cosched_error_set(err, "%s: flock: %s", path,
 						 strerror(saved));
 		}
-		if (waited >= LOCK_WAIT_MS) {
+		if (waited >= wait_ms) {
 			close(fd);
-			return cosched_error_set(err,
-				"%s: still locked by another process after %d s",
-				path, LOCK_WAIT_MS / 1000);
+			cosched_error_set(err,
+				"%s: still locked by another process after %d ms",
+				path, wait_ms);
+			return -2;
 		}
 		nanosleep(&(struct timespec){ 0, 10 * 1000 * 1000 }, NULL);
 	}
@@ -794,6 +799,20 @@ static int journal_store(const char *dir, const journal_t *j,
 
 	if (!text)
 		return cosched_error_set(err, "cpufreq journal: out of memory");
+	if (!j->n) {
+		/* Nothing held: no journal, so that slurmd's launch hooks
+		 * see at a glance (one stat) that there is nothing to sweep,
+		 * and a node cosched gave everything back to holds no file
+		 * of it. */
+		free(text);
+		if (path_in(path, sizeof(path), dir,
+			    COSCHED_CPUFREQ_JOURNAL_FILE, "", err))
+			return -1;
+		if (unlink(path) && errno != ENOENT)
+			return cosched_error_set(err, "%s: cannot remove: %s",
+						 path, strerror(errno));
+		return fsync_dir(dir, err);
+	}
 	if (path_in(path, sizeof(path), dir, COSCHED_CPUFREQ_JOURNAL_FILE, "",
 		    err) ||
 	    path_in(tmp, sizeof(tmp), dir, COSCHED_CPUFREQ_JOURNAL_FILE,
@@ -1000,19 +1019,21 @@ static bool sweep_dead(journal_t *j)
 
 /*
  * The common start under the lock: load, drop a previous boot's journal,
- * sweep.  Returns the lock descriptor (>= 0) or -1 (err set).
+ * sweep.  Returns the lock descriptor (>= 0), -1 (err set), or -2 when
+ * the lock stayed taken for wait_ms.
  */
-static int begin(const char *dir, journal_t *j, bool *changed,
-		 cosched_cpufreq_outcome_t *out, cosched_error_t *err)
+static int begin_wait(const char *dir, int wait_ms, journal_t *j,
+		      bool *changed, cosched_cpufreq_outcome_t *out,
+		      cosched_error_t *err)
 {
 	char boot[BOOT_ID_LEN + 1];
 	int lock;
 
 	if (dir_ready(dir, err))
 		return -1;
-	lock = lock_take(dir, err);
+	lock = lock_take(dir, wait_ms, err);
 	if (lock < 0)
-		return -1;
+		return lock;
 	if (journal_load(dir, j, err)) {
 		close(lock);
 		return -1;
@@ -1034,6 +1055,14 @@ static int begin(const char *dir, journal_t *j, bool *changed,
 	}
 	*changed = sweep_dead(j) || *changed;
 	return lock;
+}
+
+static int begin(const char *dir, journal_t *j, bool *changed,
+		 cosched_cpufreq_outcome_t *out, cosched_error_t *err)
+{
+	int lock = begin_wait(dir, LOCK_WAIT_MS, j, changed, out, err);
+
+	return lock < 0 ? -1 : lock;
 }
 
 static int finish(const char *dir, journal_t *j, bool changed, int lock,
@@ -1326,6 +1355,36 @@ int cosched_cpufreq_restore_all(const cosched_cpufreq_t *c, const char *dir,
 	}
 	if (alive)
 		*alive = running;
+	changed = settle(c, j, NULL, NULL, out, &p) || changed;
+	return finish(dir, j, changed, lock, &p);
+}
+
+int cosched_cpufreq_sweep_try(const cosched_cpufreq_t *c, const char *dir,
+			      cosched_cpufreq_outcome_t *out,
+			      cosched_error_t *err)
+{
+	cosched_cpufreq_outcome_t dummy;
+	problems_t p = { err, 0 };
+	bool changed;
+	journal_t *j;
+	int lock;
+
+	cosched_error_clear(err);
+	if (!out)
+		out = &dummy;
+	outcome_clear(out);
+	j = journal_new();
+	if (!j)
+		return cosched_error_set(err, "cpufreq journal: out of memory");
+	lock = begin_wait(dir, 0, j, &changed, out, err);
+	if (lock < 0) {
+		journal_free(j);
+		if (lock == -2) {
+			cosched_error_clear(err);
+			return 1;	/* busy: whoever holds it settles */
+		}
+		return -1;
+	}
 	changed = settle(c, j, NULL, NULL, out, &p) || changed;
 	return finish(dir, j, changed, lock, &p);
 }

@@ -5,7 +5,7 @@
  * One file per node, DIR/cpufreq.journal (DIR: SlurmdSpoolDir/cosched,
  * root only, created 0700 when missing; a DIR or journal that is a
  * symbolic link is refused), with a lock file beside it
- * (cpufreq.journal.lock, flock, waited for at most 10 s): slurmd and every
+ * (cpufreq.journal.lock, flock, waited for at most 2 s; slurmd never waits): slurmd and every
  * slurmstepd of the node share it.  Each change goes:
  *   lock; load; sweep; record the domain's original setting (first holder
  *   only) and the new holder; write the journal (temporary file, fsync,
@@ -154,6 +154,13 @@ int cosched_cpufreq_release(const cosched_cpufreq_t *c, const char *dir,
 int cosched_cpufreq_sweep(const cosched_cpufreq_t *c, const char *dir,
 			  cosched_cpufreq_outcome_t *out,
 			  cosched_error_t *err);
+
+/* The same, never waiting for the lock (slurmd's launch hooks answer
+ * slurmctld and srun right after): 1 when another process holds it (and
+ * then settles the journal itself). */
+int cosched_cpufreq_sweep_try(const cosched_cpufreq_t *c, const char *dir,
+			      cosched_cpufreq_outcome_t *out,
+			      cosched_error_t *err);
 
 /*
  * For an administrator (cosched-node restore): sweep, then, with force,

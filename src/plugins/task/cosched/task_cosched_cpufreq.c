@@ -232,7 +232,7 @@ void task_cosched_cpufreq_node_sweep(const char *node_name)
 	if (!c)
 		error("%s: cpufreq journal in %s, but %s", plugin_type, dir,
 		      err.msg);
-	else if (cosched_cpufreq_sweep(c, dir, &out, &err))
+	else if (cosched_cpufreq_sweep_try(c, dir, &out, &err) < 0)
 		error("%s: cpufreq sweep: %s", plugin_type, err.msg);
 	else
 		_log_outcome("node", "cpufreq sweep", &out);
