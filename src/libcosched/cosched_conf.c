@@ -52,7 +52,10 @@ void cosched_conf_init(cosched_conf_t *conf)
 	conf->enforce_cores = true;
 	conf->enforce_membind = true;
 	conf->enforce_cpufreq = true;
-	conf->membind = COSCHED_MEMBIND_BIND;
+	/* Preferred by default: strict binding of a job whose memory
+	 * outgrows its local nodes would fail it; --cosched-numa=high asks
+	 * for strict. */
+	conf->membind = COSCHED_MEMBIND_PREFER;
 	snprintf(conf->sysfs_root, sizeof(conf->sysfs_root), "/");
 	snprintf(conf->topology, sizeof(conf->topology), "system");
 	conf->profile_jobs = true;

@@ -122,10 +122,11 @@ SYNTHETIC_2X8 = "Topology=synthetic:package:2 [numa] core:8 pu:1"
 
 def test_membind_follows_the_cores(make_cluster):
     """Memory binding names the NUMA node of the job's cores in a 2-socket,
-    2-node synthetic topology: socket 0's job is bound to node 0 (which
-    this machine has: its heap shows bind:0), socket 1's job computes node
+    2-node synthetic topology: socket 0's job prefers node 0 (which
+    this machine has: its heap shows prefer:0), socket 1's job computes node
     1, which this machine lacks, and runs unchanged with one log line;
-    --cosched-numa=low prefers; --mem-bind keeps the user's policy."""
+    the default prefers, --cosched-numa=high binds; --mem-bind keeps the
+    user's policy."""
     c = make_cluster(nodes=1, sockets=2, cores=8, cosched_conf_extra=[
         "CoschedPolicy=app_aware", SYNTHETIC_2X8])
     a = c.sbatch("-n8", "--wrap", f"{PROBE}; sleep 4")
@@ -136,10 +137,10 @@ def test_membind_follows_the_cores(make_cluster):
     assert socket_a in ([0], [1])
     on0, on1 = (a, b) if socket_a == [0] else (b, a)
     out0, out1 = _probe_output(c, on0), _probe_output(c, on1)
-    assert _env(out0, "COSCHED_MEMBIND") == "bind 0", out0
-    assert re.search(r"^\w+ bind:0 heap ", out0, re.M), out0
+    assert _env(out0, "COSCHED_MEMBIND") == "prefer 0", out0
+    assert re.search(r"^\w+ prefer:0 heap ", out0, re.M), out0
     membind1 = _env(out1, "COSCHED_MEMBIND")
-    assert membind1.startswith("unchanged: bind 1: NUMA node 1 does not exist"), out1
+    assert membind1.startswith("unchanged: prefer 1: NUMA node 1 does not exist"), out1
     assert re.search(r"^\w+ default heap ", out1, re.M), out1
     # Their CPUs (0-7 and 8-15) are not all on this 2-CPU machine: the
     # tasks keep task/affinity's mask, and say so.
@@ -150,21 +151,21 @@ def test_membind_follows_the_cores(make_cluster):
              if f"StepId={on1}.batch" in l and "NUMA node 1 does not exist" in l]
     assert len(lines) == 1, lines
 
-    p = c.sbatch("-n8", "--cosched-numa=low", "--wrap", PROBE)
+    p = c.sbatch("-n8", "--cosched-numa=high", "--wrap", PROBE)
     out = _probe_output(c, p)
-    assert re.match(r"(prefer 0|unchanged: prefer 1)", _env(out, "COSCHED_MEMBIND")), out
+    assert re.match(r"(bind 0|unchanged: bind 1)", _env(out, "COSCHED_MEMBIND")), out
     u = c.sbatch("-n8", "--wrap", f"srun --mem-bind=local bash -c \"{PROBE}\"")
     out = _probe_output(c, u)
     assert "unchanged: --mem-bind" in out, out
     _not_drained(c)
 
-    # MemBind=prefer: the site's mode for jobs that do not say, written
-    # into their records by slurmctld; --cosched-numa=high still binds.
+    # MemBind=bind: the site's mode for jobs that do not say, written
+    # into their records by slurmctld; --cosched-numa=low still prefers.
     c.reconfigure(cosched_conf=["CoschedPolicy=app_aware", SYNTHETIC_2X8,
-                                "MemBind=prefer"])
+                                "MemBind=bind"])
     d = c.sbatch("-n8", "--wrap", f"{PROBE}; sleep 3")
-    h = c.sbatch("-n8", "--cosched-numa=high", "--wrap", f"{PROBE}; sleep 3")
-    for j, mode in ((d, "prefer"), (h, "bind")):
+    h = c.sbatch("-n8", "--cosched-numa=low", "--wrap", f"{PROBE}; sleep 3")
+    for j, mode in ((d, "bind"), (h, "prefer")):
         c.wait_state(j, ["RUNNING", "COMPLETED"])
         assert c.record(j)["membind"] == mode, c.record(j)
         out = _probe_output(c, j)

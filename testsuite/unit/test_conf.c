@@ -695,16 +695,16 @@ START_TEST(test_node_keys)
 	cosched_conf_init(&conf);
 	ck_assert(conf.enforce_cores && conf.enforce_membind &&
 		  conf.enforce_cpufreq);
-	ck_assert_int_eq(conf.membind, COSCHED_MEMBIND_BIND);
+	ck_assert_int_eq(conf.membind, COSCHED_MEMBIND_PREFER);
 	ck_assert_str_eq(conf.sysfs_root, "/");
 	ck_assert_str_eq(conf.topology, "system");
 	ck_assert_int_eq(cosched_conf_parse_string(&conf, "t.conf",
 		"EnforceCores=no\nEnforceMemBind=No\nEnforceCpuFreq=YES\n"
-		"MemBind=prefer\nSysfsRoot=/srv/fake/%n\n"
+		"MemBind=bind\nSysfsRoot=/srv/fake/%n\n"
 		"Topology=synthetic:package:2 [numa] core:8 pu:1\n", &err), 0);
 	ck_assert(!conf.enforce_cores && !conf.enforce_membind &&
 		  conf.enforce_cpufreq);
-	ck_assert_int_eq(conf.membind, COSCHED_MEMBIND_PREFER);
+	ck_assert_int_eq(conf.membind, COSCHED_MEMBIND_BIND);
 	ck_assert_str_eq(conf.sysfs_root, "/srv/fake/%n");
 	ck_assert_str_eq(conf.topology, "synthetic:package:2 [numa] core:8 pu:1");
 	ck_assert_int_eq(cosched_conf_set(&conf, NULL, "Topology",
