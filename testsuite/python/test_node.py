@@ -137,6 +137,9 @@ def test_membind_follows_the_cores(make_cluster):
     assert socket_a in ([0], [1])
     on0, on1 = (a, b) if socket_a == [0] else (b, a)
     out0, out1 = _probe_output(c, on0), _probe_output(c, on1)
+    # The default PowerPolicy (performance) leaves the node's governor.
+    rec = c.record(on0)
+    assert rec["power"] == "performance" and "governor" not in rec, rec
     assert _env(out0, "COSCHED_MEMBIND") == "prefer 0", out0
     assert re.search(r"^\w+ prefer:0 heap ", out0, re.M), out0
     membind1 = _env(out1, "COSCHED_MEMBIND")

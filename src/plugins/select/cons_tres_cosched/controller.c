@@ -1351,7 +1351,12 @@ static void _decide_power(job_view_t *v, cosched_decision_t *d,
 
 	d->power = p;
 	if (p == COSCHED_POWER_PERFORMANCE) {
-		snprintf(d->governor, sizeof(d->governor), "performance");
+		/* The site default leaves each node's governor as the site
+		 * set it (installing cosched changes no speed); a job that
+		 * asks for performance gets the performance governor. */
+		if (v->opts.power == COSCHED_POWER_PERFORMANCE)
+			snprintf(d->governor, sizeof(d->governor),
+				 "performance");
 		return;
 	}
 	if (!v->has_prof || !v->prof.n_edp ||
