@@ -5,8 +5,9 @@
  *
  * Why: RAPL measures packages and DRAM, not jobs.  When jobs share a node
  * (what cosched does on purpose), each job's energy is a share of the
- * node's, and the shares must add up exactly to what was measured (slurm.conf(5):
- * Slurm's own ConsumedEnergy is exact only for exclusive nodes).
+ * node's, and the shares must add up exactly to what was measured
+ * (slurm.conf(5): Slurm's own ConsumedEnergy is exact only for exclusive
+ * nodes).
  *
  * The rule (doc/cosched.8, ENERGY), for one interval:
  *   node energy    = package + dram (core is a part of package)
@@ -20,8 +21,8 @@
  * CPU time in ns, instructions retired, cycles), its memory-activity share
  * the same with mem_activity (LLC misses, bytes read and written).
  * Fallbacks, each reported in the result's flags:
- *   - no core measurement (has_core false: Intel servers expose no PP0
- *     zone): the whole package is split by core share;
+ *   - no core measurement (has_core false: many Intel server parts have
+ *     no PP0 zone): the whole package is split by core share;
  *   - core above package (the two counters are read a few microseconds
  *     apart): core is taken as equal to package;
  *   - every activity zero: core energy by core share;
