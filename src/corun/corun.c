@@ -129,9 +129,35 @@ static void child_exec(char *const *argv, int cpu, int out)
 	_exit(127);
 }
 
-int corun_run(const corun_prog_t *p, int cpu, double timeout_s, double *t,
-	      cosched_error_t *err)
+/* The last "key=NUMBER" in buf, or NAN. */
+static double last_value(const char *buf, const char *key)
 {
+	const char *last = NULL, *s = buf;
+	size_t kl = strlen(key);
+	char num[64];
+	double v;
+
+	while ((s = strstr(s, key))) {
+		last = s;
+		s += kl;
+	}
+	if (!last)
+		return NAN;
+	size_t k = strcspn(last + kl, " \t\n");
+	snprintf(num, sizeof(num), "%.*s", (int) (k < 63 ? k : 63), last + kl);
+	if (cosched_parse_number(num, &v) || !(v > 0.0))
+		return NAN;
+	return v;
+}
+
+double corun_min_duty = 0.9;
+int corun_max_tries = 4;
+int corun_retried;
+
+static int run_once(const corun_prog_t *p, int cpu, double timeout_s,
+		    double *t, double *duty, cosched_error_t *err)
+{
+	double start = now();
 	int pfd[2], status = 0;
 	char buf[4096];
 	size_t len = 0;
@@ -182,27 +208,46 @@ int corun_run(const corun_prog_t *p, int cpu, double timeout_s, double *t,
 		return cosched_error_set(err, "%s: %s %d", p->name,
 			WIFEXITED(status) ? "exited with status" : "killed by signal",
 			WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
-	/* the last cpu_s= the program printed, else its rusage */
-	char *last = NULL, *s = buf;
-	while ((s = strstr(s, "cpu_s="))) {
-		last = s;
-		s += 6;
+	/* the last cpu_s= (and wall_s=) the program printed, else its
+	 * rusage and the wall time of the process */
+	double cpu_s = last_value(buf, "cpu_s="), wall_s = last_value(buf, "wall_s=");
+	if (isnan(cpu_s) || isnan(wall_s)) {
+		cpu_s = ru.ru_utime.tv_sec + ru.ru_utime.tv_usec * 1e-6 +
+			ru.ru_stime.tv_sec + ru.ru_stime.tv_usec * 1e-6;
+		wall_s = now() - start;
 	}
-	if (last) {
-		char num[64];
-		size_t k = strcspn(last + 6, " \t\n");
-		double v;
-		snprintf(num, sizeof(num), "%.*s", (int) (k < 63 ? k : 63), last + 6);
-		if (!cosched_parse_number(num, &v) && v > 0.0) {
-			*t = v;
-			return 0;
-		}
-	}
-	*t = ru.ru_utime.tv_sec + ru.ru_utime.tv_usec * 1e-6 +
-	     ru.ru_stime.tv_sec + ru.ru_stime.tv_usec * 1e-6;
-	if (*t <= 0.0)
+	if (!(cpu_s > 0.0))
 		return cosched_error_set(err, "%s: took no measurable CPU time",
 					 p->name);
+	*t = cpu_s;
+	*duty = wall_s > 0.0 ? cpu_s / wall_s : 1.0;
+	return 0;
+}
+
+/*
+ * A run during which the program had its CPU for less than corun_min_duty
+ * of its wall time shared the CPU with another tenant, whose time slices
+ * evict its caches and inflate even its CPU time: it is run again, up to
+ * corun_max_tries times in all, and the run with the highest duty counts.
+ */
+int corun_run(const corun_prog_t *p, int cpu, double timeout_s, double *t,
+	      cosched_error_t *err)
+{
+	double best_duty = -1.0;
+
+	for (int i = 0; i < corun_max_tries; i++) {
+		double ti, duty;
+
+		if (run_once(p, cpu, timeout_s, &ti, &duty, err))
+			return -1;
+		if (duty > best_duty) {
+			best_duty = duty;
+			*t = ti;
+		}
+		if (duty >= corun_min_duty)
+			return 0;
+		corun_retried++;
+	}
 	return 0;
 }
 

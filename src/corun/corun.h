@@ -37,6 +37,13 @@ int corun_cmd(corun_prog_t *p, const char *name, char *const *argv,
 	      cosched_error_t *err);
 void corun_prog_free(corun_prog_t *p);
 
+/* A run that had its CPU less than corun_min_duty (default 0.9) of its
+ * wall time is repeated, up to corun_max_tries (4) runs, the best
+ * counting; corun_retried counts the repeats. */
+extern double corun_min_duty;
+extern int corun_max_tries;
+extern int corun_retried;
+
 /* Run p on cpu alone and return its time (seconds, see above).  A program
  * that fails (exit status not 0, killed, or not started) is an error
  * naming it; a run longer than timeout_s is killed and an error. */

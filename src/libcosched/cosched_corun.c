@@ -10,6 +10,7 @@
 
 #include "cosched_classify.h"
 #include "cosched_corun.h"
+#include "cosched_interference.h"
 
 void cosched_pref_rule_default(cosched_pref_rule_t *r)
 {
@@ -112,7 +113,7 @@ void cosched_corun_init(cosched_corun_t *c)
 	memset(c, 0, sizeof(*c));
 	c->cat = COSCHED_CAT_UNKNOWN;
 	c->lca = COSCHED_LCA_UNKNOWN;
-	c->alone_s = c->mem_mem = c->rand_mem = NAN;
+	c->alone_s = c->mem_mem = NAN;
 	for (int k = 0; k < COSCHED_CAT_COUNT; k++)
 		c->victim[k] = c->aggressor[k] = NAN;
 }
@@ -150,8 +151,7 @@ int cosched_corun_check(const char *field, const cosched_corun_t *c,
 		if (slowdown_ok(field, name, c->aggressor[k], err))
 			return -1;
 	}
-	if (slowdown_ok(field, "mem_with_mem", c->mem_mem, err) ||
-	    slowdown_ok(field, "rand_with_mem", c->rand_mem, err))
+	if (slowdown_ok(field, "mem_with_mem", c->mem_mem, err))
 		return -1;
 	if (c->repeats < 3 || c->repeats > 1000)
 		return cosched_error_set(err,
@@ -196,45 +196,49 @@ int cosched_corun_rule_check(const cosched_corun_rule_t *r, cosched_error_t *err
 
 /*
  * The rule (cosched-characterise(8) "DECISION RULE").  Seed 002's
- * categories differ in two ways a co-run shows without counters:
+ * categories differ in two ways a co-run shows without counters, both
+ * against the mem program (the one that shares the most: the memory link
+ * and the LLC) and both as shares of how much the mem program slows
+ * itself, E = mem_with_mem - 1, measured in the same run on the same CPUs:
  *
- *   pressure: how much the application slows a stream (the mem program)
- *     that shares the memory link and the LLC with it.  mem streams at
- *     ~80% of the bandwidth, lim at ~25% (seed 002), cpu and rand (LLC
- *     resident) barely use the link.  Measured as a share of how much the
- *     mem program slows itself, g = (caused.mem - 1) / (mem_with_mem - 1):
- *     about 1 for mem, a fraction for lim, about 0 for cpu and rand.
- *   sensitivity: how much a stream slows the application, as a share of
- *     how much it slows the rand program, the most sensitive one:
- *     v = (next_to.mem - 1) / (rand_with_mem - 1).  cpu lives in its
- *     private caches (v about 0); rand lives on LLC reuse (v about 1).
+ *   pressure    g = (caused.mem - 1) / E: how much the application slows a
+ *               stream.  mem streams at ~80% of the bandwidth, lim at
+ *               ~25% (seed 002), cpu and rand (LLC resident) barely use
+ *               the link: g about 1 for mem, a fraction for lim, about 0
+ *               for cpu and rand.
+ *   sensitivity v = (next_to.mem - 1) / E: how much a stream slows it.
+ *               cpu lives in its private caches (v about 0); rand lives
+ *               on LLC reuse, lim and mem on the link (v well above 0).
  *
- * Both are ratios to figures measured in the same run on the same CPUs,
- * so they hold on machines where contention is mild (a 1.3x machine) as
- * well as where it is severe (seed 001's Sandy Bridge, 2x and 8x).
+ *   E < noise          unknown: no contention here to compare with
+ *   g >= mem_share     mem
+ *   v <  rand_share    cpu   (no stream slows it: private caches)
+ *   g >= lim_share     lim   (slowed, and slows a stream somewhat)
+ *   otherwise          rand  (slowed, slows nobody: LLC reuse)
  *
- *   E < noise                       unknown (no contention to compare with)
- *   g >= mem_share                  mem
- *   g >= lim_share                  lim
- *   R < noise                       cpu, said: rand cannot be told apart
- *   v >= rand_share                 rand
- *   otherwise                       cpu
- *
- * Default shares, 0.6, 0.2 and 0.35: between the representative
- * programs' own figures as cosched-calibrate measured them on the
- * development machines (doc/calibration.md); a program halfway between
- * two representatives goes to the more demanding category, which keeps
- * it away from sensitive partners (seed 002 "Placement lessons").
+ * Being ratios to the machine's own E, the rule holds where contention is
+ * mild (the development VMs: E about 0.3) as where it is severe (seed
+ * 001's Sandy Bridge: 2x).  Sensitivity decides cpu before pressure does
+ * because it separates better on a noisy machine: a stream slows lim and
+ * rand by about E, cpu by nothing, while lim's pressure is only a
+ * fraction of E.  Default shares 0.6, 0.35 and 0.2 sit between the
+ * representative programs' own figures measured by cosched-calibrate
+ * (doc/calibration.md); a program halfway between two representatives
+ * goes to the more demanding category, which keeps it away from sensitive
+ * partners (seed 002 "Placement lessons").
  */
 cosched_category_t cosched_corun_classify(const cosched_corun_rule_t *r,
 					  const cosched_corun_t *c,
 					  char *reason, size_t reason_len)
 {
-	double e = c->mem_mem - 1.0, rr = c->rand_mem - 1.0;
+	double e = c->mem_mem - 1.0;
 	double g = (c->aggressor[COSCHED_CAT_MEM] - 1.0) / e;
-	double v = (c->victim[COSCHED_CAT_MEM] - 1.0) / rr;
+	double v = (c->victim[COSCHED_CAT_MEM] - 1.0) / e;
+	double caused = c->aggressor[COSCHED_CAT_MEM];
+	double next_to = c->victim[COSCHED_CAT_MEM];
 	char buf[256];
 	cosched_category_t cat;
+	const char *why;
 
 	if (!reason) {
 		reason = buf;
@@ -242,40 +246,27 @@ cosched_category_t cosched_corun_classify(const cosched_corun_rule_t *r,
 	}
 	if (!(e >= r->noise)) {
 		snprintf(reason, reason_len,
-			 "mem next to mem %.2f: this machine shows no contention "
-			 "above the noise %.2f, nothing can be told apart",
+			 "mem next to mem %.2f: no contention above the noise "
+			 "%.2f on these CPUs, nothing can be told apart",
 			 c->mem_mem, r->noise);
 		return COSCHED_CAT_UNKNOWN;
 	}
 	if (g >= r->mem_share) {
 		cat = COSCHED_CAT_MEM;
-		snprintf(reason, reason_len,
-			 "pressure %.2f >= %.2f (slows mem %.2fx, mem slows mem %.2fx)",
-			 g, r->mem_share, c->aggressor[COSCHED_CAT_MEM], c->mem_mem);
+		why = "pressure >= mem share";
+	} else if (v < r->rand_share) {
+		cat = COSCHED_CAT_CPU;
+		why = "sensitivity < rand share";
 	} else if (g >= r->lim_share) {
 		cat = COSCHED_CAT_LIM;
-		snprintf(reason, reason_len,
-			 "pressure %.2f in [%.2f, %.2f) (slows mem %.2fx, mem slows mem %.2fx)",
-			 g, r->lim_share, r->mem_share,
-			 c->aggressor[COSCHED_CAT_MEM], c->mem_mem);
-	} else if (!(rr >= r->noise)) {
-		cat = COSCHED_CAT_CPU;
-		snprintf(reason, reason_len,
-			 "pressure %.2f < %.2f; mem slows rand only %.2fx here, so "
-			 "rand cannot be told from cpu",
-			 g, r->lim_share, c->rand_mem);
-	} else if (v >= r->rand_share) {
-		cat = COSCHED_CAT_RAND;
-		snprintf(reason, reason_len,
-			 "pressure %.2f < %.2f, sensitivity %.2f >= %.2f (mem slows it "
-			 "%.2fx, rand %.2fx)", g, r->lim_share, v, r->rand_share,
-			 c->victim[COSCHED_CAT_MEM], c->rand_mem);
+		why = "sensitivity >= rand share, pressure >= lim share";
 	} else {
-		cat = COSCHED_CAT_CPU;
-		snprintf(reason, reason_len,
-			 "pressure %.2f < %.2f, sensitivity %.2f < %.2f (mem slows it "
-			 "%.2fx, rand %.2fx)", g, r->lim_share, v, r->rand_share,
-			 c->victim[COSCHED_CAT_MEM], c->rand_mem);
+		cat = COSCHED_CAT_RAND;
+		why = "sensitivity >= rand share, pressure < lim share";
 	}
+	snprintf(reason, reason_len,
+		 "%s: pressure %.2f (slows mem %.2fx), sensitivity %.2f "
+		 "(mem slows it %.2fx), mem slows mem %.2fx",
+		 why, g, caused, v, next_to, c->mem_mem);
 	return cat;
 }

@@ -27,7 +27,6 @@
 
 #include "cosched_category.h"
 #include "cosched_error.h"
-#include "cosched_interference.h"
 
 /* A figure over repeats. */
 typedef struct {
@@ -56,7 +55,7 @@ typedef struct {
 #define COSCHED_PREF_RANK_STEP_DEFAULT 0.1
 
 void cosched_pref_rule_default(cosched_pref_rule_t *r);
-/* forbid_above in (1, COSCHED_SLOWDOWN_MAX], rank_step in [0.01, 10];
+/* forbid_above in (1, 100], rank_step in [0.01, 10];
  * messages name the command-line options (--forbid-above, --rank-step). */
 int cosched_pref_rule_check(const cosched_pref_rule_t *r, cosched_error_t *err);
 
@@ -90,24 +89,22 @@ typedef struct {
 						 * slowdown next to it */
 	double mem_mem;			/* mem next to mem, same run: the
 					 * machine's scale */
-	double rand_mem;		/* rand next to mem, same run */
 	int repeats;			/* >= 3 */
 	long long time;			/* when (seconds since the epoch) */
 	char host[COSCHED_CORUN_HOST_MAX + 1];
 } cosched_corun_t;
 
 void cosched_corun_init(cosched_corun_t *c);
-/* Values in range (slowdowns in (0, COSCHED_SLOWDOWN_MAX], repeats 3 ..
+/* Values in range (slowdowns in (0, 100], repeats 3 ..
  * 1000, host printable); field prefixes the message. */
 int cosched_corun_check(const char *field, const cosched_corun_t *c,
 			cosched_error_t *err);
 
 /*
  * The decision rule's thresholds (cosched-characterise(8) options in
- * brackets).  Excesses are measured against this machine's own scales,
+ * brackets).  Excesses are measured against this machine's own scale,
  * taken in the same run: E = mem_mem - 1 (how much a stream slows a
- * stream here) and R = rand_mem - 1 (how much a stream slows the
- * LLC-reuse program here).
+ * stream here).
  */
 typedef struct {
 	double mem_share;	/* [--mem-share] 0.6 */
