@@ -37,6 +37,7 @@ static const char usage[] =
 "usage: " PROG " [--repeats N] [--scale X] [--cpus A,B] [--apps DIR]\n"
 "       [--llc SIZE] [--topology SRC] [--warmup S] [--timeout S]\n"
 "       [--forbid-above S] [--rank-step S] [--json] [--quiet] [--apply FILE]\n"
+"       " PROG " --show FILE\n"
 "Measure this machine's interference table with the representative\n"
 "programs and print it with the cosched.conf lines that encode it.\n";
 
@@ -60,6 +61,48 @@ static void print_fig(const cosched_figure_t *f, int json)
 		printf("%5.2f [%4.2f-%4.2f]", f->median, f->lo, f->hi);
 }
 
+/* --show FILE: the table and preferences FILE configures, read by
+ * cosched.conf's own parser (what slurmctld will use). */
+static int show(const char *path)
+{
+	cosched_conf_t conf;
+	cosched_error_t err;
+	const cosched_interference_model_t *m = &conf.interference;
+
+	cosched_conf_init(&conf);
+	if (cosched_conf_parse_file(&conf, path, &err)) {
+		fprintf(stderr, "%s: --show %s: %s\n", PROG, path, err.msg);
+		return 1;
+	}
+	printf("# %s: slowdown, row = victim, column = co-runner\n%-4s", path, "");
+	for (int k = 0; k < COSCHED_LCA_COUNT; k++)
+		printf(" %6s", cosched_lca_name(k));
+	printf("\n");
+	for (int v = 0; v < COSCHED_LCA_COUNT; v++) {
+		printf("%-4s", cosched_lca_name(v));
+		for (int k = 0; k < COSCHED_LCA_COUNT; k++)
+			printf(" %6.2f", m->slowdown[v][k]);
+		printf("\n");
+	}
+	printf("# preference, row = application, column = partner, - = never\n%-5s",
+	       "");
+	for (int k = 0; k < COSCHED_CAT_COUNT; k++)
+		printf(" %5s", cosched_category_name(k));
+	printf("\n");
+	for (int a = 0; a < COSCHED_CAT_COUNT; a++) {
+		printf("%-5s", cosched_category_name(a));
+		for (int k = 0; k < COSCHED_CAT_COUNT; k++) {
+			int r = m->pref.pref[a][k];
+			if (r == COSCHED_PREF_FORBIDDEN)
+				printf(" %5s", "-");
+			else
+				printf(" %5d", r);
+		}
+		printf("\n");
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -76,6 +119,7 @@ int main(int argc, char **argv)
 		{ "json", no_argument, NULL, 'j' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "apply", required_argument, NULL, 'A' },
+		{ "show", required_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -143,6 +187,8 @@ int main(int argc, char **argv)
 		case 'A':
 			apply = optarg;
 			break;
+		case 'S':
+			return show(optarg);
 		case 'h':
 			printf("%s", usage);
 			return 0;

@@ -170,6 +170,10 @@ int main(int argc, char **argv)
 			PROG);
 		return 2;
 	}
+	if (corun_pick_cpus(cpus_spec, topology, cpus, &err)) {
+		fprintf(stderr, "%s: %s\n", PROG, err.msg);
+		return cpus_spec ? 2 : 1;
+	}
 	if (!no_store) {
 		cosched_conf_t conf;
 		const char *dir = store_dir;
@@ -194,10 +198,6 @@ int main(int argc, char **argv)
 				PROG, dir);
 			return 1;
 		}
-	}
-	if (corun_pick_cpus(cpus_spec, topology, cpus, &err)) {
-		fprintf(stderr, "%s: %s\n", PROG, err.msg);
-		return cpus_spec ? 2 : 1;
 	}
 	for (int k = 0; k < COSCHED_CAT_COUNT; k++)
 		if (corun_rep(&rep[k], apps, cosched_category_name(k), scale, llc,
@@ -272,14 +272,23 @@ int main(int argc, char **argv)
 	gethostname(res.host, sizeof(res.host) - 1);
 	res.cat = cosched_corun_classify(&rule, &res, reason, sizeof(reason));
 	res.lca = cosched_category_to_lca(res.cat);
+	/* The figures the rule reads are uncertain when one of them ranged
+	 * over the repeats by more than the machine's own scale E: then the
+	 * noise of a shared machine is as large as the signal. */
+	double e = res.mem_mem - 1.0, spread = fmax(fmm.hi - fmm.lo,
+		fmax(fv[COSCHED_CAT_MEM].hi - fv[COSCHED_CAT_MEM].lo,
+		     fa[COSCHED_CAT_MEM].hi - fa[COSCHED_CAT_MEM].lo));
+	int uncertain = !(spread <= e);
 
 	if (json) {
 		printf("{\"app\": \"%s\", \"category\": \"%s\", \"lca\": \"%s\", "
 		       "\"reason\": \"%s\", \"cpus\": [%d, %d], \"repeats\": %d,\n"
+		       " \"uncertain\": %s, \"spread\": %.4f, \"runs_repeated\": %d,\n"
 		       " \"alone_s\": {\"median\": %.4f, \"min\": %.4f, \"max\": %.4f},\n"
 		       " \"mem_with_mem\": {\"median\": %.4f, \"min\": %.4f, \"max\": %.4f},\n",
 		       app, cosched_category_name(res.cat), cosched_lca_name(res.lca),
-		       reason, cpus[0], cpus[1], repeats, falone.median, falone.lo,
+		       reason, cpus[0], cpus[1], repeats, uncertain ? "true" : "false",
+		       spread, corun_retried, falone.median, falone.lo,
 		       falone.hi, fmm.median, fmm.lo, fmm.hi);
 		for (int side = 0; side < 2; side++) {
 			cosched_figure_t *f = side ? fa : fv;
@@ -308,6 +317,11 @@ int main(int argc, char **argv)
 		       fmm.hi);
 		printf("category: %s  lca: %s  (%s)\n", cosched_category_name(res.cat),
 		       cosched_lca_name(res.lca), reason);
+		if (uncertain)
+			printf("uncertain: a figure the rule reads ranged by %.2f over "
+			       "the repeats, more than mem next to mem's excess "
+			       "%.2f: run again with more --repeats or a larger "
+			       "--scale when the machine is quieter\n", spread, e);
 	}
 	if (!no_store) {
 		if (cosched_store_set_characterisation(&store, app, &res, NULL, &err)) {
