@@ -388,6 +388,16 @@ cosched_class_t cosched_classify_effective(const cosched_classify_conf_t *c,
 		out.lca = cosched_classify_lca(c, d, NULL, 0);
 		if (out.cat != COSCHED_CAT_UNKNOWN) {
 			out.source = COSCHED_CLASS_FROM_PROFILE;
+			/* The same for a characterisation by co-run that
+			 * saw random access the counters cannot show. */
+			if (profile->corun.present &&
+			    profile->corun.cat == COSCHED_CAT_RAND &&
+			    isnan(d->llc_to_core_bw) &&
+			    (out.cat == COSCHED_CAT_CPU ||
+			     out.cat == COSCHED_CAT_LIM)) {
+				out.cat = COSCHED_CAT_RAND;
+				out.lca = cosched_category_to_lca(out.cat);
+			}
 			/* Seed 002 "Limitations": without cache-to-core
 			 * counters random access looks like cpu (MPKI ~0.01). */
 			if (declared == COSCHED_CAT_RAND &&
@@ -402,6 +412,16 @@ cosched_class_t cosched_classify_effective(const cosched_classify_conf_t *c,
 				out.lca = cosched_category_to_lca(out.cat);
 			return out;
 		}
+	}
+	/* No counters to decide: a characterisation by co-run
+	 * (cosched-characterise) does, as seed 002 classified its benchmarks. */
+	if (profile && profile->corun.present &&
+	    profile->corun.cat < COSCHED_CAT_UNKNOWN) {
+		out.cat = profile->corun.cat;
+		out.lca = profile->corun.lca < COSCHED_LCA_UNKNOWN ?
+			  profile->corun.lca : cosched_category_to_lca(out.cat);
+		out.source = COSCHED_CLASS_FROM_PROFILE;
+		return out;
 	}
 	if (declared != COSCHED_CAT_UNKNOWN) {
 		out.cat = declared;

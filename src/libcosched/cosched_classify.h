@@ -110,8 +110,11 @@ cosched_category_t cosched_lca_to_category(cosched_lca_t lca);
 
 /*
  * The effective class of a job: its measured profile when it holds data
- * (profile may be NULL), else the declared category (COSCHED_CAT_UNKNOWN =
- * not declared), else unknown.  One exception, from seed 002
+ * (profile may be NULL), else the profile's characterisation by co-run
+ * (cosched_corun.h) when it decided a category, else the declared
+ * category (COSCHED_CAT_UNKNOWN = not declared), else unknown.  A co-run
+ * rand also wins over a measured cpu or lim that lacks cache-to-core
+ * counters (see below); the source is COSCHED_CLASS_FROM_PROFILE.  One exception, from seed 002
  * "Limitations": a profile without cache-to-core counters cannot show
  * random access (its standalone MPKI is ~0.01, like cpu), so a declared
  * rand wins over a measured cpu or lim that lacks those counters.

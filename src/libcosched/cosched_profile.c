@@ -265,6 +265,7 @@ int cosched_profile_init(cosched_profile_t *p, const char *app,
 	memset(p, 0, sizeof(*p));
 	strcpy(p->app, app);
 	derived_unknown(&p->derived);
+	cosched_corun_init(&p->corun);
 	return 0;
 }
 
@@ -308,6 +309,12 @@ bool cosched_profile_has_data(const cosched_profile_t *p)
 {
 	return p && p->runs_merged > 0 && !isnan(p->derived.ipc) &&
 	       !isnan(p->derived.mpki);
+}
+
+bool cosched_profile_has_class(const cosched_profile_t *p)
+{
+	return cosched_profile_has_data(p) ||
+	       (p && p->corun.present && p->corun.cat < COSCHED_CAT_UNKNOWN);
 }
 
 int cosched_edp_cmp(const cosched_edp_point_t *a, int threads, long freq)

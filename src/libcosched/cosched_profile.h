@@ -26,10 +26,14 @@
 #include <stdbool.h>
 
 #include "cosched_appname.h"
+#include "cosched_corun.h"
 #include "cosched_error.h"
 #include "cosched_number.h"
 
-#define COSCHED_PROFILE_SCHEMA_VERSION 1
+/* Version 2 added the optional "characterisation" (a characterisation by
+ * co-run, cosched_corun.h); version 1 files are still read. */
+#define COSCHED_PROFILE_SCHEMA_VERSION 2
+#define COSCHED_PROFILE_SCHEMA_VERSION_MIN 1
 
 /*
  * Largest count a profile keeps (runs_merged, an EDP point's samples):
@@ -108,6 +112,8 @@ typedef struct {
 	cosched_run_t *runs;
 	int n_edp;
 	cosched_edp_point_t *edp;	/* sorted by threads, then frequency */
+	cosched_corun_t corun;		/* characterised by co-run, where
+					 * corun.present (cosched-characterise) */
 } cosched_profile_t;
 
 /* How a run is merged (ProfileMergeWeight, ProfileMaxSamples,
@@ -151,6 +157,9 @@ int cosched_profile_copy(cosched_profile_t *dst, const cosched_profile_t *src,
 			 cosched_error_t *err);
 /* Whether the profile holds measurements (at least one run merged). */
 bool cosched_profile_has_data(const cosched_profile_t *p);
+/* Whether it gives a class: measured runs, or a characterisation by
+ * co-run that decided a category. */
+bool cosched_profile_has_class(const cosched_profile_t *p);
 
 /* Merge one run: checks it, EWMA of derived metrics and of its EDP point,
  * keeps at most mp->max_samples raw runs, counts saturate at

@@ -246,7 +246,7 @@ static int load_record(const cosched_profile_cache_t *c, record_t *rec,
 		cosched_profile_free(&p);
 		return LOAD_REFUSED;
 	}
-	if (!cosched_profile_has_data(&p)) {
+	if (!cosched_profile_has_class(&p)) {
 		cosched_profile_free(&p);
 		rec->state = REC_NO_DATA;
 		return 0;

@@ -14,6 +14,10 @@
 #include "cosched_profile_json.h"
 #include "cosched_text.h"
 
+/* The profile's characterisation by co-run: key and method. */
+#define CORUN_KEY "characterisation"
+#define CORUN_METHOD "co-run"
+
 /* --- JSON out ----------------------------------------------------------- */
 
 /*
@@ -77,6 +81,54 @@ static json_t *fields_to_json(writer_t *w, const char *prefix,
 	return o;
 }
 
+/* The characterisation by co-run (schema version 2). */
+static json_t *slowdowns_to_json(writer_t *w, const char *key,
+				 const double *v)
+{
+	json_t *o = json_object();
+	int rc = 0;
+
+	if (!o)
+		return NULL;
+	for (int k = 0; k < COSCHED_CAT_COUNT && !rc; k++)
+		rc = put_real(w, o, key, cosched_category_name(k), v[k], false);
+	if (rc) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
+}
+
+static json_t *corun_to_json(writer_t *w, const cosched_corun_t *c)
+{
+	json_t *o = json_object();
+	int rc = 0;
+
+	if (!o)
+		return NULL;
+	rc |= put(w, o, "method", json_string(CORUN_METHOD));
+	rc |= put(w, o, "category", json_string(cosched_category_name(c->cat)));
+	rc |= put(w, o, "lca", json_string(cosched_lca_name(c->lca)));
+	if (!rc)
+		rc |= put_real(w, o, CORUN_KEY, "alone_s", c->alone_s, false);
+	if (!rc)
+		rc |= put(w, o, "next_to", slowdowns_to_json(w, CORUN_KEY ".next_to",
+							c->victim));
+	if (!rc)
+		rc |= put(w, o, "caused", slowdowns_to_json(w, CORUN_KEY ".caused",
+						       c->aggressor));
+	if (!rc)
+		rc |= put_real(w, o, CORUN_KEY, "mem_with_mem", c->mem_mem, false);
+	rc |= put(w, o, "repeats", json_integer(c->repeats));
+	rc |= put(w, o, "time", json_integer(c->time));
+	rc |= put(w, o, "host", json_string(c->host));
+	if (rc) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
+}
+
 char *cosched_profile_to_json(const cosched_profile_t *p, cosched_error_t *err)
 {
 	json_t *root = json_object(), *runs = json_array(), *edp = json_array();
@@ -111,6 +163,11 @@ char *cosched_profile_to_json(const cosched_profile_t *p, cosched_error_t *err)
 	}
 	if (rc)
 		goto fail;
+	if (p->corun.present) {
+		json_t *c = corun_to_json(&w, &p->corun);
+		if (!c || json_object_set_new(root, "characterisation", c))
+			goto fail;
+	}
 	rc |= json_object_set(root, "edp", edp);
 	rc |= json_object_set(root, "runs", runs);
 	if (rc)
@@ -343,8 +400,91 @@ static int edp_from_json(const json_t *o, const char *prefix,
 }
 
 static const char *const root_keys[] = {
+	"schema_version", "app", "runs_merged", "derived", "edp", "runs",
+	CORUN_KEY, NULL
+};
+static const char *const root_keys_v1[] = {
 	"schema_version", "app", "runs_merged", "derived", "edp", "runs", NULL
 };
+
+static int get_str(const json_t *obj, const char *prefix, const char *key,
+		   const char **out, cosched_error_t *err)
+{
+	json_t *v = json_object_get(obj, key);
+
+	if (!v || !json_is_string(v))
+		return bad_value(prefix, key, "a string", v, err);
+	*out = json_string_value(v);
+	return 0;
+}
+
+static int slowdowns_from_json(const json_t *o, const char *key, double *v,
+			       cosched_error_t *err)
+{
+	static const char *const keys[] = { "cpu", "lim", "mem", "rand", NULL };
+	json_t *s = json_object_get(o, key);
+	char prefix[64];
+
+	snprintf(prefix, sizeof(prefix), CORUN_KEY ".%s", key);
+	if (!json_is_object(s))
+		return bad_value(CORUN_KEY, key, "an object", s, err);
+	if (check_keys(s, prefix, keys, err))
+		return -1;
+	for (int k = 0; k < COSCHED_CAT_COUNT; k++)
+		if (get_num(s, prefix, cosched_category_name(k), NUM_POSITIVE,
+			    false, &v[k], err))
+			return -1;
+	return 0;
+}
+
+static int corun_from_json(const json_t *o, cosched_corun_t *c,
+			   cosched_error_t *err)
+{
+	static const char *const keys[] = {
+		"method", "category", "lca", "alone_s", "next_to", "caused",
+		"mem_with_mem", "repeats", "time", "host", NULL
+	};
+	const char *pf = CORUN_KEY, *s = "";
+	json_int_t i;
+
+	cosched_corun_init(c);
+	if (!json_is_object(o))
+		return bad_value("", pf, "an object", o, err);
+	if (check_keys(o, pf, keys, err) || get_str(o, pf, "method", &s, err))
+		return -1;
+	if (strcmp(s, CORUN_METHOD))
+		return bad_value(pf, "method", "\"" CORUN_METHOD "\"",
+				 json_object_get(o, "method"), err);
+	if (get_str(o, pf, "category", &s, err))
+		return -1;
+	if (strcmp(s, "unknown") &&
+	    cosched_category_parse(CORUN_KEY ".category", s, &c->cat, err))
+		return -1;
+	if (get_str(o, pf, "lca", &s, err))
+		return -1;
+	if (strcmp(s, "unknown") &&
+	    cosched_lca_parse(CORUN_KEY ".lca", s, &c->lca, err))
+		return -1;
+	if (get_num(o, pf, "alone_s", NUM_POSITIVE, false, &c->alone_s, err) ||
+	    slowdowns_from_json(o, "next_to", c->victim, err) ||
+	    slowdowns_from_json(o, "caused", c->aggressor, err) ||
+	    get_num(o, pf, "mem_with_mem", NUM_POSITIVE, false, &c->mem_mem, err))
+		return -1;
+	if (get_int(o, pf, "repeats", 3, 1000, false, 0, &i, err))
+		return -1;
+	c->repeats = (int) i;
+	if (get_int(o, pf, "time", 0, (json_int_t) 1 << 53, false, 0, &i, err))
+		return -1;
+	c->time = (long long) i;
+	if (get_str(o, pf, "host", &s, err))
+		return -1;
+	if (strlen(s) > COSCHED_CORUN_HOST_MAX)
+		return cosched_error_set(err, "%s.host: longer than %d characters",
+					 pf, COSCHED_CORUN_HOST_MAX);
+	strcpy(c->host, s);
+	c->present = true;
+	return cosched_corun_check(pf, c, err);
+}
 
 /*
  * root[key] must be an array of at most limit items (noun names them in
@@ -392,14 +532,17 @@ int cosched_profile_from_json(cosched_profile_t *out, const char *text,
 		bad_value("", "schema_version", "an integer", v, err);
 		goto out;
 	}
-	if (json_integer_value(v) != COSCHED_PROFILE_SCHEMA_VERSION) {
+	if (json_integer_value(v) < COSCHED_PROFILE_SCHEMA_VERSION_MIN ||
+	    json_integer_value(v) > COSCHED_PROFILE_SCHEMA_VERSION) {
 		cosched_error_set(err,
 			"schema_version: unsupported version %" JSON_INTEGER_FORMAT
-			" (this cosched reads version %d)",
-			json_integer_value(v), COSCHED_PROFILE_SCHEMA_VERSION);
+			" (this cosched reads versions %d to %d)",
+			json_integer_value(v), COSCHED_PROFILE_SCHEMA_VERSION_MIN,
+			COSCHED_PROFILE_SCHEMA_VERSION);
 		goto out;
 	}
-	if (check_keys(root, "", root_keys, err))
+	if (check_keys(root, "", json_integer_value(v) == 1 ? root_keys_v1 :
+			root_keys, err))
 		goto out;
 	v = json_object_get(root, "app");
 	if (!v || !json_is_string(v)) {
@@ -455,6 +598,9 @@ int cosched_profile_from_json(cosched_profile_t *out, const char *text,
 	}
 	if (tmp.n_edp > 1)
 		qsort(tmp.edp, tmp.n_edp, sizeof(*tmp.edp), cosched_edp_qsort_cmp);
+	if (json_object_get(root, CORUN_KEY) &&
+	    corun_from_json(json_object_get(root, CORUN_KEY), &tmp.corun, err))
+		goto out;
 
 	*out = tmp;	/* commit only now: nothing half-loaded */
 	rc = 0;

@@ -270,6 +270,40 @@ int cosched_store_merge_run(const cosched_store_t *s, const char *app,
 	return rc;
 }
 
+int cosched_store_set_characterisation(const cosched_store_t *s,
+				       const char *app,
+				       const cosched_corun_t *c,
+				       cosched_profile_t *out,
+				       cosched_error_t *err)
+{
+	char file[STORE_PATH_MAX], lock[STORE_PATH_MAX];
+	cosched_profile_t p;
+	int fd, rc;
+
+	if (app_paths(s, app, file, lock, err))
+		return -1;
+	if (!c->present)
+		return cosched_error_set(err, "characterisation: not present");
+	if (cosched_corun_check("characterisation", c, err))
+		return -1;
+	fd = lock_app(lock, LOCK_EX, err);
+	if (fd < 0)
+		return -1;
+	rc = load_file(file, app, &p, err);
+	if (rc < 0) {
+		unlock_app(fd);
+		return -1;
+	}
+	p.corun = *c;
+	rc = write_atomic(s, file, &p, err);
+	unlock_app(fd);
+	if (!rc && out)
+		*out = p;
+	else
+		cosched_profile_free(&p);
+	return rc;
+}
+
 int cosched_store_remove(const cosched_store_t *s, const char *app,
 			 cosched_error_t *err)
 {

@@ -76,6 +76,18 @@ int cosched_store_merge_run(const cosched_store_t *s, const char *app,
 			    const cosched_run_t *run, cosched_profile_t *out,
 			    cosched_error_t *err);
 
+/*
+ * Set app's characterisation by co-run (cosched-characterise), keeping
+ * its runs, under the exclusive lock; the profile is created when there
+ * is none.  Replaces an earlier characterisation.  out as for
+ * cosched_store_merge_run; the stored profile is unchanged on error.
+ */
+int cosched_store_set_characterisation(const cosched_store_t *s,
+				       const char *app,
+				       const cosched_corun_t *c,
+				       cosched_profile_t *out,
+				       cosched_error_t *err);
+
 /* Remove app's profile (0 also when it did not exist). */
 int cosched_store_remove(const cosched_store_t *s, const char *app,
 			 cosched_error_t *err);

@@ -239,6 +239,49 @@ done:
 	return rc;
 }
 
+void cosched_topology_caches(const cosched_topology_t *t,
+			     cosched_cache_sizes_t *out)
+{
+	hwloc_obj_t core = hwloc_get_obj_by_type(t->topo, t->core_type, 0);
+
+	memset(out, 0, sizeof(*out));
+	for (hwloc_obj_t o = core; o; o = o->parent) {
+		unsigned long long size;
+
+		if (!hwloc_obj_type_is_dcache(o->type) || !o->attr)
+			continue;
+		size = o->attr->cache.size;
+		switch (o->attr->cache.depth) {
+		case 1:
+			out->l1d = size;
+			break;
+		case 2:
+			out->l2 = size;
+			break;
+		case 3:
+			out->llc = size;
+			out->llc_level = 3;
+			out->llc_cores = hwloc_get_nbobjs_inside_cpuset_by_type(
+				t->topo, o->cpuset, t->core_type);
+			break;
+		default:
+			break;
+		}
+	}
+	if (!out->llc && out->l2) {
+		hwloc_obj_t o = core;
+
+		out->llc = out->l2;
+		out->llc_level = 2;
+		while (o && !(hwloc_obj_type_is_dcache(o->type) &&
+			      o->attr->cache.depth == 2))
+			o = o->parent;
+		if (o)
+			out->llc_cores = hwloc_get_nbobjs_inside_cpuset_by_type(
+				t->topo, o->cpuset, t->core_type);
+	}
+}
+
 char *cosched_topology_describe(const cosched_topology_t *t, char *buf,
 				size_t len)
 {

@@ -62,6 +62,20 @@ int cosched_topology_cpu_numa(const cosched_topology_t *t,
 			      const cosched_idset_t *cpus,
 			      cosched_idset_t *numa, cosched_error_t *err);
 
+/* The data caches a core of the first package sees, in bytes (0: the
+ * topology does not say): the first-level data cache, the second level
+ * and the last level (L3; the L2 where there is no L3), with how many
+ * cores share that last level.  The representative programs size their
+ * working sets from these (contribs/apps, seed 001 "The microbenchmark"). */
+typedef struct {
+	unsigned long long l1d, l2, llc;
+	int llc_level;		/* 2 or 3; 0 when unknown */
+	int llc_cores;		/* cores sharing the last level; 0 unknown */
+} cosched_cache_sizes_t;
+
+void cosched_topology_caches(const cosched_topology_t *t,
+			     cosched_cache_sizes_t *out);
+
 /* One line for logs and tests: "packages=2 cores=16 pus=16 numa=2
  * source=synthetic:..." (cut to len).  Returns buf. */
 char *cosched_topology_describe(const cosched_topology_t *t, char *buf,

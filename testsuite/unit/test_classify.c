@@ -6,6 +6,8 @@
 #include <string.h>
 
 #include "cosched_check.h"
+#include "src/libcosched/cosched_corun.h"
+#include "src/libcosched/cosched_interference.h"
 #include "src/libcosched/cosched_classify.h"
 
 #define MB 1e6
@@ -592,6 +594,122 @@ START_TEST(test_conf_check)
 }
 END_TEST
 
+/* The co-run decision rule (cosched_corun.c) on the representative
+ * programs' figures, relative to the machine's mem-with-mem; the
+ * effective class of a profile characterised by co-run; the calibrated
+ * table's conf lines. */
+static cosched_corun_t corun_of(double caused_mem, double next_to_mem,
+				double mem_mem)
+{
+	cosched_corun_t c;
+	cosched_corun_init(&c);
+	c.present = true;
+	c.alone_s = 1.0;
+	for (int k = 0; k < COSCHED_CAT_COUNT; k++)
+		c.victim[k] = c.aggressor[k] = 1.0;
+	c.aggressor[COSCHED_CAT_MEM] = caused_mem;
+	c.victim[COSCHED_CAT_MEM] = next_to_mem;
+	c.mem_mem = mem_mem;
+	c.repeats = 3;
+	return c;
+}
+
+START_TEST(test_corun_rule)
+{
+	cosched_corun_rule_t r;
+	cosched_corun_t c;
+	char why[256];
+
+	cosched_corun_rule_default(&r);
+	ck_assert_int_eq(cosched_corun_rule_check(&r, &err), 0);
+	/* a 1.3x machine and a 2x machine: the same shares */
+	for (double e = 0.3; e < 1.1; e += 0.7) {
+		c = corun_of(1 + e, 1 + e, 1 + e);
+		ck_assert_int_eq(cosched_corun_classify(&r, &c, why, sizeof(why)),
+				 COSCHED_CAT_MEM);
+		c = corun_of(1 + 0.4 * e, 1 + e, 1 + e);
+		ck_assert_int_eq(cosched_corun_classify(&r, &c, NULL, 0),
+				 COSCHED_CAT_LIM);
+		c = corun_of(1.0, 1 + 0.8 * e, 1 + e);
+		ck_assert_int_eq(cosched_corun_classify(&r, &c, NULL, 0),
+				 COSCHED_CAT_RAND);
+		c = corun_of(1 + 0.3 * e, 1.0, 1 + e);
+		ck_assert_int_eq(cosched_corun_classify(&r, &c, why, sizeof(why)),
+				 COSCHED_CAT_CPU);
+		ck_assert_ptr_nonnull(strstr(why, "sensitivity"));
+	}
+	/* no contention at all: nothing can be told apart */
+	c = corun_of(1.0, 1.0, 1.02);
+	ck_assert_int_eq(cosched_corun_classify(&r, &c, why, sizeof(why)),
+			 COSCHED_CAT_UNKNOWN);
+	ck_assert_ptr_nonnull(strstr(why, "nothing can be told apart"));
+	r.mem_share = 0.1;
+	ck_assert_int_eq(cosched_corun_rule_check(&r, &err), -1);
+	ck_assert_ptr_nonnull(strstr(err.msg, "--mem-share"));
+}
+END_TEST
+
+START_TEST(test_corun_effective)
+{
+	cosched_classify_conf_t conf;
+	cosched_profile_t p;
+	cosched_class_t cl;
+
+	cosched_classify_conf_default(&conf);
+	ck_assert_int_eq(cosched_profile_init(&p, "x", &err), 0);
+	p.corun = corun_of(1.0, 1.3, 1.3);
+	p.corun.cat = COSCHED_CAT_RAND;
+	p.corun.lca = COSCHED_LCA_C;
+	cl = cosched_classify_effective(&conf, &p, COSCHED_CAT_CPU);
+	ck_assert_int_eq(cl.cat, COSCHED_CAT_RAND);
+	ck_assert_int_eq(cl.lca, COSCHED_LCA_C);
+	ck_assert_int_eq(cl.source, COSCHED_CLASS_FROM_PROFILE);
+	/* undecided (no contention on that machine): the declared class */
+	p.corun.cat = COSCHED_CAT_UNKNOWN;
+	p.corun.lca = COSCHED_LCA_UNKNOWN;
+	cl = cosched_classify_effective(&conf, &p, COSCHED_CAT_LIM);
+	ck_assert_int_eq(cl.cat, COSCHED_CAT_LIM);
+	ck_assert_int_eq(cl.source, COSCHED_CLASS_FROM_DECLARED);
+	cosched_profile_free(&p);
+}
+END_TEST
+
+START_TEST(test_corun_conf_lines)
+{
+	cosched_corun_table_t t;
+	cosched_pref_rule_t r;
+	cosched_interference_model_t m;
+	char il[COSCHED_CORUN_LINE_MAX], pl[COSCHED_CORUN_LINE_MAX];
+
+	cosched_pref_rule_default(&r);
+	memset(&t, 0, sizeof(t));
+	for (int v = 0; v < COSCHED_CAT_COUNT; v++)
+		for (int c = 0; c < COSCHED_CAT_COUNT; c++)
+			t.s[v][c].median = 1.0 + 0.05 * (v * 4 + c);
+	t.s[COSCHED_CAT_MEM][COSCHED_CAT_MEM].median = 1.6;
+	ck_assert_msg(!cosched_corun_conf_lines(&t, &r, il, sizeof(il), pl,
+						sizeof(pl), &err), "%s", err.msg);
+	ck_assert_ptr_nonnull(strstr(il, "Interference=N:N=1.00,"));
+	ck_assert_ptr_nonnull(strstr(il, "L:L=1.60"));
+	ck_assert_ptr_nonnull(strstr(pl, "PreferenceTable=cpu:cpu=1,"));
+	ck_assert_ptr_nonnull(strstr(pl, "mem:mem=-"));
+	ck_assert_ptr_nonnull(strstr(pl, "cpu:rand=2"));	/* 1.15 */
+	/* the lines are what Interference= and PreferenceTable= read */
+	cosched_interference_default(&m);
+	ck_assert_msg(!cosched_interference_override(&m, "t", strchr(il, '=') + 1,
+						     &err), "%s", err.msg);
+	ck_assert_msg(!cosched_preference_override(&m.pref, "t",
+						   strchr(pl, '=') + 1, &err),
+		      "%s", err.msg);
+	ck_assert(fabs(m.slowdown[COSCHED_LCA_L][COSCHED_LCA_L] - 1.6) < 1e-9);
+	ck_assert(!cosched_pref_allowed(&m.pref, COSCHED_CAT_MEM, COSCHED_CAT_MEM));
+	t.s[0][1].median = NAN;
+	ck_assert_int_eq(cosched_corun_conf_lines(&t, &r, il, sizeof(il), pl,
+						  sizeof(pl), &err), -1);
+	ck_assert_ptr_nonnull(strstr(err.msg, "cpu next to lim: not measured"));
+}
+END_TEST
+
 Suite *cosched_test_suite(void)
 {
 	Suite *s = suite_create("classify");
@@ -608,6 +726,9 @@ Suite *cosched_test_suite(void)
 	tcase_add_test(tc, test_mapping_both_directions);
 	tcase_add_test(tc, test_effective_class);
 	tcase_add_test(tc, test_conf_check);
+	tcase_add_test(tc, test_corun_rule);
+	tcase_add_test(tc, test_corun_effective);
+	tcase_add_test(tc, test_corun_conf_lines);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -427,7 +427,7 @@ START_TEST(test_malformed)
 		{ "", 0, "derived", "[1]", "derived: expected an object, got an array" },
 		{ "", 0, "schema_version", NULL, "schema_version: expected an integer, got nothing" },
 		{ "", 0, "schema_version", "\"1\"", "schema_version: expected an integer, got \"1\"" },
-		{ "", 0, "schema_version", "2", "schema_version: unsupported version 2 (this cosched reads version 1)" },
+		{ "", 0, "schema_version", "3", "schema_version: unsupported version 3 (this cosched reads versions 1 to 2)" },
 		{ "", 0, "app", "\"../etc\"", "app: invalid application name \"../etc\"" },
 		{ "", 0, "app", "\"a/b\"", "character '/'" },
 		{ "", 0, "app", "7", "app: expected a string, got 7" },
@@ -628,6 +628,81 @@ START_TEST(test_copy)
 }
 END_TEST
 
+/* Schema version 2: a characterisation by co-run round-trips, a version 1
+ * file (no characterisation) still reads, and a bad characterisation is
+ * refused naming its field. */
+static cosched_corun_t mkcorun(void)
+{
+	cosched_corun_t c;
+	cosched_corun_init(&c);
+	c.present = true;
+	c.cat = COSCHED_CAT_MEM;
+	c.lca = COSCHED_LCA_L;
+	c.alone_s = 0.41;
+	for (int k = 0; k < COSCHED_CAT_COUNT; k++) {
+		c.victim[k] = 1.0 + 0.1 * k;
+		c.aggressor[k] = 1.05 + 0.1 * k;
+	}
+	c.mem_mem = 1.3;
+	c.repeats = 3;
+	c.time = 1700000000;
+	snprintf(c.host, sizeof(c.host), "n1");
+	return c;
+}
+
+START_TEST(test_characterisation_json)
+{
+	cosched_profile_t p, q;
+	char *text, *bad;
+
+	ck_assert_int_eq(cosched_profile_init(&p, "stream", &err), 0);
+	ck_assert(!cosched_profile_has_class(&p));
+	p.corun = mkcorun();
+	ck_assert(cosched_profile_has_class(&p));
+	ck_assert(!cosched_profile_has_data(&p));
+	text = cosched_profile_to_json(&p, &err);
+	ck_assert_msg(text != NULL, "%s", err.msg);
+	ck_assert_ptr_nonnull(strstr(text, "\"method\": \"co-run\""));
+	ck_assert_ptr_nonnull(strstr(text, "\"schema_version\": 2"));
+	ck_assert_msg(!cosched_profile_from_json(&q, text, &err), "%s", err.msg);
+	ck_assert(q.corun.present);
+	ck_assert_int_eq(q.corun.cat, COSCHED_CAT_MEM);
+	ck_assert_int_eq(q.corun.lca, COSCHED_LCA_L);
+	for (int k = 0; k < COSCHED_CAT_COUNT; k++) {
+		ck_assert(q.corun.victim[k] == p.corun.victim[k]);
+		ck_assert(q.corun.aggressor[k] == p.corun.aggressor[k]);
+	}
+	ck_assert_str_eq(q.corun.host, "n1");
+	cosched_profile_free(&q);
+
+	/* a version 1 file has no characterisation, and may not have one */
+	ck_assert_int_eq(cosched_profile_from_json(&q,
+		"{\"schema_version\": 1, \"app\": \"x\", \"runs_merged\": 0,"
+		" \"derived\": {}, \"edp\": [], \"runs\": []}", &err), 0);
+	ck_assert(!q.corun.present);
+	cosched_profile_free(&q);
+	bad = strdup(text);
+	memcpy(strstr(bad, "\"schema_version\": 2"), "\"schema_version\": 1", 19);
+	ck_assert_int_eq(cosched_profile_from_json(&q, bad, &err), -1);
+	ck_assert_ptr_nonnull(strstr(err.msg, "unknown field \"characterisation\""));
+	free(bad);
+
+	/* a slowdown out of range, an unknown method */
+	bad = strdup(text);
+	memcpy(strstr(bad, "\"repeats\": 3"), "\"repeats\": 2", 12);
+	ck_assert_int_eq(cosched_profile_from_json(&q, bad, &err), -1);
+	ck_assert_msg(strstr(err.msg, "characterisation.repeats"), "%s", err.msg);
+	free(bad);
+	bad = strdup(text);
+	memcpy(strstr(bad, "co-run"), "co-ran", 6);
+	ck_assert_int_eq(cosched_profile_from_json(&q, bad, &err), -1);
+	ck_assert_msg(strstr(err.msg, "characterisation.method"), "%s", err.msg);
+	free(bad);
+	free(text);
+	cosched_profile_free(&p);
+}
+END_TEST
+
 Suite *cosched_test_suite(void)
 {
 	Suite *s = suite_create("profile");
@@ -648,6 +723,7 @@ Suite *cosched_test_suite(void)
 	tcase_add_test(tc, test_copy);
 	tcase_add_test(tc, test_counts_saturate);
 	tcase_add_test(tc, test_counts_too_large);
+	tcase_add_test(tc, test_characterisation_json);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -174,6 +174,44 @@ START_TEST(test_cpuset_does_not_renumber)
 }
 END_TEST
 
+/* Cache sizes for the representative programs (contribs/apps): an L3
+ * shared by a package's cores, private L2 and L1d; and a machine without
+ * an L3, whose last level is the L2. */
+START_TEST(test_caches)
+{
+	cosched_cache_sizes_t c;
+	cosched_topology_t *t = cosched_topology_load(
+		"synthetic:package:2 l3:1(size=32MiB) l2:4(size=1MiB) "
+		"l1d:1(size=32KiB) core:1 pu:1", &err);
+
+	ck_assert_msg(t != NULL, "%s", err.msg);
+	cosched_topology_caches(t, &c);
+	ck_assert_uint_eq(c.l1d, 32ULL << 10);
+	ck_assert_uint_eq(c.l2, 1ULL << 20);
+	ck_assert_uint_eq(c.llc, 32ULL << 20);
+	ck_assert_int_eq(c.llc_level, 3);
+	ck_assert_int_eq(c.llc_cores, 4);
+	cosched_topology_free(t);
+
+	t = cosched_topology_load("synthetic:package:1 l2:1(size=4MiB) "
+				  "core:2 pu:1", &err);
+	ck_assert_msg(t != NULL, "%s", err.msg);
+	cosched_topology_caches(t, &c);
+	ck_assert_uint_eq(c.l1d, 0);
+	ck_assert_uint_eq(c.llc, 4ULL << 20);
+	ck_assert_int_eq(c.llc_level, 2);
+	ck_assert_int_eq(c.llc_cores, 2);
+	cosched_topology_free(t);
+
+	t = cosched_topology_load("synthetic:package:1 core:2 pu:1", &err);
+	ck_assert_msg(t != NULL, "%s", err.msg);
+	cosched_topology_caches(t, &c);
+	ck_assert_uint_eq(c.llc, 0);
+	ck_assert_int_eq(c.llc_level, 0);
+	cosched_topology_free(t);
+}
+END_TEST
+
 Suite *cosched_test_suite(void)
 {
 	Suite *s = suite_create("topology");
@@ -183,6 +221,7 @@ Suite *cosched_test_suite(void)
 	tcase_add_test(tc, test_threads_and_errors);
 	tcase_add_test(tc, test_sources);
 	tcase_add_test(tc, test_cpuset_does_not_renumber);
+	tcase_add_test(tc, test_caches);
 	suite_add_tcase(s, tc);
 	return s;
 }

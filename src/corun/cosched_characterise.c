@@ -1,0 +1,339 @@
+/*
+ * cosched-characterise - an application's category from co-runs, where
+ * there are no hardware counters (issue 11 item 7;
+ * doc/cosched-characterise.8).
+ *
+ * Runs the application (the command after "--") alone and next to each of
+ * seed 002's representative programs on two CPUs of one package, both
+ * ways (the application's slowdown next to each program, and each
+ * program's slowdown next to the application, restarted whenever it ends),
+ * plus the mem program next to itself (the machine's scale), each figure
+ * the median of --repeats (at least 3) ratios taken within one repeat.
+ * The decision rule (cosched_corun_classify) gives the category and the
+ * LCA class; the result goes into the application's profile in the store
+ * (ProfileDir) marked "characterised by co-run", through the store API.
+ */
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "src/libcosched/cosched_appname.h"
+#include "src/libcosched/cosched_classify.h"
+#include "src/libcosched/cosched_conf.h"
+#include "src/libcosched/cosched_corun.h"
+#include "src/libcosched/cosched_store.h"
+#include "corun.h"
+#include "opts.h"
+
+#define PROG "cosched-characterise"
+#define REPEATS_MAX 1000
+#define CONF_DEFAULT "/etc/slurm/cosched.conf"
+
+static const char usage[] =
+"usage: " PROG " --app NAME [--repeats N] [--scale X] [--cpus A,B]\n"
+"       [--apps DIR] [--llc SIZE] [--topology SRC] [--warmup S] [--timeout S]\n"
+"       [--mem-share G] [--lim-share G] [--rand-share V] [--noise E]\n"
+"       [--conf FILE | --store DIR | --no-store] [--json] [--quiet]\n"
+"       -- COMMAND [ARG...]\n"
+"Characterise an application by co-running it with the representative\n"
+"programs; write the result into its profile (ProfileDir).\n"
+"COMMAND may be rep:cpu, rep:lim, rep:mem or rep:rand (a representative\n"
+"program itself, at --scale).\n";
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "app", required_argument, NULL, 'n' },
+		{ "repeats", required_argument, NULL, 'r' },
+		{ "scale", required_argument, NULL, 's' },
+		{ "cpus", required_argument, NULL, 'c' },
+		{ "apps", required_argument, NULL, 'a' },
+		{ "llc", required_argument, NULL, 'l' },
+		{ "topology", required_argument, NULL, 't' },
+		{ "warmup", required_argument, NULL, 'w' },
+		{ "timeout", required_argument, NULL, 'T' },
+		{ "mem-share", required_argument, NULL, 'M' },
+		{ "lim-share", required_argument, NULL, 'L' },
+		{ "rand-share", required_argument, NULL, 'R' },
+		{ "noise", required_argument, NULL, 'N' },
+		{ "conf", required_argument, NULL, 'C' },
+		{ "store", required_argument, NULL, 'S' },
+		{ "no-store", no_argument, NULL, 'x' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *apps = corun_apps_dir_default(), *cpus_spec = NULL;
+	const char *scale = "1", *llc = NULL, *topology = "system", *app = NULL;
+	const char *conf_path = NULL, *store_dir = NULL;
+	double warmup = 0.2, timeout = 300.0;
+	int repeats = 3, json = 0, quiet = 0, no_store = 0, c, cpus[2];
+	cosched_corun_rule_t rule;
+	cosched_corun_t res;
+	cosched_error_t err;
+	cosched_store_t store;
+	corun_prog_t rep[COSCHED_CAT_COUNT], target;
+	char reason[512];
+
+	cosched_corun_rule_default(&rule);
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
+		switch (c) {
+		case 'n':
+			if (cosched_app_name_check("--app", optarg, &err))
+				opt_bad(PROG, "app", optarg,
+					"an application name (no '/', no leading '.')");
+			app = optarg;
+			break;
+		case 'r':
+			repeats = (int) opt_num(PROG, "repeats", optarg, 3, REPEATS_MAX,
+						"an integer from 3 to 1000 (a median needs 3)");
+			if (repeats != atof(optarg))
+				opt_bad(PROG, "repeats", optarg, "an integer from 3 to 1000");
+			break;
+		case 's':
+			opt_num(PROG, "scale", optarg, 1e-6, 1e6,
+				"a number above 0 and at most 1e6");
+			scale = optarg;
+			break;
+		case 'c': cpus_spec = optarg; break;
+		case 'a': apps = optarg; break;
+		case 'l': {
+			const char *p = optarg;
+			while (*p >= '0' && *p <= '9')
+				p++;
+			if (p == optarg || (*p && (!strchr("KMGkmg", *p) || p[1])) ||
+			    atof(optarg) <= 0)
+				opt_bad(PROG, "llc", optarg,
+					"a size in bytes with an optional K, M or G");
+			llc = optarg;
+			break;
+		}
+		case 't': topology = optarg; break;
+		case 'w':
+			warmup = opt_num(PROG, "warmup", optarg, 0, 60, "seconds from 0 to 60");
+			break;
+		case 'T':
+			timeout = opt_num(PROG, "timeout", optarg, 1, 86400,
+					  "seconds from 1 to 86400");
+			break;
+		case 'M':
+			rule.mem_share = opt_num(PROG, "mem-share", optarg, 1e-6, 10,
+						 "a number above 0 and at most 10");
+			break;
+		case 'L':
+			rule.lim_share = opt_num(PROG, "lim-share", optarg, 1e-6, 10,
+						 "a number above 0 and at most 10");
+			break;
+		case 'R':
+			rule.rand_share = opt_num(PROG, "rand-share", optarg, 1e-6, 10,
+						  "a number above 0 and at most 10");
+			break;
+		case 'N':
+			rule.noise = opt_num(PROG, "noise", optarg, 0, 1,
+					     "a number from 0 to 1");
+			break;
+		case 'C': conf_path = optarg; break;
+		case 'S': store_dir = optarg; break;
+		case 'x': no_store = 1; break;
+		case 'j': json = 1; break;
+		case 'q': quiet = 1; break;
+		case 'h':
+			printf("%s", usage);
+			return 0;
+		default:
+			fprintf(stderr, "%s: unknown option or missing value: %s\n%s",
+				PROG, argv[optind - 1], usage);
+			return 2;
+		}
+	}
+	if (cosched_corun_rule_check(&rule, &err)) {
+		fprintf(stderr, "%s: %s\n", PROG, err.msg);
+		return 2;
+	}
+	if (!app) {
+		fprintf(stderr, "%s: --app NAME is required (the profile's name)\n%s",
+			PROG, usage);
+		return 2;
+	}
+	if (optind >= argc) {
+		fprintf(stderr, "%s: no command: give it after --\n%s", PROG, usage);
+		return 2;
+	}
+	if ((!!conf_path + !!store_dir + no_store) > 1) {
+		fprintf(stderr, "%s: give at most one of --conf, --store, --no-store\n",
+			PROG);
+		return 2;
+	}
+	if (corun_pick_cpus(cpus_spec, topology, cpus, &err)) {
+		fprintf(stderr, "%s: %s\n", PROG, err.msg);
+		return cpus_spec ? 2 : 1;
+	}
+	if (!no_store) {
+		cosched_conf_t conf;
+		const char *dir = store_dir;
+
+		if (!dir) {
+			cosched_conf_init(&conf);
+			if (cosched_conf_parse_file(&conf, conf_path ? conf_path :
+						    CONF_DEFAULT, &err)) {
+				fprintf(stderr, "%s: %s (give --store DIR or --no-store)\n",
+					PROG, err.msg);
+				return 1;
+			}
+			dir = conf.profile_dir;
+		}
+		if (cosched_store_open(&store, dir, NULL, &err)) {
+			fprintf(stderr, "%s: %s\n", PROG, err.msg);
+			return 1;
+		}
+		if (access(dir, W_OK)) {
+			fprintf(stderr, "%s: the profile store %s is not writable by "
+				"this user (only root or SlurmUser may write it)\n",
+				PROG, dir);
+			return 1;
+		}
+	}
+	for (int k = 0; k < COSCHED_CAT_COUNT; k++)
+		if (corun_rep(&rep[k], apps, cosched_category_name(k), scale, llc,
+			      &err)) {
+			fprintf(stderr, "%s: %s\n", PROG, err.msg);
+			return 1;
+		}
+	if (!strncmp(argv[optind], "rep:", 4) && optind + 1 == argc) {
+		cosched_category_t k;
+		if (cosched_category_parse("COMMAND", argv[optind] + 4, &k, &err) ||
+		    corun_rep(&target, apps, argv[optind] + 4, scale, llc, &err)) {
+			fprintf(stderr, "%s: %s\n", PROG, err.msg);
+			return 2;
+		}
+		snprintf(target.name, sizeof(target.name), "%s", app);
+	} else if (corun_cmd(&target, app, argv + optind, &err)) {
+		fprintf(stderr, "%s: %s\n", PROG, err.msg);
+		return 2;
+	}
+
+	/* per repeat: A alone, each X alone, A|X, X|A, mem|mem */
+	double *alone_a = calloc(repeats, sizeof(double));
+	double (*vic)[REPEATS_MAX] = calloc(COSCHED_CAT_COUNT, sizeof(*vic));
+	double (*agg)[REPEATS_MAX] = calloc(COSCHED_CAT_COUNT, sizeof(*agg));
+	double *mm = calloc(repeats, sizeof(double));
+	if (!alone_a || !vic || !agg || !mm)
+		return 1;
+	for (int r = 0; r < repeats; r++) {
+		int cv = cpus[r % 2], cb = cpus[1 - r % 2];
+		double ta, tx, t;
+
+		if (corun_run(&target, cv, timeout, &ta, &err))
+			goto fail;
+		alone_a[r] = ta;
+		for (int k = 0; k < COSCHED_CAT_COUNT; k++) {
+			if (corun_pair(&target, cv, &rep[k], cb, warmup, timeout, &t,
+				       &err))
+				goto fail;
+			vic[k][r] = t / ta;
+			if (corun_run(&rep[k], cv, timeout, &tx, &err) ||
+			    corun_pair(&rep[k], cv, &target, cb, warmup, timeout,
+				       &t, &err))
+				goto fail;
+			agg[k][r] = t / tx;
+			if (k == COSCHED_CAT_MEM) {
+				if (corun_pair(&rep[k], cv, &rep[k], cb, warmup,
+					       timeout, &t, &err))
+					goto fail;
+				mm[r] = t / tx;
+			}
+		}
+		if (!quiet)
+			fprintf(stderr, "%s: repeat %d of %d done\n", PROG, r + 1,
+				repeats);
+	}
+
+	cosched_figure_t fv[COSCHED_CAT_COUNT], fa[COSCHED_CAT_COUNT], falone, fmm;
+	cosched_corun_init(&res);
+	corun_stats(alone_a, repeats, &falone.median, &falone.lo, &falone.hi);
+	corun_stats(mm, repeats, &fmm.median, &fmm.lo, &fmm.hi);
+	for (int k = 0; k < COSCHED_CAT_COUNT; k++) {
+		corun_stats(vic[k], repeats, &fv[k].median, &fv[k].lo, &fv[k].hi);
+		corun_stats(agg[k], repeats, &fa[k].median, &fa[k].lo, &fa[k].hi);
+		res.victim[k] = fmin(fmax(fv[k].median, 1e-3), 100.0);
+		res.aggressor[k] = fmin(fmax(fa[k].median, 1e-3), 100.0);
+	}
+	res.present = true;
+	res.alone_s = falone.median;
+	res.mem_mem = fmin(fmax(fmm.median, 1e-3), 100.0);
+	res.repeats = repeats;
+	res.time = (long long) time(NULL);
+	gethostname(res.host, sizeof(res.host) - 1);
+	res.cat = cosched_corun_classify(&rule, &res, reason, sizeof(reason));
+	res.lca = cosched_category_to_lca(res.cat);
+	/* The figures the rule reads are uncertain when one of them ranged
+	 * over the repeats by more than the machine's own scale E: then the
+	 * noise of a shared machine is as large as the signal. */
+	double e = res.mem_mem - 1.0, spread = fmax(fmm.hi - fmm.lo,
+		fmax(fv[COSCHED_CAT_MEM].hi - fv[COSCHED_CAT_MEM].lo,
+		     fa[COSCHED_CAT_MEM].hi - fa[COSCHED_CAT_MEM].lo));
+	int uncertain = !(spread <= e);
+
+	if (json) {
+		printf("{\"app\": \"%s\", \"category\": \"%s\", \"lca\": \"%s\", "
+		       "\"reason\": \"%s\", \"cpus\": [%d, %d], \"repeats\": %d,\n"
+		       " \"uncertain\": %s, \"spread\": %.4f, \"runs_repeated\": %d,\n"
+		       " \"alone_s\": {\"median\": %.4f, \"min\": %.4f, \"max\": %.4f},\n"
+		       " \"mem_with_mem\": {\"median\": %.4f, \"min\": %.4f, \"max\": %.4f},\n",
+		       app, cosched_category_name(res.cat), cosched_lca_name(res.lca),
+		       reason, cpus[0], cpus[1], repeats, uncertain ? "true" : "false",
+		       spread, corun_retried, falone.median, falone.lo,
+		       falone.hi, fmm.median, fmm.lo, fmm.hi);
+		for (int side = 0; side < 2; side++) {
+			cosched_figure_t *f = side ? fa : fv;
+			printf(" \"%s\": {", side ? "caused" : "next_to");
+			for (int k = 0; k < COSCHED_CAT_COUNT; k++)
+				printf("%s\"%s\": {\"median\": %.4f, \"min\": %.4f, "
+				       "\"max\": %.4f}", k ? ", " : "",
+				       cosched_category_name(k), f[k].median, f[k].lo,
+				       f[k].hi);
+			printf("}%s\n", side ? "," : ",");
+		}
+		printf(" \"stored\": %s}\n", no_store ? "false" : "true");
+	} else {
+		printf("# %s characterised by co-run on %s, CPUs %d and %d, "
+		       "%d repeats: median [min-max]\n", app, res.host, cpus[0],
+		       cpus[1], repeats);
+		printf("alone: %.3f s [%.3f-%.3f]\n", falone.median, falone.lo,
+		       falone.hi);
+		printf("%-8s %-22s %-22s\n", "partner", "its slowdown (next_to)",
+		       "partner's (caused)");
+		for (int k = 0; k < COSCHED_CAT_COUNT; k++)
+			printf("%-8s %5.2f [%4.2f-%4.2f]      %5.2f [%4.2f-%4.2f]\n",
+			       cosched_category_name(k), fv[k].median, fv[k].lo,
+			       fv[k].hi, fa[k].median, fa[k].lo, fa[k].hi);
+		printf("mem next to mem: %.2f [%.2f-%.2f]\n", fmm.median, fmm.lo,
+		       fmm.hi);
+		printf("category: %s  lca: %s  (%s)\n", cosched_category_name(res.cat),
+		       cosched_lca_name(res.lca), reason);
+		if (uncertain)
+			printf("uncertain: a figure the rule reads ranged by %.2f over "
+			       "the repeats, more than mem next to mem's excess "
+			       "%.2f: run again with more --repeats or a larger "
+			       "--scale when the machine is quieter\n", spread, e);
+	}
+	if (!no_store) {
+		if (cosched_store_set_characterisation(&store, app, &res, NULL, &err)) {
+			fprintf(stderr, "%s: %s\n", PROG, err.msg);
+			return 1;
+		}
+		if (!quiet)
+			fprintf(stderr, "%s: profile %s/%s.json updated\n", PROG,
+				store.dir, app);
+	}
+	return 0;
+fail:
+	fprintf(stderr, "%s: %s\n", PROG, err.msg);
+	return 1;
+}
