@@ -148,13 +148,15 @@ def test_make_install_renames_into_place(tmp_path):
     dest = tmp_path / "plugins"
     bindir = tmp_path / "bin"
     sbindir = tmp_path / "sbin"
+    libexecdir = tmp_path / "libexec"
 
     def install():
-        # bindir and sbindir too: install-exec installs cosched-status(1)
-        # and cosched-node(8), which must not land in the host's
-        # /usr/local.
+        # bindir, sbindir and libexecdir too: install-exec installs the
+        # commands, the sampler and the representative programs, which
+        # must not land in the host's /usr/local.
         subprocess.run(["make", "-s", "install-exec", f"plugindir={dest}",
-                        f"bindir={bindir}", f"sbindir={sbindir}"],
+                        f"bindir={bindir}", f"sbindir={sbindir}",
+                        f"libexecdir={libexecdir}"],
                        cwd=builddir, check=True, capture_output=True,
                        timeout=300)
 
@@ -164,7 +166,9 @@ def test_make_install_renames_into_place(tmp_path):
             assert (dest / p).read_bytes() == built.read()
     assert sorted(os.listdir(dest)) == sorted(PLUGINS)  # no temporaries
     assert os.listdir(bindir) == ["cosched-status"]
-    assert os.listdir(sbindir) == ["cosched-node"]
+    assert sorted(os.listdir(sbindir)) == [
+        "cosched-calibrate", "cosched-characterise", "cosched-node"]
+    assert "cosched-sampler" in os.listdir(libexecdir / "cosched")
     r = subprocess.run([str(bindir / "cosched-status"), "--version"],
                        capture_output=True, text=True, timeout=30)
     assert r.returncode == 0 and "cosched-status" in r.stdout, r
