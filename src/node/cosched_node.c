@@ -193,6 +193,15 @@ int main(int argc, char **argv)
 		fprintf(stderr, "cosched-node: out of memory\n");
 		return 1;
 	}
+	if (stat(spool, &st) || !S_ISDIR(st.st_mode)) {
+		/* Debian's SlurmdSpoolDir is /var/lib/slurm/slurmd, not
+		 * Slurm's default: never guess and create a directory. */
+		fprintf(stderr, "cosched-node: SlurmdSpoolDir %s: %s (give --spool: the node's SlurmdSpoolDir)\n",
+			spool, errno ? strerror(errno) : "not a directory");
+		free(root);
+		free(spool);
+		return 1;
+	}
 	snprintf(dir, sizeof(dir), "%s/cosched", spool);
 	c = cosched_cpufreq_open(root, &err);
 	if (!c) {

@@ -122,10 +122,13 @@ extern int init(void)
 	conf_ok = !cosched_plugin_conf_read(path, &task_cosched_conf, &err);
 	if (!conf_ok) {
 		/* Never fail slurmd or a step for a bad file: enforce
-		 * nothing, and say why at every start. */
+		 * nothing, and say why at every start.  Restoring goes on,
+		 * with the defaults (the file left them untouched). */
 		error("%s: %s: enforcing nothing on this node", plugin_type,
 		      err.msg);
 		xfree(path);
+		if (running_in_slurmd() && _node_name())
+			task_cosched_cpufreq_node_sweep(_node_name());
 		return SLURM_SUCCESS;
 	}
 	part_cpuset = task_cosched_conf.enforce_cores &&
@@ -189,8 +192,7 @@ extern int task_p_slurmd_batch_request(batch_job_launch_msg_t *req)
 {
 	_log_options("batch request", req->job_id, req->spank_job_env,
 		     req->spank_job_env_size);
-	if (conf_ok)
-		task_cosched_cpufreq_node_sweep(_node_name());
+	task_cosched_cpufreq_node_sweep(_node_name());
 	return SLURM_SUCCESS;
 }
 
@@ -199,8 +201,7 @@ extern int task_p_slurmd_launch_request(launch_tasks_request_msg_t *req,
 {
 	_log_options("launch request", req->step_id.job_id,
 		     req->spank_job_env, req->spank_job_env_size);
-	if (conf_ok)
-		task_cosched_cpufreq_node_sweep(_node_name());
+	task_cosched_cpufreq_node_sweep(_node_name());
 	return SLURM_SUCCESS;
 }
 
