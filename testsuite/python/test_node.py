@@ -271,6 +271,12 @@ def test_frequency_decided_applied_and_restored(make_cluster):
     _wait_domain(c, 8, _userspace(1500000))
     assert _domain(c, 0) == ORIGINAL     # socket 0: untouched
     assert len(_journal_domains(c)) == 1
+    # The record is asked of slurmctld once per job and node, and kept
+    # for the job's other steps while it runs here.
+    kept = os.path.join(c.workdir, "spool", "n1", "cosched", "records",
+                        str(b))
+    with open(kept) as f:
+        assert f.read().startswith(f"cosched/1 job={b} ")
     c.run(["scancel", str(b)])
     _wait_domain(c, 8, ORIGINAL)
     assert _journal_domains(c) == []
@@ -285,6 +291,12 @@ def test_frequency_decided_applied_and_restored(make_cluster):
     c.run(["scancel", str(b)])
     _wait_domain(c, 8, ORIGINAL)
     assert _domain(c, 0) == ORIGINAL
+    # The next launch on the node drops the kept records of ended jobs.
+    c.wait_state(b, ["CANCELLED", "COMPLETED"])
+    n = c.sbatch("-n1", "--wrap", "true")
+    c.wait_state(n, "COMPLETED")
+    assert not os.path.exists(os.path.join(c.workdir, "spool", "n1",
+                                           "cosched", "records", str(b)))
     _not_drained(c)
 
 

@@ -193,6 +193,7 @@ extern int task_p_slurmd_batch_request(batch_job_launch_msg_t *req)
 	_log_options("batch request", req->job_id, req->spank_job_env,
 		     req->spank_job_env_size);
 	task_cosched_cpufreq_node_sweep(_node_name());
+	task_cosched_record_sweep(_node_name());
 	return SLURM_SUCCESS;
 }
 
@@ -202,6 +203,7 @@ extern int task_p_slurmd_launch_request(launch_tasks_request_msg_t *req,
 	_log_options("launch request", req->step_id.job_id,
 		     req->spank_job_env, req->spank_job_env_size);
 	task_cosched_cpufreq_node_sweep(_node_name());
+	task_cosched_record_sweep(_node_name());
 	return SLURM_SUCCESS;
 }
 
@@ -289,8 +291,9 @@ extern int task_p_pre_setuid(stepd_step_rec_t *job)
 	/* Only membind and cpufreq need more than the credential. */
 	if (part_membind || part_cpufreq) {
 		step.record = xmalloc(sizeof(*step.record));
-		switch (task_cosched_record_fetch(step.job_id, step.record,
-						  why, sizeof(why))) {
+		switch (task_cosched_record_fetch(step.job_id, step.step_id,
+						  step.record, why,
+						  sizeof(why))) {
 		case 1:
 			step.have_record = true;
 			break;

@@ -100,10 +100,12 @@ void task_cosched_profile_step_end(task_cosched_step_t *st);
  * series has there). */
 void task_cosched_task_forked(uint32_t node_tid, pid_t pid);
 
-/* The decision record of a job, from slurmctld (task_cosched_record.c).
- * 1: found, valid and naming this job; 0: none (why says); -1: error
- * (why says). */
-int task_cosched_record_fetch(uint32_t job_id, cosched_decision_t *d,
-			      char *why, size_t len);
+/* The decision record of a job, from slurmctld once per job and node
+ * (task_cosched_record.c).  1: found, valid and naming this job; 0: none
+ * (why says); -1: error (why says). */
+int task_cosched_record_fetch(uint32_t job_id, uint32_t step_id,
+			      cosched_decision_t *d, char *why, size_t len);
+/* slurmd: drop the kept records of jobs with no step left on the node. */
+void task_cosched_record_sweep(const char *node_name);
 
 #endif

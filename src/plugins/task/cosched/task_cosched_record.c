@@ -4,26 +4,100 @@
  *
  *  The record lives in the job's SystemComment, which only slurmctld sets
  *  (cosched_decision.h says why that channel cannot be forged): the node
- *  asks slurmctld for it (one job-info RPC per step, from slurmstepd as
- *  root), never the job's environment, which the user controls (an srun
- *  launch request carries whatever SPANK environment srun sends).  The
- *  cores themselves come from the signed credential; the record adds what
- *  the credential lacks: the memory-binding mode and the frequency.
+ *  asks slurmctld for it (a job-info RPC from slurmstepd, as root), never
+ *  the job's environment, which the user controls (an srun launch request
+ *  carries whatever SPANK environment srun sends).  The cores themselves
+ *  come from the signed credential; the record adds what the credential
+ *  lacks: the memory-binding mode and the frequency.
+ *
+ *  One RPC per job and node, not per step: the first step keeps the record
+ *  in SlurmdSpoolDir/cosched/records/JOBID (root only, written to a
+ *  temporary file and renamed), later steps read it there, and slurmd's
+ *  sweep removes the files of jobs with no step left on the node.  No RPC
+ *  at all where no record can exist (another SelectType; the extern step,
+ *  which runs no task of the job).
 \*****************************************************************************/
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "slurm/slurm.h"
 #include "slurm/slurm_errno.h"
 
 #include "src/common/slurm_xlator.h"
 
+#include "src/common/log.h"
+#include "src/common/read_config.h"
+#include "src/common/xmalloc.h"
+#include "src/common/xstring.h"
+#include "src/slurmd/slurmd/slurmd.h"
+
+#include "src/libcosched/cosched_file.h"
+
 #include "task_cosched.h"
 
-int task_cosched_record_fetch(uint32_t job_id, cosched_decision_t *d,
-			      char *why, size_t len)
+#define RECORDS "records"
+
+/* SlurmdSpoolDir/cosched/records[/JOBID] (xmalloc'ed), NULL without a
+ * spool directory. */
+static char *_path(uint32_t job_id)
+{
+	if (!conf || !conf->spooldir)
+		return NULL;
+	if (!job_id)
+		return xstrdup_printf("%s/cosched/" RECORDS, conf->spooldir);
+	return xstrdup_printf("%s/cosched/" RECORDS "/%u", conf->spooldir,
+			      job_id);
+}
+
+static int _cache_read(uint32_t job_id, cosched_decision_t *d)
+{
+	char *path = _path(job_id), *text;
+	cosched_error_t err;
+	int rc = -1;
+
+	if (!path)
+		return -1;
+	text = cosched_read_file(path, COSCHED_DECISION_TEXT_MAX, NULL, &err);
+	if (text && cosched_decision_parse(text, d, &err) == 0 &&
+	    d->job_id == job_id)
+		rc = 0;
+	free(text);
+	xfree(path);
+	return rc;
+}
+
+static void _cache_write(uint32_t job_id, const cosched_decision_t *d)
+{
+	char *dir = _path(0), *path = _path(job_id), *tmp = NULL;
+	char line[COSCHED_DECISION_TEXT_MAX];
+	cosched_error_t err;
+	int fd;
+
+	if (!dir || cosched_decision_format(d, line, sizeof(line), &err))
+		goto done;
+	tmp = xstrdup_printf("%s.tmp.%d", path, (int) getpid());
+	if ((mkdir(dir, 0700) && errno != EEXIST) ||
+	    (fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+		       O_CLOEXEC, 0600)) < 0)
+		goto done;
+	if (write(fd, line, strlen(line)) != (ssize_t) strlen(line) ||
+	    close(fd) || rename(tmp, path))
+		unlink(tmp);
+done:
+	xfree(dir);
+	xfree(path);
+	xfree(tmp);
+}
+
+static int _fetch(uint32_t job_id, cosched_decision_t *d, char *why,
+		  size_t len)
 {
 	job_info_msg_t *msg = NULL;
 	const char *comment = NULL;
@@ -42,7 +116,7 @@ int task_cosched_record_fetch(uint32_t job_id, cosched_decision_t *d,
 	if (rc < 0)
 		snprintf(why, len, "invalid decision record: %s", err.msg);
 	else if (rc == 0)
-		snprintf(why, len, "no decision record (SelectType is not select/cons_tres_cosched, or the job predates it)");
+		snprintf(why, len, "no decision record (the job predates cosched's controller)");
 	else if (d->job_id != job_id) {
 		/* A job split off an array keeps its parent's comment until
 		 * the controller writes its own. */
@@ -51,4 +125,73 @@ int task_cosched_record_fetch(uint32_t job_id, cosched_decision_t *d,
 	}
 	slurm_free_job_info_msg(msg);
 	return rc;
+}
+
+int task_cosched_record_fetch(uint32_t job_id, uint32_t step_id,
+			      cosched_decision_t *d, char *why, size_t len)
+{
+	int rc;
+
+	if (!xstrcasestr(slurm_conf.select_type, "cons_tres_cosched")) {
+		snprintf(why, len, "no decision record: SelectType=%s",
+			 slurm_conf.select_type ? slurm_conf.select_type : "");
+		return 0;
+	}
+	if (step_id == SLURM_EXTERN_CONT) {
+		snprintf(why, len, "the extern step needs no record");
+		return 0;
+	}
+	if (!_cache_read(job_id, d))
+		return 1;
+	rc = _fetch(job_id, d, why, len);
+	if (rc == 1)
+		_cache_write(job_id, d);
+	return rc;
+}
+
+/* Whether a step of job_id still runs here: slurmd keeps one socket per
+ * running step in its spool directory, NODENAME_JOBID.STEPID. */
+static bool _job_runs_here(const char *spool, const char *node,
+			   const char *job)
+{
+	char prefix[256];
+	struct dirent *e;
+	bool found = false;
+	DIR *dp = opendir(spool);
+
+	if (!dp)
+		return true;	/* cannot tell: keep */
+	snprintf(prefix, sizeof(prefix), "%s_%s.", node, job);
+	while ((e = readdir(dp)))
+		if (!strncmp(e->d_name, prefix, strlen(prefix))) {
+			found = true;
+			break;
+		}
+	closedir(dp);
+	return found;
+}
+
+void task_cosched_record_sweep(const char *node_name)
+{
+	char *dir = _path(0);
+	struct dirent *e;
+	DIR *dp;
+
+	if (!dir || !node_name || !(dp = opendir(dir))) {
+		xfree(dir);
+		return;
+	}
+	while ((e = readdir(dp))) {
+		char *path;
+
+		if (e->d_name[0] < '0' || e->d_name[0] > '9' ||
+		    strspn(e->d_name, "0123456789") != strlen(e->d_name) ||
+		    _job_runs_here(conf->spooldir, node_name, e->d_name))
+			continue;
+		path = xstrdup_printf("%s/%s", dir, e->d_name);
+		unlink(path);
+		xfree(path);
+	}
+	closedir(dp);
+	xfree(dir);
 }
