@@ -1129,11 +1129,14 @@ static int valid_indexes(const cosched_cpufreq_t *c, const int *idx, int n,
 	return 0;
 }
 
-int cosched_cpufreq_acquire(const cosched_cpufreq_t *c, const char *dir,
-			    const cosched_cpufreq_holder_t *h,
-			    const int *idx, int n,
-			    cosched_cpufreq_outcome_t *out,
-			    cosched_error_t *err)
+/* acquire, or with only_held join: the domains already in the journal
+ * only (a step that asks for nothing holds a domain another job changed,
+ * and takes no other). */
+static int acquire_domains(const cosched_cpufreq_t *c, const char *dir,
+			   const cosched_cpufreq_holder_t *h,
+			   const int *idx, int n, bool only_held,
+			   cosched_cpufreq_outcome_t *out,
+			   cosched_error_t *err)
 {
 	cosched_cpufreq_outcome_t dummy;
 	problems_t p = { err, 0 };
@@ -1178,6 +1181,8 @@ int cosched_cpufreq_acquire(const cosched_cpufreq_t *c, const char *dir,
 		bool fresh = !d;
 		int k;
 
+		if (fresh && only_held)
+			continue;
 		if (check_request(c, idx[i], h, &cerr)) {
 			problem(&p, "%s", cerr.msg);
 			continue;
@@ -1248,7 +1253,27 @@ int cosched_cpufreq_acquire(const cosched_cpufreq_t *c, const char *dir,
 	}
 	changed = settle(c, j, h, &taken, out, &p);
 	finish(dir, j, changed, lock, &p);
+	if (only_held && !taken && !p.count)
+		return 1;	/* nothing held here: nothing to join */
 	return taken ? 0 : -1;
+}
+
+int cosched_cpufreq_acquire(const cosched_cpufreq_t *c, const char *dir,
+			    const cosched_cpufreq_holder_t *h,
+			    const int *idx, int n,
+			    cosched_cpufreq_outcome_t *out,
+			    cosched_error_t *err)
+{
+	return acquire_domains(c, dir, h, idx, n, false, out, err);
+}
+
+int cosched_cpufreq_join(const cosched_cpufreq_t *c, const char *dir,
+			 const cosched_cpufreq_holder_t *h,
+			 const int *idx, int n,
+			 cosched_cpufreq_outcome_t *out,
+			 cosched_error_t *err)
+{
+	return acquire_domains(c, dir, h, idx, n, true, out, err);
 }
 
 int cosched_cpufreq_release(const cosched_cpufreq_t *c, const char *dir,

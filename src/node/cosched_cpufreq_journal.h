@@ -140,6 +140,20 @@ int cosched_cpufreq_acquire(const cosched_cpufreq_t *c, const char *dir,
 			    cosched_cpufreq_outcome_t *out,
 			    cosched_error_t *err);
 
+/*
+ * The same for a step that asks for nothing (h's governor "" and
+ * freq_khz 0), on the domains already in the journal only: a job the
+ * controller gave no frequency, sharing a domain another job changed,
+ * holds it at its original speed by the rule above, and takes no other
+ * domain.  Returns 0 when it joined one, 1 when none of the domains is
+ * held, -1 on error.
+ */
+int cosched_cpufreq_join(const cosched_cpufreq_t *c, const char *dir,
+			 const cosched_cpufreq_holder_t *h,
+			 const int *idx, int n,
+			 cosched_cpufreq_outcome_t *out,
+			 cosched_error_t *err);
+
 /* Remove the holders with this job id and, when step_id is not
  * COSCHED_CPUFREQ_ANY_STEP, this step id; re-resolve or restore. */
 #define COSCHED_CPUFREQ_ANY_STEP UINT32_MAX

@@ -260,8 +260,9 @@ def _start(c, app, *args):
 def test_frequency_decided_applied_and_restored(make_cluster):
     """A job decided at 1.5 GHz on socket 1 shows the decided governor and
     limits on exactly socket 1's CPUs while it runs and the originals
-    afterwards; two jobs in one domain run at the higher request, and the
-    originals return only after both end."""
+    afterwards; two jobs in one domain run at the higher request, a job
+    without a frequency of its own holds the domain at its original
+    maximum, and the originals return only after all end."""
     c = _freq_cluster(make_cluster)
     _fill_socket0(c)
     b = _start(c, "p15", "--wrap", f"{PROBE}; sleep 600")
@@ -288,6 +289,14 @@ def test_frequency_decided_applied_and_restored(make_cluster):
     _wait_domain(c, 8, _userspace(1800000))     # the higher request
     c.run(["scancel", str(x)])
     _wait_domain(c, 8, _userspace(1500000))     # b still holds it
+    # A job with no frequency of its own in b's domain holds it at the
+    # original maximum while they share it.
+    plain = _start(c, "plain")
+    assert c.job_sockets(plain) == {"n1": [1]}
+    assert "governor" not in c.record(plain)
+    _wait_domain(c, 8, _userspace(3000000))
+    c.run(["scancel", str(plain)])
+    _wait_domain(c, 8, _userspace(1500000))
     c.run(["scancel", str(b)])
     _wait_domain(c, 8, ORIGINAL)
     assert _domain(c, 0) == ORIGINAL

@@ -805,6 +805,40 @@ START_TEST(t_cap_and_unlisted_original)
 }
 END_TEST
 
+/* A step with no frequency of its own joins only the domains already
+ * held, and holds them at the original maximum while it shares them. */
+START_TEST(t_join_held_only)
+{
+	cosched_cpufreq_outcome_t out;
+	cosched_cpufreq_holder_t a, n;
+	cosched_error_t err = { "" };
+	cosched_cpufreq_t *c;
+	int both[2] = { 0, 1 }, first = 0;
+	tree_t t;
+
+	tree_make(&t, "");
+	c = tree_open(&t);
+	a = holder(1, "userspace", 1500000);
+	acquire_ok(c, &t, &a, 1);
+	n = holder(2, "", 0);
+	ck_assert_int_eq(cosched_cpufreq_join(c, t.spool, &n, &first, 1, &out,
+					      &err), 1);
+	ck_assert_str_eq(state(&t, 0), ORIGINAL);
+	ck_assert_int_eq(cosched_cpufreq_join(c, t.spool, &n, both, 2, &out,
+					      &err), 0);
+	ck_assert_str_eq(state(&t, 0), ORIGINAL);	/* not taken */
+	ck_assert_str_eq(state(&t, 8), "userspace 800000 3000000 3000000");
+	release_ok(c, &t, 2, 1, 0);
+	ck_assert_str_eq(state(&t, 8), "userspace 800000 1500000 1500000");
+	release_ok(c, &t, 1, 0, 1);
+	ck_assert_str_eq(attr(&t, 8, "scaling_governor"), "schedutil");
+	ck_assert_str_eq(attr(&t, 8, "scaling_max_freq"), "3000000");
+	journal_is(&t, "", 0, 0);
+	cosched_cpufreq_close(c);
+	tree_free(&t);
+}
+END_TEST
+
 /* slurmd's launch hooks never wait: with the lock held elsewhere the
  * sweep returns at once, and sweeps later. */
 START_TEST(t_sweep_try_never_waits)
@@ -1264,6 +1298,7 @@ Suite *cosched_test_suite(void)
 	tcase_add_test(tc, t_domain_gone);
 	tcase_add_test(tc, t_cap_and_unlisted_original);
 	tcase_add_test(tc, t_sweep_try_never_waits);
+	tcase_add_test(tc, t_join_held_only);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -107,6 +107,45 @@ static void _log_outcome(const char *who, const char *what,
 			plugin_type, who, what, o->applied, o->restored, set);
 }
 
+/*
+ * A step the controller gave no frequency, on a domain another job's step
+ * changed: it joins that domain as a holder that asks for nothing, so
+ * the domain runs at its original speed while they share it (the rule in
+ * cosched_cpufreq_journal.h), rather than at the other job's choice.
+ */
+static void _join(task_cosched_step_t *st)
+{
+	cosched_cpufreq_outcome_t out = { 0 };
+	cosched_cpufreq_holder_t h;
+	cosched_cpufreq_t *c;
+	cosched_error_t err;
+	int idx[COSCHED_CPUFREQ_DOMAINS_MAX], n;
+	char *dir = _journal_dir(), *journal;
+	struct stat sb;
+
+	if (!dir)
+		return;
+	journal = xstrdup_printf("%s/%s", dir, COSCHED_CPUFREQ_JOURNAL_FILE);
+	if (stat(journal, &sb)) {	/* nothing held on this node */
+		xfree(journal);
+		xfree(dir);
+		return;
+	}
+	xfree(journal);
+	c = _open(st->node_name, &err);
+	if (c && (n = cosched_cpufreq_domains_of(c, &st->job_cpus, idx,
+						 &err)) > 0 &&
+	    !cosched_cpufreq_holder_self(&h, st->job_id, st->step_id, &err) &&
+	    cosched_cpufreq_join(c, dir, &h, idx, n, &out, &err) == 0) {
+		step_held = true;
+		_log_outcome(st->step_name, "cpufreq (shared, no frequency of its own)",
+			     &out);
+	}
+	if (c)
+		cosched_cpufreq_close(c);
+	xfree(dir);
+}
+
 void task_cosched_cpufreq_step_start(task_cosched_step_t *st)
 {
 	const cosched_decision_t *d = st->record;
@@ -118,12 +157,18 @@ void task_cosched_cpufreq_step_start(task_cosched_step_t *st)
 	char *dir = NULL;
 
 	step_held = false;
-	if (!st->have_record || !d->governor[0] || !st->have_cpus)
-		return;		/* nothing decided: the node keeps its own */
+	if (!st->have_cpus)
+		return;
 	if (st->user_cpu_freq) {
 		verbose("%s: %s: --cpu-freq or CpuFreqDef: Slurm sets this step's frequency, cosched's %s is not applied",
 			plugin_type, st->step_name, d->governor);
 		task_cosched_setenv(st, ENV_CPUFREQ, "unchanged: --cpu-freq or CpuFreqDef");
+		return;
+	}
+	if (!st->have_record || !d->governor[0]) {
+		/* Nothing decided: the node keeps its own speed, also on a
+		 * domain it shares with a job that changed it. */
+		_join(st);
 		return;
 	}
 	if (!_governor_allowed(d->governor)) {
