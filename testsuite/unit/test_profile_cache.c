@@ -927,6 +927,39 @@ START_TEST(test_conf_thresholds)
 }
 END_TEST
 
+/* A user cannot plant or alter a profile: a file another user owns, or
+ * one group or others may write, is refused with the reason; the same
+ * file owned by root (the test runs as root) and 0644 is used. */
+START_TEST(test_untrusted_profiles_refused)
+{
+	cosched_profile_cache_t *c = new_cache();
+	char path[160];
+
+	if (geteuid() != 0) {
+		fprintf(stderr, "test_untrusted_profiles_refused: skipped: needs root to chown\n");
+		cosched_profile_cache_free(c);
+		return;
+	}
+	cosched_profile_cache_set_racy_window(c, 0);
+	put_profile("stream", 2, 5.02);
+	snprintf(path, sizeof(path), "%s/stream.json", dir);
+	ck_assert_int_eq(chown(path, 65534, 65534), 0);
+	refresh_ok(c, 0, 1);
+	ck_assert_msg(strstr(err.msg, "stream.json: owned by uid 65534: only root or SlurmUser"),
+		      "%s", err.msg);
+	check_absent(c, "stream");
+	ck_assert_int_eq(chown(path, 0, 0), 0);
+	ck_assert_int_eq(chmod(path, 0666), 0);
+	refresh_ok(c, 0, 1);
+	ck_assert_msg(strstr(err.msg, "stream.json: writable by group or others (mode 0666)"),
+		      "%s", err.msg);
+	ck_assert_int_eq(chmod(path, 0644), 0);
+	refresh_ok(c, 1, 0);
+	check_entry(c, "stream", 2, 5.02, COSCHED_CAT_MEM);
+	cosched_profile_cache_free(c);
+}
+END_TEST
+
 Suite *cosched_test_suite(void)
 {
 	Suite *s = suite_create("profile_cache");
@@ -947,6 +980,7 @@ Suite *cosched_test_suite(void)
 	tcase_add_test(tc, test_unreadable_dir);
 	tcase_add_test(tc, test_edp_bound);
 	tcase_add_test(tc, test_conf_thresholds);
+	tcase_add_test(tc, test_untrusted_profiles_refused);
 	suite_add_tcase(s, tc);
 	return s;
 }
