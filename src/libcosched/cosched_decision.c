@@ -45,14 +45,16 @@ static const char *const membind_names[COSCHED_MEMBIND_COUNT] = {
 
 /* The keys, in the order the record writes them. */
 enum {
-	K_JOB, K_STATE, K_POLICY, K_SCOPE, K_CLASS, K_LCA, K_SOURCE, K_MPKI,
+	K_JOB, K_STATE, K_POLICY, K_SCOPE, K_APP, K_CLASS, K_LCA, K_SOURCE,
+	K_MPKI,
 	K_THREADS, K_SOCKETS, K_CORES, K_NUMA, K_MEMBIND, K_POWER,
 	K_FREQ_REQ, K_FREQ, K_GOVERNOR, K_SLOWDOWN, K_REASON, K_COUNT
 };
 
 static const char *const key_names[K_COUNT] = {
 	[K_JOB] = "job", [K_STATE] = "state", [K_POLICY] = "policy",
-	[K_SCOPE] = "scope", [K_CLASS] = "class", [K_LCA] = "lca",
+	[K_SCOPE] = "scope", [K_APP] = "app", [K_CLASS] = "class",
+	[K_LCA] = "lca",
 	[K_SOURCE] = "source", [K_MPKI] = "mpki", [K_THREADS] = "threads",
 	[K_SOCKETS] = "sockets", [K_CORES] = "cores", [K_NUMA] = "numa",
 	[K_MEMBIND] = "membind", [K_POWER] = "power",
@@ -483,6 +485,10 @@ static int decision_check(const cosched_decision_t *d, cosched_error_t *err)
 	if (d->job_id < 1 || d->job_id > JOB_ID_MAX)
 		return cosched_error_set(err, "job: job id %u out of range (1 <= job <= %llu)",
 					 d->job_id, JOB_ID_MAX);
+	if (memchr(d->app, '\0', sizeof(d->app)) == NULL)
+		return cosched_error_set(err, "app: not terminated");
+	if (d->app[0] && cosched_app_name_check("app", d->app, err))
+		return -1;
 	if ((int) d->state < 0 || d->state >= COSCHED_DECISION_STATE_COUNT)
 		return cosched_error_set(err, "state: unknown state %d",
 					 (int) d->state);
@@ -612,6 +618,8 @@ int cosched_decision_format(const cosched_decision_t *d, char *buf, size_t len,
 		COSCHED_DECISION_TAG, COSCHED_DECISION_SCHEMA, d->job_id,
 		cosched_decision_state_name(d->state), policy_text(d->policy),
 		cosched_scope_name(d->scope));
+	if (d->app[0])
+		out_fmt(&o, " app=%s", d->app);
 	if (d->has_class)
 		out_fmt(&o, " class=%s lca=%s source=%s",
 			cosched_category_name(d->category),
@@ -881,6 +889,11 @@ static int parse_value(parse_t *ps, int key, char *value, cosched_error_t *err)
 			return -1;
 		d->job_id = (uint32_t) v;
 		return 0;
+	case K_APP:
+		if (cosched_app_name_check("app", value, err))
+			return -1;
+		snprintf(d->app, sizeof(d->app), "%s", value);
+		return 0;
 	case K_STATE:
 		i = cosched_name_parse("state", "value", state_names, 0,
 				       COSCHED_DECISION_STATE_COUNT, value,
@@ -1128,6 +1141,7 @@ bool cosched_decision_equal(const cosched_decision_t *a,
 			    const cosched_decision_t *b)
 {
 	if (a->job_id != b->job_id || a->state != b->state ||
+	    strcmp(a->app, b->app) ||
 	    a->policy != b->policy || a->scope != b->scope ||
 	    a->has_class != b->has_class || !double_same(a->mpki, b->mpki) ||
 	    a->threads != b->threads || a->nnodes != b->nnodes ||

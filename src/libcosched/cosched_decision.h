@@ -31,7 +31,7 @@
  * unless marked required; see cosched(8) "DECISION RECORD"):
  *
  *   cosched/1 job=42 state=placed policy=app_aware scope=socket
- *     class=mem lca=L source=profile mpki=21.5 threads=4
+ *     app=stream class=mem lca=L source=profile mpki=21.5 threads=4
  *     sockets=n1:1 cores=n1:4-7 numa=n1:1 membind=bind
  *     power=edp freq_req_khz=1500000 freq_khz=1500000 governor=userspace
  *     slowdown=1.25 reason="joins cpu job 40 on n1 socket 1"
@@ -50,6 +50,9 @@
  *             the same nodes; a node has at least one id in one of them.
  *             Ranges are written merged ("0-3", never "0-1,2-3" or "3-3").
  *   job       1 .. 4294967293 (below Slurm's NO_VAL)
+ *   app       the application the job's profile is kept under
+ *             (--cosched-app, else the job name; cosched_appname.h), or
+ *             absent when it has none
  *   mpki      last-level cache misses per 1000 instructions, 0 .. 1e6
  *   threads   1 .. 65536
  *   membind   bind | prefer | none
@@ -84,6 +87,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cosched_appname.h"
 #include "cosched_category.h"
 #include "cosched_classify.h"
 #include "cosched_error.h"
@@ -146,6 +150,7 @@ typedef struct {
 	cosched_decision_state_t state;
 	cosched_policy_t policy;		/* or COSCHED_DECISION_POLICY_NONE */
 	cosched_scope_t scope;
+	char app[COSCHED_APP_NAME_MAX + 1];	/* "" = unset */
 	bool has_class;				/* class, lca, source */
 	cosched_category_t category;
 	cosched_lca_t lca;

@@ -17,7 +17,7 @@ static cosched_error_t err;
  * backslash in the reason and a node without NUMA ids. */
 static const char FULL_TEXT[] =
 	"cosched/1 job=42 state=placed policy=app_aware scope=socket "
-	"class=mem lca=L source=profile mpki=21.5 threads=4 "
+	"app=stream class=mem lca=L source=profile mpki=21.5 threads=4 "
 	"sockets=n1:1;n2:0-1 cores=n1:4-7;n2:0-3,8,10 numa=n1:1;n2: "
 	"membind=bind power=edp freq_req_khz=1500000 freq_khz=1400000 "
 	"governor=userspace slowdown=1.25 "
@@ -31,6 +31,7 @@ static void full_record(cosched_decision_t *d)
 	d->job_id = 42;
 	d->state = COSCHED_DECISION_PLACED;
 	d->policy = COSCHED_POLICY_APP_AWARE;
+	snprintf(d->app, sizeof(d->app), "stream");
 	d->has_class = true;
 	d->category = COSCHED_CAT_MEM;
 	d->lca = COSCHED_LCA_L;
@@ -97,6 +98,7 @@ START_TEST(test_round_trip_full)
 	/* The text read directly, its fields one by one. */
 	ck_assert_int_eq(cosched_decision_parse(FULL_TEXT, &back, &err), 0);
 	ck_assert_uint_eq(back.job_id, 42);
+	ck_assert_str_eq(back.app, "stream");
 	ck_assert_int_eq(back.policy, COSCHED_POLICY_APP_AWARE);
 	ck_assert(back.has_class);
 	ck_assert_int_eq(back.category, COSCHED_CAT_MEM);
@@ -250,6 +252,11 @@ START_TEST(test_errors_keys)
 	expect_error("cosched/1", "job: required key missing");
 	expect_error(BASE " class=mem source=profile",
 		     "lca: key missing", "go together");
+	/* app: an application name, once, after scope */
+	expect_error(BASE " app=../etc", "app:", "\"../etc\"");
+	expect_error(BASE " app=.hidden", "app:", "\".hidden\"");
+	expect_error(BASE " class=mem lca=L source=profile app=x",
+		     "app: key out of order");
 	/* a field without '=' and blanks */
 	expect_error(BASE " junk", "field \"junk\" has no value");
 	expect_error(BASE " ", "trailing bytes", "blank at the end");

@@ -788,6 +788,8 @@ static void _record_init(cosched_decision_t *d, job_record_t *job_ptr,
 	d->policy = ctl_conf.policy_none ? COSCHED_DECISION_POLICY_NONE :
 				       ctl_conf.policy;
 	d->scope = ctl_conf.scope;
+	/* Checked when the view was built (cosched_app_name_check). */
+	snprintf(d->app, sizeof(d->app), "%s", v->opts.app);
 	if (state != COSCHED_DECISION_OFF) {
 		d->has_class = true;
 		d->category = v->cls.cat;
