@@ -22,7 +22,12 @@
  *     "events": { NAME: total, ... },
  *     "unavailable": { NAME: REASON, ... },
  *     "derived": { "cpu_s", "ipc", "mpki", "mpki_ewma", "mpki_max" },
- *     "state": "measured" | "counters unavailable: REASON" }
+ *     "state": "measured" | "counters unavailable: REASON",
+ *     "app": APP, "profile": "merged into DIR/APP.json" | "not merged: WHY" }
+ * At the end the step's run is merged into its application's profile in
+ * the store (ProfileDir) when instructions, cycles and LLC-load-misses
+ * counted; the profile cache in slurmctld then classifies the next job of
+ * that application from it.
  * derived values appear when their events counted.
  */
 #include <errno.h>
@@ -35,11 +40,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <jansson.h>
 
+#include "src/libcosched/cosched_conf.h"
+#include "src/libcosched/cosched_store.h"
 #include "src/node/cosched_counters.h"
 
 #define CONTROL_FD 3
@@ -68,6 +76,10 @@ static struct {
 	bool have_mpki;
 	char attach_error[COSCHED_ERROR_MSG_LEN];
 	time_t start;
+	struct timespec t0;
+	const char *app, *conf_path;
+	int threads;
+	char merged[COSCHED_PATH_MAX + COSCHED_APP_NAME_MAX + 64];
 } S;
 
 static volatile sig_atomic_t stop;
@@ -176,6 +188,54 @@ static void attach(pid_t pid)
 	reply("ok");
 }
 
+/*
+ * The step's run, merged into its application's profile in the store
+ * (ProfileDir, from cosched.conf) when the counters a profile needs
+ * counted: instructions, cycles and LLC-load-misses.  What happened goes
+ * into the record's "profile" field.
+ */
+static void merge_profile(double runtime_s)
+{
+	int ins = event_index("instructions"), cyc = event_index("cycles");
+	int miss = event_index("LLC-load-misses");
+	cosched_merge_params_t mp;
+	cosched_conf_t conf;
+	cosched_store_t store;
+	cosched_error_t err;
+	cosched_run_t run;
+	struct stat st;
+
+	if (!S.app || !*S.app) {
+		snprintf(S.merged, sizeof(S.merged), "not merged: the job names no application");
+		return;
+	}
+	if (ins < 0 || cyc < 0 || miss < 0 || !S.counted[ins] ||
+	    !S.counted[cyc] || !S.counted[miss] || !S.total[ins]) {
+		snprintf(S.merged, sizeof(S.merged),
+			 "not merged: instructions, cycles and LLC-load-misses did not all count");
+		return;
+	}
+	cosched_conf_init(&conf);
+	if (S.conf_path && !stat(S.conf_path, &st) &&
+	    cosched_conf_parse_file(&conf, S.conf_path, &err)) {
+		snprintf(S.merged, sizeof(S.merged), "not merged: %s", err.msg);
+		return;
+	}
+	cosched_conf_merge_params(&conf, &mp);
+	cosched_run_init(&run);
+	run.instructions = (double) S.total[ins];
+	run.cycles = (double) S.total[cyc];
+	run.llc_misses = (double) S.total[miss];
+	run.runtime_s = runtime_s > 0.001 ? runtime_s : 0.001;
+	run.threads = S.threads > 0 ? S.threads : 1;
+	if (cosched_store_open(&store, conf.profile_dir, &mp, &err) ||
+	    cosched_store_merge_run(&store, S.app, &run, NULL, &err))
+		snprintf(S.merged, sizeof(S.merged), "not merged: %s", err.msg);
+	else
+		snprintf(S.merged, sizeof(S.merged), "merged into %s/%s.json",
+			 conf.profile_dir, S.app);
+}
+
 static int write_record(void)
 {
 	json_t *o = json_object(), *ev = json_object(), *un = json_object();
@@ -243,6 +303,9 @@ static int write_record(void)
 	json_object_set_new(o, "unavailable", un);
 	json_object_set_new(o, "derived", der);
 	json_object_set_new(o, "state", json_string(state));
+	if (S.app && *S.app)
+		json_object_set_new(o, "app", json_string(S.app));
+	json_object_set_new(o, "profile", json_string(S.merged));
 	snprintf(tmp, sizeof(tmp), "%s.tmp", S.out);
 	rc = json_dump_file(o, tmp, JSON_INDENT(1) | JSON_SORT_KEYS);
 	json_decref(o);
@@ -265,6 +328,9 @@ int main(int argc, char **argv)
 		{ "events", required_argument, NULL, 'e' },
 		{ "backend", required_argument, NULL, 'b' },
 		{ "out", required_argument, NULL, 'o' },
+		{ "app", required_argument, NULL, 'a' },
+		{ "conf", required_argument, NULL, 'c' },
+		{ "threads", required_argument, NULL, 't' },
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *events = NULL, *backend = "perf";
@@ -291,6 +357,9 @@ int main(int argc, char **argv)
 		case 'e': events = optarg; break;
 		case 'b': backend = optarg; break;
 		case 'o': S.out = optarg; break;
+		case 'a': S.app = optarg; break;
+		case 'c': S.conf_path = optarg; break;
+		case 't': S.threads = atoi(optarg); break;
 		default: return 2;
 		}
 	}
@@ -316,6 +385,7 @@ int main(int argc, char **argv)
 		snprintf(S.attach_error, sizeof(S.attach_error), "%s", err.msg);
 	}
 	S.start = time(NULL);
+	clock_gettime(CLOCK_MONOTONIC, &S.t0);
 	while (!stop) {
 		struct pollfd p = { .fd = CONTROL_FD, .events = POLLIN };
 		char msg[MSG_MAX + 1];
@@ -350,5 +420,11 @@ int main(int argc, char **argv)
 	/* Whatever happens from here, the sampler ends. */
 	alarm(30);
 	sample();
+	{
+		struct timespec t1;
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		merge_profile((double) (t1.tv_sec - S.t0.tv_sec) +
+			      (double) (t1.tv_nsec - S.t0.tv_nsec) / 1e9);
+	}
 	return write_record();
 }

@@ -120,3 +120,37 @@ def test_profiling_faults_never_reach_the_job(make_cluster):
     c.wait_state(j, "FAILED")
     assert c.job(j)["ExitCode"] == "5:0"
     _not_drained(c)
+
+
+def test_profile_merged_and_used(make_cluster):
+    """End to end, with counts a test writes (this machine has no PMU):
+    a job runs, its application's profile appears in the store, and the
+    next job of that application is classified from it."""
+    c = make_cluster(nodes=1, sockets=2, cores=1)
+    counts = os.path.join(c.workdir, "counters")
+    # MPKI 20, IPC 0.5, and 1e9 LLC misses in about 2 s: a memory-bound
+    # application by the default thresholds.
+    with open(counts, "w") as f:
+        f.write("instructions 50000000000\ncycles 100000000000\n"
+                "LLC-load-misses 1000000000\ntask-clock 2000000000\n")
+    c.write_cosched_conf([
+        "SampleInterval=0.2", f"SampleBackend=test:{counts}",
+        "SampleEvents=task-clock,instructions,cycles,LLC-load-misses"])
+    c.run(["scontrol", "reconfigure"])
+    first = c.sbatch("-n1", "-Jstreamy", "--wrap", "sleep 2")
+    c.wait_state(first, "COMPLETED")
+    assert c.record(first)["source"] != "profile"
+    rec = _record(c, f"{first}.batch")
+    assert rec["app"] == "streamy" and rec["state"] == "measured", rec
+    assert rec["profile"] == f"merged into {c.profile_dir}/streamy.json", rec
+    with open(os.path.join(c.profile_dir, "streamy.json")) as f:
+        prof = json.load(f)
+    assert prof["runs_merged"] == 1 and abs(prof["derived"]["mpki"] - 20) < 1e-9
+    st = os.stat(os.path.join(c.profile_dir, "streamy.json"))
+    assert st.st_uid == 0 and not st.st_mode & 0o022
+    c.run(["scontrol", "reconfigure"])       # the cache reads it now
+    second = c.sbatch("-n1", "-Jstreamy", "--wrap", "true")
+    c.wait_state(second, "COMPLETED")
+    r = c.record(second)
+    assert r["source"] == "profile" and r["class"] == "mem", r
+    _not_drained(c)

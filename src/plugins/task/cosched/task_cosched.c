@@ -60,6 +60,7 @@ const uint32_t plugin_version = SLURM_VERSION_NUMBER;
 #define ENV_STEP_CORES "COSCHED_STEP_CORES"
 
 cosched_conf_t task_cosched_conf;
+char *task_cosched_conf_path;
 cosched_topology_t *task_cosched_topo;
 
 static bool part_cpuset, part_membind, part_cpufreq, part_profile;
@@ -119,6 +120,8 @@ extern int init(void)
 	cosched_error_t err;
 	char *path = cosched_plugin_conf_path();
 
+	xfree(task_cosched_conf_path);
+	task_cosched_conf_path = xstrdup(path);
 	conf_ok = !cosched_plugin_conf_read(path, &task_cosched_conf, &err);
 	if (!conf_ok) {
 		/* Never fail slurmd or a step for a bad file: enforce
@@ -163,6 +166,7 @@ extern int fini(void)
 	task_cosched_profile_fini();
 	cosched_topology_free(task_cosched_topo);
 	task_cosched_topo = NULL;
+	xfree(task_cosched_conf_path);
 	return SLURM_SUCCESS;
 }
 
@@ -288,8 +292,9 @@ extern int task_p_pre_setuid(stepd_step_rec_t *job)
 			step.have_cpus = true;
 	}
 
-	/* Only membind and cpufreq need more than the credential. */
-	if (part_membind || part_cpufreq) {
+	/* Membind, cpufreq and the profile (its application) need more
+	 * than the credential. */
+	if (part_membind || part_cpufreq || part_profile) {
 		step.record = xmalloc(sizeof(*step.record));
 		switch (task_cosched_record_fetch(step.job_id, step.step_id,
 						  step.record, why,

@@ -60,6 +60,7 @@ typedef struct {
 /* The configuration init() read, the topology it loaded (NULL when it
  * could not: cores and membind are then off), the node's name. */
 extern cosched_conf_t task_cosched_conf;
+extern char *task_cosched_conf_path;		/* where it was read */
 extern cosched_topology_t *task_cosched_topo;
 extern const char plugin_type[];
 

@@ -71,8 +71,8 @@ static int _mkdir(const char *path)
 
 void task_cosched_profile_step_start(task_cosched_step_t *st)
 {
-	char *dir, *out, *interval, *job, *step;
-	char *argv[16];
+	char *dir, *out, *interval, *job, *step, *threads;
+	char *argv[24];
 	int sv[2], k = 0;
 	pid_t pid;
 
@@ -98,6 +98,8 @@ void task_cosched_profile_step_start(task_cosched_step_t *st)
 	interval = xstrdup_printf("%g", task_cosched_conf.sample_interval_s);
 	job = xstrdup_printf("%u", st->job_id);
 	step = xstrdup_printf("%u", st->step_id);
+	threads = xstrdup_printf("%d", st->have_cores ?
+				 cosched_idset_count(&st->step_cores) : 1);
 	argv[k++] = task_cosched_conf.sampler_program;
 	argv[k++] = "--job";
 	argv[k++] = job;
@@ -114,6 +116,16 @@ void task_cosched_profile_step_start(task_cosched_step_t *st)
 					   st->node_name);
 	argv[k++] = "--out";
 	argv[k++] = out;
+	argv[k++] = "--threads";
+	argv[k++] = threads;
+	argv[k++] = "--conf";
+	argv[k++] = task_cosched_conf_path;
+	/* The application the controller named (the record, never the
+	 * job's environment): the step's run is merged into its profile. */
+	if (st->have_record && st->record->app[0]) {
+		argv[k++] = "--app";
+		argv[k++] = st->record->app;
+	}
 	argv[k] = NULL;
 
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv)) {
@@ -167,6 +179,7 @@ done:
 	xfree(interval);
 	xfree(job);
 	xfree(step);
+	xfree(threads);
 }
 
 /* Slurmstepd, root, after forking task pid and before it runs. */
