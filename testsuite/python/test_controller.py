@@ -403,7 +403,15 @@ def test_bad_cosched_conf(make_cluster):
     line; on reconfigure a bad file keeps the settings in effect."""
     with pytest.raises(ClusterStartError) as e:
         make_cluster(nodes=1, cosched_conf_extra=["CoschedPolicy=fifo"])
-    assert 'cosched.conf:2: CoschedPolicy: invalid value "fifo"' in str(e.value)
+    # The line the harness wrote it on (it adds ProfileDir and
+    # SamplerProgram first).
+    m = re.search(r"cosched\.conf:(\d+): CoschedPolicy: invalid value \"fifo\"",
+                  str(e.value))
+    assert m, str(e.value)[-2000:]
+    conf = re.search(r"(/\S+/cosched\.conf):", str(e.value)).group(1)
+    with open(conf) as f:
+        lines = f.read().splitlines()
+    assert lines[int(m.group(1)) - 1] == "CoschedPolicy=fifo"
 
     c = make_cluster(nodes=1, cosched_conf_extra=["CoschedPolicy=gang"])
     c.run(["scontrol", "reconfigure"], check=False)
