@@ -20,6 +20,7 @@
 #include "src/libcosched/cosched_file.h"
 #include "src/libcosched/cosched_text.h"
 #include "cosched_cpufreq.h"
+#include "cosched_sysfs.h"
 
 /* The largest value a frequency file may hold: 100 GHz in kHz. */
 #define KHZ_MAX 100000000L
@@ -38,56 +39,6 @@ struct cosched_cpufreq {
 };
 
 /* ---- reading and writing one attribute ------------------------------ */
-
-/* Read DIR/NAME into buf without its one trailing newline.  *missing (may
- * be NULL) is set when the file does not exist. */
-static int attr_read(const char *dir, const char *name, char *buf,
-		     size_t len, int *missing, cosched_error_t *err)
-{
-	char path[COSCHED_PATH_MAX];
-	size_t got = 0;
-	int fd;
-
-	if (missing)
-		*missing = 0;
-	if ((size_t) snprintf(path, sizeof(path), "%s/%s", dir, name) >=
-	    sizeof(path))
-		return cosched_error_set(err, "%s/%s: path too long", dir, name);
-	fd = cosched_open_regular(path, O_RDONLY, 0, err);
-	if (fd < 0) {
-		if (missing && errno == ENOENT)
-			*missing = 1;
-		return -1;
-	}
-	for (;;) {
-		ssize_t r;
-
-		if (got == len - 1) {
-			close(fd);
-			return cosched_error_set(err,
-				"%s: longer than %zu bytes", path, len - 1);
-		}
-		r = read(fd, buf + got, len - 1 - got);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			int saved = errno;
-			close(fd);
-			return cosched_error_set(err, "%s: cannot read: %s",
-						 path, strerror(saved));
-		}
-		if (r == 0)
-			break;
-		got += (size_t) r;
-	}
-	close(fd);
-	buf[got] = '\0';
-	if (memchr(buf, '\0', got))
-		return cosched_error_set(err, "%s: contains a NUL byte", path);
-	if (got && buf[got - 1] == '\n')
-		buf[got - 1] = '\0';
-	return 0;
-}
 
 /* Write "VALUE\n" to DIR/NAME in one write(), as echo does. */
 static int attr_write(const char *dir, const char *name, const char *value,
@@ -129,28 +80,14 @@ static int attr_write(const char *dir, const char *name, const char *value,
 
 /* ---- strict parsers -------------------------------------------------- */
 
-static int malformed(const char *dir, const char *name, const char *text,
-		     const char *expected, cosched_error_t *err)
-{
-	return cosched_error_set(err, "%s/%s: invalid value %s (expected %s)",
-				 dir, name, COSCHED_QUOTE(text), expected);
-}
-
 /* A decimal without sign or leading zero, 0 .. max. */
 static int parse_uint(const char *s, size_t n, long max, long *out)
 {
-	long v = 0;
+	uint64_t v;
 
-	if (!n || n > 10 || (s[0] == '0' && n > 1))
+	if (cosched_sysfs_parse_u64(s, n, (uint64_t) max, &v))
 		return -1;
-	for (size_t i = 0; i < n; i++) {
-		if (s[i] < '0' || s[i] > '9')
-			return -1;
-		v = v * 10 + (s[i] - '0');
-	}
-	if (v > max)
-		return -1;
-	*out = v;
+	*out = (long) v;
 	return 0;
 }
 
@@ -159,10 +96,10 @@ static int read_khz(const char *dir, const char *name, long *khz,
 {
 	char buf[ATTR_MAX];
 
-	if (attr_read(dir, name, buf, sizeof(buf), NULL, err))
+	if (cosched_sysfs_read(dir, name, buf, sizeof(buf), NULL, NULL, err))
 		return -1;
 	if (parse_uint(buf, strlen(buf), KHZ_MAX, khz) || *khz == 0)
-		return malformed(dir, name, buf,
+		return cosched_sysfs_malformed(dir, name, buf,
 				 "a frequency in kHz, 1 .. 100000000", err);
 	return 0;
 }
@@ -265,11 +202,12 @@ static int read_cpus(const char *dir, cosched_idset_t *set,
 {
 	char buf[ATTR_MAX];
 
-	if (attr_read(dir, "related_cpus", buf, sizeof(buf), NULL, err))
+	if (cosched_sysfs_read(dir, "related_cpus", buf, sizeof(buf), NULL,
+			       NULL, err))
 		return -1;
 	cosched_idset_clear(set);
 	if (parse_words(buf, cpu_word, set))
-		return malformed(dir, "related_cpus", buf,
+		return cosched_sysfs_malformed(dir, "related_cpus", buf,
 				 "CPU numbers below 1024 separated by spaces, each once",
 				 err);
 	return 0;
@@ -289,23 +227,23 @@ static int read_domain(domain_t *dom, cosched_error_t *err)
 		return cosched_error_set(err,
 			"%s: cpuinfo_min_freq %ld above cpuinfo_max_freq %ld",
 			dom->dir, d->cpuinfo_min_khz, d->cpuinfo_max_khz);
-	if (attr_read(dom->dir, "scaling_available_governors", buf,
-		      sizeof(buf), NULL, err))
+	if (cosched_sysfs_read(dom->dir, "scaling_available_governors", buf,
+			       sizeof(buf), NULL, NULL, err))
 		return -1;
 	d->ngovernors = 0;
 	if (parse_words(buf, governor_word, d))
-		return malformed(dom->dir, "scaling_available_governors", buf,
+		return cosched_sysfs_malformed(dom->dir, "scaling_available_governors", buf,
 				 "governor names ([a-z0-9_], at most 31 bytes) separated by spaces, each once, at most 16",
 				 err);
 	d->nfreqs = 0;
-	if (attr_read(dom->dir, "scaling_available_frequencies", buf,
-		      sizeof(buf), &missing, err)) {
+	if (cosched_sysfs_read(dom->dir, "scaling_available_frequencies", buf,
+			       sizeof(buf), &missing, NULL, err)) {
 		if (!missing)
 			return -1;
 		return 0;	/* optional: many drivers list none */
 	}
 	if (parse_words(buf, freq_word, d))
-		return malformed(dom->dir, "scaling_available_frequencies", buf,
+		return cosched_sysfs_malformed(dom->dir, "scaling_available_frequencies", buf,
 				 "frequencies in kHz separated by spaces, each once, at most 64",
 				 err);
 	qsort(d->freqs_khz, (size_t) d->nfreqs, sizeof(long), cmp_long);
@@ -582,11 +520,11 @@ int cosched_cpufreq_read(const cosched_cpufreq_t *c, int index,
 		return bad_index(c, index, err);
 	dom = &c->d[index];
 	memset(&r, 0, sizeof(r));
-	if (attr_read(dom->dir, "scaling_governor", buf, sizeof(buf), NULL,
-		      err))
+	if (cosched_sysfs_read(dom->dir, "scaling_governor", buf, sizeof(buf),
+			       NULL, NULL, err))
 		return -1;
 	if (!governor_name_ok(buf, strlen(buf)))
-		return malformed(dom->dir, "scaling_governor", buf,
+		return cosched_sysfs_malformed(dom->dir, "scaling_governor", buf,
 				 "a governor name ([a-z0-9_], at most 31 bytes)",
 				 err);
 	snprintf(r.governor, sizeof(r.governor), "%s", buf);

@@ -22,6 +22,7 @@
 #include "src/libcosched/cosched_file.h"
 #include "src/libcosched/cosched_text.h"
 #include "cosched_rapl.h"
+#include "cosched_sysfs.h"
 
 /* A sysfs attribute holds at most a page. */
 #define ATTR_MAX 8192
@@ -52,90 +53,13 @@ const char *cosched_rapl_errno_hint(int errnum)
 
 /* ---- reading one attribute ------------------------------------------ */
 
-/* Read DIR/NAME into buf without its one trailing newline. */
-static int attr_read(const char *dir, const char *name, char *buf,
-		     size_t len, cosched_error_t *err)
-{
-	char path[COSCHED_PATH_MAX];
-	size_t got = 0;
-	int fd;
-
-	if ((size_t) snprintf(path, sizeof(path), "%s/%s", dir, name) >=
-	    sizeof(path))
-		return cosched_error_set(err, "%s/%s: path too long", dir, name);
-	fd = cosched_open_regular(path, O_RDONLY, 0, err);
-	if (fd < 0) {
-		int saved = errno;
-
-		if (*cosched_rapl_errno_hint(saved))
-			cosched_error_set(err, "%s: cannot open: %s%s", path,
-					  strerror(saved),
-					  cosched_rapl_errno_hint(saved));
-		return -1;
-	}
-	for (;;) {
-		ssize_t r;
-
-		if (got == len - 1) {
-			close(fd);
-			return cosched_error_set(err,
-				"%s: longer than %zu bytes", path, len - 1);
-		}
-		r = read(fd, buf + got, len - 1 - got);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			int saved = errno;
-			close(fd);
-			return cosched_error_set(err, "%s: cannot read: %s%s",
-						 path, strerror(saved),
-						 cosched_rapl_errno_hint(saved));
-		}
-		if (r == 0)
-			break;
-		got += (size_t) r;
-	}
-	close(fd);
-	buf[got] = '\0';
-	if (memchr(buf, '\0', got))
-		return cosched_error_set(err, "%s: contains a NUL byte", path);
-	if (got && buf[got - 1] == '\n')
-		buf[got - 1] = '\0';
-	return 0;
-}
-
 /* ---- strict parsers -------------------------------------------------- */
-
-static int malformed(const char *dir, const char *name, const char *text,
-		     const char *expected, cosched_error_t *err)
-{
-	return cosched_error_set(err, "%s/%s: invalid value %s (expected %s)",
-				 dir, name, COSCHED_QUOTE(text), expected);
-}
-
-/* A decimal without sign or leading zero, 0 .. max. */
-static int parse_u64(const char *s, size_t n, uint64_t max, uint64_t *out)
-{
-	uint64_t v = 0;
-
-	if (!n || n > 19 || (s[0] == '0' && n > 1))
-		return -1;
-	for (size_t i = 0; i < n; i++) {
-		if (s[i] < '0' || s[i] > '9')
-			return -1;
-		v = v * 10 + (uint64_t) (s[i] - '0');
-	}
-	if (v > max)
-		return -1;
-	*out = v;
-	return 0;
-}
 
 static int parse_int(const char *s, size_t n, int *out)
 {
 	uint64_t v;
 
-	if (parse_u64(s, n, INT_MAX, &v))
+	if (cosched_sysfs_parse_u64(s, n, INT_MAX, &v))
 		return -1;
 	*out = (int) v;
 	return 0;
@@ -177,12 +101,13 @@ static int read_counter(const zone_t *z, uint64_t *uj, cosched_error_t *err)
 {
 	char buf[ATTR_MAX], expected[64];
 
-	if (attr_read(z->path, "energy_uj", buf, sizeof(buf), err))
+	if (cosched_sysfs_read(z->path, "energy_uj", buf, sizeof(buf), NULL,
+			       cosched_rapl_errno_hint, err))
 		return -1;
-	if (parse_u64(buf, strlen(buf), z->pub.max_range_uj, uj)) {
+	if (cosched_sysfs_parse_u64(buf, strlen(buf), z->pub.max_range_uj, uj)) {
 		snprintf(expected, sizeof(expected), "0 .. %llu",
 			 (unsigned long long) z->pub.max_range_uj);
-		return malformed(z->path, "energy_uj", buf, expected, err);
+		return cosched_sysfs_malformed(z->path, "energy_uj", buf, expected, err);
 	}
 	return 0;
 }
@@ -323,10 +248,11 @@ static int read_zone(cosched_rapl_t *r, const char *sysdir, zone_t *z,
 		snprintf(z->pub.dir, sizeof(z->pub.dir), "intel-rapl:%d:%d",
 			 z->n, z->m);
 	if (zone_path(r, sysdir, z->pub.dir, z->path, err) ||
-	    attr_read(z->path, "name", buf, sizeof(buf), err))
+	    cosched_sysfs_read(z->path, "name", buf, sizeof(buf), NULL,
+			       cosched_rapl_errno_hint, err))
 		return -1;
 	if (!name_ok(buf))
-		return malformed(z->path, "name", buf,
+		return cosched_sysfs_malformed(z->path, "name", buf,
 				 "a zone name ([a-z0-9_-], at most 31 bytes)",
 				 err);
 	snprintf(z->pub.name, sizeof(z->pub.name), "%s", buf);
@@ -354,11 +280,13 @@ static int read_zone(cosched_rapl_t *r, const char *sysdir, zone_t *z,
 		z->pub.package = parent->pub.package;
 		z->pub.die = parent->pub.die;
 	}
-	if (attr_read(z->path, "max_energy_range_uj", buf, sizeof(buf), err))
+	if (cosched_sysfs_read(z->path, "max_energy_range_uj", buf,
+			       sizeof(buf), NULL, cosched_rapl_errno_hint,
+			       err))
 		return -1;
-	if (parse_u64(buf, strlen(buf), COSCHED_RAPL_RANGE_MAX,
+	if (cosched_sysfs_parse_u64(buf, strlen(buf), COSCHED_RAPL_RANGE_MAX,
 		      &z->pub.max_range_uj) || !z->pub.max_range_uj)
-		return malformed(z->path, "max_energy_range_uj", buf,
+		return cosched_sysfs_malformed(z->path, "max_energy_range_uj", buf,
 				 "1 .. 281474976710656", err);
 	return read_counter(z, &z->last_uj, err);
 }
