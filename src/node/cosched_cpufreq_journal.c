@@ -1312,36 +1312,16 @@ int cosched_cpufreq_release(const cosched_cpufreq_t *c, const char *dir,
 	return finish(dir, j, changed, lock, &p);
 }
 
-int cosched_cpufreq_sweep(const cosched_cpufreq_t *c, const char *dir,
-			  cosched_cpufreq_outcome_t *out,
-			  cosched_error_t *err)
-{
-	cosched_cpufreq_outcome_t dummy;
-	problems_t p = { err, 0 };
-	bool changed;
-	journal_t *j;
-	int lock;
-
-	cosched_error_clear(err);
-	if (!out)
-		out = &dummy;
-	outcome_clear(out);
-	j = journal_new();
-	if (!j)
-		return cosched_error_set(err, "cpufreq journal: out of memory");
-	lock = begin(dir, j, &changed, out, err);
-	if (lock < 0) {
-		journal_free(j);
-		return -1;
-	}
-	changed = settle(c, j, NULL, NULL, out, &p) || changed;
-	return finish(dir, j, changed, lock, &p);
-}
-
-int cosched_cpufreq_restore_all(const cosched_cpufreq_t *c, const char *dir,
-				bool force, int *alive,
-				cosched_cpufreq_outcome_t *out,
-				cosched_error_t *err)
+/*
+ * The sweeps: drop the holders whose process is gone and settle the
+ * journal; with all, also every running holder (all && !force: refused,
+ * naming the first).  wait_ms: how long to wait for the lock (-2 when it
+ * stayed taken).  *alive (may be NULL): running holders found.
+ */
+static int sweep_journal(const cosched_cpufreq_t *c, const char *dir,
+			 int wait_ms, bool all, bool force, int *alive,
+			 cosched_cpufreq_outcome_t *out,
+			 cosched_error_t *err)
 {
 	cosched_cpufreq_outcome_t dummy;
 	problems_t p = { err, 0 };
@@ -1356,16 +1336,17 @@ int cosched_cpufreq_restore_all(const cosched_cpufreq_t *c, const char *dir,
 	j = journal_new();
 	if (!j)
 		return cosched_error_set(err, "cpufreq journal: out of memory");
-	lock = begin(dir, j, &changed, out, err);
+	lock = begin_wait(dir, wait_ms, j, &changed, out, err);
 	if (lock < 0) {
 		journal_free(j);
-		return -1;
+		return lock;
 	}
-	/* begin() dropped the holders whose process is gone: what is left
-	 * runs. */
-	for (int i = 0; i < j->n; i++) {
+	/* begin_wait() dropped the holders whose process is gone: what is
+	 * left runs. */
+	for (int i = 0; all && i < j->n; i++) {
 		for (int k = 0; k < j->d[i].n; k++) {
 			const cosched_cpufreq_holder_t *h = &j->d[i].h[k];
+
 			if (!running++ && !force)
 				problem(&p,
 					"cpufreq domain %d is held by job %u step %u (pid %d), still running: not restored (force to restore anyway)",
@@ -1384,32 +1365,32 @@ int cosched_cpufreq_restore_all(const cosched_cpufreq_t *c, const char *dir,
 	return finish(dir, j, changed, lock, &p);
 }
 
+int cosched_cpufreq_sweep(const cosched_cpufreq_t *c, const char *dir,
+			  cosched_cpufreq_outcome_t *out,
+			  cosched_error_t *err)
+{
+	return sweep_journal(c, dir, LOCK_WAIT_MS, false, false, NULL, out,
+			     err) < 0 ? -1 : 0;
+}
+
 int cosched_cpufreq_sweep_try(const cosched_cpufreq_t *c, const char *dir,
 			      cosched_cpufreq_outcome_t *out,
 			      cosched_error_t *err)
 {
-	cosched_cpufreq_outcome_t dummy;
-	problems_t p = { err, 0 };
-	bool changed;
-	journal_t *j;
-	int lock;
+	int rc = sweep_journal(c, dir, 0, false, false, NULL, out, err);
 
-	cosched_error_clear(err);
-	if (!out)
-		out = &dummy;
-	outcome_clear(out);
-	j = journal_new();
-	if (!j)
-		return cosched_error_set(err, "cpufreq journal: out of memory");
-	lock = begin_wait(dir, 0, j, &changed, out, err);
-	if (lock < 0) {
-		journal_free(j);
-		if (lock == -2) {
-			cosched_error_clear(err);
-			return 1;	/* busy: whoever holds it settles */
-		}
-		return -1;
+	if (rc == -2) {
+		cosched_error_clear(err);
+		return 1;	/* busy: whoever holds the lock settles */
 	}
-	changed = settle(c, j, NULL, NULL, out, &p) || changed;
-	return finish(dir, j, changed, lock, &p);
+	return rc;
+}
+
+int cosched_cpufreq_restore_all(const cosched_cpufreq_t *c, const char *dir,
+				bool force, int *alive,
+				cosched_cpufreq_outcome_t *out,
+				cosched_error_t *err)
+{
+	return sweep_journal(c, dir, LOCK_WAIT_MS, true, force, alive, out,
+			     err) < 0 ? -1 : 0;
 }
