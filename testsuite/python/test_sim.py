@@ -200,6 +200,24 @@ def test_seed000_deterministic_and_table():
     assert r.returncode == 2 and "table or --json" in r.stderr
 
 
+def _matplotlib_missing():
+    """Why --plot cannot draw here, or None: matplotlib is a host
+    package (scripts/install-deps leaves it out of the Slurm roots, where
+    nothing plots)."""
+    for py in ("/usr/bin/python3", "python3"):
+        r = subprocess.run([py, "-c", "import matplotlib"],
+                           capture_output=True, text=True)
+        if r.returncode == 0:
+            return None
+    return ("matplotlib is not installed here (Debian: python3-matplotlib, "
+            "which scripts/install-deps installs on the host only)")
+
+
+needs_matplotlib = pytest.mark.skipif(_matplotlib_missing() is not None,
+                                      reason=str(_matplotlib_missing()))
+
+
+@needs_matplotlib
 def test_plot_png_and_svg(tmp_path):
     # --plot FILE.png|svg: the table as usual, and a figure drawn by
     # contribs/sim/cosched-sim-plot from the run's JSON.
@@ -227,6 +245,7 @@ def test_plot_png_and_svg(tmp_path):
         assert a["name"] in text, a["name"]
 
 
+@needs_matplotlib
 def test_plot_space_and_seed000(tmp_path):
     svg = tmp_path / "space.svg"
     sim("--setting", "space", "--seed002", "--nodes", "2", "--plot",
