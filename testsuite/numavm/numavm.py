@@ -34,6 +34,7 @@ import re
 import shlex
 import shutil
 import signal
+import socket
 import stat
 import subprocess
 import sys
@@ -363,7 +364,8 @@ def _check_distances(nodes, distances):
     return d
 
 
-def qemu_argv(kernel, initrd, console_log, nodes, cpus, mem, distances):
+def qemu_argv(kernel, initrd, console_log, nodes, cpus, mem, distances,
+              monitor=None):
     """The qemu command line (also for reading: what the guest is)."""
     if cpus % nodes or mem % nodes:
         raise ValueError(f"cpus={cpus} and mem={mem} must divide by "
@@ -377,12 +379,18 @@ def qemu_argv(kernel, initrd, console_log, nodes, cpus, mem, distances):
             # task plugin is for.
             "-smp", f"{cpus},sockets={nodes},cores={per_cpu},threads=1",
             "-kernel", kernel, "-initrd", initrd,
+            # sysrq_always_enabled: Debian's default mask leaves out the
+            # task and CPU dumps that _diagnostics() asks for.
             "-append", "console=ttyS0 quiet panic=-1 mitigations=off "
-                       "rdinit=/init",
+                       "sysrq_always_enabled rdinit=/init",
             "-chardev", f"file,id=console,path={console_log}",
             "-device", "isa-serial,chardev=console",
             "-chardev", "stdio,id=cmd,signal=off",
             "-device", "isa-serial,chardev=cmd"]
+    if monitor:
+        # The human monitor, for sendkey: a guest that stops answering is
+        # asked for its blocked tasks and CPU backtraces (SysRq w and l).
+        argv += ["-monitor", f"unix:{monitor},server=on,wait=off"]
     for n in range(nodes):
         first = n * per_cpu
         cpu_list = (f"{first}" if per_cpu == 1 else
@@ -415,7 +423,9 @@ class VM:
         self.distances = _check_distances(nodes, distances)
         self.workdir = tempfile.mkdtemp(prefix="numavm-")
         self.console_log = os.path.join(self.workdir, "console.log")
+        self.monitor = os.path.join(self.workdir, "monitor.sock")
         self._proc = None
+        self._stuck = False
         self._lines = queue.Queue()
         self._next_id = 1
         try:
@@ -426,7 +436,7 @@ class VM:
             self.initramfs_seconds = time.monotonic() - t0
             self.argv = qemu_argv(kernel or kernel_path(), initrd,
                                   self.console_log, nodes, self.cpus, mem,
-                                  self.distances)
+                                  self.distances, self.monitor)
             t0 = time.monotonic()
             self._proc = subprocess.Popen(
                 self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -451,6 +461,8 @@ class VM:
         try:
             line = self._lines.get(timeout=max(left, 0))
         except queue.Empty:
+            self._stuck = True
+            self._dump_guest_state()
             raise GuestError(f"{what}: no answer from the guest in time"
                              + self._diagnostics()) from None
         if line is None:
@@ -470,9 +482,28 @@ class VM:
         except OSError:
             return ""
 
-    def _diagnostics(self):
+    def _dump_guest_state(self, settle=3.0):
+        """Ask a guest that stopped answering what it is doing, through the
+        monitor: SysRq 7 (the console gets everything, "quiet" or not),
+        w (blocked tasks) and l (backtraces of all CPUs), printed on the
+        console that _diagnostics() shows.  Best effort."""
+        if not self._proc or self._proc.poll() is not None:
+            return
+        try:
+            with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+                s.settimeout(5)
+                s.connect(self.monitor)
+                for key in ("7", "w", "l"):
+                    s.sendall(f"sendkey alt-sysrq-{key}\n".encode())
+                    time.sleep(0.5)
+        except OSError as e:
+            sys.stderr.write(f"numavm: no monitor for a dump: {e}\n")
+            return
+        time.sleep(settle)
+
+    def _diagnostics(self, lines=80):
         text = "\n--- guest console (last lines) ---\n"
-        text += "\n".join(self.console().splitlines()[-25:])
+        text += "\n".join(self.console().splitlines()[-lines:])
         if self._proc and self._proc.poll() is not None:
             err = self._proc.stderr.read().decode(errors="replace")
             text += (f"\n--- qemu exited with {self._proc.returncode} ---\n"
@@ -545,9 +576,13 @@ class VM:
 
     def shutdown(self, timeout=15):
         """Power the guest off (qemu stopped by pid if it does not go);
-        the work directory goes with it.  Safe to call twice."""
+        the work directory goes with it.  Safe to call twice.  A guest
+        that stopped answering could not read the power-off, so it is
+        stopped at once."""
         proc, self._proc = self._proc, None
         if proc is not None:
+            if self._stuck and proc.poll() is None:
+                proc.terminate()
             if proc.poll() is None:
                 try:
                     proc.stdin.write(b"poweroff\n")

@@ -160,3 +160,19 @@ def test_command_channel(vm4):
     with pytest.raises(numavm.GuestError, match="timed out after 1 s"):
         vm4.run(["sleep", "30"], timeout=1)
     assert vm4.run(["echo", "still here"]) == (0, "still here\n", "")
+
+
+def test_stuck_guest_says_what_it_was_doing():
+    # A command that ignores the guest's own time limit leaves the agent
+    # waiting: the host gives up and shows, from SysRq through the
+    # monitor, the guest's blocked tasks and what its CPUs were running.
+    vm = _boot(nodes=1, cpus=1, mem=256)
+    try:
+        with pytest.raises(numavm.GuestError) as err:
+            vm.run("trap '' TERM; while :; do :; done", timeout=1)
+        text = str(err.value)
+        assert "no answer from the guest in time" in text, text
+        assert "sysrq: Show Blocked State" in text, text
+        assert "NMI backtrace for cpu 0" in text and "Comm: sh" in text, text
+    finally:
+        vm.shutdown()
