@@ -19,14 +19,12 @@
 #include "src/libcosched/cosched_file.h"
 #include "src/libcosched/cosched_text.h"
 #include "cosched_cpufreq_journal.h"
+#include "cosched_spool.h"
 
 #define JOURNAL_TAG "cosched-cpufreq-journal/"
 #define JOURNAL_SCHEMA 1
 #define JOURNAL_BYTES_MAX (64u << 20)
-#define LOCK_SUFFIX ".lock"
-#define TMP_SUFFIX ".tmp"
 #define BAD_INFIX ".bad."
-#define BOOT_ID_LEN 36
 /* slurmstepd waits this long for the lock (a step start or end); slurmd's
  * launch hooks never wait (cosched_cpufreq_sweep_try). */
 #define LOCK_WAIT_MS 2000
@@ -44,7 +42,7 @@ typedef struct {
 } jdom_t;
 
 typedef struct {
-	char boot[BOOT_ID_LEN + 1];	/* "-" when unknown */
+	char boot[COSCHED_BOOT_ID_LEN + 1];	/* "-" when unknown */
 	int n;
 	jdom_t *d;		/* COSCHED_CPUFREQ_DOMAINS_MAX, ascending id */
 } journal_t;
@@ -88,96 +86,26 @@ static int problems_end(problems_t *p)
 
 /* ---- processes -------------------------------------------------------- */
 
-/* /proc/PID/stat: state and start time (field 22).  -1 with errno. */
-static int proc_stat(pid_t pid, char *state, unsigned long long *start)
-{
-	char path[64], buf[4096];
-	const char *p;
-	size_t got;
-	FILE *f;
-	int field;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int) pid);
-	f = fopen(path, "re");
-	if (!f)
-		return -1;
-	got = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[got] = '\0';
-	/* The command name may hold anything, ')' included: the fields
-	 * start after the last ')'. */
-	p = strrchr(buf, ')');
-	if (!p || p[1] != ' ') {
-		errno = EINVAL;
-		return -1;
-	}
-	p += 2;
-	*state = *p;
-	for (field = 3; field < 22 && p; field++) {
-		p = strchr(p, ' ');
-		if (p)
-			p++;
-	}
-	if (!p || *p < '0' || *p > '9') {
-		errno = EINVAL;
-		return -1;
-	}
-	*start = strtoull(p, NULL, 10);
-	return 0;
-}
-
 int cosched_cpufreq_holder_self(cosched_cpufreq_holder_t *h, uint32_t job_id,
 				uint32_t step_id, cosched_error_t *err)
 {
-	char state;
+	cosched_proc_id_t self;
 
 	memset(h, 0, sizeof(*h));
 	h->job_id = job_id;
 	h->step_id = step_id;
-	h->pid = getpid();
-	if (proc_stat(h->pid, &state, &h->start_time))
-		return cosched_error_set(err,
-			"/proc/%d/stat: cannot read the start time: %s",
-			(int) h->pid, strerror(errno));
+	if (cosched_proc_self(&self, err))
+		return -1;
+	h->pid = self.pid;
+	h->start_time = self.start_time;
 	return 0;
 }
 
 int cosched_cpufreq_holder_alive(const cosched_cpufreq_holder_t *h)
 {
-	unsigned long long start;
-	char state;
+	cosched_proc_id_t p = { h->pid, h->start_time };
 
-	if (h->pid <= 0)
-		return 0;
-	if (proc_stat(h->pid, &state, &start))
-		/* Gone; anything else (a /proc we may not read) counts as
-		 * alive: a running job's setting is never taken away on a
-		 * guess. */
-		return errno == ENOENT || errno == ESRCH ? 0 : 1;
-	if (state == 'Z' || state == 'X')
-		return 0;	/* exited, not yet reaped */
-	return start == h->start_time;
-}
-
-/* The kernel's boot id, so that a journal from a previous boot (whose
- * settings the kernel has since reset) is not replayed; "-" unknown. */
-static void boot_id(char *buf)
-{
-	FILE *f = fopen("/proc/sys/kernel/random/boot_id", "re");
-	char line[64] = "";
-	size_t n;
-
-	strcpy(buf, "-");
-	if (!f)
-		return;
-	if (fgets(line, sizeof(line), f)) {
-		n = strcspn(line, "\n");
-		line[n] = '\0';
-		if (n == BOOT_ID_LEN &&
-		    strspn(line, "0123456789abcdef-") == BOOT_ID_LEN)
-			strcpy(buf, line);
-	}
-	fclose(f);
+	return cosched_proc_alive(&p);
 }
 
 /* ---- the journal in memory -------------------------------------------- */
@@ -522,9 +450,9 @@ static int journal_parse(char *text, journal_t *j, cosched_error_t *err)
 					COSCHED_QUOTE(line), JOURNAL_SCHEMA);
 			n = (int) strlen(line + strlen(tag));
 			if (!(strcmp(line + strlen(tag), "-") == 0 ||
-			      (n == BOOT_ID_LEN &&
+			      (n == COSCHED_BOOT_ID_LEN &&
 			       strspn(line + strlen(tag),
-				      "0123456789abcdef-") == BOOT_ID_LEN)))
+				      "0123456789abcdef-") == COSCHED_BOOT_ID_LEN)))
 				return cosched_error_set(err,
 					"line 1: invalid boot id in %s",
 					COSCHED_QUOTE(line));
@@ -614,92 +542,6 @@ static int journal_parse(char *text, journal_t *j, cosched_error_t *err)
 
 /* ---- files ------------------------------------------------------------- */
 
-static int path_in(char *buf, size_t len, const char *dir, const char *name,
-		   const char *suffix, cosched_error_t *err)
-{
-	if ((size_t) snprintf(buf, len, "%s/%s%s", dir, name, suffix) >= len)
-		return cosched_error_set(err, "%s: path too long", dir);
-	return 0;
-}
-
-static int fsync_dir(const char *dir, cosched_error_t *err)
-{
-	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-
-	if (fd < 0 || fsync(fd)) {
-		int saved = errno;
-		if (fd >= 0)
-			close(fd);
-		return cosched_error_set(err, "%s: fsync: %s", dir,
-					 strerror(saved));
-	}
-	close(fd);
-	return 0;
-}
-
-/* DIR exists (created 0700 when missing) and is a directory, not a
- * link. */
-static int dir_ready(const char *dir, cosched_error_t *err)
-{
-	struct stat st;
-
-	if (cosched_dir_path_check("cpufreq journal directory", dir,
-				   COSCHED_PATH_MAX - 64, err))
-		return -1;
-	if (lstat(dir, &st)) {
-		if (errno != ENOENT)
-			return cosched_error_set(err, "%s: %s", dir,
-						 strerror(errno));
-		if (mkdir(dir, 0700) && errno != EEXIST)
-			return cosched_error_set(err, "%s: cannot create: %s",
-						 dir, strerror(errno));
-		if (lstat(dir, &st))
-			return cosched_error_set(err, "%s: %s", dir,
-						 strerror(errno));
-	}
-	if (S_ISLNK(st.st_mode))
-		return cosched_error_set(err,
-			"%s: is a symbolic link (not followed)", dir);
-	if (!S_ISDIR(st.st_mode))
-		return cosched_error_set(err, "%s: not a directory", dir);
-	return 0;
-}
-
-/* The lock (flock on DIR/cpufreq.journal.lock), waited for at most
- * LOCK_WAIT_MS.  Returns its descriptor. */
-/* Take the lock, waiting up to wait_ms; -2 (err set) when it is still
- * held then. */
-static int lock_take(const char *dir, int wait_ms, cosched_error_t *err)
-{
-	char path[COSCHED_PATH_MAX];
-	int fd;
-
-	if (path_in(path, sizeof(path), dir, COSCHED_CPUFREQ_JOURNAL_FILE,
-		    LOCK_SUFFIX, err))
-		return -1;
-	fd = cosched_open_regular(path, O_RDWR | O_CREAT, 0600, err);
-	if (fd < 0)
-		return -1;
-	for (int waited = 0;; waited += 10) {
-		if (!flock(fd, LOCK_EX | LOCK_NB))
-			return fd;
-		if (errno != EWOULDBLOCK && errno != EINTR) {
-			int saved = errno;
-			close(fd);
-			return cosched_error_set(err, "%s: flock: %s", path,
-						 strerror(saved));
-		}
-		if (waited >= wait_ms) {
-			close(fd);
-			cosched_error_set(err,
-				"%s: still locked by another process after %d ms",
-				path, wait_ms);
-			return -2;
-		}
-		nanosleep(&(struct timespec){ 0, 10 * 1000 * 1000 }, NULL);
-	}
-}
-
 /* A journal kept aside (cpufreq.journal.bad.*) in DIR: its name. */
 static bool kept_aside(const char *dir, char *name, size_t len)
 {
@@ -735,7 +577,7 @@ static int keep_aside(const char *dir, const char *path, char *bad,
 		else
 			snprintf(suffix, sizeof(suffix), BAD_INFIX "%lld",
 				 now);
-		if (path_in(bad, len, dir, COSCHED_CPUFREQ_JOURNAL_FILE,
+		if (cosched_spool_path(bad, len, dir, COSCHED_CPUFREQ_JOURNAL_FILE,
 			    suffix, err))
 			return -1;
 		if (!link(path, bad)) {
@@ -743,7 +585,7 @@ static int keep_aside(const char *dir, const char *path, char *bad,
 				return cosched_error_set(err,
 					"%s: cannot remove after keeping it as %s: %s",
 					path, bad, strerror(errno));
-			return fsync_dir(dir, err);
+			return cosched_spool_fsync_dir(dir, err);
 		}
 		if (errno != EEXIST)
 			return cosched_error_set(err,
@@ -763,7 +605,7 @@ static int journal_load(const char *dir, journal_t *j, cosched_error_t *err)
 	char *text;
 	int missing;
 
-	if (path_in(path, sizeof(path), dir, COSCHED_CPUFREQ_JOURNAL_FILE, "",
+	if (cosched_spool_path(path, sizeof(path), dir, COSCHED_CPUFREQ_JOURNAL_FILE, "",
 		    err))
 		return -1;
 	text = cosched_read_file(path, JOURNAL_BYTES_MAX, &missing, &perr);
@@ -792,74 +634,22 @@ static int journal_load(const char *dir, journal_t *j, cosched_error_t *err)
 static int journal_store(const char *dir, const journal_t *j,
 			 cosched_error_t *err)
 {
-	char path[COSCHED_PATH_MAX], tmp[COSCHED_PATH_MAX];
-	char *text = journal_format(j);
-	size_t len, off = 0;
-	int fd, saved;
+	char *text;
+	int rc;
 
+	/* Nothing held: no journal, so that slurmd's launch hooks see at a
+	 * glance (one stat) that there is nothing to sweep, and a node
+	 * cosched gave everything back to holds no file of it. */
+	if (!j->n)
+		return cosched_spool_replace(dir, COSCHED_CPUFREQ_JOURNAL_FILE,
+					     NULL, err);
+	text = journal_format(j);
 	if (!text)
 		return cosched_error_set(err, "cpufreq journal: out of memory");
-	if (!j->n) {
-		/* Nothing held: no journal, so that slurmd's launch hooks
-		 * see at a glance (one stat) that there is nothing to sweep,
-		 * and a node cosched gave everything back to holds no file
-		 * of it. */
-		free(text);
-		if (path_in(path, sizeof(path), dir,
-			    COSCHED_CPUFREQ_JOURNAL_FILE, "", err))
-			return -1;
-		if (unlink(path) && errno != ENOENT)
-			return cosched_error_set(err, "%s: cannot remove: %s",
-						 path, strerror(errno));
-		return fsync_dir(dir, err);
-	}
-	if (path_in(path, sizeof(path), dir, COSCHED_CPUFREQ_JOURNAL_FILE, "",
-		    err) ||
-	    path_in(tmp, sizeof(tmp), dir, COSCHED_CPUFREQ_JOURNAL_FILE,
-		    TMP_SUFFIX, err)) {
-		free(text);
-		return -1;
-	}
-	if (unlink(tmp) && errno != ENOENT) {
-		saved = errno;
-		free(text);
-		return cosched_error_set(err, "%s: cannot remove: %s", tmp,
-					 strerror(saved));
-	}
-	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-		  0600);
-	if (fd < 0) {
-		saved = errno;
-		free(text);
-		return cosched_error_set(err, "%s: cannot create: %s", tmp,
-					 strerror(saved));
-	}
-	len = strlen(text);
-	while (off < len) {
-		ssize_t w = write(fd, text + off, len - off);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			break;
-		off += (size_t) w;
-	}
-	saved = errno;
+	rc = cosched_spool_replace(dir, COSCHED_CPUFREQ_JOURNAL_FILE, text,
+				   err);
 	free(text);
-	if (off < len || fsync(fd)) {
-		if (off == len)
-			saved = errno;
-		close(fd);
-		unlink(tmp);
-		return cosched_error_set(err, "%s: cannot write: %s", tmp,
-					 strerror(saved));
-	}
-	if (close(fd) || rename(tmp, path)) {
-		saved = errno;
-		unlink(tmp);
-		return cosched_error_set(err, "%s: cannot write: %s", path,
-					 strerror(saved));
-	}
-	return fsync_dir(dir, err);
+	return rc;
 }
 
 /* ---- resolution -------------------------------------------------------- */
@@ -1026,19 +816,20 @@ static int begin_wait(const char *dir, int wait_ms, journal_t *j,
 		      bool *changed, cosched_cpufreq_outcome_t *out,
 		      cosched_error_t *err)
 {
-	char boot[BOOT_ID_LEN + 1];
+	char boot[COSCHED_BOOT_ID_LEN + 1];
 	int lock;
 
-	if (dir_ready(dir, err))
+	if (cosched_spool_dir_ready("cpufreq journal directory", dir, err))
 		return -1;
-	lock = lock_take(dir, wait_ms, err);
+	lock = cosched_spool_lock(dir, COSCHED_CPUFREQ_JOURNAL_FILE, wait_ms,
+				  err);
 	if (lock < 0)
 		return lock;
 	if (journal_load(dir, j, err)) {
 		close(lock);
 		return -1;
 	}
-	boot_id(boot);
+	cosched_boot_id(boot);
 	*changed = false;
 	if (j->n && strcmp(boot, "-") && strcmp(j->boot, "-") &&
 	    strcmp(boot, j->boot)) {

@@ -1,0 +1,67 @@
+/*
+ * cosched_spool.h - node state kept in SlurmdSpoolDir/cosched by the
+ * processes of several steps at once: the cpufreq journal
+ * (cosched_cpufreq_journal.h) and the energy ledger
+ * (cosched_energy_ledger.h).
+ *
+ * Each such file is read and rewritten whole under an exclusive flock on
+ * FILE.lock, replaced atomically (temporary file, fsync, rename, fsync of
+ * the directory) so that a crash at any moment leaves the old or the new
+ * text and never a mix, and names its writers by process identity (pid
+ * and start time, so that a recycled pid is not taken for the dead
+ * writer) and the kernel's boot id (so that state from before a reboot is
+ * not taken as current).  None of it follows a symbolic link.
+ */
+#ifndef COSCHED_SPOOL_H
+#define COSCHED_SPOOL_H
+
+#include <sys/types.h>
+
+#include "src/libcosched/cosched_error.h"
+
+#define COSCHED_BOOT_ID_LEN 36
+
+/* A process, told apart from a later one with the same pid. */
+typedef struct {
+	pid_t pid;
+	unsigned long long start_time;	/* /proc/PID/stat field 22 */
+} cosched_proc_id_t;
+
+/* The calling process. */
+int cosched_proc_self(cosched_proc_id_t *p, cosched_error_t *err);
+
+/* Whether p still runs (same pid, same start time): 1 or 0.  A zombie
+ * (exited, not yet reaped) is dead; a /proc/PID/stat that exists but
+ * cannot be read counts as alive (what a live process holds is never
+ * taken away on a guess). */
+int cosched_proc_alive(const cosched_proc_id_t *p);
+
+/* The kernel's boot id into buf (COSCHED_BOOT_ID_LEN + 1 bytes), "-"
+ * when it cannot be read. */
+void cosched_boot_id(char *buf);
+
+/* dir exists (created 0700 when missing), is a directory and not a link;
+ * field names it in messages. */
+int cosched_spool_dir_ready(const char *field, const char *dir,
+			    cosched_error_t *err);
+
+/* dir/name + suffix into buf; -1 (err) when it does not fit. */
+int cosched_spool_path(char *buf, size_t len, const char *dir,
+		       const char *name, const char *suffix,
+		       cosched_error_t *err);
+
+/* The exclusive lock on dir/name.lock, waited for at most wait_ms
+ * (0: not at all).  Returns its descriptor (close() releases it), -2 (err
+ * set) when another process still holds it then, -1 on any other error. */
+int cosched_spool_lock(const char *dir, const char *name, int wait_ms,
+		       cosched_error_t *err);
+
+/* Replace dir/name with text atomically; text NULL removes it.  The
+ * caller holds the lock. */
+int cosched_spool_replace(const char *dir, const char *name,
+			  const char *text, cosched_error_t *err);
+
+/* fsync() of a directory, after a rename or unlink in it. */
+int cosched_spool_fsync_dir(const char *dir, cosched_error_t *err);
+
+#endif
