@@ -577,8 +577,9 @@ static int keep_aside(const char *dir, const char *path, char *bad,
 		else
 			snprintf(suffix, sizeof(suffix), BAD_INFIX "%lld",
 				 now);
-		if (cosched_spool_path(bad, len, dir, COSCHED_CPUFREQ_JOURNAL_FILE,
-			    suffix, err))
+		if (cosched_spool_path(bad, len, dir,
+				       COSCHED_CPUFREQ_JOURNAL_FILE, suffix,
+				       err))
 			return -1;
 		if (!link(path, bad)) {
 			if (unlink(path))
@@ -605,8 +606,8 @@ static int journal_load(const char *dir, journal_t *j, cosched_error_t *err)
 	char *text;
 	int missing;
 
-	if (cosched_spool_path(path, sizeof(path), dir, COSCHED_CPUFREQ_JOURNAL_FILE, "",
-		    err))
+	if (cosched_spool_path(path, sizeof(path), dir,
+			       COSCHED_CPUFREQ_JOURNAL_FILE, "", err))
 		return -1;
 	text = cosched_read_file(path, JOURNAL_BYTES_MAX, &missing, &perr);
 	if (!text) {
