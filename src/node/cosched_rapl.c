@@ -489,6 +489,18 @@ int cosched_rapl_read(const cosched_rapl_t *r, uint64_t *uj,
 	return 0;
 }
 
+void cosched_rapl_get_last(const cosched_rapl_t *r, uint64_t *uj)
+{
+	for (int i = 0; i < r->n; i++)
+		uj[i] = r->z[i].last_uj;
+}
+
+void cosched_rapl_set_last(cosched_rapl_t *r, const uint64_t *uj)
+{
+	for (int i = 0; i < r->n; i++)
+		r->z[i].last_uj = uj[i];
+}
+
 uint64_t cosched_rapl_delta(uint64_t prev, uint64_t cur, uint64_t max_range,
 			    bool *wrapped)
 {

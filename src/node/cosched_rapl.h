@@ -131,6 +131,16 @@ int cosched_rapl_read(const cosched_rapl_t *r, uint64_t *uj,
 int cosched_rapl_sample(cosched_rapl_t *r, cosched_rapl_delta_t *delta,
 			cosched_energy_node_t *node, cosched_error_t *err);
 
+/*
+ * The counters' last reading, one value per zone in zone order: what the
+ * next cosched_rapl_sample() counts from.  Get it to keep it elsewhere and
+ * set it back before sampling, so that several processes taking turns
+ * (the samplers of a node's steps, through the energy ledger) count every
+ * microjoule once.
+ */
+void cosched_rapl_get_last(const cosched_rapl_t *r, uint64_t *uj);
+void cosched_rapl_set_last(cosched_rapl_t *r, const uint64_t *uj);
+
 /* The energy from counter value prev to cur, with a counter that wraps
  * to 0 after max_range: cur - prev, or max_range - prev + 1 + cur with
  * *wrapped (may be NULL) set when cur < prev. */

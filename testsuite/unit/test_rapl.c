@@ -11,9 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cosched_check.h"
+#include "src/node/cosched_energy_ledger.h"
 #include "src/node/cosched_rapl.h"
 
 #ifndef COSCHED_PYTHON3
@@ -611,6 +613,211 @@ START_TEST(t_two_jobs_through_a_wrap)
 }
 END_TEST
 
+/* ---- the node's energy ledger (src/node/cosched_energy_ledger.c) ------ */
+
+static cosched_ledger_step_t ledger_step(uint32_t job, uint32_t cores,
+					 uint64_t rate, uint64_t mem_rate)
+{
+	cosched_ledger_step_t s;
+
+	memset(&s, 0, sizeof(s));
+	s.id.job_id = job;
+	s.id.step_id = 0;
+	ck_assert(cosched_proc_self(&s.proc, &err) == 0);
+	s.cores = cores;
+	s.rate = rate;
+	s.mem_rate = mem_rate;
+	return s;
+}
+
+static cosched_ledger_step_t ledger_update(cosched_rapl_t *r, const char *dir,
+					   const cosched_ledger_step_t *me,
+					   bool leave,
+					   cosched_ledger_outcome_t *oc)
+{
+	cosched_ledger_step_t out;
+
+	err.msg[0] = '\0';
+	ck_assert_msg(cosched_energy_ledger_update(r, dir, me, leave, 1000,
+						   &out, oc, &err) == 0,
+		      "%s", err.msg);
+	return out;
+}
+
+/* Advance package, core and dram of package 0 by whole joules. */
+static void spend(const tree_t *t, int pkg_j, int core_j, int dram_j)
+{
+	fake(t, "advance", "intel-rapl:0 %d", pkg_j * 1000000);
+	fake(t, "advance", "intel-rapl:0:0 %d", core_j * 1000000);
+	fake(t, "advance", "intel-rapl:0:1 %d", dram_j * 1000000);
+}
+
+static void ledger_dir(const tree_t *t, char *dir, size_t len)
+{
+	snprintf(dir, len, "%s/spool", t->top);
+}
+
+START_TEST(t_ledger_shares_add_up)
+{
+	cosched_ledger_step_t a = ledger_step(10, 2, 0, COSCHED_ENERGY_UNKNOWN);
+	cosched_ledger_step_t b = ledger_step(11, 6, 0, COSCHED_ENERGY_UNKNOWN);
+	cosched_ledger_step_t ga, gb;
+	cosched_ledger_outcome_t oc;
+	char dir[400], path[500];
+	cosched_rapl_t *r;
+	tree_t t;
+
+	tree_make(&t, "--packages 1");
+	r = tree_open(&t);
+	ledger_dir(&t, dir, sizeof(dir));
+	snprintf(path, sizeof(path), "%s/" COSCHED_ENERGY_LEDGER_FILE, dir);
+
+	ga = ledger_update(r, dir, &a, false, &oc);	/* a joins */
+	ck_assert(oc.restarted);
+	ck_assert_str_eq(oc.note, "new ledger");
+	ck_assert_uint_eq(ga.energy.total_uj, 0);
+
+	/* a alone: all of it. */
+	spend(&t, 10, 4, 2);
+	gb = ledger_update(r, dir, &b, false, &oc);	/* b joins */
+	ck_assert(!oc.restarted);
+	ck_assert_uint_eq(oc.split_uj, 12000000);
+	ck_assert_int_eq(oc.present, 1);
+	ck_assert_uint_eq(gb.energy.total_uj, 0);
+
+	/* b has no rate yet: a's activity takes the core energy; idle and
+	 * uncore by cores 2:6; no memory rate: dram by activity. */
+	spend(&t, 8, 4, 2);
+	a.rate = 1000;
+	a.mem_rate = 100;
+	ga = ledger_update(r, dir, &a, false, &oc);
+	ck_assert_int_eq(oc.present, 2);
+	ck_assert_uint_eq(ga.energy.total_uj, 12000000 + 1000000 + 4000000 +
+					     2000000);
+	b.rate = 3000;
+	b.mem_rate = 300;
+	gb = ledger_update(r, dir, &b, false, &oc);
+	ck_assert_uint_eq(oc.split_uj, 0);
+	ck_assert_uint_eq(gb.energy.total_uj, 3000000);
+
+	/* Rates 1:3 for core and dram, cores 2:6 for the rest. */
+	spend(&t, 8, 4, 2);
+	ga = ledger_update(r, dir, &a, true, &oc);	/* a leaves */
+	/* alone 6 + 4 + 2, then 1 + 4 + 2, then 1 + 1 + 0.5 J */
+	ck_assert_uint_eq(ga.energy.uncore_uj, 8000000);
+	ck_assert_uint_eq(ga.energy.core_uj, 9000000);
+	ck_assert_uint_eq(ga.energy.dram_uj, 4500000);
+	ck_assert_uint_eq(ga.energy.total_uj, 21500000);
+	ck_assert_uint_eq(ga.node_uj, 32000000);
+	ck_assert_int_eq(ga.ncorunners, 1);
+	ck_assert_uint_eq(ga.corunners[0].job_id, 11);
+	ck_assert_int_eq(access(path, F_OK), 0);
+
+	gb = ledger_update(r, dir, &b, true, &oc);	/* b leaves, last */
+	ck_assert_uint_eq(gb.energy.total_uj, 10500000);
+	ck_assert_uint_eq(gb.node_uj, 20000000);
+	ck_assert_int_eq(gb.ncorunners, 1);
+	ck_assert_uint_eq(gb.corunners[0].job_id, 10);
+	/* Every joule spent while a step was present, handed out once. */
+	ck_assert_uint_eq(ga.energy.total_uj + gb.energy.total_uj, 32000000);
+	ck_assert_msg(access(path, F_OK) && errno == ENOENT,
+		      "%s left behind", path);
+	cosched_rapl_close(r);
+	tree_free(&t);
+}
+END_TEST
+
+static char *slurp(const char *path)
+{
+	static char buf[8192];
+	FILE *f = fopen(path, "r");
+	size_t n;
+
+	ck_assert_msg(f != NULL, "%s: %s", path, strerror(errno));
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	return buf;
+}
+
+START_TEST(t_ledger_dead_sampler)
+{
+	cosched_ledger_step_t a = ledger_step(20, 4, 100, 1);
+	cosched_ledger_step_t d = ledger_step(21, 4, 100, 1);
+	cosched_ledger_outcome_t oc;
+	char dir[400], path[500];
+	cosched_rapl_t *r;
+	int status;
+	pid_t pid;
+	tree_t t;
+
+	tree_make(&t, "--packages 1");
+	r = tree_open(&t);
+	ledger_dir(&t, dir, sizeof(dir));
+	snprintf(path, sizeof(path), "%s/" COSCHED_ENERGY_LEDGER_FILE, dir);
+	/* d's sampler: a child that joins, is given energy, and dies. */
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		d.proc.pid = getpid();
+		if (cosched_proc_self(&d.proc, &err) ||
+		    cosched_energy_ledger_update(r, dir, &d, false, 1000, NULL,
+						 NULL, &err))
+			_exit(1);
+		_exit(0);
+	}
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert_int_eq(status, 0);
+	ck_assert_ptr_nonnull(strstr(slurp(path), "step 21.0 "));
+	/* The dead step is dropped on a's joining: nothing spent yet. */
+	spend(&t, 4, 2, 0);
+	ledger_update(r, dir, &a, false, &oc);
+	ck_assert_int_eq(oc.present, 0);
+	ck_assert_ptr_null(strstr(slurp(path), "step 21.0 "));
+	ck_assert_ptr_nonnull(strstr(slurp(path), "abandoned=0\n"));
+	spend(&t, 4, 2, 0);
+	ck_assert_uint_eq(ledger_update(r, dir, &a, true, &oc).energy.total_uj,
+			  4000000);
+	cosched_rapl_close(r);
+	tree_free(&t);
+}
+END_TEST
+
+START_TEST(t_ledger_unreadable_and_wrap)
+{
+	cosched_ledger_step_t a = ledger_step(30, 1, 0, COSCHED_ENERGY_UNKNOWN);
+	cosched_ledger_outcome_t oc;
+	char dir[400], path[500];
+	cosched_rapl_t *r;
+	FILE *f;
+	tree_t t;
+
+	tree_make(&t, "--packages 1 --no-dram --max-range 99999999");
+	r = tree_open(&t);
+	ledger_dir(&t, dir, sizeof(dir));
+	snprintf(path, sizeof(path), "%s/" COSCHED_ENERGY_LEDGER_FILE, dir);
+	ck_assert_int_eq(mkdir(dir, 0700), 0);
+	f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs("cosched-energy-ledger/1 boot=x\nstep 1.0 pid=1\n", f);
+	fclose(f);
+	fake(&t, "set", "intel-rapl:0 %d", 99000000);
+	ledger_update(r, dir, &a, false, &oc);
+	ck_assert(oc.restarted);
+	ck_assert_msg(strstr(oc.note, "unreadable (line 2: unexpected)"), "%s",
+		      oc.note);
+	ck_assert_ptr_nonnull(strstr(slurp(path), "cosched-energy-ledger/1 boot="));
+	/* 99 J, then 3 J on: past the 99.999999 J range. */
+	fake(&t, "advance", "intel-rapl:0 %d", 3000000);
+	ledger_update(r, dir, &a, false, &oc);
+	ck_assert_uint_eq(oc.split_uj, 3000000);
+	ck_assert_uint_eq(ledger_update(r, dir, &a, true, &oc).energy.total_uj,
+			  3000000);
+	cosched_rapl_close(r);
+	tree_free(&t);
+}
+END_TEST
+
 Suite *cosched_test_suite(void)
 {
 	Suite *s = suite_create("rapl");
@@ -635,6 +842,12 @@ Suite *cosched_test_suite(void)
 	tcase_add_test(tc, t_read);
 	tcase_add_test(tc, t_wraparound);
 	tcase_add_test(tc, t_two_jobs_through_a_wrap);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("ledger");
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, t_ledger_shares_add_up);
+	tcase_add_test(tc, t_ledger_dead_sampler);
+	tcase_add_test(tc, t_ledger_unreadable_and_wrap);
 	suite_add_tcase(s, tc);
 	return s;
 }

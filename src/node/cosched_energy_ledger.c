@@ -1,0 +1,535 @@
+/*
+ * cosched_energy_ledger.c - the node's energy handed out to its steps
+ * (see the header for the rule, the protocol and the text form).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "src/libcosched/cosched_file.h"
+#include "cosched_energy_ledger.h"
+
+#define LEDGER_TAG "cosched-energy-ledger/"
+#define LEDGER_SCHEMA 1
+#define LEDGER_BYTES_MAX (4u << 20)
+
+typedef struct {
+	char dir[32];
+	uint64_t uj;
+} lzone_t;
+
+typedef struct {
+	char boot[COSCHED_BOOT_ID_LEN + 1];
+	int nzones;
+	lzone_t zone[COSCHED_RAPL_ZONES_MAX];
+	uint64_t attributed, unattributed, abandoned;
+	int n;
+	cosched_ledger_step_t step[COSCHED_LEDGER_STEPS_MAX];
+} ledger_t;
+
+void cosched_step_ref_format(const cosched_step_ref_t *r, char *buf,
+			     size_t len)
+{
+	snprintf(buf, len, "%" PRIu32 ".%" PRIu32, r->job_id, r->step_id);
+}
+
+static bool ref_eq(const cosched_step_ref_t *a, const cosched_step_ref_t *b)
+{
+	return a->job_id == b->job_id && a->step_id == b->step_id;
+}
+
+/* ---- text form ---------------------------------------------------------- */
+
+static int put(char **buf, size_t *len, size_t *cap, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static int put(char **buf, size_t *len, size_t *cap, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	for (;;) {
+		va_start(ap, fmt);
+		n = vsnprintf(*buf + *len, *cap - *len, fmt, ap);
+		va_end(ap);
+		if (n < 0)
+			return -1;
+		if ((size_t) n < *cap - *len) {
+			*len += (size_t) n;
+			return 0;
+		}
+		char *nb = realloc(*buf, *cap * 2 + (size_t) n);
+		if (!nb)
+			return -1;
+		*buf = nb;
+		*cap = *cap * 2 + (size_t) n;
+	}
+}
+
+static char *ledger_format(const ledger_t *l)
+{
+	size_t len = 0, cap = 4096;
+	char *b = malloc(cap);
+	int rc = 0;
+
+	if (!b)
+		return NULL;
+	rc |= put(&b, &len, &cap, LEDGER_TAG "%d boot=%s\n", LEDGER_SCHEMA,
+		  l->boot);
+	for (int i = 0; i < l->nzones; i++)
+		rc |= put(&b, &len, &cap, "zone %s %" PRIu64 "\n",
+			  l->zone[i].dir, l->zone[i].uj);
+	rc |= put(&b, &len, &cap,
+		  "totals attributed=%" PRIu64 " unattributed=%" PRIu64
+		  " abandoned=%" PRIu64 "\n",
+		  l->attributed, l->unattributed, l->abandoned);
+	for (int i = 0; i < l->n && !rc; i++) {
+		const cosched_ledger_step_t *s = &l->step[i];
+		char id[32], mem[24];
+
+		cosched_step_ref_format(&s->id, id, sizeof(id));
+		if (s->mem_rate == COSCHED_ENERGY_UNKNOWN)
+			strcpy(mem, "-");
+		else
+			snprintf(mem, sizeof(mem), "%" PRIu64, s->mem_rate);
+		rc |= put(&b, &len, &cap,
+			  "step %s pid=%d start=%llu cores=%" PRIu32
+			  " rate=%" PRIu64 " mem_rate=%s uncore=%" PRIu64
+			  " core=%" PRIu64 " dram=%" PRIu64 " node=%" PRIu64
+			  " seen=%d corunners=",
+			  id, (int) s->proc.pid, s->proc.start_time, s->cores,
+			  s->rate, mem, s->energy.uncore_uj, s->energy.core_uj,
+			  s->energy.dram_uj, s->node_uj, s->corunners_seen);
+		for (int k = 0; k < s->ncorunners; k++) {
+			cosched_step_ref_format(&s->corunners[k], id,
+						sizeof(id));
+			rc |= put(&b, &len, &cap, "%s%s", k ? "," : "", id);
+		}
+		rc |= put(&b, &len, &cap, "%s\n", s->ncorunners ? "" : "-");
+	}
+	if (rc) {
+		free(b);
+		return NULL;
+	}
+	return b;
+}
+
+static int num(const char *s, uint64_t max, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	if (*s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || *end || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static int parse_ref(const char *s, cosched_step_ref_t *r)
+{
+	char buf[32], *dot;
+	uint64_t j, st;
+
+	if (strlen(s) >= sizeof(buf))
+		return -1;
+	strcpy(buf, s);
+	dot = strchr(buf, '.');
+	if (!dot)
+		return -1;
+	*dot = '\0';
+	if (num(buf, UINT32_MAX, &j) || num(dot + 1, UINT32_MAX, &st))
+		return -1;
+	r->job_id = (uint32_t) j;
+	r->step_id = (uint32_t) st;
+	return 0;
+}
+
+/* "key=value" tokens in order; value points into the line. */
+static int kv(char **save, const char *key, char **value)
+{
+	char *tok = strtok_r(NULL, " ", save);
+	size_t n = strlen(key);
+
+	if (!tok || strncmp(tok, key, n) || tok[n] != '=')
+		return -1;
+	*value = tok + n + 1;
+	return 0;
+}
+
+static int parse_step(char *rest, cosched_ledger_step_t *s)
+{
+	char *save, *tok = strtok_r(rest, " ", &save), *v;
+	uint64_t x;
+
+	memset(s, 0, sizeof(*s));
+	if (!tok || parse_ref(tok, &s->id))
+		return -1;
+	if (kv(&save, "pid", &v) || num(v, INT32_MAX, &x) || !x)
+		return -1;
+	s->proc.pid = (pid_t) x;
+	if (kv(&save, "start", &v) || num(v, UINT64_MAX, &x))
+		return -1;
+	s->proc.start_time = x;
+	if (kv(&save, "cores", &v) || num(v, UINT32_MAX, &x) || !x)
+		return -1;
+	s->cores = (uint32_t) x;
+	if (kv(&save, "rate", &v) || num(v, UINT64_MAX - 1, &s->rate))
+		return -1;
+	if (kv(&save, "mem_rate", &v))
+		return -1;
+	if (!strcmp(v, "-"))
+		s->mem_rate = COSCHED_ENERGY_UNKNOWN;
+	else if (num(v, UINT64_MAX - 1, &s->mem_rate))
+		return -1;
+	if (kv(&save, "uncore", &v) || num(v, UINT64_MAX, &s->energy.uncore_uj) ||
+	    kv(&save, "core", &v) || num(v, UINT64_MAX, &s->energy.core_uj) ||
+	    kv(&save, "dram", &v) || num(v, UINT64_MAX, &s->energy.dram_uj) ||
+	    kv(&save, "node", &v) || num(v, UINT64_MAX, &s->node_uj) ||
+	    kv(&save, "seen", &v) || num(v, INT32_MAX, &x))
+		return -1;
+	s->corunners_seen = (int) x;
+	if (kv(&save, "corunners", &v) || strtok_r(NULL, " ", &save))
+		return -1;
+	if (strcmp(v, "-")) {
+		char *csave, *c;
+
+		for (c = strtok_r(v, ",", &csave); c;
+		     c = strtok_r(NULL, ",", &csave)) {
+			if (s->ncorunners == COSCHED_LEDGER_CORUNNERS_MAX ||
+			    parse_ref(c, &s->corunners[s->ncorunners]))
+				return -1;
+			s->ncorunners++;
+		}
+	}
+	if (s->corunners_seen < s->ncorunners)
+		return -1;
+	s->energy.total_uj = s->energy.uncore_uj + s->energy.core_uj +
+			     s->energy.dram_uj;
+	return 0;
+}
+
+/* Strict: any line out of place is an error naming its number. */
+static int ledger_parse(char *text, ledger_t *l, cosched_error_t *err)
+{
+	char *save, *line;
+	int no = 0;
+	bool totals = false;
+
+	memset(l, 0, sizeof(*l));
+	for (line = strtok_r(text, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		no++;
+		if (no == 1) {
+			int schema;
+			char boot[COSCHED_BOOT_ID_LEN + 2];
+
+			if (sscanf(line, LEDGER_TAG "%d boot=%37s", &schema,
+				   boot) != 2 || schema != LEDGER_SCHEMA ||
+			    strlen(boot) > COSCHED_BOOT_ID_LEN)
+				return cosched_error_set(err,
+					"line 1: not a schema %d energy ledger",
+					LEDGER_SCHEMA);
+			strcpy(l->boot, boot);
+		} else if (!strncmp(line, "zone ", 5) && !totals) {
+			char *zs, *dir = strtok_r(line + 5, " ", &zs);
+			char *v = strtok_r(NULL, " ", &zs);
+			lzone_t *z = &l->zone[l->nzones];
+
+			if (l->nzones == COSCHED_RAPL_ZONES_MAX || !dir || !v ||
+			    strlen(dir) >= sizeof(z->dir) ||
+			    strtok_r(NULL, " ", &zs) ||
+			    num(v, UINT64_MAX, &z->uj))
+				return cosched_error_set(err,
+					"line %d: bad zone line", no);
+			strcpy(z->dir, dir);
+			l->nzones++;
+		} else if (!strncmp(line, "totals ", 7) && !totals) {
+			unsigned long long a, u, b;
+			char extra;
+
+			if (sscanf(line, "totals attributed=%llu unattributed=%llu abandoned=%llu%c",
+				   &a, &u, &b, &extra) != 3)
+				return cosched_error_set(err,
+					"line %d: bad totals line", no);
+			l->attributed = a;
+			l->unattributed = u;
+			l->abandoned = b;
+			totals = true;
+		} else if (!strncmp(line, "step ", 5) && totals) {
+			if (l->n == COSCHED_LEDGER_STEPS_MAX ||
+			    parse_step(line + 5, &l->step[l->n]))
+				return cosched_error_set(err,
+					"line %d: bad step line", no);
+			for (int i = 0; i < l->n; i++)
+				if (ref_eq(&l->step[i].id, &l->step[l->n].id))
+					return cosched_error_set(err,
+						"line %d: step listed twice", no);
+			l->n++;
+		} else {
+			return cosched_error_set(err, "line %d: unexpected",
+						 no);
+		}
+	}
+	if (!totals)
+		return cosched_error_set(err, "no totals line");
+	return 0;
+}
+
+/* ---- the update --------------------------------------------------------- */
+
+/* The ledger's reading as rapl's last, when it counts the same zones in
+ * the same order; false when the ledger must start from the reading. */
+static bool same_zones(const ledger_t *l, const cosched_rapl_t *r)
+{
+	if (l->nzones != cosched_rapl_nzones(r))
+		return false;
+	for (int i = 0; i < l->nzones; i++)
+		if (strcmp(l->zone[i].dir, cosched_rapl_zone(r, i)->dir))
+			return false;
+	return true;
+}
+
+static void corunner_add(cosched_ledger_step_t *s,
+			 const cosched_step_ref_t *other)
+{
+	for (int k = 0; k < s->ncorunners; k++)
+		if (ref_eq(&s->corunners[k], other))
+			return;
+	if (s->corunners_seen > s->ncorunners)
+		return;		/* already past the names: counted below */
+	if (s->ncorunners < COSCHED_LEDGER_CORUNNERS_MAX)
+		s->corunners[s->ncorunners++] = *other;
+	s->corunners_seen++;
+}
+
+/* Split node among the first n steps of l. */
+static int split(ledger_t *l, size_t n, const cosched_energy_node_t *node,
+		 cosched_ledger_outcome_t *oc, cosched_error_t *err)
+{
+	cosched_energy_job_t *jobs = NULL;
+	cosched_energy_share_t *sh = NULL;
+	cosched_energy_split_t res;
+	int rc = -1;
+
+	if (!n) {
+		cosched_energy_split(node, NULL, 0, NULL, &res, err);
+		l->unattributed += res.unattributed_uj;
+		oc->split_uj = res.node_uj;
+		oc->split_flags = res.flags;
+		return 0;
+	}
+	jobs = calloc(n, sizeof(*jobs));
+	sh = calloc(n, sizeof(*sh));
+	if (!jobs || !sh) {
+		cosched_error_set(err, "energy ledger: out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		jobs[i].cores = l->step[i].cores;
+		jobs[i].activity = l->step[i].rate;
+		jobs[i].mem_activity = l->step[i].mem_rate;
+	}
+	if (cosched_energy_split(node, jobs, n, sh, &res, err))
+		goto out;
+	for (size_t i = 0; i < n; i++) {
+		cosched_ledger_step_t *s = &l->step[i];
+
+		s->energy.uncore_uj += sh[i].uncore_uj;
+		s->energy.core_uj += sh[i].core_uj;
+		s->energy.dram_uj += sh[i].dram_uj;
+		s->energy.total_uj += sh[i].total_uj;
+		s->node_uj += res.node_uj;
+		for (size_t k = 0; k < n; k++)
+			if (k != i)
+				corunner_add(s, &l->step[k].id);
+	}
+	oc->split_uj = res.node_uj;
+	oc->present = (int) n;
+	oc->split_flags = res.flags;
+	rc = 0;
+out:
+	free(jobs);
+	free(sh);
+	return rc;
+}
+
+/* Load dir's ledger into l; a missing one, one from another boot and one
+ * that does not parse give an empty ledger with the reason in oc. */
+static int ledger_load(const char *dir, const char *boot, ledger_t *l,
+		       cosched_ledger_outcome_t *oc, cosched_error_t *err)
+{
+	char path[COSCHED_PATH_MAX];
+	cosched_error_t perr;
+	int missing;
+	char *text;
+
+	memset(l, 0, sizeof(*l));
+	if (cosched_spool_path(path, sizeof(path), dir,
+			       COSCHED_ENERGY_LEDGER_FILE, "", err))
+		return -1;
+	text = cosched_read_file(path, LEDGER_BYTES_MAX, &missing, &perr);
+	if (!text) {
+		if (!missing)
+			return cosched_error_set(err, "%s", perr.msg);
+		oc->restarted = true;
+		snprintf(oc->note, sizeof(oc->note), "new ledger");
+	} else if (ledger_parse(text, l, &perr)) {
+		memset(l, 0, sizeof(*l));
+		oc->restarted = true;
+		snprintf(oc->note, sizeof(oc->note),
+			 "%.200s: unreadable (%.200s): started again", path,
+			 perr.msg);
+	} else if (strcmp(l->boot, boot) || !strcmp(boot, "-")) {
+		memset(l, 0, sizeof(*l));
+		oc->restarted = true;
+		snprintf(oc->note, sizeof(oc->note),
+			 "%.200s: from another boot: started again", path);
+	}
+	free(text);
+	strcpy(l->boot, boot);
+	return 0;
+}
+
+int cosched_energy_ledger_update(cosched_rapl_t *rapl, const char *dir,
+				 const cosched_ledger_step_t *me, bool leave,
+				 int wait_ms, cosched_ledger_step_t *out,
+				 cosched_ledger_outcome_t *outcome,
+				 cosched_error_t *err)
+{
+	cosched_ledger_outcome_t oc_local, *oc = outcome ? outcome : &oc_local;
+	char boot[COSCHED_BOOT_ID_LEN + 1];
+	uint64_t *last = NULL;
+	cosched_energy_node_t node;
+	ledger_t *l = NULL;
+	char *text = NULL;
+	int lock, rc = -1, mine = -1, present;
+
+	memset(oc, 0, sizeof(*oc));
+	if (!me->cores)
+		return cosched_error_set(err, "energy ledger: a step with 0 cores");
+	if (cosched_spool_dir_ready("energy ledger directory", dir, err))
+		return -1;
+	lock = cosched_spool_lock(dir, COSCHED_ENERGY_LEDGER_FILE, wait_ms,
+				  err);
+	if (lock < 0)
+		return -1;
+	l = malloc(sizeof(*l));
+	last = calloc(COSCHED_RAPL_ZONES_MAX, sizeof(*last));
+	if (!l || !last) {
+		cosched_error_set(err, "energy ledger: out of memory");
+		goto done;
+	}
+	cosched_boot_id(boot);
+	if (ledger_load(dir, boot, l, oc, err))
+		goto done;
+
+	/* What was spent since the ledger's reading. */
+	if (!oc->restarted && !same_zones(l, rapl)) {
+		oc->restarted = true;
+		snprintf(oc->note, sizeof(oc->note),
+			 "the RAPL zones changed: started again");
+	}
+	if (oc->restarted) {
+		/* From now: no interval to split yet.  Steps listed in an
+		 * unusable ledger are not known to be alive with it. */
+		l->n = 0;
+		l->nzones = 0;
+		if (cosched_rapl_read(rapl, last, err))
+			goto done;
+		cosched_rapl_set_last(rapl, last);
+		memset(&node, 0, sizeof(node));
+		node.has_core = cosched_rapl_has_core(rapl);
+		node.has_dram = cosched_rapl_has_dram(rapl);
+	} else {
+		for (int i = 0; i < l->nzones; i++)
+			last[i] = l->zone[i].uj;
+		cosched_rapl_set_last(rapl, last);
+		if (cosched_rapl_sample(rapl, NULL, &node, err))
+			goto done;
+	}
+
+	/* Those found dead keep nothing: their sampler never writes a
+	 * record.  What they had been given is counted as abandoned. */
+	for (int i = 0; i < l->n;) {
+		if (!ref_eq(&l->step[i].id, &me->id) &&
+		    !cosched_proc_alive(&l->step[i].proc)) {
+			l->abandoned += l->step[i].energy.total_uj;
+			l->step[i] = l->step[--l->n];
+			continue;
+		}
+		i++;
+	}
+	for (int i = 0; i < l->n; i++)
+		if (ref_eq(&l->step[i].id, &me->id))
+			mine = i;
+	/* The interval is split among the steps present during it: a
+	 * joining step was not (it is added after the split). */
+	present = l->n;
+	if (mine >= 0) {
+		/* Its rate over its last interval: the best it can say of
+		 * the interval being split. */
+		l->step[mine].proc = me->proc;
+		l->step[mine].cores = me->cores;
+		l->step[mine].rate = me->rate;
+		l->step[mine].mem_rate = me->mem_rate;
+	}
+	if (split(l, (size_t) present, &node, oc, err))
+		goto done;
+	if (mine < 0) {
+		if (l->n == COSCHED_LEDGER_STEPS_MAX) {
+			cosched_error_set(err,
+				"energy ledger: already %d steps on the node",
+				COSCHED_LEDGER_STEPS_MAX);
+			goto done;
+		}
+		mine = l->n++;
+		memset(&l->step[mine], 0, sizeof(l->step[mine]));
+		l->step[mine].id = me->id;
+		l->step[mine].proc = me->proc;
+		l->step[mine].cores = me->cores;
+		for (int i = 0; i < mine; i++) {
+			corunner_add(&l->step[mine], &l->step[i].id);
+			corunner_add(&l->step[i], &me->id);
+		}
+	}
+	/* A joining step's rate counts from the next split. */
+	l->step[mine].rate = me->rate;
+	l->step[mine].mem_rate = me->mem_rate;
+
+	l->nzones = cosched_rapl_nzones(rapl);
+	cosched_rapl_get_last(rapl, last);
+	for (int i = 0; i < l->nzones; i++) {
+		snprintf(l->zone[i].dir, sizeof(l->zone[i].dir), "%s",
+			 cosched_rapl_zone(rapl, i)->dir);
+		l->zone[i].uj = last[i];
+	}
+	if (out)
+		*out = l->step[mine];
+	if (leave) {
+		l->attributed += l->step[mine].energy.total_uj;
+		l->step[mine] = l->step[--l->n];
+	}
+	if (l->n) {
+		text = ledger_format(l);
+		if (!text) {
+			cosched_error_set(err, "energy ledger: out of memory");
+			goto done;
+		}
+	}
+	/* No step left: no file (the next step starts from its own
+	 * reading; what is spent in between is no job's). */
+	rc = cosched_spool_replace(dir, COSCHED_ENERGY_LEDGER_FILE, text, err);
+done:
+	free(text);
+	free(last);
+	free(l);
+	close(lock);
+	return rc;
+}

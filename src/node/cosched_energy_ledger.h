@@ -1,0 +1,113 @@
+/*
+ * cosched_energy_ledger.h - a node's RAPL energy, handed out to the steps
+ * that ran on it while it was spent.
+ *
+ * Why a ledger: RAPL counts a whole package, and each step's sampler
+ * (cosched-sampler, one process a step) wakes on its own clock.  If each
+ * sampler split what it saw since its own last reading, the same joules
+ * would be handed out several times, and a step alone on a node for a
+ * second would get the energy of a neighbour that had just left.  So the
+ * node keeps one ledger, SlurmdSpoolDir/cosched/energy.ledger: the RAPL
+ * reading it last counted, and every step present with what it has been
+ * given.  Whichever sampler updates it reads RAPL, splits the energy
+ * spent since the ledger's reading among the steps present then
+ * (cosched_energy_split(): the rule in cosched_energy.h and cosched(8)
+ * ENERGY), and moves the ledger's reading on.  Every microjoule measured
+ * while at least one step was present goes to exactly one step; what was
+ * spent with none present is not a job's.
+ *
+ * A step's activity and memory activity in the split are its recent
+ * rates (its work per second over its own last interval, given at its
+ * latest update, this one for the updating step), not what it did since
+ * the ledger's reading: the steps update at different moments, and a rate
+ * is what each can say about the interval being split.  A step that has just joined has rate 0 until its
+ * first update (it gets its idle and uncore share, by cores).
+ *
+ * Like the cpufreq journal (cosched_spool.h): rewritten whole under a
+ * lock, atomically; a step's entry names its sampler by pid and start
+ * time, so a sampler killed by SIGKILL is found dead at the next update
+ * and its entry dropped (its energy counted as abandoned); a ledger from
+ * before a reboot (whose counters restarted) or over other zones starts
+ * again from the current reading; the file is removed when the last step
+ * leaves.  A ledger that does not parse is replaced (energy, unlike a
+ * frequency, leaves nothing on the node to restore), and the update says
+ * so.
+ *
+ * The text form (one line each; all integers decimal):
+ *   cosched-energy-ledger/1 boot=BOOT_ID
+ *   zone DIR UJ                        the reading counted up to, per zone
+ *   totals attributed=UJ unattributed=UJ abandoned=UJ
+ *   step JOB.STEP pid=P start=T cores=N rate=R mem_rate=M|- uncore=UJ
+ *        core=UJ dram=UJ node=UJ corunners=J.S,J.S,...|-
+ * (a step line is one line).  attributed: energy handed to steps that have
+ * left; unattributed: spent while no step was present (between updates
+ * that found none); abandoned: the shares of steps found dead.
+ */
+#ifndef COSCHED_ENERGY_LEDGER_H
+#define COSCHED_ENERGY_LEDGER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "src/libcosched/cosched_energy.h"
+#include "src/libcosched/cosched_error.h"
+#include "cosched_rapl.h"
+#include "cosched_spool.h"
+
+#define COSCHED_ENERGY_LEDGER_FILE "energy.ledger"
+/* Steps a ledger holds (a node's steps at once). */
+#define COSCHED_LEDGER_STEPS_MAX 1024
+/* Co-runners a step's entry names (more are counted, not named). */
+#define COSCHED_LEDGER_CORUNNERS_MAX 16
+
+typedef struct {
+	uint32_t job_id, step_id;
+} cosched_step_ref_t;
+
+typedef struct {
+	cosched_step_ref_t id;
+	cosched_proc_id_t proc;		/* its sampler */
+	uint32_t cores;			/* >= 1 */
+	uint64_t rate;			/* activity per second (CPU ns/s) */
+	uint64_t mem_rate;		/* LLC misses per second, or
+					 * COSCHED_ENERGY_UNKNOWN */
+	cosched_energy_share_t energy;	/* its share so far */
+	uint64_t node_uj;		/* the node's energy while present */
+	int ncorunners;			/* named in corunners[] */
+	int corunners_seen;		/* all seen, named or not */
+	cosched_step_ref_t corunners[COSCHED_LEDGER_CORUNNERS_MAX];
+} cosched_ledger_step_t;
+
+/* What an update found and did (for the caller's record and log). */
+typedef struct {
+	uint64_t split_uj;		/* node energy split in this update */
+	int present;			/* steps it was split among */
+	unsigned split_flags;		/* cosched_energy_split_t.flags */
+	bool restarted;			/* the ledger started again (new,
+					 * rebooted, other zones, unreadable) */
+	char note[COSCHED_ERROR_MSG_LEN];	/* why it restarted, or "" */
+} cosched_ledger_outcome_t;
+
+/*
+ * Bring the ledger in dir up to now for step me (id, proc, cores, rate,
+ * mem_rate from the caller; its energy fields are ignored): read rapl,
+ * split what was spent since the ledger's reading among the steps that
+ * were present, record me (joining when new: a joining step gets no
+ * share of the energy spent before it joined), and store.  With leave,
+ * me's entry is removed after the split (the file too, when it was the
+ * last).  *out (may be NULL) gets me's entry after the update: its totals.
+ * Fails (-1, err) when the directory, the lock (waited for at most
+ * wait_ms) or RAPL cannot be used, or the ledger cannot be written; the
+ * ledger on disk is then unchanged.
+ */
+int cosched_energy_ledger_update(cosched_rapl_t *rapl, const char *dir,
+				 const cosched_ledger_step_t *me, bool leave,
+				 int wait_ms, cosched_ledger_step_t *out,
+				 cosched_ledger_outcome_t *outcome,
+				 cosched_error_t *err);
+
+/* "JOB.STEP" with Slurm's special step ids as numbers. */
+void cosched_step_ref_format(const cosched_step_ref_t *r, char *buf,
+			     size_t len);
+
+#endif
