@@ -10,7 +10,14 @@ the record says "counters unavailable: ..." for the hardware ones.
 import json
 import os
 import re
+import sys
+import tempfile
 import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "lib"))
+import fake_powercap  # noqa: E402
+
+BATCH = 4294967291      # Slurm's batch step id (SLURM_BATCH_SCRIPT)
 
 # Two busy subshells and the shell itself; bash's `times` then prints the
 # CPU time of the shell and of its children.
@@ -68,6 +75,9 @@ def test_steps_are_profiled(make_cluster):
         else:
             # The batch step holds the srun client too: at least `times`.
             assert cpu >= 0.9 * t, (cpu, t, rec)
+        # No powercap on this machine: a state of the record.
+        assert rec["energy"]["state"].startswith(
+            "energy unavailable: no powercap under /sys/class/powercap"), rec
         if "instructions" in rec["unavailable"]:
             assert rec["state"].startswith(
                 "counters unavailable: instructions: no hardware counters"), rec
@@ -153,4 +163,68 @@ def test_profile_merged_and_used(make_cluster):
     c.wait_state(second, "COMPLETED")
     r = c.record(second)
     assert r["source"] == "profile" and r["class"] == "mem", r
+    _not_drained(c)
+
+
+def _ledger(c, node="n1"):
+    path = os.path.join(c.workdir, "spool", node, "cosched", "energy.ledger")
+    try:
+        with open(path) as f:
+            return f.read()
+    except FileNotFoundError:
+        return None
+
+
+def test_shared_node_energy_adds_up(make_cluster):
+    """Two jobs share a node whose RAPL (a fake powercap tree) the test
+    advances while both run: each job's record holds its share by the
+    documented rule, the shares add up to exactly what was spent, each
+    names the other as co-runner, the share is merged into the
+    application's profile, and the node keeps no ledger afterwards."""
+    w = tempfile.mkdtemp(prefix="cosched-cluster-")
+    root = os.path.join(w, "sysfs", "n1")
+    fake_powercap.create(root, packages=1)
+    counts = os.path.join(w, "counters")
+    with open(counts, "w") as f:
+        f.write("instructions 1000000000\ncycles 2000000000\n"
+                "LLC-load-misses 1000000\ntask-clock 500000000\n")
+    c = make_cluster(nodes=1, sockets=2, cores=1, workdir=w,
+                     cosched_conf_extra=[
+                         f"SysfsRoot={w}/sysfs/%n", "SampleInterval=0.2",
+                         f"SampleBackend=test:{counts}",
+                         "SampleEvents=task-clock,instructions,cycles,"
+                         "LLC-load-misses"])
+    jobs = [c.sbatch("-n1", f"-Jwatt{i}", "--wrap", "sleep 5")
+            for i in (1, 2)]
+    for j in jobs:
+        c.wait_state(j, "RUNNING")
+    deadline = time.monotonic() + 20
+    while not all(f"step {j}.{BATCH} " in (_ledger(c) or "") for j in jobs):
+        assert time.monotonic() < deadline, _ledger(c)
+        time.sleep(0.1)
+    # 10 J in the package, 6 of them in the cores, 2 J in DRAM.
+    fake_powercap.advance(root, fake_powercap.zone(root, 0, "package"),
+                          10000000)
+    fake_powercap.advance(root, fake_powercap.zone(root, 0, "core"), 6000000)
+    fake_powercap.advance(root, fake_powercap.zone(root, 0, "dram"), 2000000)
+    for j in jobs:
+        c.wait_state(j, "COMPLETED", timeout=60)
+    recs = [_record(c, f"{j}.batch") for j in jobs]
+    es = [r["energy"] for r in recs]
+    assert all(e["state"] == "measured" for e in es), es
+    assert sum(e["total_uj"] for e in es) == 12000000, es
+    for e in es:
+        assert e["node_uj"] == 12000000, es
+        # Idle and uncore (package - core) by cores, 1:1.
+        assert e["uncore_uj"] == 2000000, es
+        assert e["total_uj"] == e["uncore_uj"] + e["core_uj"] + e["dram_uj"]
+    assert recs[0]["co_runners"] == [f"{jobs[1]}.{BATCH}"], recs[0]
+    assert recs[1]["co_runners"] == [f"{jobs[0]}.{BATCH}"], recs[1]
+    assert _ledger(c) is None
+    for i, e in enumerate(es, 1):
+        with open(os.path.join(c.profile_dir, f"watt{i}.json")) as f:
+            run = json.load(f)["runs"][-1]
+        assert abs(run["energy_pkg_j"] -
+                   (e["uncore_uj"] + e["core_uj"]) / 1e6) < 1e-9, run
+        assert abs(run["energy_dram_j"] - e["dram_uj"] / 1e6) < 1e-9, run
     _not_drained(c)

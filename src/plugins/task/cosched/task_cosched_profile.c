@@ -71,8 +71,8 @@ static int _mkdir(const char *path)
 
 void task_cosched_profile_step_start(task_cosched_step_t *st)
 {
-	char *dir, *out, *interval, *job, *step, *threads;
-	char *argv[24];
+	char *dir, *out, *interval, *job, *step, *threads, *ledger, *root;
+	char *argv[32];
 	int sv[2], k = 0;
 	pid_t pid;
 
@@ -93,6 +93,10 @@ void task_cosched_profile_step_start(task_cosched_step_t *st)
 		xfree(dir);
 		return;
 	}
+	/* The node's energy ledger, shared by every step's sampler. */
+	ledger = xstrdup_printf("%s/cosched", conf->spooldir);
+	root = task_cosched_node_path(task_cosched_conf.sysfs_root,
+				      st->node_name);
 	out = xstrdup_printf("%s/%s.json", dir, st->step_name +
 			     (strncmp(st->step_name, "StepId=", 7) ? 0 : 7));
 	interval = xstrdup_printf("%g", task_cosched_conf.sample_interval_s);
@@ -120,6 +124,10 @@ void task_cosched_profile_step_start(task_cosched_step_t *st)
 	argv[k++] = threads;
 	argv[k++] = "--conf";
 	argv[k++] = task_cosched_conf_path;
+	argv[k++] = "--sysfs-root";
+	argv[k++] = root;
+	argv[k++] = "--ledger-dir";
+	argv[k++] = ledger;
 	/* The application the controller named (the record, never the
 	 * job's environment): the step's run is merged into its profile. */
 	if (st->have_record && st->record->app[0]) {
@@ -180,6 +188,8 @@ done:
 	xfree(job);
 	xfree(step);
 	xfree(threads);
+	xfree(ledger);
+	xfree(root);
 }
 
 /* Slurmstepd, root, after forking task pid and before it runs. */
