@@ -344,7 +344,7 @@ static void merge_profile(double runtime_s)
 			run.energy_dram_j = (double) S.me.energy.dram_uj / 1e6;
 	}
 	if (cosched_store_open(&store, conf.profile_dir, &mp, &err) ||
-	    cosched_store_merge_run(&store, S.app, &run, NULL, &err))
+	    cosched_store_merge_run(&store, S.app, &run, NULL, NULL, &err))
 		snprintf(S.merged, sizeof(S.merged), "not merged: %s", err.msg);
 	else
 		snprintf(S.merged, sizeof(S.merged), "merged into %s/%s.json",
