@@ -295,6 +295,11 @@ static int merge_change(cosched_profile_t *p, const void *arg,
 		snprintf(p->counters, sizeof(p->counters), "%s",
 			 m->counters && *m->counters ? m->counters :
 			 "unavailable");
+	/* The note reaches logs and cosched-status: printable only, as
+	 * the reader insists. */
+	for (char *c = p->counters; *c; c++)
+		if (*c < 0x20 || *c > 0x7e)
+			*c = '?';
 	return 0;
 }
 

@@ -293,6 +293,32 @@ static void attach(pid_t pid)
 	reply("ok");
 }
 
+/* The record's state: "measured", or "counters unavailable: REASON". */
+static void counters_state(char *state, size_t len)
+{
+	int ins = event_index("instructions");
+	int miss = event_index("LLC-load-misses");
+	bool any = false;
+
+	for (int i = 0; i < S.nevents; i++)
+		any |= S.counted[i];
+	if (!S.ntasks)
+		snprintf(state, len, "counters unavailable: no task ran");
+	else if (!any)
+		snprintf(state, len, "counters unavailable: %s",
+			 S.attach_error[0] ? S.attach_error : "no event read");
+	else if (ins < 0 || miss < 0 || !S.counted[ins] || !S.counted[miss])
+		snprintf(state, len,
+			 "counters unavailable: %s (runtime and software events only)",
+			 ins >= 0 && S.first_unavailable[ins][0] ?
+			 S.first_unavailable[ins] :
+			 miss >= 0 && S.first_unavailable[miss][0] ?
+			 S.first_unavailable[miss] :
+			 "instructions and LLC-load-misses not in SampleEvents");
+	else
+		snprintf(state, len, "measured");
+}
+
 /*
  * The step's run, merged into its application's profile in the store
  * (ProfileDir, from cosched.conf) when the counters a profile needs
@@ -309,16 +335,24 @@ static void merge_profile(double runtime_s)
 	cosched_error_t err;
 	cosched_run_t run;
 	struct stat st;
+	char state[COSCHED_ERROR_MSG_LEN + 64];
+	const char *note = NULL;
+	bool counted;
 
 	if (!S.app || !*S.app) {
 		snprintf(S.merged, sizeof(S.merged), "not merged: the job names no application");
 		return;
 	}
-	if (ins < 0 || cyc < 0 || miss < 0 || !S.counted[ins] ||
-	    !S.counted[cyc] || !S.counted[miss] || !S.total[ins]) {
-		snprintf(S.merged, sizeof(S.merged),
-			 "not merged: instructions, cycles and LLC-load-misses did not all count");
-		return;
+	counted = ins >= 0 && cyc >= 0 && miss >= 0 && S.counted[ins] &&
+		  S.counted[cyc] && S.counted[miss] && S.total[ins] &&
+		  S.total[cyc];
+	if (!counted) {
+		/* Runtime, threads and energy still go in; the profile
+		 * notes why there are no counter values. */
+		counters_state(state, sizeof(state));
+		note = state + strlen("counters ");
+		if (strncmp(state, "counters ", strlen("counters ")))
+			note = "unavailable: instructions, cycles and LLC-load-misses did not all count";
 	}
 	cosched_conf_init(&conf);
 	if (S.conf_path && !stat(S.conf_path, &st) &&
@@ -328,9 +362,11 @@ static void merge_profile(double runtime_s)
 	}
 	cosched_conf_merge_params(&conf, &mp);
 	cosched_run_init(&run);
-	run.instructions = (double) S.total[ins];
-	run.cycles = (double) S.total[cyc];
-	run.llc_misses = (double) S.total[miss];
+	if (counted) {
+		run.instructions = (double) S.total[ins];
+		run.cycles = (double) S.total[cyc];
+		run.llc_misses = (double) S.total[miss];
+	}
 	run.runtime_s = runtime_s > 0.001 ? runtime_s : 0.001;
 	run.threads = S.threads > 0 ? S.threads : 1;
 	if (S.in_ledger) {
@@ -344,7 +380,7 @@ static void merge_profile(double runtime_s)
 			run.energy_dram_j = (double) S.me.energy.dram_uj / 1e6;
 	}
 	if (cosched_store_open(&store, conf.profile_dir, &mp, &err) ||
-	    cosched_store_merge_run(&store, S.app, &run, NULL, NULL, &err))
+	    cosched_store_merge_run(&store, S.app, &run, note, NULL, &err))
 		snprintf(S.merged, sizeof(S.merged), "not merged: %s", err.msg);
 	else
 		snprintf(S.merged, sizeof(S.merged), "merged into %s/%s.json",
@@ -383,14 +419,12 @@ static int write_record(void)
 	int ins = event_index("instructions"), cyc = event_index("cycles");
 	int miss = event_index("LLC-load-misses");
 	int clk = event_index("task-clock");
-	bool any = false;
 	int rc;
 
 	for (int i = 0; i < S.nevents; i++) {
 		if (S.counted[i]) {
 			json_object_set_new(ev, S.names[i],
 					    json_integer((json_int_t) S.total[i]));
-			any = true;
 		} else {
 			json_object_set_new(un, S.names[i], json_string(
 				S.first_unavailable[i][0] ?
@@ -414,21 +448,7 @@ static int write_record(void)
 		json_object_set_new(der, "mpki_ewma", json_real(S.mpki_ewma));
 		json_object_set_new(der, "mpki_max", json_real(S.mpki_max));
 	}
-	if (!S.ntasks)
-		snprintf(state, sizeof(state), "counters unavailable: no task ran");
-	else if (!any)
-		snprintf(state, sizeof(state), "counters unavailable: %s",
-			 S.attach_error[0] ? S.attach_error : "no event read");
-	else if (ins < 0 || miss < 0 || !S.counted[ins] || !S.counted[miss])
-		snprintf(state, sizeof(state),
-			 "counters unavailable: %s (runtime and software events only)",
-			 ins >= 0 && S.first_unavailable[ins][0] ?
-			 S.first_unavailable[ins] :
-			 miss >= 0 && S.first_unavailable[miss][0] ?
-			 S.first_unavailable[miss] :
-			 "instructions and LLC-load-misses not in SampleEvents");
-	else
-		snprintf(state, sizeof(state), "measured");
+	counters_state(state, sizeof(state));
 	json_object_set_new(o, "schema", json_integer(1));
 	json_object_set_new(o, "job", json_integer(S.job));
 	json_object_set_new(o, "step", json_integer(S.step));

@@ -228,3 +228,34 @@ def test_shared_node_energy_adds_up(make_cluster):
                    (e["uncore_uj"] + e["core_uj"]) / 1e6) < 1e-9, run
         assert abs(run["energy_dram_j"] - e["dram_uj"] / 1e6) < 1e-9, run
     _not_drained(c)
+
+
+def test_counterless_run_kept_in_profile(make_cluster):
+    """Without counter values (here: none asked for, as on a machine
+    without a PMU) a job's run still reaches its application's profile
+    with its runtime, the profile says why it has no counters, and it
+    gives the next job no class."""
+    c = make_cluster(nodes=1, sockets=2, cores=1, cosched_conf_extra=[
+        "SampleInterval=0.2", "SampleEvents=task-clock,context-switches"])
+    first = c.sbatch("-n1", "-Jnopmu", "--wrap", "sleep 1")
+    c.wait_state(first, "COMPLETED")
+    rec = _record(c, f"{first}.batch")
+    assert rec["state"].startswith("counters unavailable: "), rec
+    assert rec["profile"] == f"merged into {c.profile_dir}/nopmu.json", rec
+    with open(os.path.join(c.profile_dir, "nopmu.json")) as f:
+        prof = json.load(f)
+    assert prof["schema_version"] == 3, prof
+    assert prof["counters"] == (
+        "unavailable: instructions and LLC-load-misses not in SampleEvents"
+        " (runtime and software events only)"), prof
+    run = prof["runs"][0]
+    assert "instructions" not in run and 0.9 <= run["runtime_s"] < 30, run
+    assert prof["derived"]["mpki"] is None, prof
+    c.run(["scontrol", "reconfigure"])       # the cache reads it now
+    second = c.sbatch("-n1", "-Jnopmu", "--wrap", "true")
+    c.wait_state(second, "COMPLETED")
+    assert c.record(second)["source"] != "profile", c.record(second)
+    # Read, not refused: slurmctld's profile cache has no word about it.
+    with open(c.log_path("slurmctld")) as f:
+        assert "nopmu.json" not in f.read()
+    _not_drained(c)
