@@ -55,6 +55,7 @@
 #include <jansson.h>
 
 #include "src/libcosched/cosched_conf.h"
+#include "src/libcosched/cosched_live.h"
 #include "src/libcosched/cosched_store.h"
 #include "src/node/cosched_counters.h"
 #include "src/node/cosched_energy_ledger.h"
@@ -100,6 +101,14 @@ static struct {
 	bool in_ledger;
 	char energy_state[COSCHED_ERROR_MSG_LEN + 32];
 	struct timespec last_sample;
+	/* cosched.conf, read once at the start. */
+	cosched_conf_t conf;
+	char conf_error[COSCHED_ERROR_MSG_LEN];
+	/* The live load this step publishes (cosched_live.h). */
+	bool live_published;
+	double live_last;
+	struct timespec live_at;
+	char live_state[COSCHED_ERROR_MSG_LEN + 32];
 } S;
 
 static volatile sig_atomic_t stop;
@@ -224,6 +233,53 @@ static void ledger_update(bool leave)
 	memcpy(S.me.corunners, out.corunners, sizeof(out.corunners));
 }
 
+/* ---- the live load ------------------------------------------------------ */
+
+/* The step's smoothed MPKI to slurmctld (ProfileDir/live), when it moved
+ * or a minute passed; the first failure stops it for the step, and the
+ * record says why. */
+static void live_publish(void)
+{
+	struct timespec now;
+	cosched_error_t err;
+	cosched_live_t l;
+	double age;
+
+	if (!S.conf.live_loads || S.conf_error[0] || S.live_state[0])
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	age = (double) (now.tv_sec - S.live_at.tv_sec);
+	if (!cosched_live_should_publish(S.live_published, S.live_last,
+					 S.mpki_ewma, age))
+		return;
+	memset(&l, 0, sizeof(l));
+	l.job_id = S.job;
+	l.step_id = S.step;
+	snprintf(l.node, sizeof(l.node), "%s", S.node);
+	l.mpki = S.mpki_ewma;
+	l.time = (long long) time(NULL);
+	if (cosched_live_write(S.conf.profile_dir, &l, &err)) {
+		snprintf(S.live_state, sizeof(S.live_state),
+			 "not published: %.400s", err.msg);
+		return;
+	}
+	S.live_published = true;
+	S.live_last = S.mpki_ewma;
+	S.live_at = now;
+}
+
+static void live_end(void)
+{
+	cosched_error_t err;
+
+	if (!S.live_published)
+		return;
+	if (cosched_live_remove(S.conf.profile_dir, S.job, S.step, S.node,
+				&err) && !S.live_state[0])
+		snprintf(S.live_state, sizeof(S.live_state),
+			 "not removed: %.400s", err.msg);
+}
+
 /* One interval: totals, and Miss-Rate Bound's smoothed MPKI (seed 002:
  * EWMA with a = 1/2 every quantum). */
 static void sample(void)
@@ -245,6 +301,7 @@ static void sample(void)
 		if (mpki > S.mpki_max)
 			S.mpki_max = mpki;
 		S.have_mpki = true;
+		live_publish();
 	}
 	ledger_rates(sum, ok);
 	for (int i = 0; i < S.nevents; i++)
@@ -330,11 +387,9 @@ static void merge_profile(double runtime_s)
 	int ins = event_index("instructions"), cyc = event_index("cycles");
 	int miss = event_index("LLC-load-misses");
 	cosched_merge_params_t mp;
-	cosched_conf_t conf;
 	cosched_store_t store;
 	cosched_error_t err;
 	cosched_run_t run;
-	struct stat st;
 	char state[COSCHED_ERROR_MSG_LEN + 64];
 	const char *note = NULL;
 	bool counted;
@@ -354,13 +409,12 @@ static void merge_profile(double runtime_s)
 		if (strncmp(state, "counters ", strlen("counters ")))
 			note = "unavailable: instructions, cycles and LLC-load-misses did not all count";
 	}
-	cosched_conf_init(&conf);
-	if (S.conf_path && !stat(S.conf_path, &st) &&
-	    cosched_conf_parse_file(&conf, S.conf_path, &err)) {
-		snprintf(S.merged, sizeof(S.merged), "not merged: %s", err.msg);
+	if (S.conf_error[0]) {
+		snprintf(S.merged, sizeof(S.merged), "not merged: %s",
+			 S.conf_error);
 		return;
 	}
-	cosched_conf_merge_params(&conf, &mp);
+	cosched_conf_merge_params(&S.conf, &mp);
 	cosched_run_init(&run);
 	if (counted) {
 		run.instructions = (double) S.total[ins];
@@ -379,12 +433,12 @@ static void merge_profile(double runtime_s)
 		if (cosched_rapl_has_dram(S.rapl))
 			run.energy_dram_j = (double) S.me.energy.dram_uj / 1e6;
 	}
-	if (cosched_store_open(&store, conf.profile_dir, &mp, &err) ||
+	if (cosched_store_open(&store, S.conf.profile_dir, &mp, &err) ||
 	    cosched_store_merge_run(&store, S.app, &run, note, NULL, &err))
 		snprintf(S.merged, sizeof(S.merged), "not merged: %s", err.msg);
 	else
 		snprintf(S.merged, sizeof(S.merged), "merged into %s/%s.json",
-			 conf.profile_dir, S.app);
+			 S.conf.profile_dir, S.app);
 }
 
 /* The record's "energy": the step's share and the node's energy while it
@@ -466,6 +520,10 @@ static int write_record(void)
 		json_object_set_new(o, "app", json_string(S.app));
 	json_object_set_new(o, "profile", json_string(S.merged));
 	json_object_set_new(o, "energy", energy_json());
+	json_object_set_new(o, "live", json_string(
+		S.live_state[0] ? S.live_state :
+		!S.conf.live_loads ? "off (LiveLoads=no)" :
+		S.live_published ? "published" : "nothing to publish"));
 	{
 		json_t *co = json_array();
 		char id[32];
@@ -561,6 +619,15 @@ int main(int argc, char **argv)
 		S.nevents = 0;
 		snprintf(S.attach_error, sizeof(S.attach_error), "%s", err.msg);
 	}
+	cosched_conf_init(&S.conf);
+	{
+		struct stat st;
+
+		if (S.conf_path && !stat(S.conf_path, &st) &&
+		    cosched_conf_parse_file(&S.conf, S.conf_path, &err))
+			snprintf(S.conf_error, sizeof(S.conf_error), "%s",
+				 err.msg);
+	}
 	S.start = time(NULL);
 	clock_gettime(CLOCK_MONOTONIC, &S.t0);
 	S.last_sample = S.t0;
@@ -600,6 +667,7 @@ int main(int argc, char **argv)
 	alarm(30);
 	sample();
 	ledger_update(true);
+	live_end();
 	{
 		struct timespec t1;
 		clock_gettime(CLOCK_MONOTONIC, &t1);

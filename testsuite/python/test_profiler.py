@@ -259,3 +259,76 @@ def test_counterless_run_kept_in_profile(make_cluster):
     with open(c.log_path("slurmctld")) as f:
         assert "nopmu.json" not in f.read()
     _not_drained(c)
+
+
+def _live(c):
+    d = os.path.join(c.profile_dir, "live")
+    return sorted(os.listdir(d)) if os.path.isdir(d) else []
+
+
+def test_live_mpki_steers_miss_rate_bound(make_cluster):
+    """Miss-Rate Bound online: three running jobs whose profile says MPKI
+    2 measure 11 on their node (2 sockets x 2 cores: one socket full, one
+    core free on the other); their samplers publish it, slurmctld reads
+    it, and a fourth job that the profiles would let in (2 + 2 <= 12)
+    waits for the MPKI bound (11 + 2 > 12).  When the jobs' misses fall,
+    the live loads fall and it starts; files go with their steps."""
+    c = make_cluster(nodes=1, sockets=2, cores=2)
+    counts = os.path.join(c.workdir, "counters")
+    # MPKI 11: 1.1e7 LLC misses per 1e9 instructions.
+    with open(counts, "w") as f:
+        f.write("instructions 1000000000\ncycles 2000000000\n"
+                "LLC-load-misses 11000000\ntask-clock 1000000000\n")
+    c.write_cosched_conf([
+        "CoschedPolicy=miss_rate_bound", "MissRateBoundThreshold=12",
+        "PlacementMode=strict", "SampleInterval=0.2", "LiveLoadRefresh=1",
+        f"SampleBackend=test:{counts}",
+        "SampleEvents=task-clock,instructions,cycles,LLC-load-misses"])
+    c.write_profile("light", "cpu", 2.0)
+    c.run(["scontrol", "reconfigure"])
+    running = [c.sbatch("-n1", "-Jlight", "--wrap", "sleep 60")
+               for _ in range(3)]
+    for j in running:
+        c.wait_state(j, "RUNNING")
+    a = running[0]
+    want = sorted(f"{j}.{BATCH}.n1" for j in running)
+    deadline = time.monotonic() + 20
+    while _live(c) != want:
+        assert time.monotonic() < deadline, _live(c)
+        time.sleep(0.2)
+    with open(os.path.join(c.profile_dir, "live", f"{a}.{BATCH}.n1")) as f:
+        line = f.read()
+    assert re.fullmatch(rf"cosched-live/1 job={a} step={BATCH} node=n1 "
+                        r"mpki=11\.000000 time=\d+\n", line), line
+    st = os.stat(os.path.join(c.profile_dir, "live", f"{a}.{BATCH}.n1"))
+    assert st.st_uid == 0 and st.st_mode & 0o777 == 0o644
+    c.run(["scontrol", "reconfigure"])      # slurmctld reads them now
+    third = c.sbatch("-n1", "-Jlight", "--wrap", "sleep 1")
+    deadline = time.monotonic() + 30
+    while True:
+        rec = c.record(third)
+        if rec and rec["state"] == "pending":
+            break
+        assert time.monotonic() < deadline, rec
+        time.sleep(0.5)
+    assert "mpki" in rec["reason"].lower(), rec
+    assert c.job(third)["JobState"] == "PENDING"
+    # Their misses stop: each interval's MPKI is 0 and the EWMA halves.
+    with open(counts, "w") as f:
+        f.write("instructions 900000000000\ncycles 2000000000\n"
+                "LLC-load-misses 11000000\ntask-clock 1000000000\n")
+    deadline = time.monotonic() + 30
+    while c.job(third)["JobState"] == "PENDING":
+        assert time.monotonic() < deadline, (c.record(third), _live(c))
+        time.sleep(1)
+        c.run(["scontrol", "reconfigure"])  # a scheduling pass now
+    c.wait_state(third, "COMPLETED", timeout=60)
+    c.run(["scancel", *map(str, running)])
+    for j in running:
+        c.wait_state(j, "CANCELLED")
+    deadline = time.monotonic() + 20
+    while _live(c):
+        assert time.monotonic() < deadline, _live(c)
+        time.sleep(0.2)
+    assert _record(c, f"{a}.batch")["live"] == "published"
+    _not_drained(c)

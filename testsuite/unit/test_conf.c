@@ -37,6 +37,7 @@ START_TEST(test_defaults_documented)
 		"CorePeakIPC", "NodePeakBandwidth", "ProfileDir",
 		"ProfileMergeWeight", "ProfileMaxSamples", "GangScope",
 		"PlacementMode", "DefaultClass", "ProfileCacheRefresh",
+		"LiveLoads", "LiveLoadRefresh",
 		"EnforceCores", "EnforceMemBind", "EnforceCpuFreq", "MemBind",
 		"SysfsRoot", "Topology", "ProfileJobs", "SampleInterval",
 		"SampleEvents", "SampleBackend",
