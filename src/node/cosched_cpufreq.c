@@ -32,10 +32,22 @@ typedef struct {
 	char dir[COSCHED_PATH_MAX];	/* the policy directory, links resolved */
 } domain_t;
 
+/* A list of governor names (a domain's available ones, the site's). */
+typedef struct {
+	int *n;
+	char (*names)[COSCHED_CPUFREQ_GOVERNOR_MAX + 1];
+} govlist_t;
+
 struct cosched_cpufreq {
 	char cpudir[COSCHED_PATH_MAX];	/* ROOT/sys/devices/system/cpu */
 	int n;
 	domain_t *d;
+	/* The governors the site allows (cosched_cpufreq_allow); nallowed
+	 * -1: any the domain lists. */
+	int nallowed;
+	char allowed[COSCHED_CPUFREQ_GOVERNORS_MAX]
+		    [COSCHED_CPUFREQ_GOVERNOR_MAX + 1];
+	char allowed_what[64];
 };
 
 /* ---- reading and writing one attribute ------------------------------ */
@@ -161,18 +173,43 @@ static int cpu_word(const char *w, size_t n, void *arg)
 
 static int governor_word(const char *w, size_t n, void *arg)
 {
-	cosched_cpufreq_domain_t *d = arg;
+	govlist_t *l = arg;
 
-	if (!governor_name_ok(w, n) ||
-	    d->ngovernors == COSCHED_CPUFREQ_GOVERNORS_MAX)
+	if (!governor_name_ok(w, n) || *l->n == COSCHED_CPUFREQ_GOVERNORS_MAX)
 		return -1;
-	memcpy(d->governors[d->ngovernors], w, n);
-	d->governors[d->ngovernors][n] = '\0';
-	for (int i = 0; i < d->ngovernors; i++)
-		if (!strcmp(d->governors[i], d->governors[d->ngovernors]))
+	memcpy(l->names[*l->n], w, n);
+	l->names[*l->n][n] = '\0';
+	for (int i = 0; i < *l->n; i++)
+		if (!strcmp(l->names[i], l->names[*l->n]))
 			return -1;
-	d->ngovernors++;
+	(*l->n)++;
 	return 0;
+}
+
+typedef const char (*govnames_t)[COSCHED_CPUFREQ_GOVERNOR_MAX + 1];
+
+static bool governor_listed(int n, govnames_t names, const char *gov)
+{
+	for (int i = 0; i < n; i++)
+		if (!strcmp(names[i], gov))
+			return true;
+	return false;
+}
+
+/* Room for a list of COSCHED_CPUFREQ_GOVERNORS_MAX names, as text. */
+#define GOVERNORS_TEXT_MAX \
+	(COSCHED_CPUFREQ_GOVERNORS_MAX * (COSCHED_CPUFREQ_GOVERNOR_MAX + 1) + 1)
+
+/* "a b c" ("none" for an empty list); returns buf. */
+static char *governors_format(int n, govnames_t names, char *buf, size_t len)
+{
+	size_t used = 0;
+
+	snprintf(buf, len, "%s", n ? "" : "none");
+	for (int i = 0; i < n && used < len; i++)
+		used += (size_t) snprintf(buf + used, len - used, "%s%s",
+					  i ? " " : "", names[i]);
+	return buf;
 }
 
 static int freq_word(const char *w, size_t n, void *arg)
@@ -231,7 +268,8 @@ static int read_domain(domain_t *dom, cosched_error_t *err)
 			       sizeof(buf), NULL, NULL, err))
 		return -1;
 	d->ngovernors = 0;
-	if (parse_words(buf, governor_word, d))
+	if (parse_words(buf, governor_word,
+			&(govlist_t){ &d->ngovernors, d->governors }))
 		return cosched_sysfs_malformed(dom->dir, "scaling_available_governors", buf,
 				 "governor names ([a-z0-9_], at most 31 bytes) separated by spaces, each once, at most 16",
 				 err);
@@ -421,6 +459,7 @@ cosched_cpufreq_t *cosched_cpufreq_open(const char *root, cosched_error_t *err)
 		cosched_error_set(err, "cpufreq: out of memory");
 		return NULL;
 	}
+	c->nallowed = -1;
 	len = strlen(root);
 	while (len > 1 && root[len - 1] == '/')
 		len--;
@@ -431,6 +470,28 @@ cosched_cpufreq_t *cosched_cpufreq_open(const char *root, cosched_error_t *err)
 		return NULL;
 	}
 	return c;
+}
+
+int cosched_cpufreq_allow(cosched_cpufreq_t *c, const char *what,
+			  const char *governors, cosched_error_t *err)
+{
+	char names[COSCHED_CPUFREQ_GOVERNORS_MAX]
+		  [COSCHED_CPUFREQ_GOVERNOR_MAX + 1];
+	int n = 0;
+
+	if (!governors) {
+		c->nallowed = -1;
+		return 0;
+	}
+	if (governors[0] &&
+	    parse_words(governors, governor_word, &(govlist_t){ &n, names }))
+		return cosched_error_set(err,
+			"%s: %s: expected governor names ([a-z0-9_], at most 31 bytes) separated by spaces, each once, at most 16",
+			what, COSCHED_QUOTE(governors));
+	memcpy(c->allowed, names, sizeof(names));
+	c->nallowed = n;
+	snprintf(c->allowed_what, sizeof(c->allowed_what), "%s", what);
+	return 0;
 }
 
 void cosched_cpufreq_close(cosched_cpufreq_t *c)
@@ -556,26 +617,27 @@ int cosched_cpufreq_check(const cosched_cpufreq_t *c, int index,
 		const char *name;
 		long khz;
 	} f[] = { { "min", s->min_khz }, { "max", s->max_khz } };
-	int g;
+	char list[GOVERNORS_TEXT_MAX];
 
 	if (index < 0 || index >= c->n)
 		return bad_index(c, index, err);
 	dom = &c->d[index];
 	d = &dom->pub;
-	for (g = 0; g < d->ngovernors; g++)
-		if (!strcmp(d->governors[g], s->governor))
-			break;
-	if (g == d->ngovernors) {
-		char avail[COSCHED_CPUFREQ_GOVERNORS_MAX *
-			   (COSCHED_CPUFREQ_GOVERNOR_MAX + 1) + 1] = "";
-		for (g = 0; g < d->ngovernors; g++) {
-			strcat(avail, g ? " " : "");
-			strcat(avail, d->governors[g]);
-		}
+	/* The site's word first: a governor it does not allow is never
+	 * written, whatever the domain offers. */
+	if (c->nallowed >= 0 &&
+	    !governor_listed(c->nallowed, c->allowed, s->governor))
+		return cosched_error_set(err,
+			"%s: governor %s not allowed by %s (%s)",
+			DOMAIN_NAME(dom), COSCHED_QUOTE(s->governor),
+			c->allowed_what, governors_format(c->nallowed,
+				c->allowed, list, sizeof(list)));
+	if (!governor_listed(d->ngovernors, d->governors, s->governor))
 		return cosched_error_set(err,
 			"%s: governor %s not available (available: %s)",
-			DOMAIN_NAME(dom), COSCHED_QUOTE(s->governor), avail);
-	}
+			DOMAIN_NAME(dom), COSCHED_QUOTE(s->governor),
+			governors_format(d->ngovernors, d->governors, list,
+					 sizeof(list)));
 	for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++)
 		if (f[i].khz < d->cpuinfo_min_khz ||
 		    f[i].khz > d->cpuinfo_max_khz)

@@ -908,6 +908,94 @@ START_TEST(t_refused_request)
 }
 END_TEST
 
+/*
+ * The governors the site allows (slurm.conf CpuFreqGovernors, given by
+ * task/cosched): what a request comes to is checked, not only the governor
+ * it names.  A request for ondemand, which the site allows, comes to
+ * userspace, which it does not: refused, nothing written.  Originals come
+ * back unchecked, even where the site would not let cosched choose them.
+ */
+START_TEST(t_site_governors)
+{
+	const char *what = "slurm.conf CpuFreqGovernors";
+	cosched_cpufreq_outcome_t out;
+	cosched_cpufreq_holder_t a, n;
+	cosched_error_t err = { "" };
+	cosched_cpufreq_t *c;
+	int idx[2] = { 0, 1 }, eight = 1;
+	tree_t t;
+
+	tree_make(&t, "");
+	c = tree_open(&t);
+	ck_assert_int_eq(cosched_cpufreq_allow(c, what, "ondemand performance",
+					       &err), 0);
+	a = holder(5, "ondemand", 0);
+	ck_assert_int_eq(cosched_cpufreq_acquire(c, t.spool, &a, idx, 2, &out,
+						 &err), -1);
+	ck_assert_msg(strstr(err.msg, "cpufreq domain 0 (cpus 0-7): governor \"userspace\" not allowed by slurm.conf CpuFreqGovernors (ondemand performance) (and 1 more problems)"),
+		      "%s", err.msg);
+	a = holder(5, "userspace", 1500000);
+	ck_assert_int_eq(cosched_cpufreq_acquire(c, t.spool, &a, idx, 1, &out,
+						 &err), -1);
+	ck_assert_msg(strstr(err.msg, "governor \"userspace\" not allowed"),
+		      "%s", err.msg);
+	ck_assert_int_eq(out.applied + out.failed, 0);
+	ck_assert_str_eq(state(&t, 0), ORIGINAL);
+	ck_assert_str_eq(state(&t, 8), ORIGINAL);
+	ck_assert_int_eq(access(t.journal, F_OK), -1);
+	/* What the site allows is written; a request for ondemand is
+	 * refused beside it too (it would be userspace once alone). */
+	a = holder(5, "performance", 0);
+	acquire_ok(c, &t, &a, 1);
+	ck_assert_str_eq(attr(&t, 8, "scaling_governor"), "performance");
+	n = holder(6, "ondemand", 0);
+	ck_assert_int_eq(cosched_cpufreq_acquire(c, t.spool, &n, &eight, 1,
+						 &out, &err), -1);
+	ck_assert_msg(strstr(err.msg, "governor \"userspace\" not allowed"),
+		      "%s", err.msg);
+	release_ok(c, &t, 5, 0, 1);
+	ck_assert_str_eq(state(&t, 8), ORIGINAL);
+
+	/* The originals (schedutil, outside the list) come back when the
+	 * holder that asked for something leaves the one that did not. */
+	ck_assert_int_eq(cosched_cpufreq_allow(c, what, "userspace", &err), 0);
+	a = holder(5, "userspace", 1500000);
+	acquire_ok(c, &t, &a, 1);
+	n = holder(6, "", 0);
+	ck_assert_int_eq(cosched_cpufreq_join(c, t.spool, &n, &eight, 1, &out,
+					      &err), 0);
+	ck_assert_str_eq(state(&t, 8), "userspace 800000 3000000 3000000");
+	release_ok(c, &t, 5, 1, 0);
+	ck_assert_str_eq(attr(&t, 8, "scaling_governor"), "schedutil");
+	release_ok(c, &t, 6, 0, 1);
+	ck_assert_str_eq(state(&t, 8), "schedutil 800000 3000000 3000000");
+	journal_is(&t, "", 0, 0);
+
+	/* The list's form; a refused one keeps the list before it. */
+	ck_assert_int_eq(cosched_cpufreq_allow(c, what, "Performance", &err),
+			 -1);
+	ck_assert_str_eq(err.msg, "slurm.conf CpuFreqGovernors: \"Performance\": expected governor names ([a-z0-9_], at most 31 bytes) separated by spaces, each once, at most 16");
+	ck_assert_int_eq(cosched_cpufreq_allow(c, what, "performance  userspace",
+					       &err), -1);
+	a = holder(5, "performance", 0);
+	ck_assert_int_eq(cosched_cpufreq_acquire(c, t.spool, &a, &eight, 1,
+						 &out, &err), -1);
+	ck_assert_msg(strstr(err.msg, "governor \"performance\" not allowed by slurm.conf CpuFreqGovernors (userspace)"),
+		      "%s", err.msg);
+	/* None allowed; then any the domain lists again. */
+	ck_assert_int_eq(cosched_cpufreq_allow(c, what, "", &err), 0);
+	ck_assert_int_eq(cosched_cpufreq_acquire(c, t.spool, &a, &eight, 1,
+						 &out, &err), -1);
+	ck_assert_msg(strstr(err.msg, "not allowed by slurm.conf CpuFreqGovernors (none)"),
+		      "%s", err.msg);
+	ck_assert_int_eq(cosched_cpufreq_allow(c, what, NULL, &err), 0);
+	acquire_ok(c, &t, &a, 1);
+	release_ok(c, &t, 5, 0, 1);
+	cosched_cpufreq_close(c);
+	tree_free(&t);
+}
+END_TEST
+
 static int exit_now(void *arg)
 {
 	(void) arg;
@@ -1288,6 +1376,7 @@ Suite *cosched_test_suite(void)
 	tcase_add_test(tc, t_two_holders);
 	tcase_add_test(tc, t_min_lowered);
 	tcase_add_test(tc, t_refused_request);
+	tcase_add_test(tc, t_site_governors);
 	tcase_add_test(tc, t_dead_and_reused_pids);
 	tcase_add_test(tc, t_zombie_is_dead);
 	tcase_add_test(tc, t_failed_restore_kept);
