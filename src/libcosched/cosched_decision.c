@@ -190,6 +190,14 @@ int cosched_idset_count(const cosched_idset_t *s)
 	return n;
 }
 
+bool cosched_idset_overlap(const cosched_idset_t *a, const cosched_idset_t *b)
+{
+	for (size_t i = 0; i < sizeof(a->bits) / sizeof(a->bits[0]); i++)
+		if (a->bits[i] & b->bits[i])
+			return true;
+	return false;
+}
+
 static bool idset_empty(const cosched_idset_t *s)
 {
 	for (size_t i = 0; i < sizeof(s->bits) / sizeof(s->bits[0]); i++)

@@ -316,14 +316,6 @@ static bool idset_equal(const cosched_idset_t *a, const cosched_idset_t *b)
 	return !memcmp(a, b, sizeof(*a));
 }
 
-static bool idset_overlap(const cosched_idset_t *a, const cosched_idset_t *b)
-{
-	for (size_t i = 0; i < sizeof(a->bits) / sizeof(a->bits[0]); i++)
-		if (a->bits[i] & b->bits[i])
-			return true;
-	return false;
-}
-
 /* The CPU numbers of the cpuN entries of dir, ascending. */
 static int list_cpus(const char *dir, int *cpus, int *n, cosched_error_t *err)
 {
@@ -411,7 +403,7 @@ static int scan(cosched_cpufreq_t *c, cosched_error_t *err)
 				"%s/related_cpus: does not list cpu%d itself",
 				real, cpus[i]);
 		for (int k = 0; k < c->n; k++)
-			if (idset_overlap(&c->d[k].pub.cpus, &related)) {
+			if (cosched_idset_overlap(&c->d[k].pub.cpus, &related)) {
 				dom = &c->d[k];
 				break;
 			}
