@@ -217,7 +217,6 @@ START_TEST(test_cpuset_does_not_renumber)
 {
 	char dir[128], path[192], pid[32];
 	int go[2], status;
-	FILE *f;
 	pid_t child;
 
 	snprintf(dir, sizeof(dir), "/sys/fs/cgroup/cpuset/cosched-test-%d",
@@ -228,15 +227,9 @@ START_TEST(test_cpuset_does_not_renumber)
 		return;
 	}
 	snprintf(path, sizeof(path), "%s/cpuset.cpus", dir);
-	f = fopen(path, "w");
-	ck_assert_ptr_nonnull(f);
-	fputs("1", f);
-	fclose(f);
+	cosched_check_write_file(path, "1");
 	snprintf(path, sizeof(path), "%s/cpuset.mems", dir);
-	f = fopen(path, "w");
-	ck_assert_ptr_nonnull(f);
-	fputs("0", f);
-	fclose(f);
+	cosched_check_write_file(path, "0");
 	ck_assert_int_eq(pipe(go), 0);
 	child = fork();
 	if (!child) {
@@ -246,11 +239,8 @@ START_TEST(test_cpuset_does_not_renumber)
 		_exit(in_cpuset(NULL));
 	}
 	snprintf(path, sizeof(path), "%s/tasks", dir);
-	f = fopen(path, "w");
-	ck_assert_ptr_nonnull(f);
 	snprintf(pid, sizeof(pid), "%d", (int) child);
-	fputs(pid, f);
-	ck_assert_int_eq(fclose(f), 0);
+	cosched_check_write_file(path, pid);
 	ck_assert_int_eq(write(go[1], "g", 1), 1);
 	waitpid(child, &status, 0);
 	rmdir(dir);
