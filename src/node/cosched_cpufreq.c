@@ -112,7 +112,8 @@ static int read_khz(const char *dir, const char *name, long *khz,
 		return -1;
 	if (parse_uint(buf, strlen(buf), KHZ_MAX, khz) || *khz == 0)
 		return cosched_sysfs_malformed(dir, name, buf,
-				 "a frequency in kHz, 1 .. 100000000", err);
+					       "a frequency in kHz, 1 .. 100000000",
+					       err);
 	return 0;
 }
 
@@ -245,8 +246,8 @@ static int read_cpus(const char *dir, cosched_idset_t *set,
 	cosched_idset_clear(set);
 	if (parse_words(buf, cpu_word, set))
 		return cosched_sysfs_malformed(dir, "related_cpus", buf,
-				 "CPU numbers below 1024 separated by spaces, each once",
-				 err);
+					       "CPU numbers below 1024 separated by spaces, each once",
+					       err);
 	return 0;
 }
 
@@ -270,9 +271,10 @@ static int read_domain(domain_t *dom, cosched_error_t *err)
 	d->ngovernors = 0;
 	if (parse_words(buf, governor_word,
 			&(govlist_t){ &d->ngovernors, d->governors }))
-		return cosched_sysfs_malformed(dom->dir, "scaling_available_governors", buf,
-				 "governor names ([a-z0-9_], at most 31 bytes) separated by spaces, each once, at most 16",
-				 err);
+		return cosched_sysfs_malformed(dom->dir,
+					       "scaling_available_governors", buf,
+					       "governor names ([a-z0-9_], at most 31 bytes) separated by spaces, each once, at most 16",
+					       err);
 	d->nfreqs = 0;
 	if (cosched_sysfs_read(dom->dir, "scaling_available_frequencies", buf,
 			       sizeof(buf), &missing, NULL, err)) {
@@ -281,9 +283,10 @@ static int read_domain(domain_t *dom, cosched_error_t *err)
 		return 0;	/* optional: many drivers list none */
 	}
 	if (parse_words(buf, freq_word, d))
-		return cosched_sysfs_malformed(dom->dir, "scaling_available_frequencies", buf,
-				 "frequencies in kHz separated by spaces, each once, at most 64",
-				 err);
+		return cosched_sysfs_malformed(dom->dir,
+					       "scaling_available_frequencies", buf,
+					       "frequencies in kHz separated by spaces, each once, at most 64",
+					       err);
 	qsort(d->freqs_khz, (size_t) d->nfreqs, sizeof(long), cmp_long);
 	return 0;
 }
@@ -578,8 +581,8 @@ int cosched_cpufreq_read(const cosched_cpufreq_t *c, int index,
 		return -1;
 	if (!governor_name_ok(buf, strlen(buf)))
 		return cosched_sysfs_malformed(dom->dir, "scaling_governor", buf,
-				 "a governor name ([a-z0-9_], at most 31 bytes)",
-				 err);
+					       "a governor name ([a-z0-9_], at most 31 bytes)",
+					       err);
 	snprintf(r.governor, sizeof(r.governor), "%s", buf);
 	if (read_khz(dom->dir, "scaling_min_freq", &r.min_khz, err) ||
 	    read_khz(dom->dir, "scaling_max_freq", &r.max_khz, err))
