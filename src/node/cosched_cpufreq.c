@@ -306,14 +306,6 @@ static int cmp_domain(const void *a, const void *b)
 		       &((const domain_t *) b)->pub.id);
 }
 
-static int first_id(const cosched_idset_t *s)
-{
-	for (int i = 0; i < COSCHED_DECISION_IDS_MAX; i++)
-		if (cosched_idset_has(s, i))
-			return i;
-	return -1;
-}
-
 static bool idset_equal(const cosched_idset_t *a, const cosched_idset_t *b)
 {
 	return !memcmp(a, b, sizeof(*a));
@@ -428,7 +420,7 @@ static int scan(cosched_cpufreq_t *c, cosched_error_t *err)
 		memset(dom, 0, sizeof(*dom));
 		snprintf(dom->dir, sizeof(dom->dir), "%s", real);
 		dom->pub.cpus = related;
-		dom->pub.id = first_id(&related);
+		dom->pub.id = cosched_idset_next(&related, 0);
 		if (read_domain(dom, err))
 			return -1;
 		c->n++;

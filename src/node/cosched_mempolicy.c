@@ -115,14 +115,6 @@ static void _to_mask(const cosched_idset_t *numa, unsigned long *mask)
 			mask[id / ULONG_BITS] |= 1UL << (id % ULONG_BITS);
 }
 
-static int _first(const cosched_idset_t *s)
-{
-	for (int id = 0; id < COSCHED_DECISION_IDS_MAX; id++)
-		if (cosched_idset_has(s, id))
-			return id;
-	return -1;
-}
-
 int cosched_mempolicy_apply(cosched_membind_t mode,
 			    const cosched_idset_t *numa, cosched_error_t *err)
 {
@@ -167,12 +159,12 @@ int cosched_mempolicy_apply(cosched_membind_t mode,
 				text, strerror(errno));
 	}
 	cosched_idset_clear(&one);
-	cosched_idset_add(&one, _first(numa), NULL);
+	cosched_idset_add(&one, cosched_idset_next(numa, 0), NULL);
 	_to_mask(&one, mask);
 	if (set_mempolicy(MPOL_PREFERRED, mask, MASK_BITS + 1))
 		return cosched_error_set(err,
 			"memory policy: set_mempolicy(MPOL_PREFERRED, node %d): %s",
-			_first(numa), strerror(errno));
+			cosched_idset_next(numa, 0), strerror(errno));
 	return 0;
 }
 

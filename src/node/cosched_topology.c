@@ -164,15 +164,6 @@ int cosched_topology_nnuma(const cosched_topology_t *t)
 	return t->nnuma;
 }
 
-/* The first id of s at or above max, or -1. */
-static int _first_out_of_range(const cosched_idset_t *s, int max)
-{
-	for (int id = max; id < COSCHED_DECISION_IDS_MAX; id++)
-		if (cosched_idset_has(s, id))
-			return id;
-	return -1;
-}
-
 static int _add_cpuset(cosched_idset_t *out, hwloc_const_bitmap_t set,
 		       cosched_error_t *err)
 {
@@ -188,7 +179,7 @@ static int _add_cpuset(cosched_idset_t *out, hwloc_const_bitmap_t set,
 static int _check_cores(const cosched_topology_t *t,
 			const cosched_idset_t *cores, cosched_error_t *err)
 {
-	int bad = _first_out_of_range(cores, t->ncores);
+	int bad = cosched_idset_next(cores, t->ncores);
 
 	if (bad >= 0)
 		return cosched_error_set(err,
