@@ -60,6 +60,23 @@ static char *_journal_dir(void)
 	return xstrdup_printf("%s/cosched", conf->spooldir);
 }
 
+/* The journal directory when a journal is in it (cosched holds a domain
+ * of this node), else NULL: the common case, told without scanning
+ * sysfs. */
+static char *_held_journal_dir(void)
+{
+	char *dir = _journal_dir(), *journal;
+	struct stat sb;
+
+	if (!dir)
+		return NULL;
+	journal = xstrdup_printf("%s/%s", dir, COSCHED_CPUFREQ_JOURNAL_FILE);
+	if (stat(journal, &sb))
+		xfree(dir);
+	xfree(journal);
+	return dir;
+}
+
 /* The governors slurm.conf's CpuFreqGovernors lets cosched set, in the
  * kernel's names ("performance userspace"), or NULL when it does not say
  * (any the domain lists). */
@@ -142,18 +159,10 @@ static void _join(task_cosched_step_t *st)
 	cosched_cpufreq_t *c;
 	cosched_error_t err;
 	int idx[COSCHED_CPUFREQ_DOMAINS_MAX], n;
-	char *dir = _journal_dir(), *journal;
-	struct stat sb;
+	char *dir = _held_journal_dir();
 
-	if (!dir)
+	if (!dir)		/* nothing held on this node */
 		return;
-	journal = xstrdup_printf("%s/%s", dir, COSCHED_CPUFREQ_JOURNAL_FILE);
-	if (stat(journal, &sb)) {	/* nothing held on this node */
-		xfree(journal);
-		xfree(dir);
-		return;
-	}
-	xfree(journal);
 	c = _open(st->node_name, true, &err);
 	if (c && (n = cosched_cpufreq_domains_of(c, &st->job_cpus, idx,
 						 &err)) > 0 &&
@@ -275,19 +284,10 @@ void task_cosched_cpufreq_node_sweep(const char *node_name)
 	cosched_cpufreq_t *c;
 	cosched_cpufreq_outcome_t out = { 0 };
 	cosched_error_t err;
-	struct stat sb;
-	char *dir = _journal_dir(), *journal;
+	char *dir = _held_journal_dir();
 
-	if (!dir)
+	if (!dir)		/* nothing to sweep */
 		return;
-	/* Nothing to do (the common case) without even scanning sysfs. */
-	journal = xstrdup_printf("%s/%s", dir, COSCHED_CPUFREQ_JOURNAL_FILE);
-	if (stat(journal, &sb)) {
-		xfree(journal);
-		xfree(dir);
-		return;
-	}
-	xfree(journal);
 	c = _open(node_name, false, &err);
 	if (!c)
 		error("%s: cpufreq journal in %s, but %s", plugin_type, dir,
