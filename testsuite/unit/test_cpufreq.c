@@ -200,6 +200,20 @@ static void release_ok(const cosched_cpufreq_t *c, const tree_t *t,
 	ck_assert_int_eq(out.restored, restored);
 }
 
+/* An acquire refused on every domain, err saying want; nothing taken. */
+static void acquire_refused(const cosched_cpufreq_t *c, const tree_t *t,
+			    const cosched_cpufreq_holder_t *h, int *idx, int n,
+			    const char *want)
+{
+	cosched_cpufreq_outcome_t out;
+	cosched_error_t err = { "" };
+
+	ck_assert_int_eq(cosched_cpufreq_acquire(c, t->spool, h, idx, n, &out,
+						 &err), -1);
+	ck_assert_msg(strstr(err.msg, want), "%s\n  lacks: %s", err.msg, want);
+	ck_assert_int_eq(out.applied + out.failed, 0);
+}
+
 /* ---- scanning ----------------------------------------------------------- */
 
 START_TEST(t_scan_packages)
@@ -824,9 +838,7 @@ END_TEST
 
 START_TEST(t_refused_request)
 {
-	cosched_cpufreq_outcome_t out;
 	cosched_cpufreq_holder_t a;
-	cosched_error_t err = { "" };
 	cosched_cpufreq_t *c;
 	int idx[2] = { 0, 1 };
 	tree_t t;
@@ -834,20 +846,14 @@ START_TEST(t_refused_request)
 	tree_make(&t, "");
 	c = tree_open(&t);
 	a = holder(5, "turbo", 0);
-	ck_assert_int_eq(cosched_cpufreq_acquire(c, t.spool, &a, idx, 2, &out,
-						 &err), -1);
-	ck_assert_msg(strstr(err.msg, "governor \"turbo\" not available") &&
-		      strstr(err.msg, "(and 1 more problems)"), "%s", err.msg);
+	acquire_refused(c, &t, &a, idx, 2,
+			"governor \"turbo\" not available (available: performance powersave userspace ondemand schedutil) (and 1 more problems)");
 	a = holder(5, "userspace", 3100000);
-	ck_assert_int_eq(cosched_cpufreq_acquire(c, t.spool, &a, idx, 2, &out,
-						 &err), -1);
-	ck_assert_msg(strstr(err.msg, "frequency 3100000 kHz out of range (800000 .. 3000000 kHz)"),
-		      "%s", err.msg);
+	acquire_refused(c, &t, &a, idx, 2,
+			"frequency 3100000 kHz out of range (800000 .. 3000000 kHz)");
 	a = holder(5, "userspace", 1550000);
-	ck_assert_int_eq(cosched_cpufreq_acquire(c, t.spool, &a, idx, 1, &out,
-						 &err), -1);
-	ck_assert_msg(strstr(err.msg, "frequency 1550000 kHz is not an available frequency"),
-		      "%s", err.msg);
+	acquire_refused(c, &t, &a, idx, 1,
+			"frequency 1550000 kHz is not an available frequency");
 	ck_assert_str_eq(state(&t, 0), ORIGINAL);
 	ck_assert_str_eq(state(&t, 8), ORIGINAL);
 	/* Nothing was changed, so nothing was written. */
@@ -879,16 +885,10 @@ START_TEST(t_site_governors)
 	ck_assert_int_eq(cosched_cpufreq_allow(c, what, "ondemand performance",
 					       &err), 0);
 	a = holder(5, "ondemand", 0);
-	ck_assert_int_eq(cosched_cpufreq_acquire(c, t.spool, &a, idx, 2, &out,
-						 &err), -1);
-	ck_assert_msg(strstr(err.msg, "cpufreq domain 0 (cpus 0-7): governor \"userspace\" not allowed by slurm.conf CpuFreqGovernors (ondemand performance) (and 1 more problems)"),
-		      "%s", err.msg);
+	acquire_refused(c, &t, &a, idx, 2,
+			"cpufreq domain 0 (cpus 0-7): governor \"userspace\" not allowed by slurm.conf CpuFreqGovernors (ondemand performance) (and 1 more problems)");
 	a = holder(5, "userspace", 1500000);
-	ck_assert_int_eq(cosched_cpufreq_acquire(c, t.spool, &a, idx, 1, &out,
-						 &err), -1);
-	ck_assert_msg(strstr(err.msg, "governor \"userspace\" not allowed"),
-		      "%s", err.msg);
-	ck_assert_int_eq(out.applied + out.failed, 0);
+	acquire_refused(c, &t, &a, idx, 1, "governor \"userspace\" not allowed");
 	ck_assert_str_eq(state(&t, 0), ORIGINAL);
 	ck_assert_str_eq(state(&t, 8), ORIGINAL);
 	ck_assert_int_eq(access(t.journal, F_OK), -1);
@@ -898,10 +898,8 @@ START_TEST(t_site_governors)
 	acquire_ok(c, &t, &a, 1);
 	ck_assert_str_eq(attr(&t, 8, "scaling_governor"), "performance");
 	n = holder(6, "ondemand", 0);
-	ck_assert_int_eq(cosched_cpufreq_acquire(c, t.spool, &n, &eight, 1,
-						 &out, &err), -1);
-	ck_assert_msg(strstr(err.msg, "governor \"userspace\" not allowed"),
-		      "%s", err.msg);
+	acquire_refused(c, &t, &n, &eight, 1,
+			"governor \"userspace\" not allowed");
 	release_ok(c, &t, 5, 0, 1);
 	ck_assert_str_eq(state(&t, 8), ORIGINAL);
 
@@ -927,16 +925,12 @@ START_TEST(t_site_governors)
 	ck_assert_int_eq(cosched_cpufreq_allow(c, what, "performance  userspace",
 					       &err), -1);
 	a = holder(5, "performance", 0);
-	ck_assert_int_eq(cosched_cpufreq_acquire(c, t.spool, &a, &eight, 1,
-						 &out, &err), -1);
-	ck_assert_msg(strstr(err.msg, "governor \"performance\" not allowed by slurm.conf CpuFreqGovernors (userspace)"),
-		      "%s", err.msg);
+	acquire_refused(c, &t, &a, &eight, 1,
+			"governor \"performance\" not allowed by slurm.conf CpuFreqGovernors (userspace)");
 	/* None allowed; then any the domain lists again. */
 	ck_assert_int_eq(cosched_cpufreq_allow(c, what, "", &err), 0);
-	ck_assert_int_eq(cosched_cpufreq_acquire(c, t.spool, &a, &eight, 1,
-						 &out, &err), -1);
-	ck_assert_msg(strstr(err.msg, "not allowed by slurm.conf CpuFreqGovernors (none)"),
-		      "%s", err.msg);
+	acquire_refused(c, &t, &a, &eight, 1,
+			"not allowed by slurm.conf CpuFreqGovernors (none)");
 	ck_assert_int_eq(cosched_cpufreq_allow(c, what, NULL, &err), 0);
 	acquire_ok(c, &t, &a, 1);
 	release_ok(c, &t, 5, 0, 1);
