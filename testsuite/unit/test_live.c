@@ -23,17 +23,13 @@ static char dir[64];
 
 static void setup(void)
 {
-	snprintf(dir, sizeof(dir), "/tmp/cosched-live-XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(dir));
+	cosched_check_tmpdir(dir, sizeof(dir), "live");
 	chmod(dir, 0755);
 }
 
 static void teardown(void)
 {
-	char cmd[128];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	ck_assert_int_eq(system(cmd), 0);
+	cosched_check_rm_rf(dir);
 }
 
 static cosched_live_t load(uint32_t job, uint32_t step, const char *node,
@@ -109,13 +105,9 @@ END_TEST
 static void plant(const char *name, const char *text, int mode)
 {
 	char path[256];
-	FILE *f;
 
 	snprintf(path, sizeof(path), "%s/live/%s", dir, name);
-	f = fopen(path, "w");
-	ck_assert_ptr_nonnull(f);
-	fputs(text, f);
-	fclose(f);
+	cosched_check_write_file(path, text);
 	ck_assert_int_eq(chmod(path, mode), 0);
 }
 

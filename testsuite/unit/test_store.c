@@ -21,20 +21,11 @@ static char dir[64];
 static cosched_store_t store;
 static cosched_error_t err;
 
-static void rm_rf(const char *path)
-{
-	char cmd[256];
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", path);
-	if (system(cmd) != 0)
-		fprintf(stderr, "cannot remove %s\n", path);
-}
-
 static void setup(void)
 {
 	cosched_merge_params_t mp;
 
-	snprintf(dir, sizeof(dir), "/tmp/cosched-store-XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(dir));
+	cosched_check_tmpdir(dir, sizeof(dir), "store");
 	cosched_merge_params_default(&mp);
 	mp.max_samples = 5;
 	mp.node_peak_bw = 15000e6;
@@ -47,7 +38,7 @@ static void teardown(void)
 	char outside[128];
 
 	(void) chmod(dir, 0755);	/* a failed test may have left it closed */
-	rm_rf(dir);
+	cosched_check_rm_rf(dir);
 	snprintf(outside, sizeof(outside), "%s.outside", dir);
 	unlink(outside);		/* test_symlinked_lock's target */
 }
@@ -85,12 +76,9 @@ static int count_entries(const char *prefix)
 static void write_file(const char *name, const char *text)
 {
 	char path[256];
-	FILE *f;
+
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	f = fopen(path, "w");
-	ck_assert_ptr_nonnull(f);
-	fputs(text, f);
-	fclose(f);
+	cosched_check_write_file(path, text);
 }
 
 START_TEST(test_open_refusals)
