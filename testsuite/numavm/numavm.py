@@ -234,6 +234,12 @@ mount -t devtmpfs devtmpfs /dev
 mount -t tmpfs tmpfs /tmp
 mkdir -p /root
 stty -F /dev/ttyS1 raw -echo
+# Every received byte raises an interrupt: with the 16550's default
+# trigger of 8, the last bytes of a request wait in the FIFO for the
+# character-timeout interrupt, and under a loaded host a guest was seen
+# idle with its agent still waiting for a request's end (the SysRq dump
+# of _diagnostics: no task running or blocked).
+echo 1 >/sys/class/tty/ttyS1/rx_trig_bytes 2>/dev/null
 exec /agent </dev/ttyS1 >/dev/ttyS1 2>/dev/console
 """
 
