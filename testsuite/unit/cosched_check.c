@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <grp.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,6 +81,18 @@ void cosched_child_run(const char *what, cosched_child_fn fn, void *arg,
 {
 	cosched_child_wait(cosched_child_start(fn, arg, flags, timeout_s),
 			   what);
+}
+
+void cosched_check_skip_all(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("SKIP: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(77);
 }
 
 char *cosched_check_read_doc(const char *relpath)
