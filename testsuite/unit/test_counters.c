@@ -15,8 +15,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <sys/stat.h>
+
 #include "cosched_check.h"
 #include "src/node/cosched_counters.h"
+#include "src/node/cosched_cpuinfo.h"
 
 static cosched_error_t err;
 
@@ -351,6 +354,107 @@ START_TEST(test_backend_values)
 }
 END_TEST
 
+/* A fake node root holding proc/cpuinfo with text (NULL: no file). */
+static void fake_cpuinfo(char *root, const char *text)
+{
+	char path[512];
+	FILE *f;
+
+	strcpy(root, "/tmp/cosched-cpuinfo-XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(root));
+	snprintf(path, sizeof(path), "%s/proc", root);
+	ck_assert_int_eq(mkdir(path, 0755), 0);
+	if (!text)
+		return;
+	snprintf(path, sizeof(path), "%s/proc/cpuinfo", root);
+	f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static void fake_cpuinfo_remove(const char *root)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/proc/cpuinfo", root);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/proc", root);
+	rmdir(path);
+	rmdir(root);
+}
+
+/*
+ * The node's CPU from ROOT/proc/cpuinfo (the first processor's block,
+ * "model name" not taken for "model"), and the event list cosched.conf
+ * gives it; without a vendor_id (not x86) or without the file,
+ * SampleEvents, saying why; no file read without SampleEventsFor.
+ */
+START_TEST(test_cpuinfo_picks_the_list)
+{
+	static const char intel[] =
+		"processor\t: 0\nvendor_id\t: GenuineIntel\ncpu family\t: 6\n"
+		"model\t\t: 143\nmodel name\t: Intel(R) Xeon(R) Platinum 8480+\n"
+		"flags\t\t: fpu vme de pse\n\n"
+		"processor\t: 1\nvendor_id\t: AuthenticAMD\ncpu family\t: 25\n"
+		"model\t\t: 17\n\n";
+	static const char arm[] =
+		"processor\t: 0\nBogoMIPS\t: 50.00\nCPU implementer\t: 0x41\n"
+		"CPU architecture: 8\nCPU part\t: 0xd0c\n\n";
+	cosched_cpuinfo_t ci;
+	cosched_conf_t conf;
+	char root[64], which[COSCHED_ERROR_MSG_LEN + 64];
+
+	cosched_conf_init(&conf);
+	ck_assert_int_eq(cosched_conf_parse_string(&conf, "t.conf",
+		"SampleEvents=task-clock\n"
+		"SampleEventsFor=GenuineIntel-6:task-clock,PAPI_TOT_INS\n"
+		"SampleEventsFor=GenuineIntel-6-143:task-clock,instructions\n",
+		&err), 0);
+
+	fake_cpuinfo(root, intel);
+	ck_assert_int_eq(cosched_cpuinfo_read(root, &ci, &err), 0);
+	ck_assert_str_eq(ci.vendor, "GenuineIntel");
+	ck_assert_int_eq(ci.family, 6);
+	ck_assert_int_eq(ci.model, 143);
+	ck_assert_str_eq(cosched_cpuinfo_sample_events(&conf, root, which,
+		sizeof(which)), "task-clock,instructions");
+	ck_assert_str_eq(which, "SampleEventsFor=GenuineIntel-6-143");
+	fake_cpuinfo_remove(root);
+
+	fake_cpuinfo(root, arm);
+	ck_assert_int_eq(cosched_cpuinfo_read(root, &ci, &err), -1);
+	ck_assert_msg(strstr(err.msg, "/proc/cpuinfo names no vendor_id"),
+		      "%s", err.msg);
+	ck_assert_str_eq(cosched_cpuinfo_sample_events(&conf, root, which,
+		sizeof(which)), "task-clock");
+	ck_assert_msg(!strncmp(which, "SampleEvents (/tmp/cosched-cpuinfo-",
+			       strlen("SampleEvents (/tmp/cosched-cpuinfo-")) &&
+		      strstr(which, "/proc/cpuinfo names no vendor_id)"), "%s",
+		      which);
+	fake_cpuinfo_remove(root);
+
+	fake_cpuinfo(root, NULL);
+	ck_assert_str_eq(cosched_cpuinfo_sample_events(&conf, root, which,
+		sizeof(which)), "task-clock");
+	ck_assert_msg(strstr(which, "/proc/cpuinfo: cannot open: No such file or directory)"),
+		      "%s", which);
+	/* Without SampleEventsFor no file is read (none here). */
+	cosched_conf_init(&conf);
+	ck_assert_str_eq(cosched_cpuinfo_sample_events(&conf, root, which,
+		sizeof(which)), COSCHED_SAMPLE_EVENTS_DEFAULT);
+	ck_assert_str_eq(which, "SampleEvents");
+	fake_cpuinfo_remove(root);
+
+#if defined(__x86_64__) || defined(__i386__)
+	/* This machine, "/" with and without a trailing slash. */
+	ck_assert_int_eq(cosched_cpuinfo_read("/", &ci, &err), 0);
+	ck_assert_msg(ci.vendor[0] && ci.family > 0 && ci.model >= 0,
+		      "%s %ld %ld", ci.vendor, ci.family, ci.model);
+#endif
+}
+END_TEST
+
 Suite *cosched_test_suite(void)
 {
 	Suite *s = suite_create("counters");
@@ -364,6 +468,7 @@ Suite *cosched_test_suite(void)
 	tcase_add_test(tc, test_perf_counts_papi_aliases);
 	tcase_add_test(tc, test_names_and_roles);
 	tcase_add_test(tc, test_backend_values);
+	tcase_add_test(tc, test_cpuinfo_picks_the_list);
 	suite_add_tcase(s, tc);
 	return s;
 }
