@@ -426,11 +426,11 @@ int cosched_counters_backend_parse(const char *spec,
 		*b = COSCHED_COUNTERS_PERF;
 		snprintf(what, len, "perf");
 	} else if (!strcmp(spec, "papi")) {
-		if (!built)
-			return cosched_error_set(err,
-				"papi: this program was built without PAPI (configure --with-papi)");
+		/* Without PAPI each attach says so: a state in every record,
+		 * as a missing PMU is. */
 		*b = COSCHED_COUNTERS_PAPI;
-		snprintf(what, len, "papi");
+		snprintf(what, len, "%s", built ? "papi" :
+			 "papi (this program was built without PAPI)");
 	} else if (!strcmp(spec, "auto")) {
 		/* PAPI only where it can do what perf does: attach to a task
 		 * with inheritance. */

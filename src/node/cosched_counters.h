@@ -87,7 +87,8 @@ const char *cosched_counters_role(const char *name);
  * attaching with inheritance allowed), else perf.  what (len bytes)
  * receives the backend chosen for the record, with auto's reason:
  * "perf (auto: PAPI cannot attach here: ...)".  -1 with err for anything
- * else, or papi in a program built without PAPI.
+ * else.  papi in a program built without PAPI is taken, and each attach
+ * then says so (a state, as a missing PMU is).
  */
 int cosched_counters_backend_parse(const char *spec,
 				   cosched_counters_backend_t *b,
