@@ -328,11 +328,11 @@ static int cpu_number(const char *field, const char *value, const char *what,
 	return 0;
 }
 
-/* SampleEventsFor=VENDOR[-FAMILY[-MODEL]]:LIST: one more entry. */
-static int sample_events_for(cosched_conf_t *conf, const char *field,
-			     const char *value, cosched_error_t *err)
+/* A SampleEventsFor value, VENDOR[-FAMILY[-MODEL]]:LIST, into e. */
+static int sample_events_for_parse(const char *field, const char *value,
+				   cosched_sample_events_for_t *e,
+				   cosched_error_t *err)
 {
-	cosched_sample_events_for_t *e;
 	const char *colon = strchr(value, ':');
 	char cpu[64], *family, *model;
 	int v;
@@ -342,10 +342,6 @@ static int sample_events_for(cosched_conf_t *conf, const char *field,
 		return cosched_error_set(err,
 			"%s: invalid value %s (expected VENDOR[-FAMILY[-MODEL]]:EVENT[,EVENT...])",
 			field, COSCHED_QUOTE(value));
-	if (conf->n_sample_events_for == COSCHED_SAMPLE_EVENTS_FOR_MAX)
-		return cosched_error_set(err, "%s: more than %d CPUs", field,
-					 COSCHED_SAMPLE_EVENTS_FOR_MAX);
-	e = &conf->sample_events_for[conf->n_sample_events_for];
 	memset(e, 0, sizeof(*e));
 	snprintf(cpu, sizeof(cpu), "%.*s", (int) (colon - value), value);
 	family = strchr(cpu, '-');
@@ -370,16 +366,46 @@ static int sample_events_for(cosched_conf_t *conf, const char *field,
 		return -1;
 	if (events_check(field, value, colon + 1, err))
 		return -1;
+	snprintf(e->events, sizeof(e->events), "%s", colon + 1);
+	return 0;
+}
+
+/* The entry of conf for e's CPU, or -1. */
+static int sample_events_for_find(const cosched_conf_t *conf,
+				  const cosched_sample_events_for_t *e)
+{
 	for (int i = 0; i < conf->n_sample_events_for; i++) {
 		const cosched_sample_events_for_t *o = &conf->sample_events_for[i];
 		if (!strcmp(o->vendor, e->vendor) && o->family == e->family &&
 		    o->model == e->model)
-			return cosched_error_set(err,
-				"%s: invalid value %s (that CPU has a list already: one per CPU)",
-				field, COSCHED_QUOTE(value));
+			return i;
 	}
-	snprintf(e->events, sizeof(e->events), "%s", colon + 1);
-	conf->n_sample_events_for++;
+	return -1;
+}
+
+/*
+ * SampleEventsFor: the list of one CPU, set over conf's current values
+ * as every key is (a CPU that has a list gets this one, so a file parsed
+ * again changes nothing); two lines for one CPU in one file are refused
+ * by cosched_conf_parse_string().
+ */
+static int sample_events_for(cosched_conf_t *conf, const char *field,
+			     const char *value, cosched_error_t *err)
+{
+	cosched_sample_events_for_t e;
+	int i;
+
+	if (sample_events_for_parse(field, value, &e, err))
+		return -1;
+	i = sample_events_for_find(conf, &e);
+	if (i < 0) {
+		if (conf->n_sample_events_for == COSCHED_SAMPLE_EVENTS_FOR_MAX)
+			return cosched_error_set(err, "%s: more than %d CPUs",
+						 field,
+						 COSCHED_SAMPLE_EVENTS_FOR_MAX);
+		i = conf->n_sample_events_for++;
+	}
+	conf->sample_events_for[i] = e;
 	return 0;
 }
 
@@ -669,8 +695,10 @@ static int strip_comment(char *line, const char *where, cosched_error_t *err)
 int cosched_conf_parse_string(cosched_conf_t *conf, const char *name,
 			      const char *text, cosched_error_t *err)
 {
-	/* The line each key was set on (0 = not set), for duplicates. */
+	/* The line each key was set on (0 = not set), for duplicates; the
+	 * line each CPU's SampleEventsFor was on. */
 	int set_on[N_KEYS] = { 0 };
+	int cpu_on[COSCHED_SAMPLE_EVENTS_FOR_MAX] = { 0 };
 	int slowdown_line = 0;	/* PowerPolicy=energy:N% or MaxSlowdown= */
 	cosched_conf_t *tmp;
 	char *copy, *line, *next;
@@ -728,6 +756,26 @@ int cosched_conf_parse_string(cosched_conf_t *conf, const char *name,
 			set_on[ki] = lineno;
 		}
 		rc = cosched_conf_set(tmp, where, key, value, err);
+		/* One list per CPU: a second would silently replace the
+		 * first. */
+		if (!rc && k && k->type == K_EVENTS_FOR) {
+			cosched_sample_events_for_t e;
+			int i;
+
+			if (sample_events_for_parse(k->name, value, &e, err) ||
+			    (i = sample_events_for_find(tmp, &e)) < 0) {
+				rc = -1;	/* cannot be: it was just set */
+				break;
+			}
+			if (cpu_on[i]) {
+				rc = cosched_error_set(err,
+					"%s: %s: invalid value %s (a list for that CPU is on line %d already: one per CPU)",
+					where, k->name, COSCHED_QUOTE(value),
+					cpu_on[i]);
+				break;
+			}
+			cpu_on[i] = lineno;
+		}
 		/* MaxSlowdown= and PowerPolicy=energy:N% both set the
 		 * slowdown: two lines would leave one of them ignored. */
 		if (!rc && k && (k->type == K_SLOWDOWN ||

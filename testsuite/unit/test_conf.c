@@ -781,6 +781,13 @@ START_TEST(test_sample_events_for)
 		-1, which, sizeof(which)), "task-clock,cycles");
 	ck_assert_int_eq(cosched_conf_set(&conf, NULL, "SampleBackend", "papi",
 					  &err), 0);
+	/* Set over what is there, as every key: a CPU that has a list gets
+	 * the new one, so a file parsed again changes nothing. */
+	ck_assert_int_eq(cosched_conf_set(&conf, NULL, "SampleEventsFor",
+		"AuthenticAMD-25:task-clock", &err), 0);
+	ck_assert_int_eq(conf.n_sample_events_for, 3);
+	ck_assert_str_eq(cosched_conf_sample_events(&conf, "AuthenticAMD", 25,
+		17, NULL, 0), "task-clock");
 }
 END_TEST
 
@@ -817,7 +824,7 @@ START_TEST(test_sample_events_for_refusals)
 		{ "SampleEventsFor=GenuineIntel:task-clock cycles\n",
 		  "(expected event names separated by commas)" },
 		{ "SampleEventsFor=GenuineIntel:a\nSampleEventsFor=genuineintel:b\n",
-		  "t.conf:2: SampleEventsFor: invalid value \"genuineintel:b\" (that CPU has a list already: one per CPU)" },
+		  "t.conf:2: SampleEventsFor: invalid value \"genuineintel:b\" (a list for that CPU is on line 1 already: one per CPU)" },
 		{ "SampleEvents=,task-clock\n",
 		  "t.conf:1: SampleEvents: invalid value \",task-clock\" (expected event names separated by commas)" },
 		{ "SampleEvents=task-clock;cycles\n",
