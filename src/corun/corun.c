@@ -67,6 +67,19 @@ int corun_rep(corun_prog_t *p, const char *dir, const char *rep,
 	return 0;
 }
 
+int corun_reps(corun_prog_t rep[COSCHED_CAT_COUNT], const char *dir,
+	       const char *scale, const char *llc, cosched_error_t *err)
+{
+	for (int k = 0; k < COSCHED_CAT_COUNT; k++)
+		if (corun_rep(&rep[k], dir, cosched_category_name(k), scale,
+			      llc, err)) {
+			while (k--)
+				corun_prog_free(&rep[k]);
+			return -1;
+		}
+	return 0;
+}
+
 int corun_cmd(corun_prog_t *p, const char *name, char *const *argv,
 	      cosched_error_t *err)
 {

@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
+#include "src/libcosched/cosched_category.h"
 #include "src/libcosched/cosched_error.h"
 
 #define CORUN_ARGV_MAX 64
@@ -32,6 +33,9 @@ typedef struct {
  * --scale and (when llc is not NULL) --llc. */
 int corun_rep(corun_prog_t *p, const char *dir, const char *rep,
 	      const char *scale, const char *llc, cosched_error_t *err);
+/* The four of dir, rep[k] for category k (cosched_category_name(k)). */
+int corun_reps(corun_prog_t rep[COSCHED_CAT_COUNT], const char *dir,
+	       const char *scale, const char *llc, cosched_error_t *err);
 /* Any command (argv NULL-terminated, at most CORUN_ARGV_MAX words). */
 int corun_cmd(corun_prog_t *p, const char *name, char *const *argv,
 	      cosched_error_t *err);

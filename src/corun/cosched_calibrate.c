@@ -31,7 +31,6 @@
 #include "opts.h"
 
 #define PROG "cosched-calibrate"
-#define REPEATS_MAX 1000
 
 static const char usage[] =
 "usage: " PROG " [--repeats N] [--scale X] [--cpus A,B] [--apps DIR]\n"
@@ -40,17 +39,6 @@ static const char usage[] =
 "       " PROG " --show FILE\n"
 "Measure this machine's interference table with the representative\n"
 "programs and print it with the cosched.conf lines that encode it.\n";
-
-static void size_check(const char *val)
-{
-	const char *p = val;
-
-	while (*p >= '0' && *p <= '9')
-		p++;
-	if (p == val || (*p && (strchr("KMGkmg", *p) == NULL || p[1])) ||
-	    atof(val) <= 0)
-		opt_bad(PROG, "llc", val, "a size in bytes with an optional K, M or G");
-}
 
 static void print_fig(const cosched_figure_t *f, int json)
 {
@@ -106,69 +94,30 @@ static int show(const char *path)
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "repeats", required_argument, NULL, 'r' },
-		{ "scale", required_argument, NULL, 's' },
-		{ "cpus", required_argument, NULL, 'c' },
-		{ "apps", required_argument, NULL, 'a' },
-		{ "llc", required_argument, NULL, 'l' },
-		{ "topology", required_argument, NULL, 't' },
-		{ "warmup", required_argument, NULL, 'w' },
-		{ "timeout", required_argument, NULL, 'T' },
+		CORUN_OPTIONS,
 		{ "forbid-above", required_argument, NULL, 'f' },
 		{ "rank-step", required_argument, NULL, 'k' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "quiet", no_argument, NULL, 'q' },
 		{ "apply", required_argument, NULL, 'A' },
 		{ "show", required_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *apps = corun_apps_dir_default(), *cpus_spec = NULL;
-	const char *scale = "1", *llc = NULL, *topology = "system", *apply = NULL;
-	double warmup = 0.2, timeout = 300.0;
-	int repeats = 3, json = 0, quiet = 0, c, cpus[2];
+	const char *apply = NULL;
+	int c, cpus[2];
+	corun_opts_t o;
 	cosched_pref_rule_t rule;
 	cosched_corun_table_t table;
 	cosched_error_t err;
 	corun_prog_t rep[COSCHED_CAT_COUNT];
 	char hostname[256] = "";
 
+	corun_opts_init(&o);
 	cosched_pref_rule_default(&rule);
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		if (corun_opts_take(&o, PROG, c, optarg))
+			continue;
 		switch (c) {
-		case 'r':
-			repeats = (int) opt_num(PROG, "repeats", optarg, 3, REPEATS_MAX,
-						"an integer from 3 to 1000 (a median needs 3)");
-			if (repeats != atof(optarg))
-				opt_bad(PROG, "repeats", optarg, "an integer from 3 to 1000");
-			break;
-		case 's':
-			opt_num(PROG, "scale", optarg, 1e-6, 1e6,
-				"a number above 0 and at most 1e6");
-			scale = optarg;
-			break;
-		case 'c':
-			cpus_spec = optarg;
-			break;
-		case 'a':
-			apps = optarg;
-			break;
-		case 'l':
-			size_check(optarg);
-			llc = optarg;
-			break;
-		case 't':
-			topology = optarg;
-			break;
-		case 'w':
-			warmup = opt_num(PROG, "warmup", optarg, 0, 60,
-					 "seconds from 0 to 60");
-			break;
-		case 'T':
-			timeout = opt_num(PROG, "timeout", optarg, 1, 86400,
-					  "seconds from 1 to 86400");
-			break;
 		case 'f':
 			rule.forbid_above = opt_num(PROG, "forbid-above", optarg,
 				1.000001, COSCHED_SLOWDOWN_MAX,
@@ -177,12 +126,6 @@ int main(int argc, char **argv)
 		case 'k':
 			rule.rank_step = opt_num(PROG, "rank-step", optarg, 0.01, 10,
 						 "a number from 0.01 to 10");
-			break;
-		case 'j':
-			json = 1;
-			break;
-		case 'q':
-			quiet = 1;
 			break;
 		case 'A':
 			apply = optarg;
@@ -193,9 +136,7 @@ int main(int argc, char **argv)
 			printf("%s", usage);
 			return 0;
 		default:
-			fprintf(stderr, "%s: unknown option or missing value: %s\n%s",
-				PROG, argv[optind - 1], usage);
-			return 2;
+			return corun_opts_unknown(PROG, argv[optind - 1], usage);
 		}
 	}
 	if (optind < argc) {
@@ -213,49 +154,47 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
-	if (corun_pick_cpus(cpus_spec, topology, cpus, &err)) {
+	if (corun_pick_cpus(o.cpus, o.topology, cpus, &err)) {
 		fprintf(stderr, "%s: %s\n", PROG, err.msg);
-		return cpus_spec ? 2 : 1;
+		return o.cpus ? 2 : 1;
 	}
-	for (int k = 0; k < COSCHED_CAT_COUNT; k++)
-		if (corun_rep(&rep[k], apps, cosched_category_name(k), scale, llc,
-			      &err)) {
-			fprintf(stderr, "%s: %s\n", PROG, err.msg);
-			return 1;
-		}
+	if (corun_reps(rep, o.apps, o.scale, o.llc, &err)) {
+		fprintf(stderr, "%s: %s\n", PROG, err.msg);
+		return 1;
+	}
 	gethostname(hostname, sizeof(hostname) - 1);
 
-	double (*ratio)[COSCHED_CAT_COUNT][REPEATS_MAX] =
+	double (*ratio)[COSCHED_CAT_COUNT][CORUN_REPEATS_MAX] =
 		calloc(COSCHED_CAT_COUNT, sizeof(*ratio));
-	double (*alone)[REPEATS_MAX] = calloc(COSCHED_CAT_COUNT, sizeof(*alone));
+	double (*alone)[CORUN_REPEATS_MAX] = calloc(COSCHED_CAT_COUNT, sizeof(*alone));
 	if (!ratio || !alone)
 		return 1;
-	for (int r = 0; r < repeats; r++) {
+	for (int r = 0; r < o.repeats; r++) {
 		int cv = cpus[r % 2], cb = cpus[1 - r % 2];
 
 		for (int v = 0; v < COSCHED_CAT_COUNT; v++) {
 			double t0, t;
-			if (corun_run(&rep[v], cv, timeout, &t0, &err))
+			if (corun_run(&rep[v], cv, o.timeout, &t0, &err))
 				goto fail;
 			alone[v][r] = t0;
 			for (int k = 0; k < COSCHED_CAT_COUNT; k++) {
-				if (corun_pair(&rep[v], cv, &rep[k], cb, warmup,
-					       timeout, &t, &err))
+				if (corun_pair(&rep[v], cv, &rep[k], cb, o.warmup,
+					       o.timeout, &t, &err))
 					goto fail;
 				ratio[v][k][r] = t / t0;
 			}
 		}
-		if (!quiet)
+		if (!o.quiet)
 			fprintf(stderr, "%s: repeat %d of %d done\n", PROG, r + 1,
-				repeats);
+				o.repeats);
 	}
-	table.repeats = repeats;
+	table.repeats = o.repeats;
 	for (int v = 0; v < COSCHED_CAT_COUNT; v++) {
 		cosched_figure_t *f = &table.alone[v];
-		corun_stats(alone[v], repeats, &f->median, &f->lo, &f->hi);
+		corun_stats(alone[v], o.repeats, &f->median, &f->lo, &f->hi);
 		for (int k = 0; k < COSCHED_CAT_COUNT; k++) {
 			f = &table.s[v][k];
-			corun_stats(ratio[v][k], repeats, &f->median, &f->lo, &f->hi);
+			corun_stats(ratio[v][k], o.repeats, &f->median, &f->lo, &f->hi);
 		}
 	}
 
@@ -263,10 +202,10 @@ int main(int argc, char **argv)
 	if (cosched_corun_conf_lines(&table, &rule, iline, sizeof(iline), pline,
 				     sizeof(pline), &err))
 		goto fail;
-	if (json) {
+	if (o.json) {
 		printf("{\"host\": \"%s\", \"cpus\": [%d, %d], \"repeats\": %d, "
 		       "\"scale\": %s,\n \"alone_s\": {", hostname, cpus[0], cpus[1],
-		       repeats, scale);
+		       o.repeats, o.scale);
 		for (int v = 0; v < COSCHED_CAT_COUNT; v++) {
 			printf("%s\"%s\": ", v ? ", " : "", cosched_category_name(v));
 			print_fig(&table.alone[v], 1);
@@ -285,7 +224,7 @@ int main(int argc, char **argv)
 		       iline, pline);
 	} else {
 		printf("# cosched-calibrate on %s, CPUs %d and %d, %d repeats, scale %s\n",
-		       hostname, cpus[0], cpus[1], repeats, scale);
+		       hostname, cpus[0], cpus[1], o.repeats, o.scale);
 		printf("# slowdown of the row (victim) next to the column (co-runner):\n"
 		       "# median [min-max] over the repeats; 1 = none\n");
 		printf("%-10s", "");
@@ -327,12 +266,12 @@ int main(int argc, char **argv)
 		snprintf(comment, sizeof(comment),
 			 "Measured by cosched-calibrate on %s (CPUs %d and %d), %s,\n"
 			 "%d repeats, scale %s; see cosched-calibrate(8).",
-			 hostname, cpus[0], cpus[1], when, repeats, scale);
+			 hostname, cpus[0], cpus[1], when, o.repeats, o.scale);
 		if (conf_apply(apply, lines, 2, comment, 0, &err)) {
 			fprintf(stderr, "%s: --apply %s: %s\n", PROG, apply, err.msg);
 			return 1;
 		}
-		if (!quiet)
+		if (!o.quiet)
 			fprintf(stderr, "%s: wrote the table into %s\n", PROG, apply);
 	}
 	for (int k = 0; k < COSCHED_CAT_COUNT; k++)

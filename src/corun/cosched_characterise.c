@@ -30,7 +30,6 @@
 #include "opts.h"
 
 #define PROG "cosched-characterise"
-#define REPEATS_MAX 1000
 #define CONF_DEFAULT "/etc/slurm/cosched.conf"
 
 static const char usage[] =
@@ -47,15 +46,8 @@ static const char usage[] =
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
+		CORUN_OPTIONS,
 		{ "app", required_argument, NULL, 'n' },
-		{ "repeats", required_argument, NULL, 'r' },
-		{ "scale", required_argument, NULL, 's' },
-		{ "cpus", required_argument, NULL, 'c' },
-		{ "apps", required_argument, NULL, 'a' },
-		{ "llc", required_argument, NULL, 'l' },
-		{ "topology", required_argument, NULL, 't' },
-		{ "warmup", required_argument, NULL, 'w' },
-		{ "timeout", required_argument, NULL, 'T' },
 		{ "mem-share", required_argument, NULL, 'M' },
 		{ "lim-share", required_argument, NULL, 'L' },
 		{ "rand-share", required_argument, NULL, 'R' },
@@ -63,16 +55,12 @@ int main(int argc, char **argv)
 		{ "conf", required_argument, NULL, 'C' },
 		{ "store", required_argument, NULL, 'S' },
 		{ "no-store", no_argument, NULL, 'x' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *apps = corun_apps_dir_default(), *cpus_spec = NULL;
-	const char *scale = "1", *llc = NULL, *topology = "system", *app = NULL;
-	const char *conf_path = NULL, *store_dir = NULL;
-	double warmup = 0.2, timeout = 300.0;
-	int repeats = 3, json = 0, quiet = 0, no_store = 0, c, cpus[2];
+	const char *app = NULL, *conf_path = NULL, *store_dir = NULL;
+	int no_store = 0, c, cpus[2];
+	corun_opts_t o;
 	cosched_corun_rule_t rule;
 	cosched_corun_t res;
 	cosched_error_t err;
@@ -80,47 +68,18 @@ int main(int argc, char **argv)
 	corun_prog_t rep[COSCHED_CAT_COUNT], target;
 	char reason[512];
 
+	corun_opts_init(&o);
 	cosched_corun_rule_default(&rule);
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
+		if (corun_opts_take(&o, PROG, c, optarg))
+			continue;
 		switch (c) {
 		case 'n':
 			if (cosched_app_name_check("--app", optarg, &err))
 				opt_bad(PROG, "app", optarg,
 					"an application name (no '/', no leading '.')");
 			app = optarg;
-			break;
-		case 'r':
-			repeats = (int) opt_num(PROG, "repeats", optarg, 3, REPEATS_MAX,
-						"an integer from 3 to 1000 (a median needs 3)");
-			if (repeats != atof(optarg))
-				opt_bad(PROG, "repeats", optarg, "an integer from 3 to 1000");
-			break;
-		case 's':
-			opt_num(PROG, "scale", optarg, 1e-6, 1e6,
-				"a number above 0 and at most 1e6");
-			scale = optarg;
-			break;
-		case 'c': cpus_spec = optarg; break;
-		case 'a': apps = optarg; break;
-		case 'l': {
-			const char *p = optarg;
-			while (*p >= '0' && *p <= '9')
-				p++;
-			if (p == optarg || (*p && (!strchr("KMGkmg", *p) || p[1])) ||
-			    atof(optarg) <= 0)
-				opt_bad(PROG, "llc", optarg,
-					"a size in bytes with an optional K, M or G");
-			llc = optarg;
-			break;
-		}
-		case 't': topology = optarg; break;
-		case 'w':
-			warmup = opt_num(PROG, "warmup", optarg, 0, 60, "seconds from 0 to 60");
-			break;
-		case 'T':
-			timeout = opt_num(PROG, "timeout", optarg, 1, 86400,
-					  "seconds from 1 to 86400");
 			break;
 		case 'M':
 			rule.mem_share = opt_num(PROG, "mem-share", optarg, 1e-6, 10,
@@ -141,15 +100,11 @@ int main(int argc, char **argv)
 		case 'C': conf_path = optarg; break;
 		case 'S': store_dir = optarg; break;
 		case 'x': no_store = 1; break;
-		case 'j': json = 1; break;
-		case 'q': quiet = 1; break;
 		case 'h':
 			printf("%s", usage);
 			return 0;
 		default:
-			fprintf(stderr, "%s: unknown option or missing value: %s\n%s",
-				PROG, argv[optind - 1], usage);
-			return 2;
+			return corun_opts_unknown(PROG, argv[optind - 1], usage);
 		}
 	}
 	if (cosched_corun_rule_check(&rule, &err)) {
@@ -170,9 +125,9 @@ int main(int argc, char **argv)
 			PROG);
 		return 2;
 	}
-	if (corun_pick_cpus(cpus_spec, topology, cpus, &err)) {
+	if (corun_pick_cpus(o.cpus, o.topology, cpus, &err)) {
 		fprintf(stderr, "%s: %s\n", PROG, err.msg);
-		return cpus_spec ? 2 : 1;
+		return o.cpus ? 2 : 1;
 	}
 	if (!no_store) {
 		cosched_conf_t conf;
@@ -199,16 +154,14 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
-	for (int k = 0; k < COSCHED_CAT_COUNT; k++)
-		if (corun_rep(&rep[k], apps, cosched_category_name(k), scale, llc,
-			      &err)) {
-			fprintf(stderr, "%s: %s\n", PROG, err.msg);
-			return 1;
-		}
+	if (corun_reps(rep, o.apps, o.scale, o.llc, &err)) {
+		fprintf(stderr, "%s: %s\n", PROG, err.msg);
+		return 1;
+	}
 	if (!strncmp(argv[optind], "rep:", 4) && optind + 1 == argc) {
 		cosched_category_t k;
 		if (cosched_category_parse("COMMAND", argv[optind] + 4, &k, &err) ||
-		    corun_rep(&target, apps, argv[optind] + 4, scale, llc, &err)) {
+		    corun_rep(&target, o.apps, argv[optind] + 4, o.scale, o.llc, &err)) {
 			fprintf(stderr, "%s: %s\n", PROG, err.msg);
 			return 2;
 		}
@@ -219,55 +172,55 @@ int main(int argc, char **argv)
 	}
 
 	/* per repeat: A alone, each X alone, A|X, X|A, mem|mem */
-	double *alone_a = calloc(repeats, sizeof(double));
-	double (*vic)[REPEATS_MAX] = calloc(COSCHED_CAT_COUNT, sizeof(*vic));
-	double (*agg)[REPEATS_MAX] = calloc(COSCHED_CAT_COUNT, sizeof(*agg));
-	double *mm = calloc(repeats, sizeof(double));
+	double *alone_a = calloc(o.repeats, sizeof(double));
+	double (*vic)[CORUN_REPEATS_MAX] = calloc(COSCHED_CAT_COUNT, sizeof(*vic));
+	double (*agg)[CORUN_REPEATS_MAX] = calloc(COSCHED_CAT_COUNT, sizeof(*agg));
+	double *mm = calloc(o.repeats, sizeof(double));
 	if (!alone_a || !vic || !agg || !mm)
 		return 1;
-	for (int r = 0; r < repeats; r++) {
+	for (int r = 0; r < o.repeats; r++) {
 		int cv = cpus[r % 2], cb = cpus[1 - r % 2];
 		double ta, tx, t;
 
-		if (corun_run(&target, cv, timeout, &ta, &err))
+		if (corun_run(&target, cv, o.timeout, &ta, &err))
 			goto fail;
 		alone_a[r] = ta;
 		for (int k = 0; k < COSCHED_CAT_COUNT; k++) {
-			if (corun_pair(&target, cv, &rep[k], cb, warmup, timeout, &t,
+			if (corun_pair(&target, cv, &rep[k], cb, o.warmup, o.timeout, &t,
 				       &err))
 				goto fail;
 			vic[k][r] = t / ta;
-			if (corun_run(&rep[k], cv, timeout, &tx, &err) ||
-			    corun_pair(&rep[k], cv, &target, cb, warmup, timeout,
+			if (corun_run(&rep[k], cv, o.timeout, &tx, &err) ||
+			    corun_pair(&rep[k], cv, &target, cb, o.warmup, o.timeout,
 				       &t, &err))
 				goto fail;
 			agg[k][r] = t / tx;
 			if (k == COSCHED_CAT_MEM) {
-				if (corun_pair(&rep[k], cv, &rep[k], cb, warmup,
-					       timeout, &t, &err))
+				if (corun_pair(&rep[k], cv, &rep[k], cb, o.warmup,
+					       o.timeout, &t, &err))
 					goto fail;
 				mm[r] = t / tx;
 			}
 		}
-		if (!quiet)
+		if (!o.quiet)
 			fprintf(stderr, "%s: repeat %d of %d done\n", PROG, r + 1,
-				repeats);
+				o.repeats);
 	}
 
 	cosched_figure_t fv[COSCHED_CAT_COUNT], fa[COSCHED_CAT_COUNT], falone, fmm;
 	cosched_corun_init(&res);
-	corun_stats(alone_a, repeats, &falone.median, &falone.lo, &falone.hi);
-	corun_stats(mm, repeats, &fmm.median, &fmm.lo, &fmm.hi);
+	corun_stats(alone_a, o.repeats, &falone.median, &falone.lo, &falone.hi);
+	corun_stats(mm, o.repeats, &fmm.median, &fmm.lo, &fmm.hi);
 	for (int k = 0; k < COSCHED_CAT_COUNT; k++) {
-		corun_stats(vic[k], repeats, &fv[k].median, &fv[k].lo, &fv[k].hi);
-		corun_stats(agg[k], repeats, &fa[k].median, &fa[k].lo, &fa[k].hi);
+		corun_stats(vic[k], o.repeats, &fv[k].median, &fv[k].lo, &fv[k].hi);
+		corun_stats(agg[k], o.repeats, &fa[k].median, &fa[k].lo, &fa[k].hi);
 		res.victim[k] = fmin(fmax(fv[k].median, 1e-3), 100.0);
 		res.aggressor[k] = fmin(fmax(fa[k].median, 1e-3), 100.0);
 	}
 	res.present = true;
 	res.alone_s = falone.median;
 	res.mem_mem = fmin(fmax(fmm.median, 1e-3), 100.0);
-	res.repeats = repeats;
+	res.repeats = o.repeats;
 	res.time = (long long) time(NULL);
 	gethostname(res.host, sizeof(res.host) - 1);
 	res.cat = cosched_corun_classify(&rule, &res, reason, sizeof(reason));
@@ -280,14 +233,14 @@ int main(int argc, char **argv)
 		     fa[COSCHED_CAT_MEM].hi - fa[COSCHED_CAT_MEM].lo));
 	int uncertain = !(spread <= e);
 
-	if (json) {
+	if (o.json) {
 		printf("{\"app\": \"%s\", \"category\": \"%s\", \"lca\": \"%s\", "
 		       "\"reason\": \"%s\", \"cpus\": [%d, %d], \"repeats\": %d,\n"
 		       " \"uncertain\": %s, \"spread\": %.4f, \"runs_repeated\": %d,\n"
 		       " \"alone_s\": {\"median\": %.4f, \"min\": %.4f, \"max\": %.4f},\n"
 		       " \"mem_with_mem\": {\"median\": %.4f, \"min\": %.4f, \"max\": %.4f},\n",
 		       app, cosched_category_name(res.cat), cosched_lca_name(res.lca),
-		       reason, cpus[0], cpus[1], repeats, uncertain ? "true" : "false",
+		       reason, cpus[0], cpus[1], o.repeats, uncertain ? "true" : "false",
 		       spread, corun_retried, falone.median, falone.lo,
 		       falone.hi, fmm.median, fmm.lo, fmm.hi);
 		for (int side = 0; side < 2; side++) {
@@ -304,7 +257,7 @@ int main(int argc, char **argv)
 	} else {
 		printf("# %s characterised by co-run on %s, CPUs %d and %d, "
 		       "%d repeats: median [min-max]\n", app, res.host, cpus[0],
-		       cpus[1], repeats);
+		       cpus[1], o.repeats);
 		printf("alone: %.3f s [%.3f-%.3f]\n", falone.median, falone.lo,
 		       falone.hi);
 		printf("%-8s %-22s %-22s\n", "partner", "its slowdown (next_to)",
@@ -328,7 +281,7 @@ int main(int argc, char **argv)
 			fprintf(stderr, "%s: %s\n", PROG, err.msg);
 			return 1;
 		}
-		if (!quiet)
+		if (!o.quiet)
 			fprintf(stderr, "%s: profile %s/%s.json updated\n", PROG,
 				store.dir, app);
 	}

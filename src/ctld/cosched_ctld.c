@@ -13,10 +13,12 @@ const cosched_ctld_api_t cosched_ctld_api = {
 	.conf_size = sizeof(cosched_conf_t),
 	.summary_size = sizeof(cosched_profile_summary_t),
 	.error_size = sizeof(cosched_error_t),
+	.live_job_size = sizeof(cosched_live_job_t),
 	.release = PACKAGE_VERSION,
 	.profile_cache_create = cosched_profile_cache_create,
 	.profile_cache_free = cosched_profile_cache_free,
 	.profile_cache_refresh = cosched_profile_cache_refresh,
 	.profile_cache_lookup = cosched_profile_cache_lookup,
 	.profile_cache_size = cosched_profile_cache_size,
+	.live_scan = cosched_live_scan,
 };

@@ -16,7 +16,8 @@
  * table whose version or layout differs (cosched_ctld_api_compatible), and
  * never calls through one it has refused.
  *
- * The functions are those of cosched_profile_cache.h, with its contract.
+ * The functions are those of cosched_profile_cache.h and
+ * cosched_live_scan() (cosched_live.h), with their contracts.
  */
 #ifndef COSCHED_CTLD_H
 #define COSCHED_CTLD_H
@@ -26,6 +27,7 @@
 
 #include "src/libcosched/cosched_conf.h"
 #include "src/libcosched/cosched_error.h"
+#include "src/libcosched/cosched_live.h"
 #include "src/libcosched/cosched_profile_cache.h"
 
 /* The file, in each directory of PluginDir, and its one symbol. */
@@ -33,7 +35,7 @@
 #define COSCHED_CTLD_SYMBOL "cosched_ctld_api"
 
 /* Raised whenever a field below is added, removed or changes meaning. */
-#define COSCHED_CTLD_API_VERSION 1
+#define COSCHED_CTLD_API_VERSION 2	/* 2: live_scan, live_job_size */
 
 typedef struct {
 	/* First, whatever the version: COSCHED_CTLD_API_VERSION. */
@@ -43,6 +45,7 @@ typedef struct {
 	unsigned int conf_size;
 	unsigned int summary_size;
 	unsigned int error_size;
+	unsigned int live_job_size;	/* sizeof(cosched_live_job_t) */
 	/* The cosched release it comes from (PACKAGE_VERSION), for logs. */
 	const char *release;
 
@@ -55,6 +58,9 @@ typedef struct {
 				    const char *app,
 				    cosched_profile_summary_t *out);
 	size_t (*profile_cache_size)(cosched_profile_cache_t *c);
+	long (*live_scan)(const char *profile_dir, long long now, int stale_s,
+			  cosched_live_job_t **jobs, int *nbad,
+			  cosched_error_t *err);
 } cosched_ctld_api_t;
 
 /* Defined by cosched_ctld.so, its only exported symbol. */
@@ -68,9 +74,10 @@ static inline bool cosched_ctld_api_compatible(const cosched_ctld_api_t *api)
 	       api->conf_size == sizeof(cosched_conf_t) &&
 	       api->summary_size == sizeof(cosched_profile_summary_t) &&
 	       api->error_size == sizeof(cosched_error_t) &&
+	       api->live_job_size == sizeof(cosched_live_job_t) &&
 	       api->profile_cache_create && api->profile_cache_free &&
 	       api->profile_cache_refresh && api->profile_cache_lookup &&
-	       api->profile_cache_size;
+	       api->profile_cache_size && api->live_scan;
 }
 
 #endif

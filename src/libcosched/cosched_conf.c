@@ -53,6 +53,8 @@ void cosched_conf_init(cosched_conf_t *conf)
 	conf->scope = COSCHED_SCOPE_SOCKET;
 	conf->default_class = COSCHED_CAT_UNKNOWN;
 	conf->profile_refresh_s = COSCHED_PROFILE_REFRESH_DEFAULT;
+	conf->live_loads = true;
+	conf->live_refresh_s = COSCHED_LIVE_REFRESH_DEFAULT;
 	conf->mrb_threshold = COSCHED_MRB_THRESHOLD_DEFAULT;
 	conf->mrb_weight = COSCHED_MRB_WEIGHT_DEFAULT;
 	conf->power_policy = COSCHED_POWER_POLICY_DEFAULT;
@@ -198,6 +200,10 @@ static const conf_key_t keys[] = {
 	{ "DefaultClass", K_CLASS, OFF(default_class), NULL },
 	{ "DebugFlags", K_DEBUG, OFF(debug_flags), NULL },
 	{ "ProfileCacheRefresh", K_INTEGER, OFF(profile_refresh_s),
+	  &cosched_profile_refresh_range },
+	/* Both sides: the samplers publish, slurmctld reads. */
+	{ "LiveLoads", K_BOOL, OFF(live_loads), NULL },
+	{ "LiveLoadRefresh", K_INTEGER, OFF(live_refresh_s),
 	  &cosched_profile_refresh_range },
 	/* The node (task/cosched): which parts are on, and where the
 	 * hardware is.  MemBind is the controller's too (it writes the

@@ -40,6 +40,9 @@
 /* ProfileCacheRefresh=, seconds between rescans of ProfileDir by slurmctld. */
 #define COSCHED_PROFILE_REFRESH_DEFAULT 10
 extern const cosched_range_t cosched_profile_refresh_range;	/* [1, 3600] */
+/* LiveLoadRefresh=, seconds between reads of ProfileDir/live (the same
+ * range). */
+#define COSCHED_LIVE_REFRESH_DEFAULT 2
 
 /* Seed 002 "Power model": the package's full STREAM bandwidth ~15000 MB/s. */
 #define COSCHED_CONF_DEFAULT_NODE_PEAK_BW_MBS	15000.0
@@ -95,6 +98,8 @@ typedef struct {
 	cosched_category_t default_class;	/* DefaultClass */
 	unsigned debug_flags;			/* DebugFlags, COSCHED_DEBUG_* */
 	int profile_refresh_s;			/* ProfileCacheRefresh */
+	bool live_loads;			/* LiveLoads (both sides) */
+	int live_refresh_s;			/* LiveLoadRefresh */
 	double mrb_threshold;			/* MissRateBoundThreshold */
 	double mrb_weight;			/* MissRateBoundWeight */
 	cosched_power_policy_t power_policy;	/* PowerPolicy (never UNSET) */

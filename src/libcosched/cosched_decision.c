@@ -190,6 +190,22 @@ int cosched_idset_count(const cosched_idset_t *s)
 	return n;
 }
 
+int cosched_idset_next(const cosched_idset_t *s, int from)
+{
+	for (int id = from < 0 ? 0 : from; id < COSCHED_DECISION_IDS_MAX; id++)
+		if (cosched_idset_has(s, id))
+			return id;
+	return -1;
+}
+
+bool cosched_idset_overlap(const cosched_idset_t *a, const cosched_idset_t *b)
+{
+	for (size_t i = 0; i < sizeof(a->bits) / sizeof(a->bits[0]); i++)
+		if (a->bits[i] & b->bits[i])
+			return true;
+	return false;
+}
+
 static bool idset_empty(const cosched_idset_t *s)
 {
 	for (size_t i = 0; i < sizeof(s->bits) / sizeof(s->bits[0]); i++)

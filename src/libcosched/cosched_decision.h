@@ -175,6 +175,10 @@ void cosched_idset_clear(cosched_idset_t *s);
 int cosched_idset_add(cosched_idset_t *s, int id, cosched_error_t *err);
 bool cosched_idset_has(const cosched_idset_t *s, int id);
 int cosched_idset_count(const cosched_idset_t *s);
+/* The lowest id of s at or above from, or -1 when there is none. */
+int cosched_idset_next(const cosched_idset_t *s, int from);
+/* Whether the two sets share an id. */
+bool cosched_idset_overlap(const cosched_idset_t *a, const cosched_idset_t *b);
 /* Room for the text of any set: at most 4 digits and a separator per id. */
 #define COSCHED_IDSET_TEXT_MAX (5 * COSCHED_DECISION_IDS_MAX + 1)
 /* "0-3,6" (empty set: ""); cut, still terminated, when len is too small

@@ -152,3 +152,17 @@ char *cosched_read_file_stat(const char *path, size_t max_bytes, int *missing,
 		*st_out = st;
 	return buf;
 }
+
+int cosched_file_trusted(const char *path, const struct stat *st,
+			 const char *what, cosched_error_t *err)
+{
+	if (st->st_uid != 0 && st->st_uid != geteuid())
+		return cosched_error_set(err,
+			"%s: owned by uid %u: only root or SlurmUser (uid %u) may write %s; not used",
+			path, (unsigned) st->st_uid, (unsigned) geteuid(), what);
+	if (st->st_mode & (S_IWGRP | S_IWOTH))
+		return cosched_error_set(err,
+			"%s: writable by group or others (mode %04o): not used",
+			path, (unsigned) (st->st_mode & 07777));
+	return 0;
+}

@@ -54,4 +54,14 @@ struct stat;
 char *cosched_read_file_stat(const char *path, size_t max_bytes, int *missing,
 			     struct stat *st, cosched_error_t *err);
 
+/*
+ * Whether a file in ProfileDir, as fstat() saw it, may steer placement:
+ * owned by root or by this process's user (slurmctld's SlurmUser) and not
+ * writable by group or others; a file another user owns, or one others may
+ * rewrite, could have been planted.  -1 with err naming path and what the
+ * files are ("profiles", "live loads").
+ */
+int cosched_file_trusted(const char *path, const struct stat *st,
+			 const char *what, cosched_error_t *err);
+
 #endif

@@ -21,9 +21,10 @@
 	{ #f, offsetof(cosched_run_t, f), kind, opt, 0, 0 }
 
 const field_t cosched_run_fields[] = {
-	RUN_F(instructions, NUM_NONNEG, false),
-	RUN_F(cycles, NUM_POSITIVE, false),
-	RUN_F(llc_misses, NUM_NONNEG, false),
+	/* Optional since schema 3, all or none (cosched_run_check). */
+	RUN_F(instructions, NUM_NONNEG, true),
+	RUN_F(cycles, NUM_POSITIVE, true),
+	RUN_F(llc_misses, NUM_NONNEG, true),
 	RUN_F(mem_bytes_per_s, NUM_NONNEG, true),
 	RUN_F(llc_to_core_bytes_per_s, NUM_NONNEG, true),
 	RUN_F(mem_uops_fraction, NUM_FRACTION, true),
@@ -131,11 +132,25 @@ static void derived_unknown(cosched_derived_t *d)
 
 /* --- checks ------------------------------------------------------------- */
 
+bool cosched_run_counted(const cosched_run_t *run)
+{
+	return !isnan(run->instructions) && !isnan(run->cycles) &&
+	       !isnan(run->llc_misses);
+}
+
 int cosched_run_check(const char *field, const cosched_run_t *run,
 		      cosched_error_t *err)
 {
+	int counted;
+
 	if (!field)
 		field = "run";
+	counted = !isnan(run->instructions) + !isnan(run->cycles) +
+		  !isnan(run->llc_misses);
+	if (counted != 0 && counted != 3)
+		return cosched_error_set(err,
+			"%s: instructions, cycles and llc_misses: all three or none (a run without counters), got %d of them",
+			field, counted);
 	for (size_t i = 0; i < cosched_n_run_fields; i++) {
 		const field_t *f = &cosched_run_fields[i];
 

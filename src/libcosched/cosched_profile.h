@@ -31,9 +31,16 @@
 #include "cosched_number.h"
 
 /* Version 2 added the optional "characterisation" (a characterisation by
- * co-run, cosched_corun.h); version 1 files are still read. */
-#define COSCHED_PROFILE_SCHEMA_VERSION 2
+ * co-run, cosched_corun.h).  Version 3 lets a run have no counter values
+ * (instructions, cycles and llc_misses all null: measured where no
+ * hardware counters exist) and adds "counters", why the last run had none.
+ * A profile is written in the lowest version that holds it (2 unless it
+ * has such a run or note), so that an older cosched still reads the
+ * profiles it could hold; versions 1 to 3 are read. */
+#define COSCHED_PROFILE_SCHEMA_VERSION 3
 #define COSCHED_PROFILE_SCHEMA_VERSION_MIN 1
+/* Longest "counters" note kept. */
+#define COSCHED_PROFILE_COUNTERS_MAX 200
 
 /*
  * Largest count a profile keeps (runs_merged, an EDP point's samples):
@@ -57,7 +64,8 @@
  * counts x 11 frequencies is seed 002's whole sweep; leave room. */
 #define COSCHED_PROFILE_MAX_EDP_POINTS 1024
 
-/* One measured run (all threads of the job together). */
+/* One measured run (all threads of the job together).  The three
+ * counter values are all NAN where the run had no hardware counters. */
 typedef struct {
 	double instructions;		/* retired */
 	double cycles;			/* unhalted core cycles, summed over threads */
@@ -114,6 +122,10 @@ typedef struct {
 	cosched_edp_point_t *edp;	/* sorted by threads, then frequency */
 	cosched_corun_t corun;		/* characterised by co-run, where
 					 * corun.present (cosched-characterise) */
+	char counters[COSCHED_PROFILE_COUNTERS_MAX + 1];
+					/* "" when the last run merged counted;
+					 * else why it had no counters
+					 * ("unavailable: REASON") */
 } cosched_profile_t;
 
 /* How a run is merged (ProfileMergeWeight, ProfileMaxSamples,
@@ -135,6 +147,9 @@ int cosched_merge_params_check(const cosched_merge_params_t *mp,
 
 /* A run with every value unmeasured (NAN / 0). */
 void cosched_run_init(cosched_run_t *run);
+/* Whether the run has its counter values (instructions, cycles,
+ * llc_misses); cosched_run_check() allows all or none. */
+bool cosched_run_counted(const cosched_run_t *run);
 /* Check a run's values; field prefixes the message (e.g. "runs[2]"). */
 int cosched_run_check(const char *field, const cosched_run_t *run,
 		      cosched_error_t *err);

@@ -237,17 +237,8 @@ static int load_record(const cosched_profile_cache_t *c, record_t *rec,
 	/* Only root and the user slurmctld runs as (SlurmUser) write
 	 * profiles: a file another user owns, or one others may rewrite,
 	 * could have been planted to steer placement. */
-	if ((st.st_uid != 0 && st.st_uid != geteuid()) ||
-	    (st.st_mode & (S_IWGRP | S_IWOTH))) {
+	if (cosched_file_trusted(path, &st, "profiles", err)) {
 		free(text);
-		if (st.st_uid != 0 && st.st_uid != geteuid())
-			cosched_error_set(err,
-				"%s: owned by uid %u: only root or SlurmUser (uid %u) may write profiles; not used",
-				path, (unsigned) st.st_uid, (unsigned) geteuid());
-		else
-			cosched_error_set(err,
-				"%s: writable by group or others (mode %04o): not used",
-				path, (unsigned) (st.st_mode & 07777));
 		return LOAD_REFUSED;
 	}
 	if (cosched_profile_from_json(&p, text, &perr)) {

@@ -129,6 +129,17 @@ static json_t *corun_to_json(writer_t *w, const cosched_corun_t *c)
 	return o;
 }
 
+/* The lowest version that holds p (cosched_profile.h). */
+static int schema_needed(const cosched_profile_t *p)
+{
+	if (p->counters[0])
+		return 3;
+	for (int i = 0; i < p->n_runs; i++)
+		if (!cosched_run_counted(&p->runs[i]))
+			return 3;
+	return 2;
+}
+
 char *cosched_profile_to_json(const cosched_profile_t *p, cosched_error_t *err)
 {
 	json_t *root = json_object(), *runs = json_array(), *edp = json_array();
@@ -138,8 +149,7 @@ char *cosched_profile_to_json(const cosched_profile_t *p, cosched_error_t *err)
 
 	if (!root || !runs || !edp)
 		goto fail;
-	rc |= put(&w, root, "schema_version",
-		  json_integer(COSCHED_PROFILE_SCHEMA_VERSION));
+	rc |= put(&w, root, "schema_version", json_integer(schema_needed(p)));
 	rc |= put(&w, root, "app", json_string(p->app));
 	rc |= put(&w, root, "runs_merged", json_integer((json_int_t) p->runs_merged));
 	if (!rc)
@@ -162,6 +172,9 @@ char *cosched_profile_to_json(const cosched_profile_t *p, cosched_error_t *err)
 				       cosched_n_run_fields, &p->runs[i], true));
 	}
 	if (rc)
+		goto fail;
+	if (p->counters[0] &&
+	    json_object_set_new(root, "counters", json_string(p->counters)))
 		goto fail;
 	if (p->corun.present) {
 		json_t *c = corun_to_json(&w, &p->corun);
@@ -368,8 +381,10 @@ static int run_from_json(const json_t *o, const char *prefix,
 			     cosched_n_run_fields, err))
 		return -1;
 	cosched_run_init(r);
-	return fields_from_json(o, prefix, cosched_run_fields, sizeof(cosched_run_fields[0]),
-				cosched_n_run_fields, r, err);
+	if (fields_from_json(o, prefix, cosched_run_fields, sizeof(cosched_run_fields[0]),
+			     cosched_n_run_fields, r, err))
+		return -1;
+	return cosched_run_check(prefix, r, err);
 }
 
 static int derived_from_json(const json_t *o, cosched_derived_t *d,
@@ -400,6 +415,10 @@ static int edp_from_json(const json_t *o, const char *prefix,
 }
 
 static const char *const root_keys[] = {
+	"schema_version", "app", "runs_merged", "derived", "edp", "runs",
+	CORUN_KEY, "counters", NULL
+};
+static const char *const root_keys_v2[] = {
 	"schema_version", "app", "runs_merged", "derived", "edp", "runs",
 	CORUN_KEY, NULL
 };
@@ -509,6 +528,17 @@ static int get_array(json_t *root, const char *key, const char *noun,
 	return 0;
 }
 
+/* The "counters" note: printable ASCII (it reaches logs and status). */
+static bool note_ok(const char *s, size_t len)
+{
+	if (!len || len > COSCHED_PROFILE_COUNTERS_MAX || strlen(s) != len)
+		return false;
+	for (size_t k = 0; k < len; k++)
+		if (s[k] < 0x20 || s[k] > 0x7e)
+			return false;
+	return true;
+}
+
 int cosched_profile_from_json(cosched_profile_t *out, const char *text,
 			      cosched_error_t *err)
 {
@@ -516,7 +546,7 @@ int cosched_profile_from_json(cosched_profile_t *out, const char *text,
 	json_error_t jerr;
 	json_t *root, *v, *runs, *edp;
 	json_int_t i;
-	int rc = -1;
+	int rc = -1, schema;
 
 	memset(&tmp, 0, sizeof(tmp));
 	root = json_loads(text ? text : "", JSON_REJECT_DUPLICATES, &jerr);
@@ -541,8 +571,9 @@ int cosched_profile_from_json(cosched_profile_t *out, const char *text,
 			COSCHED_PROFILE_SCHEMA_VERSION);
 		goto out;
 	}
-	if (check_keys(root, "", json_integer_value(v) == 1 ? root_keys_v1 :
-			root_keys, err))
+	schema = (int) json_integer_value(v);
+	if (check_keys(root, "", schema == 1 ? root_keys_v1 :
+		       schema == 2 ? root_keys_v2 : root_keys, err))
 		goto out;
 	v = json_object_get(root, "app");
 	if (!v || !json_is_string(v)) {
@@ -573,7 +604,24 @@ int cosched_profile_from_json(cosched_profile_t *out, const char *text,
 		if (run_from_json(json_array_get(runs, k), prefix,
 				  &tmp.runs[k], err))
 			goto out;
+		if (schema < 3 && !cosched_run_counted(&tmp.runs[k])) {
+			cosched_error_set(err,
+				"%s: no counter values, which schema version %d does not allow (version 3 does)",
+				prefix, schema);
+			goto out;
+		}
 		tmp.n_runs++;
+	}
+	v = json_object_get(root, "counters");
+	if (v) {
+		if (!json_is_string(v) || !note_ok(json_string_value(v),
+						   json_string_length(v))) {
+			bad_value("", "counters",
+				  "a note of 1 to 200 printable characters", v,
+				  err);
+			goto out;
+		}
+		strcpy(tmp.counters, json_string_value(v));
 	}
 
 	if (get_array(root, "edp", "points", COSCHED_PROFILE_MAX_EDP_POINTS,

@@ -239,17 +239,23 @@ int cosched_store_save(const cosched_store_t *s, const cosched_profile_t *p,
 	return rc;
 }
 
-int cosched_store_merge_run(const cosched_store_t *s, const char *app,
-			    const cosched_run_t *run, cosched_profile_t *out,
-			    cosched_error_t *err)
+/*
+ * Load app's profile under its exclusive lock (an empty one when there is
+ * none), let change() alter it, and write it back atomically; *out (may be
+ * NULL) gets the new profile, the caller frees it.  Nothing is written
+ * when change() fails.
+ */
+static int update_locked(const cosched_store_t *s, const char *app,
+			 int (*change)(cosched_profile_t *p, const void *arg,
+				       cosched_error_t *err),
+			 const void *arg, cosched_profile_t *out,
+			 cosched_error_t *err)
 {
 	char file[STORE_PATH_MAX], lock[STORE_PATH_MAX];
 	cosched_profile_t p;
 	int fd, rc;
 
 	if (app_paths(s, app, file, lock, err))
-		return -1;
-	if (cosched_run_check("run", run, err))
 		return -1;
 	fd = lock_app(lock, LOCK_EX, err);
 	if (fd < 0)
@@ -259,7 +265,7 @@ int cosched_store_merge_run(const cosched_store_t *s, const char *app,
 		unlock_app(fd);
 		return -1;
 	}
-	rc = cosched_profile_add_run(&p, run, &s->merge, err);
+	rc = change(&p, arg, err);
 	if (!rc)
 		rc = write_atomic(s, file, &p, err);
 	unlock_app(fd);
@@ -270,38 +276,66 @@ int cosched_store_merge_run(const cosched_store_t *s, const char *app,
 	return rc;
 }
 
+typedef struct {
+	const cosched_run_t *run;
+	const char *counters;
+	const cosched_merge_params_t *merge;
+} merge_arg_t;
+
+static int merge_change(cosched_profile_t *p, const void *arg,
+			cosched_error_t *err)
+{
+	const merge_arg_t *m = arg;
+
+	if (cosched_profile_add_run(p, m->run, m->merge, err))
+		return -1;
+	if (cosched_run_counted(m->run))
+		p->counters[0] = '\0';
+	else
+		snprintf(p->counters, sizeof(p->counters), "%s",
+			 m->counters && *m->counters ? m->counters :
+			 "unavailable");
+	/* The note reaches logs and cosched-status: printable only, as
+	 * the reader insists. */
+	for (char *c = p->counters; *c; c++)
+		if (*c < 0x20 || *c > 0x7e)
+			*c = '?';
+	return 0;
+}
+
+int cosched_store_merge_run(const cosched_store_t *s, const char *app,
+			    const cosched_run_t *run, const char *counters,
+			    cosched_profile_t *out, cosched_error_t *err)
+{
+	merge_arg_t m = { run, counters, &s->merge };
+
+	if (cosched_app_name_check("application", app, err) ||
+	    cosched_run_check("run", run, err))
+		return -1;
+	return update_locked(s, app, merge_change, &m, out, err);
+}
+
+static int corun_change(cosched_profile_t *p, const void *arg,
+			cosched_error_t *err)
+{
+	(void) err;
+	p->corun = *(const cosched_corun_t *) arg;
+	return 0;
+}
+
 int cosched_store_set_characterisation(const cosched_store_t *s,
 				       const char *app,
 				       const cosched_corun_t *c,
 				       cosched_profile_t *out,
 				       cosched_error_t *err)
 {
-	char file[STORE_PATH_MAX], lock[STORE_PATH_MAX];
-	cosched_profile_t p;
-	int fd, rc;
-
-	if (app_paths(s, app, file, lock, err))
+	if (cosched_app_name_check("application", app, err))
 		return -1;
 	if (!c->present)
 		return cosched_error_set(err, "characterisation: not present");
 	if (cosched_corun_check("characterisation", c, err))
 		return -1;
-	fd = lock_app(lock, LOCK_EX, err);
-	if (fd < 0)
-		return -1;
-	rc = load_file(file, app, &p, err);
-	if (rc < 0) {
-		unlock_app(fd);
-		return -1;
-	}
-	p.corun = *c;
-	rc = write_atomic(s, file, &p, err);
-	unlock_app(fd);
-	if (!rc && out)
-		*out = p;
-	else
-		cosched_profile_free(&p);
-	return rc;
+	return update_locked(s, app, corun_change, c, out, err);
 }
 
 int cosched_store_remove(const cosched_store_t *s, const char *app,

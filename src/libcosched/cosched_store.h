@@ -70,11 +70,14 @@ int cosched_store_save(const cosched_store_t *s, const cosched_profile_t *p,
  * atomic write).  When out is not NULL it receives the merged profile
  * (caller frees).  The stored profile is unchanged on error, and changed
  * exactly once on success (see cosched_store_save for the directory
- * fsync), so retrying a failed call never merges a run twice.
+ * fsync), so retrying a failed call never merges a run twice.  A run
+ * without counter values (cosched_run_counted() false) keeps its runtime,
+ * threads and energy in the profile, and counters (NULL: "unavailable")
+ * becomes the profile's note of why; a run with them clears the note.
  */
 int cosched_store_merge_run(const cosched_store_t *s, const char *app,
-			    const cosched_run_t *run, cosched_profile_t *out,
-			    cosched_error_t *err);
+			    const cosched_run_t *run, const char *counters,
+			    cosched_profile_t *out, cosched_error_t *err);
 
 /*
  * Set app's characterisation by co-run (cosched-characterise), keeping

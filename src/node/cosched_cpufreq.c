@@ -32,10 +32,22 @@ typedef struct {
 	char dir[COSCHED_PATH_MAX];	/* the policy directory, links resolved */
 } domain_t;
 
+/* A list of governor names (a domain's available ones, the site's). */
+typedef struct {
+	int *n;
+	char (*names)[COSCHED_CPUFREQ_GOVERNOR_MAX + 1];
+} govlist_t;
+
 struct cosched_cpufreq {
 	char cpudir[COSCHED_PATH_MAX];	/* ROOT/sys/devices/system/cpu */
 	int n;
 	domain_t *d;
+	/* The governors the site allows (cosched_cpufreq_allow); nallowed
+	 * -1: any the domain lists. */
+	int nallowed;
+	char allowed[COSCHED_CPUFREQ_GOVERNORS_MAX]
+		    [COSCHED_CPUFREQ_GOVERNOR_MAX + 1];
+	char allowed_what[64];
 };
 
 /* ---- reading and writing one attribute ------------------------------ */
@@ -100,7 +112,8 @@ static int read_khz(const char *dir, const char *name, long *khz,
 		return -1;
 	if (parse_uint(buf, strlen(buf), KHZ_MAX, khz) || *khz == 0)
 		return cosched_sysfs_malformed(dir, name, buf,
-				 "a frequency in kHz, 1 .. 100000000", err);
+					       "a frequency in kHz, 1 .. 100000000",
+					       err);
 	return 0;
 }
 
@@ -161,18 +174,43 @@ static int cpu_word(const char *w, size_t n, void *arg)
 
 static int governor_word(const char *w, size_t n, void *arg)
 {
-	cosched_cpufreq_domain_t *d = arg;
+	govlist_t *l = arg;
 
-	if (!governor_name_ok(w, n) ||
-	    d->ngovernors == COSCHED_CPUFREQ_GOVERNORS_MAX)
+	if (!governor_name_ok(w, n) || *l->n == COSCHED_CPUFREQ_GOVERNORS_MAX)
 		return -1;
-	memcpy(d->governors[d->ngovernors], w, n);
-	d->governors[d->ngovernors][n] = '\0';
-	for (int i = 0; i < d->ngovernors; i++)
-		if (!strcmp(d->governors[i], d->governors[d->ngovernors]))
+	memcpy(l->names[*l->n], w, n);
+	l->names[*l->n][n] = '\0';
+	for (int i = 0; i < *l->n; i++)
+		if (!strcmp(l->names[i], l->names[*l->n]))
 			return -1;
-	d->ngovernors++;
+	(*l->n)++;
 	return 0;
+}
+
+typedef const char (*govnames_t)[COSCHED_CPUFREQ_GOVERNOR_MAX + 1];
+
+static bool governor_listed(int n, govnames_t names, const char *gov)
+{
+	for (int i = 0; i < n; i++)
+		if (!strcmp(names[i], gov))
+			return true;
+	return false;
+}
+
+/* Room for a list of COSCHED_CPUFREQ_GOVERNORS_MAX names, as text. */
+#define GOVERNORS_TEXT_MAX \
+	(COSCHED_CPUFREQ_GOVERNORS_MAX * (COSCHED_CPUFREQ_GOVERNOR_MAX + 1) + 1)
+
+/* "a b c" ("none" for an empty list); returns buf. */
+static char *governors_format(int n, govnames_t names, char *buf, size_t len)
+{
+	size_t used = 0;
+
+	snprintf(buf, len, "%s", n ? "" : "none");
+	for (int i = 0; i < n && used < len; i++)
+		used += (size_t) snprintf(buf + used, len - used, "%s%s",
+					  i ? " " : "", names[i]);
+	return buf;
 }
 
 static int freq_word(const char *w, size_t n, void *arg)
@@ -208,8 +246,8 @@ static int read_cpus(const char *dir, cosched_idset_t *set,
 	cosched_idset_clear(set);
 	if (parse_words(buf, cpu_word, set))
 		return cosched_sysfs_malformed(dir, "related_cpus", buf,
-				 "CPU numbers below 1024 separated by spaces, each once",
-				 err);
+					       "CPU numbers below 1024 separated by spaces, each once",
+					       err);
 	return 0;
 }
 
@@ -231,10 +269,12 @@ static int read_domain(domain_t *dom, cosched_error_t *err)
 			       sizeof(buf), NULL, NULL, err))
 		return -1;
 	d->ngovernors = 0;
-	if (parse_words(buf, governor_word, d))
-		return cosched_sysfs_malformed(dom->dir, "scaling_available_governors", buf,
-				 "governor names ([a-z0-9_], at most 31 bytes) separated by spaces, each once, at most 16",
-				 err);
+	if (parse_words(buf, governor_word,
+			&(govlist_t){ &d->ngovernors, d->governors }))
+		return cosched_sysfs_malformed(dom->dir,
+					       "scaling_available_governors", buf,
+					       "governor names ([a-z0-9_], at most 31 bytes) separated by spaces, each once, at most 16",
+					       err);
 	d->nfreqs = 0;
 	if (cosched_sysfs_read(dom->dir, "scaling_available_frequencies", buf,
 			       sizeof(buf), &missing, NULL, err)) {
@@ -243,9 +283,10 @@ static int read_domain(domain_t *dom, cosched_error_t *err)
 		return 0;	/* optional: many drivers list none */
 	}
 	if (parse_words(buf, freq_word, d))
-		return cosched_sysfs_malformed(dom->dir, "scaling_available_frequencies", buf,
-				 "frequencies in kHz separated by spaces, each once, at most 64",
-				 err);
+		return cosched_sysfs_malformed(dom->dir,
+					       "scaling_available_frequencies", buf,
+					       "frequencies in kHz separated by spaces, each once, at most 64",
+					       err);
 	qsort(d->freqs_khz, (size_t) d->nfreqs, sizeof(long), cmp_long);
 	return 0;
 }
@@ -265,25 +306,9 @@ static int cmp_domain(const void *a, const void *b)
 		       &((const domain_t *) b)->pub.id);
 }
 
-static int first_id(const cosched_idset_t *s)
-{
-	for (int i = 0; i < COSCHED_DECISION_IDS_MAX; i++)
-		if (cosched_idset_has(s, i))
-			return i;
-	return -1;
-}
-
 static bool idset_equal(const cosched_idset_t *a, const cosched_idset_t *b)
 {
 	return !memcmp(a, b, sizeof(*a));
-}
-
-static bool idset_overlap(const cosched_idset_t *a, const cosched_idset_t *b)
-{
-	for (size_t i = 0; i < sizeof(a->bits) / sizeof(a->bits[0]); i++)
-		if (a->bits[i] & b->bits[i])
-			return true;
-	return false;
 }
 
 /* The CPU numbers of the cpuN entries of dir, ascending. */
@@ -373,7 +398,7 @@ static int scan(cosched_cpufreq_t *c, cosched_error_t *err)
 				"%s/related_cpus: does not list cpu%d itself",
 				real, cpus[i]);
 		for (int k = 0; k < c->n; k++)
-			if (idset_overlap(&c->d[k].pub.cpus, &related)) {
+			if (cosched_idset_overlap(&c->d[k].pub.cpus, &related)) {
 				dom = &c->d[k];
 				break;
 			}
@@ -395,7 +420,7 @@ static int scan(cosched_cpufreq_t *c, cosched_error_t *err)
 		memset(dom, 0, sizeof(*dom));
 		snprintf(dom->dir, sizeof(dom->dir), "%s", real);
 		dom->pub.cpus = related;
-		dom->pub.id = first_id(&related);
+		dom->pub.id = cosched_idset_next(&related, 0);
 		if (read_domain(dom, err))
 			return -1;
 		c->n++;
@@ -421,6 +446,7 @@ cosched_cpufreq_t *cosched_cpufreq_open(const char *root, cosched_error_t *err)
 		cosched_error_set(err, "cpufreq: out of memory");
 		return NULL;
 	}
+	c->nallowed = -1;
 	len = strlen(root);
 	while (len > 1 && root[len - 1] == '/')
 		len--;
@@ -431,6 +457,28 @@ cosched_cpufreq_t *cosched_cpufreq_open(const char *root, cosched_error_t *err)
 		return NULL;
 	}
 	return c;
+}
+
+int cosched_cpufreq_allow(cosched_cpufreq_t *c, const char *what,
+			  const char *governors, cosched_error_t *err)
+{
+	char names[COSCHED_CPUFREQ_GOVERNORS_MAX]
+		  [COSCHED_CPUFREQ_GOVERNOR_MAX + 1];
+	int n = 0;
+
+	if (!governors) {
+		c->nallowed = -1;
+		return 0;
+	}
+	if (governors[0] &&
+	    parse_words(governors, governor_word, &(govlist_t){ &n, names }))
+		return cosched_error_set(err,
+			"%s: %s: expected governor names ([a-z0-9_], at most 31 bytes) separated by spaces, each once, at most 16",
+			what, COSCHED_QUOTE(governors));
+	memcpy(c->allowed, names, sizeof(names));
+	c->nallowed = n;
+	snprintf(c->allowed_what, sizeof(c->allowed_what), "%s", what);
+	return 0;
 }
 
 void cosched_cpufreq_close(cosched_cpufreq_t *c)
@@ -525,8 +573,8 @@ int cosched_cpufreq_read(const cosched_cpufreq_t *c, int index,
 		return -1;
 	if (!governor_name_ok(buf, strlen(buf)))
 		return cosched_sysfs_malformed(dom->dir, "scaling_governor", buf,
-				 "a governor name ([a-z0-9_], at most 31 bytes)",
-				 err);
+					       "a governor name ([a-z0-9_], at most 31 bytes)",
+					       err);
 	snprintf(r.governor, sizeof(r.governor), "%s", buf);
 	if (read_khz(dom->dir, "scaling_min_freq", &r.min_khz, err) ||
 	    read_khz(dom->dir, "scaling_max_freq", &r.max_khz, err))
@@ -556,26 +604,27 @@ int cosched_cpufreq_check(const cosched_cpufreq_t *c, int index,
 		const char *name;
 		long khz;
 	} f[] = { { "min", s->min_khz }, { "max", s->max_khz } };
-	int g;
+	char list[GOVERNORS_TEXT_MAX];
 
 	if (index < 0 || index >= c->n)
 		return bad_index(c, index, err);
 	dom = &c->d[index];
 	d = &dom->pub;
-	for (g = 0; g < d->ngovernors; g++)
-		if (!strcmp(d->governors[g], s->governor))
-			break;
-	if (g == d->ngovernors) {
-		char avail[COSCHED_CPUFREQ_GOVERNORS_MAX *
-			   (COSCHED_CPUFREQ_GOVERNOR_MAX + 1) + 1] = "";
-		for (g = 0; g < d->ngovernors; g++) {
-			strcat(avail, g ? " " : "");
-			strcat(avail, d->governors[g]);
-		}
+	/* The site's word first: a governor it does not allow is never
+	 * written, whatever the domain offers. */
+	if (c->nallowed >= 0 &&
+	    !governor_listed(c->nallowed, c->allowed, s->governor))
+		return cosched_error_set(err,
+			"%s: governor %s not allowed by %s (%s)",
+			DOMAIN_NAME(dom), COSCHED_QUOTE(s->governor),
+			c->allowed_what, governors_format(c->nallowed,
+				c->allowed, list, sizeof(list)));
+	if (!governor_listed(d->ngovernors, d->governors, s->governor))
 		return cosched_error_set(err,
 			"%s: governor %s not available (available: %s)",
-			DOMAIN_NAME(dom), COSCHED_QUOTE(s->governor), avail);
-	}
+			DOMAIN_NAME(dom), COSCHED_QUOTE(s->governor),
+			governors_format(d->ngovernors, d->governors, list,
+					 sizeof(list)));
 	for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++)
 		if (f[i].khz < d->cpuinfo_min_khz ||
 		    f[i].khz > d->cpuinfo_max_khz)

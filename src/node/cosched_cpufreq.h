@@ -89,7 +89,21 @@ int cosched_cpufreq_domains_of(const cosched_cpufreq_t *c,
 int cosched_cpufreq_read(const cosched_cpufreq_t *c, int index,
 			 cosched_cpufreq_setting_t *s, cosched_error_t *err);
 
-/* Whether the domain can take s: the governor is one it lists, min and
+/*
+ * The governors the site lets cosched set, in the kernel's names and list
+ * form ("performance ondemand userspace"; "" for none), and what to call
+ * that list in messages (a caller in Slurm: "slurm.conf CpuFreqGovernors").
+ * NULL governors: any the domain lists (as after open).  From then on
+ * cosched_cpufreq_check() and cosched_cpufreq_write() refuse any other
+ * governor; cosched_cpufreq_restore() never does (an original comes back
+ * whatever the site allows cosched to choose).  -1 with err for a list that
+ * does not parse; the handle keeps its earlier list.
+ */
+int cosched_cpufreq_allow(cosched_cpufreq_t *c, const char *what,
+			  const char *governors, cosched_error_t *err);
+
+/* Whether the domain can take s: the governor is one the site allows
+ * (cosched_cpufreq_allow) and one the domain lists, min and
  * max are within cpuinfo_min..max and min <= max; a setspeed (> 0) only
  * with the userspace governor, within min..max and one the domain lists
  * when it lists any.  0, or -1 with err naming the domain, the field and

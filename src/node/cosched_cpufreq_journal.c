@@ -655,8 +655,10 @@ static int journal_store(const char *dir, const journal_t *j,
 
 /* ---- resolution -------------------------------------------------------- */
 
-/* The documented rule (header, cosched(8) "CPU FREQUENCY"). */
-static void resolve(const jdom_t *d, cosched_cpufreq_setting_t *s)
+/* The documented rule (header, cosched(8) "CPU FREQUENCY").  Returns
+ * whether s is the domain's original setting (no holder asks for
+ * anything). */
+static bool resolve(const jdom_t *d, cosched_cpufreq_setting_t *s)
 {
 	bool perf = false, any = false;
 	long f = 0;
@@ -681,6 +683,7 @@ static void resolve(const jdom_t *d, cosched_cpufreq_setting_t *s)
 	memset(s, 0, sizeof(*s));
 	if (!any) {
 		*s = d->orig;
+		return true;
 	} else if (perf) {
 		snprintf(s->governor, sizeof(s->governor), "performance");
 		s->min_khz = d->orig.min_khz;
@@ -691,6 +694,7 @@ static void resolve(const jdom_t *d, cosched_cpufreq_setting_t *s)
 		s->max_khz = f;
 		s->setspeed_khz = f;
 	}
+	return false;
 }
 
 /* The index in c of the journal's domain d, or -1 (reported) when this
@@ -765,8 +769,11 @@ static bool settle(const cosched_cpufreq_t *c, journal_t *j,
 			changed = true;
 			continue;
 		}
-		resolve(d, &s);
-		if (!cosched_cpufreq_write(c, k, &s, &werr)) {
+		/* Originals (every holder asks for nothing) come back as a
+		 * restore does, unchecked: the site's list and the driver's
+		 * bind only what cosched chooses. */
+		if (!(resolve(d, &s) ? cosched_cpufreq_restore(c, k, &s, &werr) :
+				       cosched_cpufreq_write(c, k, &s, &werr))) {
 			out->applied++;
 			out->last = s;
 			if (d->added && taken)
@@ -871,23 +878,37 @@ static int finish(const char *dir, journal_t *j, bool changed, int lock,
 
 /* ---- the API ----------------------------------------------------------- */
 
-/* Whether the domain has what h asks for itself: its governor, and its
- * frequency (in range, and listed when the domain lists any). */
-static int check_request(const cosched_cpufreq_t *c, int index,
-			 const cosched_cpufreq_holder_t *h,
-			 cosched_error_t *err)
+/* Whether the domain, across its whole range, can run governor gov (the
+ * site allows it and the domain lists it). */
+static int check_governor(const cosched_cpufreq_t *c, int index,
+			  const char *gov, cosched_error_t *err)
 {
 	const cosched_cpufreq_domain_t *d = cosched_cpufreq_domain(c, index);
 	cosched_cpufreq_setting_t s;
 
 	memset(&s, 0, sizeof(s));
+	snprintf(s.governor, sizeof(s.governor), "%s", gov);
 	s.min_khz = d->cpuinfo_min_khz;
 	s.max_khz = d->cpuinfo_max_khz;
-	if (h->governor[0]) {
-		snprintf(s.governor, sizeof(s.governor), "%s", h->governor);
-		if (cosched_cpufreq_check(c, index, &s, err))
-			return -1;
-	}
+	return cosched_cpufreq_check(c, index, &s, err);
+}
+
+/* Whether the domain has what h asks for itself: its governor, its
+ * frequency (in range, and listed when the domain lists any), and the
+ * governor the request comes to when h holds the domain alone (performance,
+ * or userspace: the site must allow that one too, or h would hold the
+ * domain at a setting it may not take once the other holders have gone). */
+static int check_request(const cosched_cpufreq_t *c, int index,
+			 const cosched_cpufreq_holder_t *h,
+			 cosched_error_t *err)
+{
+	const cosched_cpufreq_domain_t *d = cosched_cpufreq_domain(c, index);
+	cosched_cpufreq_holder_t self = *h;
+	jdom_t alone = { .n = 1, .h = &self };
+	cosched_cpufreq_setting_t s;
+
+	if (h->governor[0] && check_governor(c, index, h->governor, err))
+		return -1;
 	if (h->freq_khz && (h->freq_khz < d->cpuinfo_min_khz ||
 			    h->freq_khz > d->cpuinfo_max_khz))
 		return cosched_error_set(err,
@@ -903,6 +924,13 @@ static int check_request(const cosched_cpufreq_t *c, int index,
 		if (d->freqs_khz[i] == h->freq_khz)
 			break;
 	}
+	/* The rule itself says what h comes to alone (the domain's true
+	 * limits are read only when it is taken: its widest stand in). */
+	alone.orig.min_khz = d->cpuinfo_min_khz;
+	alone.orig.max_khz = d->cpuinfo_max_khz;
+	if (!resolve(&alone, &s) && strcmp(s.governor, h->governor) &&
+	    check_governor(c, index, s.governor, err))
+		return -1;
 	return 0;
 }
 
@@ -1003,8 +1031,8 @@ static int acquire_domains(const cosched_cpufreq_t *c, const char *dir,
 			cosched_cpufreq_holder_t old = d->h[k];
 
 			d->h[k] = *h;
-			resolve(d, &s);
-			if (cosched_cpufreq_check(c, idx[i], &s, &cerr)) {
+			if (!resolve(d, &s) &&
+			    cosched_cpufreq_check(c, idx[i], &s, &cerr)) {
 				d->h[k] = old;
 				problem(&p, "%s", cerr.msg);
 				continue;
@@ -1018,8 +1046,8 @@ static int acquire_domains(const cosched_cpufreq_t *c, const char *dir,
 					domain_remove(j, (int) (d - j->d));
 				continue;
 			}
-			resolve(d, &s);
-			if (cosched_cpufreq_check(c, idx[i], &s, &cerr)) {
+			if (!resolve(d, &s) &&
+			    cosched_cpufreq_check(c, idx[i], &s, &cerr)) {
 				holder_remove(d, d->n - 1);
 				problem(&p, "%s", cerr.msg);
 				if (fresh)

@@ -31,8 +31,12 @@
  *   - a frequency without a governor asks for userspace at it; a governor
  *     other than performance and userspace counts, in the rule, as asking
  *     for its frequency (the original scaling_max_freq when none).
- * The resolved setting must pass cosched_cpufreq_check() for the holder
- * to join.
+ * A holder joins a domain only where cosched_cpufreq_check() (the
+ * domain's governors and range, and the governors the site allows:
+ * cosched_cpufreq_allow()) passes for the governor it names, for what its
+ * request comes to on the domain alone (performance or userspace) and for
+ * the setting resolved with every holder; a resolved setting that is the
+ * original is written back as a restore is, unchecked.
  * When the last holder goes (release, or a sweep that finds its process
  * gone), the originals are written back and the domain leaves the
  * journal; a failed restore keeps the entry (and logs), so the next sweep

@@ -7,8 +7,11 @@
  * nothing, while the task plugin needs a message to log and a guarantee
  * that a refused policy left the old one in place.  libnuma serves for
  * what it knows better than a syscall: which nodes exist (numa_nodes_ptr,
- * read from sysfs at load) and which the task may use
- * (numa_get_mems_allowed(), the cpuset's mems).
+ * read from sysfs when the library loads).  Which nodes the task may use
+ * (the cpuset's mems) comes from get_mempolicy(MPOL_F_MEMS_ALLOWED), as
+ * numa_get_mems_allowed() reads it but into the caller's stack: the
+ * task plugin calls this in each forked task, where nothing here
+ * allocates.
  */
 #include <errno.h>
 #include <limits.h>
@@ -45,14 +48,23 @@ static void _from_bitmask(struct bitmask *b, cosched_idset_t *out)
 			cosched_idset_add(out, (int) id, NULL);
 }
 
+/* A kernel nodemask as an idset. */
+static void _from_mask(const unsigned long *mask, cosched_idset_t *out)
+{
+	cosched_idset_clear(out);
+	for (int id = 0; id < MASK_BITS; id++)
+		if (mask[id / ULONG_BITS] & (1UL << (id % ULONG_BITS)))
+			cosched_idset_add(out, id, NULL);
+}
+
 /* Every node of the set must exist and hold memory the task may use: the
  * kernel would refuse some of these itself (EINVAL), but only this check
  * can name the node and the nodes there are. */
 static int _check_nodes(const cosched_idset_t *numa, cosched_error_t *err)
 {
 	char have[COSCHED_IDSET_TEXT_MAX], allowed_text[COSCHED_IDSET_TEXT_MAX];
+	unsigned long mems[MASK_LONGS];
 	cosched_idset_t exist, allowed;
-	struct bitmask *mems;
 	int bad = -1, rc = 0;
 
 	if (!cosched_idset_count(numa))
@@ -62,12 +74,13 @@ static int _check_nodes(const cosched_idset_t *numa, cosched_error_t *err)
 		return cosched_error_set(err,
 			"memory policy: this kernel has no NUMA memory policy (libnuma: numa_available)");
 	_from_bitmask(numa_nodes_ptr, &exist);
-	mems = numa_get_mems_allowed();
-	if (!mems)
+	memset(mems, 0, sizeof(mems));
+	if (get_mempolicy(NULL, mems, MASK_BITS + 1, NULL,
+			  MPOL_F_MEMS_ALLOWED))
 		return cosched_error_set(err,
-			"memory policy: cannot read the nodes this task may use (numa_get_mems_allowed)");
-	_from_bitmask(mems, &allowed);
-	numa_free_nodemask(mems);
+			"memory policy: cannot read the nodes this task may use (get_mempolicy MPOL_F_MEMS_ALLOWED: %s)",
+			strerror(errno));
+	_from_mask(mems, &allowed);
 	cosched_idset_format(&exist, have, sizeof(have));
 	cosched_idset_format(&allowed, allowed_text, sizeof(allowed_text));
 
@@ -100,14 +113,6 @@ static void _to_mask(const cosched_idset_t *numa, unsigned long *mask)
 	for (int id = 0; id < MASK_BITS; id++)
 		if (cosched_idset_has(numa, id))
 			mask[id / ULONG_BITS] |= 1UL << (id % ULONG_BITS);
-}
-
-static int _first(const cosched_idset_t *s)
-{
-	for (int id = 0; id < COSCHED_DECISION_IDS_MAX; id++)
-		if (cosched_idset_has(s, id))
-			return id;
-	return -1;
 }
 
 int cosched_mempolicy_apply(cosched_membind_t mode,
@@ -154,12 +159,12 @@ int cosched_mempolicy_apply(cosched_membind_t mode,
 				text, strerror(errno));
 	}
 	cosched_idset_clear(&one);
-	cosched_idset_add(&one, _first(numa), NULL);
+	cosched_idset_add(&one, cosched_idset_next(numa, 0), NULL);
 	_to_mask(&one, mask);
 	if (set_mempolicy(MPOL_PREFERRED, mask, MASK_BITS + 1))
 		return cosched_error_set(err,
 			"memory policy: set_mempolicy(MPOL_PREFERRED, node %d): %s",
-			_first(numa), strerror(errno));
+			cosched_idset_next(numa, 0), strerror(errno));
 	return 0;
 }
 
@@ -178,10 +183,7 @@ char *cosched_mempolicy_describe(char *buf, size_t len)
 			 strerror(errno));
 		return buf;
 	}
-	cosched_idset_clear(&nodes);
-	for (int id = 0; id < MASK_BITS; id++)
-		if (mask[id / ULONG_BITS] & (1UL << (id % ULONG_BITS)))
-			cosched_idset_add(&nodes, id, NULL);
+	_from_mask(mask, &nodes);
 	cosched_idset_format(&nodes, text, sizeof(text));
 
 	switch (mode & ~MODE_FLAGS) {

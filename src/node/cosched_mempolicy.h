@@ -23,7 +23,9 @@
  *   COSCHED_MEMBIND_NONE    leave the policy as it is (returns 0)
  * A node the machine does not have or that has no memory the task may use
  * (numa_get_mems_allowed) is an error naming the node and the nodes there
- * are; so is an empty set.  On error the policy is unchanged.
+ * are; so is an empty set.  On error the policy is unchanged.  Nothing
+ * is allocated on the way (system calls into the caller's stack), so a
+ * forked task may call it before exec.
  */
 int cosched_mempolicy_apply(cosched_membind_t mode,
 			    const cosched_idset_t *numa, cosched_error_t *err);

@@ -107,7 +107,8 @@ static int read_counter(const zone_t *z, uint64_t *uj, cosched_error_t *err)
 	if (cosched_sysfs_parse_u64(buf, strlen(buf), z->pub.max_range_uj, uj)) {
 		snprintf(expected, sizeof(expected), "0 .. %llu",
 			 (unsigned long long) z->pub.max_range_uj);
-		return cosched_sysfs_malformed(z->path, "energy_uj", buf, expected, err);
+		return cosched_sysfs_malformed(z->path, "energy_uj", buf,
+					       expected, err);
 	}
 	return 0;
 }
@@ -253,8 +254,7 @@ static int read_zone(cosched_rapl_t *r, const char *sysdir, zone_t *z,
 		return -1;
 	if (!name_ok(buf))
 		return cosched_sysfs_malformed(z->path, "name", buf,
-				 "a zone name ([a-z0-9_-], at most 31 bytes)",
-				 err);
+			"a zone name ([a-z0-9_-], at most 31 bytes)", err);
 	snprintf(z->pub.name, sizeof(z->pub.name), "%s", buf);
 	if (!parent) {
 		if (!strcmp(buf, "psys"))
@@ -286,8 +286,9 @@ static int read_zone(cosched_rapl_t *r, const char *sysdir, zone_t *z,
 		return -1;
 	if (cosched_sysfs_parse_u64(buf, strlen(buf), COSCHED_RAPL_RANGE_MAX,
 		      &z->pub.max_range_uj) || !z->pub.max_range_uj)
-		return cosched_sysfs_malformed(z->path, "max_energy_range_uj", buf,
-				 "1 .. 281474976710656", err);
+		return cosched_sysfs_malformed(z->path, "max_energy_range_uj",
+					       buf, "1 .. 281474976710656",
+					       err);
 	return read_counter(z, &z->last_uj, err);
 }
 

@@ -23,7 +23,15 @@
  *     "unavailable": { NAME: REASON, ... },
  *     "derived": { "cpu_s", "ipc", "mpki", "mpki_ewma", "mpki_max" },
  *     "state": "measured" | "counters unavailable: REASON",
- *     "app": APP, "profile": "merged into DIR/APP.json" | "not merged: WHY" }
+ *     "app": APP, "profile": "merged into DIR/APP.json" | "not merged: WHY",
+ *     "energy": { "state": "measured" | "energy unavailable: REASON",
+ *                 "total_uj", "uncore_uj", "core_uj", "dram_uj", "node_uj" },
+ *     "co_runners": ["JOB.STEP", ...], "co_runners_seen": N }
+ * energy is the step's share of the node's RAPL energy while it ran, by
+ * the node's energy ledger (src/node/cosched_energy_ledger.h; core_uj and
+ * dram_uj where those zones exist), node_uj the node's whole energy over
+ * the same intervals; co_runners the steps that shared the node with it
+ * (the first 16 named, all counted).
  * At the end the step's run is merged into its application's profile in
  * the store (ProfileDir) when instructions, cycles and LLC-load-misses
  * counted; the profile cache in slurmctld then classifies the next job of
@@ -47,12 +55,18 @@
 #include <jansson.h>
 
 #include "src/libcosched/cosched_conf.h"
+#include "src/libcosched/cosched_live.h"
 #include "src/libcosched/cosched_store.h"
 #include "src/node/cosched_counters.h"
+#include "src/node/cosched_energy_ledger.h"
+#include "src/node/cosched_rapl.h"
 
 #define CONTROL_FD 3
 #define TASKS_MAX 1024
 #define MSG_MAX 256
+/* The energy ledger is shared by the node's samplers: each waits this
+ * long for it, and counts its sample unattributed to itself otherwise. */
+#define LEDGER_WAIT_MS 500
 
 typedef struct {
 	cosched_counters_t *c;
@@ -80,6 +94,21 @@ static struct {
 	const char *app, *conf_path;
 	int threads;
 	char merged[COSCHED_PATH_MAX + COSCHED_APP_NAME_MAX + 64];
+	/* Energy: RAPL through the node's ledger. */
+	const char *sysfs_root, *ledger_dir;
+	cosched_rapl_t *rapl;
+	cosched_ledger_step_t me;	/* ids, rates; totals after an update */
+	bool in_ledger;
+	char energy_state[COSCHED_ERROR_MSG_LEN + 32];
+	struct timespec last_sample;
+	/* cosched.conf, read once at the start. */
+	cosched_conf_t conf;
+	char conf_error[COSCHED_ERROR_MSG_LEN];
+	/* The live load this step publishes (cosched_live.h). */
+	bool live_published;
+	double live_last;
+	struct timespec live_at;
+	char live_state[COSCHED_ERROR_MSG_LEN + 32];
 	char backend_what[COSCHED_ERROR_MSG_LEN + 16];	/* for the record */
 } S;
 
@@ -127,6 +156,136 @@ static void read_all(uint64_t *sum, bool *ok)
 	}
 }
 
+/* ---- energy -------------------------------------------------------------- */
+
+static void energy_off(const char *fmt, const char *why)
+{
+	snprintf(S.energy_state, sizeof(S.energy_state), fmt, why);
+	S.in_ledger = false;
+}
+
+/* RAPL and the node's ledger, joined as the step starts.  No RAPL is a
+ * state of the record ("energy unavailable: ..."), not an error. */
+static void energy_start(void)
+{
+	cosched_error_t err;
+
+	if (!S.sysfs_root || !S.ledger_dir) {
+		energy_off("%s", "energy unavailable: not asked for");
+		return;
+	}
+	S.rapl = cosched_rapl_open(S.sysfs_root, &err);
+	if (!S.rapl) {
+		energy_off("%s", err.msg);
+		return;
+	}
+	S.me.id.job_id = S.job;
+	S.me.id.step_id = S.step;
+	S.me.cores = S.threads > 0 ? (uint32_t) S.threads : 1;
+	S.me.mem_rate = COSCHED_ENERGY_UNKNOWN;
+	if (cosched_proc_self(&S.me.proc, &err) ||
+	    cosched_energy_ledger_update(S.rapl, S.ledger_dir, &S.me, false,
+					 LEDGER_WAIT_MS, NULL, NULL, &err)) {
+		energy_off("energy unavailable: %.400s", err.msg);
+		return;
+	}
+	S.in_ledger = true;
+	snprintf(S.energy_state, sizeof(S.energy_state), "measured");
+}
+
+/* The step's rates over the interval just sampled, for the ledger's split:
+ * CPU time per second (task-clock), and LLC misses per second where they
+ * count (the memory activity DRAM energy is split by). */
+static void ledger_rates(const uint64_t *sum, const bool *ok)
+{
+	int clk = event_index("task-clock");
+	int miss = event_index("LLC-load-misses");
+	struct timespec now;
+	double dt;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	dt = (double) (now.tv_sec - S.last_sample.tv_sec) +
+	     (double) (now.tv_nsec - S.last_sample.tv_nsec) / 1e9;
+	S.last_sample = now;
+	if (dt <= 0.0)
+		return;
+	S.me.rate = 0;
+	if (clk >= 0 && ok[clk] && sum[clk] >= S.prev[clk])
+		S.me.rate = (uint64_t) ((double) (sum[clk] - S.prev[clk]) / dt);
+	S.me.mem_rate = COSCHED_ENERGY_UNKNOWN;
+	if (miss >= 0 && ok[miss] && sum[miss] >= S.prev[miss])
+		S.me.mem_rate = (uint64_t) ((double) (sum[miss] - S.prev[miss]) /
+					    dt);
+}
+
+static void ledger_update(bool leave)
+{
+	cosched_ledger_step_t out;
+	cosched_error_t err;
+
+	if (!S.in_ledger)
+		return;
+	if (cosched_energy_ledger_update(S.rapl, S.ledger_dir, &S.me, leave,
+					 LEDGER_WAIT_MS, &out, NULL, &err)) {
+		/* A busy or broken ledger loses this step's energy from here
+		 * on, and the record says why. */
+		energy_off("energy unavailable: %.400s", err.msg);
+		return;
+	}
+	S.me.energy = out.energy;
+	S.me.node_uj = out.node_uj;
+	S.me.ncorunners = out.ncorunners;
+	S.me.corunners_seen = out.corunners_seen;
+	memcpy(S.me.corunners, out.corunners, sizeof(out.corunners));
+}
+
+/* ---- the live load ------------------------------------------------------ */
+
+/* The step's smoothed MPKI to slurmctld (ProfileDir/live), when it moved
+ * or a minute passed; the first failure stops it for the step, and the
+ * record says why. */
+static void live_publish(void)
+{
+	struct timespec now;
+	cosched_error_t err;
+	cosched_live_t l;
+	double age;
+
+	if (!S.conf.live_loads || S.conf_error[0] || S.live_state[0])
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	age = (double) (now.tv_sec - S.live_at.tv_sec);
+	if (!cosched_live_should_publish(S.live_published, S.live_last,
+					 S.mpki_ewma, age))
+		return;
+	memset(&l, 0, sizeof(l));
+	l.job_id = S.job;
+	l.step_id = S.step;
+	snprintf(l.node, sizeof(l.node), "%s", S.node);
+	l.mpki = S.mpki_ewma;
+	l.time = (long long) time(NULL);
+	if (cosched_live_write(S.conf.profile_dir, &l, &err)) {
+		snprintf(S.live_state, sizeof(S.live_state),
+			 "not published: %.400s", err.msg);
+		return;
+	}
+	S.live_published = true;
+	S.live_last = S.mpki_ewma;
+	S.live_at = now;
+}
+
+static void live_end(void)
+{
+	cosched_error_t err;
+
+	if (!S.live_published)
+		return;
+	if (cosched_live_remove(S.conf.profile_dir, S.job, S.step, S.node,
+				&err) && !S.live_state[0])
+		snprintf(S.live_state, sizeof(S.live_state),
+			 "not removed: %.400s", err.msg);
+}
+
 /* One interval: totals, and Miss-Rate Bound's smoothed MPKI (seed 002:
  * EWMA with a = 1/2 every quantum). */
 static void sample(void)
@@ -148,13 +307,16 @@ static void sample(void)
 		if (mpki > S.mpki_max)
 			S.mpki_max = mpki;
 		S.have_mpki = true;
+		live_publish();
 	}
+	ledger_rates(sum, ok);
 	for (int i = 0; i < S.nevents; i++)
 		if (ok[i]) {
 			S.total[i] = S.prev[i] = sum[i];
 			S.counted[i] = true;
 		}
 	S.samples++;
+	ledger_update(false);
 }
 
 static void reply(const char *msg)
@@ -194,6 +356,32 @@ static void attach(pid_t pid)
 	reply("ok");
 }
 
+/* The record's state: "measured", or "counters unavailable: REASON". */
+static void counters_state(char *state, size_t len)
+{
+	int ins = event_index("instructions");
+	int miss = event_index("LLC-load-misses");
+	bool any = false;
+
+	for (int i = 0; i < S.nevents; i++)
+		any |= S.counted[i];
+	if (!S.ntasks)
+		snprintf(state, len, "counters unavailable: no task ran");
+	else if (!any)
+		snprintf(state, len, "counters unavailable: %s",
+			 S.attach_error[0] ? S.attach_error : "no event read");
+	else if (ins < 0 || miss < 0 || !S.counted[ins] || !S.counted[miss])
+		snprintf(state, len,
+			 "counters unavailable: %s (runtime and software events only)",
+			 ins >= 0 && S.first_unavailable[ins][0] ?
+			 S.first_unavailable[ins] :
+			 miss >= 0 && S.first_unavailable[miss][0] ?
+			 S.first_unavailable[miss] :
+			 "instructions and LLC-load-misses not in SampleEvents");
+	else
+		snprintf(state, len, "measured");
+}
+
 /*
  * The step's run, merged into its application's profile in the store
  * (ProfileDir, from cosched.conf) when the counters a profile needs
@@ -205,41 +393,82 @@ static void merge_profile(double runtime_s)
 	int ins = event_index("instructions"), cyc = event_index("cycles");
 	int miss = event_index("LLC-load-misses");
 	cosched_merge_params_t mp;
-	cosched_conf_t conf;
 	cosched_store_t store;
 	cosched_error_t err;
 	cosched_run_t run;
-	struct stat st;
+	char state[COSCHED_ERROR_MSG_LEN + 64];
+	const char *note = NULL;
+	bool counted;
 
 	if (!S.app || !*S.app) {
 		snprintf(S.merged, sizeof(S.merged), "not merged: the job names no application");
 		return;
 	}
-	if (ins < 0 || cyc < 0 || miss < 0 || !S.counted[ins] ||
-	    !S.counted[cyc] || !S.counted[miss] || !S.total[ins]) {
-		snprintf(S.merged, sizeof(S.merged),
-			 "not merged: instructions, cycles and LLC-load-misses did not all count");
+	counted = ins >= 0 && cyc >= 0 && miss >= 0 && S.counted[ins] &&
+		  S.counted[cyc] && S.counted[miss] && S.total[ins] &&
+		  S.total[cyc];
+	if (!counted) {
+		/* Runtime, threads and energy still go in; the profile
+		 * notes why there are no counter values. */
+		counters_state(state, sizeof(state));
+		note = state + strlen("counters ");
+		if (strncmp(state, "counters ", strlen("counters ")))
+			note = "unavailable: instructions, cycles and LLC-load-misses did not all count";
+	}
+	if (S.conf_error[0]) {
+		snprintf(S.merged, sizeof(S.merged), "not merged: %s",
+			 S.conf_error);
 		return;
 	}
-	cosched_conf_init(&conf);
-	if (S.conf_path && !stat(S.conf_path, &st) &&
-	    cosched_conf_parse_file(&conf, S.conf_path, &err)) {
-		snprintf(S.merged, sizeof(S.merged), "not merged: %s", err.msg);
-		return;
-	}
-	cosched_conf_merge_params(&conf, &mp);
+	cosched_conf_merge_params(&S.conf, &mp);
 	cosched_run_init(&run);
-	run.instructions = (double) S.total[ins];
-	run.cycles = (double) S.total[cyc];
-	run.llc_misses = (double) S.total[miss];
+	if (counted) {
+		run.instructions = (double) S.total[ins];
+		run.cycles = (double) S.total[cyc];
+		run.llc_misses = (double) S.total[miss];
+	}
 	run.runtime_s = runtime_s > 0.001 ? runtime_s : 0.001;
 	run.threads = S.threads > 0 ? S.threads : 1;
-	if (cosched_store_open(&store, conf.profile_dir, &mp, &err) ||
-	    cosched_store_merge_run(&store, S.app, &run, NULL, &err))
+	if (S.in_ledger) {
+		/* The step's share of the node's (cosched(8) ENERGY):
+		 * package is idle/uncore + core, as RAPL counts it. */
+		run.energy_pkg_j = (double) (S.me.energy.uncore_uj +
+					     S.me.energy.core_uj) / 1e6;
+		if (cosched_rapl_has_core(S.rapl))
+			run.energy_cores_j = (double) S.me.energy.core_uj / 1e6;
+		if (cosched_rapl_has_dram(S.rapl))
+			run.energy_dram_j = (double) S.me.energy.dram_uj / 1e6;
+	}
+	if (cosched_store_open(&store, S.conf.profile_dir, &mp, &err) ||
+	    cosched_store_merge_run(&store, S.app, &run, note, NULL, &err))
 		snprintf(S.merged, sizeof(S.merged), "not merged: %s", err.msg);
 	else
 		snprintf(S.merged, sizeof(S.merged), "merged into %s/%s.json",
-			 conf.profile_dir, S.app);
+			 S.conf.profile_dir, S.app);
+}
+
+/* The record's "energy": the step's share and the node's energy while it
+ * ran, or only the state when there was none to measure. */
+static json_t *energy_json(void)
+{
+	json_t *e = json_object();
+
+	json_object_set_new(e, "state", json_string(S.energy_state));
+	if (!S.in_ledger)
+		return e;
+	json_object_set_new(e, "total_uj",
+			    json_integer((json_int_t) S.me.energy.total_uj));
+	json_object_set_new(e, "uncore_uj",
+			    json_integer((json_int_t) S.me.energy.uncore_uj));
+	if (cosched_rapl_has_core(S.rapl))
+		json_object_set_new(e, "core_uj", json_integer(
+			(json_int_t) S.me.energy.core_uj));
+	if (cosched_rapl_has_dram(S.rapl))
+		json_object_set_new(e, "dram_uj", json_integer(
+			(json_int_t) S.me.energy.dram_uj));
+	json_object_set_new(e, "node_uj",
+			    json_integer((json_int_t) S.me.node_uj));
+	return e;
 }
 
 static int write_record(void)
@@ -250,14 +479,12 @@ static int write_record(void)
 	int ins = event_index("instructions"), cyc = event_index("cycles");
 	int miss = event_index("LLC-load-misses");
 	int clk = event_index("task-clock");
-	bool any = false;
 	int rc;
 
 	for (int i = 0; i < S.nevents; i++) {
 		if (S.counted[i]) {
 			json_object_set_new(ev, S.names[i],
 					    json_integer((json_int_t) S.total[i]));
-			any = true;
 		} else {
 			json_object_set_new(un, S.names[i], json_string(
 				S.first_unavailable[i][0] ?
@@ -281,21 +508,7 @@ static int write_record(void)
 		json_object_set_new(der, "mpki_ewma", json_real(S.mpki_ewma));
 		json_object_set_new(der, "mpki_max", json_real(S.mpki_max));
 	}
-	if (!S.ntasks)
-		snprintf(state, sizeof(state), "counters unavailable: no task ran");
-	else if (!any)
-		snprintf(state, sizeof(state), "counters unavailable: %s",
-			 S.attach_error[0] ? S.attach_error : "no event read");
-	else if (ins < 0 || miss < 0 || !S.counted[ins] || !S.counted[miss])
-		snprintf(state, sizeof(state),
-			 "counters unavailable: %s (runtime and software events only)",
-			 ins >= 0 && S.first_unavailable[ins][0] ?
-			 S.first_unavailable[ins] :
-			 miss >= 0 && S.first_unavailable[miss][0] ?
-			 S.first_unavailable[miss] :
-			 "instructions and LLC-load-misses not in SampleEvents");
-	else
-		snprintf(state, sizeof(state), "measured");
+	counters_state(state, sizeof(state));
 	json_object_set_new(o, "schema", json_integer(1));
 	json_object_set_new(o, "job", json_integer(S.job));
 	json_object_set_new(o, "step", json_integer(S.step));
@@ -313,6 +526,24 @@ static int write_record(void)
 	if (S.app && *S.app)
 		json_object_set_new(o, "app", json_string(S.app));
 	json_object_set_new(o, "profile", json_string(S.merged));
+	json_object_set_new(o, "energy", energy_json());
+	json_object_set_new(o, "live", json_string(
+		S.live_state[0] ? S.live_state :
+		!S.conf.live_loads ? "off (LiveLoads=no)" :
+		S.live_published ? "published" : "nothing to publish"));
+	{
+		json_t *co = json_array();
+		char id[32];
+
+		for (int k = 0; k < S.me.ncorunners; k++) {
+			cosched_step_ref_format(&S.me.corunners[k], id,
+						sizeof(id));
+			json_array_append_new(co, json_string(id));
+		}
+		json_object_set_new(o, "co_runners", co);
+		json_object_set_new(o, "co_runners_seen",
+				    json_integer(S.me.corunners_seen));
+	}
 	snprintf(tmp, sizeof(tmp), "%s.tmp", S.out);
 	rc = json_dump_file(o, tmp, JSON_INDENT(1) | JSON_SORT_KEYS);
 	json_decref(o);
@@ -338,6 +569,8 @@ int main(int argc, char **argv)
 		{ "app", required_argument, NULL, 'a' },
 		{ "conf", required_argument, NULL, 'c' },
 		{ "threads", required_argument, NULL, 't' },
+		{ "sysfs-root", required_argument, NULL, 'r' },
+		{ "ledger-dir", required_argument, NULL, 'l' },
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *events = NULL, *backend = "perf";
@@ -367,6 +600,8 @@ int main(int argc, char **argv)
 		case 'a': S.app = optarg; break;
 		case 'c': S.conf_path = optarg; break;
 		case 't': S.threads = atoi(optarg); break;
+		case 'r': S.sysfs_root = optarg; break;
+		case 'l': S.ledger_dir = optarg; break;
 		default: return 2;
 		}
 	}
@@ -387,8 +622,19 @@ int main(int argc, char **argv)
 		S.nevents = 0;
 		snprintf(S.attach_error, sizeof(S.attach_error), "%s", err.msg);
 	}
+	cosched_conf_init(&S.conf);
+	{
+		struct stat st;
+
+		if (S.conf_path && !stat(S.conf_path, &st) &&
+		    cosched_conf_parse_file(&S.conf, S.conf_path, &err))
+			snprintf(S.conf_error, sizeof(S.conf_error), "%s",
+				 err.msg);
+	}
 	S.start = time(NULL);
 	clock_gettime(CLOCK_MONOTONIC, &S.t0);
+	S.last_sample = S.t0;
+	energy_start();
 	while (!stop) {
 		struct pollfd p = { .fd = CONTROL_FD, .events = POLLIN };
 		char msg[MSG_MAX + 1];
@@ -423,6 +669,8 @@ int main(int argc, char **argv)
 	/* Whatever happens from here, the sampler ends. */
 	alarm(30);
 	sample();
+	ledger_update(true);
+	live_end();
 	{
 		struct timespec t1;
 		clock_gettime(CLOCK_MONOTONIC, &t1);

@@ -12,15 +12,58 @@
 #include "src/libcosched/cosched_conf.h"
 #include "cosched_topology.h"
 
+/* A NUMA node and the CPUs it is local to (its hwloc cpuset). */
+typedef struct {
+	int os_index;			/* as the kernel names it */
+	cosched_idset_t cpus;
+} numa_node_t;
+
 struct cosched_topology {
 	hwloc_topology_t topo;
 	hwloc_obj_type_t core_type;	/* HWLOC_OBJ_CORE, or PU without cores */
 	int ncores, npackages, nnuma, npus;
+	/* Which CPUs each NUMA node is local to, read at load: the one
+	 * table cosched_topology_cpu_numa() maps with, so that a forked
+	 * task maps its CPUs without hwloc and without allocating. */
+	numa_node_t *numa;		/* nnuma of them */
 	char source[COSCHED_TOPOLOGY_SOURCE_MAX + 1];
 };
 
 #define SYNTHETIC_PREFIX "synthetic:"
 #define XML_PREFIX "xml:"
+
+/* Each NUMA node's CPUs, in hwloc's order (hwloc 2: a node is local to
+ * the CPUs of its cpuset; a node with no CPUs, such as memory on its own,
+ * is local to none). */
+static int _load_numa(cosched_topology_t *t, cosched_error_t *err)
+{
+	int n = hwloc_get_nbobjs_by_type(t->topo, HWLOC_OBJ_NUMANODE);
+
+	t->nnuma = n > 0 ? n : 0;
+	t->numa = calloc(t->nnuma ? (size_t) t->nnuma : 1, sizeof(*t->numa));
+	if (!t->numa)
+		return cosched_error_set(err, "Topology: out of memory");
+	for (int i = 0; i < t->nnuma; i++) {
+		hwloc_obj_t o = hwloc_get_obj_by_type(t->topo,
+						      HWLOC_OBJ_NUMANODE, i);
+		int cpu;
+
+		if (!o)
+			return cosched_error_set(err,
+				"Topology=%s: NUMA node %d of %d missing",
+				COSCHED_QUOTE(t->source), i, t->nnuma);
+		t->numa[i].os_index = (int) o->os_index;
+		if (!o->cpuset)
+			continue;
+		/* A CPU past what an id set holds is one no caller can
+		 * name: left out rather than failing the whole node. */
+		hwloc_bitmap_foreach_begin(cpu, o->cpuset) {
+			if (cpu < COSCHED_DECISION_IDS_MAX)
+				cosched_idset_add(&t->numa[i].cpus, cpu, NULL);
+		} hwloc_bitmap_foreach_end();
+	}
+	return 0;
+}
 
 cosched_topology_t *cosched_topology_load(const char *source,
 					  cosched_error_t *err)
@@ -83,11 +126,14 @@ cosched_topology_t *cosched_topology_load(const char *source,
 	t->npackages = hwloc_get_nbobjs_by_type(t->topo, HWLOC_OBJ_PACKAGE);
 	if (t->npackages <= 0)
 		t->npackages = 1;
-	t->nnuma = hwloc_get_nbobjs_by_type(t->topo, HWLOC_OBJ_NUMANODE);
 	t->npus = hwloc_get_nbobjs_by_type(t->topo, HWLOC_OBJ_PU);
 	if (t->ncores <= 0 || t->npus <= 0) {
 		cosched_error_set(err, "Topology=%s: no cores in the topology",
 				  COSCHED_QUOTE(source));
+		cosched_topology_free(t);
+		return NULL;
+	}
+	if (_load_numa(t, err)) {
 		cosched_topology_free(t);
 		return NULL;
 	}
@@ -99,6 +145,7 @@ void cosched_topology_free(cosched_topology_t *t)
 	if (!t)
 		return;
 	hwloc_topology_destroy(t->topo);
+	free(t->numa);
 	free(t);
 }
 
@@ -117,15 +164,6 @@ int cosched_topology_nnuma(const cosched_topology_t *t)
 	return t->nnuma;
 }
 
-/* The first id of s at or above max, or -1. */
-static int _first_out_of_range(const cosched_idset_t *s, int max)
-{
-	for (int id = max; id < COSCHED_DECISION_IDS_MAX; id++)
-		if (cosched_idset_has(s, id))
-			return id;
-	return -1;
-}
-
 static int _add_cpuset(cosched_idset_t *out, hwloc_const_bitmap_t set,
 		       cosched_error_t *err)
 {
@@ -141,7 +179,7 @@ static int _add_cpuset(cosched_idset_t *out, hwloc_const_bitmap_t set,
 static int _check_cores(const cosched_topology_t *t,
 			const cosched_idset_t *cores, cosched_error_t *err)
 {
-	int bad = _first_out_of_range(cores, t->ncores);
+	int bad = cosched_idset_next(cores, t->ncores);
 
 	if (bad >= 0)
 		return cosched_error_set(err,
@@ -204,39 +242,23 @@ int cosched_topology_cpu_numa(const cosched_topology_t *t,
 			      cosched_idset_t *numa, cosched_error_t *err)
 {
 	cosched_idset_t out;
-	hwloc_bitmap_t set = hwloc_bitmap_alloc(), nodes = hwloc_bitmap_alloc();
-	int id, rc = 0;
 
-	if (!set || !nodes) {
-		rc = cosched_error_set(err, "Topology: out of memory");
-		goto done;
-	}
-	for (id = 0; id < COSCHED_DECISION_IDS_MAX; id++)
-		if (cosched_idset_has(cpus, id))
-			hwloc_bitmap_set(set, id);
-	/* hwloc 2: the NUMA nodes whose locality (cpuset) intersects the
-	 * CPUs, by OS index, as the kernel names them. */
-	hwloc_cpuset_to_nodeset(t->topo, set, nodes);
+	/* The nodes whose CPUs meet these (as hwloc_cpuset_to_nodeset()
+	 * finds them), through the table: nothing allocated, no hwloc. */
 	cosched_idset_clear(&out);
-	hwloc_bitmap_foreach_begin(id, nodes) {
-		if (cosched_idset_add(&out, id, err)) {
-			rc = -1;
-			goto done;
-		}
-	} hwloc_bitmap_foreach_end();
+	for (int i = 0; i < t->nnuma; i++)
+		if (cosched_idset_overlap(&t->numa[i].cpus, cpus) &&
+		    cosched_idset_add(&out, t->numa[i].os_index, err))
+			return -1;
 	if (!cosched_idset_count(&out) && cosched_idset_count(cpus)) {
 		char buf[128];
 
-		rc = cosched_error_set(err,
+		return cosched_error_set(err,
 			"CPUs %s: no NUMA node of the topology is local to them",
 			cosched_idset_format(cpus, buf, sizeof(buf)));
-		goto done;
 	}
 	*numa = out;
-done:
-	hwloc_bitmap_free(set);
-	hwloc_bitmap_free(nodes);
-	return rc;
+	return 0;
 }
 
 void cosched_topology_caches(const cosched_topology_t *t,

@@ -57,7 +57,10 @@ int cosched_topology_core_packages(const cosched_topology_t *t,
 
 /* The NUMA nodes (OS ids, as set_mempolicy() and numa_maps name them)
  * local to any CPU of cpus: the memory objects attached at or above each
- * CPU.  Never empty for a non-empty cpus of this topology. */
+ * CPU.  Never empty for a non-empty cpus of this topology.  It maps
+ * through a table of each node's CPUs that cosched_topology_load() reads
+ * once: it allocates nothing and calls no hwloc, so a task forked after
+ * the load (task/cosched's membind, between fork and exec) may call it. */
 int cosched_topology_cpu_numa(const cosched_topology_t *t,
 			      const cosched_idset_t *cpus,
 			      cosched_idset_t *numa, cosched_error_t *err);

@@ -10,8 +10,14 @@ the record says "counters unavailable: ..." for the hardware ones.
 import json
 import os
 import re
+import sys
 import tempfile
 import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "lib"))
+import fake_powercap  # noqa: E402
+
+BATCH = 4294967291      # Slurm's batch step id (SLURM_BATCH_SCRIPT)
 
 # Two busy subshells and the shell itself; bash's `times` then prints the
 # CPU time of the shell and of its children.
@@ -69,6 +75,9 @@ def test_steps_are_profiled(make_cluster):
         else:
             # The batch step holds the srun client too: at least `times`.
             assert cpu >= 0.9 * t, (cpu, t, rec)
+        # No powercap on this machine: a state of the record.
+        assert rec["energy"]["state"].startswith(
+            "energy unavailable: no powercap under /sys/class/powercap"), rec
         if "instructions" in rec["unavailable"]:
             assert rec["state"].startswith(
                 "counters unavailable: instructions: no hardware counters"), rec
@@ -157,6 +166,171 @@ def test_profile_merged_and_used(make_cluster):
     _not_drained(c)
 
 
+def _ledger(c, node="n1"):
+    path = os.path.join(c.workdir, "spool", node, "cosched", "energy.ledger")
+    try:
+        with open(path) as f:
+            return f.read()
+    except FileNotFoundError:
+        return None
+
+
+def test_shared_node_energy_adds_up(make_cluster):
+    """Two jobs share a node whose RAPL (a fake powercap tree) the test
+    advances while both run: each job's record holds its share by the
+    documented rule, the shares add up to exactly what was spent, each
+    names the other as co-runner, the share is merged into the
+    application's profile, and the node keeps no ledger afterwards."""
+    w = tempfile.mkdtemp(prefix="cosched-cluster-")
+    root = os.path.join(w, "sysfs", "n1")
+    fake_powercap.create(root, packages=1)
+    counts = os.path.join(w, "counters")
+    with open(counts, "w") as f:
+        f.write("instructions 1000000000\ncycles 2000000000\n"
+                "LLC-load-misses 1000000\ntask-clock 500000000\n")
+    c = make_cluster(nodes=1, sockets=2, cores=1, workdir=w,
+                     cosched_conf_extra=[
+                         f"SysfsRoot={w}/sysfs/%n", "SampleInterval=0.2",
+                         f"SampleBackend=test:{counts}",
+                         "SampleEvents=task-clock,instructions,cycles,"
+                         "LLC-load-misses"])
+    jobs = [c.sbatch("-n1", f"-Jwatt{i}", "--wrap", "sleep 5")
+            for i in (1, 2)]
+    for j in jobs:
+        c.wait_state(j, "RUNNING")
+    deadline = time.monotonic() + 20
+    while not all(f"step {j}.{BATCH} " in (_ledger(c) or "") for j in jobs):
+        assert time.monotonic() < deadline, _ledger(c)
+        time.sleep(0.1)
+    # 10 J in the package, 6 of them in the cores, 2 J in DRAM.
+    fake_powercap.advance(root, fake_powercap.zone(root, 0, "package"),
+                          10000000)
+    fake_powercap.advance(root, fake_powercap.zone(root, 0, "core"), 6000000)
+    fake_powercap.advance(root, fake_powercap.zone(root, 0, "dram"), 2000000)
+    for j in jobs:
+        c.wait_state(j, "COMPLETED", timeout=60)
+    recs = [_record(c, f"{j}.batch") for j in jobs]
+    es = [r["energy"] for r in recs]
+    assert all(e["state"] == "measured" for e in es), es
+    assert sum(e["total_uj"] for e in es) == 12000000, es
+    for e in es:
+        assert e["node_uj"] == 12000000, es
+        # Idle and uncore (package - core) by cores, 1:1.
+        assert e["uncore_uj"] == 2000000, es
+        assert e["total_uj"] == e["uncore_uj"] + e["core_uj"] + e["dram_uj"]
+    assert recs[0]["co_runners"] == [f"{jobs[1]}.{BATCH}"], recs[0]
+    assert recs[1]["co_runners"] == [f"{jobs[0]}.{BATCH}"], recs[1]
+    assert _ledger(c) is None
+    for i, e in enumerate(es, 1):
+        with open(os.path.join(c.profile_dir, f"watt{i}.json")) as f:
+            run = json.load(f)["runs"][-1]
+        assert abs(run["energy_pkg_j"] -
+                   (e["uncore_uj"] + e["core_uj"]) / 1e6) < 1e-9, run
+        assert abs(run["energy_dram_j"] - e["dram_uj"] / 1e6) < 1e-9, run
+    _not_drained(c)
+
+
+def test_counterless_run_kept_in_profile(make_cluster):
+    """Without counter values (here: none asked for, as on a machine
+    without a PMU) a job's run still reaches its application's profile
+    with its runtime, the profile says why it has no counters, and it
+    gives the next job no class."""
+    c = make_cluster(nodes=1, sockets=2, cores=1, cosched_conf_extra=[
+        "SampleInterval=0.2", "SampleEvents=task-clock,context-switches"])
+    first = c.sbatch("-n1", "-Jnopmu", "--wrap", "sleep 1")
+    c.wait_state(first, "COMPLETED")
+    rec = _record(c, f"{first}.batch")
+    assert rec["state"].startswith("counters unavailable: "), rec
+    assert rec["profile"] == f"merged into {c.profile_dir}/nopmu.json", rec
+    with open(os.path.join(c.profile_dir, "nopmu.json")) as f:
+        prof = json.load(f)
+    assert prof["schema_version"] == 3, prof
+    assert prof["counters"] == (
+        "unavailable: instructions and LLC-load-misses not in SampleEvents"
+        " (runtime and software events only)"), prof
+    run = prof["runs"][0]
+    assert "instructions" not in run and 0.9 <= run["runtime_s"] < 30, run
+    assert prof["derived"]["mpki"] is None, prof
+    c.run(["scontrol", "reconfigure"])       # the cache reads it now
+    second = c.sbatch("-n1", "-Jnopmu", "--wrap", "true")
+    c.wait_state(second, "COMPLETED")
+    assert c.record(second)["source"] != "profile", c.record(second)
+    # Read, not refused: slurmctld's profile cache has no word about it.
+    with open(c.log_path("slurmctld")) as f:
+        assert "nopmu.json" not in f.read()
+    _not_drained(c)
+
+
+def _live(c):
+    d = os.path.join(c.profile_dir, "live")
+    return sorted(os.listdir(d)) if os.path.isdir(d) else []
+
+
+def test_live_mpki_steers_miss_rate_bound(make_cluster):
+    """Miss-Rate Bound online: three running jobs whose profile says MPKI
+    2 measure 11 on their node (2 sockets x 2 cores: one socket full, one
+    core free on the other); their samplers publish it, slurmctld reads
+    it, and a fourth job that the profiles would let in (2 + 2 <= 12)
+    waits for the MPKI bound (11 + 2 > 12).  When the jobs' misses fall,
+    the live loads fall and it starts; files go with their steps."""
+    c = make_cluster(nodes=1, sockets=2, cores=2)
+    counts = os.path.join(c.workdir, "counters")
+    # MPKI 11: 1.1e7 LLC misses per 1e9 instructions.
+    with open(counts, "w") as f:
+        f.write("instructions 1000000000\ncycles 2000000000\n"
+                "LLC-load-misses 11000000\ntask-clock 1000000000\n")
+    c.write_cosched_conf([
+        "CoschedPolicy=miss_rate_bound", "MissRateBoundThreshold=12",
+        "PlacementMode=strict", "SampleInterval=0.2", "LiveLoadRefresh=1",
+        f"SampleBackend=test:{counts}",
+        "SampleEvents=task-clock,instructions,cycles,LLC-load-misses"])
+    c.write_profile("light", "cpu", 2.0)
+    c.run(["scontrol", "reconfigure"])
+    running = [c.sbatch("-n1", "-Jlight", "--wrap", "sleep 60")
+               for _ in range(3)]
+    for j in running:
+        c.wait_state(j, "RUNNING")
+    a = running[0]
+    want = sorted(f"{j}.{BATCH}.n1" for j in running)
+    deadline = time.monotonic() + 20
+    while _live(c) != want:
+        assert time.monotonic() < deadline, _live(c)
+        time.sleep(0.2)
+    with open(os.path.join(c.profile_dir, "live", f"{a}.{BATCH}.n1")) as f:
+        line = f.read()
+    assert re.fullmatch(rf"cosched-live/1 job={a} step={BATCH} node=n1 "
+                        r"mpki=11\.000000 time=\d+\n", line), line
+    st = os.stat(os.path.join(c.profile_dir, "live", f"{a}.{BATCH}.n1"))
+    assert st.st_uid == 0 and st.st_mode & 0o777 == 0o644
+    c.run(["scontrol", "reconfigure"])      # slurmctld reads them now
+    third = c.sbatch("-n1", "-Jlight", "--wrap", "sleep 1")
+    deadline = time.monotonic() + 30
+    while True:
+        rec = c.record(third)
+        if rec and rec["state"] == "pending":
+            break
+        assert time.monotonic() < deadline, rec
+        time.sleep(0.5)
+    assert "mpki" in rec["reason"].lower(), rec
+    assert c.job(third)["JobState"] == "PENDING"
+    # Their misses stop: each interval's MPKI is 0 and the EWMA halves.
+    with open(counts, "w") as f:
+        f.write("instructions 900000000000\ncycles 2000000000\n"
+                "LLC-load-misses 11000000\ntask-clock 1000000000\n")
+    deadline = time.monotonic() + 30
+    while c.job(third)["JobState"] == "PENDING":
+        assert time.monotonic() < deadline, (c.record(third), _live(c))
+        time.sleep(1)
+        c.run(["scontrol", "reconfigure"])  # a scheduling pass now
+    c.wait_state(third, "COMPLETED", timeout=60)
+    c.run(["scancel", *map(str, running)])
+    for j in running:
+        c.wait_state(j, "CANCELLED")
+    deadline = time.monotonic() + 20
+    while _live(c):
+        assert time.monotonic() < deadline, _live(c)
+        time.sleep(0.2)
+    assert _record(c, f"{a}.batch")["live"] == "published"
 def _cpuinfo(root, vendor, family, model):
     """ROOT/proc/cpuinfo of two processors of one CPU, as x86 Linux
     writes it."""

@@ -1,5 +1,5 @@
 /* cosched_check.c - the one main() of the unit test programs and their
- * child-process helper (cosched_check.h). */
+ * helpers: child processes, documents, scratch files (cosched_check.h). */
 #include <errno.h>
 #include <grp.h>
 #include <signal.h>
@@ -11,6 +11,10 @@
 #include <unistd.h>
 
 #include "cosched_check.h"
+
+#ifndef COSCHED_PYTHON3
+#define COSCHED_PYTHON3 "python3"
+#endif
 
 /* Run every test of s; EXIT_SUCCESS when none failed. */
 static int cosched_check_run(Suite *s)
@@ -122,4 +126,69 @@ char *cosched_check_read_doc(const char *relpath)
 	}
 	*out = '\0';
 	return text;
+}
+
+void cosched_check_sh(const char *fmt, ...)
+{
+	char cmd[2048];
+	va_list ap;
+	int rc;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	fflush(NULL);
+	rc = system(cmd);
+	ck_assert_msg(rc == 0, "%s: exit status %d", cmd, rc);
+}
+
+void cosched_check_tmpdir(char *dir, size_t len, const char *name)
+{
+	ck_assert_msg((size_t) snprintf(dir, len, "/tmp/cosched-%s-XXXXXX",
+					name) < len,
+		      "cosched_check_tmpdir: %s: name too long", name);
+	ck_assert_msg(mkdtemp(dir) != NULL, "mkdtemp %s: %s", dir,
+		      strerror(errno));
+}
+
+void cosched_check_rm_rf(const char *path)
+{
+	cosched_check_sh("rm -rf '%s'", path);
+}
+
+void cosched_check_write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	ck_assert_msg(f != NULL, "%s: %s", path, strerror(errno));
+	ck_assert_msg(fputs(text, f) >= 0, "%s: %s", path, strerror(errno));
+	ck_assert_msg(fclose(f) == 0, "%s: %s", path, strerror(errno));
+}
+
+char *cosched_check_read_file(const char *path)
+{
+	static char buf[1 << 16];
+	FILE *f = fopen(path, "r");
+	size_t n;
+
+	ck_assert_msg(f != NULL, "%s: %s", path, strerror(errno));
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	ck_assert_msg(!ferror(f), "%s: read error", path);
+	fclose(f);
+	buf[n] = '\0';
+	return buf;
+}
+
+void cosched_check_tree_make(cosched_check_tree_t *t, const char *name,
+			     const char *generator, const char *args)
+{
+	cosched_check_tmpdir(t->top, sizeof(t->top), name);
+	snprintf(t->root, sizeof(t->root), "%s/root", t->top);
+	cosched_check_sh("%s %s create %s %s", COSCHED_PYTHON3, generator,
+			 t->root, args);
+}
+
+void cosched_check_tree_free(const cosched_check_tree_t *t)
+{
+	cosched_check_rm_rf(t->top);
 }

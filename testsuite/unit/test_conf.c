@@ -37,6 +37,7 @@ START_TEST(test_defaults_documented)
 		"CorePeakIPC", "NodePeakBandwidth", "ProfileDir",
 		"ProfileMergeWeight", "ProfileMaxSamples", "GangScope",
 		"PlacementMode", "DefaultClass", "ProfileCacheRefresh",
+		"LiveLoads", "LiveLoadRefresh",
 		"EnforceCores", "EnforceMemBind", "EnforceCpuFreq", "MemBind",
 		"SysfsRoot", "Topology", "ProfileJobs", "SampleInterval",
 		"SampleEvents", "SampleBackend",
@@ -352,9 +353,7 @@ START_TEST(test_parse_file)
 	ck_assert_ptr_nonnull(strstr(err.msg, path));
 	ck_assert_ptr_nonnull(strstr(err.msg, ":2: LcaAlpha: value 2 out of range"));
 	ck_assert_int_eq(conf.policy, COSCHED_POLICY_APP_AWARE);
-	f = fopen(path, "w");
-	fputs(example, f);
-	fclose(f);
+	cosched_check_write_file(path, example);
 	ck_assert_msg(cosched_conf_parse_file(&conf, path, &err) == 0, "%s", err.msg);
 	ck_assert_int_eq(conf.policy, COSCHED_POLICY_MISS_RATE_BOUND);
 	unlink(path);
@@ -534,20 +533,16 @@ static int parse_fifo(void *path)
 /* The file must be a regular file, not reached through a symbolic link. */
 START_TEST(test_parse_file_not_regular)
 {
-	char dir[] = "/tmp/cosched-conf-XXXXXX", path[64], link[64], msg[160];
-	FILE *f;
+	char dir[64], path[96], link[96], msg[192];
 
-	ck_assert_ptr_nonnull(mkdtemp(dir));
+	cosched_check_tmpdir(dir, sizeof(dir), "conf");
 	snprintf(path, sizeof(path), "%s/fifo.conf", dir);
 	ck_assert_int_eq(mkfifo(path, 0644), 0);
 	cosched_child_run("cosched.conf as a FIFO", parse_fifo, path, 0, 2);
 	unlink(path);
 
 	snprintf(path, sizeof(path), "%s/real.conf", dir);
-	f = fopen(path, "w");
-	ck_assert_ptr_nonnull(f);
-	fputs("CoschedPolicy=gang\n", f);
-	fclose(f);
+	cosched_check_write_file(path, "CoschedPolicy=gang\n");
 	snprintf(link, sizeof(link), "%s/cosched.conf", dir);
 	ck_assert_int_eq(symlink(path, link), 0);
 	ck_assert_int_eq(cosched_conf_parse_file(&conf, link, &err), -1);

@@ -8,7 +8,6 @@
 #include <fcntl.h>
 #include <glob.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,63 +21,40 @@
 #include "src/node/cosched_cpufreq.h"
 #include "src/node/cosched_cpufreq_journal.h"
 
-#ifndef COSCHED_PYTHON3
-#define COSCHED_PYTHON3 "python3"
-#endif
-
 typedef struct {
-	char top[256];		/* the test's temporary directory */
-	char root[300];		/* SysfsRoot */
+	cosched_check_tree_t fake;	/* the test's directory, SysfsRoot */
 	char spool[300];	/* the journal directory */
 	char journal[340];
 } tree_t;
 
-static void sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static void sh(const char *fmt, ...)
-{
-	char cmd[2048];
-	va_list ap;
-	int rc;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	rc = system(cmd);
-	ck_assert_msg(rc == 0, "%s: exit status %d", cmd, rc);
-}
-
 /* A fake tree made with fake_cpufreq.py create ROOT ARGS. */
 static void tree_make(tree_t *t, const char *args)
 {
-	snprintf(t->top, sizeof(t->top), "/tmp/cosched-cpufreq-XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(t->top));
-	snprintf(t->root, sizeof(t->root), "%s/root", t->top);
-	snprintf(t->spool, sizeof(t->spool), "%s/spool/cosched", t->top);
+	cosched_check_tree_make(&t->fake, "cpufreq", COSCHED_FAKE_CPUFREQ, args);
+	snprintf(t->spool, sizeof(t->spool), "%s/spool/cosched", t->fake.top);
 	snprintf(t->journal, sizeof(t->journal), "%s/cpufreq.journal",
 		 t->spool);
-	sh("%s %s create %s %s", COSCHED_PYTHON3, COSCHED_FAKE_CPUFREQ,
-	   t->root, args);
-	sh("mkdir %s/spool", t->top);
+	cosched_check_sh("mkdir %s/spool", t->fake.top);
 }
 
-static void tree_fake(const tree_t *t, const char *args)
+/* fake_cpufreq.py ARGS. */
+static void tree_fake(const char *args)
 {
-	sh("%s %s %s", COSCHED_PYTHON3, COSCHED_FAKE_CPUFREQ, args);
-	(void) t;
+	cosched_check_sh("%s %s %s", COSCHED_PYTHON3, COSCHED_FAKE_CPUFREQ,
+			 args);
 }
 
 static void tree_free(tree_t *t)
 {
-	sh("rm -rf %s", t->top);
+	cosched_check_tree_free(&t->fake);
 }
 
 static cosched_cpufreq_t *tree_open(const tree_t *t)
 {
 	cosched_error_t err = { "" };
-	cosched_cpufreq_t *c = cosched_cpufreq_open(t->root, &err);
+	cosched_cpufreq_t *c = cosched_cpufreq_open(t->fake.root, &err);
 
-	ck_assert_msg(c != NULL, "open %s: %s", t->root, err.msg);
+	ck_assert_msg(c != NULL, "open %s: %s", t->fake.root, err.msg);
 	return c;
 }
 
@@ -91,42 +67,16 @@ static void cp(char *dst, size_t len, const char *src)
 	dst[n] = '\0';
 }
 
-static char *slurp(const char *path)
-{
-	static char buf[1 << 16];
-	FILE *f = fopen(path, "r");
-	size_t n;
-
-	if (!f)
-		return NULL;
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	return buf;
-}
-
-static void spit(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-
-	ck_assert_msg(f != NULL, "%s: %s", path, strerror(errno));
-	fputs(text, f);
-	ck_assert_int_eq(fclose(f), 0);
-}
-
 /* A policy file of cpu's domain: its text without the newline. */
 static const char *attr(const tree_t *t, int cpu, const char *name)
 {
 	static char buf[4096];
 	char path[512];
-	char *s;
 
 	snprintf(path, sizeof(path),
-		 "%s/sys/devices/system/cpu/cpu%d/cpufreq/%s", t->root, cpu,
+		 "%s/sys/devices/system/cpu/cpu%d/cpufreq/%s", t->fake.root, cpu,
 		 name);
-	s = slurp(path);
-	ck_assert_msg(s != NULL, "%s: %s", path, strerror(errno));
-	cp(buf, sizeof(buf), s);
+	cp(buf, sizeof(buf), cosched_check_read_file(path));
 	buf[strcspn(buf, "\n")] = '\0';
 	return buf;
 }
@@ -137,10 +87,10 @@ static void set_attr(const tree_t *t, int cpu, const char *name,
 	char path[512], line[128];
 
 	snprintf(path, sizeof(path),
-		 "%s/sys/devices/system/cpu/cpu%d/cpufreq/%s", t->root, cpu,
+		 "%s/sys/devices/system/cpu/cpu%d/cpufreq/%s", t->fake.root, cpu,
 		 name);
 	snprintf(line, sizeof(line), "%s\n", value);
-	spit(path, line);
+	cosched_check_write_file(path, line);
 }
 
 /* "schedutil 800000 3000000 <unsupported>": the four values of a domain. */
@@ -161,10 +111,11 @@ static const char *state(const tree_t *t, int cpu)
 
 static const char *boot(void)
 {
+	static const char id[] = "/proc/sys/kernel/random/boot_id";
 	static char buf[64];
-	char *s = slurp("/proc/sys/kernel/random/boot_id");
 
-	cp(buf, sizeof(buf), s ? s : "-");
+	cp(buf, sizeof(buf), access(id, R_OK) ? "-" :
+			     cosched_check_read_file(id));
 	buf[strcspn(buf, "\n")] = '\0';
 	return buf;
 }
@@ -183,17 +134,15 @@ static const char *journal_text(const char *body, int nd, int nh)
 static void journal_is(const tree_t *t, const char *body, int nd, int nh)
 {
 	const char *want = journal_text(body, nd, nh);
-	const char *got = slurp(t->journal);
 
 	/* Nothing held: no journal at all (slurmd's hooks stat it). */
 	if (!nd && !nh && !body[0]) {
-		ck_assert_msg(got == NULL && errno == ENOENT,
+		ck_assert_msg(access(t->journal, F_OK) && errno == ENOENT,
 			      "%s: a journal holding nothing is still there",
 			      t->journal);
 		return;
 	}
-	ck_assert_msg(got != NULL, "%s: %s", t->journal, strerror(errno));
-	ck_assert_str_eq(got, want);
+	ck_assert_str_eq(cosched_check_read_file(t->journal), want);
 }
 
 static const char *holder_line(const cosched_cpufreq_holder_t *h)
@@ -251,6 +200,20 @@ static void release_ok(const cosched_cpufreq_t *c, const tree_t *t,
 	ck_assert_int_eq(out.restored, restored);
 }
 
+/* An acquire refused on every domain, err saying want; nothing taken. */
+static void acquire_refused(const cosched_cpufreq_t *c, const tree_t *t,
+			    const cosched_cpufreq_holder_t *h, int *idx, int n,
+			    const char *want)
+{
+	cosched_cpufreq_outcome_t out;
+	cosched_error_t err = { "" };
+
+	ck_assert_int_eq(cosched_cpufreq_acquire(c, t->spool, h, idx, n, &out,
+						 &err), -1);
+	ck_assert_msg(strstr(err.msg, want), "%s\n  lacks: %s", err.msg, want);
+	ck_assert_int_eq(out.applied + out.failed, 0);
+}
+
 /* ---- scanning ----------------------------------------------------------- */
 
 START_TEST(t_scan_packages)
@@ -301,7 +264,7 @@ START_TEST(t_scan_per_cpu_descending_freqs)
 	ck_assert_int_eq(cosched_cpufreq_domain(c, 5)->nfreqs, 0);
 	cosched_cpufreq_close(c);
 	/* acpi-cpufreq lists its table highest first: sorted ascending. */
-	spit(strcat(strcpy(buf, t.root),
+	cosched_check_write_file(strcat(strcpy(buf, t.fake.root),
 		    "/sys/devices/system/cpu/cpufreq/policy0/scaling_available_frequencies"),
 	     "3000000 2000000 1000000 \n");
 	c = tree_open(&t);
@@ -320,14 +283,14 @@ START_TEST(t_no_cpufreq)
 	tree_t t;
 
 	tree_make(&t, "--no-cpufreq");
-	ck_assert_ptr_null(cosched_cpufreq_open(t.root, &err));
+	ck_assert_ptr_null(cosched_cpufreq_open(t.fake.root, &err));
 	snprintf(want, sizeof(want),
 		 "no cpufreq under %s/sys/devices/system/cpu: cpu0/cpufreq missing",
-		 t.root);
+		 t.fake.root);
 	ck_assert_str_eq(err.msg, want);
 	/* No cpu directory at all, and no root at all. */
-	sh("rm -rf %s/sys/devices/system/cpu/cpu*", t.root);
-	ck_assert_ptr_null(cosched_cpufreq_open(t.root, &err));
+	cosched_check_sh("rm -rf %s/sys/devices/system/cpu/cpu*", t.fake.root);
+	ck_assert_ptr_null(cosched_cpufreq_open(t.fake.root, &err));
 	ck_assert_msg(strstr(err.msg, "no cpufreq under ") &&
 		      strstr(err.msg, "no cpuN directory"), "%s", err.msg);
 	ck_assert_ptr_null(cosched_cpufreq_open("/nonexistent-cosched", &err));
@@ -369,15 +332,15 @@ START_TEST(t_malformed)
 
 		snprintf(path, sizeof(path),
 			 "%s/sys/devices/system/cpu/cpufreq/policy0/%s",
-			 t.root, bad[i].file);
-		saved = strdup(slurp(path));
-		spit(path, bad[i].text);
-		ck_assert_msg(cosched_cpufreq_open(t.root, &err) == NULL,
+			 t.fake.root, bad[i].file);
+		saved = strdup(cosched_check_read_file(path));
+		cosched_check_write_file(path, bad[i].text);
+		ck_assert_msg(cosched_cpufreq_open(t.fake.root, &err) == NULL,
 			      "%s %s accepted", bad[i].file, bad[i].text);
 		ck_assert_msg(strstr(err.msg, path) &&
 			      strstr(err.msg, bad[i].quoted),
 			      "%s: %s", bad[i].file, err.msg);
-		spit(path, saved);
+		cosched_check_write_file(path, saved);
 		free(saved);
 	}
 	cosched_cpufreq_close(tree_open(&t));
@@ -397,17 +360,17 @@ START_TEST(t_links)
 
 	tree_make(&t, "");
 	snprintf(dir, sizeof(dir), "%s/sys/devices/system/cpu/cpufreq/policy0",
-		 t.root);
+		 t.fake.root);
 	c = tree_open(&t);
-	sh("mv %s/scaling_governor %s/gov && ln -s gov %s/scaling_governor",
+	cosched_check_sh("mv %s/scaling_governor %s/gov && ln -s gov %s/scaling_governor",
 	   dir, dir, dir);
 	ck_assert_int_eq(cosched_cpufreq_read(c, 0, &s, &err), -1);
 	ck_assert_msg(strstr(err.msg, "scaling_governor: is a symbolic link"),
 		      "%s", err.msg);
 	cosched_cpufreq_close(c);
-	sh("mkdir %s/elsewhere && cp -a %s/. %s/elsewhere/ && rm %s/sys/devices/system/cpu/cpu8/cpufreq && ln -s %s/elsewhere %s/sys/devices/system/cpu/cpu8/cpufreq",
-	   t.top, dir, t.top, t.root, t.top, t.root);
-	ck_assert_ptr_null(cosched_cpufreq_open(t.root, &err));
+	cosched_check_sh("mkdir %s/elsewhere && cp -a %s/. %s/elsewhere/ && rm %s/sys/devices/system/cpu/cpu8/cpufreq && ln -s %s/elsewhere %s/sys/devices/system/cpu/cpu8/cpufreq",
+	   t.fake.top, dir, t.fake.top, t.fake.root, t.fake.top, t.fake.root);
+	ck_assert_ptr_null(cosched_cpufreq_open(t.fake.root, &err));
 	ck_assert_msg(strstr(err.msg, "cpu8/cpufreq: leads out of"), "%s",
 		      err.msg);
 	tree_free(&t);
@@ -531,7 +494,7 @@ START_TEST(t_write_order)
 	tree_make(&t, "");
 	c = tree_open(&t);
 	snprintf(dir, sizeof(dir), "%s/sys/devices/system/cpu/cpufreq/policy0",
-		 t.root);
+		 t.fake.root);
 	fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
 	ck_assert_int_ge(fd, 0);
 	ck_assert_int_ge(inotify_add_watch(fd, dir, IN_CLOSE_WRITE), 0);
@@ -560,7 +523,7 @@ START_TEST(t_write_order)
 	ck_assert_msg(!cosched_cpufreq_write(c, 0, &wide, &err), "%s", err.msg);
 	ck_assert_str_eq(written(fd),
 			 "scaling_governor,scaling_min_freq,scaling_max_freq");
-	ck_assert_str_eq(slurp(strcat(dir, "/scaling_governor")),
+	ck_assert_str_eq(cosched_check_read_file(strcat(dir, "/scaling_governor")),
 			 "powersave\n");
 	/* Domain 8 untouched throughout. */
 	ck_assert_str_eq(state(&t, 8), ORIGINAL);
@@ -580,8 +543,8 @@ START_TEST(t_unwritable_write)
 
 	tree_make(&t, "");
 	c = tree_open(&t);
-	snprintf(cmd, sizeof(cmd), "unwritable %s 8 scaling_max_freq", t.root);
-	tree_fake(&t, cmd);
+	snprintf(cmd, sizeof(cmd), "unwritable %s 8 scaling_max_freq", t.fake.root);
+	tree_fake(cmd);
 	ck_assert_int_eq(cosched_cpufreq_write(c, 1, &s, &err), -1);
 	ck_assert_msg(strstr(err.msg, "scaling_max_freq") &&
 		      strstr(err.msg, "not a regular file"), "%s", err.msg);
@@ -604,7 +567,7 @@ static int crash_child(void *arg)
 	cosched_cpufreq_holder_t h;
 	cosched_cpufreq_outcome_t out;
 	cosched_error_t err = { "" };
-	cosched_cpufreq_t *c = cosched_cpufreq_open(a->t->root, &err);
+	cosched_cpufreq_t *c = cosched_cpufreq_open(a->t->fake.root, &err);
 	cosched_idset_t cpus;
 	int idx[COSCHED_CPUFREQ_DOMAINS_MAX];
 	FILE *f;
@@ -641,14 +604,14 @@ START_TEST(t_crash_restores_originals)
 
 	tree_make(&t, "");
 	a.t = &t;
-	snprintf(a.out, sizeof(a.out), "%s/holder", t.top);
+	snprintf(a.out, sizeof(a.out), "%s/holder", t.fake.top);
 	/* The journal directory is made 0700 by the first call; watch it and
 	 * the policy to see which is written first. */
 	ck_assert_int_eq(mkdir(t.spool, 0700), 0);
 	fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
 	wd_spool = inotify_add_watch(fd, t.spool, IN_MOVED_TO);
 	snprintf(body, sizeof(body), "%s/sys/devices/system/cpu/cpufreq/policy8",
-		 t.root);
+		 t.fake.root);
 	wd_policy = inotify_add_watch(fd, body, IN_CLOSE_WRITE);
 	ck_assert_int_ge(wd_spool, 0);
 	ck_assert_int_ge(wd_policy, 0);
@@ -666,7 +629,7 @@ START_TEST(t_crash_restores_originals)
 	ck_assert_str_eq(first, "cpufreq.journal");
 	/* The journal names the originals and the dead holder. */
 	cp(body, sizeof(body), DOMAIN8);
-	strncat(body, slurp(a.out), sizeof(body) - strlen(body) - 1);
+	strncat(body, cosched_check_read_file(a.out), sizeof(body) - strlen(body) - 1);
 	journal_is(&t, body, 1, 1);
 	ck_assert_int_eq(stat(t.journal, &st), 0);
 	ck_assert_int_eq(st.st_mode & 07777, 0600);
@@ -875,9 +838,7 @@ END_TEST
 
 START_TEST(t_refused_request)
 {
-	cosched_cpufreq_outcome_t out;
 	cosched_cpufreq_holder_t a;
-	cosched_error_t err = { "" };
 	cosched_cpufreq_t *c;
 	int idx[2] = { 0, 1 };
 	tree_t t;
@@ -885,24 +846,94 @@ START_TEST(t_refused_request)
 	tree_make(&t, "");
 	c = tree_open(&t);
 	a = holder(5, "turbo", 0);
-	ck_assert_int_eq(cosched_cpufreq_acquire(c, t.spool, &a, idx, 2, &out,
-						 &err), -1);
-	ck_assert_msg(strstr(err.msg, "governor \"turbo\" not available") &&
-		      strstr(err.msg, "(and 1 more problems)"), "%s", err.msg);
+	acquire_refused(c, &t, &a, idx, 2,
+			"governor \"turbo\" not available (available: performance powersave userspace ondemand schedutil) (and 1 more problems)");
 	a = holder(5, "userspace", 3100000);
-	ck_assert_int_eq(cosched_cpufreq_acquire(c, t.spool, &a, idx, 2, &out,
-						 &err), -1);
-	ck_assert_msg(strstr(err.msg, "frequency 3100000 kHz out of range (800000 .. 3000000 kHz)"),
-		      "%s", err.msg);
+	acquire_refused(c, &t, &a, idx, 2,
+			"frequency 3100000 kHz out of range (800000 .. 3000000 kHz)");
 	a = holder(5, "userspace", 1550000);
-	ck_assert_int_eq(cosched_cpufreq_acquire(c, t.spool, &a, idx, 1, &out,
-						 &err), -1);
-	ck_assert_msg(strstr(err.msg, "frequency 1550000 kHz is not an available frequency"),
-		      "%s", err.msg);
+	acquire_refused(c, &t, &a, idx, 1,
+			"frequency 1550000 kHz is not an available frequency");
 	ck_assert_str_eq(state(&t, 0), ORIGINAL);
 	ck_assert_str_eq(state(&t, 8), ORIGINAL);
 	/* Nothing was changed, so nothing was written. */
 	ck_assert_int_eq(access(t.journal, F_OK), -1);
+	cosched_cpufreq_close(c);
+	tree_free(&t);
+}
+END_TEST
+
+/*
+ * The governors the site allows (slurm.conf CpuFreqGovernors, given by
+ * task/cosched): what a request comes to is checked, not only the governor
+ * it names.  A request for ondemand, which the site allows, comes to
+ * userspace, which it does not: refused, nothing written.  Originals come
+ * back unchecked, even where the site would not let cosched choose them.
+ */
+START_TEST(t_site_governors)
+{
+	const char *what = "slurm.conf CpuFreqGovernors";
+	cosched_cpufreq_outcome_t out;
+	cosched_cpufreq_holder_t a, n;
+	cosched_error_t err = { "" };
+	cosched_cpufreq_t *c;
+	int idx[2] = { 0, 1 }, eight = 1;
+	tree_t t;
+
+	tree_make(&t, "");
+	c = tree_open(&t);
+	ck_assert_int_eq(cosched_cpufreq_allow(c, what, "ondemand performance",
+					       &err), 0);
+	a = holder(5, "ondemand", 0);
+	acquire_refused(c, &t, &a, idx, 2,
+			"cpufreq domain 0 (cpus 0-7): governor \"userspace\" not allowed by slurm.conf CpuFreqGovernors (ondemand performance) (and 1 more problems)");
+	a = holder(5, "userspace", 1500000);
+	acquire_refused(c, &t, &a, idx, 1, "governor \"userspace\" not allowed");
+	ck_assert_str_eq(state(&t, 0), ORIGINAL);
+	ck_assert_str_eq(state(&t, 8), ORIGINAL);
+	ck_assert_int_eq(access(t.journal, F_OK), -1);
+	/* What the site allows is written; a request for ondemand is
+	 * refused beside it too (it would be userspace once alone). */
+	a = holder(5, "performance", 0);
+	acquire_ok(c, &t, &a, 1);
+	ck_assert_str_eq(attr(&t, 8, "scaling_governor"), "performance");
+	n = holder(6, "ondemand", 0);
+	acquire_refused(c, &t, &n, &eight, 1,
+			"governor \"userspace\" not allowed");
+	release_ok(c, &t, 5, 0, 1);
+	ck_assert_str_eq(state(&t, 8), ORIGINAL);
+
+	/* The originals (schedutil, outside the list) come back when the
+	 * holder that asked for something leaves the one that did not. */
+	ck_assert_int_eq(cosched_cpufreq_allow(c, what, "userspace", &err), 0);
+	a = holder(5, "userspace", 1500000);
+	acquire_ok(c, &t, &a, 1);
+	n = holder(6, "", 0);
+	ck_assert_int_eq(cosched_cpufreq_join(c, t.spool, &n, &eight, 1, &out,
+					      &err), 0);
+	ck_assert_str_eq(state(&t, 8), "userspace 800000 3000000 3000000");
+	release_ok(c, &t, 5, 1, 0);
+	ck_assert_str_eq(attr(&t, 8, "scaling_governor"), "schedutil");
+	release_ok(c, &t, 6, 0, 1);
+	ck_assert_str_eq(state(&t, 8), "schedutil 800000 3000000 3000000");
+	journal_is(&t, "", 0, 0);
+
+	/* The list's form; a refused one keeps the list before it. */
+	ck_assert_int_eq(cosched_cpufreq_allow(c, what, "Performance", &err),
+			 -1);
+	ck_assert_str_eq(err.msg, "slurm.conf CpuFreqGovernors: \"Performance\": expected governor names ([a-z0-9_], at most 31 bytes) separated by spaces, each once, at most 16");
+	ck_assert_int_eq(cosched_cpufreq_allow(c, what, "performance  userspace",
+					       &err), -1);
+	a = holder(5, "performance", 0);
+	acquire_refused(c, &t, &a, &eight, 1,
+			"governor \"performance\" not allowed by slurm.conf CpuFreqGovernors (userspace)");
+	/* None allowed; then any the domain lists again. */
+	ck_assert_int_eq(cosched_cpufreq_allow(c, what, "", &err), 0);
+	acquire_refused(c, &t, &a, &eight, 1,
+			"not allowed by slurm.conf CpuFreqGovernors (none)");
+	ck_assert_int_eq(cosched_cpufreq_allow(c, what, NULL, &err), 0);
+	acquire_ok(c, &t, &a, 1);
+	release_ok(c, &t, 5, 0, 1);
 	cosched_cpufreq_close(c);
 	tree_free(&t);
 }
@@ -1011,8 +1042,8 @@ START_TEST(t_failed_restore_kept)
 	c = tree_open(&t);
 	a = holder(11, "userspace", 1500000);
 	acquire_ok(c, &t, &a, 1);
-	snprintf(cmd, sizeof(cmd), "unwritable %s 8 scaling_governor", t.root);
-	tree_fake(&t, cmd);
+	snprintf(cmd, sizeof(cmd), "unwritable %s 8 scaling_governor", t.fake.root);
+	tree_fake(cmd);
 	ck_assert_int_eq(cosched_cpufreq_release(c, t.spool, 11,
 						 COSCHED_CPUFREQ_ANY_STEP,
 						 &out, &err), -1);
@@ -1025,8 +1056,8 @@ START_TEST(t_failed_restore_kept)
 	ck_assert_int_eq(cosched_cpufreq_sweep(c, t.spool, &out, &err), -1);
 	ck_assert_int_eq(out.failed, 1);
 	journal_is(&t, DOMAIN8, 1, 0);
-	snprintf(cmd, sizeof(cmd), "writable %s 8 scaling_governor", t.root);
-	tree_fake(&t, cmd);
+	snprintf(cmd, sizeof(cmd), "writable %s 8 scaling_governor", t.fake.root);
+	tree_fake(cmd);
 	ck_assert_msg(!cosched_cpufreq_sweep(c, t.spool, &out, &err), "%s",
 		      err.msg);
 	ck_assert_int_eq(out.restored, 1);
@@ -1055,8 +1086,8 @@ START_TEST(t_failed_apply)
 	tree_make(&t, "");
 	c = tree_open(&t);
 	a = holder(12, "userspace", 1500000);
-	snprintf(cmd, sizeof(cmd), "unwritable %s 8 scaling_setspeed", t.root);
-	tree_fake(&t, cmd);
+	snprintf(cmd, sizeof(cmd), "unwritable %s 8 scaling_setspeed", t.fake.root);
+	tree_fake(cmd);
 	ck_assert_int_eq(cosched_cpufreq_acquire(c, t.spool, &a, &idx, 1,
 						 &out, &err), -1);
 	ck_assert_int_eq(out.failed, 1);
@@ -1067,8 +1098,8 @@ START_TEST(t_failed_apply)
 	journal_is(&t, "", 0, 0);
 	/* Originals that cannot be read: the domain is not taken, nothing
 	 * is written. */
-	snprintf(cmd, sizeof(cmd), "unwritable %s 8 scaling_min_freq", t.root);
-	tree_fake(&t, cmd);
+	snprintf(cmd, sizeof(cmd), "unwritable %s 8 scaling_min_freq", t.fake.root);
+	tree_fake(cmd);
 	ck_assert_int_eq(cosched_cpufreq_acquire(c, t.spool, &a, &idx, 1,
 						 &out, &err), -1);
 	ck_assert_int_eq(out.failed + out.applied + out.restored, 0);
@@ -1144,14 +1175,14 @@ START_TEST(t_corrupt_kept_aside)
 	c = tree_open(&t);
 	ck_assert_int_eq(mkdir(t.spool, 0700), 0);
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		spit(t.journal, bad[i]);
+		cosched_check_write_file(t.journal, bad[i]);
 		ck_assert_int_eq(cosched_cpufreq_sweep(c, t.spool, &out, &err),
 				 -1);
 		ck_assert_int_eq(count_bad(&t, kept, sizeof(kept)), 1);
 		ck_assert_msg(strstr(err.msg, "corrupt cpufreq journal") &&
 			      strstr(err.msg, kept), "%zu: %s", i, err.msg);
 		ck_assert_int_eq(access(t.journal, F_OK), -1);
-		ck_assert_str_eq(slurp(kept), bad[i]);
+		ck_assert_str_eq(cosched_check_read_file(kept), bad[i]);
 		/* Until an administrator removes it, no change is made. */
 		a = holder(20, "userspace", 1500000);
 		ck_assert_int_eq(cosched_cpufreq_acquire(c, t.spool, &a, &idx,
@@ -1171,7 +1202,7 @@ START_TEST(t_corrupt_kept_aside)
 			 journal_text(DOMAIN0
 				      "holder job=1 step=0 pid=999999999 start=1 governor=userspace freq=1500000\n",
 				      1, 1));
-		spit(t.journal, text);
+		cosched_check_write_file(t.journal, text);
 	}
 	ck_assert_msg(!cosched_cpufreq_sweep(c, t.spool, &out, &err), "%s",
 		      err.msg);
@@ -1194,16 +1225,16 @@ START_TEST(t_links_refused)
 	tree_make(&t, "");
 	c = tree_open(&t);
 	ck_assert_int_eq(mkdir(t.spool, 0700), 0);
-	snprintf(target, sizeof(target), "%s/elsewhere", t.top);
-	spit(target, "precious\n");
+	snprintf(target, sizeof(target), "%s/elsewhere", t.fake.top);
+	cosched_check_write_file(target, "precious\n");
 	ck_assert_int_eq(symlink(target, t.journal), 0);
 	ck_assert_int_eq(cosched_cpufreq_sweep(c, t.spool, &out, &err), -1);
 	ck_assert_msg(strstr(err.msg, "cpufreq.journal: is a symbolic link"),
 		      "%s", err.msg);
-	ck_assert_str_eq(slurp(target), "precious\n");
+	ck_assert_str_eq(cosched_check_read_file(target), "precious\n");
 	ck_assert_int_eq(unlink(t.journal), 0);
 	/* The directory itself. */
-	sh("rm -r %s && ln -s %s %s", t.spool, t.top, t.spool);
+	cosched_check_sh("rm -r %s && ln -s %s %s", t.spool, t.fake.top, t.spool);
 	ck_assert_int_eq(cosched_cpufreq_sweep(c, t.spool, &out, &err), -1);
 	ck_assert_msg(strstr(err.msg, "cosched: is a symbolic link"), "%s",
 		      err.msg);
@@ -1224,7 +1255,7 @@ START_TEST(t_previous_boot)
 	tree_make(&t, "");
 	c = tree_open(&t);
 	ck_assert_int_eq(mkdir(t.spool, 0700), 0);
-	spit(t.journal,
+	cosched_check_write_file(t.journal,
 	     "cosched-cpufreq-journal/1 boot=00000000-0000-0000-0000-000000000000\n"
 	     DOMAIN0
 	     "holder job=1 step=0 pid=999999999 start=1 governor=userspace freq=1500000\n"
@@ -1256,11 +1287,11 @@ START_TEST(t_domain_gone)
 	snprintf(text, sizeof(text), "%s",
 		 journal_text("domain id=4 cpus=4-5 governor=schedutil min=800000 max=3000000 setspeed=0\n",
 			      1, 0));
-	spit(t.journal, text);
+	cosched_check_write_file(t.journal, text);
 	ck_assert_int_eq(cosched_cpufreq_sweep(c, t.spool, &out, &err), -1);
 	ck_assert_msg(strstr(err.msg, "domain 4 (cpus 4-5) is not on this node any more: entry kept"),
 		      "%s", err.msg);
-	ck_assert_str_eq(slurp(t.journal), text);
+	ck_assert_str_eq(cosched_check_read_file(t.journal), text);
 	cosched_cpufreq_close(c);
 	tree_free(&t);
 }
@@ -1288,6 +1319,7 @@ Suite *cosched_test_suite(void)
 	tcase_add_test(tc, t_two_holders);
 	tcase_add_test(tc, t_min_lowered);
 	tcase_add_test(tc, t_refused_request);
+	tcase_add_test(tc, t_site_governors);
 	tcase_add_test(tc, t_dead_and_reused_pids);
 	tcase_add_test(tc, t_zombie_is_dead);
 	tcase_add_test(tc, t_failed_restore_kept);

@@ -11,14 +11,60 @@
  * tested for real in a qemu guest (testsuite/python/test_numavm.py). */
 #include <numa.h>
 #include <numaif.h>
+#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 
 #include "cosched_check.h"
 #include "src/node/cosched_mempolicy.h"
+#include "src/node/cosched_topology.h"
 
 static cosched_error_t err;
+
+/*
+ * Every malloc, calloc and realloc of this program and of the libraries it
+ * loads (hwloc, libnuma) comes here first: this program's definitions
+ * interpose glibc's, which they call.  allocs counts them while counting
+ * is on.  Not under AddressSanitizer, whose own allocator must see them.
+ */
+#if defined(__SANITIZE_ADDRESS__)
+#define COUNT_ALLOCS 0
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define COUNT_ALLOCS 0
+#endif
+#endif
+#ifndef COUNT_ALLOCS
+#define COUNT_ALLOCS 1
+#endif
+
+static volatile bool counting;
+static volatile unsigned long allocs;
+
+#if COUNT_ALLOCS
+extern void *__libc_malloc(size_t n);
+extern void *__libc_calloc(size_t n, size_t size);
+extern void *__libc_realloc(void *p, size_t n);
+
+void *malloc(size_t n)
+{
+	allocs += counting;
+	return __libc_malloc(n);
+}
+
+void *calloc(size_t n, size_t size)
+{
+	allocs += counting;
+	return __libc_calloc(n, size);
+}
+
+void *realloc(void *p, size_t n)
+{
+	allocs += counting;
+	return __libc_realloc(p, n);
+}
+#endif
 
 /* A node this task may allocate on, and one the machine does not have. */
 static int here, missing;
@@ -226,6 +272,55 @@ START_TEST(test_unset_mode_refused)
 }
 END_TEST
 
+/*
+ * What task/cosched does in each task, between fork and exec, allocates
+ * nothing: the NUMA nodes of the task's CPUs through the table the
+ * topology read at step start, then the policy.  slurmstepd loads the
+ * topology once; here the test does, before counting.
+ */
+START_TEST(test_task_path_allocates_nothing)
+{
+	cosched_topology_t *t = cosched_topology_load("system", &err);
+	cosched_membind_t modes[] = { COSCHED_MEMBIND_PREFER,
+				      COSCHED_MEMBIND_BIND };
+	cosched_idset_t cpus, numa;
+	cpu_set_t mask;
+	char want[32];
+
+	if (!COUNT_ALLOCS) {
+		fprintf(stderr, "test_task_path_allocates_nothing: skipped: allocations are not counted under AddressSanitizer\n");
+		cosched_topology_free(t);
+		return;
+	}
+	ck_assert_msg(t != NULL, "%s", err.msg);
+	ck_assert_int_eq(sched_getaffinity(0, sizeof(mask), &mask), 0);
+	cosched_idset_clear(&cpus);
+	for (int cpu = 0; cpu < CPU_SETSIZE && cpu < COSCHED_DECISION_IDS_MAX;
+	     cpu++)
+		if (CPU_ISSET(cpu, &mask))
+			cosched_idset_add(&cpus, cpu, NULL);
+	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+		int mapped, applied;
+
+		/* No Check assertion while counting: each one reports its
+		 * place to the test's parent, which allocates. */
+		counting = true;
+		mapped = cosched_topology_cpu_numa(t, &cpus, &numa, &err);
+		applied = mapped ? -1 : cosched_mempolicy_apply(modes[i], &numa,
+								&err);
+		counting = false;
+		ck_assert_msg(!mapped && !applied, "%s", err.msg);
+		ck_assert_msg(allocs == 0, "%s: %lu allocations",
+			      cosched_membind_name(modes[i]), allocs);
+		ck_assert(cosched_idset_has(&numa, here));
+	}
+	snprintf(want, sizeof(want), "bind %d", here);
+	if (cosched_idset_count(&numa) == 1)
+		ck_assert_str_eq(describe(), want);
+	cosched_topology_free(t);
+}
+END_TEST
+
 START_TEST(test_describe_cut)
 {
 	char buf[4];
@@ -249,6 +344,7 @@ Suite *cosched_test_suite(void)
 	tcase_add_test(tc, test_none_leaves_policy);
 	tcase_add_test(tc, test_unset_mode_refused);
 	tcase_add_test(tc, test_describe_cut);
+	tcase_add_test(tc, test_task_path_allocates_nothing);
 	suite_add_tcase(s, tc);
 	return s;
 }

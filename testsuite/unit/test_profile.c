@@ -294,6 +294,56 @@ START_TEST(test_edp_points_ftb)
 }
 END_TEST
 
+START_TEST(test_counterless_json)
+{
+	/* Version 3 holds a run without counters and the note; versions 1
+	 * and 2 never do, so such a file saying version 2 is refused. */
+	static const char *v2 =
+		"{\"schema_version\": 2, \"app\": \"x\", \"runs_merged\": 1,"
+		" \"derived\": {}, \"edp\": [], \"runs\": [{\"runtime_s\": 1,"
+		" \"threads\": 1}]}";
+	static const char *note_v2 =
+		"{\"schema_version\": 2, \"app\": \"x\", \"runs_merged\": 0,"
+		" \"derived\": {}, \"edp\": [], \"runs\": [],"
+		" \"counters\": \"unavailable: x\"}";
+	static const char *bad_note =
+		"{\"schema_version\": 3, \"app\": \"x\", \"runs_merged\": 0,"
+		" \"derived\": {}, \"edp\": [], \"runs\": [],"
+		" \"counters\": \"line\\nbreak\"}";
+	cosched_profile_t p, q;
+	cosched_run_t r = mkrun(NAN, NAN, NAN, 4.0, 2);
+	char *text;
+
+	ck_assert_int_eq(cosched_profile_init(&p, "vm", &err), 0);
+	r.energy_pkg_j = 40.0;
+	ck_assert_msg(cosched_profile_add_run(&p, &r, &mp, &err) == 0, "%s",
+		      err.msg);
+	strcpy(p.counters, "unavailable: no PMU");
+	text = cosched_profile_to_json(&p, &err);
+	ck_assert_ptr_nonnull(text);
+	ck_assert_ptr_nonnull(strstr(text, "\"schema_version\": 3"));
+	ck_assert_msg(cosched_profile_from_json(&q, text, &err) == 0, "%s",
+		      err.msg);
+	ck_assert_str_eq(q.counters, "unavailable: no PMU");
+	ck_assert_int_eq(q.n_runs, 1);
+	ck_assert(!cosched_run_counted(&q.runs[0]));
+	ck_assert_double_eq(q.runs[0].runtime_s, 4.0);
+	ck_assert(!cosched_profile_has_data(&q));
+	cosched_profile_free(&q);
+	free(text);
+	cosched_profile_free(&p);
+
+	ck_assert_int_eq(cosched_profile_from_json(&q, v2, &err), -1);
+	ck_assert_msg(strstr(err.msg, "runs[0]: no counter values, which schema version 2 does not allow (version 3 does)"),
+		      "%s", err.msg);
+	ck_assert_int_eq(cosched_profile_from_json(&q, note_v2, &err), -1);
+	ck_assert_msg(strstr(err.msg, "counters"), "%s", err.msg);
+	ck_assert_int_eq(cosched_profile_from_json(&q, bad_note, &err), -1);
+	ck_assert_msg(strstr(err.msg, "counters: expected a note of 1 to 200 printable characters"),
+		      "%s", err.msg);
+}
+END_TEST
+
 START_TEST(test_json_roundtrip)
 {
 	cosched_profile_t p, q;
@@ -310,8 +360,9 @@ START_TEST(test_json_roundtrip)
 	text = cosched_profile_to_json(&p, &err);
 	ck_assert_ptr_nonnull(text);
 	root = json_loads(text, 0, NULL);
+	/* Counted runs only: the lowest version that holds it, 2. */
 	ck_assert_int_eq(json_integer_value(json_object_get(root, "schema_version")),
-			 COSCHED_PROFILE_SCHEMA_VERSION);
+			 2);
 	/* unmeasured values are absent in runs, null in derived */
 	ck_assert_ptr_null(json_object_get(json_array_get(json_object_get(root, "runs"), 0),
 					   "mem_bytes_per_s"));
@@ -387,13 +438,13 @@ START_TEST(test_malformed)
 		const char *msg;	/* expected message (substring) */
 	} bad[] = {
 		{ "runs", 2, "instructions", "\"abc\"",
-		  "runs[2].instructions: expected a non-negative number, got \"abc\"" },
+		  "runs[2].instructions: expected a non-negative number or null, got \"abc\"" },
 		{ "runs", 0, "instructions", "-1",
-		  "runs[0].instructions: expected a non-negative number, got -1" },
+		  "runs[0].instructions: expected a non-negative number or null, got -1" },
 		{ "runs", 1, "cycles", "0",
-		  "runs[1].cycles: expected a positive number, got 0" },
+		  "runs[1].cycles: expected a positive number or null, got 0" },
 		{ "runs", 0, "llc_misses", NULL,
-		  "runs[0].llc_misses: expected a non-negative number, got nothing (field missing)" },
+		  "runs[0]: instructions, cycles and llc_misses: all three or none (a run without counters), got 2 of them" },
 		{ "runs", 0, "mem_bytes_per_s", "\"x\"",
 		  "runs[0].mem_bytes_per_s: expected a non-negative number or null, got \"x\"" },
 		{ "runs", 0, "llc_to_core_bytes_per_s", "true",
@@ -427,7 +478,7 @@ START_TEST(test_malformed)
 		{ "", 0, "derived", "[1]", "derived: expected an object, got an array" },
 		{ "", 0, "schema_version", NULL, "schema_version: expected an integer, got nothing" },
 		{ "", 0, "schema_version", "\"1\"", "schema_version: expected an integer, got \"1\"" },
-		{ "", 0, "schema_version", "3", "schema_version: unsupported version 3 (this cosched reads versions 1 to 2)" },
+		{ "", 0, "schema_version", "4", "schema_version: unsupported version 4 (this cosched reads versions 1 to 3)" },
 		{ "", 0, "app", "\"../etc\"", "app: invalid application name \"../etc\"" },
 		{ "", 0, "app", "\"a/b\"", "character '/'" },
 		{ "", 0, "app", "7", "app: expected a string, got 7" },
@@ -718,6 +769,7 @@ Suite *cosched_test_suite(void)
 	tcase_add_test(tc, test_sample_bound);
 	tcase_add_test(tc, test_edp_points_ftb);
 	tcase_add_test(tc, test_json_roundtrip);
+	tcase_add_test(tc, test_counterless_json);
 	tcase_add_test(tc, test_malformed);
 	tcase_add_test(tc, test_malformed_text);
 	tcase_add_test(tc, test_copy);

@@ -25,18 +25,9 @@ static char dir[64];
 static cosched_conf_t conf;
 static cosched_error_t err;
 
-static void rm_rf(const char *path)
-{
-	char cmd[256];
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", path);
-	if (system(cmd) != 0)
-		fprintf(stderr, "cannot remove %s\n", path);
-}
-
 static void setup(void)
 {
-	snprintf(dir, sizeof(dir), "/tmp/cosched-pcache-XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(dir));
+	cosched_check_tmpdir(dir, sizeof(dir), "pcache");
 	cosched_conf_init(&conf);
 	snprintf(conf.profile_dir, sizeof(conf.profile_dir), "%s", dir);
 	cosched_error_clear(&err);
@@ -47,9 +38,9 @@ static void teardown(void)
 	char other[96];
 
 	(void) chmod(dir, 0755);
-	rm_rf(dir);
+	cosched_check_rm_rf(dir);
 	snprintf(other, sizeof(other), "%s.moved", dir);
-	rm_rf(other);
+	cosched_check_rm_rf(other);
 	snprintf(other, sizeof(other), "%s.outside.json", dir);
 	unlink(other);
 }
@@ -472,7 +463,7 @@ START_TEST(test_corrupt_profile)
 	ck_assert_msg(strstr(err.msg, "broken.json"), "%s", err.msg);
 
 	/* a good profile that turns bad leaves; the others stay */
-	write_renamed("stream.json", "{\"schema_version\": 3}");
+	write_renamed("stream.json", "{\"schema_version\": 4}");
 	refresh_ok(c, 1, 1);
 	ck_assert_msg(strstr(err.msg, "stream.json: schema_version"), "%s", err.msg);
 	check_absent(c, "stream");
@@ -545,12 +536,7 @@ START_TEST(test_links_fifos_bad_names)
 	put_profile("good", 1, 0.01);
 	text = profile_text("link", 1, 5.02);
 	snprintf(outside, sizeof(outside), "%s.outside.json", dir);
-	{
-		FILE *f = fopen(outside, "w");
-		ck_assert_ptr_nonnull(f);
-		fputs(text, f);
-		fclose(f);
-	}
+	cosched_check_write_file(outside, text);
 	path_of(path, sizeof(path), "link.json");
 	ck_assert_int_eq(symlink(outside, path), 0);
 	free(text);

@@ -18,40 +18,14 @@
 #include "src/node/cosched_energy_ledger.h"
 #include "src/node/cosched_rapl.h"
 
-#ifndef COSCHED_PYTHON3
-#define COSCHED_PYTHON3 "python3"
-#endif
-
-typedef struct {
-	char top[256];		/* the test's temporary directory */
-	char root[300];		/* SysfsRoot */
-} tree_t;
+typedef cosched_check_tree_t tree_t;	/* the test's directory, SysfsRoot */
 
 static cosched_error_t err;
-
-static void sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static void sh(const char *fmt, ...)
-{
-	char cmd[2048];
-	va_list ap;
-	int rc;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	rc = system(cmd);
-	ck_assert_msg(rc == 0, "%s: exit status %d", cmd, rc);
-}
 
 /* A fake tree made with fake_powercap.py create ROOT ARGS. */
 static void tree_make(tree_t *t, const char *args)
 {
-	snprintf(t->top, sizeof(t->top), "/tmp/cosched-rapl-XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(t->top));
-	snprintf(t->root, sizeof(t->root), "%s/root", t->top);
-	sh("%s %s create %s %s", COSCHED_PYTHON3, COSCHED_FAKE_POWERCAP,
-	   t->root, args);
+	cosched_check_tree_make(t, "rapl", COSCHED_FAKE_POWERCAP, args);
 }
 
 /* fake_powercap.py CMD ROOT ARGS, its output discarded. */
@@ -66,13 +40,8 @@ static void fake(const tree_t *t, const char *cmd, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(args, sizeof(args), fmt, ap);
 	va_end(ap);
-	sh("%s %s %s %s %s >/dev/null", COSCHED_PYTHON3, COSCHED_FAKE_POWERCAP,
-	   cmd, t->root, args);
-}
-
-static void tree_free(tree_t *t)
-{
-	sh("rm -rf %s", t->top);
+	cosched_check_sh("%s %s %s %s %s >/dev/null", COSCHED_PYTHON3,
+			 COSCHED_FAKE_POWERCAP, cmd, t->root, args);
 }
 
 static cosched_rapl_t *tree_open(const tree_t *t)
@@ -102,14 +71,10 @@ static void put(const tree_t *t, const char *zone, const char *file,
 		const char *text)
 {
 	char path[600];
-	FILE *f;
 
 	snprintf(path, sizeof(path), "%s/sys/class/powercap/%s/%s", t->root,
 		 zone, file);
-	f = fopen(path, "w");
-	ck_assert_msg(f != NULL, "%s: %s", path, strerror(errno));
-	fputs(text, f);
-	ck_assert_int_eq(fclose(f), 0);
+	cosched_check_write_file(path, text);
 }
 
 static void zone_is(const cosched_rapl_t *r, int i, const char *dir,
@@ -165,7 +130,7 @@ START_TEST(t_scan_two_packages)
 	ck_assert(cosched_rapl_has_core(r));
 	ck_assert(cosched_rapl_has_dram(r));
 	cosched_rapl_close(r);
-	tree_free(&t);
+	cosched_check_tree_free(&t);
 }
 END_TEST
 
@@ -183,7 +148,7 @@ START_TEST(t_scan_many_packages)
 	zone_is(r, 23, "intel-rapl:11:0", "core", COSCHED_RAPL_CORE, 11, -1,
 		262143328850ull);
 	cosched_rapl_close(r);
-	tree_free(&t);
+	cosched_check_tree_free(&t);
 }
 END_TEST
 
@@ -205,11 +170,11 @@ START_TEST(t_missing_zones)
 	ck_assert(n.has_core);
 	ck_assert(!n.has_dram);
 	cosched_rapl_close(r);
-	tree_free(&t);
+	cosched_check_tree_free(&t);
 
 	/* One package without its core zone: no node-wide core figure. */
 	tree_make(&t, "--packages 2");
-	sh("rm %s/sys/class/powercap/intel-rapl:1:0", t.root);
+	cosched_check_sh("rm %s/sys/class/powercap/intel-rapl:1:0", t.root);
 	r = tree_open(&t);
 	ck_assert_int_eq(cosched_rapl_nzones(r), 5);
 	ck_assert_str_eq(cosched_rapl_notes(r), "package-1: no core zone");
@@ -220,7 +185,7 @@ START_TEST(t_missing_zones)
 	ck_assert_uint_eq(n.core_uj, 0);
 	ck_assert(n.has_dram);
 	cosched_rapl_close(r);
-	tree_free(&t);
+	cosched_check_tree_free(&t);
 }
 END_TEST
 
@@ -237,7 +202,7 @@ START_TEST(t_amd)
 		262143328850ull);
 	ck_assert_str_eq(cosched_rapl_notes(r), "package-0: no dram zone");
 	cosched_rapl_close(r);
-	tree_free(&t);
+	cosched_check_tree_free(&t);
 }
 END_TEST
 
@@ -255,7 +220,7 @@ START_TEST(t_psys_uncore_dies)
 		65712999613ull);
 	ck_assert_str_eq(cosched_rapl_notes(r), "");
 	cosched_rapl_close(r);
-	tree_free(&t);
+	cosched_check_tree_free(&t);
 
 	tree_make(&t, "--packages 1 --dies 2");
 	r = tree_open(&t);
@@ -265,7 +230,7 @@ START_TEST(t_psys_uncore_dies)
 	zone_is(r, 4, "intel-rapl:1:0", "core", COSCHED_RAPL_CORE, 0, 1,
 		262143328850ull);
 	cosched_rapl_close(r);
-	tree_free(&t);
+	cosched_check_tree_free(&t);
 }
 END_TEST
 
@@ -282,7 +247,7 @@ START_TEST(t_unknown_zone)
 	ck_assert_str_eq(cosched_rapl_notes(r),
 			 "intel-rapl:0:1: zone \"hbm\" not used; package-0: no dram zone");
 	cosched_rapl_close(r);
-	tree_free(&t);
+	cosched_check_tree_free(&t);
 }
 END_TEST
 
@@ -300,17 +265,17 @@ START_TEST(t_no_powercap)
 	open_fails(&t, want);
 	ck_assert_str_eq(err.msg, want);
 	/* A root without even sys/ says the same. */
-	sh("rm -rf %s/sys", t.root);
+	cosched_check_sh("rm -rf %s/sys", t.root);
 	open_fails(&t, want);
 	ck_assert_str_eq(err.msg, want);
 	/* powercap without any RAPL zone (another driver only). */
-	sh("mkdir -p %s/sys/class/powercap/dtpm", t.root);
+	cosched_check_sh("mkdir -p %s/sys/class/powercap/dtpm", t.root);
 	snprintf(want, sizeof(want),
 		 "energy unavailable: no RAPL package zone under %s/sys/class/powercap",
 		 t.root);
 	open_fails(&t, want);
 	ck_assert_str_eq(err.msg, want);
-	tree_free(&t);
+	cosched_check_tree_free(&t);
 	/* A SysfsRoot that is no absolute path. */
 	err.msg[0] = '\0';
 	ck_assert_ptr_null(cosched_rapl_open("relative/root", &err));
@@ -348,7 +313,7 @@ START_TEST(t_malformed)
 		tree_make(&t, "--packages 1");
 		put(&t, cases[i].zone, cases[i].file, cases[i].text);
 		open_fails(&t, cases[i].want);
-		tree_free(&t);
+		cosched_check_tree_free(&t);
 	}
 }
 END_TEST
@@ -364,7 +329,7 @@ START_TEST(t_duplicates)
 	put(&t, "intel-rapl:0:1", "name", "dram\n");
 	put(&t, "intel-rapl:1", "name", "package-0\n");
 	open_fails(&t, "both named \"package-0\"");
-	tree_free(&t);
+	cosched_check_tree_free(&t);
 }
 END_TEST
 
@@ -376,19 +341,19 @@ START_TEST(t_links)
 	cosched_rapl_t *r;
 
 	tree_make(&t, "--packages 1");
-	sh("mkdir %s/elsewhere && cp -a %s/sys/devices/virtual/powercap/intel-rapl/intel-rapl:0/intel-rapl:0:1 %s/elsewhere/",
+	cosched_check_sh("mkdir %s/elsewhere && cp -a %s/sys/devices/virtual/powercap/intel-rapl/intel-rapl:0/intel-rapl:0:1 %s/elsewhere/",
 	   t.top, t.root, t.top);
-	sh("ln -sfn %s/elsewhere/intel-rapl:0:1 %s/sys/class/powercap/intel-rapl:0:1",
+	cosched_check_sh("ln -sfn %s/elsewhere/intel-rapl:0:1 %s/sys/class/powercap/intel-rapl:0:1",
 	   t.top, t.root);
 	open_fails(&t, "intel-rapl:0:1: leads out of");
-	sh("ln -sfn ../../devices/virtual/powercap/intel-rapl/intel-rapl:0/intel-rapl:0:1 %s/sys/class/powercap/intel-rapl:0:1",
+	cosched_check_sh("ln -sfn ../../devices/virtual/powercap/intel-rapl/intel-rapl:0/intel-rapl:0:1 %s/sys/class/powercap/intel-rapl:0:1",
 	   t.root);
 	r = tree_open(&t);
 	cosched_rapl_close(r);
-	sh("cd %s/sys/devices/virtual/powercap/intel-rapl/intel-rapl:0 && mv energy_uj real && ln -s real energy_uj",
+	cosched_check_sh("cd %s/sys/devices/virtual/powercap/intel-rapl/intel-rapl:0 && mv energy_uj real && ln -s real energy_uj",
 	   t.root);
 	open_fails(&t, "energy_uj: is a symbolic link (not followed)");
-	tree_free(&t);
+	cosched_check_tree_free(&t);
 }
 END_TEST
 
@@ -419,7 +384,7 @@ START_TEST(t_unreadable)
 	ck_assert_uint_eq(d[0].uj, 150);	/* both intervals */
 	ck_assert_uint_eq(n.package_uj, 150);
 	cosched_rapl_close(r);
-	tree_free(&t);
+	cosched_check_tree_free(&t);
 }
 END_TEST
 
@@ -465,7 +430,7 @@ START_TEST(t_eacces_real)
 	ck_assert_int_eq(chmod(t.top, 0755), 0);
 	cosched_child_run("open as nobody", open_as_nobody, &t,
 			  COSCHED_CHILD_AS_NOBODY, 10);
-	tree_free(&t);
+	cosched_check_tree_free(&t);
 }
 END_TEST
 
@@ -510,7 +475,7 @@ START_TEST(t_read)
 	ck_assert_uint_eq(d[0].uj, 0);
 	ck_assert_uint_eq(d[2].uj, 234);
 	cosched_rapl_close(r);
-	tree_free(&t);
+	cosched_check_tree_free(&t);
 }
 END_TEST
 
@@ -550,7 +515,7 @@ START_TEST(t_wraparound)
 	n = sample_ok(r, d);
 	ck_assert_uint_eq(d[0].uj, 10);
 	cosched_rapl_close(r);
-	tree_free(&t);
+	cosched_check_tree_free(&t);
 }
 END_TEST
 
@@ -609,7 +574,7 @@ START_TEST(t_two_jobs_through_a_wrap)
 	ck_assert_uint_eq(sh[1].total_uj, 7100000);
 	ck_assert_uint_eq(sh[0].total_uj + sh[1].total_uj, s.node_uj);
 	cosched_rapl_close(r);
-	tree_free(&t);
+	cosched_check_tree_free(&t);
 }
 END_TEST
 
@@ -723,22 +688,9 @@ START_TEST(t_ledger_shares_add_up)
 	ck_assert_msg(access(path, F_OK) && errno == ENOENT,
 		      "%s left behind", path);
 	cosched_rapl_close(r);
-	tree_free(&t);
+	cosched_check_tree_free(&t);
 }
 END_TEST
-
-static char *slurp(const char *path)
-{
-	static char buf[8192];
-	FILE *f = fopen(path, "r");
-	size_t n;
-
-	ck_assert_msg(f != NULL, "%s: %s", path, strerror(errno));
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	buf[n] = '\0';
-	fclose(f);
-	return buf;
-}
 
 START_TEST(t_ledger_dead_sampler)
 {
@@ -768,18 +720,18 @@ START_TEST(t_ledger_dead_sampler)
 	}
 	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
 	ck_assert_int_eq(status, 0);
-	ck_assert_ptr_nonnull(strstr(slurp(path), "step 21.0 "));
+	ck_assert_ptr_nonnull(strstr(cosched_check_read_file(path), "step 21.0 "));
 	/* The dead step is dropped on a's joining: nothing spent yet. */
 	spend(&t, 4, 2, 0);
 	ledger_update(r, dir, &a, false, &oc);
 	ck_assert_int_eq(oc.present, 0);
-	ck_assert_ptr_null(strstr(slurp(path), "step 21.0 "));
-	ck_assert_ptr_nonnull(strstr(slurp(path), "abandoned=0\n"));
+	ck_assert_ptr_null(strstr(cosched_check_read_file(path), "step 21.0 "));
+	ck_assert_ptr_nonnull(strstr(cosched_check_read_file(path), "abandoned=0\n"));
 	spend(&t, 4, 2, 0);
 	ck_assert_uint_eq(ledger_update(r, dir, &a, true, &oc).energy.total_uj,
 			  4000000);
 	cosched_rapl_close(r);
-	tree_free(&t);
+	cosched_check_tree_free(&t);
 }
 END_TEST
 
@@ -789,7 +741,6 @@ START_TEST(t_ledger_unreadable_and_wrap)
 	cosched_ledger_outcome_t oc;
 	char dir[400], path[500];
 	cosched_rapl_t *r;
-	FILE *f;
 	tree_t t;
 
 	tree_make(&t, "--packages 1 --no-dram --max-range 99999999");
@@ -797,16 +748,14 @@ START_TEST(t_ledger_unreadable_and_wrap)
 	ledger_dir(&t, dir, sizeof(dir));
 	snprintf(path, sizeof(path), "%s/" COSCHED_ENERGY_LEDGER_FILE, dir);
 	ck_assert_int_eq(mkdir(dir, 0700), 0);
-	f = fopen(path, "w");
-	ck_assert_ptr_nonnull(f);
-	fputs("cosched-energy-ledger/1 boot=x\nstep 1.0 pid=1\n", f);
-	fclose(f);
+	cosched_check_write_file(path,
+		"cosched-energy-ledger/1 boot=x\nstep 1.0 pid=1\n");
 	fake(&t, "set", "intel-rapl:0 %d", 99000000);
 	ledger_update(r, dir, &a, false, &oc);
 	ck_assert(oc.restarted);
 	ck_assert_msg(strstr(oc.note, "unreadable (line 2: unexpected)"), "%s",
 		      oc.note);
-	ck_assert_ptr_nonnull(strstr(slurp(path), "cosched-energy-ledger/1 boot="));
+	ck_assert_ptr_nonnull(strstr(cosched_check_read_file(path), "cosched-energy-ledger/1 boot="));
 	/* 99 J, then 3 J on: past the 99.999999 J range. */
 	fake(&t, "advance", "intel-rapl:0 %d", 3000000);
 	ledger_update(r, dir, &a, false, &oc);
@@ -814,7 +763,7 @@ START_TEST(t_ledger_unreadable_and_wrap)
 	ck_assert_uint_eq(ledger_update(r, dir, &a, true, &oc).energy.total_uj,
 			  3000000);
 	cosched_rapl_close(r);
-	tree_free(&t);
+	cosched_check_tree_free(&t);
 }
 END_TEST
 

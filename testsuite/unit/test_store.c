@@ -21,20 +21,11 @@ static char dir[64];
 static cosched_store_t store;
 static cosched_error_t err;
 
-static void rm_rf(const char *path)
-{
-	char cmd[256];
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", path);
-	if (system(cmd) != 0)
-		fprintf(stderr, "cannot remove %s\n", path);
-}
-
 static void setup(void)
 {
 	cosched_merge_params_t mp;
 
-	snprintf(dir, sizeof(dir), "/tmp/cosched-store-XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(dir));
+	cosched_check_tmpdir(dir, sizeof(dir), "store");
 	cosched_merge_params_default(&mp);
 	mp.max_samples = 5;
 	mp.node_peak_bw = 15000e6;
@@ -47,7 +38,7 @@ static void teardown(void)
 	char outside[128];
 
 	(void) chmod(dir, 0755);	/* a failed test may have left it closed */
-	rm_rf(dir);
+	cosched_check_rm_rf(dir);
 	snprintf(outside, sizeof(outside), "%s.outside", dir);
 	unlink(outside);		/* test_symlinked_lock's target */
 }
@@ -85,12 +76,9 @@ static int count_entries(const char *prefix)
 static void write_file(const char *name, const char *text)
 {
 	char path[256];
-	FILE *f;
+
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	f = fopen(path, "w");
-	ck_assert_ptr_nonnull(f);
-	fputs(text, f);
-	fclose(f);
+	cosched_check_write_file(path, text);
 }
 
 START_TEST(test_open_refusals)
@@ -124,7 +112,7 @@ START_TEST(test_load_missing_then_merge)
 	ck_assert_str_eq(p.app, "stream");
 	cosched_profile_free(&p);
 
-	ck_assert_msg(cosched_store_merge_run(&store, "stream", &r, &q, &err) == 0,
+	ck_assert_msg(cosched_store_merge_run(&store, "stream", &r, NULL, &q, &err) == 0,
 		      "%s", err.msg);
 	ck_assert_int_eq(q.runs_merged, 1);
 	ck_assert_int_eq(cosched_store_load(&store, "stream", &p, &err), 1);
@@ -142,6 +130,68 @@ START_TEST(test_load_missing_then_merge)
 }
 END_TEST
 
+START_TEST(test_counterless_runs)
+{
+	/* Where a node has no hardware counters the run keeps its runtime
+	 * and energy; the profile says why it has no counter values and
+	 * gives no class from them; a counted run clears the note. */
+	cosched_profile_t p;
+	cosched_run_t r = mkrun(10.0);
+	char *text;
+
+	r.instructions = r.cycles = r.llc_misses = NAN;
+	ck_assert_msg(cosched_store_merge_run(&store, "vm", &r,
+		"unavailable: instructions: no hardware counters", NULL,
+		&err) == 0, "%s", err.msg);
+	ck_assert_int_eq(cosched_store_load(&store, "vm", &p, &err), 1);
+	ck_assert_str_eq(p.counters,
+			 "unavailable: instructions: no hardware counters");
+	ck_assert_int_eq(p.runs_merged, 1);
+	ck_assert(!cosched_profile_has_data(&p));
+	ck_assert(isnan(p.derived.mpki) && isnan(p.derived.ipc));
+	ck_assert_double_eq(p.derived.power_w, 10.0);
+	ck_assert_int_eq(p.n_edp, 1);
+	ck_assert_double_eq(p.edp[0].time_s, 10.0);
+	ck_assert_double_eq(p.edp[0].energy_j, 100.0);
+	cosched_profile_free(&p);
+	text = NULL;
+	{
+		char path[128];
+		FILE *f;
+		long n;
+
+		snprintf(path, sizeof(path), "%s/vm.json", dir);
+		f = fopen(path, "r");
+		ck_assert_ptr_nonnull(f);
+		text = calloc(1, 65536);
+		n = (long) fread(text, 1, 65535, f);
+		fclose(f);
+		ck_assert_int_gt(n, 0);
+	}
+	/* Written as version 3, the only one that holds such a run. */
+	ck_assert_ptr_nonnull(strstr(text, "\"schema_version\": 3"));
+	ck_assert_ptr_null(strstr(text, "\"instructions\""));
+	free(text);
+
+	/* Half counted is refused, the profile unchanged. */
+	r.instructions = 1e9;
+	ck_assert_int_eq(cosched_store_merge_run(&store, "vm", &r, NULL, NULL,
+						 &err), -1);
+	ck_assert_msg(strstr(err.msg, "run: instructions, cycles and llc_misses: all three or none"),
+		      "%s", err.msg);
+
+	r = mkrun(10.0);
+	ck_assert_int_eq(cosched_store_merge_run(&store, "vm", &r, NULL, NULL,
+						 &err), 0);
+	ck_assert_int_eq(cosched_store_load(&store, "vm", &p, &err), 1);
+	ck_assert_str_eq(p.counters, "");
+	ck_assert_int_eq(p.runs_merged, 2);
+	ck_assert(cosched_profile_has_data(&p));
+	ck_assert_double_eq(p.derived.ipc, 2.0);
+	cosched_profile_free(&p);
+}
+END_TEST
+
 START_TEST(test_bad_names)
 {
 	static const char *const bad[] = {
@@ -152,7 +202,7 @@ START_TEST(test_bad_names)
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		cosched_error_clear(&err);
-		ck_assert_int_eq(cosched_store_merge_run(&store, bad[i], &r, NULL, &err), -1);
+		ck_assert_int_eq(cosched_store_merge_run(&store, bad[i], &r, NULL, NULL, &err), -1);
 		ck_assert_ptr_nonnull(strstr(err.msg, "application"));
 		ck_assert_int_eq(cosched_store_load(&store, bad[i], &p, &err), -1);
 		ck_assert_int_eq(cosched_store_remove(&store, bad[i], &err), -1);
@@ -172,7 +222,7 @@ START_TEST(test_sample_bound)
 	cosched_profile_t p;
 	for (int i = 1; i <= 12; i++) {
 		cosched_run_t r = mkrun((double) i);
-		ck_assert_int_eq(cosched_store_merge_run(&store, "lu.A", &r, NULL, &err), 0);
+		ck_assert_int_eq(cosched_store_merge_run(&store, "lu.A", &r, NULL, NULL, &err), 0);
 	}
 	ck_assert_int_eq(cosched_store_load(&store, "lu.A", &p, &err), 1);
 	ck_assert_int_eq(p.runs_merged, 12);
@@ -224,8 +274,8 @@ START_TEST(test_corrupt_file)
 
 	write_file("ep.A.json", text);
 	ck_assert_int_eq(cosched_store_load(&store, "ep.A", &p, &err), -1);
-	ck_assert_ptr_nonnull(strstr(err.msg, "ep.A.json: runs[0].instructions: expected a non-negative number, got \"abc\""));
-	ck_assert_int_eq(cosched_store_merge_run(&store, "ep.A", &r, NULL, &err), -1);
+	ck_assert_ptr_nonnull(strstr(err.msg, "ep.A.json: runs[0].instructions: expected a non-negative number or null, got \"abc\""));
+	ck_assert_int_eq(cosched_store_merge_run(&store, "ep.A", &r, NULL, NULL, &err), -1);
 	snprintf(path, sizeof(path), "%s/ep.A.json", dir);
 	f = fopen(path, "r");
 	n = fread(buf, 1, sizeof(buf) - 1, f);
@@ -249,9 +299,9 @@ START_TEST(test_stale_temp_and_list)
 	write_file(".ft.B.json.a1b2c3", "{ partial");
 	write_file("README", "not a profile");
 	write_file("..json", "{}");
-	ck_assert_int_eq(cosched_store_merge_run(&store, "ft.B", &r, NULL, &err), 0);
-	ck_assert_int_eq(cosched_store_merge_run(&store, "bt.A", &r, NULL, &err), 0);
-	ck_assert_int_eq(cosched_store_merge_run(&store, "MG", &r, NULL, &err), 0);
+	ck_assert_int_eq(cosched_store_merge_run(&store, "ft.B", &r, NULL, NULL, &err), 0);
+	ck_assert_int_eq(cosched_store_merge_run(&store, "bt.A", &r, NULL, NULL, &err), 0);
+	ck_assert_int_eq(cosched_store_merge_run(&store, "MG", &r, NULL, NULL, &err), 0);
 	ck_assert_int_eq(cosched_store_list(&store, &names, &n, &err), 0);
 	ck_assert_int_eq(n, 3);
 	ck_assert_str_eq(names[0], "MG");
@@ -306,7 +356,7 @@ START_TEST(test_readers_write_nothing)
 	ck_assert_int_eq(cosched_store_load(&store, "absent", &p, &err), 0);
 	cosched_profile_free(&p);
 	ck_assert_int_eq(count_entries(""), 0);	/* no lock file either */
-	ck_assert_int_eq(cosched_store_merge_run(&store, "is.C", &r, NULL, &err), 0);
+	ck_assert_int_eq(cosched_store_merge_run(&store, "is.C", &r, NULL, NULL, &err), 0);
 	/* root: others may read and enter, only root writes; else: nobody
 	 * writes */
 	ck_assert_int_eq(chmod(dir, root ? 0755 : 0555), 0);
@@ -336,7 +386,7 @@ static int merge_in_unreadable_dir(void *unused)
 		fprintf(stderr, "%s is still readable\n", dir);
 		return 3;
 	}
-	if (cosched_store_merge_run(&store, "dirfsync", &r, NULL, &e)) {
+	if (cosched_store_merge_run(&store, "dirfsync", &r, NULL, NULL, &e)) {
 		fprintf(stderr, "merge: %s\n", e.msg);
 		return 1;
 	}
@@ -367,9 +417,9 @@ START_TEST(test_merge_non_finite_run)
 	cosched_profile_t p;
 	cosched_run_t r = mkrun(2.0);
 
-	ck_assert_int_eq(cosched_store_merge_run(&store, "tiny", &r, NULL, &err), 0);
+	ck_assert_int_eq(cosched_store_merge_run(&store, "tiny", &r, NULL, NULL, &err), 0);
 	r.cycles = 1e-320;
-	ck_assert_int_eq(cosched_store_merge_run(&store, "tiny", &r, NULL, &err), -1);
+	ck_assert_int_eq(cosched_store_merge_run(&store, "tiny", &r, NULL, NULL, &err), -1);
 	ck_assert_msg(strstr(err.msg, "run.cycles: ") && strstr(err.msg, "gives ipc inf"),
 		      "%s", err.msg);
 	ck_assert_int_eq(cosched_store_load(&store, "tiny", &p, &err), 1);
@@ -429,7 +479,7 @@ START_TEST(test_symlinked_profile)
 		      "%s", err.msg);
 	ck_assert_msg(!strstr(err.msg, "root:") && !strstr(err.msg, first),
 		      "the message shows the linked file: %s", err.msg);
-	ck_assert_int_eq(cosched_store_merge_run(&store, "passwd", &r, NULL, &err), -1);
+	ck_assert_int_eq(cosched_store_merge_run(&store, "passwd", &r, NULL, NULL, &err), -1);
 	ck_assert_msg(strstr(err.msg, "symbolic link") && !strstr(err.msg, first),
 		      "%s", err.msg);
 	ck_assert_int_eq(readlink(link, buf, sizeof(buf)), strlen("/etc/passwd"));
@@ -451,7 +501,7 @@ START_TEST(test_symlinked_lock)
 	snprintf(link, sizeof(link), "%s/.victim.lock", dir);
 	ck_assert_int_eq(symlink(target, link), 0);
 
-	ck_assert_int_eq(cosched_store_merge_run(&store, "victim", &r, NULL, &err), -1);
+	ck_assert_int_eq(cosched_store_merge_run(&store, "victim", &r, NULL, NULL, &err), -1);
 	ck_assert_msg(strstr(err.msg, ".victim.lock: is a symbolic link"), "%s", err.msg);
 	ck_assert_msg(access(target, F_OK) != 0, "%s was created through the link", target);
 	ck_assert_int_eq(count_entries("victim.json"), 0);
@@ -480,7 +530,7 @@ static int fifo_refused(void *arg)
 		fprintf(stderr, "load %s: %s\n", app, e.msg);
 		return 1;
 	}
-	if (cosched_store_merge_run(&store, app, &r, NULL, &e) != -1 ||
+	if (cosched_store_merge_run(&store, app, &r, NULL, NULL, &e) != -1 ||
 	    !strstr(e.msg, "not a regular file")) {
 		fprintf(stderr, "merge %s: %s\n", app, e.msg);
 		return 2;
@@ -546,7 +596,7 @@ START_TEST(test_conf_store_classify_pipeline)
 			r.llc_misses = r.instructions * progs[i].mpki / 1000.0;
 			r.mem_bytes_per_s = progs[i].mem_mbs * 1e6;
 			r.llc_to_core_bytes_per_s = progs[i].l3l2_mbs * 1e6;
-			ck_assert_int_eq(cosched_store_merge_run(&s, progs[i].app, &r, NULL, &err), 0);
+			ck_assert_int_eq(cosched_store_merge_run(&s, progs[i].app, &r, NULL, NULL, &err), 0);
 		}
 		ck_assert_int_eq(cosched_store_load(&s, progs[i].app, &p, &err), 1);
 		ck_assert_int_eq(p.n_runs, 4);
@@ -582,7 +632,7 @@ static int writer(void *arg)
 	for (int i = 0; i < RUNS_PER_WRITER; i++) {
 		cosched_error_t e;
 		cosched_run_t r = mkrun(1.0 + w);
-		if (cosched_store_merge_run(&store, "shared", &r, NULL, &e)) {
+		if (cosched_store_merge_run(&store, "shared", &r, NULL, NULL, &e)) {
 			fprintf(stderr, "writer %d: %s\n", w, e.msg);
 			return 1;
 		}
@@ -678,6 +728,7 @@ Suite *cosched_test_suite(void)
 	tcase_add_test(tc, test_open_refusals);
 	tcase_add_test(tc, test_load_missing_then_merge);
 	tcase_add_test(tc, test_bad_names);
+	tcase_add_test(tc, test_counterless_runs);
 	tcase_add_test(tc, test_sample_bound);
 	tcase_add_test(tc, test_save_load_and_mismatch);
 	tcase_add_test(tc, test_corrupt_file);

@@ -10,6 +10,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <hwloc.h>
+
 #include "cosched_check.h"
 #include "src/node/cosched_topology.h"
 
@@ -57,6 +59,89 @@ START_TEST(test_two_packages_two_numa)
 	ck_assert_ptr_nonnull(strstr(cosched_topology_describe(t, buf, sizeof(buf)),
 				     "packages=2 cores=16 pus=16 numa=2"));
 	cosched_topology_free(t);
+}
+END_TEST
+
+/* NUMA nodes local to cpus, as hwloc itself answers it on top. */
+static cosched_idset_t hwloc_numa_of(hwloc_topology_t top,
+				     const cosched_idset_t *cpus)
+{
+	hwloc_bitmap_t set = hwloc_bitmap_alloc(), nodes = hwloc_bitmap_alloc();
+	cosched_idset_t out;
+	int id;
+
+	ck_assert(set && nodes);
+	for (id = 0; id < COSCHED_DECISION_IDS_MAX; id++)
+		if (cosched_idset_has(cpus, id))
+			hwloc_bitmap_set(set, id);
+	hwloc_cpuset_to_nodeset(top, set, nodes);
+	cosched_idset_clear(&out);
+	hwloc_bitmap_foreach_begin(id, nodes) {
+		ck_assert_int_eq(cosched_idset_add(&out, id, &err), 0);
+	} hwloc_bitmap_foreach_end();
+	hwloc_bitmap_free(set);
+	hwloc_bitmap_free(nodes);
+	return out;
+}
+
+/*
+ * The table cosched_topology_cpu_numa() maps with, read once at load,
+ * gives what hwloc gives for every CPU alone and every pair of CPUs: with
+ * OS numbers out of hwloc's order (hyperthread siblings numbered apart,
+ * nodes 3 and 1), two nodes local to each CPU (a package's DRAM and its
+ * high-bandwidth memory), a node local to every CPU, nodes per group.
+ */
+START_TEST(test_numa_table)
+{
+	static const struct {
+		const char *desc;
+		const char *cpus, *want;	/* one case named outright */
+	} topos[] = {
+		{ "package:2 [numa(indexes=3,1)] core:2 pu:2(indexes=0,4,1,5,2,6,3,7)",
+		  "4", "3" },
+		{ "package:2 [numa] [numa] core:4 pu:1", "5", "2-3" },
+		{ "[numa] package:2 [numa] core:2 pu:1", "0,3", "0-2" },
+		{ "package:2 group:2 [numa] core:2 pu:2", "6-9", "1-2" },
+	};
+
+	for (size_t i = 0; i < sizeof(topos) / sizeof(topos[0]); i++) {
+		char src[256], a_text[COSCHED_IDSET_TEXT_MAX],
+		     b_text[COSCHED_IDSET_TEXT_MAX];
+		cosched_idset_t cpus, got, want;
+		cosched_topology_t *t;
+		hwloc_topology_t top;
+		int npus;
+
+		snprintf(src, sizeof(src), "synthetic:%s", topos[i].desc);
+		t = cosched_topology_load(src, &err);
+		ck_assert_msg(t != NULL, "%s", err.msg);
+		ck_assert_int_eq(hwloc_topology_init(&top), 0);
+		ck_assert_int_eq(hwloc_topology_set_synthetic(top, topos[i].desc), 0);
+		ck_assert_int_eq(hwloc_topology_load(top), 0);
+		ck_assert_int_eq(cosched_topology_nnuma(t),
+				 hwloc_get_nbobjs_by_type(top, HWLOC_OBJ_NUMANODE));
+		cpus = ids(topos[i].cpus);
+		ck_assert_int_eq(cosched_topology_cpu_numa(t, &cpus, &got, &err), 0);
+		assert_ids(&got, topos[i].want);
+
+		npus = hwloc_get_nbobjs_by_type(top, HWLOC_OBJ_PU);
+		for (int a = 0; a < npus; a++)
+			for (int b = a; b < npus; b++) {
+				cosched_idset_clear(&cpus);
+				cosched_idset_add(&cpus, a, NULL);
+				cosched_idset_add(&cpus, b, NULL);
+				ck_assert_int_eq(cosched_topology_cpu_numa(t,
+						&cpus, &got, &err), 0);
+				want = hwloc_numa_of(top, &cpus);
+				ck_assert_msg(!memcmp(&got, &want, sizeof(got)),
+					"%s: CPUs %d,%d: nodes %s, hwloc says %s",
+					topos[i].desc, a, b,
+					cosched_idset_format(&got, a_text, sizeof(a_text)),
+					cosched_idset_format(&want, b_text, sizeof(b_text)));
+			}
+		hwloc_topology_destroy(top);
+		cosched_topology_free(t);
+	}
 }
 END_TEST
 
@@ -132,7 +217,6 @@ START_TEST(test_cpuset_does_not_renumber)
 {
 	char dir[128], path[192], pid[32];
 	int go[2], status;
-	FILE *f;
 	pid_t child;
 
 	snprintf(dir, sizeof(dir), "/sys/fs/cgroup/cpuset/cosched-test-%d",
@@ -143,15 +227,9 @@ START_TEST(test_cpuset_does_not_renumber)
 		return;
 	}
 	snprintf(path, sizeof(path), "%s/cpuset.cpus", dir);
-	f = fopen(path, "w");
-	ck_assert_ptr_nonnull(f);
-	fputs("1", f);
-	fclose(f);
+	cosched_check_write_file(path, "1");
 	snprintf(path, sizeof(path), "%s/cpuset.mems", dir);
-	f = fopen(path, "w");
-	ck_assert_ptr_nonnull(f);
-	fputs("0", f);
-	fclose(f);
+	cosched_check_write_file(path, "0");
 	ck_assert_int_eq(pipe(go), 0);
 	child = fork();
 	if (!child) {
@@ -161,11 +239,8 @@ START_TEST(test_cpuset_does_not_renumber)
 		_exit(in_cpuset(NULL));
 	}
 	snprintf(path, sizeof(path), "%s/tasks", dir);
-	f = fopen(path, "w");
-	ck_assert_ptr_nonnull(f);
 	snprintf(pid, sizeof(pid), "%d", (int) child);
-	fputs(pid, f);
-	ck_assert_int_eq(fclose(f), 0);
+	cosched_check_write_file(path, pid);
 	ck_assert_int_eq(write(go[1], "g", 1), 1);
 	waitpid(child, &status, 0);
 	rmdir(dir);
@@ -218,6 +293,7 @@ Suite *cosched_test_suite(void)
 	TCase *tc = tcase_create("topology");
 
 	tcase_add_test(tc, test_two_packages_two_numa);
+	tcase_add_test(tc, test_numa_table);
 	tcase_add_test(tc, test_threads_and_errors);
 	tcase_add_test(tc, test_sources);
 	tcase_add_test(tc, test_cpuset_does_not_renumber);

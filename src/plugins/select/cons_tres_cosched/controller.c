@@ -16,6 +16,7 @@
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <sys/stat.h>
 #include <time.h>
 
@@ -92,6 +93,14 @@ static bool refresh_running;
 static pthread_mutex_t refresh_mutex = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t refresh_cond = PTHREAD_COND_INITIALIZER;
 static bool refresh_stop, refresh_now;
+
+/* Live loads (cosched_live.h): read by the refresh thread outside every
+ * slurmctld lock into live_jobs (live_gen counts the reads), applied to
+ * the occupancy under ctl_mutex by the next job_test. */
+static pthread_mutex_t live_mutex = PTHREAD_MUTEX_INITIALIZER;
+static cosched_live_job_t *live_jobs;	/* malloc'd by cosched_ctld.so */
+static long live_n;
+static unsigned long live_gen, live_applied_gen;
 
 /* Units: unit_first[node] .. + unit_count[node]; unit_node[unit]. */
 static cosched_occupancy_t *occ;
@@ -187,24 +196,72 @@ static void _refresh_profiles(void)
 		      n, ctl_conf.profile_dir);
 }
 
-/* Outside every slurmctld lock: the disk is read here, never in job_test. */
+/* The running jobs' live MPKI from ProfileDir/live, for the next
+ * job_test to apply. */
+static void _refresh_live(void)
+{
+	cosched_live_job_t *jobs = NULL, *old;
+	cosched_error_t err = { { 0 } };
+	int nbad = 0;
+	long n = ctld->live_scan(ctl_conf.profile_dir, (long long) time(NULL),
+				 COSCHED_LIVE_STALE_S, &jobs, &nbad, &err);
+
+	if (n < 0) {
+		error("%s: live loads: %s", plugin_type, err.msg);
+		return;
+	}
+	if (nbad)
+		error("%s: live loads: %d files in %s/%s not used, first: %s",
+		      plugin_type, nbad, ctl_conf.profile_dir,
+		      COSCHED_LIVE_SUBDIR, err.msg);
+	pthread_mutex_lock(&live_mutex);
+	old = live_jobs;
+	live_jobs = jobs;
+	live_n = n;
+	live_gen++;
+	pthread_mutex_unlock(&live_mutex);
+	free(old);
+	debug2("%s: live loads: %ld jobs", plugin_type, n);
+}
+
+/* Outside every slurmctld lock: the disk is read here, never in job_test.
+ * Profiles every ProfileCacheRefresh seconds, live loads every
+ * LiveLoadRefresh seconds (LiveLoads=yes). */
 static void *_refresh_loop(void *arg)
 {
+	struct timespec now;
+	time_t next_profiles, next_live;
+
 	(void) arg;
+	clock_gettime(CLOCK_REALTIME, &now);
+	next_profiles = now.tv_sec + ctl_conf.profile_refresh_s;
+	next_live = now.tv_sec;
 	pthread_mutex_lock(&refresh_mutex);
 	while (!refresh_stop) {
-		struct timespec until;
-		clock_gettime(CLOCK_REALTIME, &until);
-		until.tv_sec += ctl_conf.profile_refresh_s;
+		struct timespec until = { 0, 0 };
+		bool live_on = ctl_conf.live_loads, do_profiles, do_live;
+
+		until.tv_sec = live_on && next_live < next_profiles ?
+			       next_live : next_profiles;
 		while (!refresh_stop && !refresh_now &&
 		       pthread_cond_timedwait(&refresh_cond, &refresh_mutex,
 					      &until) == 0)
 			;
 		if (refresh_stop)
 			break;
+		clock_gettime(CLOCK_REALTIME, &now);
+		do_profiles = refresh_now || now.tv_sec >= next_profiles;
+		do_live = live_on && (refresh_now || now.tv_sec >= next_live);
 		refresh_now = false;
 		pthread_mutex_unlock(&refresh_mutex);
-		_refresh_profiles();
+		if (do_profiles) {
+			_refresh_profiles();
+			next_profiles = now.tv_sec + ctl_conf.profile_refresh_s;
+		}
+		if (do_live) {
+			_refresh_live();
+			next_live = now.tv_sec + ctl_conf.live_refresh_s;
+		}
 		pthread_mutex_lock(&refresh_mutex);
 	}
 	pthread_mutex_unlock(&refresh_mutex);
@@ -258,6 +315,10 @@ static int _start_profiles(void)
 		return -1;
 	}
 	_refresh_profiles();
+	/* Read now, so that after a reconfigure the next job_test has the
+	 * loads of the new ProfileDir. */
+	if (ctl_conf.live_loads)
+		_refresh_live();
 	refresh_stop = false;
 	if (pthread_create(&refresh_thread, NULL, _refresh_loop, NULL)) {
 		error("%s: cannot start the profile refresh thread", plugin_type);
@@ -280,6 +341,12 @@ static void _stop_profiles(void)
 	if (profiles)
 		ctld->profile_cache_free(profiles);
 	profiles = NULL;
+	pthread_mutex_lock(&live_mutex);
+	free(live_jobs);
+	live_jobs = NULL;
+	live_n = 0;
+	live_gen++;
+	pthread_mutex_unlock(&live_mutex);
 }
 
 /* --- lifecycle ------------------------------------------------------------ */
@@ -768,12 +835,50 @@ static int _rebuild(void)
 	return 0;
 }
 
+/* The latest live loads into the occupancy: each running job placed by
+ * cosched carries its smoothed MPKI from its nodes instead of its
+ * profile's, so Miss-Rate Bound and the socket loads follow the jobs as
+ * they change.  Once per read (and again after a rebuild, which enters
+ * the jobs with their records' MPKI). */
+static void _apply_live(void)
+{
+	cosched_error_t err;
+
+	pthread_mutex_lock(&live_mutex);
+	if (live_gen != live_applied_gen) {
+		for (long i = 0; i < live_n; i++) {
+			bool foreign = false;
+
+			if (!cosched_occupancy_has(occ, live_jobs[i].job_id,
+						   &foreign) || foreign)
+				continue;
+			if (cosched_occupancy_set_mpki(occ, live_jobs[i].job_id,
+						       live_jobs[i].mpki, &err))
+				error("%s: live load of JobId=%u: %s",
+				      plugin_type, live_jobs[i].job_id,
+				      err.msg);
+			else
+				debug2("%s: JobId=%u: live MPKI %.2f",
+				       plugin_type, live_jobs[i].job_id,
+				       live_jobs[i].mpki);
+		}
+		live_applied_gen = live_gen;
+	}
+	pthread_mutex_unlock(&live_mutex);
+}
+
 static int _ensure_state(void)
 {
-	if ((rebuild_needed || !occ || map_nodes != (int) node_record_count) &&
-	    _rebuild())
-		return -1;
+	if (rebuild_needed || !occ || map_nodes != (int) node_record_count) {
+		if (_rebuild())
+			return -1;
+		pthread_mutex_lock(&live_mutex);
+		live_applied_gen = live_gen - 1;	/* apply again */
+		pthread_mutex_unlock(&live_mutex);
+	}
 	_sync_nodes();
+	if (ctl_conf.live_loads)
+		_apply_live();
 	return 0;
 }
 

@@ -12,13 +12,14 @@
  *  gone and restores their domains.
  *
  *  Slurm's own frequency control wins: a step with --cpu-freq, or a site
- *  with CpuFreqDef, is left to Slurm, and a governor outside
- *  CpuFreqGovernors is not set.
+ *  with CpuFreqDef, is left to Slurm; what cosched resolves for a domain
+ *  (performance, or userspace at a frequency) is written only where
+ *  slurm.conf's CpuFreqGovernors and the domain's
+ *  scaling_available_governors both have it.
 \*****************************************************************************/
 
 #include <stdio.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/stat.h>
 
 #include "slurm/slurm.h"
@@ -59,19 +60,27 @@ static char *_journal_dir(void)
 	return xstrdup_printf("%s/cosched", conf->spooldir);
 }
 
-static cosched_cpufreq_t *_open(const char *node_name, cosched_error_t *err)
+/* The journal directory when a journal is in it (cosched holds a domain
+ * of this node), else NULL: the common case, told without scanning
+ * sysfs. */
+static char *_held_journal_dir(void)
 {
-	char *root = task_cosched_node_path(task_cosched_conf.sysfs_root,
-					    node_name);
-	cosched_cpufreq_t *c = cosched_cpufreq_open(root, err);
+	char *dir = _journal_dir(), *journal;
+	struct stat sb;
 
-	xfree(root);
-	return c;
+	if (!dir)
+		return NULL;
+	journal = xstrdup_printf("%s/%s", dir, COSCHED_CPUFREQ_JOURNAL_FILE);
+	if (stat(journal, &sb))
+		xfree(dir);
+	xfree(journal);
+	return dir;
 }
 
-/* Whether slurm.conf's CpuFreqGovernors lets cosched set this governor
- * (Slurm's own names; a governor Slurm has no flag for is allowed). */
-static bool _governor_allowed(const char *gov)
+/* The governors slurm.conf's CpuFreqGovernors lets cosched set, in the
+ * kernel's names ("performance userspace"), or NULL when it does not say
+ * (any the domain lists). */
+static const char *_site_governors(char *buf, size_t len)
 {
 	static const struct { const char *name; uint32_t flag; } govs[] = {
 		{ "conservative", CPU_FREQ_CONSERVATIVE },
@@ -82,12 +91,42 @@ static bool _governor_allowed(const char *gov)
 		{ "schedutil", CPU_FREQ_SCHEDUTIL },
 	};
 	uint32_t allowed = slurm_conf.cpu_freq_govs;
+	size_t used = 0;
 
+	if (!allowed || allowed == NO_VAL)
+		return NULL;
+	buf[0] = '\0';
 	for (size_t i = 0; i < sizeof(govs) / sizeof(govs[0]); i++)
-		if (!strcasecmp(gov, govs[i].name))
-			return !allowed || allowed == NO_VAL ||
-			       (allowed & govs[i].flag & ~0x80000000u);
-	return true;
+		if (allowed & govs[i].flag & ~CPU_FREQ_RANGE_FLAG)
+			used += snprintf(buf + used, len - used, "%s%s",
+					 used ? " " : "", govs[i].name);
+	return buf;
+}
+
+/*
+ * The node's cpufreq domains; for a step that takes domains (site), with
+ * the governors the site allows: what cosched resolves for a domain
+ * (performance, or userspace at a frequency) is checked against them and
+ * against the domain's own list when a step takes it, and refused there
+ * before anything is written.  Releasing and sweeping need no list: they
+ * settle among holders each taken under it, or restore originals.
+ */
+static cosched_cpufreq_t *_open(const char *node_name, bool site,
+				cosched_error_t *err)
+{
+	char *root = task_cosched_node_path(task_cosched_conf.sysfs_root,
+					    node_name);
+	cosched_cpufreq_t *c = cosched_cpufreq_open(root, err);
+	char govs[128];
+
+	xfree(root);
+	if (c && site &&
+	    cosched_cpufreq_allow(c, "slurm.conf CpuFreqGovernors",
+				  _site_governors(govs, sizeof(govs)), err)) {
+		cosched_cpufreq_close(c);
+		return NULL;
+	}
+	return c;
 }
 
 static void _log_outcome(const char *who, const char *what,
@@ -120,19 +159,11 @@ static void _join(task_cosched_step_t *st)
 	cosched_cpufreq_t *c;
 	cosched_error_t err;
 	int idx[COSCHED_CPUFREQ_DOMAINS_MAX], n;
-	char *dir = _journal_dir(), *journal;
-	struct stat sb;
+	char *dir = _held_journal_dir();
 
-	if (!dir)
+	if (!dir)		/* nothing held on this node */
 		return;
-	journal = xstrdup_printf("%s/%s", dir, COSCHED_CPUFREQ_JOURNAL_FILE);
-	if (stat(journal, &sb)) {	/* nothing held on this node */
-		xfree(journal);
-		xfree(dir);
-		return;
-	}
-	xfree(journal);
-	c = _open(st->node_name, &err);
+	c = _open(st->node_name, true, &err);
 	if (c && (n = cosched_cpufreq_domains_of(c, &st->job_cpus, idx,
 						 &err)) > 0 &&
 	    !cosched_cpufreq_holder_self(&h, st->job_id, st->step_id, &err) &&
@@ -171,20 +202,13 @@ void task_cosched_cpufreq_step_start(task_cosched_step_t *st)
 		_join(st);
 		return;
 	}
-	if (!_governor_allowed(d->governor)) {
-		error("%s: %s: governor %s is not in slurm.conf's CpuFreqGovernors: frequency unchanged",
-		      plugin_type, st->step_name, d->governor);
-		task_cosched_setenv(st, ENV_CPUFREQ, "unchanged: governor %s not allowed",
-				    d->governor);
-		return;
-	}
 	dir = _journal_dir();
 	if (!dir) {
 		error("%s: %s: no SlurmdSpoolDir: frequency unchanged",
 		      plugin_type, st->step_name);
 		return;
 	}
-	c = _open(st->node_name, &err);
+	c = _open(st->node_name, true, &err);
 	if (!c) {
 		/* A node without cpufreq (most VMs): a state of the node,
 		 * not a fault; the job runs as it is. */
@@ -213,7 +237,7 @@ void task_cosched_cpufreq_step_start(task_cosched_step_t *st)
 		goto done;
 	}
 	step_held = true;
-	if (out.failed)
+	if (err.msg[0])		/* a domain refused or failed, others taken */
 		error("%s: %s: %s", plugin_type, st->step_name, err.msg);
 	_log_outcome(st->step_name, "cpufreq", &out);
 	{
@@ -239,7 +263,7 @@ void task_cosched_cpufreq_step_end(task_cosched_step_t *st)
 		return;
 	step_held = false;
 	dir = _journal_dir();
-	c = _open(st->node_name, &err);
+	c = _open(st->node_name, false, &err);
 	if (!c || !dir)
 		error("%s: %s: %s: the next sweep restores the frequency",
 		      plugin_type, st->step_name, c ? "no SlurmdSpoolDir" :
@@ -260,20 +284,11 @@ void task_cosched_cpufreq_node_sweep(const char *node_name)
 	cosched_cpufreq_t *c;
 	cosched_cpufreq_outcome_t out = { 0 };
 	cosched_error_t err;
-	struct stat sb;
-	char *dir = _journal_dir(), *journal;
+	char *dir = _held_journal_dir();
 
-	if (!dir)
+	if (!dir)		/* nothing to sweep */
 		return;
-	/* Nothing to do (the common case) without even scanning sysfs. */
-	journal = xstrdup_printf("%s/%s", dir, COSCHED_CPUFREQ_JOURNAL_FILE);
-	if (stat(journal, &sb)) {
-		xfree(journal);
-		xfree(dir);
-		return;
-	}
-	xfree(journal);
-	c = _open(node_name, &err);
+	c = _open(node_name, false, &err);
 	if (!c)
 		error("%s: cpufreq journal in %s, but %s", plugin_type, dir,
 		      err.msg);

@@ -8,11 +8,16 @@
  *  Step start checks once, as root, that the nodes exist and may be used;
  *  each task then binds the nodes local to the mask it ends up with (after
  *  task/affinity and the cpuset part), through the same code the qemu NUMA
- *  tests run (src/node/cosched_mempolicy.c).
+ *  tests run (src/node/cosched_mempolicy.c).  The task, between fork and
+ *  exec, maps its CPUs through the table the topology read when the step
+ *  started and allocates nothing (cosched_topology_cpu_numa(),
+ *  cosched_mempolicy_apply()); COSCHED_MEMBIND is set again only where
+ *  the task's nodes are not the step's.
 \*****************************************************************************/
 
 #include <sched.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "slurm/slurm.h"
 #include "slurm/slurm_errno.h"
@@ -28,6 +33,7 @@
 #define ENV_MEMBIND "COSCHED_MEMBIND"
 
 static cosched_membind_t step_mode;
+static cosched_idset_t step_numa;	/* the nodes of the step's CPUs */
 static bool step_on;
 
 int task_cosched_membind_init(const cosched_conf_t *conf)
@@ -84,6 +90,7 @@ void task_cosched_membind_step_start(task_cosched_step_t *st)
 		return;
 	}
 	step_on = true;
+	step_numa = numa;
 	task_cosched_setenv(st, ENV_MEMBIND, "%s %s",
 			    cosched_membind_name(step_mode), nodes);
 	verbose("%s: %s: memory %s to NUMA nodes %s", plugin_type,
@@ -113,6 +120,9 @@ void task_cosched_membind_task_start(task_cosched_step_t *st)
 		error("%s: %s: %s", plugin_type, st->step_name, err.msg);
 		return;
 	}
+	/* The step's value is in the environment the task inherited. */
+	if (!memcmp(&numa, &step_numa, sizeof(numa)))
+		return;
 	task_cosched_setenv(st, ENV_MEMBIND, "%s %s",
 			    cosched_membind_name(step_mode),
 			    cosched_idset_format(&numa, nodes, sizeof(nodes)));

@@ -73,8 +73,8 @@ static int _mkdir(const char *path)
 
 void task_cosched_profile_step_start(task_cosched_step_t *st)
 {
-	char *dir, *out, *interval, *job, *step, *threads, *root;
-	char *argv[24], which[COSCHED_ERROR_MSG_LEN + 64];
+	char *dir, *out, *interval, *job, *step, *threads, *ledger, *root;
+	char *argv[32], which[COSCHED_ERROR_MSG_LEN + 64];
 	const char *events;
 	int sv[2], k = 0;
 	pid_t pid;
@@ -96,6 +96,10 @@ void task_cosched_profile_step_start(task_cosched_step_t *st)
 		xfree(dir);
 		return;
 	}
+	/* The node's energy ledger, shared by every step's sampler. */
+	ledger = xstrdup_printf("%s/cosched", conf->spooldir);
+	root = task_cosched_node_path(task_cosched_conf.sysfs_root,
+				      st->node_name);
 	out = xstrdup_printf("%s/%s.json", dir, st->step_name +
 			     (strncmp(st->step_name, "StepId=", 7) ? 0 : 7));
 	interval = xstrdup_printf("%g", task_cosched_conf.sample_interval_s);
@@ -114,11 +118,8 @@ void task_cosched_profile_step_start(task_cosched_step_t *st)
 	argv[k++] = interval;
 	/* The list for this node's CPU (SampleEventsFor=, from cpuinfo
 	 * under SysfsRoot), else SampleEvents=. */
-	root = task_cosched_node_path(task_cosched_conf.sysfs_root,
-				      st->node_name);
 	events = cosched_cpuinfo_sample_events(&task_cosched_conf, root,
 					       which, sizeof(which));
-	xfree(root);
 	if (strchr(which, '('))	/* SampleEventsFor, but no CPU read */
 		verbose("%s: %s: events of %s", plugin_type, st->step_name,
 			which);
@@ -133,6 +134,10 @@ void task_cosched_profile_step_start(task_cosched_step_t *st)
 	argv[k++] = threads;
 	argv[k++] = "--conf";
 	argv[k++] = task_cosched_conf_path;
+	argv[k++] = "--sysfs-root";
+	argv[k++] = root;
+	argv[k++] = "--ledger-dir";
+	argv[k++] = ledger;
 	/* The application the controller named (the record, never the
 	 * job's environment): the step's run is merged into its profile. */
 	if (st->have_record && st->record->app[0]) {
@@ -194,6 +199,8 @@ done:
 	xfree(job);
 	xfree(step);
 	xfree(threads);
+	xfree(ledger);
+	xfree(root);
 }
 
 /* Slurmstepd, root, after forking task pid and before it runs. */

@@ -1,0 +1,221 @@
+/*
+ * test_live.c - live loads from the nodes to slurmctld
+ * (src/libcosched/cosched_live.c): the one-line format and its strict
+ * parser, when a sampler publishes, and the controller's scan of
+ * ProfileDir/live with the trust rule profiles have.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <utime.h>
+
+#include "cosched_check.h"
+#include "src/libcosched/cosched_live.h"
+
+static cosched_error_t err;
+static char dir[64];
+
+static void setup(void)
+{
+	cosched_check_tmpdir(dir, sizeof(dir), "live");
+	chmod(dir, 0755);
+}
+
+static void teardown(void)
+{
+	cosched_check_rm_rf(dir);
+}
+
+static cosched_live_t load(uint32_t job, uint32_t step, const char *node,
+			   double mpki)
+{
+	cosched_live_t l;
+
+	memset(&l, 0, sizeof(l));
+	l.job_id = job;
+	l.step_id = step;
+	snprintf(l.node, sizeof(l.node), "%s", node);
+	l.mpki = mpki;
+	l.time = (long long) time(NULL);
+	return l;
+}
+
+START_TEST(test_format_parse)
+{
+	static const struct {
+		const char *text, *msg;
+	} bad[] = {
+		{ "", "expected one line" },
+		{ "cosched-live/1 job=1 step=0 node=n1 mpki=2 time=5", "expected one line" },
+		{ "cosched-live/2 job=1 step=0 node=n1 mpki=2 time=5\n", "not a version 1 live load" },
+		{ "cosched-live/1 job=x step=0 node=n1 mpki=2 time=5\n", "job: \"x\"" },
+		{ "cosched-live/1 job=1 node=n1 step=0 mpki=2 time=5\n", "expected step= as field 3" },
+		{ "cosched-live/1 job=1 step=0 node=../x mpki=2 time=5\n", "node: \"../x\"" },
+		{ "cosched-live/1 job=1 step=0 node=n1 mpki=nan time=5\n", "mpki: \"nan\": expected 0 to 1e6" },
+		{ "cosched-live/1 job=1 step=0 node=n1 mpki=-1 time=5\n", "mpki: \"-1\"" },
+		{ "cosched-live/1 job=1 step=0 node=n1 mpki=2 time=5 x=1\n", "more fields" },
+		{ "cosched-live/1 job=1 step=0 node=n1 mpki=2\ntime=5\n", "expected one line" },
+	};
+	cosched_live_t l = load(42, 4294967291u, "n1", 11.5), q;
+	char line[COSCHED_LIVE_LINE_MAX + 1];
+
+	l.time = 1700000000;
+	ck_assert_int_eq(cosched_live_format(&l, line, sizeof(line), &err), 0);
+	ck_assert_str_eq(line, "cosched-live/1 job=42 step=4294967291 node=n1 mpki=11.500000 time=1700000000\n");
+	ck_assert_msg(cosched_live_parse(line, &q, &err) == 0, "%s", err.msg);
+	ck_assert_uint_eq(q.job_id, 42);
+	ck_assert_uint_eq(q.step_id, 4294967291u);
+	ck_assert_str_eq(q.node, "n1");
+	ck_assert_double_eq(q.mpki, 11.5);
+	ck_assert_int_eq(q.time, 1700000000);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		ck_assert_int_eq(cosched_live_parse(bad[i].text, &q, &err), -1);
+		ck_assert_msg(strstr(err.msg, bad[i].msg), "case %zu: %s lacks %s",
+			      i, err.msg, bad[i].msg);
+	}
+	l.mpki = INFINITY;
+	ck_assert_int_eq(cosched_live_format(&l, line, sizeof(line), &err), -1);
+	strcpy(l.node, "a b");
+	l.mpki = 1;
+	ck_assert_int_eq(cosched_live_format(&l, line, sizeof(line), &err), -1);
+	ck_assert_msg(strstr(err.msg, "node: \"a b\""), "%s", err.msg);
+}
+END_TEST
+
+START_TEST(test_should_publish)
+{
+	ck_assert(cosched_live_should_publish(false, 0, 3, 0));
+	ck_assert(!cosched_live_should_publish(true, 10, 10.9, 1));
+	ck_assert(cosched_live_should_publish(true, 10, 11.1, 1));
+	ck_assert(cosched_live_should_publish(true, 10, 8.9, 1));
+	/* near 0: the absolute step decides */
+	ck_assert(!cosched_live_should_publish(true, 0.01, 0.05, 1));
+	ck_assert(cosched_live_should_publish(true, 0.01, 0.2, 1));
+	/* a minute old: rewritten so the controller knows it lives */
+	ck_assert(cosched_live_should_publish(true, 10, 10, COSCHED_LIVE_REFRESH_S));
+}
+END_TEST
+
+static void plant(const char *name, const char *text, int mode)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s/live/%s", dir, name);
+	cosched_check_write_file(path, text);
+	ck_assert_int_eq(chmod(path, mode), 0);
+}
+
+START_TEST(test_write_scan)
+{
+	cosched_live_t a0 = load(7, 0, "n1", 3.0), a1 = load(7, 1, "n2", 9.0);
+	cosched_live_t b = load(8, 0, "n1", 1.5);
+	cosched_live_job_t *jobs;
+	long long now = (long long) time(NULL);
+	char path[256];
+	struct stat st;
+	int nbad;
+
+	/* No live/ yet: nothing, no error. */
+	ck_assert_int_eq(cosched_live_scan(dir, now, 300, &jobs, &nbad, &err), 0);
+	ck_assert_int_eq(nbad, 0);
+	free(jobs);
+
+	umask(077);	/* the file must still be readable by slurmctld */
+	ck_assert_int_eq(cosched_live_write(dir, &a0, &err), 0);
+	umask(022);
+	ck_assert_int_eq(cosched_live_write(dir, &a1, &err), 0);
+	ck_assert_int_eq(cosched_live_write(dir, &b, &err), 0);
+	snprintf(path, sizeof(path), "%s/live/7.0.n1", dir);
+	ck_assert_int_eq(stat(path, &st), 0);
+	ck_assert_int_eq(st.st_mode & 0777, 0644);
+
+	/* Planted or broken files are skipped and counted, not used. */
+	plant("9.0.n1", "cosched-live/1 job=9 step=0 node=n1 mpki=50 time=1\n", 0666);
+	plant("10.0.n1", "cosched-live/1 job=11 step=0 node=n1 mpki=50 time=1\n", 0644);
+	plant("12.0.n1", "junk\n", 0644);
+	ck_assert_int_eq(cosched_live_scan(dir, now, 300, &jobs, &nbad, &err), 2);
+	ck_assert_int_eq(nbad, 3);
+	ck_assert_uint_eq(jobs[0].job_id, 7);
+	ck_assert_double_eq(jobs[0].mpki, 9.0);	/* the larger of its steps */
+	ck_assert_int_eq(jobs[0].files, 2);
+	ck_assert_uint_eq(jobs[1].job_id, 8);
+	ck_assert_double_eq(jobs[1].mpki, 1.5);
+	free(jobs);
+
+	/* A file its sampler stopped rewriting is stale: skipped, removed. */
+	snprintf(path, sizeof(path), "%s/live/8.0.n1", dir);
+	{
+		struct utimbuf old = { now - 1000, now - 1000 };
+		ck_assert_int_eq(utime(path, &old), 0);
+	}
+	ck_assert_int_eq(cosched_live_scan(dir, now, 300, &jobs, &nbad, &err), 1);
+	ck_assert_uint_eq(jobs[0].job_id, 7);
+	free(jobs);
+	ck_assert_int_eq(access(path, F_OK), -1);
+
+	/* The step ends: its file goes. */
+	ck_assert_int_eq(cosched_live_remove(dir, 7, 1, "n2", &err), 0);
+	ck_assert_int_eq(cosched_live_remove(dir, 7, 1, "n2", &err), 0);
+	ck_assert_int_eq(cosched_live_scan(dir, now, 300, &jobs, &nbad, &err), 1);
+	ck_assert_double_eq(jobs[0].mpki, 3.0);
+	free(jobs);
+	ck_assert_int_eq(cosched_live_remove(dir, 7, 1, "../x", &err), -1);
+}
+END_TEST
+
+static int scan_as_nobody(void *arg)
+{
+	cosched_live_job_t *jobs;
+	int nbad;
+	long n;
+
+	(void) arg;
+	/* root's files are trusted by anyone; nobody's own are not here. */
+	n = cosched_live_scan(dir, (long long) time(NULL), 300, &jobs, &nbad,
+			      &err);
+	free(jobs);
+	return n == 1 && nbad == 0 ? 0 : 1;
+}
+
+START_TEST(test_owner)
+{
+	cosched_live_t a = load(7, 0, "n1", 3.0);
+	cosched_live_job_t *jobs;
+	char path[256];
+	int nbad;
+
+	if (geteuid() != 0)
+		return;		/* chown needs root */
+	ck_assert_int_eq(cosched_live_write(dir, &a, &err), 0);
+	cosched_child_run("scan as nobody", scan_as_nobody, NULL,
+			  COSCHED_CHILD_AS_NOBODY, 10);
+	snprintf(path, sizeof(path), "%s/live/7.0.n1", dir);
+	ck_assert_int_eq(chown(path, 65534, 65534), 0);
+	ck_assert_int_eq(cosched_live_scan(dir, (long long) time(NULL), 300,
+					   &jobs, &nbad, &err), 0);
+	free(jobs);
+	ck_assert_int_eq(nbad, 1);
+	ck_assert_msg(strstr(err.msg, "owned by uid 65534: only root or SlurmUser (uid 0) may write live loads"),
+		      "%s", err.msg);
+}
+END_TEST
+
+Suite *cosched_test_suite(void)
+{
+	Suite *s = suite_create("live");
+	TCase *tc = tcase_create("live");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_format_parse);
+	tcase_add_test(tc, test_should_publish);
+	tcase_add_test(tc, test_write_scan);
+	tcase_add_test(tc, test_owner);
+	suite_add_tcase(s, tc);
+	return s;
+}
