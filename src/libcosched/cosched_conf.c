@@ -29,6 +29,14 @@ static const char *const yes_no[] = { "no", "yes" };
 static const char *const membind_modes[] = { "bind", "prefer" };
 static const char *const debug_flag_names[] = { "Placement", "Check",
 						"Timing" };
+/* SampleEventsFor='s vendors: /proc/cpuinfo's vendor_id of the x86 server
+ * parts; refusing any other catches a misspelt one, which would
+ * otherwise never match. */
+static const char *const cpu_vendors[] = { "GenuineIntel", "AuthenticAMD",
+					   "HygonGenuine", "CentaurHauls" };
+#define N_CPU_VENDORS (int) (sizeof(cpu_vendors) / sizeof(cpu_vendors[0]))
+/* CPU families and models (cpuid gives 8 and 8 bits with extensions). */
+static const cosched_range_t cpu_number_range = { 0.0, 65535.0, false };
 #define N_DEBUG_FLAGS (int) (sizeof(debug_flag_names) / sizeof(debug_flag_names[0]))
 
 void cosched_conf_init(cosched_conf_t *conf)
@@ -122,7 +130,8 @@ enum key_type {
 	K_ROOT,		/* SysfsRoot: "/" or a directory (may hold %n) */
 	K_TOPOLOGY,	/* system | synthetic:DESC | xml:/PATH */
 	K_EVENTS,	/* SampleEvents: NAME[,NAME...] */
-	K_BACKEND,	/* SampleBackend: perf | test:/PATH */
+	K_EVENTS_FOR,	/* SampleEventsFor: VENDOR[-FAMILY[-MODEL]]:NAME[,...] */
+	K_BACKEND,	/* SampleBackend: perf | papi | auto | test:/PATH */
 	K_PROGRAM	/* an absolute path of a program */
 };
 
@@ -137,7 +146,8 @@ typedef struct {
  * may be given once. */
 static bool repeatable(const conf_key_t *k)
 {
-	return k->type == K_INTERFERENCE || k->type == K_PREFERENCE;
+	return k->type == K_INTERFERENCE || k->type == K_PREFERENCE ||
+	       k->type == K_EVENTS_FOR;
 }
 
 #define OFF(f) offsetof(cosched_conf_t, f)
@@ -209,6 +219,7 @@ static const conf_key_t keys[] = {
 	{ "SampleInterval", K_NUMBER, OFF(sample_interval_s),
 	  &cosched_sample_interval_range },
 	{ "SampleEvents", K_EVENTS, OFF(sample_events), NULL },
+	{ "SampleEventsFor", K_EVENTS_FOR, OFF(sample_events_for), NULL },
 	{ "SampleBackend", K_BACKEND, OFF(sample_backend), NULL },
 	{ "SamplerProgram", K_PROGRAM, OFF(sampler_program), NULL },
 };
@@ -283,6 +294,165 @@ static int parse_debug_flags(const char *field, const char *value,
 	free(copy);
 	*out = flags;
 	return 0;
+}
+
+/*
+ * An event list's form (SampleEvents, SampleEventsFor): names of letters,
+ * digits and "-_:.=" (perf's, PAPI's presets and native names with their
+ * masks) separated by single commas.  Names only: the node knows which
+ * exist (cosched-sampler refuses an unknown one, naming it, at each step).
+ */
+static int events_check(const char *field, const char *value,
+			const char *list, cosched_error_t *err)
+{
+	for (const char *c = list; *c; c++)
+		if (!(isalnum((unsigned char) *c) || strchr("-_:.=,", *c)) ||
+		    (*c == ',' && (c == list || c[1] == ',' || !c[1])))
+			return cosched_error_set(err,
+				"%s: invalid value %s (expected event names separated by commas)",
+				field, COSCHED_QUOTE(value));
+	if (!*list)
+		return cosched_error_set(err,
+			"%s: invalid value %s (no event)", field,
+			COSCHED_QUOTE(value));
+	if (strlen(list) >= COSCHED_SAMPLE_EVENTS_MAX)
+		return cosched_error_set(err, "%s: %s is too long", field,
+					 COSCHED_QUOTE(value));
+	return 0;
+}
+
+/* A CPU family or model of SampleEventsFor: a decimal number, as
+ * /proc/cpuinfo writes it. */
+static int cpu_number(const char *field, const char *value, const char *what,
+		      const char *text, long *out, cosched_error_t *err)
+{
+	if (cosched_parse_long(text, out) || *out < cpu_number_range.lo ||
+	    *out > cpu_number_range.hi)
+		return cosched_error_set(err,
+			"%s: invalid value %s (CPU %s %s: expected a decimal number from 0 to 65535, as /proc/cpuinfo gives it)",
+			field, COSCHED_QUOTE(value), what, COSCHED_QUOTE(text));
+	return 0;
+}
+
+/* A SampleEventsFor value, VENDOR[-FAMILY[-MODEL]]:LIST, into e. */
+static int sample_events_for_parse(const char *field, const char *value,
+				   cosched_sample_events_for_t *e,
+				   cosched_error_t *err)
+{
+	const char *colon = strchr(value, ':');
+	char cpu[64], *family, *model;
+	int v;
+
+	if (!colon || colon == value ||
+	    (size_t) (colon - value) >= sizeof(cpu))
+		return cosched_error_set(err,
+			"%s: invalid value %s (expected VENDOR[-FAMILY[-MODEL]]:EVENT[,EVENT...])",
+			field, COSCHED_QUOTE(value));
+	memset(e, 0, sizeof(*e));
+	snprintf(cpu, sizeof(cpu), "%.*s", (int) (colon - value), value);
+	family = strchr(cpu, '-');
+	model = family ? strchr(family + 1, '-') : NULL;
+	if (family)
+		*family++ = '\0';
+	if (model)
+		*model++ = '\0';
+	for (v = 0; v < N_CPU_VENDORS; v++)
+		if (!strcasecmp(cpu, cpu_vendors[v]))
+			break;
+	if (v == N_CPU_VENDORS)
+		return cosched_error_set(err,
+			"%s: invalid value %s (CPU vendor %s: expected GenuineIntel, AuthenticAMD, HygonGenuine or CentaurHauls)",
+			field, COSCHED_QUOTE(value), COSCHED_QUOTE(cpu));
+	snprintf(e->vendor, sizeof(e->vendor), "%s", cpu_vendors[v]);
+	e->family = e->model = -1;
+	if (family && cpu_number(field, value, "family", family, &e->family,
+				 err))
+		return -1;
+	if (model && cpu_number(field, value, "model", model, &e->model, err))
+		return -1;
+	if (events_check(field, value, colon + 1, err))
+		return -1;
+	snprintf(e->events, sizeof(e->events), "%s", colon + 1);
+	return 0;
+}
+
+/* The entry of conf for e's CPU, or -1. */
+static int sample_events_for_find(const cosched_conf_t *conf,
+				  const cosched_sample_events_for_t *e)
+{
+	for (int i = 0; i < conf->n_sample_events_for; i++) {
+		const cosched_sample_events_for_t *o = &conf->sample_events_for[i];
+		if (!strcmp(o->vendor, e->vendor) && o->family == e->family &&
+		    o->model == e->model)
+			return i;
+	}
+	return -1;
+}
+
+/*
+ * SampleEventsFor: the list of one CPU, set over conf's current values
+ * as every key is (a CPU that has a list gets this one, so a file parsed
+ * again changes nothing); two lines for one CPU in one file are refused
+ * by cosched_conf_parse_string().
+ */
+static int sample_events_for(cosched_conf_t *conf, const char *field,
+			     const char *value, cosched_error_t *err)
+{
+	cosched_sample_events_for_t e;
+	int i;
+
+	if (sample_events_for_parse(field, value, &e, err))
+		return -1;
+	i = sample_events_for_find(conf, &e);
+	if (i < 0) {
+		if (conf->n_sample_events_for == COSCHED_SAMPLE_EVENTS_FOR_MAX)
+			return cosched_error_set(err, "%s: more than %d CPUs",
+						 field,
+						 COSCHED_SAMPLE_EVENTS_FOR_MAX);
+		i = conf->n_sample_events_for++;
+	}
+	conf->sample_events_for[i] = e;
+	return 0;
+}
+
+const char *cosched_conf_sample_events(const cosched_conf_t *conf,
+				       const char *vendor, long family,
+				       long model, char *which, size_t len)
+{
+	const cosched_sample_events_for_t *best = NULL;
+	int best_score = 0;
+
+	for (int i = 0; vendor && i < conf->n_sample_events_for; i++) {
+		const cosched_sample_events_for_t *e = &conf->sample_events_for[i];
+		int score;
+
+		if (strcmp(e->vendor, vendor) ||
+		    (e->family >= 0 && e->family != family) ||
+		    (e->model >= 0 && e->model != model))
+			continue;
+		/* A model names more than a family, which names more than
+		 * a vendor (an entry per CPU: no ties). */
+		score = 1 + (e->family >= 0) + (e->model >= 0);
+		if (score > best_score) {
+			best = e;
+			best_score = score;
+		}
+	}
+	if (!best) {
+		if (which)
+			snprintf(which, len, "SampleEvents");
+		return conf->sample_events;
+	}
+	if (which) {
+		int k = snprintf(which, len, "SampleEventsFor=%s", best->vendor);
+		if (best->family >= 0 && k > 0 && (size_t) k < len)
+			k += snprintf(which + k, len - (size_t) k, "-%ld",
+				      best->family);
+		if (best->model >= 0 && k > 0 && (size_t) k < len)
+			snprintf(which + k, len - (size_t) k, "-%ld",
+				 best->model);
+	}
+	return best->events;
 }
 
 /* Apply one key (no "where" in messages: the caller adds it). */
@@ -392,26 +562,22 @@ static int set_key(cosched_conf_t *conf, const conf_key_t *k,
 		snprintf((char *) ptr, COSCHED_PATH_MAX, "%s", value);
 		return 0;
 	case K_EVENTS:
-		/* Names only here; the node knows which exist (cosched-sampler
-		 * refuses an unknown one, naming it, at each step). */
-		for (const char *c = value; *c; c++)
-			if (!(isalnum((unsigned char) *c) || *c == '-' ||
-			      *c == '_' || *c == ',' || *c == ':'))
-				return cosched_error_set(err,
-					"%s: invalid value %s (expected event names separated by commas)",
-					field, COSCHED_QUOTE(value));
-		if (strlen(value) >= COSCHED_SAMPLE_EVENTS_MAX)
-			return cosched_error_set(err, "%s: %s is too long",
-						 field, COSCHED_QUOTE(value));
+		if (events_check(field, value, value, err))
+			return -1;
 		snprintf((char *) ptr, COSCHED_SAMPLE_EVENTS_MAX, "%s", value);
 		return 0;
+	case K_EVENTS_FOR:
+		return sample_events_for(conf, field, value, err);
 	case K_BACKEND:
-		if (strcmp(value, "perf") &&
+		/* Whether this node's sampler has PAPI is the node's to say
+		 * (cosched-sampler, in each step's record). */
+		if (strcmp(value, "perf") && strcmp(value, "papi") &&
+		    strcmp(value, "auto") &&
 		    (strncmp(value, "test:", 5) ||
 		     cosched_dir_path_check(field, value + 5,
 					    COSCHED_PATH_MAX - 256, NULL)))
 			return cosched_error_set(err,
-				"%s: invalid value %s (expected perf or test:/ABSOLUTE/FILE)",
+				"%s: invalid value %s (expected perf, papi, auto or test:/ABSOLUTE/FILE)",
 				field, COSCHED_QUOTE(value));
 		snprintf((char *) ptr, COSCHED_PATH_MAX, "%s", value);
 		return 0;
@@ -535,8 +701,10 @@ static int strip_comment(char *line, const char *where, cosched_error_t *err)
 int cosched_conf_parse_string(cosched_conf_t *conf, const char *name,
 			      const char *text, cosched_error_t *err)
 {
-	/* The line each key was set on (0 = not set), for duplicates. */
+	/* The line each key was set on (0 = not set), for duplicates; the
+	 * line each CPU's SampleEventsFor was on. */
 	int set_on[N_KEYS] = { 0 };
+	int cpu_on[COSCHED_SAMPLE_EVENTS_FOR_MAX] = { 0 };
 	int slowdown_line = 0;	/* PowerPolicy=energy:N% or MaxSlowdown= */
 	cosched_conf_t *tmp;
 	char *copy, *line, *next;
@@ -594,6 +762,26 @@ int cosched_conf_parse_string(cosched_conf_t *conf, const char *name,
 			set_on[ki] = lineno;
 		}
 		rc = cosched_conf_set(tmp, where, key, value, err);
+		/* One list per CPU: a second would silently replace the
+		 * first. */
+		if (!rc && k && k->type == K_EVENTS_FOR) {
+			cosched_sample_events_for_t e;
+			int i;
+
+			if (sample_events_for_parse(k->name, value, &e, err) ||
+			    (i = sample_events_for_find(tmp, &e)) < 0) {
+				rc = -1;	/* cannot be: it was just set */
+				break;
+			}
+			if (cpu_on[i]) {
+				rc = cosched_error_set(err,
+					"%s: %s: invalid value %s (a list for that CPU is on line %d already: one per CPU)",
+					where, k->name, COSCHED_QUOTE(value),
+					cpu_on[i]);
+				break;
+			}
+			cpu_on[i] = lineno;
+		}
 		/* MaxSlowdown= and PowerPolicy=energy:N% both set the
 		 * slowdown: two lines would leave one of them ignored. */
 		if (!rc && k && (k->type == K_SLOWDOWN ||

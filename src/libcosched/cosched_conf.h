@@ -65,6 +65,20 @@ extern const cosched_range_t cosched_sample_interval_range; /* [0.05, 3600] */
  * PMU is (the others say why not in each record). */
 #define COSCHED_SAMPLE_EVENTS_DEFAULT \
 	"task-clock,context-switches,cycles,instructions,LLC-load-misses"
+/*
+ * SampleEventsFor=CPU:LIST (repeatable): the event list of the nodes whose
+ * CPU is CPU, VENDOR[-FAMILY[-MODEL]] as x86 Linux's /proc/cpuinfo names
+ * it (vendor_id, "cpu family", model; decimal): GenuineIntel-6-143,
+ * AuthenticAMD-25.  A node takes the entry that names the most of its CPU,
+ * else SampleEvents.
+ */
+#define COSCHED_SAMPLE_EVENTS_FOR_MAX 16
+#define COSCHED_CPU_VENDOR_MAX 31
+typedef struct {
+	char vendor[COSCHED_CPU_VENDOR_MAX + 1];	/* as cpuinfo spells it */
+	long family, model;			/* -1: any */
+	char events[COSCHED_SAMPLE_EVENTS_MAX];
+} cosched_sample_events_for_t;
 #ifndef COSCHED_SAMPLER_PROGRAM_DEFAULT	/* configure sets the installed one */
 #define COSCHED_SAMPLER_PROGRAM_DEFAULT "/usr/local/libexec/cosched/cosched-sampler"
 #endif
@@ -100,6 +114,8 @@ typedef struct {
 	bool profile_jobs;			/* ProfileJobs */
 	double sample_interval_s;		/* SampleInterval */
 	char sample_events[COSCHED_SAMPLE_EVENTS_MAX];	/* SampleEvents */
+	cosched_sample_events_for_t sample_events_for[COSCHED_SAMPLE_EVENTS_FOR_MAX];
+	int n_sample_events_for;			/* SampleEventsFor */
 	char sample_backend[COSCHED_PATH_MAX];	/* SampleBackend */
 	char sampler_program[COSCHED_PATH_MAX];	/* SamplerProgram */
 } cosched_conf_t;
@@ -129,6 +145,17 @@ int cosched_conf_parse_file(cosched_conf_t *conf, const char *path,
 
 /* Consistency across keys (e.g. LcaBeta < LcaAlpha). */
 int cosched_conf_check(const cosched_conf_t *conf, cosched_error_t *err);
+
+/*
+ * The event list for a node whose CPU is vendor (cpuinfo's vendor_id; NULL
+ * when unknown), family and model (-1 when unknown): the SampleEventsFor
+ * entry that names the most of it, else SampleEvents.  which (len bytes,
+ * may be NULL) names where the list came from: "SampleEventsFor=
+ * AuthenticAMD-25" or "SampleEvents".
+ */
+const char *cosched_conf_sample_events(const cosched_conf_t *conf,
+				       const char *vendor, long family,
+				       long model, char *which, size_t len);
 
 /* The merge parameters for the profile store (weight, bound, node peak). */
 void cosched_conf_merge_params(const cosched_conf_t *conf,

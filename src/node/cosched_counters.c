@@ -1,21 +1,33 @@
 /*
  * cosched_counters.c - event counters on a task tree (see the header).
  */
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <linux/perf_event.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include "src/libcosched/cosched_file.h"
 #include "src/libcosched/cosched_text.h"
 #include "cosched_counters.h"
+#include "cosched_counters_backend.h"
 
-#define REASON_MAX 160
+/* Null where cosched_counters_papi.c is not linked in (task/cosched):
+ * cosched_counters_backend.h. */
+extern const cosched_counters_ops_t cosched_counters_papi_ops
+	__attribute__((weak, visibility("hidden")));
+
+#define REASON_MAX COSCHED_COUNTER_REASON_MAX
 #define TEST_FILE_MAX (64 * 1024)
+#define PERF_PREFIX "perf::"
+/* A number macro as a string, for a scanf width. */
+#define STR_(x) #x
+#define STR(x) STR_(x)
 
 typedef struct {
 	const char *name;
@@ -64,14 +76,81 @@ struct cosched_counters {
 	int fd[COSCHED_COUNTERS_MAX];			/* perf; -1: none */
 	char why[COSCHED_COUNTERS_MAX][REASON_MAX];	/* "" = counts */
 	char test_file[COSCHED_PATH_MAX];
+	void *papi;					/* papi's handle */
 };
 
+/* One of perf's names, or perf::NAME in any case (PAPI's name for the
+ * same kernel event). */
 static const event_def_t *find_event(const char *name)
 {
+	bool alias = !strncmp(name, PERF_PREFIX, strlen(PERF_PREFIX));
+
+	if (alias)
+		name += strlen(PERF_PREFIX);
 	for (size_t i = 0; i < N_EVENTS; i++)
-		if (!strcmp(events[i].name, name))
+		if (alias ? !strcasecmp(events[i].name, name) :
+			    !strcmp(events[i].name, name))
 			return &events[i];
 	return NULL;
+}
+
+/* The presets whose counts the sampler derives from (the header says
+ * why the L3 ones are LLC-load-misses). */
+static const struct {
+	const char *preset, *role;
+} preset_roles[] = {
+	{ "PAPI_TOT_INS", "instructions" },
+	{ "PAPI_TOT_CYC", "cycles" },
+	{ "PAPI_L3_LDM", "LLC-load-misses" },
+	{ "PAPI_L3_TCM", "LLC-load-misses" },
+};
+
+const char *cosched_counters_role(const char *name)
+{
+	const event_def_t *e = find_event(name);
+
+	if (e)
+		return e->name;
+	for (size_t i = 0; i < sizeof(preset_roles) / sizeof(preset_roles[0]);
+	     i++)
+		if (!strcmp(preset_roles[i].preset, name))
+			return preset_roles[i].role;
+	return NULL;
+}
+
+/* PAPI_ and capitals, digits, '_': the form of PAPI's presets. */
+static bool preset_form(const char *name)
+{
+	if (strncmp(name, "PAPI_", 5) || !name[5])
+		return false;
+	for (const char *c = name + 5; *c; c++)
+		if (!(isupper((unsigned char) *c) || isdigit((unsigned char) *c) ||
+		      *c == '_'))
+			return false;
+	return true;
+}
+
+/* PMU::EVENT[:MASK...]: a native name as papi_native_avail prints it
+ * (a PMU of letters, digits and '_'; masks may set "u=0" and the like). */
+static bool native_form(const char *name)
+{
+	const char *sep = strstr(name, "::");
+
+	if (!sep || sep == name || !sep[2])
+		return false;
+	for (const char *c = name; c < sep; c++)
+		if (!(isalnum((unsigned char) *c) || *c == '_'))
+			return false;
+	for (const char *c = sep + 2; *c; c++)
+		if (!(isalnum((unsigned char) *c) || strchr("_-.:=", *c)))
+			return false;
+	return true;
+}
+
+/* A name only PAPI can count (no perf name behind it). */
+static bool papi_only(const char *name)
+{
+	return !find_event(name) && (preset_form(name) || native_form(name));
 }
 
 int cosched_counters_parse(const char *field, const char *list,
@@ -87,16 +166,34 @@ int cosched_counters_parse(const char *field, const char *list,
 	snprintf(copy, sizeof(copy), "%s", list);
 	for (tok = strtok_r(copy, ",", &save); tok;
 	     tok = strtok_r(NULL, ",", &save)) {
+		const char *role;
+
 		tok = cosched_trim(tok);
-		if (!find_event(tok))
+		if (!find_event(tok) && !papi_only(tok))
 			return cosched_error_set(err,
-				"%s: unknown event %s (known: task-clock, context-switches, cycles, instructions, cache-misses, LLC-load-misses, ...: cosched_counters.h)",
+				"%s: unknown event %s (known: task-clock, context-switches, cycles, instructions, cache-misses, LLC-load-misses, ..., PAPI presets PAPI_*, PAPI native names PMU::EVENT: cosched_counters.h)",
 				field, COSCHED_QUOTE(tok));
-		for (int i = 0; i < k; i++)
+		if (strlen(tok) > COSCHED_COUNTER_NAME_MAX)
+			return cosched_error_set(err,
+				"%s: event %s is longer than %d characters",
+				field, COSCHED_QUOTE(tok),
+				COSCHED_COUNTER_NAME_MAX);
+		role = cosched_counters_role(tok);
+		for (int i = 0; i < k; i++) {
+			const char *other = cosched_counters_role(names[i]);
+
 			if (!strcmp(names[i], tok))
 				return cosched_error_set(err,
 					"%s: event %s given twice", field,
 					COSCHED_QUOTE(tok));
+			/* Two counts of one thing: which one would MPKI
+			 * take? */
+			if (role && other && !strcmp(role, other))
+				return cosched_error_set(err,
+					"%s: %s and %s both count %s: give one",
+					field, names[i], COSCHED_QUOTE(tok),
+					role);
+		}
 		if (k == COSCHED_COUNTERS_MAX)
 			return cosched_error_set(err,
 				"%s: more than %d events", field,
@@ -110,7 +207,10 @@ int cosched_counters_parse(const char *field, const char *list,
 	return 0;
 }
 
-static int perf_open(const event_def_t *e, pid_t pid, char *why, size_t len)
+/* e, named name in the reason (as the list wrote it: perf::INSTRUCTIONS
+ * is e's alias). */
+static int perf_open(const event_def_t *e, const char *name, pid_t pid,
+		     char *why, size_t len)
 {
 	struct perf_event_attr a;
 	int fd;
@@ -133,12 +233,12 @@ static int perf_open(const event_def_t *e, pid_t pid, char *why, size_t len)
 	if ((errno == ENOENT || errno == EOPNOTSUPP || errno == ENODEV) &&
 	    e->type != PERF_TYPE_SOFTWARE)
 		snprintf(why, len, "%s: no hardware counters here (%s)",
-			 e->name, strerror(errno));
+			 name, strerror(errno));
 	else if (errno == EACCES || errno == EPERM)
 		snprintf(why, len, "%s: not permitted (%s; kernel.perf_event_paranoid)",
-			 e->name, strerror(errno));
+			 name, strerror(errno));
 	else
-		snprintf(why, len, "%s: %s", e->name, strerror(errno));
+		snprintf(why, len, "%s: %s", name, strerror(errno));
 	return -1;
 }
 
@@ -161,6 +261,10 @@ cosched_counters_t *cosched_counters_attach(cosched_counters_backend_t b,
 		cosched_error_set(err, "counters: the test backend needs a file");
 		return NULL;
 	}
+	if (b == COSCHED_COUNTERS_PAPI && !&cosched_counters_papi_ops) {
+		cosched_error_set(err, "counters unavailable: this program was built without PAPI");
+		return NULL;
+	}
 	c = calloc(1, sizeof(*c));
 	if (!c) {
 		cosched_error_set(err, "counters: out of memory");
@@ -171,15 +275,34 @@ cosched_counters_t *cosched_counters_attach(cosched_counters_backend_t b,
 	if (test_file)
 		snprintf(c->test_file, sizeof(c->test_file), "%s", test_file);
 	for (int i = 0; i < n; i++) {
-		const event_def_t *e = find_event(names[i]);
-
 		snprintf(c->name[i], sizeof(c->name[i]), "%s", names[i]);
 		c->fd[i] = -1;
-		if (!e) {
-			snprintf(c->why[i], REASON_MAX, "%s: unknown event",
-				 names[i]);
-		} else if (b == COSCHED_COUNTERS_PERF) {
-			c->fd[i] = perf_open(e, pid, c->why[i], REASON_MAX);
+	}
+	if (b == COSCHED_COUNTERS_PAPI) {
+		/* One attach for all the events: PAPI keeps them in one
+		 * event set on the task. */
+		c->papi = cosched_counters_papi_ops.attach(pid, c->name, n,
+							   c->why, err);
+		if (!c->papi) {
+			cosched_error_prefix(err, "counters unavailable");
+			free(c);
+			return NULL;
+		}
+	}
+	for (int i = 0; i < n; i++) {
+		const event_def_t *e = find_event(names[i]);
+
+		if (b == COSCHED_COUNTERS_PERF) {
+			if (e)
+				c->fd[i] = perf_open(e, names[i], pid,
+						     c->why[i], REASON_MAX);
+			else if (papi_only(names[i]))
+				snprintf(c->why[i], REASON_MAX,
+					 "%s: a PAPI event: the perf backend does not count it (SampleBackend=papi)",
+					 names[i]);
+			else
+				snprintf(c->why[i], REASON_MAX,
+					 "%s: unknown event", names[i]);
 		}
 		if (c->why[i][0]) {
 			size_t l = strlen(all);
@@ -227,7 +350,8 @@ static int test_read(cosched_counters_t *c, uint64_t *values, bool *valid,
 		char name[COSCHED_COUNTER_NAME_MAX + 1];
 		uint64_t v;
 
-		if (sscanf(line, "%31s %" SCNu64, name, &v) != 2)
+		if (sscanf(line, "%" STR(COSCHED_COUNTER_NAME_MAX) "s %"
+			   SCNu64, name, &v) != 2)
 			continue;
 		for (int i = 0; i < c->n; i++)
 			if (!c->why[i][0] && !strcmp(name, c->name[i]) &&
@@ -252,6 +376,8 @@ int cosched_counters_read(cosched_counters_t *c, uint64_t *values,
 	}
 	if (c->backend == COSCHED_COUNTERS_TEST)
 		got = test_read(c, values, valid, err);
+	else if (c->backend == COSCHED_COUNTERS_PAPI)
+		got = cosched_counters_papi_ops.read(c->papi, values, valid);
 	else
 		for (int i = 0; i < c->n; i++) {
 			uint64_t v[3];	/* value, enabled, running */
@@ -282,5 +408,48 @@ void cosched_counters_close(cosched_counters_t *c)
 	for (int i = 0; i < c->n; i++)
 		if (c->fd[i] >= 0)
 			close(c->fd[i]);
+	if (c->papi)
+		cosched_counters_papi_ops.close(c->papi);
 	free(c);
+}
+
+int cosched_counters_backend_parse(const char *spec,
+				   cosched_counters_backend_t *b,
+				   const char **test_file, char *what,
+				   size_t len, cosched_error_t *err)
+{
+	cosched_error_t why;
+	bool built = &cosched_counters_papi_ops != NULL;
+
+	*test_file = NULL;
+	if (!strcmp(spec, "perf")) {
+		*b = COSCHED_COUNTERS_PERF;
+		snprintf(what, len, "perf");
+	} else if (!strcmp(spec, "papi")) {
+		/* Without PAPI each attach says so: a state in every record,
+		 * as a missing PMU is. */
+		*b = COSCHED_COUNTERS_PAPI;
+		snprintf(what, len, "%s", built ? "papi" :
+			 "papi (this program was built without PAPI)");
+	} else if (!strcmp(spec, "auto")) {
+		/* PAPI only where it can do what perf does: attach to a task
+		 * with inheritance. */
+		if (built && !cosched_counters_papi_ops.usable(&why)) {
+			*b = COSCHED_COUNTERS_PAPI;
+			snprintf(what, len, "papi");
+		} else {
+			*b = COSCHED_COUNTERS_PERF;
+			snprintf(what, len, "perf (auto: %s)", built ? why.msg :
+				 "this program was built without PAPI");
+		}
+	} else if (!strncmp(spec, "test:", 5) && spec[5]) {
+		*b = COSCHED_COUNTERS_TEST;
+		*test_file = spec + 5;
+		snprintf(what, len, "test");
+	} else {
+		return cosched_error_set(err,
+			"%s: expected perf, papi, auto or test:FILE",
+			COSCHED_QUOTE(spec));
+	}
+	return 0;
 }

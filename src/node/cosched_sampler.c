@@ -18,7 +18,7 @@
  *
  * The record, OUT (atomically: temporary file, rename), JSON:
  *   { "schema": 1, "job": J, "step": S, "node": N, "start": T0, "end": T1,
- *     "interval_s": I, "samples": K, "tasks": [pids],
+ *     "interval_s": I, "backend": B, "samples": K, "tasks": [pids],
  *     "events": { NAME: total, ... },
  *     "unavailable": { NAME: REASON, ... },
  *     "derived": { "cpu_s", "ipc", "mpki", "mpki_ewma", "mpki_max" },
@@ -109,6 +109,7 @@ static struct {
 	double live_last;
 	struct timespec live_at;
 	char live_state[COSCHED_ERROR_MSG_LEN + 32];
+	char backend_what[COSCHED_ERROR_MSG_LEN + 16];	/* for the record */
 } S;
 
 static volatile sig_atomic_t stop;
@@ -119,11 +120,16 @@ static void on_term(int sig)
 	stop = 1;
 }
 
+/* The event that counts name (a perf name): itself, or one of its role
+ * (PAPI_TOT_INS for instructions: cosched_counters_role). */
 static int event_index(const char *name)
 {
-	for (int i = 0; i < S.nevents; i++)
-		if (!strcmp(S.names[i], name))
+	for (int i = 0; i < S.nevents; i++) {
+		const char *role = cosched_counters_role(S.names[i]);
+
+		if (!strcmp(S.names[i], name) || (role && !strcmp(role, name)))
 			return i;
+	}
 	return -1;
 }
 
@@ -510,6 +516,7 @@ static int write_record(void)
 	json_object_set_new(o, "start", json_integer(S.start));
 	json_object_set_new(o, "end", json_integer(time(NULL)));
 	json_object_set_new(o, "interval_s", json_real(S.interval));
+	json_object_set_new(o, "backend", json_string(S.backend_what));
 	json_object_set_new(o, "samples", json_integer(S.samples));
 	json_object_set_new(o, "tasks", tasks);
 	json_object_set_new(o, "events", ev);
@@ -602,14 +609,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "cosched-sampler: needs --out, --events and an --interval of at least 0.05 s\n");
 		return 2;
 	}
-	if (!strcmp(backend, "perf")) {
-		S.backend = COSCHED_COUNTERS_PERF;
-	} else if (!strncmp(backend, "test:", 5)) {
-		S.backend = COSCHED_COUNTERS_TEST;
-		S.test_file = backend + 5;
-	} else {
-		fprintf(stderr, "cosched-sampler: --backend %.64s: perf or test:FILE\n",
-			backend);
+	if (cosched_counters_backend_parse(backend, &S.backend, &S.test_file,
+					   S.backend_what,
+					   sizeof(S.backend_what), &err)) {
+		fprintf(stderr, "cosched-sampler: --backend: %s\n", err.msg);
 		return 2;
 	}
 	if (cosched_counters_parse("SampleEvents", events, S.names,

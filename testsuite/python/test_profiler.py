@@ -331,4 +331,65 @@ def test_live_mpki_steers_miss_rate_bound(make_cluster):
         assert time.monotonic() < deadline, _live(c)
         time.sleep(0.2)
     assert _record(c, f"{a}.batch")["live"] == "published"
+def _cpuinfo(root, vendor, family, model):
+    """ROOT/proc/cpuinfo of two processors of one CPU, as x86 Linux
+    writes it."""
+    os.makedirs(os.path.join(root, "proc"))
+    with open(os.path.join(root, "proc", "cpuinfo"), "w") as f:
+        for cpu in range(2):
+            f.write(f"processor\t: {cpu}\nvendor_id\t: {vendor}\n"
+                    f"cpu family\t: {family}\nmodel\t\t: {model}\n"
+                    f"model name\t: a test CPU\nflags\t\t: fpu\n\n")
+
+
+def test_event_list_per_cpu(make_cluster):
+    """Each node's sampler counts the SampleEventsFor list of its CPU
+    (proc/cpuinfo under SysfsRoot): the most specific line wins, a CPU no
+    line names and a node whose cpuinfo cannot be read get SampleEvents,
+    the latter said in the node's log.  SampleBackend=auto says in each
+    record which backend counted; here (no PMU) perf, saying why, and
+    perf reports the PAPI preset unavailable, naming it."""
+    w = tempfile.mkdtemp(prefix="cosched-cluster-")
+    _cpuinfo(os.path.join(w, "sysfs", "n1"), "GenuineIntel", 6, 143)
+    _cpuinfo(os.path.join(w, "sysfs", "n2"), "AuthenticAMD", 25, 17)
+    _cpuinfo(os.path.join(w, "sysfs", "n3"), "AuthenticAMD", 23, 49)
+    c = make_cluster(nodes=4, sockets=2, cores=1, workdir=w,
+                     cosched_conf_extra=[
+        "SampleInterval=0.2", f"SysfsRoot={w}/sysfs/%n",
+        "SampleBackend=auto",
+        "SampleEvents=task-clock,context-switches",
+        "SampleEventsFor=GenuineIntel:task-clock,cpu-clock",
+        "SampleEventsFor=GenuineIntel-6-143:task-clock,page-faults",
+        "SampleEventsFor=AuthenticAMD-25:perf::TASK-CLOCK,cpu-migrations,"
+        "PAPI_TOT_INS"])
+    jobs = {n: c.sbatch("-n1", f"-w{n}", "--wrap", BUSY)
+            for n in ("n1", "n2", "n3", "n4")}
+    recs = {}
+    for n, j in jobs.items():
+        c.wait_state(j, "COMPLETED", timeout=120)
+        recs[n] = _record(c, f"{j}.batch", node=n)
+    counted = {n: set(r["events"]) | set(r["unavailable"])
+               for n, r in recs.items()}
+    assert counted == {
+        "n1": {"task-clock", "page-faults"},
+        "n2": {"perf::TASK-CLOCK", "cpu-migrations", "PAPI_TOT_INS"},
+        "n3": {"task-clock", "context-switches"},
+        "n4": {"task-clock", "context-switches"}}, recs
+    # perf::TASK-CLOCK is task-clock to every backend: cpu_s comes from it.
+    assert recs["n2"]["derived"]["cpu_s"] > 0.3, recs["n2"]
+    for n, r in recs.items():
+        assert r["events"]["task-clock" if n != "n2" else
+                           "perf::TASK-CLOCK"] > 0.3e9, r
+        if r["backend"] == "papi":
+            continue        # a machine where PAPI can attach
+        assert r["backend"].startswith(
+            "perf (auto: PAPI cannot attach to a task here: "), r
+    if recs["n2"]["backend"] != "papi":
+        assert recs["n2"]["unavailable"]["PAPI_TOT_INS"] == (
+            "PAPI_TOT_INS: a PAPI event: the perf backend does not count "
+            "it (SampleBackend=papi)"), recs["n2"]
+    with open(c.log_path("slurmd-n4")) as f:
+        log = f.read()
+    assert re.search(r"events of SampleEvents \(\S+/sysfs/n4/proc/cpuinfo: "
+                     r"cannot open: No such file or directory\)", log), log
     _not_drained(c)

@@ -87,6 +87,18 @@ void cosched_child_run(const char *what, cosched_child_fn fn, void *arg,
 			   what);
 }
 
+void cosched_check_skip_all(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("SKIP: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(77);
+}
+
 char *cosched_check_read_doc(const char *relpath)
 {
 	const char *srcdir = getenv("srcdir");

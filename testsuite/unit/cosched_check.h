@@ -44,6 +44,16 @@ void cosched_child_run(const char *what, cosched_child_fn fn, void *arg,
 		       unsigned flags, unsigned timeout_s);
 
 /*
+ * For a program none of whose tests can run on this machine (a library
+ * that cannot do here what they test): print "SKIP: " and the reason,
+ * and exit 77, which automake's test driver reports as SKIP, the reason
+ * in the program's .log.  Call it from cosched_test_suite(), before any
+ * test runs.
+ */
+void cosched_check_skip_all(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2), noreturn));
+
+/*
  * A document of the source tree (path relative to $srcdir, which the test
  * harness sets), as text with the roff escapes its man pages use undone
  * (\- is '-', \e is a backslash); caller frees.  Fails the test when it

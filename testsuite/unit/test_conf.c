@@ -605,7 +605,7 @@ START_TEST(test_long_value_message_bounded)
 		"LcaBeta", "LcaGamma", "LcaDelta", "LcaEpsilon", "CorePeakBandwidth",
 		"CorePeakIPC", "NodePeakBandwidth", "ProfileDir",
 		"ProfileMergeWeight", "ProfileMaxSamples", "Interference",
-		"PreferenceTable",
+		"PreferenceTable", "SampleEventsFor",
 	};
 	enum { LONG_LEN = 10240 };
 	static char value[LONG_LEN + 1], text[LONG_LEN + 64];
@@ -725,6 +725,139 @@ START_TEST(test_node_keys)
 }
 END_TEST
 
+/*
+ * SampleEventsFor=VENDOR[-FAMILY[-MODEL]]:LIST, one line per CPU: the
+ * entry that names the most of a node's CPU wins, SampleEvents is the
+ * fallback; SampleBackend takes papi and auto.
+ */
+START_TEST(test_sample_events_for)
+{
+	char which[128];
+	const char *l;
+
+	ck_assert_int_eq(conf.n_sample_events_for, 0);
+	ck_assert_int_eq(cosched_conf_parse_string(&conf, "t.conf",
+		"SampleEvents=task-clock,cycles\n"
+		"SampleEventsFor=GenuineIntel:task-clock,PAPI_TOT_INS,PAPI_TOT_CYC,PAPI_L3_TCM\n"
+		"SampleEventsFor=genuineintel-6-143:task-clock,instructions,cycles,skx::OFFCORE_RESPONSE_0:L3_MISS\n"
+		"SampleEventsFor=AuthenticAMD-25:perf::TASK-CLOCK:u=0,perf::INSTRUCTIONS\n"
+		"SampleBackend=auto\n", &err), 0);
+	ck_assert_int_eq(conf.n_sample_events_for, 3);
+	/* the vendor as cpuinfo spells it, whatever the case written */
+	ck_assert_str_eq(conf.sample_events_for[1].vendor, "GenuineIntel");
+	ck_assert_int_eq(conf.sample_events_for[1].family, 6);
+	ck_assert_int_eq(conf.sample_events_for[1].model, 143);
+	ck_assert_int_eq(conf.sample_events_for[0].family, -1);
+	ck_assert_str_eq(conf.sample_backend, "auto");
+
+	/* most specific first: the model, then the family, then the vendor */
+	l = cosched_conf_sample_events(&conf, "GenuineIntel", 6, 143, which,
+				       sizeof(which));
+	ck_assert_str_eq(l, "task-clock,instructions,cycles,skx::OFFCORE_RESPONSE_0:L3_MISS");
+	ck_assert_str_eq(which, "SampleEventsFor=GenuineIntel-6-143");
+	l = cosched_conf_sample_events(&conf, "GenuineIntel", 6, 85, which,
+				       sizeof(which));
+	ck_assert_str_eq(l, "task-clock,PAPI_TOT_INS,PAPI_TOT_CYC,PAPI_L3_TCM");
+	ck_assert_str_eq(which, "SampleEventsFor=GenuineIntel");
+	l = cosched_conf_sample_events(&conf, "AuthenticAMD", 25, 17, which,
+				       sizeof(which));
+	ck_assert_str_eq(l, "perf::TASK-CLOCK:u=0,perf::INSTRUCTIONS");
+	ck_assert_str_eq(which, "SampleEventsFor=AuthenticAMD-25");
+	/* no match: another family, another vendor, an unknown CPU */
+	ck_assert_str_eq(cosched_conf_sample_events(&conf, "AuthenticAMD", 23,
+		1, which, sizeof(which)), "task-clock,cycles");
+	ck_assert_str_eq(which, "SampleEvents");
+	ck_assert_str_eq(cosched_conf_sample_events(&conf, "HygonGenuine", 24,
+		0, NULL, 0), "task-clock,cycles");
+	ck_assert_str_eq(cosched_conf_sample_events(&conf, NULL, -1, -1, which,
+		sizeof(which)), "task-clock,cycles");
+	/* a family entry does not match a CPU whose family is unknown */
+	ck_assert_str_eq(cosched_conf_sample_events(&conf, "AuthenticAMD", -1,
+		-1, which, sizeof(which)), "task-clock,cycles");
+	ck_assert_int_eq(cosched_conf_set(&conf, NULL, "SampleBackend", "papi",
+					  &err), 0);
+	/* Set over what is there, as every key: a CPU that has a list gets
+	 * the new one, so a file parsed again changes nothing. */
+	ck_assert_int_eq(cosched_conf_set(&conf, NULL, "SampleEventsFor",
+		"AuthenticAMD-25:task-clock", &err), 0);
+	ck_assert_int_eq(conf.n_sample_events_for, 3);
+	ck_assert_str_eq(cosched_conf_sample_events(&conf, "AuthenticAMD", 25,
+		17, NULL, 0), "task-clock");
+}
+END_TEST
+
+/* Every bad SampleEventsFor (and SampleEvents, SampleBackend) value is
+ * refused naming the file, the line, the key and the value, and nothing
+ * of the file is applied. */
+START_TEST(test_sample_events_for_refusals)
+{
+	static const struct { const char *text, *msg; } bad[] = {
+		{ "SampleEventsFor=GenuineIntel\n",
+		  "t.conf:1: SampleEventsFor: invalid value \"GenuineIntel\" (expected VENDOR[-FAMILY[-MODEL]]:EVENT[,EVENT...])" },
+		{ "SampleEventsFor=:task-clock\n",
+		  "t.conf:1: SampleEventsFor: invalid value \":task-clock\" (expected VENDOR" },
+		{ "SampleEventsFor=GenuineIntle:task-clock\n",
+		  "t.conf:1: SampleEventsFor: invalid value \"GenuineIntle:task-clock\" (CPU vendor \"GenuineIntle\": expected GenuineIntel, AuthenticAMD, HygonGenuine or CentaurHauls)" },
+		{ "SampleEventsFor=AMD-25:task-clock\n",
+		  "SampleEventsFor: invalid value \"AMD-25:task-clock\" (CPU vendor \"AMD\"" },
+		{ "SampleEventsFor=AuthenticAMD-0x19:task-clock\n",
+		  "t.conf:1: SampleEventsFor: invalid value \"AuthenticAMD-0x19:task-clock\" (CPU family \"0x19\": expected a decimal number from 0 to 65535, as /proc/cpuinfo gives it)" },
+		{ "SampleEventsFor=AuthenticAMD-25-:task-clock\n",
+		  "(CPU model \"\": expected a decimal number" },
+		{ "SampleEventsFor=AuthenticAMD--17:task-clock\n",
+		  "(CPU family \"\": expected a decimal number" },
+		{ "SampleEventsFor=GenuineIntel-6-65536:task-clock\n",
+		  "(CPU model \"65536\": expected a decimal number from 0 to 65535" },
+		{ "SampleEventsFor=GenuineIntel-6-85-4:task-clock\n",
+		  "(CPU model \"85-4\": expected a decimal number" },
+		{ "SampleEventsFor=GenuineIntel-6:\n",
+		  "t.conf:1: SampleEventsFor: invalid value \"GenuineIntel-6:\" (no event)" },
+		{ "SampleEventsFor=GenuineIntel:task-clock,,cycles\n",
+		  "t.conf:1: SampleEventsFor: invalid value \"GenuineIntel:task-clock,,cycles\" (expected event names separated by commas)" },
+		{ "SampleEventsFor=GenuineIntel:task-clock,\n",
+		  "(expected event names separated by commas)" },
+		{ "SampleEventsFor=GenuineIntel:task-clock cycles\n",
+		  "(expected event names separated by commas)" },
+		{ "SampleEventsFor=GenuineIntel:a\nSampleEventsFor=genuineintel:b\n",
+		  "t.conf:2: SampleEventsFor: invalid value \"genuineintel:b\" (a list for that CPU is on line 1 already: one per CPU)" },
+		{ "SampleEvents=,task-clock\n",
+		  "t.conf:1: SampleEvents: invalid value \",task-clock\" (expected event names separated by commas)" },
+		{ "SampleEvents=task-clock;cycles\n",
+		  "t.conf:1: SampleEvents: invalid value \"task-clock;cycles\"" },
+		{ "SampleBackend=PAPI\n",
+		  "t.conf:1: SampleBackend: invalid value \"PAPI\" (expected perf, papi, auto or test:/ABSOLUTE/FILE)" },
+		{ "SampleBackend=papi:/x\n", "SampleBackend: invalid value \"papi:/x\"" },
+		/* an error late in the file: nothing of it applies */
+		{ "SampleEventsFor=GenuineIntel:a\nSampleEventsFor=Foo:b\n",
+		  "t.conf:2: SampleEventsFor: invalid value \"Foo:b\"" },
+	};
+	char text[4096], want[128];
+	int k = 0;
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		cosched_conf_t before;
+		cosched_conf_init(&conf);
+		before = conf;
+		ck_assert_msg(cosched_conf_parse_string(&conf, "t.conf", bad[i].text, &err) == -1,
+			      "accepted: %s", bad[i].text);
+		ck_assert_msg(strstr(err.msg, bad[i].msg) != NULL,
+			      "\"%s\" lacks \"%s\"", err.msg, bad[i].msg);
+		ck_assert_msg(!memcmp(&before, &conf, sizeof(conf)),
+			      "half-applied: %s", bad[i].text);
+	}
+	/* at most COSCHED_SAMPLE_EVENTS_FOR_MAX CPUs */
+	for (int m = 0; m <= COSCHED_SAMPLE_EVENTS_FOR_MAX; m++)
+		k += snprintf(text + k, sizeof(text) - (size_t) k,
+			      "SampleEventsFor=GenuineIntel-6-%d:cycles\n", m);
+	cosched_conf_init(&conf);
+	ck_assert_int_eq(cosched_conf_parse_string(&conf, "t.conf", text, &err), -1);
+	snprintf(want, sizeof(want), "t.conf:%d: SampleEventsFor: more than %d CPUs",
+		 COSCHED_SAMPLE_EVENTS_FOR_MAX + 1, COSCHED_SAMPLE_EVENTS_FOR_MAX);
+	ck_assert_str_eq(err.msg, want);
+	ck_assert_int_eq(conf.n_sample_events_for, 0);
+}
+END_TEST
+
 Suite *cosched_test_suite(void)
 {
 	Suite *s = suite_create("conf");
@@ -749,6 +882,8 @@ Suite *cosched_test_suite(void)
 	tcase_add_test(tc, test_parse_file_not_regular);
 	tcase_add_test(tc, test_long_value_message_bounded);
 	tcase_add_test(tc, test_controller_keys);
+	tcase_add_test(tc, test_sample_events_for);
+	tcase_add_test(tc, test_sample_events_for_refusals);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -2,7 +2,9 @@
  * test_counters.c - event counters on a task tree (src/node/cosched_counters):
  * software events for real on this machine, attached to a task before it
  * runs, counting the threads and processes it starts later, live and at
- * the end; unavailable hardware events as a state; the test backend.
+ * the end; unavailable hardware events as a state; the test backend; the
+ * names of every backend and their roles, and a program without PAPI
+ * (this one) saying so.  The PAPI backend: test_counters_papi*.c.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -13,8 +15,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <sys/stat.h>
+
 #include "cosched_check.h"
 #include "src/node/cosched_counters.h"
+#include "src/node/cosched_cpuinfo.h"
 
 static cosched_error_t err;
 
@@ -216,6 +221,242 @@ START_TEST(test_test_backend)
 }
 END_TEST
 
+/* perf::NAME is PAPI's name of one of perf's events: perf counts it as
+ * that event (any case), names it as written, and gives it the event's
+ * role; a PAPI-only name is a state naming it. */
+START_TEST(test_perf_counts_papi_aliases)
+{
+	char names[COSCHED_COUNTERS_MAX][COSCHED_COUNTER_NAME_MAX + 1];
+	uint64_t v[COSCHED_COUNTERS_MAX];
+	bool valid[COSCHED_COUNTERS_MAX];
+	cosched_counters_t *c;
+	int n;
+
+	ck_assert_int_eq(cosched_counters_parse("SampleEvents",
+		"perf::TASK-CLOCK,perf::page-faults,PAPI_TOT_INS,amd64_fam19h_zen4::RETIRED_INSTRUCTIONS",
+		names, &n, &err), 0);
+	ck_assert_int_eq(n, 4);
+	c = cosched_counters_attach(COSCHED_COUNTERS_PERF, getpid(), names, n,
+				    NULL, &err);
+	ck_assert_msg(c != NULL, "%s", err.msg);
+	ck_assert_ptr_null(cosched_counters_unavailable(c, 0));
+	ck_assert_ptr_null(cosched_counters_unavailable(c, 1));
+	ck_assert_str_eq(cosched_counters_name(c, 0), "perf::TASK-CLOCK");
+	ck_assert_str_eq(cosched_counters_unavailable(c, 2),
+		"PAPI_TOT_INS: a PAPI event: the perf backend does not count it (SampleBackend=papi)");
+	ck_assert_str_eq(cosched_counters_unavailable(c, 3),
+		"amd64_fam19h_zen4::RETIRED_INSTRUCTIONS: a PAPI event: the perf backend does not count it (SampleBackend=papi)");
+	spin(0.05);
+	ck_assert_int_eq(cosched_counters_read(c, v, valid, &err), 2);
+	ck_assert_msg(valid[0] && v[0] >= 40000000ull, "task-clock %llu",
+		      (unsigned long long) v[0]);
+	ck_assert(!valid[2] && !valid[3]);
+	cosched_counters_close(c);
+}
+END_TEST
+
+START_TEST(test_names_and_roles)
+{
+	char names[COSCHED_COUNTERS_MAX][COSCHED_COUNTER_NAME_MAX + 1];
+	char long_name[COSCHED_COUNTER_NAME_MAX + 16];
+	static const struct {
+		const char *list, *msg;
+	} refused[] = {
+		/* not PAPI's forms either */
+		{ "PAPI_tot_ins", "unknown event \"PAPI_tot_ins\"" },
+		{ "PAPI_", "unknown event \"PAPI_\"" },
+		{ "::TASK-CLOCK", "unknown event \"::TASK-CLOCK\"" },
+		{ "perf::", "unknown event \"perf::\"" },
+		{ "perf::TASK CLOCK", "unknown event \"perf::TASK CLOCK\"" },
+		{ "Instructions", "unknown event \"Instructions\"" },
+		/* one thing counted twice: which would MPKI take? */
+		{ "instructions,PAPI_TOT_INS",
+		  "instructions and \"PAPI_TOT_INS\" both count instructions" },
+		{ "task-clock,perf::task-clock",
+		  "task-clock and \"perf::task-clock\" both count task-clock" },
+		{ "PAPI_L3_TCM,perf::LLC-LOAD-MISSES",
+		  "PAPI_L3_TCM and \"perf::LLC-LOAD-MISSES\" both count LLC-load-misses" },
+	};
+	int n;
+
+	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+		ck_assert_int_eq(cosched_counters_parse("SampleEvents",
+			refused[i].list, names, &n, &err), -1);
+		ck_assert_msg(!strncmp(err.msg, "SampleEvents: ", 14) &&
+			      strstr(err.msg, refused[i].msg), "%s: %s",
+			      refused[i].list, err.msg);
+	}
+	memset(long_name, 'A', sizeof(long_name) - 1);
+	long_name[sizeof(long_name) - 1] = '\0';
+	memcpy(long_name, "pmu::", 5);
+	ck_assert_int_eq(cosched_counters_parse("SampleEvents", long_name,
+						names, &n, &err), -1);
+	ck_assert_msg(strstr(err.msg, "is longer than 127 characters"), "%s",
+		      err.msg);
+	ck_assert_int_eq(cosched_counters_parse("SampleEvents",
+		"PAPI_TOT_CYC,perf::TASK-CLOCK:u=0,skx::OFFCORE_RESPONSE_0:DMND_DATA_RD:L3_MISS,PAPI_L3_LDM",
+		names, &n, &err), 0);
+	ck_assert_int_eq(n, 4);
+	ck_assert_str_eq(names[2], "skx::OFFCORE_RESPONSE_0:DMND_DATA_RD:L3_MISS");
+	/* The roles the sampler derives from, whatever the backend. */
+	ck_assert_str_eq(cosched_counters_role("instructions"), "instructions");
+	ck_assert_str_eq(cosched_counters_role("PAPI_TOT_INS"), "instructions");
+	ck_assert_str_eq(cosched_counters_role("perf::INSTRUCTIONS"),
+			 "instructions");
+	ck_assert_str_eq(cosched_counters_role("PAPI_TOT_CYC"), "cycles");
+	ck_assert_str_eq(cosched_counters_role("PAPI_L3_TCM"),
+			 "LLC-load-misses");
+	ck_assert_str_eq(cosched_counters_role("PAPI_L3_LDM"),
+			 "LLC-load-misses");
+	ck_assert_str_eq(cosched_counters_role("perf::llc-load-misses"),
+			 "LLC-load-misses");
+	ck_assert_str_eq(cosched_counters_role("perf::TASK-CLOCK"),
+			 "task-clock");
+	/* A modifier makes it another count (user time only). */
+	ck_assert_ptr_null(cosched_counters_role("perf::TASK-CLOCK:u=0"));
+	ck_assert_ptr_null(cosched_counters_role("PAPI_L1_DCM"));
+	ck_assert_ptr_null(cosched_counters_role("bogus"));
+}
+END_TEST
+
+/* SampleBackend's values; this program has no PAPI backend linked in, as
+ * task/cosched has none: papi says so, auto takes perf and says why. */
+START_TEST(test_backend_values)
+{
+	cosched_counters_backend_t b;
+	const char *file = "x";
+	char what[COSCHED_ERROR_MSG_LEN + 16];
+	char names[1][COSCHED_COUNTER_NAME_MAX + 1] = { "task-clock" };
+
+	ck_assert_int_eq(cosched_counters_backend_parse("perf", &b, &file,
+		what, sizeof(what), &err), 0);
+	ck_assert(b == COSCHED_COUNTERS_PERF && !file);
+	ck_assert_str_eq(what, "perf");
+	ck_assert_int_eq(cosched_counters_backend_parse("test:/t/c", &b, &file,
+		what, sizeof(what), &err), 0);
+	ck_assert(b == COSCHED_COUNTERS_TEST);
+	ck_assert_str_eq(file, "/t/c");
+	ck_assert_int_eq(cosched_counters_backend_parse("auto", &b, &file,
+		what, sizeof(what), &err), 0);
+	ck_assert(b == COSCHED_COUNTERS_PERF);
+	ck_assert_str_eq(what, "perf (auto: this program was built without PAPI)");
+	/* papi is taken: each attach then says why nothing counts. */
+	ck_assert_int_eq(cosched_counters_backend_parse("papi", &b, &file,
+		what, sizeof(what), &err), 0);
+	ck_assert(b == COSCHED_COUNTERS_PAPI);
+	ck_assert_str_eq(what, "papi (this program was built without PAPI)");
+	ck_assert_ptr_null(cosched_counters_attach(COSCHED_COUNTERS_PAPI,
+		getpid(), names, 1, NULL, &err));
+	ck_assert_str_eq(err.msg, "counters unavailable: this program was built without PAPI");
+	ck_assert_int_eq(cosched_counters_backend_parse("PAPI", &b, &file,
+		what, sizeof(what), &err), -1);
+	ck_assert_str_eq(err.msg, "\"PAPI\": expected perf, papi, auto or test:FILE");
+	ck_assert_int_eq(cosched_counters_backend_parse("test:", &b, &file,
+		what, sizeof(what), &err), -1);
+}
+END_TEST
+
+/* A fake node root holding proc/cpuinfo with text (NULL: no file). */
+static void fake_cpuinfo(char *root, const char *text)
+{
+	char path[512];
+	FILE *f;
+
+	strcpy(root, "/tmp/cosched-cpuinfo-XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(root));
+	snprintf(path, sizeof(path), "%s/proc", root);
+	ck_assert_int_eq(mkdir(path, 0755), 0);
+	if (!text)
+		return;
+	snprintf(path, sizeof(path), "%s/proc/cpuinfo", root);
+	f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static void fake_cpuinfo_remove(const char *root)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/proc/cpuinfo", root);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/proc", root);
+	rmdir(path);
+	rmdir(root);
+}
+
+/*
+ * The node's CPU from ROOT/proc/cpuinfo (the first processor's block,
+ * "model name" not taken for "model"), and the event list cosched.conf
+ * gives it; without a vendor_id (not x86) or without the file,
+ * SampleEvents, saying why; no file read without SampleEventsFor.
+ */
+START_TEST(test_cpuinfo_picks_the_list)
+{
+	static const char intel[] =
+		"processor\t: 0\nvendor_id\t: GenuineIntel\ncpu family\t: 6\n"
+		"model\t\t: 143\nmodel name\t: Intel(R) Xeon(R) Platinum 8480+\n"
+		"flags\t\t: fpu vme de pse\n\n"
+		"processor\t: 1\nvendor_id\t: AuthenticAMD\ncpu family\t: 25\n"
+		"model\t\t: 17\n\n";
+	static const char arm[] =
+		"processor\t: 0\nBogoMIPS\t: 50.00\nCPU implementer\t: 0x41\n"
+		"CPU architecture: 8\nCPU part\t: 0xd0c\n\n";
+	cosched_cpuinfo_t ci;
+	cosched_conf_t conf;
+	char root[64], which[COSCHED_ERROR_MSG_LEN + 64];
+
+	cosched_conf_init(&conf);
+	ck_assert_int_eq(cosched_conf_parse_string(&conf, "t.conf",
+		"SampleEvents=task-clock\n"
+		"SampleEventsFor=GenuineIntel-6:task-clock,PAPI_TOT_INS\n"
+		"SampleEventsFor=GenuineIntel-6-143:task-clock,instructions\n",
+		&err), 0);
+
+	fake_cpuinfo(root, intel);
+	ck_assert_int_eq(cosched_cpuinfo_read(root, &ci, &err), 0);
+	ck_assert_str_eq(ci.vendor, "GenuineIntel");
+	ck_assert_int_eq(ci.family, 6);
+	ck_assert_int_eq(ci.model, 143);
+	ck_assert_str_eq(cosched_cpuinfo_sample_events(&conf, root, which,
+		sizeof(which)), "task-clock,instructions");
+	ck_assert_str_eq(which, "SampleEventsFor=GenuineIntel-6-143");
+	fake_cpuinfo_remove(root);
+
+	fake_cpuinfo(root, arm);
+	ck_assert_int_eq(cosched_cpuinfo_read(root, &ci, &err), -1);
+	ck_assert_msg(strstr(err.msg, "/proc/cpuinfo names no vendor_id"),
+		      "%s", err.msg);
+	ck_assert_str_eq(cosched_cpuinfo_sample_events(&conf, root, which,
+		sizeof(which)), "task-clock");
+	ck_assert_msg(!strncmp(which, "SampleEvents (/tmp/cosched-cpuinfo-",
+			       strlen("SampleEvents (/tmp/cosched-cpuinfo-")) &&
+		      strstr(which, "/proc/cpuinfo names no vendor_id)"), "%s",
+		      which);
+	fake_cpuinfo_remove(root);
+
+	fake_cpuinfo(root, NULL);
+	ck_assert_str_eq(cosched_cpuinfo_sample_events(&conf, root, which,
+		sizeof(which)), "task-clock");
+	ck_assert_msg(strstr(which, "/proc/cpuinfo: cannot open: No such file or directory)"),
+		      "%s", which);
+	/* Without SampleEventsFor no file is read (none here). */
+	cosched_conf_init(&conf);
+	ck_assert_str_eq(cosched_cpuinfo_sample_events(&conf, root, which,
+		sizeof(which)), COSCHED_SAMPLE_EVENTS_DEFAULT);
+	ck_assert_str_eq(which, "SampleEvents");
+	fake_cpuinfo_remove(root);
+
+#if defined(__x86_64__) || defined(__i386__)
+	/* This machine, "/" with and without a trailing slash. */
+	ck_assert_int_eq(cosched_cpuinfo_read("/", &ci, &err), 0);
+	ck_assert_msg(ci.vendor[0] && ci.family > 0 && ci.model >= 0,
+		      "%s %ld %ld", ci.vendor, ci.family, ci.model);
+#endif
+}
+END_TEST
+
 Suite *cosched_test_suite(void)
 {
 	Suite *s = suite_create("counters");
@@ -226,6 +467,10 @@ Suite *cosched_test_suite(void)
 	tcase_add_test(tc, test_hardware_events_are_a_state);
 	tcase_add_test(tc, test_parse_refusals);
 	tcase_add_test(tc, test_test_backend);
+	tcase_add_test(tc, test_perf_counts_papi_aliases);
+	tcase_add_test(tc, test_names_and_roles);
+	tcase_add_test(tc, test_backend_values);
+	tcase_add_test(tc, test_cpuinfo_picks_the_list);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -34,6 +34,8 @@
 #include "src/common/xstring.h"
 #include "src/slurmd/slurmd/slurmd.h"
 
+#include "src/node/cosched_cpuinfo.h"
+
 #include "task_cosched.h"
 
 #define ATTACH_WAIT_MS 100
@@ -72,7 +74,8 @@ static int _mkdir(const char *path)
 void task_cosched_profile_step_start(task_cosched_step_t *st)
 {
 	char *dir, *out, *interval, *job, *step, *threads, *ledger, *root;
-	char *argv[32];
+	char *argv[32], which[COSCHED_ERROR_MSG_LEN + 64];
+	const char *events;
 	int sv[2], k = 0;
 	pid_t pid;
 
@@ -113,8 +116,15 @@ void task_cosched_profile_step_start(task_cosched_step_t *st)
 	argv[k++] = (char *) (st->node_name ? st->node_name : "");
 	argv[k++] = "--interval";
 	argv[k++] = interval;
+	/* The list for this node's CPU (SampleEventsFor=, from cpuinfo
+	 * under SysfsRoot), else SampleEvents=. */
+	events = cosched_cpuinfo_sample_events(&task_cosched_conf, root,
+					       which, sizeof(which));
+	if (strchr(which, '('))	/* SampleEventsFor, but no CPU read */
+		verbose("%s: %s: events of %s", plugin_type, st->step_name,
+			which);
 	argv[k++] = "--events";
-	argv[k++] = task_cosched_conf.sample_events;
+	argv[k++] = (char *) events;
 	argv[k++] = "--backend";
 	argv[k++] = task_cosched_node_path(task_cosched_conf.sample_backend,
 					   st->node_name);
@@ -178,8 +188,9 @@ void task_cosched_profile_step_start(task_cosched_step_t *st)
 			;
 	}
 	ctl = sv[0];
-	debug("%s: %s: cosched-sampler every %g s, record %s", plugin_type,
-	      st->step_name, task_cosched_conf.sample_interval_s, out);
+	debug("%s: %s: cosched-sampler every %g s, events of %s, record %s",
+	      plugin_type, st->step_name, task_cosched_conf.sample_interval_s,
+	      which, out);
 done:
 	xfree(argv[12]);
 	xfree(dir);
