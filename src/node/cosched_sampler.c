@@ -368,8 +368,11 @@ static void counters_state(char *state, size_t len)
 	if (!S.ntasks)
 		snprintf(state, len, "counters unavailable: no task ran");
 	else if (!any)
+		/* The counters' own messages may already say it. */
 		snprintf(state, len, "counters unavailable: %s",
-			 S.attach_error[0] ? S.attach_error : "no event read");
+			 !S.attach_error[0] ? "no event read" :
+			 !strncmp(S.attach_error, "counters unavailable: ", 22) ?
+			 S.attach_error + 22 : S.attach_error);
 	else if (ins < 0 || miss < 0 || !S.counted[ins] || !S.counted[miss])
 		snprintf(state, len,
 			 "counters unavailable: %s (runtime and software events only)",
