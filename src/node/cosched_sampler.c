@@ -369,7 +369,7 @@ static void counters_state(char *state, size_t len)
 		snprintf(state, len, "counters unavailable: no task ran");
 	else if (!any)
 		/* The counters' own messages may already say it. */
-		snprintf(state, len, "counters unavailable: %s",
+		snprintf(state, len, "counters unavailable: %.500s",
 			 !S.attach_error[0] ? "no event read" :
 			 !strncmp(S.attach_error, "counters unavailable: ", 22) ?
 			 S.attach_error + 22 : S.attach_error);
