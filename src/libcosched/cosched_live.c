@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cosched_file.h"
+#include "cosched_number.h"
 #include "cosched_live.h"
 
 #define LIVE_TAG "cosched-live/"
@@ -51,14 +52,9 @@ int cosched_live_format(const cosched_live_t *l, char *buf, size_t len,
 
 static int num_u32(const char *s, uint32_t *out)
 {
-	char *end;
-	unsigned long long v;
+	uint64_t v;
 
-	if (*s < '0' || *s > '9')
-		return -1;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || *end || v > UINT32_MAX)
+	if (cosched_parse_u64(s, UINT32_MAX, &v))
 		return -1;
 	*out = (uint32_t) v;
 	return 0;

@@ -107,3 +107,18 @@ double cosched_ewma(double prev, double sample, double weight)
 		return prev;
 	return weight * sample + (1.0 - weight) * prev;
 }
+
+int cosched_parse_u64(const char *str, uint64_t max, uint64_t *out)
+{
+	unsigned long long v;
+	char *end;
+
+	if (*str < '0' || *str > '9')
+		return -1;
+	errno = 0;
+	v = strtoull(str, &end, 10);
+	if (errno || *end || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}

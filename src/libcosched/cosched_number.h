@@ -16,6 +16,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include <stdint.h>
+
 #include "cosched_error.h"
 
 /* Parse a finite decimal number.  Returns 0, or -1 leaving *out alone. */
@@ -23,6 +25,11 @@ int cosched_parse_number(const char *str, double *out);
 
 /* Parse a decimal integer that fits in a long.  Returns 0 or -1. */
 int cosched_parse_long(const char *str, long *out);
+
+/* Parse digits only (no sign, no blank) as an integer of at most max, for
+ * the node's state files and the live loads.  Returns 0, or -1 leaving
+ * *out alone. */
+int cosched_parse_u64(const char *str, uint64_t max, uint64_t *out);
 
 /* The values a setting accepts: [lo, hi], or (lo, hi] when lo_open. */
 typedef struct {

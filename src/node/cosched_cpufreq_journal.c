@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "src/libcosched/cosched_file.h"
+#include "src/libcosched/cosched_number.h"
 #include "src/libcosched/cosched_text.h"
 #include "cosched_cpufreq_journal.h"
 #include "cosched_spool.h"
@@ -298,13 +299,12 @@ static int fields(char *line, const char *word, const char *const *keys,
 static int num_ull(const char *s, unsigned long long max,
 		   unsigned long long *out)
 {
-	char *end;
+	uint64_t v;
 
-	if (*s < '0' || *s > '9')
+	if (cosched_parse_u64(s, max, &v))
 		return -1;
-	errno = 0;
-	*out = strtoull(s, &end, 10);
-	return errno || *end || *out > max ? -1 : 0;
+	*out = v;
+	return 0;
 }
 
 static int num_long(const char *s, long max, long *out)

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "src/libcosched/cosched_file.h"
+#include "src/libcosched/cosched_number.h"
 #include "cosched_energy_ledger.h"
 
 #define LEDGER_TAG "cosched-energy-ledger/"
@@ -117,21 +118,6 @@ static char *ledger_format(const ledger_t *l)
 	return b;
 }
 
-static int num(const char *s, uint64_t max, uint64_t *out)
-{
-	char *end;
-	unsigned long long v;
-
-	if (*s < '0' || *s > '9')
-		return -1;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || *end || v > max)
-		return -1;
-	*out = v;
-	return 0;
-}
-
 static int parse_ref(const char *s, cosched_step_ref_t *r)
 {
 	char buf[32], *dot;
@@ -144,7 +130,7 @@ static int parse_ref(const char *s, cosched_step_ref_t *r)
 	if (!dot)
 		return -1;
 	*dot = '\0';
-	if (num(buf, UINT32_MAX, &j) || num(dot + 1, UINT32_MAX, &st))
+	if (cosched_parse_u64(buf, UINT32_MAX, &j) || cosched_parse_u64(dot + 1, UINT32_MAX, &st))
 		return -1;
 	r->job_id = (uint32_t) j;
 	r->step_id = (uint32_t) st;
@@ -171,28 +157,28 @@ static int parse_step(char *rest, cosched_ledger_step_t *s)
 	memset(s, 0, sizeof(*s));
 	if (!tok || parse_ref(tok, &s->id))
 		return -1;
-	if (kv(&save, "pid", &v) || num(v, INT32_MAX, &x) || !x)
+	if (kv(&save, "pid", &v) || cosched_parse_u64(v, INT32_MAX, &x) || !x)
 		return -1;
 	s->proc.pid = (pid_t) x;
-	if (kv(&save, "start", &v) || num(v, UINT64_MAX, &x))
+	if (kv(&save, "start", &v) || cosched_parse_u64(v, UINT64_MAX, &x))
 		return -1;
 	s->proc.start_time = x;
-	if (kv(&save, "cores", &v) || num(v, UINT32_MAX, &x) || !x)
+	if (kv(&save, "cores", &v) || cosched_parse_u64(v, UINT32_MAX, &x) || !x)
 		return -1;
 	s->cores = (uint32_t) x;
-	if (kv(&save, "rate", &v) || num(v, UINT64_MAX - 1, &s->rate))
+	if (kv(&save, "rate", &v) || cosched_parse_u64(v, UINT64_MAX - 1, &s->rate))
 		return -1;
 	if (kv(&save, "mem_rate", &v))
 		return -1;
 	if (!strcmp(v, "-"))
 		s->mem_rate = COSCHED_ENERGY_UNKNOWN;
-	else if (num(v, UINT64_MAX - 1, &s->mem_rate))
+	else if (cosched_parse_u64(v, UINT64_MAX - 1, &s->mem_rate))
 		return -1;
-	if (kv(&save, "uncore", &v) || num(v, UINT64_MAX, &s->energy.uncore_uj) ||
-	    kv(&save, "core", &v) || num(v, UINT64_MAX, &s->energy.core_uj) ||
-	    kv(&save, "dram", &v) || num(v, UINT64_MAX, &s->energy.dram_uj) ||
-	    kv(&save, "node", &v) || num(v, UINT64_MAX, &s->node_uj) ||
-	    kv(&save, "seen", &v) || num(v, INT32_MAX, &x))
+	if (kv(&save, "uncore", &v) || cosched_parse_u64(v, UINT64_MAX, &s->energy.uncore_uj) ||
+	    kv(&save, "core", &v) || cosched_parse_u64(v, UINT64_MAX, &s->energy.core_uj) ||
+	    kv(&save, "dram", &v) || cosched_parse_u64(v, UINT64_MAX, &s->energy.dram_uj) ||
+	    kv(&save, "node", &v) || cosched_parse_u64(v, UINT64_MAX, &s->node_uj) ||
+	    kv(&save, "seen", &v) || cosched_parse_u64(v, INT32_MAX, &x))
 		return -1;
 	s->corunners_seen = (int) x;
 	if (kv(&save, "corunners", &v) || strtok_r(NULL, " ", &save))
@@ -245,7 +231,7 @@ static int ledger_parse(char *text, ledger_t *l, cosched_error_t *err)
 			if (l->nzones == COSCHED_RAPL_ZONES_MAX || !dir || !v ||
 			    strlen(dir) >= sizeof(z->dir) ||
 			    strtok_r(NULL, " ", &zs) ||
-			    num(v, UINT64_MAX, &z->uj))
+			    cosched_parse_u64(v, UINT64_MAX, &z->uj))
 				return cosched_error_set(err,
 					"line %d: bad zone line", no);
 			strcpy(z->dir, dir);
