@@ -21,7 +21,8 @@
  *     "interval_s": I, "backend": B, "samples": K, "tasks": [pids],
  *     "events": { NAME: total, ... },
  *     "unavailable": { NAME: REASON, ... },
- *     "derived": { "cpu_s", "ipc", "mpki", "mpki_ewma", "mpki_max" },
+ *     "derived": { "cpu_s", "ipc", "mpki", "mpki_ewma", "mpki_max",
+ *                  "llc_miss_bw" (bytes/s: 64 per LLC miss) },
  *     "state": "measured" | "counters unavailable: REASON",
  *     "app": APP, "profile": "merged into DIR/APP.json" | "not merged: WHY",
  *     "energy": { "state": "measured" | "energy unavailable: REASON",
@@ -93,6 +94,7 @@ static struct {
 	struct timespec t0;
 	const char *app, *conf_path;
 	int threads;
+	long freq_khz;			/* decided by the controller; 0 none */
 	char merged[COSCHED_PATH_MAX + COSCHED_APP_NAME_MAX + 64];
 	/* Energy: RAPL through the node's ledger. */
 	const char *sysfs_root, *ledger_dir;
@@ -432,6 +434,8 @@ static void merge_profile(double runtime_s)
 	}
 	run.runtime_s = runtime_s > 0.001 ? runtime_s : 0.001;
 	run.threads = S.threads > 0 ? S.threads : 1;
+	if (S.freq_khz > 0 && S.freq_khz <= 100000000L)
+		run.freq_khz = S.freq_khz;
 	if (S.in_ledger) {
 		/* The step's share of the node's (cosched(8) ENERGY):
 		 * package is idle/uncore + core, as RAPL counts it. */
@@ -509,6 +513,19 @@ static int write_record(void)
 		json_object_set_new(der, "mpki", json_real(
 			1000.0 * (double) S.total[miss] / (double) S.total[ins]));
 		json_object_set_new(der, "mpki_ewma", json_real(S.mpki_ewma));
+		/* Seed 002's bandwidth from misses: a line per miss. */
+		{
+			struct timespec t1;
+			double secs;
+
+			clock_gettime(CLOCK_MONOTONIC, &t1);
+			secs = (double) (t1.tv_sec - S.t0.tv_sec) +
+			       (double) (t1.tv_nsec - S.t0.tv_nsec) / 1e9;
+			if (secs > 0.0)
+				json_object_set_new(der, "llc_miss_bw",
+					json_real((double) S.total[miss] * 64.0 /
+						  secs));
+		}
 		json_object_set_new(der, "mpki_max", json_real(S.mpki_max));
 	}
 	counters_state(state, sizeof(state));
@@ -519,6 +536,10 @@ static int write_record(void)
 	json_object_set_new(o, "start", json_integer(S.start));
 	json_object_set_new(o, "end", json_integer(time(NULL)));
 	json_object_set_new(o, "interval_s", json_real(S.interval));
+	json_object_set_new(o, "threads", json_integer(S.threads > 0 ?
+							S.threads : 1));
+	if (S.freq_khz > 0)
+		json_object_set_new(o, "freq_khz", json_integer(S.freq_khz));
 	json_object_set_new(o, "backend", json_string(S.backend_what));
 	json_object_set_new(o, "samples", json_integer(S.samples));
 	json_object_set_new(o, "tasks", tasks);
@@ -574,6 +595,7 @@ int main(int argc, char **argv)
 		{ "threads", required_argument, NULL, 't' },
 		{ "sysfs-root", required_argument, NULL, 'r' },
 		{ "ledger-dir", required_argument, NULL, 'l' },
+		{ "freq-khz", required_argument, NULL, 'f' },
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *events = NULL, *backend = "perf";
@@ -605,6 +627,7 @@ int main(int argc, char **argv)
 		case 't': S.threads = atoi(optarg); break;
 		case 'r': S.sysfs_root = optarg; break;
 		case 'l': S.ledger_dir = optarg; break;
+		case 'f': S.freq_khz = strtol(optarg, NULL, 10); break;
 		default: return 2;
 		}
 	}

@@ -11,6 +11,7 @@ do leaves the job running with one clear log line.  CPU frequency is
 checked in a fake cpufreq tree (SysfsRoot=) that the real code writes.
 """
 
+import json
 import os
 import re
 import subprocess
@@ -286,6 +287,16 @@ def test_frequency_decided_applied_and_restored(make_cluster):
     c.run(["scancel", str(b)])
     _wait_domain(c, 8, ORIGINAL)
     assert _journal_domains(c) == []
+    # Its step record carries the decided frequency (the profile's EDP
+    # point is per threads and frequency).
+    steprec = os.path.join(c.workdir, "spool", "n1", "cosched", "steps",
+                           f"{b}.batch.json")
+    deadline = time.monotonic() + 15
+    while not os.path.exists(steprec):
+        assert time.monotonic() < deadline, steprec
+        time.sleep(0.2)
+    with open(steprec) as f:
+        assert json.load(f)["freq_khz"] == 1500000
 
     b = _start(c, "p15")
     _wait_domain(c, 8, _userspace(1500000))

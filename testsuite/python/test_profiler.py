@@ -152,6 +152,9 @@ def test_profile_merged_and_used(make_cluster):
     assert c.record(first)["source"] != "profile"
     rec = _record(c, f"{first}.batch")
     assert rec["app"] == "streamy" and rec["state"] == "measured", rec
+    # 1e9 misses of 64 bytes over the step's 2 to 10 seconds.
+    assert 64e9 / 10 < rec["derived"]["llc_miss_bw"] < 64e9 / 1.9, rec
+    assert rec["threads"] == 1 and "freq_khz" not in rec, rec
     assert rec["profile"] == f"merged into {c.profile_dir}/streamy.json", rec
     with open(os.path.join(c.profile_dir, "streamy.json")) as f:
         prof = json.load(f)

@@ -74,6 +74,7 @@ static int _mkdir(const char *path)
 void task_cosched_profile_step_start(task_cosched_step_t *st)
 {
 	char *dir, *out, *interval, *job, *step, *threads, *ledger, *root;
+	char *freq = NULL;
 	char *argv[32], which[COSCHED_ERROR_MSG_LEN + 64];
 	const char *events;
 	int sv[2], k = 0;
@@ -140,6 +141,13 @@ void task_cosched_profile_step_start(task_cosched_step_t *st)
 	argv[k++] = ledger;
 	/* The application the controller named (the record, never the
 	 * job's environment): the step's run is merged into its profile. */
+	/* The frequency the controller decided for it: the profile's EDP
+	 * point is per (threads, frequency). */
+	if (st->have_record && st->record->freq_khz > 0) {
+		freq = xstrdup_printf("%ld", st->record->freq_khz);
+		argv[k++] = "--freq-khz";
+		argv[k++] = freq;
+	}
 	if (st->have_record && st->record->app[0]) {
 		argv[k++] = "--app";
 		argv[k++] = st->record->app;
@@ -201,6 +209,7 @@ done:
 	xfree(threads);
 	xfree(ledger);
 	xfree(root);
+	xfree(freq);
 }
 
 /* Slurmstepd, root, after forking task pid and before it runs. */
