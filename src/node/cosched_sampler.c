@@ -27,7 +27,8 @@
  *     "app": APP, "profile": "merged into DIR/APP.json" | "not merged: WHY",
  *     "energy": { "state": "measured" | "energy unavailable: REASON",
  *                 "total_uj", "uncore_uj", "core_uj", "dram_uj", "node_uj" },
- *     "co_runners": ["JOB.STEP", ...], "co_runners_seen": N }
+ *     "co_runners": ["JOB.STEP", ...], "co_runners_seen": N,
+ *     "central": "ProfileDir/jobs/JOB.STEP.NODE.json" | "not kept: WHY" }
  * energy is the step's share of the node's RAPL energy while it ran, by
  * the node's energy ledger (src/node/cosched_energy_ledger.h; core_uj and
  * dram_uj where those zones exist), node_uj the node's whole energy over
@@ -478,6 +479,51 @@ static json_t *energy_json(void)
 	return e;
 }
 
+/*
+ * A copy of the record in the store, ProfileDir/jobs/JOB.STEP.NODE.json,
+ * where reports read every node's records in one place (the node's own
+ * copy stays in its spool).  Root writes it, 0644, atomically; the
+ * record's "central" says where it went or why it did not.
+ */
+static void keep_central(json_t *o)
+{
+	char dir[COSCHED_PATH_MAX + 16], path[COSCHED_PATH_MAX + 128];
+	char tmp[COSCHED_PATH_MAX + 136];
+	cosched_error_t err;
+	const char *why = NULL;
+
+	if (S.conf_error[0]) {
+		json_object_set_new(o, "central", json_string("not kept: cosched.conf unreadable"));
+		return;
+	}
+	if (cosched_live_node_check(S.node, &err)) {
+		json_object_set_new(o, "central", json_string("not kept: no usable node name"));
+		return;
+	}
+	snprintf(dir, sizeof(dir), "%s/jobs", S.conf.profile_dir);
+	snprintf(path, sizeof(path), "%s/%u.%u.%s.json", dir, S.job, S.step,
+		 S.node);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	if (mkdir(dir, 0755) && errno != EEXIST)
+		why = strerror(errno);
+	json_object_set_new(o, "central", json_string(path));
+	if (!why) {
+		unlink(tmp);
+		if (json_dump_file(o, tmp, JSON_INDENT(1) | JSON_SORT_KEYS) ||
+		    chmod(tmp, 0644) || rename(tmp, path)) {
+			why = strerror(errno);
+			unlink(tmp);
+		}
+	}
+	if (why) {
+		char msg[COSCHED_PATH_MAX + 200];
+
+		snprintf(msg, sizeof(msg), "not kept: %.300s: %.100s", dir,
+			 why);
+		json_object_set_new(o, "central", json_string(msg));
+	}
+}
+
 static int write_record(void)
 {
 	json_t *o = json_object(), *ev = json_object(), *un = json_object();
@@ -568,6 +614,7 @@ static int write_record(void)
 		json_object_set_new(o, "co_runners_seen",
 				    json_integer(S.me.corunners_seen));
 	}
+	keep_central(o);
 	snprintf(tmp, sizeof(tmp), "%s.tmp", S.out);
 	rc = json_dump_file(o, tmp, JSON_INDENT(1) | JSON_SORT_KEYS);
 	json_decref(o);

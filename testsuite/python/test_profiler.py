@@ -224,6 +224,14 @@ def test_shared_node_energy_adds_up(make_cluster):
     assert recs[0]["co_runners"] == [f"{jobs[1]}.{BATCH}"], recs[0]
     assert recs[1]["co_runners"] == [f"{jobs[0]}.{BATCH}"], recs[1]
     assert _ledger(c) is None
+    # Reports read every node's records in one place: the store.
+    for j, r in zip(jobs, recs):
+        central = os.path.join(c.profile_dir, "jobs", f"{j}.{BATCH}.n1.json")
+        assert r["central"] == central, r
+        with open(central) as f:
+            assert json.load(f) == r
+        st = os.stat(central)
+        assert st.st_uid == 0 and st.st_mode & 0o777 == 0o644
     for i, e in enumerate(es, 1):
         with open(os.path.join(c.profile_dir, f"watt{i}.json")) as f:
             run = json.load(f)["runs"][-1]
