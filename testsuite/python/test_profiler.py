@@ -284,7 +284,11 @@ def test_live_mpki_steers_miss_rate_bound(make_cluster):
     it, and a fourth job that the profiles would let in (2 + 2 <= 12)
     waits for the MPKI bound (11 + 2 > 12).  When the jobs' misses fall,
     the live loads fall and it starts; files go with their steps."""
-    c = make_cluster(nodes=1, sockets=2, cores=2)
+    # A scheduling pass every second: the fourth job starts at the first
+    # pass after its neighbours' loads fall (a reconfigure would do too,
+    # but from Slurm 23.11 on it restarts slurmctld).
+    c = make_cluster(nodes=1, sockets=2, cores=2, slurm_conf_extra=[
+        "SchedulerParameters=sched_interval=1"])
     counts = os.path.join(c.workdir, "counters")
     # MPKI 11: 1.1e7 LLC misses per 1e9 instructions.
     with open(counts, "w") as f:
@@ -331,8 +335,7 @@ def test_live_mpki_steers_miss_rate_bound(make_cluster):
     deadline = time.monotonic() + 30
     while c.job(third)["JobState"] == "PENDING":
         assert time.monotonic() < deadline, (c.record(third), _live(c))
-        time.sleep(1)
-        c.run(["scontrol", "reconfigure"])  # a scheduling pass now
+        time.sleep(0.5)
     c.wait_state(third, "COMPLETED", timeout=60)
     c.run(["scancel", *map(str, running)])
     for j in running:
