@@ -18,75 +18,11 @@
 #include <sys/stat.h>
 
 #include "cosched_check.h"
+#include "counted_job.h"
 #include "src/node/cosched_counters.h"
 #include "src/node/cosched_cpuinfo.h"
 
 static cosched_error_t err;
-
-static double cpu_now(clockid_t clk)
-{
-	struct timespec t;
-
-	clock_gettime(clk, &t);
-	return (double) t.tv_sec + (double) t.tv_nsec / 1e9;
-}
-
-/* Burn s seconds of this thread's CPU time. */
-static void spin(double s)
-{
-	double start = cpu_now(CLOCK_THREAD_CPUTIME_ID);
-
-	while (cpu_now(CLOCK_THREAD_CPUTIME_ID) - start < s)
-		;
-}
-
-static void *thread_body(void *arg)
-{
-	(void) arg;
-	spin(0.25);
-	return NULL;
-}
-
-static double tv(struct timeval t)
-{
-	return (double) t.tv_sec + (double) t.tv_usec / 1e6;
-}
-
-/*
- * The job: waits for the go, then starts a thread and a child process
- * that each burn CPU, burns some itself, sleeps and wakes 50 times, and
- * writes what it did (its CPU time, its children's) to out.
- */
-static void job(int go, int out)
-{
-	struct rusage self, kids;
-	pthread_t t;
-	char c, line[128];
-	pid_t kid;
-
-	if (read(go, &c, 1) != 1)
-		_exit(1);
-	pthread_create(&t, NULL, thread_body, NULL);
-	kid = fork();
-	if (!kid) {
-		spin(0.25);
-		_exit(0);
-	}
-	spin(0.25);
-	for (int i = 0; i < 50; i++)
-		usleep(1000);
-	pthread_join(t, NULL);
-	waitpid(kid, NULL, 0);
-	usleep(300000);	/* the parent reads while this runs */
-	getrusage(RUSAGE_SELF, &self);
-	getrusage(RUSAGE_CHILDREN, &kids);
-	snprintf(line, sizeof(line), "%.6f\n",
-		 tv(self.ru_utime) + tv(self.ru_stime) + tv(kids.ru_utime) +
-		 tv(kids.ru_stime));
-	if (write(out, line, strlen(line)) < 0)
-		_exit(1);
-	_exit(0);
-}
 
 START_TEST(test_software_events_follow_the_tree)
 {
@@ -106,7 +42,7 @@ START_TEST(test_software_events_follow_the_tree)
 	ck_assert_int_eq(pipe(out), 0);
 	pid = fork();
 	if (!pid)
-		job(go[0], out[1]);
+		counted_job_run(go[0], out[1]);
 	/* Attached before the job runs, as slurmstepd does. */
 	c = cosched_counters_attach(COSCHED_COUNTERS_PERF, pid, names, n, NULL,
 				    &err);
@@ -246,7 +182,7 @@ START_TEST(test_perf_counts_papi_aliases)
 		"PAPI_TOT_INS: a PAPI event: the perf backend does not count it (SampleBackend=papi)");
 	ck_assert_str_eq(cosched_counters_unavailable(c, 3),
 		"amd64_fam19h_zen4::RETIRED_INSTRUCTIONS: a PAPI event: the perf backend does not count it (SampleBackend=papi)");
-	spin(0.05);
+	counted_job_spin(0.05);
 	ck_assert_int_eq(cosched_counters_read(c, v, valid, &err), 2);
 	ck_assert_msg(valid[0] && v[0] >= 40000000ull, "task-clock %llu",
 		      (unsigned long long) v[0]);

@@ -20,74 +20,10 @@
 #include <unistd.h>
 
 #include "cosched_check.h"
+#include "counted_job.h"
 #include "src/node/cosched_counters.h"
 
 static cosched_error_t err;
-
-static double cpu_now(clockid_t clk)
-{
-	struct timespec t;
-
-	clock_gettime(clk, &t);
-	return (double) t.tv_sec + (double) t.tv_nsec / 1e9;
-}
-
-/* Burn s seconds of this thread's CPU time. */
-static void spin(double s)
-{
-	double start = cpu_now(CLOCK_THREAD_CPUTIME_ID);
-
-	while (cpu_now(CLOCK_THREAD_CPUTIME_ID) - start < s)
-		;
-}
-
-static void *thread_body(void *arg)
-{
-	(void) arg;
-	spin(0.25);
-	return NULL;
-}
-
-static double tv(struct timeval t)
-{
-	return (double) t.tv_sec + (double) t.tv_usec / 1e6;
-}
-
-/*
- * The job: waits for the go, then starts a thread and a child process
- * that each burn CPU, burns some itself, sleeps and wakes 50 times, and
- * writes its CPU time and its children's to out.
- */
-static void job(int go, int out)
-{
-	struct rusage self, kids;
-	pthread_t t;
-	char c, line[128];
-	pid_t kid;
-
-	if (read(go, &c, 1) != 1)
-		_exit(1);
-	pthread_create(&t, NULL, thread_body, NULL);
-	kid = fork();
-	if (!kid) {
-		spin(0.25);
-		_exit(0);
-	}
-	spin(0.25);
-	for (int i = 0; i < 50; i++)
-		usleep(1000);
-	pthread_join(t, NULL);
-	waitpid(kid, NULL, 0);
-	usleep(300000);	/* the parent reads while this runs */
-	getrusage(RUSAGE_SELF, &self);
-	getrusage(RUSAGE_CHILDREN, &kids);
-	snprintf(line, sizeof(line), "%.6f\n",
-		 tv(self.ru_utime) + tv(self.ru_stime) + tv(kids.ru_utime) +
-		 tv(kids.ru_stime));
-	if (write(out, line, strlen(line)) < 0)
-		_exit(1);
-	_exit(0);
-}
 
 typedef struct {
 	pid_t pid;
@@ -103,7 +39,7 @@ static void job_start(job_t *j)
 	j->pid = fork();
 	ck_assert_int_ge(j->pid, 0);
 	if (!j->pid)
-		job(go[0], out[1]);
+		counted_job_run(go[0], out[1]);
 	close(go[0]);
 	close(out[1]);
 	j->go = go[1];
@@ -232,7 +168,7 @@ START_TEST(test_what_papi_cannot_count_is_a_state)
 		ck_assert_msg(!strncmp(why, "PAPI_TOT_INS: no such counter on this CPU", 41) ||
 			      !strncmp(why, "PAPI_TOT_INS: no hardware counters here", 39),
 			      "%s", why);
-	spin(0.1);
+	counted_job_spin(0.1);
 	ck_assert_int_eq(cosched_counters_read(c, v, valid, &err), why ? 1 : 2);
 	ck_assert(valid[0] && v[0] > 50000000ull && !valid[1]);
 	if (!why)

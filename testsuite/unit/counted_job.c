@@ -1,0 +1,73 @@
+/*
+ * counted_job.c - the workload the counter tests attach to (see the
+ * header).
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "counted_job.h"
+
+static double cpu_now(clockid_t clk)
+{
+	struct timespec t;
+
+	clock_gettime(clk, &t);
+	return (double) t.tv_sec + (double) t.tv_nsec / 1e9;
+}
+
+void counted_job_spin(double s)
+{
+	double start = cpu_now(CLOCK_THREAD_CPUTIME_ID);
+
+	while (cpu_now(CLOCK_THREAD_CPUTIME_ID) - start < s)
+		;
+}
+
+static void *thread_body(void *arg)
+{
+	(void) arg;
+	counted_job_spin(0.25);
+	return NULL;
+}
+
+static double tv(struct timeval t)
+{
+	return (double) t.tv_sec + (double) t.tv_usec / 1e6;
+}
+
+void counted_job_run(int go, int out)
+{
+	struct rusage self, kids;
+	pthread_t t;
+	char c, line[128];
+	pid_t kid;
+
+	if (read(go, &c, 1) != 1)
+		_exit(1);
+	pthread_create(&t, NULL, thread_body, NULL);
+	kid = fork();
+	if (!kid) {
+		counted_job_spin(0.25);
+		_exit(0);
+	}
+	counted_job_spin(0.25);
+	for (int i = 0; i < 50; i++)
+		usleep(1000);
+	pthread_join(t, NULL);
+	waitpid(kid, NULL, 0);
+	usleep(300000);	/* the parent reads while this runs */
+	getrusage(RUSAGE_SELF, &self);
+	getrusage(RUSAGE_CHILDREN, &kids);
+	snprintf(line, sizeof(line), "%.6f\n",
+		 tv(self.ru_utime) + tv(self.ru_stime) + tv(kids.ru_utime) +
+		 tv(kids.ru_stime));
+	if (write(out, line, strlen(line)) < 0)
+		_exit(1);
+	_exit(0);
+}
