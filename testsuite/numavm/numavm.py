@@ -443,17 +443,42 @@ class VM:
             self.argv = qemu_argv(kernel or kernel_path(), initrd,
                                   self.console_log, nodes, self.cpus, mem,
                                   self.distances, self.monitor)
-            t0 = time.monotonic()
-            self._proc = subprocess.Popen(
-                self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE, preexec_fn=_die_with_parent)
-            self._reader = threading.Thread(target=self._read, daemon=True)
-            self._reader.start()
-            self._wait_ready(boot_timeout)
-            self.boot_seconds = time.monotonic() - t0
+            self._start(boot_timeout)
         except BaseException:
             self.shutdown()
             raise
+
+    def _start(self, boot_timeout):
+        t0 = time.monotonic()
+        self._lines = queue.Queue()
+        self._stuck = False
+        self._proc = subprocess.Popen(
+            self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE, preexec_fn=_die_with_parent)
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+        self._wait_ready(boot_timeout)
+        self.boot_seconds = time.monotonic() - t0
+
+    def reboot(self, boot_timeout=BOOT_TIMEOUT):
+        """Stop qemu and boot the same guest again (same machine, same
+        initramfs): for a test harness whose guest stopped answering.
+        The old console is kept as console.log.1."""
+        proc, self._proc = self._proc, None
+        if proc is not None:
+            if proc.poll() is None:
+                proc.kill()
+            proc.wait()
+            for f in (proc.stdin, proc.stdout, proc.stderr):
+                try:
+                    f.close()
+                except OSError:
+                    pass
+        try:
+            os.replace(self.console_log, self.console_log + ".1")
+        except OSError:
+            pass
+        self._start(boot_timeout)
 
     # The reader thread turns qemu's stdout (the guest's ttyS1) into lines;
     # None marks the end (qemu exited).

@@ -71,11 +71,28 @@ def vm4():
     vm.shutdown()
 
 
+def guest_run(vm, command, timeout=60):
+    """vm.run, once more on a fresh boot of the same guest when it stops
+    answering: seen in about one host run in three under load, a guest
+    idle with its agent waiting for input (the SysRq dump shows no task
+    running or blocked), which is the serial channel's, not the binding
+    code's.  The first failure's diagnostics go to stderr."""
+    try:
+        return vm.run(command, timeout=timeout)
+    except numavm.GuestError as e:
+        if "no answer from the guest in time" not in str(e):
+            raise
+        sys.stderr.write(f"\nnumavm: guest stopped answering; booting it "
+                         f"again for one more try:\n{str(e)[-3000:]}\n")
+        vm.reboot()
+        return vm.run(command, timeout=timeout)
+
+
 def bind_check(vm, *args, mib=MIB):
     """Run numa_bind_check in the guest; its report as a dict, plus
     "pages_on" {node: pages} and the stderr."""
     argv = ["numa_bind_check", *args, "--mib", str(mib)]
-    r = vm.run(argv, timeout=60)
+    r = guest_run(vm, argv, timeout=60)
     assert r.rc == 0, (argv, r)
     lines = r.stdout.splitlines()
     assert len(lines) == 1 and lines[0].startswith("numa_bind_check "), r
@@ -88,7 +105,7 @@ def bind_check(vm, *args, mib=MIB):
 
 def test_guest_is_the_asked_machine(vm2):
     assert vm2.node_distances() == [[10, 20], [20, 10]]
-    r = vm2.run("cat /sys/devices/system/node/node0/cpulist "
+    r = guest_run(vm2, "cat /sys/devices/system/node/node0/cpulist "
                 "/sys/devices/system/node/node1/cpulist")
     assert r.rc == 0 and r.stdout.split() == ["0-1", "2-3"], r
 
@@ -112,7 +129,7 @@ def test_prefer_lands_on_preferred_node(vm2):
 def test_prefer_spills_where_bind_would_not(vm2):
     # What makes prefer differ from bind: past the preferred node's free
     # memory the allocation goes on elsewhere instead of failing.
-    r = vm2.run("sed -n 's/.*MemFree: *\\([0-9]*\\) kB/\\1/p' "
+    r = guest_run(vm2, "sed -n 's/.*MemFree: *\\([0-9]*\\) kB/\\1/p' "
                 "/sys/devices/system/node/node1/meminfo")
     free_mib = int(r.stdout) // 1024
     mib = free_mib + 32
@@ -174,5 +191,16 @@ def test_stuck_guest_says_what_it_was_doing():
         assert "no answer from the guest in time" in text, text
         assert "sysrq: Show Blocked State" in text, text
         assert "NMI backtrace for cpu 0" in text and "Comm: sh" in text, text
+    finally:
+        vm.shutdown()
+
+
+def test_reboot_gives_the_same_guest():
+    # What guest_run falls back on: the same machine, answering again.
+    vm = _boot(nodes=2, cpus=4, mem=512)
+    try:
+        vm.reboot()
+        assert vm.node_distances() == [[10, 20], [20, 10]]
+        assert os.path.exists(vm.console_log + ".1")
     finally:
         vm.shutdown()
