@@ -411,6 +411,15 @@ def qemu_argv(kernel, initrd, console_log, nodes, cpus, mem, distances,
     return argv
 
 
+def _close_pipes(proc):
+    """Close the pipes to a qemu that has ended."""
+    for f in (proc.stdin, proc.stdout, proc.stderr):
+        try:
+            f.close()
+        except OSError:
+            pass
+
+
 class VM:
     """A booted guest: run() commands in it, then shutdown() (or use it
     as a context manager)."""
@@ -469,11 +478,7 @@ class VM:
             if proc.poll() is None:
                 proc.kill()
             proc.wait()
-            for f in (proc.stdin, proc.stdout, proc.stderr):
-                try:
-                    f.close()
-                except OSError:
-                    pass
+            _close_pipes(proc)
         try:
             os.replace(self.console_log, self.console_log + ".1")
         except OSError:
@@ -629,11 +634,7 @@ class VM:
                     except subprocess.TimeoutExpired:
                         proc.kill()
                         proc.wait()
-            for f in (proc.stdin, proc.stdout, proc.stderr):
-                try:
-                    f.close()
-                except OSError:
-                    pass
+            _close_pipes(proc)
         if self.workdir:
             shutil.rmtree(self.workdir, ignore_errors=True)
             self.workdir = None
