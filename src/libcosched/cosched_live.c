@@ -15,6 +15,7 @@
 
 #include "cosched_file.h"
 #include "cosched_number.h"
+#include "cosched_text.h"
 #include "cosched_live.h"
 
 #define LIVE_TAG "cosched-live/"
@@ -261,6 +262,20 @@ long cosched_live_scan(const char *profile_dir, long long now, int stale_s,
 
 		if (e->d_name[0] == '.' || strstr(e->d_name, ".tmp"))
 			continue;
+		/* Names reach slurmctld's log: anything but a live file's
+		 * characters is refused, quoted and shortened, unread. */
+		if (strlen(e->d_name) > COSCHED_LIVE_NODE_MAX + 32 ||
+		    strspn(e->d_name, "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+			   "abcdefghijklmnopqrstuvwxyz0123456789._-") !=
+		    strlen(e->d_name)) {
+			char q[COSCHED_QUOTE_BUF];
+
+			if (!(*nbad)++)
+				cosched_error_set(err, "%s: not a live load's name",
+						  cosched_quote(q, sizeof(q),
+								e->d_name));
+			continue;
+		}
 		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
 		text = cosched_read_file_stat(path, COSCHED_LIVE_LINE_MAX,
 					      &missing, &st, &ferr);

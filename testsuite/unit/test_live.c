@@ -139,8 +139,9 @@ START_TEST(test_write_scan)
 	plant("9.0.n1", "cosched-live/1 job=9 step=0 node=n1 mpki=50 time=1\n", 0666);
 	plant("10.0.n1", "cosched-live/1 job=11 step=0 node=n1 mpki=50 time=1\n", 0644);
 	plant("12.0.n1", "junk\n", 0644);
+	plant("13.0.n1\x1b[2J", "junk\n", 0644);
 	ck_assert_int_eq(cosched_live_scan(dir, now, 300, &jobs, &nbad, &err), 2);
-	ck_assert_int_eq(nbad, 3);
+	ck_assert_int_eq(nbad, 4);
 	ck_assert_uint_eq(jobs[0].job_id, 7);
 	ck_assert_double_eq(jobs[0].mpki, 9.0);	/* the larger of its steps */
 	ck_assert_int_eq(jobs[0].files, 2);
