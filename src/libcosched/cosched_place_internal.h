@@ -1,0 +1,29 @@
+/*
+ * cosched_place_internal.h - the placement engine's state, shared by its
+ * two files (cosched_place.c: state; cosched_place_query.c: queries).
+ * Not for use outside the engine.
+ */
+#ifndef COSCHED_PLACE_INTERNAL_H
+#define COSCHED_PLACE_INTERNAL_H
+
+#include "cosched_place.h"
+
+struct cosched_place {
+	cosched_place_conf_t conf;
+	cosched_occupancy_t *occ;
+	size_t nnodes, nunits;
+	size_t *unit_first;		/* per node: its first unit */
+	int *unit_count;		/* per node: its units (0: a hole) */
+	bool *node_ok;			/* per node: takes new jobs */
+	size_t *unit_node;		/* per unit */
+	int *unit_cores;		/* per unit: its cores */
+	uint16_t *unit_closed;		/* per unit: wide jobs holding it whole */
+	uint32_t *closing;		/* ids of those wide jobs, sorted */
+	size_t nclosing, closing_cap;
+};
+
+/* The gang parameters the engine ranks a unit of capacity cores with. */
+void cosched_place_gang_params(const cosched_place_t *p, int capacity,
+			       cosched_gang_params_t *params);
+
+#endif

@@ -1,0 +1,396 @@
+/*
+ * cosched_place_query.c - the placement engine's queries: which units a
+ * job may take under each rule of cosched_place.h, the reason when none,
+ * the lenient least-bad unit, will-run on a copy, and the predicted
+ * slowdown of a job among a unit's occupants.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cosched_place.h"
+#include "cosched_place_internal.h"
+
+static bool node_allowed_at(const bool *allowed, size_t node)
+{
+	return !allowed || allowed[node];
+}
+
+static const char *unit_word(const cosched_place_t *p)
+{
+	return p->conf.scope == COSCHED_SCOPE_NODE ? "node" : "socket";
+}
+
+/* Whether unit u accepts the job now (the policy's rule), with the
+ * ranking's verdict in cand. */
+static bool unit_accepts(const cosched_place_t *p, size_t u,
+			 const cosched_gang_job_t *gj, cosched_candidate_t *cand)
+{
+	cosched_gang_params_t params;
+	cosched_socket_t sock;
+	size_t nacc = 0;
+
+	if (!cosched_occupancy_available(p->occ, u) ||
+	    cosched_occupancy_socket(p->occ, u, &sock))
+		return false;
+	cosched_place_gang_params(p, sock.capacity, &params);
+	if (gj->threads > sock.capacity)
+		return false;
+	if (cosched_gang_rank(p->conf.policy, &params, &sock, 1, gj, cand,
+			      &nacc, NULL))
+		return false;
+	cand->socket = u;
+	return nacc == 1;
+}
+
+/* A wide job needs whole units of one node, free of every holder. */
+static bool unit_empty(const cosched_place_t *p, size_t u)
+{
+	cosched_socket_t sock;
+
+	return cosched_occupancy_available(p->occ, u) &&
+	       !cosched_occupancy_socket(p->occ, u, &sock) && sock.used == 0;
+}
+
+/* Why no unit accepts the job: the most common rejection, the policy's
+ * own rules before "full" ("strict miss_rate_bound: no socket accepts
+ * this mem job (mpki_bound on 4; first: ...)"). */
+static void why_none(const cosched_place_t *p, const cosched_place_job_t *job,
+		     char *buf, size_t len)
+{
+	int count[COSCHED_REJECT_COUNT] = { 0 };
+	cosched_candidate_t c, first[COSCHED_REJECT_COUNT];
+	int best = COSCHED_REJECT_NO_FREE_CORES;
+	const char *mode = p->conf.strict ? "strict" : "lenient";
+	char cbuf[160];
+
+	for (size_t u = 0; u < p->nunits; u++) {
+		if (!cosched_occupancy_available(p->occ, u))
+			continue;
+		memset(&c, 0, sizeof(c));
+		if (unit_accepts(p, u, &job->gj, &c) || c.reject <= 0 ||
+		    c.reject >= COSCHED_REJECT_COUNT)
+			continue;
+		if (!count[c.reject]++)
+			first[c.reject] = c;
+	}
+	for (int r = COSCHED_REJECT_FORBIDDEN_PAIR; r < COSCHED_REJECT_NO_SOCKET;
+	     r++)
+		if (count[r]) {
+			best = r;
+			break;
+		}
+	if (!count[best])
+		for (int r = 1; r < COSCHED_REJECT_COUNT; r++)
+			if (count[r]) {
+				best = r;
+				break;
+			}
+	if (!count[best]) {
+		snprintf(buf, len, "%s %s: no available %s", mode,
+			 cosched_policy_name(p->conf.policy), unit_word(p));
+		return;
+	}
+	cosched_candidate_format(&first[best], cbuf, sizeof(cbuf));
+	snprintf(buf, len, "%s %s: no %s accepts this %s job (%s on %d; first: %s)",
+		 mode, cosched_policy_name(p->conf.policy), unit_word(p),
+		 cosched_category_name(job->gj.category),
+		 cosched_reject_name(best), count[best], cbuf);
+}
+
+/* The single rule: the best unit the index gives, then the next best when
+ * the allocator refuses it, COSCHED_PLACE_MAX_TRIES in all. */
+static int place_single(cosched_place_t *p, const cosched_place_job_t *job,
+			const bool *allowed, cosched_place_try_fn try,
+			void *ctx, char *why, size_t wlen)
+{
+	size_t nex = 0, *ex;
+	cosched_candidate_t best;
+	cosched_error_t err;
+	int rc = -1;
+
+	ex = malloc((p->nunits + COSCHED_PLACE_MAX_TRIES) * sizeof(size_t));
+	if (!ex) {
+		snprintf(why, wlen, "placement: out of memory");
+		return -1;
+	}
+	if (allowed)
+		for (size_t i = 0; i < p->nnodes; i++)
+			if (!allowed[i])
+				for (int k = 0; k < p->unit_count[i]; k++)
+					ex[nex++] = p->unit_first[i] + (size_t) k;
+	for (int t = 0; t < COSCHED_PLACE_MAX_TRIES; t++) {
+		size_t unit;
+		long u = cosched_occupancy_best(p->occ, &job->gj, 0, ex, nex,
+						&best, &err);
+		if (u == COSCHED_INDEX_INVALID) {
+			snprintf(why, wlen, "%.200s", err.msg);
+			break;
+		}
+		if (u < 0)
+			break;
+		unit = (size_t) u;
+		rc = try(ctx, &unit, 1);
+		if (rc == 0)
+			break;
+		ex[nex++] = unit;
+	}
+	free(ex);
+	return rc;
+}
+
+/* The best accepting unit of a node (multi-node jobs: the job's cores on
+ * the node share one unit; an allocator given several would spread its
+ * tasks over all of them), or -1. */
+static long node_best_unit(const cosched_place_t *p, size_t node,
+			   const cosched_gang_job_t *gj)
+{
+	long best = -1;
+	double best_score = 0;
+
+	for (int k = 0; k < p->unit_count[node]; k++) {
+		size_t u = p->unit_first[node] + (size_t) k;
+		cosched_candidate_t c;
+		if (unit_accepts(p, u, gj, &c) &&
+		    (best < 0 || c.score > best_score)) {
+			best = (long) u;
+			best_score = c.score;
+		}
+	}
+	return best;
+}
+
+/* Wide and multi-node jobs (and every job in a will-run search): every
+ * unit that may take the job, offered at once; the allocator chooses
+ * among them. */
+static int place_set(const cosched_place_t *p, const cosched_place_job_t *job,
+		     const bool *allowed, cosched_place_try_fn try, void *ctx)
+{
+	size_t *set, n = 0;
+	int rc;
+
+	set = malloc((p->nunits ? p->nunits : 1) * sizeof(size_t));
+	if (!set)
+		return -1;
+	for (size_t i = 0; i < p->nnodes; i++) {
+		int need = 1, have = 0;
+		long best;
+		if (!node_allowed_at(allowed, i) || !p->unit_count[i])
+			continue;
+		if (job->kind == COSCHED_PLACE_WIDE) {
+			int cap = p->unit_cores[p->unit_first[i]];
+			need = (job->cores + cap - 1) / cap;
+			for (int k = 0; k < p->unit_count[i]; k++)
+				if (unit_empty(p, p->unit_first[i] + (size_t) k))
+					have++;
+			if (have < need)
+				continue;
+			for (int k = 0; k < p->unit_count[i]; k++)
+				if (unit_empty(p, p->unit_first[i] + (size_t) k))
+					set[n++] = p->unit_first[i] + (size_t) k;
+			continue;
+		}
+		best = node_best_unit(p, i, &job->gj);
+		if (best >= 0)
+			set[n++] = (size_t) best;
+	}
+	rc = n ? try(ctx, set, n) : -1;
+	free(set);
+	return rc;
+}
+
+/* Test only (submit, sbatch --test-only): could the job ever run under
+ * the rules?  Some node must have units that can hold it when empty. */
+static int test_only(const cosched_place_t *p, const cosched_place_job_t *job,
+		     const bool *allowed, cosched_place_try_fn try, void *ctx)
+{
+	size_t *set, n = 0;
+	int rc;
+
+	set = malloc((p->nunits ? p->nunits : 1) * sizeof(size_t));
+	if (!set)
+		return -1;
+	for (size_t i = 0; i < p->nnodes; i++) {
+		int cap = 0;
+		if (!node_allowed_at(allowed, i) || !p->unit_count[i])
+			continue;
+		for (int k = 0; k < p->unit_count[i]; k++)
+			cap += p->unit_cores[p->unit_first[i] + (size_t) k];
+		if ((job->kind == COSCHED_PLACE_SINGLE &&
+		     job->cores > p->unit_cores[p->unit_first[i]]) ||
+		    job->cores > cap)
+			continue;
+		for (int k = 0; k < p->unit_count[i]; k++)
+			set[n++] = p->unit_first[i] + (size_t) k;
+	}
+	rc = n ? try(ctx, set, n) : -1;
+	free(set);
+	return rc;
+}
+
+double cosched_place_unit_slowdown(const cosched_place_t *p, size_t unit,
+				   uint32_t job_id, const cosched_class_t *cls)
+{
+	cosched_interference_model_t dflt;
+	const cosched_interference_model_t *m = p->conf.interference;
+	cosched_class_t co[64];
+	cosched_prediction_t pr;
+	cosched_socket_t sock;
+	int n = 0;
+
+	if (cosched_occupancy_socket(p->occ, unit, &sock))
+		return INFINITY;
+	for (int j = 0; j < sock.noccupants && n < 64; j++) {
+		if (sock.occupants[j].job_id == job_id)
+			continue;
+		co[n].cat = sock.occupants[j].category;
+		co[n].lca = cosched_category_to_lca(co[n].cat);
+		co[n].source = COSCHED_CLASS_FROM_PROFILE;
+		n++;
+	}
+	if (!m) {
+		cosched_interference_default(&dflt);
+		m = &dflt;
+	}
+	if (cosched_interference_predict(m, cls, co, n, &pr, NULL))
+		return INFINITY;
+	return pr.slowdown;
+}
+
+double cosched_place_predict(const cosched_place_t *p, uint32_t job_id,
+			     const cosched_class_t *cls)
+{
+	size_t n = 0;
+	const cosched_hold_t *h = cosched_occupancy_holds(p->occ, job_id, &n);
+	double worst = 1.0;
+
+	for (size_t k = 0; h && k < n; k++) {
+		double sd = cosched_place_unit_slowdown(p, h[k].socket, job_id,
+							cls);
+		if (isfinite(sd) && sd > worst)
+			worst = sd;
+	}
+	return worst;
+}
+
+/* Lenient, when no unit accepts a single job: the least-bad unit that has
+ * the cores, by the job's predicted slowdown there (seed 001's table),
+ * then the lower MPKI sum, then the lower index.  -1 when none has them. */
+static long least_bad(const cosched_place_t *p, const cosched_place_job_t *job,
+		      const bool *allowed)
+{
+	long best = -1;
+	double best_sd = INFINITY, best_load = INFINITY;
+
+	for (size_t u = 0; u < p->nunits; u++) {
+		cosched_socket_t sock;
+		double sd, load = 0;
+		if (!node_allowed_at(allowed, p->unit_node[u]) ||
+		    !cosched_occupancy_available(p->occ, u) ||
+		    cosched_occupancy_free_cores(p->occ, u) < job->gj.threads ||
+		    cosched_occupancy_socket(p->occ, u, &sock))
+			continue;
+		for (int j = 0; j < sock.noccupants; j++)
+			load += sock.occupants[j].mpki;
+		sd = cosched_place_unit_slowdown(p, u, job->gj.job_id,
+						 &job->cls);
+		if (best < 0 || sd < best_sd ||
+		    (sd == best_sd && load < best_load)) {
+			best = (long) u;
+			best_sd = sd;
+			best_load = load;
+		}
+	}
+	return best;
+}
+
+static int by_end(const void *a, const void *b)
+{
+	const cosched_place_ending_t *x = a, *y = b;
+
+	if (x->end != y->end)
+		return x->end < y->end ? -1 : 1;
+	return x->job_id < y->job_id ? -1 : x->job_id > y->job_id;
+}
+
+/*
+ * Will run (backfill): no unit accepts the job now.  The running jobs
+ * leave a copy of the state in the order they end, until some unit
+ * accepts the job; the allocator is then asked when the cores there are
+ * free.  The job cannot start before the last job removed ends.
+ */
+static int will_run_future(const cosched_place_t *p,
+			   const cosched_place_job_t *job, const bool *allowed,
+			   cosched_place_ending_t *ends, size_t nends,
+			   cosched_place_try_fn try, void *ctx,
+			   cosched_place_result_t *res)
+{
+	cosched_place_t *copy;
+	int rc = -1;
+
+	if (!nends)
+		return -1;
+	copy = cosched_place_copy(p, NULL);
+	if (!copy)
+		return -1;
+	qsort(ends, nends, sizeof(*ends), by_end);
+	for (size_t k = 0; k < nends && k < COSCHED_PLACE_MAX_FUTURE; k++) {
+		cosched_place_leave(copy, ends[k].job_id, NULL);
+		if (k + 1 < nends && ends[k + 1].end == ends[k].end)
+			continue;	/* they end together */
+		rc = place_set(copy, job, allowed, try, ctx);
+		if (rc == 0) {
+			res->start_after = ends[k].end;
+			res->ended = (int) k + 1;
+			res->waited_for = ends[k].job_id;
+			break;
+		}
+	}
+	cosched_place_free(copy);
+	return rc;
+}
+
+int cosched_place_job(cosched_place_t *p, const cosched_place_job_t *job,
+		      const bool *node_allowed, cosched_place_mode_t mode,
+		      cosched_place_ending_t *ends, size_t nends,
+		      cosched_place_try_fn try, void *ctx,
+		      cosched_place_result_t *res)
+{
+	memset(res, 0, sizeof(*res));
+	res->least_bad = -1;
+	if (mode == COSCHED_PLACE_TEST_ONLY) {
+		res->rc = test_only(p, job, node_allowed, try, ctx);
+		return res->rc;
+	}
+	if (job->kind == COSCHED_PLACE_SINGLE)
+		res->rc = place_single(p, job, node_allowed, try, ctx,
+				       res->why, sizeof(res->why));
+	else
+		res->rc = place_set(p, job, node_allowed, try, ctx);
+	if (res->rc && mode == COSCHED_PLACE_WILL_RUN)
+		res->rc = will_run_future(p, job, node_allowed, ends, nends,
+					  try, ctx, res);
+	if (!res->rc)
+		return 0;
+	if (!res->why[0])
+		why_none(p, job, res->why, sizeof(res->why));
+	if (p->conf.strict)
+		return res->rc;
+	/* Lenient: a single job takes the least-bad unit with the cores;
+	 * anything else (or when the allocator refuses that unit) goes where
+	 * the allocator chooses. */
+	res->lenient = true;
+	if (job->kind == COSCHED_PLACE_SINGLE)
+		res->least_bad = least_bad(p, job, node_allowed);
+	res->rc = -1;
+	if (res->least_bad >= 0) {
+		size_t u = (size_t) res->least_bad;
+		res->rc = try(ctx, &u, 1);
+		if (res->rc)
+			res->least_bad = -1;
+	}
+	if (res->rc)
+		res->rc = try(ctx, NULL, 0);
+	return res->rc;
+}

@@ -1,0 +1,330 @@
+/*****************************************************************************\
+ *  ctl_begin.c - a job's life after job_test: job begin writes the decision
+ *  as it happened (where cons_tres put it, class, NUMA binding, frequency
+ *  by energy-delay product, predicted slowdown) into SystemComment and
+ *  enters the job; job end, suspend, resume and resize leave or re-enter
+ *  it; the neighbours' predicted slowdowns follow.
+\*****************************************************************************/
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "slurm/slurm.h"
+#include "slurm/slurm_errno.h"
+
+#include "src/common/slurm_xlator.h"
+
+#include "src/common/bitstring.h"
+#include "src/common/job_resources.h"
+#include "src/common/log.h"
+#include "src/common/node_conf.h"
+#include "src/common/xmalloc.h"
+#include "src/slurmctld/slurmctld.h"
+
+#include "src/libcosched/cosched_power.h"
+
+#include "ctl_internal.h"
+#include "select_cons_tres_cosched.h"
+
+/* CPU time of a job begin or end (job_begin, job_fini), with the flag. */
+static double _begin_end_start(cosched_ctl_t *c)
+{
+	return (c->conf.debug_flags & COSCHED_DEBUG_TIMING) ? ctl_cpu_now() :
+							      -1.0;
+}
+
+static void _begin_end_done(cosched_ctl_t *c, double c0)
+{
+	if (c0 >= 0.0) {
+		c->e_calls++;
+		c->e_total += ctl_cpu_now() - c0;
+	}
+}
+
+/* Frequency and governor (seed 002 "DVFS model"): the job's power policy
+ * over its EDP points at its thread count; then its frequency domains (the
+ * units it holds: one package, one frequency) resolved with the jobs
+ * already there by the core's rule (the highest request). */
+static void _decide_power(cosched_ctl_t *c, job_view_t *v,
+			  cosched_decision_t *d, const cosched_hold_t *h,
+			  size_t nh)
+{
+	const cosched_occupancy_t *occ = cosched_place_occupancy(c->place);
+	cosched_power_policy_t p = v->opts.power != COSCHED_POWER_UNSET ?
+				   v->opts.power : c->conf.power_policy;
+	double slow = v->opts.power == COSCHED_POWER_ENERGY ?
+		      v->opts.max_slowdown_pct : c->conf.max_slowdown_pct;
+	cosched_error_t err;
+	long f = 0, dom;
+
+	d->power = p;
+	if (p == COSCHED_POWER_PERFORMANCE) {
+		/* The site default leaves each node's governor as the site
+		 * set it (installing cosched changes no speed); a job that
+		 * asks for performance gets the performance governor. */
+		if (v->opts.power == COSCHED_POWER_PERFORMANCE)
+			snprintf(d->governor, sizeof(d->governor),
+				 "performance");
+		return;
+	}
+	if (!v->has_prof || !v->prof.n_edp ||
+	    cosched_power_choose_freq(v->prof.edp, v->prof.n_edp, v->job.cores,
+				      p, slow, &f, &err) || f <= 0) {
+		/* No points at its thread count: the frequency stays. */
+		return;
+	}
+	d->freq_req_khz = f;
+	snprintf(d->governor, sizeof(d->governor), "userspace");
+	dom = f;
+	for (size_t k = 0; k < nh; k++) {
+		cosched_socket_t sock;
+		if (cosched_occupancy_socket(occ, h[k].socket, &sock))
+			continue;
+		for (int j = 0; j < sock.noccupants; j++) {
+			job_record_t *other;
+			cosched_decision_t od;
+			if (sock.occupants[j].job_id == v->job.gj.job_id)
+				continue;
+			other = find_job_record(sock.occupants[j].job_id);
+			if (other && ctl_record_read(other, &od) == 1 &&
+			    od.freq_req_khz > dom)
+				dom = od.freq_req_khz;
+		}
+	}
+	d->freq_khz = dom;
+}
+
+/*
+ * A job arrived on or left these units: the predicted slowdown in the
+ * records of the jobs still there changes with their co-runners; write it
+ * again (only records that change are rewritten).
+ */
+static void _refresh_neighbours(cosched_ctl_t *c, const cosched_hold_t *h,
+				size_t nh, uint32_t except)
+{
+	const cosched_occupancy_t *occ = cosched_place_occupancy(c->place);
+
+	for (size_t k = 0; k < nh; k++) {
+		cosched_socket_t sock;
+		if (cosched_occupancy_socket(occ, h[k].socket, &sock))
+			continue;
+		for (int j = 0; j < sock.noccupants; j++) {
+			uint32_t id = sock.occupants[j].job_id;
+			job_record_t *other;
+			cosched_decision_t od;
+			cosched_class_t cls;
+			if (id == except || !(other = find_job_record(id)) ||
+			    ctl_record_read(other, &od) != 1 || !od.has_class ||
+			    !cosched_occupancy_has(occ, id, NULL))
+				continue;
+			cls = (cosched_class_t) { .cat = od.category,
+						  .lca = od.lca,
+						  .source = od.source };
+			od.slowdown = cosched_place_predict(c->place, id, &cls);
+			ctl_record_write(c, other, &od);
+		}
+	}
+}
+
+/* Where cons_tres put the job, node by node: sockets and NUMA nodes from
+ * the units it holds, cores from its job_resources. */
+static void _record_where(cosched_ctl_t *c, job_record_t *job_ptr,
+			  cosched_decision_t *d)
+{
+	cosched_hold_t *holds;
+	cosched_error_t err;
+	int n = ctl_state_job_holds(c, job_ptr, &holds);
+
+	for (int k = 0; k < n; k++) {
+		size_t u = holds[k].socket;
+		size_t node = cosched_place_unit_node(c->place, u);
+		int s = (int) (u - cosched_place_unit_first(c->place, node));
+		cosched_decision_node_t *dn = cosched_decision_node(
+			d, node_record_table_ptr[node]->name, &err);
+		if (!dn)
+			continue;
+		if (c->conf.scope == COSCHED_SCOPE_NODE) {
+			for (int x = 0; x < node_record_table_ptr[node]->tot_sockets; x++)
+				cosched_idset_add(&dn->sockets, x, NULL);
+		} else {
+			cosched_idset_add(&dn->sockets, s, NULL);
+			/* One NUMA node per socket as slurmctld sees it; the
+			 * node maps it to its own topology. */
+			cosched_idset_add(&dn->numa, s, NULL);
+		}
+	}
+	xfree(holds);
+	if (job_ptr->job_resrcs && job_ptr->job_resrcs->core_bitmap) {
+		job_resources_t *jr = job_ptr->job_resrcs;
+		node_record_t *node_ptr;
+		for (int i = 0, j = 0; (node_ptr = next_node(&i)); i++) {
+			cosched_decision_node_t *dn;
+			if (i >= (int) bit_size(jr->node_bitmap) ||
+			    !bit_test(jr->node_bitmap, i))
+				continue;
+			dn = cosched_decision_node(d, node_ptr->name, &err);
+			for (int s = 0; dn && s < node_ptr->tot_sockets; s++)
+				for (int k = 0; k < node_ptr->cores; k++)
+					if (get_job_resources_bit(jr, j, s, k) == 1)
+						cosched_idset_add(&dn->cores,
+							s * node_ptr->cores + k, NULL);
+			j++;
+		}
+	}
+}
+
+/* The reason: the rule that placed the job, its class and where the
+ * class came from, then anything the view noted. */
+static void _record_reason(cosched_ctl_t *c, job_record_t *job_ptr,
+			   const job_view_t *v, cosched_decision_t *d)
+{
+	char note[COSCHED_DECISION_REASON_MAX + 1] = "";
+
+	if (v->kind == KIND_PASS)
+		snprintf(note, sizeof(note), "%s", v->note);
+	else if (c->conf.policy_none)
+		snprintf(note, sizeof(note), "CoschedPolicy=none: placed by cons_tres%s%s",
+			 v->note[0] ? "; " : "", v->note);
+	else
+		snprintf(note, sizeof(note), "%s class %s from %s%s%s%s",
+			 cosched_policy_name(c->conf.policy),
+			 cosched_category_name(v->job.cls.cat),
+			 cosched_class_source_name(v->job.cls.source),
+			 v->job.kind == COSCHED_PLACE_WIDE ?
+			 "; whole sockets" : "",
+			 v->note[0] ? "; " : "", v->note);
+	if (c->lenient_job_id == job_ptr->job_id) {
+		/* The lenient fallback placed it: the class and its source
+		 * first (they decide), then why no socket accepted it
+		 * ("lenient <policy>: ..."). */
+		cosched_decision_set_reason(d, "%s; %s", note, c->lenient_why);
+		c->lenient_job_id = 0;
+	} else {
+		cosched_decision_set_reason(d, "%s", note);
+	}
+}
+
+void cosched_ctl_job_begin(job_record_t *job_ptr)
+{
+	cosched_ctl_t *c = &cosched_ctl;
+	const cosched_occupancy_t *occ;
+	cosched_decision_t d;
+	job_view_t v;
+	double c0;
+
+	if (!c->on)
+		return;
+	pthread_mutex_lock(&c->mutex);
+	c0 = _begin_end_start(c);
+	if (ctl_state_ensure(c))
+		goto out;
+	occ = cosched_place_occupancy(c->place);
+	ctl_view(c, job_ptr, &v);
+	ctl_record_init(c, &d, job_ptr, &v,
+			v.kind == KIND_OFF ? COSCHED_DECISION_OFF :
+			v.kind == KIND_PASS ? COSCHED_DECISION_PASSTHROUGH :
+			COSCHED_DECISION_PLACED);
+	/* A requeued job may still be there: enter it anew. */
+	if (cosched_occupancy_has(occ, job_ptr->job_id, NULL))
+		ctl_state_leave(c, job_ptr);
+	_record_where(c, job_ptr, &d);
+	if (v.kind == KIND_OFF) {
+		cosched_decision_set_reason(&d, "--cosched=off: counted as used cores, never as a co-runner");
+		ctl_state_enter(c, job_ptr, NULL);
+	} else {
+		const cosched_hold_t *h;
+		size_t nh = 0;
+		/* --cosched-numa=high: strict; low: preferred (its pages
+		 * may move first); neither: the site's MemBind=. */
+		d.membind = v.opts.numa == COSCHED_NUMA_LOW ?
+			    COSCHED_MEMBIND_PREFER :
+			    v.opts.numa == COSCHED_NUMA_HIGH ?
+			    COSCHED_MEMBIND_BIND : c->conf.membind;
+		ctl_state_enter(c, job_ptr, &d);
+		h = cosched_occupancy_holds(occ, job_ptr->job_id, &nh);
+		if (h) {
+			_decide_power(c, &v, &d, h, nh);
+			d.slowdown = cosched_place_predict(c->place,
+							   job_ptr->job_id,
+							   &v.job.cls);
+			_refresh_neighbours(c, h, nh, job_ptr->job_id);
+		}
+		_record_reason(c, job_ptr, &v, &d);
+	}
+	ctl_record_write(c, job_ptr, &d);
+	ctl_state_check(c, "job begin");
+out:
+	_begin_end_done(c, c0);
+	pthread_mutex_unlock(&c->mutex);
+}
+
+void cosched_ctl_job_fini(job_record_t *job_ptr)
+{
+	cosched_ctl_t *c = &cosched_ctl;
+	double c0;
+
+	if (!c->on)
+		return;
+	pthread_mutex_lock(&c->mutex);
+	c0 = _begin_end_start(c);
+	if (!ctl_state_ensure(c)) {
+		const cosched_occupancy_t *occ =
+			cosched_place_occupancy(c->place);
+		cosched_hold_t *held = NULL;
+		size_t nh = 0;
+		const cosched_hold_t *h = cosched_occupancy_holds(occ,
+							job_ptr->job_id, &nh);
+		if (h && nh) {
+			held = xcalloc(nh, sizeof(*held));
+			memcpy(held, h, nh * sizeof(*held));
+		}
+		ctl_state_leave(c, job_ptr);
+		if (held)
+			_refresh_neighbours(c, held, nh, job_ptr->job_id);
+		xfree(held);
+		ctl_state_check(c, "job end");
+	}
+	_begin_end_done(c, c0);
+	pthread_mutex_unlock(&c->mutex);
+}
+
+/* An indefinitely suspended job gives its cores back (cons_tres frees
+ * them); a gang-scheduled (time-sliced) one keeps them. */
+void cosched_ctl_job_suspend(job_record_t *job_ptr, bool indf_susp)
+{
+	if (indf_susp)
+		cosched_ctl_job_fini(job_ptr);
+}
+
+void cosched_ctl_job_resume(job_record_t *job_ptr, bool indf_susp)
+{
+	cosched_ctl_t *c = &cosched_ctl;
+	cosched_decision_t d;
+
+	if (!c->on || !indf_susp)
+		return;
+	pthread_mutex_lock(&c->mutex);
+	if (!ctl_state_ensure(c) &&
+	    !cosched_occupancy_has(cosched_place_occupancy(c->place),
+				   job_ptr->job_id, NULL))
+		ctl_state_enter(c, job_ptr,
+				ctl_record_read(job_ptr, &d) == 1 ? &d : NULL);
+	pthread_mutex_unlock(&c->mutex);
+}
+
+void cosched_ctl_job_resized(job_record_t *job_ptr)
+{
+	cosched_ctl_t *c = &cosched_ctl;
+	cosched_decision_t d;
+
+	if (!c->on)
+		return;
+	pthread_mutex_lock(&c->mutex);
+	if (!ctl_state_ensure(c)) {
+		int have = ctl_record_read(job_ptr, &d) == 1;
+		ctl_state_leave(c, job_ptr);
+		ctl_state_enter(c, job_ptr, have ? &d : NULL);
+	}
+	pthread_mutex_unlock(&c->mutex);
+}

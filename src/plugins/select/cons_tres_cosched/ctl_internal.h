@@ -1,0 +1,153 @@
+/*****************************************************************************\
+ *  ctl_internal.h - the controller's state, in one struct, and what its
+ *  files give each other.  The controller is split by idea:
+ *    controller.c   lifecycle (init, fini, reconfigure), timing
+ *    ctl_refresh.c  the thread that reads profiles and live loads
+ *    ctl_state.c    the placement engine's state from Slurm's node and job
+ *                   records: rebuild, enter and leave, live loads applied
+ *    ctl_view.c     a job as the decision core sees it
+ *    ctl_record.c   the decision record in SystemComment
+ *    ctl_place.c    job_test: the engine's choice turned into steering
+ *    ctl_begin.c    job begin (the decision as it happened, power) and end
+ *  Locking: every call from Slurm takes c->mutex (under slurmctld's job
+ *  write lock); the refresh thread touches only its own struct, under its
+ *  own mutexes (ctl_refresh.c).
+\*****************************************************************************/
+#ifndef COSCHED_CTL_INTERNAL_H
+#define COSCHED_CTL_INTERNAL_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "src/ctld/cosched_ctld.h"
+#include "src/libcosched/cosched_conf.h"
+#include "src/libcosched/cosched_decision.h"
+#include "src/libcosched/cosched_options.h"
+#include "src/libcosched/cosched_place.h"
+
+#include "controller.h"
+
+/* The profile and live-load reader (ctl_refresh.c).  Its thread reads
+ * only the settings copied into it when it started (settings), never the
+ * controller's cosched_conf_t, which a reconfigure replaces. */
+typedef struct {
+	const cosched_ctld_api_t *api;
+	cosched_profile_cache_t *profiles;
+	/* What the thread reads: copied at start, under mutex. */
+	struct {
+		char profile_dir[COSCHED_PATH_MAX];
+		bool live_loads;
+		int profile_refresh_s, live_refresh_s;
+	} settings;
+	pthread_t thread;
+	bool running;
+	pthread_mutex_t mutex;
+	pthread_cond_t cond;
+	bool stop;
+	/* Live loads: replaced by the thread, applied by job_test. */
+	pthread_mutex_t live_mutex;
+	cosched_live_job_t *live_jobs;	/* malloc'd by cosched_ctld.so */
+	long live_n;
+	unsigned long live_gen;
+} ctl_refresh_t;
+
+/* A job as the decision core sees it (ctl_view.c). */
+typedef enum {
+	KIND_PLACE,	/* placed by the engine (job.kind says how) */
+	KIND_OFF,	/* --cosched=off */
+	KIND_PASS,	/* a rule leaves it to cons_tres (note says) */
+} job_kind_t;
+
+typedef struct {
+	cosched_job_options_t opts;
+	cosched_place_job_t job;	/* gang job, class, cores, kind */
+	cosched_profile_summary_t prof;
+	bool has_prof;
+	job_kind_t kind;
+	char note[160];		/* why, for the record */
+} job_view_t;
+
+typedef struct {
+	pthread_mutex_t mutex;
+	bool on;
+	cosched_conf_t conf;
+	char *conf_path;
+
+	/* cosched_ctld.so (the profile cache needs libjansson, which the
+	 * select plugin, loaded by every client command, must not). */
+	void *ctld_handle;
+	ctl_refresh_t refresh;
+	unsigned long live_applied_gen;
+
+	/* The placement engine over Slurm's nodes (ctl_state.c). */
+	cosched_place_t *place;
+	int map_nodes;		/* node_record_count it was built for */
+	bool rebuild_needed;
+	time_t node_state_seen;
+
+	/* Lenient mode's last resort, for the record at job begin (job_begin
+	 * follows job_test under the same lock). */
+	uint32_t lenient_job_id;
+	char lenient_why[COSCHED_DECISION_REASON_MAX + 1];
+
+	/* DebugFlags=Timing (controller.c). */
+	uint64_t t_calls, c_calls, e_calls;
+	double t_total, t_forward, c_total, c_forward, e_total;
+	bool c_on;		/* this call takes CPU time */
+
+	/* slurmctld's own variables, found with dlsym() (controller.c). */
+	int *ctld_node_record_count;
+	node_record_t ***ctld_node_record_table_ptr;
+	time_t *ctld_last_node_update;
+	void **job_list;		/* List / list_t * */
+	time_t *last_job_update;
+} cosched_ctl_t;
+
+/* The one controller (controller.c). */
+extern cosched_ctl_t cosched_ctl;
+
+/* Slurm's variables through the pointers above: a data reference to
+ * libslurmfull would keep the plugin from loading in client commands. */
+#define node_record_count (*cosched_ctl.ctld_node_record_count)
+#define node_record_table_ptr (*cosched_ctl.ctld_node_record_table_ptr)
+#define last_node_update (*cosched_ctl.ctld_last_node_update)
+
+/* controller.c */
+double ctl_now(void);
+double ctl_cpu_now(void);
+void ctl_log_timing(cosched_ctl_t *c);
+
+/* ctl_refresh.c */
+int ctl_refresh_start(cosched_ctl_t *c);
+void ctl_refresh_stop(cosched_ctl_t *c);
+/* The job's profile summary (1 found). */
+int ctl_refresh_lookup(cosched_ctl_t *c, const char *app,
+		       cosched_profile_summary_t *out);
+/* Apply the live loads read since the last call to the engine. */
+void ctl_refresh_apply_live(cosched_ctl_t *c, bool again);
+
+/* ctl_state.c */
+int ctl_state_ensure(cosched_ctl_t *c);
+void ctl_state_free(cosched_ctl_t *c);
+void ctl_state_check(cosched_ctl_t *c, const char *when);
+/* The units a job holds, from its job_resources; *holds xmalloc'd. */
+int ctl_state_job_holds(cosched_ctl_t *c, job_record_t *job_ptr,
+			cosched_hold_t **holds);
+void ctl_state_enter(cosched_ctl_t *c, job_record_t *job_ptr,
+		     const cosched_decision_t *d);
+void ctl_state_leave(cosched_ctl_t *c, job_record_t *job_ptr);
+
+/* ctl_view.c */
+void ctl_view(cosched_ctl_t *c, job_record_t *job_ptr, job_view_t *v);
+
+/* ctl_record.c */
+int ctl_record_read(job_record_t *job_ptr, cosched_decision_t *d);
+void ctl_record_init(cosched_ctl_t *c, cosched_decision_t *d,
+		     job_record_t *job_ptr, const job_view_t *v,
+		     cosched_decision_state_t state);
+void ctl_record_write(cosched_ctl_t *c, job_record_t *job_ptr,
+		      const cosched_decision_t *d);
+
+#endif

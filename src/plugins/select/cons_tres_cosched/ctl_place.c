@@ -1,0 +1,221 @@
+/*****************************************************************************\
+ *  ctl_place.c - job_test: the placement engine (cosched_place.h) chooses
+ *  the units a job may take; this file turns them into steering for
+ *  cons_tres (a narrowed node bitmap and the other sockets' cores
+ *  excluded, controller.h) and records why a strict-mode job waits.
+\*****************************************************************************/
+
+#include <stdio.h>
+#include <string.h>
+
+#include "slurm/slurm.h"
+#include "slurm/slurm_errno.h"
+
+#include "src/common/slurm_xlator.h"
+
+#include "src/common/bitstring.h"
+#include "src/common/list.h"
+#include "src/common/log.h"
+#include "src/common/xmalloc.h"
+#include "src/slurmctld/slurmctld.h"
+
+#include "ctl_internal.h"
+#include "select_cons_tres_cosched.h"
+
+/* SELECT_MODE_* without depending on where each series defines them. */
+#define MODE_RUN_NOW	0
+#define MODE_TEST_ONLY	1
+#define MODE_WILL_RUN	2
+
+/* One forwarded attempt, the given bitmap narrowed to steer's nodes; on
+ * success the result (cons_tres's choice) is copied back. */
+static int _attempt(cosched_ctl_t *c, cosched_try_fn try, void *ctx,
+		    bitstr_t *node_bitmap, const cosched_steer_t *steer)
+{
+	bitstr_t *bm = bit_copy(node_bitmap);
+	double t0 = ctl_now(), c0 = c->c_on ? ctl_cpu_now() : 0.0;
+	int rc;
+
+	if (steer)
+		bit_and(bm, steer->nodes);
+	rc = bit_ffs(bm) < 0 ? SLURM_ERROR : try(ctx, bm, steer);
+	if (rc == SLURM_SUCCESS)
+		bit_copybits(node_bitmap, bm);
+	FREE_NULL_BITMAP(bm);
+	c->t_forward += ctl_now() - t0;
+	if (c->c_on)
+		c->c_forward += ctl_cpu_now() - c0;
+	return rc;
+}
+
+/* What the engine's try callback needs to ask cons_tres. */
+typedef struct {
+	cosched_ctl_t *c;
+	cosched_try_fn try;
+	void *ctx;
+	bitstr_t *node_bitmap;
+} steer_ctx_t;
+
+/* The engine's units as steering: their nodes, and on each node the
+ * sockets they are (every socket of a node with GangScope=node). */
+static int _try_units(void *arg, const size_t *units, size_t n)
+{
+	steer_ctx_t *t = arg;
+	const cosched_place_t *p = t->c->place;
+	cosched_steer_t steer;
+	int rc;
+
+	if (!units)
+		return _attempt(t->c, t->try, t->ctx, t->node_bitmap, NULL) ==
+		       SLURM_SUCCESS ? 0 : -1;
+	steer.nodes = bit_alloc(node_record_count);
+	steer.socket_mask = xcalloc(node_record_count ? node_record_count : 1,
+				    sizeof(uint64_t));
+	for (size_t k = 0; k < n; k++) {
+		size_t node = cosched_place_unit_node(p, units[k]);
+		size_t s = units[k] - cosched_place_unit_first(p, node);
+		bit_set(steer.nodes, node);
+		if (t->c->conf.scope == COSCHED_SCOPE_NODE)
+			steer.socket_mask[node] = ~(uint64_t) 0;
+		else if (s < 64)
+			steer.socket_mask[node] |= (uint64_t) 1 << s;
+	}
+	rc = _attempt(t->c, t->try, t->ctx, t->node_bitmap, &steer);
+	FREE_NULL_BITMAP(steer.nodes);
+	xfree(steer.socket_mask);
+	return rc == SLURM_SUCCESS ? 0 : -1;
+}
+
+/* The nodes the job may use (partition, features, availability as
+ * slurmctld computed them), or NULL when every node. */
+static bool *_allowed(cosched_ctl_t *c, bitstr_t *node_bitmap)
+{
+	bool *allowed;
+
+	if (bit_set_count(node_bitmap) == c->map_nodes)
+		return NULL;
+	allowed = xcalloc(c->map_nodes + 1, sizeof(bool));
+	for (int i = 0; i < c->map_nodes && i < (int) bit_size(node_bitmap);
+	     i++)
+		allowed[i] = bit_test(node_bitmap, i);
+	return allowed;
+}
+
+/* The running jobs the engine knows and when they end (their time limit,
+ * as backfill assumes), for a will-run search. */
+static cosched_place_ending_t *_ends(cosched_ctl_t *c, size_t *n)
+{
+	const cosched_occupancy_t *occ = cosched_place_occupancy(c->place);
+	cosched_place_ending_t *ends;
+	struct listIterator *it;
+	job_record_t *jp;
+	size_t cap = 64;
+
+	*n = 0;
+	ends = xcalloc(cap, sizeof(*ends));
+	it = list_iterator_create(*c->job_list);
+	while ((jp = list_next(it))) {
+		if (!IS_JOB_RUNNING(jp) ||
+		    !cosched_occupancy_has(occ, jp->job_id, NULL))
+			continue;
+		if (*n == cap) {
+			cap *= 2;
+			xrecalloc(ends, cap, sizeof(*ends));
+		}
+		ends[(*n)++] = (cosched_place_ending_t) {
+			.job_id = jp->job_id, .end = jp->end_time };
+	}
+	list_iterator_destroy(it);
+	return ends;
+}
+
+static int _place(cosched_ctl_t *c, job_record_t *job_ptr, job_view_t *v,
+		  bitstr_t *node_bitmap, uint16_t mode, cosched_try_fn try,
+		  void *ctx)
+{
+	steer_ctx_t t = { .c = c, .try = try, .ctx = ctx,
+			  .node_bitmap = node_bitmap };
+	cosched_place_mode_t pm = mode == MODE_TEST_ONLY ?
+				  COSCHED_PLACE_TEST_ONLY :
+				  mode == MODE_WILL_RUN ?
+				  COSCHED_PLACE_WILL_RUN : COSCHED_PLACE_RUN_NOW;
+	cosched_place_ending_t *ends = NULL;
+	cosched_place_result_t res;
+	bool *allowed = _allowed(c, node_bitmap);
+	size_t nends = 0;
+
+	if (pm == COSCHED_PLACE_WILL_RUN)
+		ends = _ends(c, &nends);
+	cosched_place_job(c->place, &v->job, allowed, pm, ends, nends,
+			  _try_units, &t, &res);
+	xfree(allowed);
+	xfree(ends);
+	if (pm == COSCHED_PLACE_TEST_ONLY)
+		return res.rc ? SLURM_ERROR : SLURM_SUCCESS;
+	if (!res.rc && res.start_after) {
+		if (job_ptr->start_time < res.start_after)
+			job_ptr->start_time = res.start_after;
+		if (c->conf.debug_flags & COSCHED_DEBUG_PLACEMENT)
+			info("%s: %pJ will run at %ld once JobId=%u ends (%d running jobs ended in the search)",
+			     plugin_type, job_ptr, (long) job_ptr->start_time,
+			     res.waited_for, res.ended);
+	}
+	if (c->conf.debug_flags & COSCHED_DEBUG_PLACEMENT)
+		info("%s: %pJ job_test mode %u: %s%s%s", plugin_type, job_ptr,
+		     (unsigned) mode,
+		     !res.rc ? (res.lenient ? "placed (lenient)" : "placed") :
+		     "no unit", res.why[0] ? ": " : "", res.why);
+	if (!res.rc && res.lenient && mode == MODE_RUN_NOW) {
+		c->lenient_job_id = job_ptr->job_id;
+		snprintf(c->lenient_why, sizeof(c->lenient_why),
+			 "%.150s; took the %s", res.why,
+			 res.least_bad >= 0 ? "least-bad socket" :
+			 "cores cons_tres chose");
+	} else if (res.rc && !res.lenient && mode == MODE_RUN_NOW) {
+		/* Strict: the job waits; its record says which rule holds
+		 * it (Slurm resets Reason= after every failed selection). */
+		cosched_decision_t d;
+		ctl_record_init(c, &d, job_ptr, v, COSCHED_DECISION_PENDING);
+		cosched_decision_set_reason(&d, "%s", res.why);
+		ctl_record_write(c, job_ptr, &d);
+	}
+	return res.rc ? SLURM_ERROR : SLURM_SUCCESS;
+}
+
+int cosched_ctl_job_test(job_record_t *job_ptr, bitstr_t *node_bitmap,
+			 uint16_t mode, cosched_try_fn try, void *ctx)
+{
+	cosched_ctl_t *c = &cosched_ctl;
+	double t0 = ctl_now(), c0 = 0.0;
+	job_view_t v;
+	int rc;
+
+	if (!c->on)
+		return try(ctx, node_bitmap, NULL);
+	pthread_mutex_lock(&c->mutex);
+	c->c_on = c->conf.debug_flags & COSCHED_DEBUG_TIMING;
+	if (c->c_on)
+		c0 = ctl_cpu_now();
+	if (ctl_state_ensure(c)) {
+		c->c_on = false;
+		pthread_mutex_unlock(&c->mutex);
+		return try(ctx, node_bitmap, NULL);
+	}
+	ctl_view(c, job_ptr, &v);
+	if (c->conf.policy_none || v.kind != KIND_PLACE)
+		rc = _attempt(c, try, ctx, node_bitmap, NULL);
+	else
+		rc = _place(c, job_ptr, &v, node_bitmap, mode, try, ctx);
+	c->t_calls++;
+	c->t_total += ctl_now() - t0;
+	if (c->c_on) {
+		c->c_calls++;
+		c->c_total += ctl_cpu_now() - c0;
+		c->c_on = false;
+	}
+	if ((c->conf.debug_flags & COSCHED_DEBUG_TIMING) &&
+	    !(c->t_calls % 1000))
+		ctl_log_timing(c);
+	pthread_mutex_unlock(&c->mutex);
+	return rc;
+}

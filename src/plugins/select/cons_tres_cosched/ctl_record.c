@@ -1,0 +1,87 @@
+/*****************************************************************************\
+ *  ctl_record.c - the decision record in the job's SystemComment: read
+ *  back (only slurmctld writes it: a user cannot forge it), initialised
+ *  from a job's view, written when it changed (cosched_decision.h).
+\*****************************************************************************/
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "slurm/slurm.h"
+#include "slurm/slurm_errno.h"
+
+#include "src/common/slurm_xlator.h"
+
+#include "src/common/log.h"
+#include "src/common/xmalloc.h"
+#include "src/common/xstring.h"
+#include "src/slurmctld/slurmctld.h"
+
+#include "ctl_internal.h"
+#include "select_cons_tres_cosched.h"
+
+/* The job's decision record from its SystemComment (1 found). */
+int ctl_record_read(job_record_t *job_ptr, cosched_decision_t *d)
+{
+	cosched_error_t err;
+	int rc = cosched_decision_find(job_ptr->system_comment, d, &err);
+
+	if (rc < 0)
+		error("%s: %pJ: its decision record is unreadable: %s",
+		      plugin_type, job_ptr, err.msg);
+	/* Slurm copies SystemComment to the task it splits off a job array:
+	 * a record naming another job is not this job's decision. */
+	if (rc == 1 && d->job_id != job_ptr->job_id)
+		return 0;
+	return rc;
+}
+
+void ctl_record_init(cosched_ctl_t *c, cosched_decision_t *d,
+		     job_record_t *job_ptr, const job_view_t *v,
+		     cosched_decision_state_t state)
+{
+	cosched_decision_init(d);
+	d->job_id = job_ptr->job_id;
+	d->state = state;
+	d->policy = c->conf.policy_none ? COSCHED_DECISION_POLICY_NONE :
+					  c->conf.policy;
+	d->scope = c->conf.scope;
+	/* Checked when the view was built (cosched_app_name_check). */
+	snprintf(d->app, sizeof(d->app), "%s", v->opts.app);
+	if (state != COSCHED_DECISION_OFF) {
+		d->has_class = true;
+		d->category = v->job.cls.cat;
+		d->lca = v->job.cls.lca;
+		d->source = v->job.cls.source;
+		d->mpki = v->job.gj.mpki;
+		d->threads = v->job.cores;
+	}
+}
+
+/* Write d into the job's SystemComment (only when it changed). */
+void ctl_record_write(cosched_ctl_t *c, job_record_t *job_ptr,
+		      const cosched_decision_t *d)
+{
+	char buf[COSCHED_DECISION_TEXT_MAX];
+	cosched_error_t err;
+	char *spliced;
+
+	if (cosched_decision_format(d, buf, sizeof(buf), &err)) {
+		error("%s: %pJ: decision not recorded: %s", plugin_type,
+		      job_ptr, err.msg);
+		return;
+	}
+	spliced = cosched_decision_splice(job_ptr->system_comment, buf);
+	if (!spliced)
+		return;
+	if (!job_ptr->system_comment || strcmp(spliced, job_ptr->system_comment)) {
+		xfree(job_ptr->system_comment);
+		job_ptr->system_comment = xstrdup(spliced);
+		*c->last_job_update = time(NULL);
+		if (c->conf.debug_flags & COSCHED_DEBUG_PLACEMENT)
+			info("%s: %pJ %s", plugin_type, job_ptr, buf);
+	}
+	free(spliced);
+}

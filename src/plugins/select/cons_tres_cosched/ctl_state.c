@@ -1,0 +1,225 @@
+/*****************************************************************************\
+ *  ctl_state.c - the placement engine's state built from Slurm's records:
+ *  units from the node table (sockets, or nodes with GangScope=node), the
+ *  running jobs entered from their job_resources and decision records,
+ *  node availability followed, live loads applied.  Rebuilt from the job
+ *  and node records whenever they change wholesale (select/cons_common's
+ *  model): after a restart, a reconfigure, a node change.
+\*****************************************************************************/
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "slurm/slurm.h"
+#include "slurm/slurm_errno.h"
+
+#include "src/common/slurm_xlator.h"
+
+#include "src/common/bitstring.h"
+#include "src/common/job_resources.h"
+#include "src/common/list.h"
+#include "src/common/log.h"
+#include "src/common/node_conf.h"
+#include "src/common/xmalloc.h"
+#include "src/slurmctld/slurmctld.h"
+
+#include "ctl_internal.h"
+#include "select_cons_tres_cosched.h"
+
+void ctl_state_free(cosched_ctl_t *c)
+{
+	cosched_place_free(c->place);
+	c->place = NULL;
+	c->map_nodes = 0;
+}
+
+void ctl_state_check(cosched_ctl_t *c, const char *when)
+{
+	cosched_error_t err;
+
+	if (!(c->conf.debug_flags & COSCHED_DEBUG_CHECK))
+		return;
+	if (cosched_place_check(c->place, &err)) {
+		error("%s: self-check failed after %s: %s; rebuilding from the job records",
+		      plugin_type, when, err.msg);
+		c->rebuild_needed = true;
+	} else {
+		info("%s: self-check passed after %s", plugin_type, when);
+	}
+}
+
+/* DOWN, DRAINED (or draining), FUTURE nodes take no new job. */
+static void _sync_nodes(cosched_ctl_t *c, bool force)
+{
+	node_record_t *node_ptr;
+
+	if (!force && c->node_state_seen == last_node_update)
+		return;
+	c->node_state_seen = last_node_update;
+	for (int i = 0; (node_ptr = next_node(&i)); i++) {
+		if (i >= c->map_nodes)
+			break;
+		cosched_place_set_node_ok(c->place, i,
+					  !IS_NODE_DOWN(node_ptr) &&
+					  !IS_NODE_DRAIN(node_ptr) &&
+					  !IS_NODE_FUTURE(node_ptr));
+	}
+}
+
+int ctl_state_job_holds(cosched_ctl_t *c, job_record_t *job_ptr,
+			cosched_hold_t **holds)
+{
+	job_resources_t *jr = job_ptr->job_resrcs;
+	node_record_t *node_ptr;
+	size_t nunits = cosched_place_nunits(c->place);
+	int n = 0, j = 0;
+
+	*holds = NULL;
+	if (!jr || !jr->node_bitmap || !jr->core_bitmap)
+		return 0;
+	*holds = xcalloc(nunits ? nunits : 1, sizeof(cosched_hold_t));
+	for (int i = 0; (node_ptr = next_node(&i)); i++) {
+		if (i >= (int) bit_size(jr->node_bitmap))
+			break;
+		if (!bit_test(jr->node_bitmap, i))
+			continue;
+		if (i < c->map_nodes) {
+			size_t first = cosched_place_unit_first(c->place, i);
+			for (int s = 0; s < node_ptr->tot_sockets; s++) {
+				int cores = 0;
+				size_t u;
+				for (int k = 0; k < node_ptr->cores; k++)
+					if (get_job_resources_bit(jr, j, s, k) == 1)
+						cores++;
+				if (!cores)
+					continue;
+				u = first + (c->conf.scope == COSCHED_SCOPE_NODE ?
+					     0 : (size_t) s);
+				if (n && (*holds)[n - 1].socket == u)
+					(*holds)[n - 1].cores += cores;
+				else
+					(*holds)[n++] = (cosched_hold_t) {
+						.socket = u, .cores = cores };
+			}
+		}
+		j++;
+	}
+	return n;
+}
+
+/* Enter a running job.  The decision record (d, may be NULL) says how it
+ * was placed; without one (started before cosched, or --cosched=off) the
+ * job is a foreign holder: used cores, no co-runner. */
+void ctl_state_enter(cosched_ctl_t *c, job_record_t *job_ptr,
+		     const cosched_decision_t *d)
+{
+	cosched_hold_t *holds;
+	cosched_error_t err;
+	int n = ctl_state_job_holds(c, job_ptr, &holds), rc;
+
+	if (!n) {
+		xfree(holds);
+		return;
+	}
+	if (d && d->has_class &&
+	    (d->state == COSCHED_DECISION_PLACED ||
+	     d->state == COSCHED_DECISION_PASSTHROUGH)) {
+		cosched_gang_job_t gj = {
+			.job_id = job_ptr->job_id,
+			.threads = holds[0].cores,
+			.mpki = isfinite(d->mpki) ? d->mpki : 0.0,
+			.category = d->category,
+		};
+		rc = cosched_place_enter(c->place, &gj, (int) d->threads,
+					 holds, n, &err);
+	} else {
+		rc = cosched_place_enter_foreign(c->place, job_ptr->job_id,
+						 holds, n, &err);
+	}
+	if (rc)
+		error("%s: %pJ not entered: %s", plugin_type, job_ptr, err.msg);
+	xfree(holds);
+}
+
+void ctl_state_leave(cosched_ctl_t *c, job_record_t *job_ptr)
+{
+	cosched_error_t err;
+
+	if (cosched_place_leave(c->place, job_ptr->job_id, &err) < 0)
+		error("%s: %pJ: %s", plugin_type, job_ptr, err.msg);
+}
+
+/* Units from the node table: unit_count[i] per node, cores each. */
+static int _rebuild(cosched_ctl_t *c)
+{
+	cosched_place_conf_t pc = {
+		.policy = c->conf.policy,
+		.scope = c->conf.scope,
+		.strict = c->conf.strict,
+		.mrb_threshold = c->conf.mrb_threshold,
+		.mrb_weight = c->conf.mrb_weight,
+		.interference = &c->conf.interference,
+	};
+	struct listIterator *it;
+	job_record_t *job_ptr;
+	cosched_error_t err;
+	int *units, *cores;
+	int nnodes = node_record_count;
+
+	ctl_state_free(c);
+	units = xcalloc(nnodes + 1, sizeof(int));
+	cores = xcalloc(nnodes + 1, sizeof(int));
+	for (int i = 0; i < nnodes; i++) {
+		int k = i;
+		node_record_t *node_ptr = next_node(&k);
+		if (node_ptr != node_record_table_ptr[i] || !node_ptr)
+			continue;	/* a hole in the node table */
+		units[i] = c->conf.scope == COSCHED_SCOPE_NODE ? 1 :
+			   node_ptr->tot_sockets;
+		cores[i] = c->conf.scope == COSCHED_SCOPE_NODE ?
+			   node_ptr->tot_cores : node_ptr->cores;
+	}
+	c->place = cosched_place_create(&pc, nnodes, units, cores, &err);
+	xfree(units);
+	xfree(cores);
+	if (!c->place) {
+		error("%s: %s", plugin_type, err.msg);
+		return -1;
+	}
+	c->map_nodes = nnodes;
+	/* Every running job, placed by cosched or not. */
+	it = list_iterator_create(*c->job_list);
+	while ((job_ptr = list_next(it))) {
+		cosched_decision_t d;
+		if (!IS_JOB_RUNNING(job_ptr) && !IS_JOB_SUSPENDED(job_ptr))
+			continue;
+		ctl_state_enter(c, job_ptr,
+				ctl_record_read(job_ptr, &d) == 1 ? &d : NULL);
+	}
+	list_iterator_destroy(it);
+	/* Every unit starts unavailable: make each match its node. */
+	_sync_nodes(c, true);
+	c->rebuild_needed = false;
+	debug("%s: rebuilt: %d nodes, %zu %s", plugin_type, c->map_nodes,
+	      cosched_place_nunits(c->place),
+	      c->conf.scope == COSCHED_SCOPE_NODE ? "nodes as gangs" : "sockets");
+	ctl_state_check(c, "rebuild");
+	return 0;
+}
+
+int ctl_state_ensure(cosched_ctl_t *c)
+{
+	bool again = false;
+
+	if (c->rebuild_needed || !c->place ||
+	    c->map_nodes != (int) node_record_count) {
+		if (_rebuild(c))
+			return -1;
+		again = true;
+	}
+	_sync_nodes(c, false);
+	if (c->conf.live_loads)
+		ctl_refresh_apply_live(c, again);
+	return 0;
+}
