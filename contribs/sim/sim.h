@@ -31,6 +31,7 @@
 #include "src/libcosched/cosched_error.h"
 #include "src/libcosched/cosched_gang.h"
 #include "src/libcosched/cosched_interference.h"
+#include "src/libcosched/cosched_place.h"
 #include "src/libcosched/cosched_policy.h"
 #include "src/libcosched/cosched_victim.h"
 
@@ -260,6 +261,17 @@ int sim_ss_run(const sim_model_t *m, const sim_workload_t *w,
 	       sim_variant_kind_t kind, cosched_policy_t policy,
 	       const sim_ss_conf_t *c, sim_ss_result_t *r,
 	       cosched_error_t *err);
+
+/*
+ * One job placed the way the space-shared setting places every job: the
+ * placement engine's best unit for it as a single job, taken at once (the
+ * simulated allocator never refuses), and the job entered there.  *unit
+ * is the unit, or -1 when no unit accepts it now (not an error); *threads
+ * the threads the policy gives it.  The replay (sim_replay.c) calls it
+ * too, so that a sequence can be compared with the controller's choices.
+ */
+int sim_ss_place(cosched_place_t *place, const cosched_gang_job_t *gj,
+		 long *unit, int *threads, cosched_error_t *err);
 
 /* ---- arrivals ---------------------------------------------------- */
 

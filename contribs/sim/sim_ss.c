@@ -5,7 +5,8 @@
  * its socket at each moment (discrete events: arrivals and completions;
  * every change of a socket's occupants re-rates the jobs there).
  *
- * Variants, all placed through cosched_occupancy_*:
+ * Variants, all placed by the placement engine the controller uses
+ * (cosched_place.h), each job as a single job offered its best unit:
  *   a policy     the policy's best socket (the controller's choice);
  *   exclusive    one job per node: GANG (one application per entry) over
  *                one entry per node, lowest node first; the job runs on
@@ -23,7 +24,7 @@
 #include <time.h>
 
 #include "contribs/sim/sim.h"
-#include "src/libcosched/cosched_occupancy.h"
+#include "src/libcosched/cosched_place.h"
 
 void sim_ss_conf_default(sim_ss_conf_t *c)
 {
@@ -76,7 +77,7 @@ typedef struct {
 	const sim_workload_t *w;
 	const sim_ss_conf_t *c;
 	sim_variant_kind_t kind;
-	cosched_occupancy_t *occ;
+	cosched_place_t *place;
 	cosched_gang_job_t *gj;
 	job_t *job;
 	sock_t *sock;
@@ -84,7 +85,6 @@ typedef struct {
 	size_t nsock;
 	int slots;
 	heap_t heap;
-	unsigned flags;
 	size_t qhead, qtail, qlen;	/* queue: linked list of jobs */
 	sim_member_t *mem;
 	sim_perf_t *perf;
@@ -263,24 +263,48 @@ static void energy_to(ss_t *s, size_t k, double now)
 	so->last = now;
 }
 
+/* The allocator of the simulated cluster: a unit the engine offers has
+ * the cores (the engine checks them), so it always takes it. */
+static int take_unit(void *ctx, const size_t *units, size_t n)
+{
+	(void)ctx;
+	return units && n == 1 ? 0 : -1;
+}
+
+int sim_ss_place(cosched_place_t *place, const cosched_gang_job_t *gj,
+		 long *unit, int *threads, cosched_error_t *err)
+{
+	cosched_place_job_t pj = { .gj = *gj, .cores = gj->threads,
+				   .kind = COSCHED_PLACE_SINGLE };
+	cosched_place_result_t res;
+	cosched_hold_t hold;
+
+	*unit = -1;
+	if (cosched_place_job(place, &pj, NULL, COSCHED_PLACE_RUN_NOW, NULL, 0,
+			      take_unit, NULL, &res)) {
+		/* Without explain, why holds only a refused query. */
+		return res.why[0] ? cosched_error_set(err, "%s", res.why) : 0;
+	}
+	hold.socket = (size_t)res.unit;
+	hold.cores = res.threads;
+	if (cosched_place_enter(place, gj, res.threads, &hold, 1, err) < 0)
+		return -1;
+	*unit = res.unit;
+	*threads = res.threads;
+	return 0;
+}
+
 static int try_place(ss_t *s, size_t j, double now, bool *placed)
 {
-	cosched_candidate_t cand;
-	cosched_hold_t hold;
 	long k;
+	int threads = 0;
 	sock_t *so;
 
 	*placed = false;
-	k = cosched_occupancy_best(s->occ, &s->gj[j], s->flags, NULL, 0, &cand,
-				   s->err);
-	if (k == COSCHED_INDEX_INVALID)
+	if (sim_ss_place(s->place, &s->gj[j], &k, &threads, s->err) < 0)
 		return -1;
 	if (k < 0)
 		return 0;
-	hold.socket = (size_t)k;
-	hold.cores = cand.threads;
-	if (cosched_occupancy_add(s->occ, &s->gj[j], &hold, 1, s->err) < 0)
-		return -1;
 	so = &s->sock[k];
 	if (so->n >= s->slots)
 		return cosched_error_set(s->err, "socket %ld: more than %d jobs",
@@ -288,7 +312,7 @@ static int try_place(ss_t *s, size_t j, double now, bool *placed)
 	energy_to(s, (size_t)k, now);
 	s->occupant[(size_t)so->first + (size_t)so->n++] = j;
 	s->job[j].socket = k;
-	s->job[j].threads = cand.threads;
+	s->job[j].threads = threads;
 	s->job[j].start = now;
 	s->job[j].last = now;
 	s->job[j].remaining = 1.0;
@@ -325,7 +349,7 @@ static int finish(ss_t *s, size_t j, double now)
 	int rc;
 
 	energy_to(s, k, now);
-	rc = cosched_occupancy_remove(s->occ, s->gj[j].job_id, s->err);
+	rc = cosched_place_leave(s->place, s->gj[j].job_id, s->err);
 	if (rc < 0)
 		return -1;
 	for (int i = 0; i < so->n; i++)
@@ -361,8 +385,8 @@ int sim_ss_run(const sim_model_t *m, const sim_workload_t *w,
 	       cosched_error_t *err)
 {
 	ss_t s;
-	cosched_gang_params_t p;
-	cosched_policy_t pol = policy;
+	cosched_place_conf_t pc = { .policy = policy, .strict = true };
+	int *units = NULL, *cores = NULL;
 	size_t *order = NULL, next_arrival = 0, done = 0, n = w->n;
 	double t0 = now_s(), first_submit = INFINITY, last_end = 0;
 	double busy = 0, wsum = 0, bsum = 0, fsum = 0, fworst = 0;
@@ -386,16 +410,16 @@ int sim_ss_run(const sim_model_t *m, const sim_workload_t *w,
 	    c->cores > COSCHED_GANG_MAX_CAPACITY || c->queue_depth < 1)
 		return cosched_error_set(err, "cluster: nodes, sockets, cores "
 					 "and queue depth must be >= 1");
-	cosched_gang_params_init(&p, c->cores);
 	if (kind == SIM_VAR_EXCLUSIVE) {
-		pol = COSCHED_POLICY_GANG;
+		pc.policy = COSCHED_POLICY_GANG;
+		pc.scope = COSCHED_SCOPE_NODE;
+		pc.index_flags = COSCHED_INDEX_FIRST_FIT;
 		s.nsock = c->nodes;
-		s.flags = COSCHED_INDEX_FIRST_FIT;
 		snprintf(r->label, sizeof(r->label), "exclusive");
 	} else if (kind == SIM_VAR_BLIND) {
-		pol = COSCHED_POLICY_GREEDY_THREAD;
+		pc.policy = COSCHED_POLICY_GREEDY_THREAD;
+		pc.index_flags = COSCHED_INDEX_FIRST_FIT;
 		s.nsock = c->nodes * (size_t)c->sockets;
-		s.flags = COSCHED_INDEX_FIRST_FIT;
 		snprintf(r->label, sizeof(r->label), "blind");
 	} else {
 		s.nsock = c->nodes * (size_t)c->sockets;
@@ -403,9 +427,26 @@ int sim_ss_run(const sim_model_t *m, const sim_workload_t *w,
 			 cosched_policy_name(policy));
 	}
 	s.slots = c->cores;
-	s.occ = cosched_occupancy_create(pol, &p, s.nsock, NULL, err);
-	if (!s.occ)
+	/* The cluster: nodes of c->sockets units (one per node when
+	 * exclusive), each of c->cores cores, every node up. */
+	units = malloc(c->nodes * sizeof(int));
+	cores = malloc(c->nodes * sizeof(int));
+	if (!units || !cores) {
+		free(units);
+		free(cores);
+		return cosched_error_set(err, "out of memory");
+	}
+	for (size_t i = 0; i < c->nodes; i++) {
+		units[i] = kind == SIM_VAR_EXCLUSIVE ? 1 : c->sockets;
+		cores[i] = c->cores;
+	}
+	s.place = cosched_place_create(&pc, c->nodes, units, cores, err);
+	free(units);
+	free(cores);
+	if (!s.place)
 		return -1;
+	for (size_t i = 0; i < c->nodes; i++)
+		cosched_place_set_node_ok(s.place, i, true);
 	s.gj = calloc(n, sizeof(*s.gj));
 	s.job = calloc(n, sizeof(*s.job));
 	s.sock = calloc(s.nsock, sizeof(*s.sock));
@@ -499,7 +540,7 @@ int sim_ss_run(const sim_model_t *m, const sim_workload_t *w,
 	r->occ_avg = s.changes ? (double)s.rerated / (double)s.changes : 0;
 	{
 		cosched_error_t e2;
-		if (cosched_occupancy_check(s.occ, &e2) < 0) {
+		if (cosched_place_check(s.place, &e2) < 0) {
 			cosched_error_set(err, "occupancy inconsistent at the end: %s",
 					  e2.msg);
 			goto out;
@@ -508,7 +549,7 @@ int sim_ss_run(const sim_model_t *m, const sim_workload_t *w,
 	rc = 0;
 out:
 	r->sim_s = now_s() - t0;
-	cosched_occupancy_free(s.occ);
+	cosched_place_free(s.place);
 	free(s.gj);
 	free(s.job);
 	free(s.sock);

@@ -23,8 +23,10 @@ void cosched_place_gang_params(const cosched_place_t *p, int capacity,
 			       cosched_gang_params_t *params)
 {
 	cosched_gang_params_init(params, capacity);
-	params->mrb_threshold = p->conf.mrb_threshold;
-	params->mrb_weight = p->conf.mrb_weight;
+	if (p->conf.mrb_threshold > 0)
+		params->mrb_threshold = p->conf.mrb_threshold;
+	if (p->conf.mrb_weight > 0)
+		params->mrb_weight = p->conf.mrb_weight;
 	params->pref = p->conf.interference ? &p->conf.interference->pref :
 					      NULL;
 }

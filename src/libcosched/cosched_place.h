@@ -59,12 +59,20 @@ typedef struct {
 	cosched_policy_t policy;
 	cosched_scope_t scope;		/* units are sockets or nodes */
 	bool strict;			/* PlacementMode=strict */
-	double mrb_threshold;		/* Miss-Rate Bound T */
-	double mrb_weight;		/* Miss-Rate Bound a */
+	double mrb_threshold;		/* Miss-Rate Bound T (0: 12) */
+	double mrb_weight;		/* Miss-Rate Bound a (0: 1/2) */
 	/* The interference model (least-bad choice, predictions) and its
 	 * preference table (Application-Aware).  Borrowed: it must outlive
-	 * the engine and its copies. */
+	 * the engine and its copies.  NULL: seed 001's and 002's tables. */
 	const cosched_interference_model_t *interference;
+	/* The socket index's flags for single jobs (cosched_socket_index.h):
+	 * 0 in the controller; the simulator's contention-blind baselines
+	 * take the lowest unit with room (COSCHED_INDEX_FIRST_FIT). */
+	unsigned index_flags;
+	/* Fill the result's why when no unit accepts a job: one ranking per
+	 * unit, which the controller pays for its records and the simulator
+	 * does not need. */
+	bool explain;
 } cosched_place_conf_t;
 
 typedef struct cosched_place cosched_place_t;
@@ -105,6 +113,11 @@ typedef int (*cosched_place_try_fn)(void *ctx, const size_t *units, size_t n);
 
 typedef struct {
 	int rc;				/* 0 placed, -1 not */
+	/* A single job placed by the policy: the unit it was offered and
+	 * the threads the policy gives it there (Greedy Thread may give
+	 * fewer than asked); -1 and 0 otherwise. */
+	long unit;
+	int threads;
 	/* Lenient fallback: the job went to the least-bad unit
 	 * (least_bad >= 0) or where the allocator chose (-1). */
 	bool lenient;

@@ -103,8 +103,10 @@ static void why_none(const cosched_place_t *p, const cosched_place_job_t *job,
  * the allocator refuses it, COSCHED_PLACE_MAX_TRIES in all. */
 static int place_single(cosched_place_t *p, const cosched_place_job_t *job,
 			const bool *allowed, cosched_place_try_fn try,
-			void *ctx, char *why, size_t wlen)
+			void *ctx, cosched_place_result_t *res)
 {
+	char *why = res->why;
+	size_t wlen = sizeof(res->why);
 	size_t nex = 0, *ex;
 	cosched_candidate_t best;
 	cosched_error_t err;
@@ -122,7 +124,8 @@ static int place_single(cosched_place_t *p, const cosched_place_job_t *job,
 					ex[nex++] = p->unit_first[i] + (size_t) k;
 	for (int t = 0; t < COSCHED_PLACE_MAX_TRIES; t++) {
 		size_t unit;
-		long u = cosched_occupancy_best(p->occ, &job->gj, 0, ex, nex,
+		long u = cosched_occupancy_best(p->occ, &job->gj,
+						p->conf.index_flags, ex, nex,
 						&best, &err);
 		if (u == COSCHED_INDEX_INVALID) {
 			snprintf(why, wlen, "%.200s", err.msg);
@@ -132,8 +135,11 @@ static int place_single(cosched_place_t *p, const cosched_place_job_t *job,
 			break;
 		unit = (size_t) u;
 		rc = try(ctx, &unit, 1);
-		if (rc == 0)
+		if (rc == 0) {
+			res->unit = u;
+			res->threads = best.threads;
 			break;
+		}
 		ex[nex++] = unit;
 	}
 	free(ex);
@@ -359,13 +365,13 @@ int cosched_place_job(cosched_place_t *p, const cosched_place_job_t *job,
 {
 	memset(res, 0, sizeof(*res));
 	res->least_bad = -1;
+	res->unit = -1;
 	if (mode == COSCHED_PLACE_TEST_ONLY) {
 		res->rc = test_only(p, job, node_allowed, try, ctx);
 		return res->rc;
 	}
 	if (job->kind == COSCHED_PLACE_SINGLE)
-		res->rc = place_single(p, job, node_allowed, try, ctx,
-				       res->why, sizeof(res->why));
+		res->rc = place_single(p, job, node_allowed, try, ctx, res);
 	else
 		res->rc = place_set(p, job, node_allowed, try, ctx);
 	if (res->rc && mode == COSCHED_PLACE_WILL_RUN)
@@ -373,7 +379,7 @@ int cosched_place_job(cosched_place_t *p, const cosched_place_job_t *job,
 					  try, ctx, res);
 	if (!res->rc)
 		return 0;
-	if (!res->why[0])
+	if (!res->why[0] && p->conf.explain)
 		why_none(p, job, res->why, sizeof(res->why));
 	if (p->conf.strict)
 		return res->rc;

@@ -160,6 +160,7 @@ static int _rebuild(cosched_ctl_t *c)
 		.mrb_threshold = c->conf.mrb_threshold,
 		.mrb_weight = c->conf.mrb_weight,
 		.interference = &c->conf.interference,
+		.explain = true,
 	};
 	struct listIterator *it;
 	job_record_t *job_ptr;

@@ -1,0 +1,379 @@
+/* test_place.c - the placement engine (cosched_place.h): the rules of
+ * cosched(8) PLACEMENT RULES on small clusters worked out by hand, an
+ * allocator that refuses units, wide jobs closing their units, will-run on
+ * a copy, the lenient least-bad choice and the strict reason. */
+#include <math.h>
+#include <string.h>
+
+#include "cosched_check.h"
+
+#include "src/libcosched/cosched_place.h"
+
+static cosched_error_t err;
+
+/* A fake allocator: records what it was offered, refuses the units listed
+ * in refuse[], and refuses "anywhere" (units NULL) when refuse_any. */
+typedef struct {
+	size_t offered[16][32];
+	size_t noffered[16];
+	int calls;
+	long refuse[8];
+	int nrefuse;
+	bool refuse_any;
+	bool any_asked;
+} alloc_t;
+
+static int fake_try(void *ctx, const size_t *units, size_t n)
+{
+	alloc_t *a = ctx;
+	int call = a->calls++;
+
+	if (!units) {
+		a->any_asked = true;
+		return a->refuse_any ? -1 : 0;
+	}
+	if (call < 16) {
+		for (size_t k = 0; k < n && k < 32; k++)
+			a->offered[call][k] = units[k];
+		a->noffered[call] = n;
+	}
+	for (size_t k = 0; k < n; k++)
+		for (int r = 0; r < a->nrefuse; r++)
+			if ((long)units[k] == a->refuse[r])
+				return -1;
+	return 0;
+}
+
+/* nodes nodes of 2 sockets x 4 cores, all up. */
+static cosched_place_t *cluster(cosched_policy_t policy, bool strict,
+				size_t nodes)
+{
+	cosched_place_conf_t pc = { .policy = policy, .strict = strict,
+				    .explain = true };
+	int units[8], cores[8];
+	cosched_place_t *p;
+
+	for (size_t i = 0; i < nodes; i++) {
+		units[i] = 2;
+		cores[i] = 4;
+	}
+	p = cosched_place_create(&pc, nodes, units, cores, &err);
+	ck_assert_msg(p != NULL, "%s", err.msg);
+	for (size_t i = 0; i < nodes; i++)
+		cosched_place_set_node_ok(p, i, true);
+	return p;
+}
+
+static cosched_place_job_t job(cosched_place_t *p, uint32_t id,
+			       cosched_category_t cat, int cores,
+			       uint32_t nodes)
+{
+	cosched_place_job_t j;
+
+	memset(&j, 0, sizeof(j));
+	j.gj.job_id = id;
+	j.gj.threads = cores;
+	j.gj.category = cat;
+	j.gj.mpki = cat == COSCHED_CAT_MEM ? 20.0 :
+		    cat == COSCHED_CAT_LIM ? 5.0 : 0.1;
+	j.cls.cat = cat;
+	j.cls.lca = cosched_category_to_lca(cat);
+	j.cls.source = COSCHED_CLASS_FROM_DECLARED;
+	j.cores = cores;
+	cosched_place_job_shape(p, &j, nodes);
+	return j;
+}
+
+/* Place a single job now and enter it where the engine put it. */
+static long run(cosched_place_t *p, const cosched_place_job_t *j)
+{
+	alloc_t a = { 0 };
+	cosched_place_result_t res;
+	cosched_hold_t h;
+
+	if (cosched_place_job(p, j, NULL, COSCHED_PLACE_RUN_NOW, NULL, 0,
+			      fake_try, &a, &res))
+		return -1;
+	ck_assert_int_ge(res.unit, 0);
+	h.socket = (size_t)res.unit;
+	h.cores = j->gj.threads;
+	ck_assert_int_eq(cosched_place_enter(p, &j->gj, j->cores, &h, 1, &err),
+			 0);
+	return res.unit;
+}
+
+START_TEST(test_layout_refused)
+{
+	cosched_place_conf_t pc = { .policy = COSCHED_POLICY_APP_AWARE };
+	int units[2] = { 2, 65 }, cores[2] = { 4, 4 };
+
+	ck_assert_ptr_null(cosched_place_create(&pc, 2, units, cores, &err));
+	ck_assert_ptr_nonnull(strstr(err.msg, "node 1: 65 units"));
+	units[1] = 2;
+	cores[0] = 0;
+	ck_assert_ptr_null(cosched_place_create(&pc, 2, units, cores, &err));
+	ck_assert_ptr_nonnull(strstr(err.msg, "node 0: 2 units of 0 cores"));
+}
+END_TEST
+
+START_TEST(test_single_app_aware)
+{
+	cosched_place_t *p = cluster(COSCHED_POLICY_APP_AWARE, true, 2);
+	cosched_place_job_t m1 = job(p, 1, COSCHED_CAT_MEM, 2, 1);
+	cosched_place_job_t m2 = job(p, 2, COSCHED_CAT_MEM, 2, 1);
+	cosched_place_job_t c3 = job(p, 3, COSCHED_CAT_CPU, 2, 1);
+	long u1, u2, u3;
+
+	ck_assert_int_eq(m1.kind, COSCHED_PLACE_SINGLE);
+	u1 = run(p, &m1);
+	u2 = run(p, &m2);
+	ck_assert_int_ne(u1, u2);	/* mem+mem never share */
+	u3 = run(p, &c3);
+	ck_assert(u3 == u1 || u3 == u2);	/* cpu joins a mem job */
+	ck_assert_double_gt(cosched_place_predict(p, 3, &c3.cls), 1.0);
+	ck_assert_double_eq(cosched_place_predict(p, 99, &c3.cls), 1.0);
+	ck_assert_int_eq(cosched_place_check(p, &err), 0);
+	cosched_place_free(p);
+}
+END_TEST
+
+START_TEST(test_refused_unit_next_best)
+{
+	cosched_place_t *p = cluster(COSCHED_POLICY_APP_AWARE, true, 2);
+	cosched_place_job_t m = job(p, 1, COSCHED_CAT_MEM, 2, 1);
+	cosched_place_result_t res;
+	alloc_t a = { 0 };
+
+	/* The allocator refuses every unit: the engine tries
+	 * COSCHED_PLACE_MAX_TRIES different ones, then gives up. */
+	a.nrefuse = 4;
+	for (int k = 0; k < 4; k++)
+		a.refuse[k] = k;
+	ck_assert_int_eq(cosched_place_job(p, &m, NULL, COSCHED_PLACE_RUN_NOW,
+					   NULL, 0, fake_try, &a, &res), -1);
+	ck_assert_int_eq(a.calls, COSCHED_PLACE_MAX_TRIES);
+	for (int x = 0; x < a.calls; x++)
+		for (int y = x + 1; y < a.calls; y++)
+			ck_assert_uint_ne(a.offered[x][0], a.offered[y][0]);
+	/* Refusing only the first: the second is taken and reported. */
+	memset(&a, 0, sizeof(a));
+	a.nrefuse = 1;
+	a.refuse[0] = 0;
+	ck_assert_int_eq(cosched_place_job(p, &m, NULL, COSCHED_PLACE_RUN_NOW,
+					   NULL, 0, fake_try, &a, &res), 0);
+	ck_assert_int_eq(a.calls, 2);
+	ck_assert_int_eq(res.unit, (long)a.offered[1][0]);
+	ck_assert_int_ne(res.unit, 0);
+	cosched_place_free(p);
+}
+END_TEST
+
+START_TEST(test_node_not_ok_or_not_allowed)
+{
+	cosched_place_t *p = cluster(COSCHED_POLICY_APP_AWARE, true, 2);
+	cosched_place_job_t m = job(p, 1, COSCHED_CAT_MEM, 2, 1);
+	bool allowed[2] = { false, true };
+	cosched_place_result_t res;
+	alloc_t a = { 0 };
+
+	ck_assert_int_eq(cosched_place_job(p, &m, allowed,
+					   COSCHED_PLACE_RUN_NOW, NULL, 0,
+					   fake_try, &a, &res), 0);
+	ck_assert_uint_eq(cosched_place_unit_node(p, (size_t)res.unit), 1);
+	cosched_place_set_node_ok(p, 1, false);
+	ck_assert_int_eq(cosched_place_job(p, &m, allowed,
+					   COSCHED_PLACE_RUN_NOW, NULL, 0,
+					   fake_try, &a, &res), -1);
+	ck_assert_ptr_nonnull(strstr(res.why, "strict app_aware: no available socket"));
+	cosched_place_free(p);
+}
+END_TEST
+
+START_TEST(test_wide_closes_units)
+{
+	cosched_place_t *p = cluster(COSCHED_POLICY_APP_AWARE, true, 2);
+	cosched_place_job_t w = job(p, 1, COSCHED_CAT_CPU, 6, 1);
+	cosched_place_job_t s = job(p, 2, COSCHED_CAT_CPU, 1, 1);
+	cosched_place_result_t res;
+	cosched_hold_t h[2] = { { 0, 3 }, { 1, 3 } };
+	alloc_t a = { 0 };
+
+	ck_assert_int_eq(w.kind, COSCHED_PLACE_WIDE);
+	ck_assert_int_eq(w.gj.threads, 4);	/* per unit */
+	/* Every empty unit of nodes with two empty units: all four. */
+	ck_assert_int_eq(cosched_place_job(p, &w, NULL, COSCHED_PLACE_RUN_NOW,
+					   NULL, 0, fake_try, &a, &res), 0);
+	ck_assert_uint_eq(a.noffered[0], 4);
+	ck_assert_int_eq(cosched_place_enter(p, &w.gj, w.cores, h, 2, &err), 0);
+	/* Node 0 is closed: a 1-core job goes to node 1 though node 0
+	 * has free cores. */
+	for (int k = 0; k < 4; k++) {
+		long u = run(p, &s);
+		ck_assert_uint_eq(cosched_place_unit_node(p, (size_t)u), 1);
+		ck_assert_int_eq(cosched_place_leave(p, 2, &err), 1);
+	}
+	/* Node 0 has no two empty units now: a second wide job is offered
+	 * node 1's only. */
+	memset(&a, 0, sizeof(a));
+	w.gj.job_id = 3;
+	ck_assert_int_eq(cosched_place_job(p, &w, NULL, COSCHED_PLACE_RUN_NOW,
+					   NULL, 0, fake_try, &a, &res), 0);
+	ck_assert_uint_eq(a.noffered[0], 2);
+	ck_assert_uint_eq(a.offered[0][0], 2);
+	ck_assert_uint_eq(a.offered[0][1], 3);
+	ck_assert_int_eq(cosched_place_check(p, &err), 0);
+	/* Leaving reopens the units. */
+	ck_assert_int_eq(cosched_place_leave(p, 1, &err), 1);
+	ck_assert_int_eq(cosched_place_leave(p, 1, &err), 0);
+	ck_assert(cosched_occupancy_available(cosched_place_occupancy(p), 0));
+	ck_assert_int_eq(cosched_place_check(p, &err), 0);
+	cosched_place_free(p);
+}
+END_TEST
+
+START_TEST(test_multi_one_unit_per_node)
+{
+	cosched_place_t *p = cluster(COSCHED_POLICY_APP_AWARE, true, 3);
+	cosched_place_job_t mm = job(p, 1, COSCHED_CAT_MEM, 2, 2);
+	cosched_place_job_t m = job(p, 2, COSCHED_CAT_MEM, 2, 1);
+	cosched_place_result_t res;
+	cosched_hold_t h[2] = { { 2, 2 }, { 3, 2 } };
+	alloc_t a = { 0 };
+
+	ck_assert_int_eq(mm.kind, COSCHED_PLACE_MULTI);
+	/* Node 1 holds mem jobs on both sockets: no unit there accepts. */
+	ck_assert_int_eq(cosched_place_enter(p, &m.gj, 2, h, 1, &err), 0);
+	m.gj.job_id = 3;
+	ck_assert_int_eq(cosched_place_enter(p, &m.gj, 2, h + 1, 1, &err), 0);
+	ck_assert_int_eq(cosched_place_job(p, &mm, NULL, COSCHED_PLACE_RUN_NOW,
+					   NULL, 0, fake_try, &a, &res), 0);
+	ck_assert_uint_eq(a.noffered[0], 2);
+	ck_assert_uint_eq(cosched_place_unit_node(p, a.offered[0][0]), 0);
+	ck_assert_uint_eq(cosched_place_unit_node(p, a.offered[0][1]), 2);
+	cosched_place_free(p);
+}
+END_TEST
+
+START_TEST(test_test_only)
+{
+	cosched_place_t *p = cluster(COSCHED_POLICY_APP_AWARE, true, 2);
+	cosched_place_job_t big = job(p, 1, COSCHED_CAT_CPU, 9, 1);
+	cosched_place_job_t w = job(p, 2, COSCHED_CAT_CPU, 8, 1);
+	cosched_place_result_t res;
+	alloc_t a = { 0 };
+
+	/* 9 cores on one 8-core node: never. */
+	ck_assert_int_eq(cosched_place_job(p, &big, NULL,
+					   COSCHED_PLACE_TEST_ONLY, NULL, 0,
+					   fake_try, &a, &res), -1);
+	ck_assert_int_eq(a.calls, 0);
+	/* 8: every unit of both nodes, whatever runs there now. */
+	ck_assert_int_eq(cosched_place_job(p, &w, NULL,
+					   COSCHED_PLACE_TEST_ONLY, NULL, 0,
+					   fake_try, &a, &res), 0);
+	ck_assert_uint_eq(a.noffered[0], 4);
+	cosched_place_free(p);
+}
+END_TEST
+
+START_TEST(test_will_run_on_a_copy)
+{
+	cosched_place_t *p = cluster(COSCHED_POLICY_APP_AWARE, true, 1);
+	cosched_place_job_t m1 = job(p, 1, COSCHED_CAT_MEM, 2, 1);
+	cosched_place_job_t m2 = job(p, 2, COSCHED_CAT_MEM, 2, 1);
+	cosched_place_job_t m3 = job(p, 3, COSCHED_CAT_MEM, 2, 1);
+	cosched_place_ending_t ends[2] = { { 1, 500 }, { 2, 300 } };
+	cosched_place_result_t res;
+	alloc_t a = { 0 };
+
+	run(p, &m1);
+	run(p, &m2);
+	/* Now: no socket takes a third mem job. */
+	ck_assert_int_eq(cosched_place_job(p, &m3, NULL, COSCHED_PLACE_RUN_NOW,
+					   NULL, 0, fake_try, &a, &res), -1);
+	ck_assert_ptr_nonnull(strstr(res.why, "strict app_aware: no socket accepts this mem job"));
+	/* Will run: job 2 ends first (300), then its socket takes it. */
+	ck_assert_int_eq(cosched_place_job(p, &m3, NULL, COSCHED_PLACE_WILL_RUN,
+					   ends, 2, fake_try, &a, &res), 0);
+	ck_assert_int_eq(res.start_after, 300);
+	ck_assert_int_eq(res.ended, 1);
+	ck_assert_uint_eq(res.waited_for, 2);
+	/* The real state is untouched. */
+	ck_assert(cosched_occupancy_has(cosched_place_occupancy(p), 2, NULL));
+	ck_assert_int_eq(cosched_place_check(p, &err), 0);
+	cosched_place_free(p);
+}
+END_TEST
+
+START_TEST(test_lenient_least_bad)
+{
+	cosched_place_t *p = cluster(COSCHED_POLICY_APP_AWARE, false, 1);
+	cosched_place_job_t m1 = job(p, 1, COSCHED_CAT_MEM, 2, 1);
+	cosched_place_job_t c2 = job(p, 2, COSCHED_CAT_CPU, 2, 1);
+	cosched_place_job_t m3 = job(p, 3, COSCHED_CAT_MEM, 2, 1);
+	cosched_place_job_t m4 = job(p, 4, COSCHED_CAT_MEM, 2, 1);
+	cosched_place_result_t res;
+	long u1, u3;
+	alloc_t a = { 0 };
+
+	u1 = run(p, &m1);
+	ck_assert_int_eq(run(p, &c2), u1);	/* cpu joins mem */
+	u3 = run(p, &m3);			/* the other socket */
+	ck_assert_int_ne(u1, u3);
+	/* A fourth mem job: no socket accepts it; socket u1 is full, so the
+	 * least bad with two free cores is u3. */
+	ck_assert_int_eq(cosched_place_job(p, &m4, NULL, COSCHED_PLACE_RUN_NOW,
+					   NULL, 0, fake_try, &a, &res), 0);
+	ck_assert(res.lenient);
+	ck_assert_int_eq(res.least_bad, u3);
+	ck_assert_ptr_nonnull(strstr(res.why, "lenient app_aware:"));
+	/* The allocator refuses that unit: the job goes anywhere. */
+	memset(&a, 0, sizeof(a));
+	a.nrefuse = 1;
+	a.refuse[0] = u3;
+	ck_assert_int_eq(cosched_place_job(p, &m4, NULL, COSCHED_PLACE_RUN_NOW,
+					   NULL, 0, fake_try, &a, &res), 0);
+	ck_assert(res.lenient && a.any_asked);
+	ck_assert_int_eq(res.least_bad, -1);
+	cosched_place_free(p);
+}
+END_TEST
+
+START_TEST(test_copy_is_independent)
+{
+	cosched_place_t *p = cluster(COSCHED_POLICY_APP_AWARE, true, 1);
+	cosched_place_job_t w = job(p, 1, COSCHED_CAT_CPU, 8, 1);
+	cosched_hold_t h[2] = { { 0, 4 }, { 1, 4 } };
+	cosched_place_t *c;
+
+	ck_assert_int_eq(cosched_place_enter(p, &w.gj, 8, h, 2, &err), 0);
+	c = cosched_place_copy(p, &err);
+	ck_assert_ptr_nonnull(c);
+	ck_assert_int_eq(cosched_place_leave(c, 1, &err), 1);
+	ck_assert(cosched_occupancy_available(cosched_place_occupancy(c), 0));
+	ck_assert(!cosched_occupancy_available(cosched_place_occupancy(p), 0));
+	ck_assert_int_eq(cosched_place_check(p, &err), 0);
+	ck_assert_int_eq(cosched_place_check(c, &err), 0);
+	cosched_place_free(c);
+	cosched_place_free(p);
+}
+END_TEST
+
+Suite *cosched_test_suite(void)
+{
+	Suite *s = suite_create("place");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_test(tc, test_layout_refused);
+	tcase_add_test(tc, test_single_app_aware);
+	tcase_add_test(tc, test_refused_unit_next_best);
+	tcase_add_test(tc, test_node_not_ok_or_not_allowed);
+	tcase_add_test(tc, test_wide_closes_units);
+	tcase_add_test(tc, test_multi_one_unit_per_node);
+	tcase_add_test(tc, test_test_only);
+	tcase_add_test(tc, test_will_run_on_a_copy);
+	tcase_add_test(tc, test_lenient_least_bad);
+	tcase_add_test(tc, test_copy_is_independent);
+	suite_add_tcase(s, tc);
+	return s;
+}
