@@ -21,4 +21,8 @@ const cosched_ctld_api_t cosched_ctld_api = {
 	.profile_cache_lookup = cosched_profile_cache_lookup,
 	.profile_cache_size = cosched_profile_cache_size,
 	.live_scan = cosched_live_scan,
+	.refresher_start = cosched_refresher_start,
+	.refresher_stop = cosched_refresher_stop,
+	.refresher_lookup = cosched_refresher_lookup,
+	.refresher_live = cosched_refresher_live,
 };

@@ -29,13 +29,15 @@
 #include "src/libcosched/cosched_error.h"
 #include "src/libcosched/cosched_live.h"
 #include "src/libcosched/cosched_profile_cache.h"
+#include "src/libcosched/cosched_refresh.h"
 
 /* The file, in each directory of PluginDir, and its one symbol. */
 #define COSCHED_CTLD_SO "cosched_ctld.so"
 #define COSCHED_CTLD_SYMBOL "cosched_ctld_api"
 
 /* Raised whenever a field below is added, removed or changes meaning. */
-#define COSCHED_CTLD_API_VERSION 2	/* 2: live_scan, live_job_size */
+#define COSCHED_CTLD_API_VERSION 3	/* 2: live_scan, live_job_size;
+					 * 3: the refresher */
 
 typedef struct {
 	/* First, whatever the version: COSCHED_CTLD_API_VERSION. */
@@ -61,6 +63,19 @@ typedef struct {
 	long (*live_scan)(const char *profile_dir, long long now, int stale_s,
 			  cosched_live_job_t **jobs, int *nbad,
 			  cosched_error_t *err);
+	/* The reader thread slurmctld runs (cosched_refresh.h). */
+	cosched_refresher_t *(*refresher_start)(const cosched_conf_t *conf,
+						cosched_refresh_log_fn log,
+						void *log_ctx,
+						cosched_error_t *err);
+	void (*refresher_stop)(cosched_refresher_t *r);
+	int (*refresher_lookup)(cosched_refresher_t *r, const char *app,
+				cosched_profile_summary_t *out);
+	bool (*refresher_live)(cosched_refresher_t *r, unsigned long *gen,
+			       bool again,
+			       void (*fn)(void *ctx,
+					  const cosched_live_job_t *job),
+			       void *ctx);
 } cosched_ctld_api_t;
 
 /* Defined by cosched_ctld.so, its only exported symbol. */
@@ -77,7 +92,9 @@ static inline bool cosched_ctld_api_compatible(const cosched_ctld_api_t *api)
 	       api->live_job_size == sizeof(cosched_live_job_t) &&
 	       api->profile_cache_create && api->profile_cache_free &&
 	       api->profile_cache_refresh && api->profile_cache_lookup &&
-	       api->profile_cache_size && api->live_scan;
+	       api->profile_cache_size && api->live_scan &&
+	       api->refresher_start && api->refresher_stop &&
+	       api->refresher_lookup && api->refresher_live;
 }
 
 #endif

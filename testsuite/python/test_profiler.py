@@ -396,8 +396,12 @@ def test_event_list_per_cpu(make_cluster):
                            "perf::TASK-CLOCK"] > 0.3e9, r
         if r["backend"] == "papi":
             continue        # a machine where PAPI can attach
-        assert r["backend"].startswith(
-            "perf (auto: PAPI cannot attach to a task here: "), r
+        # Why PAPI was passed over depends on the machine: a VM whose
+        # kernel has no PMU disables PAPI's perf_event component outright;
+        # one with a PMU but PAPI 7.0 fails at attach.  Either way it says.
+        assert re.match(r"perf \(auto: PAPI( cannot attach to a task here|"
+                        r"'s perf_event component is disabled): \S",
+                        r["backend"]), r
     if recs["n2"]["backend"] != "papi":
         assert recs["n2"]["unavailable"]["PAPI_TOT_INS"] == (
             "PAPI_TOT_INS: a PAPI event: the perf backend does not count "

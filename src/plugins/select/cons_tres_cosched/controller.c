@@ -42,11 +42,6 @@
 cosched_ctl_t cosched_ctl = {
 	.mutex = PTHREAD_MUTEX_INITIALIZER,
 	.rebuild_needed = true,
-	.refresh = {
-		.mutex = PTHREAD_MUTEX_INITIALIZER,
-		.cond = PTHREAD_COND_INITIALIZER,
-		.live_mutex = PTHREAD_MUTEX_INITIALIZER,
-	},
 };
 
 int cosched_ctl_node_count(void)
@@ -188,10 +183,9 @@ void cosched_ctl_fini(void)
 }
 
 /*
- * The refresh thread is stopped before the settings change and started
- * again with a copy of the new ones: it never reads c->conf, which is
- * replaced here (a thread reading the struct while it is assigned was a
- * data race).
+ * The refresher is stopped before the settings change and a new one
+ * started with a copy of them: its thread never reads c->conf, which is
+ * replaced here (the thread used to read it while this assigned it).
  */
 void cosched_ctl_reconfigure(void)
 {

@@ -29,28 +29,12 @@
 
 #include "controller.h"
 
-/* The profile and live-load reader (ctl_refresh.c).  Its thread reads
- * only the settings copied into it when it started (settings), never the
- * controller's cosched_conf_t, which a reconfigure replaces. */
+/* The profile and live-load reader (ctl_refresh.c): cosched_ctld.so's
+ * table and its refresher (cosched_refresh.h), whose thread reads only its
+ * own copy of the settings. */
 typedef struct {
 	const cosched_ctld_api_t *api;
-	cosched_profile_cache_t *profiles;
-	/* What the thread reads: copied at start, under mutex. */
-	struct {
-		char profile_dir[COSCHED_PATH_MAX];
-		bool live_loads;
-		int profile_refresh_s, live_refresh_s;
-	} settings;
-	pthread_t thread;
-	bool running;
-	pthread_mutex_t mutex;
-	pthread_cond_t cond;
-	bool stop;
-	/* Live loads: replaced by the thread, applied by job_test. */
-	pthread_mutex_t live_mutex;
-	cosched_live_job_t *live_jobs;	/* malloc'd by cosched_ctld.so */
-	long live_n;
-	unsigned long live_gen;
+	cosched_refresher_t *refresher;
 } ctl_refresh_t;
 
 /* A job as the decision core sees it (ctl_view.c). */

@@ -1,0 +1,228 @@
+/*
+ * cosched_refresh.c - the profile and live-load reader thread
+ * (cosched_refresh.h).
+ */
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cosched_refresh.h"
+
+struct cosched_refresher {
+	/* Read by the thread; set before it starts, never changed. */
+	char profile_dir[COSCHED_PATH_MAX];
+	bool live_loads;
+	int profile_refresh_s, live_refresh_s;
+	cosched_refresh_log_fn log;
+	void *log_ctx;
+	cosched_profile_cache_t *cache;	/* locked inside */
+
+	pthread_t thread;
+	bool running;
+	pthread_mutex_t mutex;		/* stop, cond */
+	pthread_cond_t cond;
+	bool stop;
+
+	pthread_mutex_t live_mutex;	/* the live loads below */
+	cosched_live_job_t *live_jobs;
+	long live_n;
+	unsigned long live_gen;
+};
+
+static void say(cosched_refresher_t *r, cosched_refresh_level_t lvl,
+		const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static void say(cosched_refresher_t *r, cosched_refresh_level_t lvl,
+		const char *fmt, ...)
+{
+	char msg[COSCHED_ERROR_MSG_LEN + COSCHED_PATH_MAX + 128];
+	va_list ap;
+
+	if (!r->log)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	r->log(r->log_ctx, lvl, msg);
+}
+
+static void refresh_profiles(cosched_refresher_t *r)
+{
+	cosched_error_t err = { { 0 } };
+	int nbad = 0;
+	long n = cosched_profile_cache_refresh(r->cache, &nbad, &err);
+
+	if (n < 0)
+		say(r, COSCHED_REFRESH_ERROR,
+		    "profile cache: %s (keeping %zu cached profiles)", err.msg,
+		    cosched_profile_cache_size(r->cache));
+	else if (nbad)
+		say(r, COSCHED_REFRESH_ERROR,
+		    "profile cache: %d profiles in %s not loaded, first: %s",
+		    nbad, r->profile_dir, err.msg);
+	else
+		say(r, COSCHED_REFRESH_DEBUG, "profile cache: %ld profiles from %s",
+		    n, r->profile_dir);
+}
+
+/* The running jobs' live MPKI from ProfileDir/live, published for the
+ * caller's next cosched_refresher_live. */
+static void refresh_live(cosched_refresher_t *r)
+{
+	cosched_live_job_t *jobs = NULL, *old;
+	cosched_error_t err = { { 0 } };
+	int nbad = 0;
+	long n = cosched_live_scan(r->profile_dir, (long long)time(NULL),
+				   COSCHED_LIVE_STALE_S, &jobs, &nbad, &err);
+
+	if (n < 0) {
+		say(r, COSCHED_REFRESH_ERROR, "live loads: %s", err.msg);
+		return;
+	}
+	if (nbad)
+		say(r, COSCHED_REFRESH_ERROR,
+		    "live loads: %d files in %s/%s not used, first: %s", nbad,
+		    r->profile_dir, COSCHED_LIVE_SUBDIR, err.msg);
+	pthread_mutex_lock(&r->live_mutex);
+	old = r->live_jobs;
+	r->live_jobs = jobs;
+	r->live_n = n;
+	r->live_gen++;
+	pthread_mutex_unlock(&r->live_mutex);
+	free(old);
+	say(r, COSCHED_REFRESH_DEBUG2, "live loads: %ld jobs", n);
+}
+
+static void *loop(void *arg)
+{
+	cosched_refresher_t *r = arg;
+	struct timespec now;
+	time_t next_profiles, next_live;
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	next_profiles = now.tv_sec + r->profile_refresh_s;
+	next_live = now.tv_sec + r->live_refresh_s;
+	pthread_mutex_lock(&r->mutex);
+	while (!r->stop) {
+		struct timespec until = { 0, 0 };
+		bool do_profiles, do_live;
+
+		until.tv_sec = r->live_loads && next_live < next_profiles ?
+			       next_live : next_profiles;
+		while (!r->stop &&
+		       pthread_cond_timedwait(&r->cond, &r->mutex, &until) == 0)
+			;
+		if (r->stop)
+			break;
+		pthread_mutex_unlock(&r->mutex);
+		clock_gettime(CLOCK_REALTIME, &now);
+		do_profiles = now.tv_sec >= next_profiles;
+		do_live = r->live_loads && now.tv_sec >= next_live;
+		if (do_profiles) {
+			refresh_profiles(r);
+			next_profiles = now.tv_sec + r->profile_refresh_s;
+		}
+		if (do_live) {
+			refresh_live(r);
+			next_live = now.tv_sec + r->live_refresh_s;
+		}
+		pthread_mutex_lock(&r->mutex);
+	}
+	pthread_mutex_unlock(&r->mutex);
+	return NULL;
+}
+
+static void destroy(cosched_refresher_t *r)
+{
+	cosched_profile_cache_free(r->cache);
+	free(r->live_jobs);
+	pthread_mutex_destroy(&r->mutex);
+	pthread_mutex_destroy(&r->live_mutex);
+	pthread_cond_destroy(&r->cond);
+	free(r);
+}
+
+cosched_refresher_t *cosched_refresher_start(const cosched_conf_t *conf,
+					     cosched_refresh_log_fn log,
+					     void *log_ctx,
+					     cosched_error_t *err)
+{
+	cosched_refresher_t *r = calloc(1, sizeof(*r));
+
+	if (!r) {
+		cosched_error_set(err, "profile cache: out of memory");
+		return NULL;
+	}
+	snprintf(r->profile_dir, sizeof(r->profile_dir), "%s",
+		 conf->profile_dir);
+	r->live_loads = conf->live_loads;
+	r->profile_refresh_s = conf->profile_refresh_s;
+	r->live_refresh_s = conf->live_refresh_s;
+	r->log = log;
+	r->log_ctx = log_ctx;
+	pthread_mutex_init(&r->mutex, NULL);
+	pthread_mutex_init(&r->live_mutex, NULL);
+	pthread_cond_init(&r->cond, NULL);
+	r->cache = cosched_profile_cache_create(conf, err);
+	if (!r->cache) {
+		cosched_error_prefix(err, "profile cache");
+		destroy(r);
+		return NULL;
+	}
+	refresh_profiles(r);
+	/* Read now, so that after a reconfigure the next job_test has the
+	 * loads of the new ProfileDir. */
+	if (r->live_loads)
+		refresh_live(r);
+	if (pthread_create(&r->thread, NULL, loop, r)) {
+		cosched_error_set(err, "cannot start the profile refresh thread");
+		destroy(r);
+		return NULL;
+	}
+	r->running = true;
+	return r;
+}
+
+void cosched_refresher_stop(cosched_refresher_t *r)
+{
+	if (!r)
+		return;
+	if (r->running) {
+		pthread_mutex_lock(&r->mutex);
+		r->stop = true;
+		pthread_cond_signal(&r->cond);
+		pthread_mutex_unlock(&r->mutex);
+		pthread_join(r->thread, NULL);
+	}
+	destroy(r);
+}
+
+int cosched_refresher_lookup(cosched_refresher_t *r, const char *app,
+			     cosched_profile_summary_t *out)
+{
+	if (!r || !app || !app[0])
+		return 0;
+	return cosched_profile_cache_lookup(r->cache, app, out);
+}
+
+bool cosched_refresher_live(cosched_refresher_t *r, unsigned long *gen,
+			    bool again,
+			    void (*fn)(void *ctx, const cosched_live_job_t *job),
+			    void *ctx)
+{
+	bool fresh;
+
+	if (!r)
+		return false;
+	pthread_mutex_lock(&r->live_mutex);
+	fresh = again || r->live_gen != *gen;
+	if (fresh)
+		for (long i = 0; i < r->live_n; i++)
+			fn(ctx, &r->live_jobs[i]);
+	*gen = r->live_gen;
+	pthread_mutex_unlock(&r->live_mutex);
+	return fresh;
+}
