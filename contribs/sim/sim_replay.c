@@ -179,7 +179,7 @@ int main(int argc, char **argv)
 	pc = (cosched_place_conf_t) {
 		.policy = conf.policy,
 		.scope = conf.scope,
-		.strict = true,
+		.strict = conf.strict,		/* PlacementMode=, as slurmctld */
 		.mrb_threshold = conf.mrb_threshold,
 		.mrb_weight = conf.mrb_weight,
 		.interference = &conf.interference,
