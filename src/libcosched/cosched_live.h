@@ -87,7 +87,9 @@ int cosched_live_remove(const char *profile_dir, uint32_t job_id,
 			cosched_error_t *err);
 
 /*
- * The controller side: read every file in profile_dir/live into jobs
+ * The controller side, one reading with no memory (cosched_live_reader.h
+ * is the reader slurmctld keeps; this is one reading of a new one): read
+ * every file in profile_dir/live into jobs
  * (malloc'd, one entry a job, sorted by job id; caller frees), skipping
  * and counting in *nbad (err: the first) files that are not trusted or do
  * not parse.  A missing live/ is no job and no error.  Files older than

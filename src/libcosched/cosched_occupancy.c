@@ -32,6 +32,8 @@ typedef struct {
 	bool live;
 	bool foreign;
 	cosched_gang_job_t job;	/* name NULL; a foreign holder: job_id only */
+	double entered_mpki;	/* job.mpki when it entered */
+	unsigned reading;	/* the live reading that set job.mpki, or 0 */
 	size_t nholds;		/* >= 1 */
 	cosched_hold_t one;	/* the hold when nholds == 1 */
 	cosched_hold_t *many;	/* the holds when nholds > 1 */
@@ -53,6 +55,7 @@ struct cosched_occupancy {
 	unsigned *mark;		/* per socket: named by the hold list being
 				 * checked when mark == stamp */
 	unsigned stamp;
+	unsigned reading;	/* the live reading being applied (>= 1) */
 };
 
 #define OCC_MIN_SLOTS 16
@@ -270,6 +273,7 @@ cosched_occupancy_t *cosched_occupancy_copy(const cosched_occupancy_t *o,
 	y->nsockets = o->nsockets;
 	y->nslots = o->nslots;
 	y->count = o->count;
+	y->reading = o->reading;
 	y->idx = cosched_socket_index_copy(o->idx, err);
 	if (!y->idx) {
 		cosched_occupancy_free(y);
@@ -436,6 +440,7 @@ static int occ_add(cosched_occupancy_t *o, const cosched_gang_job_t *job,
 	else
 		e.job = *job;
 	e.job.name = NULL;
+	e.entered_mpki = e.job.mpki;
 	e.nholds = n;
 	if (ledger_reserve(o, o->count + 1) < 0)
 		return cosched_error_set(err, "occupancy: out of memory");
@@ -541,19 +546,12 @@ bool cosched_occupancy_has(const cosched_occupancy_t *o, uint32_t job_id,
 	return true;
 }
 
-int cosched_occupancy_set_mpki(cosched_occupancy_t *o, uint32_t job_id,
-			       double mpki, cosched_error_t *err)
+static int entry_set_mpki(cosched_occupancy_t *o, occ_entry_t *e,
+			  double mpki, cosched_error_t *err)
 {
-	size_t at;
-	occ_entry_t *e;
+	uint32_t job_id = e->job.job_id;
 	const cosched_hold_t *h;
 
-	if (!o)
-		return cosched_error_set(err, "occupancy: NULL");
-	at = slot_find(o, job_id);
-	if (at == GANG_NONE)
-		return cosched_error_set(err, "job %u: not present", job_id);
-	e = &o->slots[at];
 	if (e->foreign)
 		return cosched_error_set(err,
 			"job %u: a foreign holder has no MPKI", job_id);
@@ -577,6 +575,70 @@ int cosched_occupancy_set_mpki(cosched_occupancy_t *o, uint32_t job_id,
 		sock_refresh_load(o, h[i].socket);
 	}
 	return 0;
+}
+
+static occ_entry_t *entry_of(cosched_occupancy_t *o, uint32_t job_id,
+			     cosched_error_t *err)
+{
+	size_t at;
+
+	if (!o) {
+		cosched_error_set(err, "occupancy: NULL");
+		return NULL;
+	}
+	at = slot_find(o, job_id);
+	if (at == GANG_NONE) {
+		cosched_error_set(err, "job %u: not present", job_id);
+		return NULL;
+	}
+	return &o->slots[at];
+}
+
+int cosched_occupancy_set_mpki(cosched_occupancy_t *o, uint32_t job_id,
+			       double mpki, cosched_error_t *err)
+{
+	occ_entry_t *e = entry_of(o, job_id, err);
+
+	return e ? entry_set_mpki(o, e, mpki, err) : -1;
+}
+
+void cosched_occupancy_live_begin(cosched_occupancy_t *o)
+{
+	if (o && !++o->reading)
+		o->reading = 1;		/* 0 means "no reading" */
+}
+
+int cosched_occupancy_live_set(cosched_occupancy_t *o, uint32_t job_id,
+			       double mpki, cosched_error_t *err)
+{
+	occ_entry_t *e = entry_of(o, job_id, err);
+
+	if (!e || entry_set_mpki(o, e, mpki, err))
+		return -1;
+	e->reading = o->reading;
+	return 0;
+}
+
+size_t cosched_occupancy_live_end(cosched_occupancy_t *o)
+{
+	size_t back = 0;
+
+	if (!o)
+		return 0;
+	for (size_t i = 0; i < o->nslots; i++) {
+		occ_entry_t *e = &o->slots[i];
+
+		if (!e->live || e->foreign || !e->reading ||
+		    e->reading == o->reading)
+			continue;
+		/* Its file is gone (the step ended, or it went stale): the
+		 * job carries the MPKI it entered with again, which was
+		 * accepted then and so sums finitely now. */
+		e->reading = 0;
+		if (!entry_set_mpki(o, e, e->entered_mpki, NULL))
+			back++;
+	}
+	return back;
 }
 
 /* ---- sockets and queries ------------------------------------------- */

@@ -90,6 +90,19 @@ bool cosched_occupancy_has(const cosched_occupancy_t *o, uint32_t job_id,
 int cosched_occupancy_set_mpki(cosched_occupancy_t *o, uint32_t job_id,
 			       double mpki, cosched_error_t *err);
 
+/*
+ * Live readings (cosched_live.h): a reading is applied as begin, one
+ * live_set for each occupant it holds (as set_mpki, same refusals), then
+ * end, which returns every occupant that carried a live MPKI from an
+ * earlier reading but has none in this one to the MPKI it entered with,
+ * so that a load leaves with its file.  end returns how many went back.
+ * A job entered again (a rebuild) starts from its entered MPKI.
+ */
+void cosched_occupancy_live_begin(cosched_occupancy_t *o);
+int cosched_occupancy_live_set(cosched_occupancy_t *o, uint32_t job_id,
+			       double mpki, cosched_error_t *err);
+size_t cosched_occupancy_live_end(cosched_occupancy_t *o);
+
 /* Make a socket unavailable (never answered) or available again; its
  * holders stay. */
 int cosched_occupancy_set_available(cosched_occupancy_t *o, size_t socket,

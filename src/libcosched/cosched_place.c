@@ -324,6 +324,22 @@ int cosched_place_set_mpki(cosched_place_t *p, uint32_t job_id, double mpki,
 	return cosched_occupancy_set_mpki(p->occ, job_id, mpki, err);
 }
 
+void cosched_place_live_begin(cosched_place_t *p)
+{
+	cosched_occupancy_live_begin(p->occ);
+}
+
+int cosched_place_live_set(cosched_place_t *p, uint32_t job_id, double mpki,
+			   cosched_error_t *err)
+{
+	return cosched_occupancy_live_set(p->occ, job_id, mpki, err);
+}
+
+size_t cosched_place_live_end(cosched_place_t *p)
+{
+	return cosched_occupancy_live_end(p->occ);
+}
+
 int cosched_place_check(const cosched_place_t *p, cosched_error_t *err)
 {
 	uint16_t *want;

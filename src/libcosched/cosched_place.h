@@ -195,6 +195,13 @@ int cosched_place_leave(cosched_place_t *p, uint32_t job_id,
  * cosched_occupancy_set_mpki. */
 int cosched_place_set_mpki(cosched_place_t *p, uint32_t job_id, double mpki,
 			   cosched_error_t *err);
+/* A reading of the live loads, as cosched_occupancy_live_begin, _set and
+ * _end: a running job whose live load is no longer read carries the MPKI
+ * it entered with again. */
+void cosched_place_live_begin(cosched_place_t *p);
+int cosched_place_live_set(cosched_place_t *p, uint32_t job_id, double mpki,
+			   cosched_error_t *err);
+size_t cosched_place_live_end(cosched_place_t *p);
 
 /*
  * Place a job (the rules above).  node_allowed[0..nnodes) says which nodes

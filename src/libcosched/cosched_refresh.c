@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "cosched_live_reader.h"
 #include "cosched_refresh.h"
 
 struct cosched_refresher {
@@ -26,10 +27,12 @@ struct cosched_refresher {
 	pthread_cond_t cond;
 	bool stop;
 
+	cosched_live_reader_t *reader;	/* the thread's only */
+
 	pthread_mutex_t live_mutex;	/* the live loads below */
 	cosched_live_job_t *live_jobs;
 	long live_n;
-	unsigned long live_gen;
+	unsigned long live_gen;		/* readings so far; 0: none yet */
 };
 
 static void say(cosched_refresher_t *r, cosched_refresh_level_t lvl,
@@ -68,6 +71,16 @@ static void refresh_profiles(cosched_refresher_t *r)
 		    n, r->profile_dir);
 }
 
+/* An unusable live file, said once (the reader asks again only when the
+ * file changes). */
+static void report_bad(void *ctx, const char *name, const char *why)
+{
+	cosched_refresher_t *r = ctx;
+
+	say(r, COSCHED_REFRESH_ERROR, "live loads: %s/%s/%s not used: %s",
+	    r->profile_dir, COSCHED_LIVE_SUBDIR, name, why);
+}
+
 /* The running jobs' live MPKI from ProfileDir/live, published for the
  * caller's next cosched_refresher_live. */
 static void refresh_live(cosched_refresher_t *r)
@@ -75,17 +88,14 @@ static void refresh_live(cosched_refresher_t *r)
 	cosched_live_job_t *jobs = NULL, *old;
 	cosched_error_t err = { { 0 } };
 	int nbad = 0;
-	long n = cosched_live_scan(r->profile_dir, (long long)time(NULL),
-				   COSCHED_LIVE_STALE_S, &jobs, &nbad, &err);
+	long n = cosched_live_reader_read(r->reader, (long long)time(NULL),
+					  COSCHED_LIVE_STALE_S, &jobs, &nbad,
+					  report_bad, r, &err);
 
 	if (n < 0) {
 		say(r, COSCHED_REFRESH_ERROR, "live loads: %s", err.msg);
 		return;
 	}
-	if (nbad)
-		say(r, COSCHED_REFRESH_ERROR,
-		    "live loads: %d files in %s/%s not used, first: %s", nbad,
-		    r->profile_dir, COSCHED_LIVE_SUBDIR, err.msg);
 	pthread_mutex_lock(&r->live_mutex);
 	old = r->live_jobs;
 	r->live_jobs = jobs;
@@ -93,7 +103,8 @@ static void refresh_live(cosched_refresher_t *r)
 	r->live_gen++;
 	pthread_mutex_unlock(&r->live_mutex);
 	free(old);
-	say(r, COSCHED_REFRESH_DEBUG2, "live loads: %ld jobs", n);
+	say(r, COSCHED_REFRESH_DEBUG2, "live loads: %ld jobs (%zu files, %d not used)",
+	    n, cosched_live_reader_files(r->reader), nbad);
 }
 
 static void *loop(void *arg)
@@ -104,6 +115,11 @@ static void *loop(void *arg)
 
 	clock_gettime(CLOCK_REALTIME, &now);
 	next_profiles = now.tv_sec + r->profile_refresh_s;
+	/* The first reading of the live loads at once, here rather than in
+	 * start: with many files it takes a while, and start runs inside
+	 * slurmctld's reconfigure. */
+	if (r->live_loads)
+		refresh_live(r);
 	next_live = now.tv_sec + r->live_refresh_s;
 	pthread_mutex_lock(&r->mutex);
 	while (!r->stop) {
@@ -138,6 +154,7 @@ static void *loop(void *arg)
 static void destroy(cosched_refresher_t *r)
 {
 	cosched_profile_cache_free(r->cache);
+	cosched_live_reader_free(r->reader);
 	free(r->live_jobs);
 	pthread_mutex_destroy(&r->mutex);
 	pthread_mutex_destroy(&r->live_mutex);
@@ -172,11 +189,12 @@ cosched_refresher_t *cosched_refresher_start(const cosched_conf_t *conf,
 		destroy(r);
 		return NULL;
 	}
+	if (r->live_loads &&
+	    !(r->reader = cosched_live_reader_create(r->profile_dir, err))) {
+		destroy(r);
+		return NULL;
+	}
 	refresh_profiles(r);
-	/* Read now, so that after a reconfigure the next job_test has the
-	 * loads of the new ProfileDir. */
-	if (r->live_loads)
-		refresh_live(r);
 	if (pthread_create(&r->thread, NULL, loop, r)) {
 		cosched_error_set(err, "cannot start the profile refresh thread");
 		destroy(r);
@@ -218,7 +236,9 @@ bool cosched_refresher_live(cosched_refresher_t *r, unsigned long *gen,
 	if (!r)
 		return false;
 	pthread_mutex_lock(&r->live_mutex);
-	fresh = again || r->live_gen != *gen;
+	/* Before the first reading there is nothing to apply, again or not:
+	 * the jobs keep what they carry. */
+	fresh = r->live_gen && (again || r->live_gen != *gen);
 	if (fresh)
 		for (long i = 0; i < r->live_n; i++)
 			fn(ctx, &r->live_jobs[i]);

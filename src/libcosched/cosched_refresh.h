@@ -41,8 +41,9 @@ typedef void (*cosched_refresh_log_fn)(void *ctx, cosched_refresh_level_t lvl,
 typedef struct cosched_refresher cosched_refresher_t;
 
 /*
- * A cache over conf->profile_dir, read once now (and the live loads when
- * conf->live_loads), then a thread refreshing both.  NULL with err when
+ * A cache over conf->profile_dir, read once now, then a thread refreshing
+ * it and reading the live loads (when conf->live_loads; the first reading
+ * at once, in the thread, so that a reconfigure never waits for it).  NULL with err when
  * the cache or the thread cannot be made.  The settings are copied: conf
  * may change or go away once this returns.
  */
@@ -60,8 +61,10 @@ int cosched_refresher_lookup(cosched_refresher_t *r, const char *app,
 /*
  * The live loads read since *gen (or all of them when again), each passed
  * to fn under the refresher's mutex (fn must not call back into it);
- * *gen becomes the generation seen.  Returns whether fn was called for a
- * new reading.
+ * *gen becomes the generation seen (readings count from 1: start a new
+ * refresher's caller at 0).  Returns whether a reading was passed (false
+ * before the first reading, again or not).  A reading holds every job
+ * with a live load: one missing from it has none now.
  */
 bool cosched_refresher_live(cosched_refresher_t *r, unsigned long *gen,
 			    bool again,

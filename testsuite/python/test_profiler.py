@@ -345,6 +345,61 @@ def test_live_mpki_steers_miss_rate_bound(make_cluster):
         assert time.monotonic() < deadline, _live(c)
         time.sleep(0.2)
     assert _record(c, f"{a}.batch")["live"] == "published"
+
+def test_live_load_leaves_with_its_file(make_cluster):
+    """A live load counts while its file is there and leaves with it: the
+    running jobs' files say 500000 MPKI and a strict Miss-Rate Bound job
+    waits; once the files are gone (a step that ended, a stale file
+    removed) the jobs carry their profiles' MPKI again and it starts,
+    without a reconfigure.  An unusable file is logged once, not at every
+    reading."""
+    c = make_cluster(nodes=1, sockets=2, cores=2, slurm_conf_extra=[
+        "SchedulerParameters=sched_interval=1"])
+    c.write_cosched_conf([
+        "CoschedPolicy=miss_rate_bound", "MissRateBoundThreshold=12",
+        "PlacementMode=strict", "LiveLoadRefresh=1"])
+    c.write_profile("light", "cpu", 2.0)
+    c.run(["scontrol", "reconfigure"])
+    running = [c.sbatch("-n1", "-Jlight", "--wrap", "sleep 120")
+               for _ in range(3)]
+    for j in running:
+        c.wait_state(j, "RUNNING")
+    live = os.path.join(c.profile_dir, "live")
+    os.makedirs(live, exist_ok=True)
+    planted = []
+    for j in running:      # step 0: not a name the batch step's sampler uses
+        p = os.path.join(live, f"{j}.0.n1")
+        with open(p, "w") as f:
+            f.write(f"cosched-live/1 job={j} step=0 node=n1 "
+                    f"mpki=500000.000000 time={int(time.time())}\n")
+        os.chmod(p, 0o644)
+        planted.append(p)
+    bad = os.path.join(live, "77.0.n1")
+    with open(bad, "w") as f:
+        f.write("cosched-live/1 job=77 step=0 node=n1 mpki=-1 time=5\n")
+    os.chmod(bad, 0o644)
+    fourth = c.sbatch("-n1", "-Jlight", "--wrap", "sleep 1")
+    deadline = time.monotonic() + 30
+    while True:
+        rec = c.record(fourth)
+        if rec and rec["state"] == "pending" and \
+                "mpki" in rec["reason"].lower():
+            break
+        assert time.monotonic() < deadline, rec
+        time.sleep(0.5)
+    assert c.job(fourth)["JobState"] == "PENDING"
+    for p in planted:
+        os.unlink(p)
+    c.wait_state(fourth, "COMPLETED", timeout=30)
+    # Readings every second all along: the bad file said once.
+    with open(c.log_path("slurmctld")) as f:
+        said = [ln for ln in f if "77.0.n1" in ln]
+    assert len(said) == 1, said
+    assert 'mpki: "-1"' in said[0], said
+    c.run(["scancel", *map(str, running)])
+    _not_drained(c)
+
+
 def _cpuinfo(root, vendor, family, model):
     """ROOT/proc/cpuinfo of two processors of one CPU, as x86 Linux
     writes it."""

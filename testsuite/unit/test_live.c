@@ -2,7 +2,9 @@
  * test_live.c - live loads from the nodes to slurmctld
  * (src/libcosched/cosched_live.c): the one-line format and its strict
  * parser, when a sampler publishes, and the controller's scan of
- * ProfileDir/live with the trust rule profiles have.
+ * ProfileDir/live with the trust rule profiles have, and its reader that
+ * remembers files from one reading to the next
+ * (src/libcosched/cosched_live_reader.c).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -17,6 +19,7 @@
 
 #include "cosched_check.h"
 #include "src/libcosched/cosched_live.h"
+#include "src/libcosched/cosched_live_reader.h"
 
 static cosched_error_t err;
 static char dir[64];
@@ -207,6 +210,120 @@ START_TEST(test_owner)
 }
 END_TEST
 
+
+typedef struct {
+	int calls;
+	char last[256];
+} reports_t;
+
+static void count_report(void *ctx, const char *name, const char *why)
+{
+	reports_t *r = ctx;
+
+	r->calls++;
+	snprintf(r->last, sizeof(r->last), "%s: %s", name, why);
+}
+
+static long reread(cosched_live_reader_t *r, reports_t *rep, int *nbad,
+		   cosched_live_job_t **jobs)
+{
+	long n = cosched_live_reader_read(r, (long long) time(NULL), 300, jobs,
+					  nbad, count_report, rep, &err);
+
+	ck_assert_msg(n >= 0, "%s", err.msg);
+	return n;
+}
+
+/* An unusable file is reported once, and again only when it changes; a
+ * job whose file is removed is not in the next reading. */
+START_TEST(test_reader_reports_once)
+{
+	cosched_live_t a = load(7, 0, "n1", 3.0), b = load(8, 0, "n1", 4.0);
+	cosched_live_reader_t *r = cosched_live_reader_create(dir, &err);
+	cosched_live_job_t *jobs;
+	reports_t rep = { 0 };
+	char path[256];
+	FILE *f;
+	int nbad;
+
+	ck_assert_msg(r != NULL, "%s", err.msg);
+	ck_assert_int_eq(reread(r, &rep, &nbad, &jobs), 0);	/* no live/ */
+	ck_assert_int_eq(cosched_live_write(dir, &a, &err), 0);
+	ck_assert_int_eq(cosched_live_write(dir, &b, &err), 0);
+	snprintf(path, sizeof(path), "%s/live/9.0.n1", dir);
+	ck_assert_ptr_nonnull(f = fopen(path, "w"));
+	fputs("cosched-live/1 job=9 step=0 node=n1 mpki=-1 time=5\n", f);
+	fclose(f);
+	for (int i = 0; i < 3; i++) {
+		ck_assert_int_eq(reread(r, &rep, &nbad, &jobs), 2);
+		ck_assert_int_eq(jobs[0].job_id, 7);
+		ck_assert_int_eq(jobs[1].job_id, 8);
+		free(jobs);
+		ck_assert_int_eq(nbad, 1);
+		ck_assert_int_eq(rep.calls, 1);		/* said once */
+	}
+	ck_assert_msg(strstr(rep.last, "9.0.n1: mpki: \"-1\""), "%s",
+		      rep.last);
+	ck_assert_int_eq(cosched_live_reader_files(r), 3);
+	/* Changed (still bad): said again, once. */
+	ck_assert_ptr_nonnull(f = fopen(path, "a"));
+	fputs("x", f);
+	fclose(f);
+	ck_assert_int_eq(reread(r, &rep, &nbad, &jobs), 2);
+	free(jobs);
+	ck_assert_int_eq(reread(r, &rep, &nbad, &jobs), 2);
+	free(jobs);
+	ck_assert_int_eq(rep.calls, 2);
+	/* Gone: forgotten, and its job with it. */
+	ck_assert_int_eq(unlink(path), 0);
+	ck_assert_int_eq(cosched_live_remove(dir, 8, 0, "n1", &err), 0);
+	ck_assert_int_eq(reread(r, &rep, &nbad, &jobs), 1);
+	ck_assert_int_eq(jobs[0].job_id, 7);
+	free(jobs);
+	ck_assert_int_eq(nbad, 0);
+	ck_assert_int_eq(cosched_live_reader_files(r), 1);
+	/* A rewrite with a new value is read again. */
+	a.mpki = 9.5;
+	ck_assert_int_eq(cosched_live_write(dir, &a, &err), 0);
+	ck_assert_int_eq(reread(r, &rep, &nbad, &jobs), 1);
+	ck_assert_double_eq(jobs[0].mpki, 9.5);
+	free(jobs);
+	cosched_live_reader_free(r);
+}
+END_TEST
+
+/* Many files, many jobs: merged into one entry a job, the largest MPKI
+ * of its files (the merge sorts: it does not grow with files x jobs). */
+START_TEST(test_reader_many)
+{
+	cosched_live_reader_t *r = cosched_live_reader_create(dir, &err);
+	cosched_live_job_t *jobs;
+	reports_t rep = { 0 };
+	int nbad;
+
+	for (uint32_t j = 1; j <= 500; j++)
+		for (int node = 0; node < 3; node++) {
+			char name[16];
+			cosched_live_t l;
+
+			snprintf(name, sizeof(name), "n%d", node);
+			l = load(1000 - j, 0, name, (double) (j % 7 + node));
+			ck_assert_int_eq(cosched_live_write(dir, &l, &err), 0);
+		}
+	ck_assert_int_eq(reread(r, &rep, &nbad, &jobs), 500);
+	for (long i = 0; i < 500; i++) {
+		uint32_t j = 1000 - (uint32_t) (500 - i);
+
+		ck_assert_int_eq(jobs[i].job_id, j);
+		ck_assert_int_eq(jobs[i].files, 3);
+		ck_assert_double_eq(jobs[i].mpki, (double) ((1000 - j) % 7 + 2));
+	}
+	free(jobs);
+	ck_assert_int_eq(rep.calls, 0);
+	cosched_live_reader_free(r);
+}
+END_TEST
+
 Suite *cosched_test_suite(void)
 {
 	Suite *s = suite_create("live");
@@ -217,6 +334,8 @@ Suite *cosched_test_suite(void)
 	tcase_add_test(tc, test_should_publish);
 	tcase_add_test(tc, test_write_scan);
 	tcase_add_test(tc, test_owner);
+	tcase_add_test(tc, test_reader_reports_once);
+	tcase_add_test(tc, test_reader_many);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -339,6 +339,47 @@ START_TEST(test_lenient_least_bad)
 }
 END_TEST
 
+START_TEST(test_live_load_leaves_with_its_file)
+{
+	cosched_place_t *p = cluster(COSCHED_POLICY_MISS_RATE_BOUND, true, 1);
+	cosched_place_job_t a = job(p, 1, COSCHED_CAT_CPU, 3, 1);
+	cosched_place_job_t b = job(p, 2, COSCHED_CAT_CPU, 3, 1);
+	cosched_place_job_t c = job(p, 3, COSCHED_CAT_CPU, 1, 1);
+	cosched_place_result_t res;
+	alloc_t al = { 0 };
+
+	/* One on each socket, one core free on each. */
+	ck_assert_int_ne(run(p, &a), run(p, &b));
+	/* Their nodes say both run at 500000 MPKI: no socket is under the
+	 * bound, so a strict job waits. */
+	cosched_place_live_begin(p);
+	ck_assert_int_eq(cosched_place_live_set(p, 1, 500000.0, &err), 0);
+	ck_assert_int_eq(cosched_place_live_set(p, 2, 500000.0, &err), 0);
+	ck_assert_int_eq(cosched_place_live_end(p), 0);
+	ck_assert_int_eq(cosched_place_job(p, &c, NULL, COSCHED_PLACE_RUN_NOW,
+					   NULL, 0, fake_try, &al, &res), -1);
+	ck_assert_int_lt(res.unit, 0);
+	ck_assert_msg(strstr(res.why, "MPKI"), "%s", res.why);
+	/* The next reading has job 2 only: job 1's file is gone, so it
+	 * carries the MPKI it entered with again, and the job starts on its
+	 * socket. */
+	cosched_place_live_begin(p);
+	ck_assert_int_eq(cosched_place_live_set(p, 2, 500000.0, &err), 0);
+	ck_assert_int_eq(cosched_place_live_end(p), 1);
+	memset(&al, 0, sizeof(al));
+	ck_assert_int_eq(cosched_place_job(p, &c, NULL, COSCHED_PLACE_RUN_NOW,
+					   NULL, 0, fake_try, &al, &res), 0);
+	ck_assert_int_ge(res.unit, 0);
+	ck_assert_int_eq(cosched_place_check(p, &err), 0);
+	/* A reading with neither: both back, none twice. */
+	cosched_place_live_begin(p);
+	ck_assert_int_eq(cosched_place_live_end(p), 1);
+	cosched_place_live_begin(p);
+	ck_assert_int_eq(cosched_place_live_end(p), 0);
+	cosched_place_free(p);
+}
+END_TEST
+
 START_TEST(test_copy_is_independent)
 {
 	cosched_place_t *p = cluster(COSCHED_POLICY_APP_AWARE, true, 1);
@@ -374,6 +415,7 @@ Suite *cosched_test_suite(void)
 	tcase_add_test(tc, test_will_run_on_a_copy);
 	tcase_add_test(tc, test_lenient_least_bad);
 	tcase_add_test(tc, test_copy_is_independent);
+	tcase_add_test(tc, test_live_load_leaves_with_its_file);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -37,6 +37,7 @@ int ctl_refresh_start(cosched_ctl_t *c)
 {
 	cosched_error_t err;
 
+	c->live_applied_gen = 0;	/* a new refresher counts from 1 */
 	c->refresh.refresher = c->refresh.api->refresher_start(&c->conf, _log,
 							       NULL, &err);
 	if (!c->refresh.refresher) {
@@ -70,7 +71,7 @@ static void _apply_one(void *ctx, const cosched_live_job_t *job)
 	if (!cosched_occupancy_has(cosched_place_occupancy(c->place),
 				   job->job_id, &foreign) || foreign)
 		return;
-	if (cosched_place_set_mpki(c->place, job->job_id, job->mpki, &err))
+	if (cosched_place_live_set(c->place, job->job_id, job->mpki, &err))
 		error("%s: live load of JobId=%u: %s", plugin_type, job->job_id,
 		      err.msg);
 	else
@@ -81,12 +82,22 @@ static void _apply_one(void *ctx, const cosched_live_job_t *job)
 /* The latest live loads into the engine: each running job placed by
  * cosched carries its smoothed MPKI from its nodes instead of its
  * profile's, so Miss-Rate Bound and the socket loads follow the jobs as
- * they change.  Once per reading, and again after a rebuild (again),
- * which enters the jobs with their records' MPKI. */
+ * they change, and a job whose file is gone (its step ended, or it went
+ * stale) carries its record's MPKI again.  Once per reading, and again
+ * after a rebuild (again), which enters the jobs with their records'
+ * MPKI. */
 void ctl_refresh_apply_live(cosched_ctl_t *c, bool again)
 {
-	if (c->refresh.refresher)
-		c->refresh.api->refresher_live(c->refresh.refresher,
-					       &c->live_applied_gen, again,
-					       _apply_one, c);
+	size_t back;
+
+	if (!c->refresh.refresher)
+		return;
+	cosched_place_live_begin(c->place);
+	if (!c->refresh.api->refresher_live(c->refresh.refresher,
+					    &c->live_applied_gen, again,
+					    _apply_one, c))
+		return;		/* nothing new: the reading stays applied */
+	if ((back = cosched_place_live_end(c->place)))
+		debug("%s: %zu running jobs no longer have a live load: back to their records' MPKI",
+		      plugin_type, back);
 }
