@@ -433,3 +433,59 @@ def test_bad_cosched_conf(make_cluster):
     j = c.sbatch("-n1", f"-J{CPU}")
     c.wait_state(j, "RUNNING")
     assert c.record(j)["policy"] == "gang"
+
+
+@pytest.mark.cluster
+def test_record_follows_requeue_and_shrink(make_cluster):
+    """A requeued job's record says pending, not placed on cores it no
+    longer has, and says placed again where it starts; a job shrunk with
+    scontrol update NumNodes=1 keeps only the node it still has."""
+    c = make_cluster(nodes=2, cosched_conf_extra=[
+        "CoschedPolicy=app_aware", "DebugFlags=Check"])
+    _profiles(c)
+    j = c.sbatch("-N1", "-n2", f"-J{MEM}", "--wrap", "sleep 120")
+    c.wait_state(j, "RUNNING")
+    placed = c.record(j)
+    assert placed["state"] == "placed", placed
+    c.run(["scontrol", "requeuehold", str(j)])
+    deadline = time.monotonic() + 30
+    while True:
+        rec = c.record(j)
+        if rec["state"] != "placed":
+            break
+        assert time.monotonic() < deadline, rec
+        time.sleep(0.3)
+    assert rec["state"] == "pending", rec
+    assert "requeued (restart 1)" in rec["reason"], rec
+    assert "cores" not in rec and "freq_khz" not in rec, rec
+    c.wait_state(j, "PENDING")
+    # Slurm delays a requeued job's start (BeginTime); not what we test.
+    c.run(["scontrol", "update", f"jobid={j}", "StartTime=now"])
+    c.release([j])
+    c.wait_state(j, "RUNNING", timeout=60)
+    again = c.record(j)
+    assert again["state"] == "placed", again
+    assert c.job_sockets(j), again
+
+    w = c.sbatch("-N2", "-n2", "--ntasks-per-node=1", f"-J{CPU}",
+                 "--wrap", "sleep 120")
+    c.wait_state(w, "RUNNING")
+    both = c.record(w)
+    assert "n1:" in both["cores"] and "n2:" in both["cores"], both
+    c.run(["scontrol", "update", f"jobid={w}", "NumNodes=1"])
+    deadline = time.monotonic() + 30
+    while True:
+        kept = c.job(w)["NodeList"]
+        rec = c.record(w)
+        if "," not in kept and "[" not in kept and rec["cores"] != \
+                both["cores"]:
+            break
+        assert time.monotonic() < deadline, (kept, rec)
+        time.sleep(0.3)
+    gone = "n2" if kept == "n1" else "n1"
+    for key in ("sockets", "cores"):
+        assert f"{kept}:" in rec[key] and f"{gone}:" not in rec[key], \
+            (kept, rec)
+    with open(c.log_path("slurmctld")) as f:
+        assert "self-check failed" not in f.read()
+    _cancel_all(c)

@@ -259,6 +259,36 @@ out:
 	pthread_mutex_unlock(&c->mutex);
 }
 
+/*
+ * A job that goes back to the queue (scontrol requeue, a node failure
+ * with --requeue, a batch launch that failed and is held) leaves pending:
+ * its record must say so, not "placed" on cores it no longer has, until
+ * its next start writes a new one.  Slurm calls job_fini for it with the
+ * base state already PENDING (_job_complete with requeue,
+ * _job_requeue_op), or with JOB_REQUEUE set (a federation requeue).
+ */
+static void _record_requeued(cosched_ctl_t *c, job_record_t *job_ptr)
+{
+	cosched_decision_t d;
+
+	if (!IS_JOB_PENDING(job_ptr) &&
+	    !(job_ptr->job_state & (JOB_REQUEUE | JOB_REQUEUE_HOLD)))
+		return;
+	if (ctl_record_read(job_ptr, &d) != 1 ||
+	    d.state != COSCHED_DECISION_PLACED)
+		return;
+	d.state = COSCHED_DECISION_PENDING;
+	d.nnodes = 0;
+	memset(d.nodes, 0, sizeof(d.nodes));
+	d.freq_khz = 0;
+	d.freq_req_khz = 0;
+	d.governor[0] = '\0';
+	d.slowdown = NAN;
+	cosched_decision_set_reason(&d, "requeued (restart %u): placed again when it starts",
+				    job_ptr->restart_cnt);
+	ctl_record_write(c, job_ptr, &d);
+}
+
 void cosched_ctl_job_fini(job_record_t *job_ptr)
 {
 	cosched_ctl_t *c = &cosched_ctl;
@@ -285,6 +315,7 @@ void cosched_ctl_job_fini(job_record_t *job_ptr)
 		xfree(held);
 		ctl_state_check(c, "job end");
 	}
+	_record_requeued(c, job_ptr);
 	_begin_end_done(c, c0);
 	pthread_mutex_unlock(&c->mutex);
 }
@@ -313,6 +344,33 @@ void cosched_ctl_job_resume(job_record_t *job_ptr, bool indf_susp)
 	pthread_mutex_unlock(&c->mutex);
 }
 
+/* After a resize (scontrol update NumNodes= shrinking the job, or a job
+ * expanded into another): the record lists only the nodes the job still
+ * has.  Returns whether it changed. */
+static bool _record_keep_nodes(job_record_t *job_ptr, cosched_decision_t *d)
+{
+	int kept = 0;
+
+	if (!job_ptr->node_bitmap)
+		return false;
+	for (int i = 0; i < d->nnodes; i++) {
+		node_record_t *node_ptr = find_node_record(d->nodes[i].name);
+
+		if (node_ptr && bit_test(job_ptr->node_bitmap,
+					 node_ptr->index)) {
+			if (kept != i)
+				d->nodes[kept] = d->nodes[i];
+			kept++;
+		}
+	}
+	if (kept == d->nnodes)
+		return false;
+	for (int i = kept; i < d->nnodes; i++)
+		memset(&d->nodes[i], 0, sizeof(d->nodes[i]));
+	d->nnodes = kept;
+	return true;
+}
+
 void cosched_ctl_job_resized(job_record_t *job_ptr)
 {
 	cosched_ctl_t *c = &cosched_ctl;
@@ -325,6 +383,8 @@ void cosched_ctl_job_resized(job_record_t *job_ptr)
 		int have = ctl_record_read(job_ptr, &d) == 1;
 		ctl_state_leave(c, job_ptr);
 		ctl_state_enter(c, job_ptr, have ? &d : NULL);
+		if (have && _record_keep_nodes(job_ptr, &d))
+			ctl_record_write(c, job_ptr, &d);
 	}
 	pthread_mutex_unlock(&c->mutex);
 }
