@@ -80,6 +80,62 @@ void cosched_conf_init(cosched_conf_t *conf)
 #define SYNTHETIC_PREFIX "synthetic:"
 #define XML_PREFIX "xml:"
 
+/* One level of an hwloc synthetic description: TYPE:COUNT or a memory
+ * child [TYPE], either with (ATTRIBUTES); TYPE letters and digits. */
+static bool synthetic_level(const char *t, size_t n, bool *counted)
+{
+	size_t i = 0, name;
+	bool bracket = t[0] == '[';
+
+	if (bracket) {
+		if (n < 3 || t[n - 1] != ']')
+			return false;
+		t++;
+		n -= 2;
+	}
+	while (i < n && isalnum((unsigned char) t[i]))
+		i++;
+	if (!(name = i) || !isalpha((unsigned char) t[0]))
+		return false;
+	if (!bracket) {
+		size_t digits;
+
+		if (i >= n || t[i++] != ':')
+			return false;
+		for (digits = 0; i < n && isdigit((unsigned char) t[i]);
+		     i++, digits++)
+			;
+		if (!digits || t[i - digits] == '0')
+			return false;
+		*counted = true;
+	}
+	if (i < n && t[i] == '(') {
+		while (i < n && t[i] != ')')
+			i++;
+		if (i++ >= n)
+			return false;
+	}
+	return i == n;
+}
+
+/* What hwloc_topology_set_synthetic takes, as far as its form goes:
+ * blank-separated levels, at least one TYPE:COUNT.  Which types and
+ * counts hwloc accepts the node says (cosched_topology_load). */
+static bool synthetic_check(const char *desc)
+{
+	bool counted = false;
+
+	while (*desc) {
+		size_t n = strcspn(desc, " \t");
+
+		if (n && !synthetic_level(desc, n, &counted))
+			return false;
+		desc += n;
+		desc += strspn(desc, " \t");
+	}
+	return counted;
+}
+
 int cosched_topology_source_check(const char *field, const char *source,
 				  cosched_error_t *err)
 {
@@ -97,7 +153,7 @@ int cosched_topology_source_check(const char *field, const char *source,
 	if (!strcmp(source, "system"))
 		return 0;
 	if (!strncmp(source, SYNTHETIC_PREFIX, strlen(SYNTHETIC_PREFIX)) &&
-	    source[strlen(SYNTHETIC_PREFIX)])
+	    synthetic_check(source + strlen(SYNTHETIC_PREFIX)))
 		return 0;
 	if (!strncmp(source, XML_PREFIX, strlen(XML_PREFIX)) &&
 	    !cosched_dir_path_check(field, source + strlen(XML_PREFIX),
@@ -280,6 +336,15 @@ static int parse_debug_flags(const char *field, const char *value,
 
 	if (!copy)
 		return cosched_error_set(err, "%s: out of memory", field);
+	/* strtok_r would skip an empty item: "Placement,,Check" and ","
+	 * are mistakes, said as such. */
+	if (value[0] == ',' || strstr(value, ",,") ||
+	    value[strlen(value) - 1] == ',') {
+		free(copy);
+		return cosched_error_set(err,
+			"%s: invalid value %s (an empty flag: expected flags separated by single commas)",
+			field, COSCHED_QUOTE(value));
+	}
 	for (tok = strtok_r(copy, ",", &save); tok;
 	     tok = strtok_r(NULL, ",", &save)) {
 		int i = cosched_name_parse(field, "flag", debug_flag_names, 0,
@@ -318,6 +383,32 @@ static int events_check(const char *field, const char *value,
 	if (strlen(list) >= COSCHED_SAMPLE_EVENTS_MAX)
 		return cosched_error_set(err, "%s: %s is too long", field,
 					 COSCHED_QUOTE(value));
+	/* Said here, once, rather than by every step's sampler. */
+	for (const char *a = list; *a; ) {
+		size_t an = strcspn(a, ","), count = 1;
+
+		for (const char *b = a + an; *b; ) {
+			size_t bn;
+
+			b++;
+			bn = strcspn(b, ",");
+			if (bn == an && !strncmp(a, b, an))
+				return cosched_error_set(err,
+					"%s: event \"%.*s\" given twice in %s",
+					field, (int) (an > 64 ? 64 : an), a,
+					COSCHED_QUOTE(value));
+			count++;
+			b += bn;
+		}
+		if (a == list && count > COSCHED_SAMPLE_EVENTS_COUNT_MAX)
+			return cosched_error_set(err,
+				"%s: %zu events in %s: at most %d",
+				field, count, COSCHED_QUOTE(value),
+				COSCHED_SAMPLE_EVENTS_COUNT_MAX);
+		a += an;
+		if (*a)
+			a++;
+	}
 	return 0;
 }
 
@@ -514,6 +605,13 @@ static int set_key(cosched_conf_t *conf, const conf_key_t *k,
 		conf->policy_none = false;
 		return 0;
 	case K_SCOPE:
+		/* Any case, as every name of cosched.conf (the record's
+		 * parser, which shares cosched_scope_parse, is strict). */
+		for (int i = 0; i < COSCHED_SCOPE_COUNT; i++)
+			if (!strcasecmp(value, cosched_scope_name(i))) {
+				*(cosched_scope_t *) ptr = (cosched_scope_t) i;
+				return 0;
+			}
 		return cosched_scope_parse(field, value, (cosched_scope_t *) ptr,
 					   err);
 	case K_MODE: {
@@ -559,6 +657,13 @@ static int set_key(cosched_conf_t *conf, const conf_key_t *k,
 		    cosched_dir_path_check(field, value,
 					   COSCHED_PATH_MAX - 256, err))
 			return -1;
+		for (const char *pc = strchr(value, '%'); pc;
+		     pc = strchr(pc + 2, '%'))
+			if (pc[1] != 'n')
+				return cosched_error_set(err,
+					"%s: invalid value %s (%%%c: only %%n, the node's name, is replaced)",
+					field, COSCHED_QUOTE(value),
+					pc[1] ? pc[1] : ' ');
 		snprintf((char *) ptr, COSCHED_PATH_MAX, "%s", value);
 		return 0;
 	case K_EVENTS:
@@ -571,15 +676,24 @@ static int set_key(cosched_conf_t *conf, const conf_key_t *k,
 	case K_BACKEND:
 		/* Whether this node's sampler has PAPI is the node's to say
 		 * (cosched-sampler, in each step's record). */
-		if (strcmp(value, "perf") && strcmp(value, "papi") &&
-		    strcmp(value, "auto") &&
-		    (strncmp(value, "test:", 5) ||
-		     cosched_dir_path_check(field, value + 5,
-					    COSCHED_PATH_MAX - 256, NULL)))
+		if (!strcasecmp(value, "perf") || !strcasecmp(value, "papi") ||
+		    !strcasecmp(value, "auto")) {
+			/* Stored as the node compares it: lower case. */
+			char *out = ptr;
+			size_t i;
+
+			for (i = 0; value[i]; i++)
+				out[i] = (char) tolower((unsigned char) value[i]);
+			out[i] = '\0';
+			return 0;
+		}
+		if (strncasecmp(value, "test:", 5) ||
+		    cosched_dir_path_check(field, value + 5,
+					   COSCHED_PATH_MAX - 256, NULL))
 			return cosched_error_set(err,
 				"%s: invalid value %s (expected perf, papi, auto or test:/ABSOLUTE/FILE)",
 				field, COSCHED_QUOTE(value));
-		snprintf((char *) ptr, COSCHED_PATH_MAX, "%s", value);
+		snprintf((char *) ptr, COSCHED_PATH_MAX, "test:%s", value + 5);
 		return 0;
 	case K_PROGRAM:
 		if (cosched_dir_path_check(field, value, COSCHED_PATH_MAX - 1,

@@ -61,6 +61,9 @@ int cosched_topology_source_check(const char *field, const char *source,
 #define COSCHED_SAMPLE_INTERVAL_DEFAULT 1.0	/* SampleInterval, seconds */
 extern const cosched_range_t cosched_sample_interval_range; /* [0.05, 3600] */
 #define COSCHED_SAMPLE_EVENTS_MAX 512
+/* Events in one list: what one sampler counts at most (the node's
+ * COSCHED_COUNTERS_MAX is this). */
+#define COSCHED_SAMPLE_EVENTS_COUNT_MAX 16
 /* Software events count on every Linux machine; the hardware ones where a
  * PMU is (the others say why not in each record). */
 #define COSCHED_SAMPLE_EVENTS_DEFAULT \

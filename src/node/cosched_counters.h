@@ -46,9 +46,10 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "src/libcosched/cosched_conf.h"
 #include "src/libcosched/cosched_error.h"
 
-#define COSCHED_COUNTERS_MAX 16
+#define COSCHED_COUNTERS_MAX COSCHED_SAMPLE_EVENTS_COUNT_MAX	/* cosched.conf checks */
 /* Native names with unit masks are long
  * ("skx::OFFCORE_RESPONSE_0:DMND_DATA_RD:L3_MISS_LOCAL"). */
 #define COSCHED_COUNTER_NAME_MAX 127

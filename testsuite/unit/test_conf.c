@@ -824,8 +824,8 @@ START_TEST(test_sample_events_for_refusals)
 		  "t.conf:1: SampleEvents: invalid value \",task-clock\" (expected event names separated by commas)" },
 		{ "SampleEvents=task-clock;cycles\n",
 		  "t.conf:1: SampleEvents: invalid value \"task-clock;cycles\"" },
-		{ "SampleBackend=PAPI\n",
-		  "t.conf:1: SampleBackend: invalid value \"PAPI\" (expected perf, papi, auto or test:/ABSOLUTE/FILE)" },
+		{ "SampleBackend=PAPY\n",
+		  "t.conf:1: SampleBackend: invalid value \"PAPY\" (expected perf, papi, auto or test:/ABSOLUTE/FILE)" },
 		{ "SampleBackend=papi:/x\n", "SampleBackend: invalid value \"papi:/x\"" },
 		/* an error late in the file: nothing of it applies */
 		{ "SampleEventsFor=GenuineIntel:a\nSampleEventsFor=Foo:b\n",
@@ -858,6 +858,51 @@ START_TEST(test_sample_events_for_refusals)
 }
 END_TEST
 
+/* What a careless administrator wrote and cosched.conf used to take (or
+ * refuse though cosched.conf(5) says names are case-insensitive). */
+START_TEST(test_conf_slips)
+{
+	static const struct {
+		const char *text, *msg;
+	} bad[] = {
+		{ "DebugFlags=,\n", "DebugFlags: invalid value \",\" (an empty flag" },
+		{ "DebugFlags=Placement,,Check\n", "(an empty flag: expected flags separated by single commas)" },
+		{ "DebugFlags=Check,\n", "an empty flag" },
+		{ "SampleEvents=task-clock,cycles,task-clock\n",
+		  "t.conf:1: SampleEvents: event \"task-clock\" given twice in \"task-clock,cycles,task-clock\"" },
+		{ "SampleEventsFor=GenuineIntel:cycles,cycles\n", "event \"cycles\" given twice" },
+		{ "SampleEvents=e1,e2,e3,e4,e5,e6,e7,e8,e9,e10,e11,e12,e13,e14,e15,e16,e17\n",
+		  "SampleEvents: 17 events in \"e1,e2," },
+		{ "SysfsRoot=/x/%q\n", "SysfsRoot: invalid value \"/x/%q\" (%q: only %n, the node's name, is replaced)" },
+		{ "SysfsRoot=/x/%\n", "(% : only %n" },
+		{ "Topology=synthetic:garbage\n", "Topology: invalid value \"synthetic:garbage\"" },
+		{ "Topology=synthetic:package:0 core:2\n", "invalid value" },
+		{ "Topology=synthetic:[numa]\n", "invalid value" },
+		{ "Topology=synthetic:package:2(x core:2\n", "invalid value" },
+	};
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		cosched_conf_init(&conf);
+		ck_assert_msg(cosched_conf_parse_string(&conf, "t.conf", bad[i].text, &err) == -1,
+			      "accepted: %s", bad[i].text);
+		ck_assert_msg(strstr(err.msg, bad[i].msg) != NULL,
+			      "\"%s\" lacks \"%s\"", err.msg, bad[i].msg);
+	}
+	cosched_conf_init(&conf);
+	ck_assert_msg(!cosched_conf_parse_string(&conf, "t.conf",
+		"GangScope=NODE\nSampleBackend=PAPI\nSysfsRoot=/t/%n/x%n\n"
+		"SampleEvents=e1,e2,e3,e4,e5,e6,e7,e8,e9,e10,e11,e12,e13,e14,e15,e16\n"
+		"Topology=synthetic:package:2(indexes=0,1) [numa(memory=1GB)] l3:1 core:4 pu:2\n",
+		&err), "%s", err.msg);
+	ck_assert_int_eq(conf.scope, COSCHED_SCOPE_NODE);
+	ck_assert_str_eq(conf.sample_backend, "papi");
+	ck_assert_str_eq(conf.sysfs_root, "/t/%n/x%n");
+	ck_assert_msg(!cosched_conf_parse_string(&conf, "t.conf",
+		"SampleBackend=Test:/tmp/counts\n", &err), "%s", err.msg);
+	ck_assert_str_eq(conf.sample_backend, "test:/tmp/counts");
+}
+END_TEST
+
 Suite *cosched_test_suite(void)
 {
 	Suite *s = suite_create("conf");
@@ -884,6 +929,7 @@ Suite *cosched_test_suite(void)
 	tcase_add_test(tc, test_controller_keys);
 	tcase_add_test(tc, test_sample_events_for);
 	tcase_add_test(tc, test_sample_events_for_refusals);
+	tcase_add_test(tc, test_conf_slips);
 	suite_add_tcase(s, tc);
 	return s;
 }
