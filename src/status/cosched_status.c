@@ -96,6 +96,11 @@ static int expand_hosts(const char *expr, char ***names, size_t *n)
 		}
 		/* slurm_hostlist_shift's string is malloc'd (free() it). */
 		v[(*n)++] = host;
+		/* An expression Slurm could not expand ("n[", "n[1-") comes
+		 * back as one name holding its brackets: no node is called
+		 * that, and an empty answer would look like an idle node. */
+		if (strpbrk(host, "[],") || !host[0])
+			goto fail;
 	}
 	slurm_hostlist_destroy(hl);
 	*names = v;

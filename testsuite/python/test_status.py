@@ -111,6 +111,12 @@ def test_status_lists_real_jobs_without_records(make_cluster):
     assert "job 999999: not known to slurmctld" in r.stderr
     r = _status(cluster, "-j", "x")
     assert r.returncode == 2 and "invalid job id" in r.stderr
+    # A node list Slurm cannot expand is refused, not an empty answer.
+    for bad in ("n[", "n[1-", "n1,,n2]"):
+        r = _status(cluster, "--json", "-n", bad)
+        assert r.returncode == 2, (bad, r.stdout)
+        assert "--nodes: invalid node list" in r.stderr, r.stderr
+        assert r.stdout == ""
 
 
 def _rows(text):
