@@ -134,7 +134,16 @@ def test_hostile_spank_environment_reaches_no_log_raw(cluster):
     assert esc, ctld[-3000:]
     # ...and cut: the whole line stays short, not 4 KiB.
     assert len(esc.group(0)) < 400, esc.group(0)
-    # The jobs ran: a bad cosched value leaves the job to cons_tres.
+    # The jobs ran, placed as if they gave no cosched option, and what
+    # slurmctld's log says matches what the record says.
+    for j in ids:
+        assert (f"JobId={j}: " in ctld and
+                "its cosched options are ignored (placed as if it gave "
+                "none)" in ctld), ctld[-3000:]
+        rec = cluster.record(j)
+        assert rec["state"] == "placed", rec
+        assert "options ignored" in rec.get("reason", ""), rec
+    assert "leaves this job to cons_tres" not in ctld
     nodes = [cluster.job(j)["NodeList"] for j in ids]
     slurmd = "".join(logs[f"slurmd-{n}"].decode() for n in set(nodes))
     assert (f"JobId={ids[0]} batch request: --cosched-app: invalid "

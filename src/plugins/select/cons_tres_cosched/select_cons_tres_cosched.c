@@ -170,7 +170,9 @@ void *cosched_select_cons_tres(void)
  * The job's cosched options, from the SPANK environment slurmctld keeps with
  * the job (never from the task environment, which the user controls).
  * Invalid values cannot come from the SPANK plugin, which refuses them at
- * submit; if they appear anyway cosched leaves the job to cons_tres.
+ * submit; if they appear anyway the controller places the job as if it
+ * gave none (ctl_view, whose record says "options ignored"), and this log
+ * says the same.
  */
 static bool _job_options(job_record_t *job_ptr, cosched_job_options_t *opts)
 {
@@ -179,7 +181,7 @@ static bool _job_options(job_record_t *job_ptr, cosched_job_options_t *opts)
 	cosched_options_init(opts);
 	if (cosched_options_from_env(opts, job_ptr->spank_job_env,
 				     job_ptr->spank_job_env_size, &err)) {
-		error("%s: %pJ: %s; cosched leaves this job to cons_tres",
+		error("%s: %pJ: %s; its cosched options are ignored (placed as if it gave none)",
 		      plugin_type, job_ptr, err.msg);
 		return false;
 	}
