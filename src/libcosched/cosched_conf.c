@@ -8,6 +8,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "cosched_appname.h"
 #include "cosched_conf.h"
 #include "cosched_gang.h"
 #include "cosched_nametable.h"
@@ -75,6 +76,55 @@ void cosched_conf_init(cosched_conf_t *conf)
 	snprintf(conf->sample_backend, sizeof(conf->sample_backend), "perf");
 	snprintf(conf->sampler_program, sizeof(conf->sampler_program), "%s",
 		 COSCHED_SAMPLER_PROGRAM_DEFAULT);
+}
+
+/* ProfileShare: "*", or application names separated by single commas. */
+static int profile_share_check(const char *field, const char *value,
+			       cosched_error_t *err)
+{
+	char name[COSCHED_APP_NAME_MAX + 1];
+
+	if (!strcmp(value, "*"))
+		return 0;
+	if (strlen(value) >= COSCHED_PROFILE_SHARE_MAX)
+		return cosched_error_set(err, "%s: %s is too long", field,
+					 COSCHED_QUOTE(value));
+	for (const char *a = value; ; a++) {
+		size_t n = strcspn(a, ",");
+
+		if (!n || n > COSCHED_APP_NAME_MAX)
+			return cosched_error_set(err,
+				"%s: invalid value %s (expected * or application names separated by single commas)",
+				field, COSCHED_QUOTE(value));
+		memcpy(name, a, n);
+		name[n] = '\0';
+		if (cosched_app_name_check(field, name, err))
+			return -1;
+		a += n;
+		if (!*a)
+			return 0;
+	}
+}
+
+bool cosched_conf_profile_shared(const cosched_conf_t *conf, const char *app)
+{
+	const char *s = conf->profile_share;
+	size_t n = app ? strlen(app) : 0;
+
+	if (!strcmp(s, "*"))
+		return true;
+	if (!n)
+		return false;
+	for (const char *a = s; *a; ) {
+		size_t an = strcspn(a, ",");
+
+		if (an == n && !strncmp(a, app, n))
+			return true;
+		a += an;
+		if (*a)
+			a++;
+	}
+	return false;
 }
 
 #define SYNTHETIC_PREFIX "synthetic:"
@@ -188,7 +238,8 @@ enum key_type {
 	K_EVENTS,	/* SampleEvents: NAME[,NAME...] */
 	K_EVENTS_FOR,	/* SampleEventsFor: VENDOR[-FAMILY[-MODEL]]:NAME[,...] */
 	K_BACKEND,	/* SampleBackend: perf | papi | auto | test:/PATH */
-	K_PROGRAM	/* an absolute path of a program */
+	K_PROGRAM,	/* an absolute path of a program */
+	K_SHARE		/* ProfileShare: APP[,APP...] | * */
 };
 
 typedef struct {
@@ -278,6 +329,7 @@ static const conf_key_t keys[] = {
 	{ "SampleEventsFor", K_EVENTS_FOR, OFF(sample_events_for), NULL },
 	{ "SampleBackend", K_BACKEND, OFF(sample_backend), NULL },
 	{ "SamplerProgram", K_PROGRAM, OFF(sampler_program), NULL },
+	{ "ProfileShare", K_SHARE, OFF(profile_share), NULL },
 };
 #define N_KEYS (sizeof(keys) / sizeof(keys[0]))
 
@@ -694,6 +746,11 @@ static int set_key(cosched_conf_t *conf, const conf_key_t *k,
 				"%s: invalid value %s (expected perf, papi, auto or test:/ABSOLUTE/FILE)",
 				field, COSCHED_QUOTE(value));
 		snprintf((char *) ptr, COSCHED_PATH_MAX, "test:%s", value + 5);
+		return 0;
+	case K_SHARE:
+		if (profile_share_check(field, value, err))
+			return -1;
+		snprintf((char *) ptr, COSCHED_PROFILE_SHARE_MAX, "%s", value);
 		return 0;
 	case K_PROGRAM:
 		if (cosched_dir_path_check(field, value, COSCHED_PATH_MAX - 1,

@@ -64,6 +64,8 @@ extern const cosched_range_t cosched_sample_interval_range; /* [0.05, 3600] */
 /* Events in one list: what one sampler counts at most (the node's
  * COSCHED_COUNTERS_MAX is this). */
 #define COSCHED_SAMPLE_EVENTS_COUNT_MAX 16
+/* ProfileShare=APP[,APP...] or "*" (every application). */
+#define COSCHED_PROFILE_SHARE_MAX 1024
 /* Software events count on every Linux machine; the hardware ones where a
  * PMU is (the others say why not in each record). */
 #define COSCHED_SAMPLE_EVENTS_DEFAULT \
@@ -121,10 +123,15 @@ typedef struct {
 	int n_sample_events_for;			/* SampleEventsFor */
 	char sample_backend[COSCHED_PATH_MAX];	/* SampleBackend */
 	char sampler_program[COSCHED_PATH_MAX];	/* SamplerProgram */
+	char profile_share[COSCHED_PROFILE_SHARE_MAX];	/* ProfileShare */
 } cosched_conf_t;
 
 /* All defaults. */
 void cosched_conf_init(cosched_conf_t *conf);
+
+/* Whether ProfileShare= shares app's profile among users (any user's runs
+ * merge into it: cosched_profile_may_merge). */
+bool cosched_conf_profile_shared(const cosched_conf_t *conf, const char *app);
 
 /*
  * Apply one "Key=Value" setting (key case-insensitive).  where names the

@@ -281,7 +281,25 @@ int cosched_profile_init(cosched_profile_t *p, const char *app,
 	strcpy(p->app, app);
 	derived_unknown(&p->derived);
 	cosched_corun_init(&p->corun);
+	p->owner_uid = -1;
 	return 0;
+}
+
+int cosched_profile_may_merge(const cosched_profile_t *p, long uid,
+			      bool shared, cosched_error_t *err)
+{
+	if (uid == 0 || shared || !p || p->owner_uid < 0 ||
+	    p->owner_uid == uid)
+		return 0;
+	return cosched_error_set(err,
+		"%s's profile is uid %ld's, not uid %ld's (a site shares an application's profile with ProfileShare= in cosched.conf)",
+		p->app, p->owner_uid, uid);
+}
+
+void cosched_profile_claim(cosched_profile_t *p, long uid)
+{
+	if (p->owner_uid < 0 && uid > 0)
+		p->owner_uid = uid;
 }
 
 void cosched_profile_free(cosched_profile_t *p)

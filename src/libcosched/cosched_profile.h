@@ -36,8 +36,10 @@
  * hardware counters exist) and adds "counters", why the last run had none.
  * A profile is written in the lowest version that holds it (2 unless it
  * has such a run or note), so that an older cosched still reads the
- * profiles it could hold; versions 1 to 3 are read. */
-#define COSCHED_PROFILE_SCHEMA_VERSION 3
+ * profiles it could hold.  Version 4 adds "owner_uid", the user whose
+ * runs may be merged into it (cosched_profile_may_merge); versions 1 to 4
+ * are read. */
+#define COSCHED_PROFILE_SCHEMA_VERSION 4
 #define COSCHED_PROFILE_SCHEMA_VERSION_MIN 1
 /* Longest "counters" note kept. */
 #define COSCHED_PROFILE_COUNTERS_MAX 200
@@ -126,6 +128,8 @@ typedef struct {
 					/* "" when the last run merged counted;
 					 * else why it had no counters
 					 * ("unavailable: REASON") */
+	long owner_uid;			/* whose runs merge in; -1: none
+					 * recorded (before version 4) */
 } cosched_profile_t;
 
 /* How a run is merged (ProfileMergeWeight, ProfileMaxSamples,
@@ -167,6 +171,21 @@ double cosched_derived_mem_bw_per_thread(const cosched_derived_t *d);
 int cosched_profile_init(cosched_profile_t *p, const char *app,
 			 cosched_error_t *err);
 void cosched_profile_free(cosched_profile_t *p);
+
+/*
+ * Whether a run of a job of user uid may be merged into p (NULL: there is
+ * no profile yet): root's runs always; otherwise the profile's owner's,
+ * or anyone's when the site shares the application (shared: cosched.conf
+ * ProfileShare=).  A profile with no owner (new, or written before
+ * version 4) is the first merging user's: cosched_profile_claim.  -1 with
+ * err saying whose it is and how a site shares it.  Why: a profile steers
+ * every later job of the application (its class, its frequency), so one
+ * user's runs must not reshape another's.
+ */
+int cosched_profile_may_merge(const cosched_profile_t *p, long uid,
+			      bool shared, cosched_error_t *err);
+/* Record uid as p's owner when it has none (root's runs claim nothing). */
+void cosched_profile_claim(cosched_profile_t *p, long uid);
 /* Deep copy into an uninitialised dst. */
 int cosched_profile_copy(cosched_profile_t *dst, const cosched_profile_t *src,
 			 cosched_error_t *err);

@@ -132,6 +132,8 @@ static json_t *corun_to_json(writer_t *w, const cosched_corun_t *c)
 /* The lowest version that holds p (cosched_profile.h). */
 static int schema_needed(const cosched_profile_t *p)
 {
+	if (p->owner_uid >= 0)
+		return 4;
 	if (p->counters[0])
 		return 3;
 	for (int i = 0; i < p->n_runs; i++)
@@ -152,6 +154,8 @@ char *cosched_profile_to_json(const cosched_profile_t *p, cosched_error_t *err)
 	rc |= put(&w, root, "schema_version", json_integer(schema_needed(p)));
 	rc |= put(&w, root, "app", json_string(p->app));
 	rc |= put(&w, root, "runs_merged", json_integer((json_int_t) p->runs_merged));
+	if (p->owner_uid >= 0)
+		rc |= put(&w, root, "owner_uid", json_integer((json_int_t) p->owner_uid));
 	if (!rc)
 		rc |= put(&w, root, "derived",
 			  fields_to_json(&w, "derived", &cosched_derived_fields[0].f,
@@ -416,6 +420,10 @@ static int edp_from_json(const json_t *o, const char *prefix,
 
 static const char *const root_keys[] = {
 	"schema_version", "app", "runs_merged", "derived", "edp", "runs",
+	CORUN_KEY, "counters", "owner_uid", NULL
+};
+static const char *const root_keys_v3[] = {
+	"schema_version", "app", "runs_merged", "derived", "edp", "runs",
 	CORUN_KEY, "counters", NULL
 };
 static const char *const root_keys_v2[] = {
@@ -573,7 +581,8 @@ int cosched_profile_from_json(cosched_profile_t *out, const char *text,
 	}
 	schema = (int) json_integer_value(v);
 	if (check_keys(root, "", schema == 1 ? root_keys_v1 :
-		       schema == 2 ? root_keys_v2 : root_keys, err))
+		       schema == 2 ? root_keys_v2 :
+		       schema == 3 ? root_keys_v3 : root_keys, err))
 		goto out;
 	v = json_object_get(root, "app");
 	if (!v || !json_is_string(v)) {
@@ -586,6 +595,10 @@ int cosched_profile_from_json(cosched_profile_t *out, const char *text,
 		    (json_int_t) COSCHED_PROFILE_COUNT_MAX, false, 0, &i, err))
 		goto out;
 	tmp.runs_merged = (unsigned long) i;
+	if (get_int(root, "", "owner_uid", 0, (json_int_t) UINT32_MAX - 1,
+		    true, -1, &i, err))
+		goto out;
+	tmp.owner_uid = (long) i;
 	if (derived_from_json(json_object_get(root, "derived"), &tmp.derived, err))
 		goto out;
 

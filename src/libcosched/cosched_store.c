@@ -280,6 +280,8 @@ typedef struct {
 	const cosched_run_t *run;
 	const char *counters;
 	const cosched_merge_params_t *merge;
+	long uid;			/* -1: no ownership rule */
+	bool shared;
 } merge_arg_t;
 
 static int merge_change(cosched_profile_t *p, const void *arg,
@@ -287,8 +289,15 @@ static int merge_change(cosched_profile_t *p, const void *arg,
 {
 	const merge_arg_t *m = arg;
 
+	/* A profile just created by update_locked has no runs and no
+	 * owner: the check passes and the claim makes it the user's. */
+	if (m->uid >= 0 &&
+	    cosched_profile_may_merge(p, m->uid, m->shared, err))
+		return -1;
 	if (cosched_profile_add_run(p, m->run, m->merge, err))
 		return -1;
+	if (m->uid >= 0)
+		cosched_profile_claim(p, m->uid);
 	if (cosched_run_counted(m->run))
 		p->counters[0] = '\0';
 	else
@@ -307,7 +316,16 @@ int cosched_store_merge_run(const cosched_store_t *s, const char *app,
 			    const cosched_run_t *run, const char *counters,
 			    cosched_profile_t *out, cosched_error_t *err)
 {
-	merge_arg_t m = { run, counters, &s->merge };
+	return cosched_store_merge_run_by(s, app, run, counters, -1, false, out,
+					  err);
+}
+
+int cosched_store_merge_run_by(const cosched_store_t *s, const char *app,
+			       const cosched_run_t *run, const char *counters,
+			       long uid, bool shared, cosched_profile_t *out,
+			       cosched_error_t *err)
+{
+	merge_arg_t m = { run, counters, &s->merge, uid, shared };
 
 	if (cosched_app_name_check("application", app, err) ||
 	    cosched_run_check("run", run, err))

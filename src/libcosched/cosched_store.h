@@ -78,6 +78,16 @@ int cosched_store_save(const cosched_store_t *s, const cosched_profile_t *p,
 int cosched_store_merge_run(const cosched_store_t *s, const char *app,
 			    const cosched_run_t *run, const char *counters,
 			    cosched_profile_t *out, cosched_error_t *err);
+/*
+ * The same for a run of a job of user uid, under the lock:
+ * cosched_profile_may_merge decides (shared: the site shares app), and a
+ * profile without an owner becomes uid's.  Refused: -1 with err, the
+ * stored profile unchanged.
+ */
+int cosched_store_merge_run_by(const cosched_store_t *s, const char *app,
+			       const cosched_run_t *run, const char *counters,
+			       long uid, bool shared, cosched_profile_t *out,
+			       cosched_error_t *err);
 
 /*
  * Set app's characterisation by co-run (cosched-characterise), keeping

@@ -96,6 +96,7 @@ static struct {
 	const char *app, *conf_path;
 	int threads;
 	long freq_khz;			/* decided by the controller; 0 none */
+	long uid;			/* the job's user (--uid); -1: not given */
 	char merged[COSCHED_PATH_MAX + COSCHED_APP_NAME_MAX + 64];
 	/* Energy: RAPL through the node's ledger. */
 	const char *sysfs_root, *ledger_dir;
@@ -447,8 +448,18 @@ static void merge_profile(double runtime_s)
 		if (cosched_rapl_has_dram(S.rapl))
 			run.energy_dram_j = (double) S.me.energy.dram_uj / 1e6;
 	}
+	/* Whose profile it is decides whether this run goes in: a user's
+	 * runs must not reshape another's (cosched_profile_may_merge). */
+	if (S.uid < 0) {
+		snprintf(S.merged, sizeof(S.merged),
+			 "not merged: the job's user is not known (--uid)");
+		return;
+	}
 	if (cosched_store_open(&store, S.conf.profile_dir, &mp, &err) ||
-	    cosched_store_merge_run(&store, S.app, &run, note, NULL, &err))
+	    cosched_store_merge_run_by(&store, S.app, &run, note, S.uid,
+				       cosched_conf_profile_shared(&S.conf,
+								   S.app),
+				       NULL, &err))
 		snprintf(S.merged, sizeof(S.merged), "not merged: %s", err.msg);
 	else
 		snprintf(S.merged, sizeof(S.merged), "merged into %s/%s.json",
@@ -643,6 +654,7 @@ int main(int argc, char **argv)
 		{ "sysfs-root", required_argument, NULL, 'r' },
 		{ "ledger-dir", required_argument, NULL, 'l' },
 		{ "freq-khz", required_argument, NULL, 'f' },
+		{ "uid", required_argument, NULL, 'u' },
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *events = NULL, *backend = "perf";
@@ -660,6 +672,7 @@ int main(int argc, char **argv)
 
 	S.node = "";
 	S.interval = 1.0;
+	S.uid = -1;
 	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'j': S.job = (unsigned) strtoul(optarg, NULL, 10); break;
@@ -675,6 +688,20 @@ int main(int argc, char **argv)
 		case 'r': S.sysfs_root = optarg; break;
 		case 'l': S.ledger_dir = optarg; break;
 		case 'f': S.freq_khz = strtol(optarg, NULL, 10); break;
+		case 'u': {
+			char *end;
+			unsigned long long v;
+
+			errno = 0;
+			v = strtoull(optarg, &end, 10);
+			if (errno || end == optarg || *end || v >= UINT32_MAX - 1) {
+				fprintf(stderr, "cosched-sampler: --uid: invalid value \"%.20s\"\n",
+					optarg);
+				return 2;
+			}
+			S.uid = (long) v;
+			break;
+		}
 		default: return 2;
 		}
 	}

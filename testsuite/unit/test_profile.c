@@ -478,7 +478,7 @@ START_TEST(test_malformed)
 		{ "", 0, "derived", "[1]", "derived: expected an object, got an array" },
 		{ "", 0, "schema_version", NULL, "schema_version: expected an integer, got nothing" },
 		{ "", 0, "schema_version", "\"1\"", "schema_version: expected an integer, got \"1\"" },
-		{ "", 0, "schema_version", "4", "schema_version: unsupported version 4 (this cosched reads versions 1 to 3)" },
+		{ "", 0, "schema_version", "5", "schema_version: unsupported version 5 (this cosched reads versions 1 to 4)" },
 		{ "", 0, "app", "\"../etc\"", "app: invalid application name \"../etc\"" },
 		{ "", 0, "app", "\"a/b\"", "character '/'" },
 		{ "", 0, "app", "7", "app: expected a string, got 7" },

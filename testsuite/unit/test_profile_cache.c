@@ -463,7 +463,7 @@ START_TEST(test_corrupt_profile)
 	ck_assert_msg(strstr(err.msg, "broken.json"), "%s", err.msg);
 
 	/* a good profile that turns bad leaves; the others stay */
-	write_renamed("stream.json", "{\"schema_version\": 4}");
+	write_renamed("stream.json", "{\"schema_version\": 5}");
 	refresh_ok(c, 1, 1);
 	ck_assert_msg(strstr(err.msg, "stream.json: schema_version"), "%s", err.msg);
 	check_absent(c, "stream");

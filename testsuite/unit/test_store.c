@@ -15,6 +15,7 @@
 #include "src/libcosched/cosched_classify.h"
 #include "src/libcosched/cosched_conf.h"
 #include "src/libcosched/cosched_interference.h"
+#include "src/libcosched/cosched_profile_json.h"
 #include "src/libcosched/cosched_store.h"
 
 static char dir[64];
@@ -127,6 +128,57 @@ START_TEST(test_load_missing_then_merge)
 	ck_assert_int_eq(count_entries(""), 2);
 	ck_assert_int_eq(count_entries("stream.json"), 1);
 	ck_assert_int_eq(count_entries(".stream.lock"), 1);
+}
+END_TEST
+
+/* A profile is its first user's: another user's runs are refused, named,
+ * unless the site shares the application; root's always go in; a profile
+ * written before owners existed is claimed by the next user to merge. */
+START_TEST(test_profile_owner)
+{
+	cosched_run_t r = mkrun(10.0);
+	cosched_profile_t p;
+	char *json;
+
+	ck_assert_msg(!cosched_store_merge_run_by(&store, "p15", &r, NULL, 1001,
+						  false, NULL, &err), "%s", err.msg);
+	ck_assert_int_eq(cosched_store_merge_run_by(&store, "p15", &r, NULL,
+						    1002, false, NULL, &err), -1);
+	ck_assert_msg(strstr(err.msg, "p15's profile is uid 1001's, not uid 1002's (a site shares an application's profile with ProfileShare= in cosched.conf)"),
+		      "%s", err.msg);
+	ck_assert_int_eq(cosched_store_load(&store, "p15", &p, &err), 1);
+	ck_assert_int_eq(p.runs_merged, 1);		/* unchanged */
+	ck_assert_int_eq(p.owner_uid, 1001);
+	json = cosched_profile_to_json(&p, &err);
+	ck_assert_msg(json != NULL, "%s", err.msg);
+	ck_assert_ptr_nonnull(strstr(json, "\"schema_version\": 4"));
+	ck_assert_ptr_nonnull(strstr(json, "\"owner_uid\": 1001"));
+	free(json);
+	cosched_profile_free(&p);
+	ck_assert(!cosched_store_merge_run_by(&store, "p15", &r, NULL, 1001,
+					      false, NULL, &err));
+	ck_assert(!cosched_store_merge_run_by(&store, "p15", &r, NULL, 0,
+					      false, NULL, &err));
+	ck_assert(!cosched_store_merge_run_by(&store, "p15", &r, NULL, 1002,
+					      true, NULL, &err));
+	ck_assert_int_eq(cosched_store_load(&store, "p15", &p, &err), 1);
+	ck_assert_int_eq(p.runs_merged, 4);
+	ck_assert_int_eq(p.owner_uid, 1001);		/* sharing keeps it */
+	cosched_profile_free(&p);
+	/* Written before owners (merge_run, as a version 3 profile). */
+	ck_assert(!cosched_store_merge_run(&store, "old", &r, NULL, NULL, &err));
+	ck_assert_int_eq(cosched_store_load(&store, "old", &p, &err), 1);
+	ck_assert_int_eq(p.owner_uid, -1);
+	cosched_profile_free(&p);
+	ck_assert(!cosched_store_merge_run_by(&store, "old", &r, NULL, 0,
+					      false, NULL, &err));
+	ck_assert_int_eq(cosched_store_load(&store, "old", &p, &err), 1);
+	ck_assert_int_eq(p.owner_uid, -1);		/* root claims nothing */
+	cosched_profile_free(&p);
+	ck_assert(!cosched_store_merge_run_by(&store, "old", &r, NULL, 1002,
+					      false, NULL, &err));
+	ck_assert_int_eq(cosched_store_merge_run_by(&store, "old", &r, NULL,
+						    1001, false, NULL, &err), -1);
 }
 END_TEST
 
@@ -740,6 +792,7 @@ Suite *cosched_test_suite(void)
 	tcase_add_test(tc, test_symlinked_profile);
 	tcase_add_test(tc, test_symlinked_lock);
 	tcase_add_test(tc, test_fifo_refused);
+	tcase_add_test(tc, test_profile_owner);
 	tcase_add_test(tc, test_conf_store_classify_pipeline);
 	tcase_add_test(tc, test_concurrent_writers);
 	suite_add_tcase(s, tc);

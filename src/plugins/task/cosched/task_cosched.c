@@ -264,6 +264,7 @@ extern int task_p_pre_setuid(stepd_step_rec_t *job)
 		xfree(step.record);
 	memset(&step, 0, sizeof(step));
 	step.job_id = job->step_id.job_id;
+	step.uid = job->uid;
 	step.step_id = job->step_id.step_id;
 	/* "StepId=5.batch", as Slurm's %ps prints it in its own logs. */
 	log_build_step_id_str(&job->step_id, step.step_name,

@@ -39,6 +39,7 @@
 typedef struct {
 	uint32_t job_id;
 	uint32_t step_id;
+	uint32_t uid;			/* the job's user */
 	char step_name[64];		/* "StepId=5.batch", for logs */
 	const char *node_name;
 	/* From the signed credential (Slurm's core numbering). */

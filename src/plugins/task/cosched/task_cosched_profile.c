@@ -74,7 +74,7 @@ static int _mkdir(const char *path)
 void task_cosched_profile_step_start(task_cosched_step_t *st)
 {
 	char *dir, *out, *interval, *job, *step, *threads, *ledger, *root;
-	char *freq = NULL;
+	char *freq = NULL, *uid = NULL;
 	char *argv[32], which[COSCHED_ERROR_MSG_LEN + 64];
 	const char *events;
 	int sv[2], k = 0;
@@ -139,6 +139,11 @@ void task_cosched_profile_step_start(task_cosched_step_t *st)
 	argv[k++] = root;
 	argv[k++] = "--ledger-dir";
 	argv[k++] = ledger;
+	/* The job's user, from slurmstepd (the credential): whose runs may
+	 * go into which profile. */
+	uid = xstrdup_printf("%u", st->uid);
+	argv[k++] = "--uid";
+	argv[k++] = uid;
 	/* The application the controller named (the record, never the
 	 * job's environment): the step's run is merged into its profile. */
 	/* The frequency the controller decided for it: the profile's EDP
@@ -207,6 +212,7 @@ done:
 	xfree(job);
 	xfree(step);
 	xfree(threads);
+	xfree(uid);
 	xfree(ledger);
 	xfree(root);
 	xfree(freq);
