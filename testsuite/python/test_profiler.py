@@ -379,6 +379,15 @@ def test_live_load_leaves_with_its_file(make_cluster):
     with open(bad, "w") as f:
         f.write("cosched-live/1 job=77 step=0 node=n1 mpki=-1 time=5\n")
     os.chmod(bad, 0o644)
+    # The reading that reports the bad file (written last) holds the
+    # planted ones: only then may the fourth job be scheduled.
+    deadline = time.monotonic() + 20
+    while True:
+        with open(c.log_path("slurmctld")) as f:
+            if "77.0.n1" in f.read():
+                break
+        assert time.monotonic() < deadline, "no reading of live/"
+        time.sleep(0.2)
     fourth = c.sbatch("-n1", "-Jlight", "--wrap", "sleep 1")
     deadline = time.monotonic() + 30
     while True:
