@@ -101,6 +101,8 @@ static int _fetch(uint32_t job_id, cosched_decision_t *d, char *why,
 {
 	job_info_msg_t *msg = NULL;
 	const char *comment = NULL;
+	cosched_decision_compat_t compat;
+	char note[COSCHED_ERROR_MSG_LEN];
 	cosched_error_t err;
 	int rc;
 
@@ -112,7 +114,12 @@ static int _fetch(uint32_t job_id, cosched_decision_t *d, char *why,
 	for (uint32_t i = 0; i < msg->record_count; i++)
 		if (msg->job_array[i].job_id == job_id)
 			comment = msg->job_array[i].system_comment;
-	rc = cosched_decision_find(comment, d, &err);
+	rc = cosched_decision_find_compat(comment, d, &compat, &err);
+	/* A controller already upgraded writes a newer minor during a
+	 * rolling upgrade: enforced, the keys this node does not know
+	 * skipped, said once. */
+	if (rc == 1 && cosched_decision_compat_note(&compat, note, sizeof(note)))
+		debug("task/cosched: job %u: %s", job_id, note);
 	if (rc < 0)
 		snprintf(why, len, "invalid decision record: %s", err.msg);
 	else if (rc == 0)
