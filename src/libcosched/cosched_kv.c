@@ -68,6 +68,43 @@ int cosched_kv_version_read(const char *what, const char *reader,
 	return 0;
 }
 
+static cosched_kv_note_fn note_hook;
+
+void cosched_kv_set_note_hook(cosched_kv_note_fn fn)
+{
+	__atomic_store_n(&note_hook, fn, __ATOMIC_RELEASE);
+}
+
+void cosched_kv_note_skipped(const char *what, const char *tag,
+			     cosched_kv_version_t seen,
+			     cosched_kv_version_t own, int skipped)
+{
+	/* The tags already said; a process reads a handful of kinds. */
+	static const char *said[8];
+	cosched_kv_note_fn fn = __atomic_load_n(&note_hook, __ATOMIC_ACQUIRE);
+	char a[32], b[32], msg[COSCHED_ERROR_MSG_LEN];
+	size_t i;
+
+	if (!fn || skipped <= 0)
+		return;
+	for (i = 0; i < sizeof(said) / sizeof(said[0]); i++) {
+		const char *none = NULL;
+
+		if (__atomic_compare_exchange_n(&said[i], &none, tag, false,
+						__ATOMIC_ACQ_REL,
+						__ATOMIC_ACQUIRE))
+			break;		/* first time for tag */
+		if (none == tag || !strcmp(none, tag))
+			return;		/* said */
+	}
+	snprintf(msg, sizeof(msg),
+		 "%s %s is newer than this reader's (%s): skipped %d key%s or line%s it does not know",
+		 what, cosched_kv_version_text(tag, seen, a, sizeof(a)),
+		 cosched_kv_version_text(tag, own, b, sizeof(b)), skipped,
+		 skipped == 1 ? "" : "s", skipped == 1 ? "" : "s");
+	fn(msg);
+}
+
 /* ---- reading ----------------------------------------------------------- */
 
 void cosched_kv_begin(cosched_kv_reader_t *r, char *line, const char *what)
@@ -250,6 +287,20 @@ int cosched_kv_end(cosched_kv_reader_t *r, cosched_error_t *err)
 				 r->what, COSCHED_QUOTE(rest));
 }
 
+int cosched_kv_end_of(cosched_kv_reader_t *r, cosched_kv_version_t seen,
+		      cosched_kv_version_t own, int *skipped,
+		      cosched_error_t *err)
+{
+	cosched_kv_field_t f;
+	int rc;
+
+	if (!cosched_kv_version_newer_minor(seen, own))
+		return cosched_kv_end(r, err);
+	while ((rc = cosched_kv_next(r, &f, err)) > 0)
+		(*skipped)++;
+	return rc;
+}
+
 int cosched_kv_u64(const char *key, const char *value, uint64_t max,
 		   uint64_t *out, cosched_error_t *err)
 {
@@ -356,14 +407,24 @@ void cosched_kv_put_str(cosched_kv_out_t *o, const char *s)
 
 static void put_v(cosched_kv_out_t *o, const char *fmt, va_list ap)
 {
-	char tmp[256];
-	int n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
+	va_list measure;
+	int n;
 
-	if (n < 0 || (size_t) n >= sizeof(tmp)) {
+	va_copy(measure, ap);
+	n = vsnprintf(NULL, 0, fmt, measure);
+	va_end(measure);
+	if (n < 0)
 		o->over = true;
+	if (o->over)
 		return;
+	if (!room(o, (size_t) n)) {
+		o->over = true;
+		if (o->grows)
+			return;
+		n = (int) (o->len - o->at - 1);	/* what fits, terminated */
 	}
-	cosched_kv_put_mem(o, tmp, (size_t) n);
+	vsnprintf(o->buf + o->at, o->len - o->at, fmt, ap);
+	o->at += (size_t) n;
 }
 
 void cosched_kv_put_fmt(cosched_kv_out_t *o, const char *fmt, ...)

@@ -65,6 +65,22 @@ char *cosched_kv_version_text(const char *tag, cosched_kv_version_t v,
 bool cosched_kv_version_newer_minor(cosched_kv_version_t v,
 				    cosched_kv_version_t own);
 
+/*
+ * Saying what a newer minor carried: the state-file readers (cpufreq
+ * journal, energy ledger, live loads) report the keys and lines they
+ * skipped through one hook, which the program that reads them sets to
+ * its logger at debug level (task/cosched, the sampler, slurmctld's
+ * refresh thread); without a hook nothing is said.  Once a process for
+ * each tag: a reader reads such files over and over during an upgrade.
+ */
+typedef void (*cosched_kv_note_fn)(const char *msg);
+void cosched_kv_set_note_hook(cosched_kv_note_fn fn);
+/* "WHAT TAG/1.3 is newer than this reader's (TAG/1): skipped N keys or
+ * lines it does not know", through the hook, the first time for tag. */
+void cosched_kv_note_skipped(const char *what, const char *tag,
+			     cosched_kv_version_t seen,
+			     cosched_kv_version_t own, int skipped);
+
 /* ---- reading ----------------------------------------------------------- */
 
 /* A cursor over one line's fields.  The line is modified in place: keys
@@ -115,6 +131,13 @@ const char *cosched_kv_rest(const cosched_kv_reader_t *r);
 /* 0 when no field is left; else -1 with "WHAT: more fields than
  * expected: ...". */
 int cosched_kv_end(cosched_kv_reader_t *r, cosched_error_t *err);
+
+/* The end of a line of a file of version seen: as cosched_kv_end(), but
+ * in a newer minor than own the fields left (keys a minor added at the
+ * end of the line) are read, counted into *skipped and let be. */
+int cosched_kv_end_of(cosched_kv_reader_t *r, cosched_kv_version_t seen,
+		      cosched_kv_version_t own, int *skipped,
+		      cosched_error_t *err);
 
 /* Decimal digits without sign or leading zero, at most max: 0, or -1 with
  * "KEY: invalid number "V" (...)" or "KEY: value "V" out of range (0 <=

@@ -38,6 +38,7 @@
 
 #define COSCHED_LIVE_SUBDIR "live"
 #define COSCHED_LIVE_SCHEMA 1
+#define COSCHED_LIVE_SCHEMA_TEXT "1"
 #define COSCHED_LIVE_NODE_MAX 64
 #define COSCHED_LIVE_LINE_MAX 256
 /* A published value is replaced when it moves by more than this share of

@@ -56,18 +56,40 @@ static char *_path(uint32_t job_id)
 			      job_id);
 }
 
+/* A record of a newer minor: enforced, the keys this node does not know
+ * skipped, said once a process. */
+static void _compat_note(uint32_t job_id,
+			 const cosched_decision_compat_t *compat)
+{
+	char note[COSCHED_ERROR_MSG_LEN];
+
+	if (cosched_decision_compat_note(compat, note, sizeof(note)))
+		debug("%s: job %u: %s", plugin_type, job_id, note);
+}
+
 static int _cache_read(uint32_t job_id, cosched_decision_t *d)
 {
 	char *path = _path(job_id), *text;
+	cosched_decision_compat_t compat;
 	cosched_error_t err;
-	int rc = -1;
+	int parsed, rc = -1;
 
 	if (!path)
 		return -1;
 	text = cosched_read_file(path, COSCHED_DECISION_TEXT_MAX, NULL, &err);
-	if (text && cosched_decision_parse(text, d, &err) == 0 &&
-	    d->job_id == job_id)
+	parsed = text ? cosched_decision_parse_compat(text, d, &compat, &err) :
+			-1;
+	if (!parsed && d->job_id == job_id) {
+		_compat_note(job_id, &compat);
 		rc = 0;
+	} else if (text) {
+		/* Written by another release of this node's cosched (a
+		 * rollback with the job running), or damaged: slurmctld's
+		 * copy decides, and replaces it. */
+		error("%s: job %u: cached decision record %s not used (%s): asking slurmctld",
+		      plugin_type, job_id, path,
+		      parsed ? err.msg : "it names another job");
+	}
 	free(text);
 	xfree(path);
 	return rc;
@@ -102,7 +124,6 @@ static int _fetch(uint32_t job_id, cosched_decision_t *d, char *why,
 	job_info_msg_t *msg = NULL;
 	const char *comment = NULL;
 	cosched_decision_compat_t compat;
-	char note[COSCHED_ERROR_MSG_LEN];
 	cosched_error_t err;
 	int rc;
 
@@ -115,11 +136,10 @@ static int _fetch(uint32_t job_id, cosched_decision_t *d, char *why,
 		if (msg->job_array[i].job_id == job_id)
 			comment = msg->job_array[i].system_comment;
 	rc = cosched_decision_find_compat(comment, d, &compat, &err);
-	/* A controller already upgraded writes a newer minor during a
-	 * rolling upgrade: enforced, the keys this node does not know
-	 * skipped, said once. */
-	if (rc == 1 && cosched_decision_compat_note(&compat, note, sizeof(note)))
-		debug("task/cosched: job %u: %s", job_id, note);
+	/* A controller already upgraded may write a newer minor during a
+	 * rolling upgrade. */
+	if (rc == 1)
+		_compat_note(job_id, &compat);
 	if (rc < 0)
 		snprintf(why, len, "invalid decision record: %s", err.msg);
 	else if (rc == 0)
