@@ -118,6 +118,22 @@ done:
 	xfree(tmp);
 }
 
+/* SlurmdSpoolDir/cosched, which the record's copy lives under: the first
+ * step of the first job on a node comes here before anything else of
+ * cosched has made it. */
+static void _cache_parent(void)
+{
+	char *dir;
+
+	if (!conf || !conf->spooldir)
+		return;
+	dir = xstrdup_printf("%s/cosched", conf->spooldir);
+	if (mkdir(dir, 0700) && errno != EEXIST)
+		debug("%s: %s: %m: the job's record is not kept on the node",
+		      plugin_type, dir);
+	xfree(dir);
+}
+
 static int _fetch(uint32_t job_id, cosched_decision_t *d, char *why,
 		  size_t len)
 {
@@ -171,8 +187,10 @@ int task_cosched_record_fetch(uint32_t job_id, uint32_t step_id,
 	if (!_cache_read(job_id, d))
 		return 1;
 	rc = _fetch(job_id, d, why, len);
-	if (rc == 1)
+	if (rc == 1) {
+		_cache_parent();
 		_cache_write(job_id, d);
+	}
 	return rc;
 }
 
