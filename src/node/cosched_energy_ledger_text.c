@@ -156,9 +156,9 @@ static int parse_step(char *line, lread_t *lr, cosched_ledger_step_t *s,
 	if (cosched_kv_expect(&r, "corunners", &v, err))
 		return -1;
 	if (strcmp(v, "-")) {
-		char *c = v, *comma;
+		char *comma;
 
-		do {
+		for (char *c = v; c; c = comma ? comma + 1 : NULL) {
 			comma = strchr(c, ',');
 			if (comma)
 				*comma = '\0';
@@ -170,8 +170,7 @@ static int parse_step(char *line, lread_t *lr, cosched_ledger_step_t *s,
 				      &s->corunners[s->ncorunners], err))
 				return -1;
 			s->ncorunners++;
-			c = comma + 1;
-		} while (comma);
+		}
 	}
 	if (s->corunners_seen < s->ncorunners)
 		return cosched_error_set(err,
