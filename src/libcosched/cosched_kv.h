@@ -69,9 +69,11 @@ bool cosched_kv_version_newer_minor(cosched_kv_version_t v,
  * Saying what a newer minor carried: the state-file readers (cpufreq
  * journal, energy ledger, live loads) report the keys and lines they
  * skipped through one hook, which the program that reads them sets to
- * its logger at debug level (task/cosched, the sampler, slurmctld's
- * refresh thread); without a hook nothing is said.  Once a process for
- * each tag: a reader reads such files over and over during an upgrade.
+ * its logger at debug level (task/cosched for the cpufreq journal,
+ * slurmctld's refresh thread for the live loads); without a hook nothing
+ * is said (cosched-sampler, which logs errors only, sets none for the
+ * energy ledger).  Once a process for each tag: a reader reads such files
+ * over and over during an upgrade.
  */
 typedef void (*cosched_kv_note_fn)(const char *msg);
 void cosched_kv_set_note_hook(cosched_kv_note_fn fn);
