@@ -77,8 +77,11 @@
  * (format(parse(text)) == text).  An unknown key, a key twice or out of
  * order, a value out of range or not in the formatter's form, a missing
  * required key or trailing bytes is an error naming the key and quoting
- * the value; a record with another schema version is refused naming both
- * versions.
+ * the value.  Versions (cosched_kv.h): a record of a newer minor of this
+ * major is read, the keys this reader does not know skipped (and counted:
+ * cosched_decision_compat_t, for the caller's one debug line; only then
+ * may a key follow reason); a record of another major is refused naming
+ * both versions.
  */
 #ifndef COSCHED_DECISION_H
 #define COSCHED_DECISION_H
@@ -91,10 +94,18 @@
 #include "cosched_category.h"
 #include "cosched_classify.h"
 #include "cosched_error.h"
+#include "cosched_idset.h"
+#include "cosched_kv.h"
 #include "cosched_policy.h"
 #include "cosched_power_policy.h"
 
+/* The schema version this release writes and reads: MAJOR[.MINOR]
+ * (cosched_kv.h, cosched(8) UPGRADE).  The formatter writes "cosched/1"
+ * while the minor is 0, as the releases before minors did, so that nodes
+ * still running one keep enforcing records during a rolling upgrade; the
+ * first key added bumps the minor. */
 #define COSCHED_DECISION_SCHEMA 1
+#define COSCHED_DECISION_SCHEMA_MINOR 0
 /* "cosched/" followed by the schema version. */
 #define COSCHED_DECISION_TAG "cosched/"
 
@@ -104,7 +115,7 @@
 #define COSCHED_DECISION_NODES_MAX 64	/* nodes listed; more: "+N" is not
 					 * supported, the formatter refuses */
 #define COSCHED_DECISION_NODE_NAME_MAX 64
-#define COSCHED_DECISION_IDS_MAX 1024	/* ids (sockets/cores) per node, < */
+#define COSCHED_DECISION_IDS_MAX COSCHED_IDSET_MAX	/* ids per node, < */
 #define COSCHED_DECISION_REASON_MAX 200
 #define COSCHED_DECISION_GOVERNOR_MAX 31
 #define COSCHED_DECISION_TEXT_MAX 16384
@@ -130,12 +141,6 @@ typedef enum {
 	COSCHED_MEMBIND_PREFER,
 	COSCHED_MEMBIND_COUNT
 } cosched_membind_t;
-
-/* A set of small ids (sockets, cores, NUMA nodes of one node): a bitmap of
- * COSCHED_DECISION_IDS_MAX bits. */
-typedef struct {
-	uint64_t bits[COSCHED_DECISION_IDS_MAX / 64];
-} cosched_idset_t;
 
 typedef struct {
 	char name[COSCHED_DECISION_NODE_NAME_MAX + 1];
@@ -171,25 +176,6 @@ typedef struct {
 /* Everything unset: state placed, policy none, scope socket. */
 void cosched_decision_init(cosched_decision_t *d);
 
-void cosched_idset_clear(cosched_idset_t *s);
-int cosched_idset_add(cosched_idset_t *s, int id, cosched_error_t *err);
-bool cosched_idset_has(const cosched_idset_t *s, int id);
-int cosched_idset_count(const cosched_idset_t *s);
-/* The lowest id of s at or above from, or -1 when there is none. */
-int cosched_idset_next(const cosched_idset_t *s, int from);
-/* Whether the two sets share an id. */
-bool cosched_idset_overlap(const cosched_idset_t *a, const cosched_idset_t *b);
-/* Room for the text of any set: at most 4 digits and a separator per id. */
-#define COSCHED_IDSET_TEXT_MAX (5 * COSCHED_DECISION_IDS_MAX + 1)
-/* "0-3,6" (empty set: ""); cut, still terminated, when len is too small
- * (COSCHED_IDSET_TEXT_MAX always suffices); returns buf. */
-char *cosched_idset_format(const cosched_idset_t *s, char *buf, size_t len);
-/* Parse what cosched_idset_format writes (and Slurm's bit_fmt: sorted,
- * merged ranges) strictly; field names the value in messages.  On error
- * *set is untouched. */
-int cosched_idset_parse(const char *field, const char *list,
-			cosched_idset_t *set, cosched_error_t *err);
-
 /* The node entry named name, added when absent (NULL when full or name
  * invalid; err says which). */
 cosched_decision_node_t *cosched_decision_node(cosched_decision_t *d,
@@ -212,6 +198,27 @@ int cosched_decision_format(const cosched_decision_t *d, char *buf, size_t len,
 int cosched_decision_parse(const char *text, cosched_decision_t *d,
 			   cosched_error_t *err);
 
+/* What a record of a newer minor carried that this reader skipped. */
+typedef struct {
+	cosched_kv_version_t version;	/* the record's */
+	int skipped;			/* keys this reader does not know */
+	char first_skipped[32];		/* the first one's name, cut */
+} cosched_decision_compat_t;
+
+/* cosched_decision_parse(), and what it skipped into *compat (may be
+ * NULL). */
+int cosched_decision_parse_compat(const char *text, cosched_decision_t *d,
+				  cosched_decision_compat_t *compat,
+				  cosched_error_t *err);
+
+/* The first time in this process a record carried keys this reader
+ * skipped: true, and the one line a reader logs about it at debug level
+ * (later calls: false, so that it is said once):
+ * "decision record schema cosched/1.9 is newer than this node's
+ * (cosched/1): skipped 2 keys it does not know (first: gpu)". */
+bool cosched_decision_compat_note(const cosched_decision_compat_t *c,
+				  char *buf, size_t len);
+
 /* Whether two records say the same: every field the text form carries
  * (unset mpki and slowdown, NAN, are equal; class, lca and source count
  * only with has_class; nodes beyond nnodes do not count). */
@@ -225,6 +232,10 @@ bool cosched_decision_equal(const cosched_decision_t *a,
  */
 int cosched_decision_find(const char *comment, cosched_decision_t *d,
 			  cosched_error_t *err);
+/* The same, with what was skipped into *compat (may be NULL). */
+int cosched_decision_find_compat(const char *comment, cosched_decision_t *d,
+				 cosched_decision_compat_t *compat,
+				 cosched_error_t *err);
 
 /*
  * A new SystemComment: comment (may be NULL) with its record line replaced

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 #include <unistd.h>
 
 #include "cosched_file.h"
+#include "cosched_kv.h"
 #include "cosched_number.h"
 #include "cosched_text.h"
 #include "cosched_live.h"
@@ -34,41 +36,61 @@ int cosched_live_node_check(const char *node, cosched_error_t *err)
 	return 0;
 }
 
+/* The version this release writes: "/1" while the minor is 0, what every
+ * 1.x reader reads (cosched_kv.h). */
+static const cosched_kv_version_t live_version = { COSCHED_LIVE_SCHEMA, 0 };
+
 int cosched_live_format(const cosched_live_t *l, char *buf, size_t len,
 			cosched_error_t *err)
 {
+	char version[32];
+	cosched_kv_out_t o;
+
 	if (cosched_live_node_check(l->node, err))
 		return -1;
 	if (!isfinite(l->mpki) || l->mpki < 0.0 || l->mpki > 1e6)
 		return cosched_error_set(err, "mpki: %g: expected 0 to 1e6",
 					 l->mpki);
-	if ((size_t) snprintf(buf, len,
-			      LIVE_TAG "%d job=%" PRIu32 " step=%" PRIu32
-			      " node=%s mpki=%.6f time=%lld\n",
-			      COSCHED_LIVE_SCHEMA, l->job_id, l->step_id,
-			      l->node, l->mpki, l->time) >= len)
+	cosched_kv_out_fixed(&o, buf, len);
+	cosched_kv_put_str(&o, cosched_kv_version_text(LIVE_TAG, live_version,
+						       version,
+						       sizeof(version)));
+	cosched_kv_put(&o, "job", "%" PRIu32, l->job_id);
+	cosched_kv_put(&o, "step", "%" PRIu32, l->step_id);
+	cosched_kv_put(&o, "node", "%s", l->node);
+	cosched_kv_put(&o, "mpki", "%.6f", l->mpki);
+	cosched_kv_put(&o, "time", "%lld", l->time);
+	cosched_kv_put_str(&o, "\n");
+	if (o.over)
 		return cosched_error_set(err, "live load: buffer too small");
 	return 0;
 }
 
-static int num_u32(const char *s, uint32_t *out)
+/* A number key's value, quoted in the message as the file has it. */
+static int expect_u64(cosched_kv_reader_t *r, const char *key, uint64_t max,
+		      uint64_t *out, cosched_error_t *err)
 {
-	uint64_t v;
+	char *v;
 
-	if (cosched_parse_u64(s, UINT32_MAX, &v))
+	if (cosched_kv_expect(r, key, &v, err))
 		return -1;
-	*out = (uint32_t) v;
+	if (cosched_kv_u64(key, v, max, out, NULL))
+		return cosched_error_set(err,
+			"%s: %s: expected decimal digits up to %llu", key,
+			COSCHED_QUOTE(v), (unsigned long long) max);
 	return 0;
 }
 
 int cosched_live_parse(const char *text, cosched_live_t *l,
 		       cosched_error_t *err)
 {
-	char line[COSCHED_LIVE_LINE_MAX + 1], *tok, *save, *end;
-	static const char *const keys[] = { "job", "step", "node", "mpki",
-					    "time" };
+	const size_t taglen = strlen(LIVE_TAG);
+	char line[COSCHED_LIVE_LINE_MAX + 1], *word, *v;
+	cosched_kv_version_t seen;
+	cosched_kv_reader_t r;
 	size_t n = strlen(text);
-	int schema;
+	uint64_t x;
+	int skipped = 0;
 
 	memset(l, 0, sizeof(*l));
 	if (n == 0 || n > COSCHED_LIVE_LINE_MAX || text[n - 1] != '\n' ||
@@ -78,54 +100,40 @@ int cosched_live_parse(const char *text, cosched_live_t *l,
 			COSCHED_LIVE_LINE_MAX);
 	memcpy(line, text, n - 1);
 	line[n - 1] = '\0';
-	tok = strtok_r(line, " ", &save);
-	if (!tok || strncmp(tok, LIVE_TAG, strlen(LIVE_TAG)) ||
-	    sscanf(tok + strlen(LIVE_TAG), "%d", &schema) != 1 ||
-	    schema != COSCHED_LIVE_SCHEMA)
+	cosched_kv_begin(&r, line, "live load");
+	if (strncmp(line, LIVE_TAG, taglen) ||
+	    cosched_kv_word(&r, &word, err))
 		return cosched_error_set(err,
 			"not a version %d live load (\"%.32s\")",
-			COSCHED_LIVE_SCHEMA, tok ? tok : "");
-	for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
-		char *v;
-
-		tok = strtok_r(NULL, " ", &save);
-		if (!tok || strncmp(tok, keys[k], strlen(keys[k])) ||
-		    tok[strlen(keys[k])] != '=')
-			return cosched_error_set(err, "expected %s= as field %zu",
-						 keys[k], k + 2);
-		v = tok + strlen(keys[k]) + 1;
-		switch (k) {
-		case 0:
-			if (num_u32(v, &l->job_id))
-				return cosched_error_set(err, "job: \"%.32s\"", v);
-			break;
-		case 1:
-			if (num_u32(v, &l->step_id))
-				return cosched_error_set(err, "step: \"%.32s\"", v);
-			break;
-		case 2:
-			if (cosched_live_node_check(v, err))
-				return -1;
-			strcpy(l->node, v);
-			break;
-		case 3:
-			errno = 0;
-			l->mpki = strtod(v, &end);
-			if (errno || end == v || *end || !isfinite(l->mpki) ||
-			    l->mpki < 0.0 || l->mpki > 1e6)
-				return cosched_error_set(err,
-					"mpki: \"%.32s\": expected 0 to 1e6", v);
-			break;
-		case 4:
-			errno = 0;
-			l->time = strtoll(v, &end, 10);
-			if (errno || end == v || *end || l->time < 0)
-				return cosched_error_set(err, "time: \"%.32s\"", v);
-			break;
-		}
-	}
-	if (strtok_r(NULL, " ", &save))
-		return cosched_error_set(err, "more fields than expected");
+			COSCHED_LIVE_SCHEMA, line);
+	if (cosched_kv_version_read("live load", "this reader", LIVE_TAG,
+				    word + taglen, live_version, &seen, err))
+		return cosched_error_prefix(err, "not a version "
+					    COSCHED_LIVE_SCHEMA_TEXT
+					    " live load");
+	if (expect_u64(&r, "job", UINT32_MAX, &x, err))
+		return -1;
+	l->job_id = (uint32_t) x;
+	if (expect_u64(&r, "step", UINT32_MAX, &x, err))
+		return -1;
+	l->step_id = (uint32_t) x;
+	if (cosched_kv_expect(&r, "node", &v, err) ||
+	    cosched_live_node_check(v, err))
+		return -1;
+	strcpy(l->node, v);
+	if (cosched_kv_expect(&r, "mpki", &v, err))
+		return -1;
+	if (cosched_parse_number(v, &l->mpki) || l->mpki < 0.0 ||
+	    l->mpki > 1e6)
+		return cosched_error_set(err,
+			"mpki: %s: expected 0 to 1e6", COSCHED_QUOTE(v));
+	if (expect_u64(&r, "time", LLONG_MAX, &x, err))
+		return -1;
+	l->time = (long long) x;
+	if (cosched_kv_end_of(&r, seen, live_version, &skipped, err))
+		return -1;
+	cosched_kv_note_skipped("live load", LIVE_TAG, seen, live_version,
+				skipped);
 	return 0;
 }
 

@@ -25,7 +25,8 @@
  *   cosched-live/1 job=J step=S node=NODE mpki=X time=T
  * (mpki with up to 6 decimals, T seconds since the epoch).  The strict
  * parser refuses anything else, and a name that does not match the
- * content.
+ * content; of a newer minor (cosched-live/1.N) it skips the keys appended
+ * after time, and it refuses another major (cosched_kv.h).
  */
 #ifndef COSCHED_LIVE_H
 #define COSCHED_LIVE_H
@@ -38,6 +39,7 @@
 
 #define COSCHED_LIVE_SUBDIR "live"
 #define COSCHED_LIVE_SCHEMA 1
+#define COSCHED_LIVE_SCHEMA_TEXT "1"
 #define COSCHED_LIVE_NODE_MAX 64
 #define COSCHED_LIVE_LINE_MAX 256
 /* A published value is replaced when it moves by more than this share of

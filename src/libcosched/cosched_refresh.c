@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "cosched_kv.h"
 #include "cosched_live_reader.h"
 #include "cosched_refresh.h"
 
@@ -81,6 +82,17 @@ static void report_bad(void *ctx, const char *name, const char *why)
 	    r->profile_dir, COSCHED_LIVE_SUBDIR, name, why);
 }
 
+/* The refresher whose scan runs on this thread: the live loads' reader
+ * says through cosched_kv's hook what a newer minor carried, and the hook
+ * has no context of its own. */
+static __thread cosched_refresher_t *scanning;
+
+static void live_note(const char *msg)
+{
+	if (scanning)
+		say(scanning, COSCHED_REFRESH_DEBUG, "live loads: %s", msg);
+}
+
 /* The running jobs' live MPKI from ProfileDir/live, published for the
  * caller's next cosched_refresher_live. */
 static void refresh_live(cosched_refresher_t *r)
@@ -88,9 +100,14 @@ static void refresh_live(cosched_refresher_t *r)
 	cosched_live_job_t *jobs = NULL, *old;
 	cosched_error_t err = { { 0 } };
 	int nbad = 0;
-	long n = cosched_live_reader_read(r->reader, (long long)time(NULL),
-					  COSCHED_LIVE_STALE_S, &jobs, &nbad,
-					  report_bad, r, &err);
+	long n;
+
+	scanning = r;
+	cosched_kv_set_note_hook(live_note);
+	n = cosched_live_reader_read(r->reader, (long long)time(NULL),
+				     COSCHED_LIVE_STALE_S, &jobs, &nbad,
+				     report_bad, r, &err);
+	scanning = NULL;
 
 	if (n < 0) {
 		say(r, COSCHED_REFRESH_ERROR, "live loads: %s", err.msg);

@@ -31,8 +31,9 @@
 
 #include <stdbool.h>
 
-#include "src/libcosched/cosched_decision.h"	/* cosched_idset_t */
+#include "src/libcosched/cosched_decision.h"	/* the governor's bound */
 #include "src/libcosched/cosched_error.h"
+#include "src/libcosched/cosched_idset.h"
 
 #define COSCHED_CPUFREQ_GOVERNOR_MAX COSCHED_DECISION_GOVERNOR_MAX
 #define COSCHED_CPUFREQ_DOMAINS_MAX 256

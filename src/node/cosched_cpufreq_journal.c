@@ -1,6 +1,9 @@
 /*
  * cosched_cpufreq_journal.c - the node's record of every cpufreq change
- * cosched made (see the header for the protocol and the text form).
+ * cosched made (see the header for the protocol and the text form): the
+ * file under its lock, the domains' settings resolved from their holders
+ * and written to sysfs, and the API.  The journal in memory and its text
+ * form are cosched_cpufreq_journal_text.c.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -17,36 +20,17 @@
 #include <unistd.h>
 
 #include "src/libcosched/cosched_file.h"
-#include "src/libcosched/cosched_number.h"
+#include "src/libcosched/cosched_kv.h"
 #include "src/libcosched/cosched_text.h"
 #include "cosched_cpufreq_journal.h"
+#include "cosched_cpufreq_journal_internal.h"
 #include "cosched_spool.h"
 
-#define JOURNAL_TAG "cosched-cpufreq-journal/"
-#define JOURNAL_SCHEMA 1
 #define JOURNAL_BYTES_MAX (64u << 20)
 #define BAD_INFIX ".bad."
 /* slurmstepd waits this long for the lock (a step start or end); slurmd's
  * launch hooks never wait (cosched_cpufreq_sweep_try). */
 #define LOCK_WAIT_MS 2000
-#define LINE_MAX_BYTES (COSCHED_IDSET_TEXT_MAX + 256)
-
-typedef struct {
-	int id;
-	cosched_idset_t cpus;
-	cosched_cpufreq_setting_t orig;
-	int n, cap;
-	cosched_cpufreq_holder_t *h;
-	bool touched;		/* holders changed: resolve and write */
-	bool added;		/* the acquiring holder joined in this call */
-	bool failed;		/* counted in outcome.failed in this call */
-} jdom_t;
-
-typedef struct {
-	char boot[COSCHED_BOOT_ID_LEN + 1];	/* "-" when unknown */
-	int n;
-	jdom_t *d;		/* COSCHED_CPUFREQ_DOMAINS_MAX, ascending id */
-} journal_t;
 
 /* Problems of one call: the first message, and how many there were. */
 typedef struct {
@@ -107,437 +91,6 @@ int cosched_cpufreq_holder_alive(const cosched_cpufreq_holder_t *h)
 	cosched_proc_id_t p = { h->pid, h->start_time };
 
 	return cosched_proc_alive(&p);
-}
-
-/* ---- the journal in memory -------------------------------------------- */
-
-static journal_t *journal_new(void)
-{
-	journal_t *j = calloc(1, sizeof(*j));
-
-	if (j)
-		j->d = calloc(COSCHED_CPUFREQ_DOMAINS_MAX, sizeof(*j->d));
-	if (j && !j->d) {
-		free(j);
-		j = NULL;
-	}
-	if (j)
-		strcpy(j->boot, "-");
-	return j;
-}
-
-static void journal_free(journal_t *j)
-{
-	if (!j)
-		return;
-	for (int i = 0; i < j->n; i++)
-		free(j->d[i].h);
-	free(j->d);
-	free(j);
-}
-
-static void domain_remove(journal_t *j, int i)
-{
-	free(j->d[i].h);
-	memmove(&j->d[i], &j->d[i + 1], (size_t) (j->n - i - 1) *
-		sizeof(j->d[0]));
-	j->n--;
-}
-
-/* The entry of domain id, added (ascending) when absent and add. */
-static jdom_t *domain_get(journal_t *j, int id, bool add)
-{
-	int i;
-
-	for (i = 0; i < j->n && j->d[i].id < id; i++)
-		;
-	if (i < j->n && j->d[i].id == id)
-		return &j->d[i];
-	if (!add || j->n == COSCHED_CPUFREQ_DOMAINS_MAX)
-		return NULL;
-	memmove(&j->d[i + 1], &j->d[i], (size_t) (j->n - i) * sizeof(j->d[0]));
-	memset(&j->d[i], 0, sizeof(j->d[0]));
-	j->d[i].id = id;
-	j->n++;
-	return &j->d[i];
-}
-
-static int holder_add(jdom_t *d, const cosched_cpufreq_holder_t *h)
-{
-	if (d->n == d->cap) {
-		int cap = d->cap ? 2 * d->cap : 4;
-		cosched_cpufreq_holder_t *nh;
-
-		if (d->n == COSCHED_CPUFREQ_HOLDERS_MAX)
-			return -1;
-		if (cap > COSCHED_CPUFREQ_HOLDERS_MAX)
-			cap = COSCHED_CPUFREQ_HOLDERS_MAX;
-		nh = realloc(d->h, (size_t) cap * sizeof(*nh));
-		if (!nh)
-			return -1;
-		d->h = nh;
-		d->cap = cap;
-	}
-	d->h[d->n++] = *h;
-	return 0;
-}
-
-static void holder_remove(jdom_t *d, int k)
-{
-	memmove(&d->h[k], &d->h[k + 1], (size_t) (d->n - k - 1) *
-		sizeof(d->h[0]));
-	d->n--;
-}
-
-static int holder_find(const jdom_t *d, uint32_t job_id, uint32_t step_id)
-{
-	for (int k = 0; k < d->n; k++)
-		if (d->h[k].job_id == job_id && d->h[k].step_id == step_id)
-			return k;
-	return -1;
-}
-
-/* ---- the text form ---------------------------------------------------- */
-
-static void format_domain(char *buf, size_t len, const jdom_t *d)
-{
-	char cpus[COSCHED_IDSET_TEXT_MAX];
-
-	snprintf(buf, len,
-		 "domain id=%d cpus=%s governor=%s min=%ld max=%ld setspeed=%ld\n",
-		 d->id, cosched_idset_format(&d->cpus, cpus, sizeof(cpus)),
-		 d->orig.governor, d->orig.min_khz, d->orig.max_khz,
-		 d->orig.setspeed_khz);
-}
-
-static void format_holder(char *buf, size_t len,
-			  const cosched_cpufreq_holder_t *h)
-{
-	snprintf(buf, len,
-		 "holder job=%" PRIu32 " step=%" PRIu32
-		 " pid=%d start=%llu governor=%s freq=%ld\n",
-		 h->job_id, h->step_id, (int) h->pid, h->start_time,
-		 h->governor[0] ? h->governor : "-", h->freq_khz);
-}
-
-/* The whole file, malloc'd. */
-static char *journal_format(const journal_t *j)
-{
-	size_t cap = 4096, len = 0;
-	char *out = malloc(cap), line[LINE_MAX_BYTES];
-	int nholders = 0;
-
-	if (!out)
-		return NULL;
-#define APPEND(s) do { \
-		size_t l_ = strlen(s); \
-		if (len + l_ + 1 > cap) { \
-			char *n_; \
-			while (len + l_ + 1 > cap) \
-				cap *= 2; \
-			n_ = realloc(out, cap); \
-			if (!n_) { \
-				free(out); \
-				return NULL; \
-			} \
-			out = n_; \
-		} \
-		memcpy(out + len, s, l_ + 1); \
-		len += l_; \
-	} while (0)
-	snprintf(line, sizeof(line), JOURNAL_TAG "%d boot=%s\n",
-		 JOURNAL_SCHEMA, j->boot);
-	APPEND(line);
-	for (int i = 0; i < j->n; i++) {
-		format_domain(line, sizeof(line), &j->d[i]);
-		APPEND(line);
-		for (int k = 0; k < j->d[i].n; k++) {
-			format_holder(line, sizeof(line), &j->d[i].h[k]);
-			APPEND(line);
-			nholders++;
-		}
-	}
-	snprintf(line, sizeof(line), "end domains=%d holders=%d\n", j->n,
-		 nholders);
-	APPEND(line);
-#undef APPEND
-	return out;
-}
-
-/* Split "WORD k1=v1 k2=v2 ..." into the values of exactly these keys, in
- * this order (the line is modified). */
-static int fields(char *line, const char *word, const char *const *keys,
-		  int nkeys, char **vals)
-{
-	char *p = line, *sp;
-	size_t wl = strlen(word);
-
-	if (strncmp(p, word, wl) || p[wl] != ' ')
-		return -1;
-	p += wl + 1;
-	for (int i = 0; i < nkeys; i++) {
-		size_t kl = strlen(keys[i]);
-
-		if (strncmp(p, keys[i], kl) || p[kl] != '=')
-			return -1;
-		vals[i] = p + kl + 1;
-		sp = strchr(vals[i], ' ');
-		if ((sp != NULL) != (i < nkeys - 1))
-			return -1;
-		if (sp) {
-			*sp = '\0';
-			p = sp + 1;
-		}
-		if (!*vals[i])
-			return -1;
-	}
-	return 0;
-}
-
-/* Lenient number parsers: the canonical form is checked by formatting
- * the parsed line again and comparing. */
-static int num_ull(const char *s, unsigned long long max,
-		   unsigned long long *out)
-{
-	uint64_t v;
-
-	if (cosched_parse_u64(s, max, &v))
-		return -1;
-	*out = v;
-	return 0;
-}
-
-static int num_long(const char *s, long max, long *out)
-{
-	unsigned long long v;
-
-	if (num_ull(s, (unsigned long long) max, &v))
-		return -1;
-	*out = (long) v;
-	return 0;
-}
-
-static bool governor_ok(const char *s)
-{
-	size_t n = strlen(s);
-
-	return n >= 1 && n <= COSCHED_CPUFREQ_GOVERNOR_MAX &&
-	       strspn(s, "abcdefghijklmnopqrstuvwxyz0123456789_") == n;
-}
-
-static int parse_cpus(const char *s, cosched_idset_t *set)
-{
-	const char *p = s;
-
-	cosched_idset_clear(set);
-	while (*p) {
-		char *end;
-		long a, b;
-
-		if (*p < '0' || *p > '9')
-			return -1;
-		a = strtol(p, &end, 10);
-		b = a;
-		if (*end == '-') {
-			if (end[1] < '0' || end[1] > '9')
-				return -1;
-			b = strtol(end + 1, &end, 10);
-		}
-		if (a > b || b >= COSCHED_DECISION_IDS_MAX)
-			return -1;
-		for (long i = a; i <= b; i++)
-			cosched_idset_add(set, (int) i, NULL);
-		if (*end == ',' && end[1])
-			end++;
-		else if (*end)
-			return -1;
-		p = end;
-	}
-	return cosched_idset_count(set) ? 0 : -1;
-}
-
-static int parse_domain(char *line, jdom_t *d)
-{
-	static const char *const keys[] = { "id", "cpus", "governor", "min",
-					    "max", "setspeed" };
-	char *v[6], again[LINE_MAX_BYTES], copy[LINE_MAX_BYTES];
-	long id;
-
-	snprintf(copy, sizeof(copy), "%s\n", line);
-	memset(d, 0, sizeof(*d));
-	if (fields(line, "domain", keys, 6, v) ||
-	    num_long(v[0], COSCHED_DECISION_IDS_MAX - 1, &id) ||
-	    parse_cpus(v[1], &d->cpus) || !governor_ok(v[2]) ||
-	    num_long(v[3], 100000000L, &d->orig.min_khz) ||
-	    num_long(v[4], 100000000L, &d->orig.max_khz) ||
-	    num_long(v[5], 100000000L, &d->orig.setspeed_khz))
-		return -1;
-	d->id = (int) id;
-	snprintf(d->orig.governor, sizeof(d->orig.governor), "%s", v[2]);
-	if (!d->orig.min_khz || d->orig.min_khz > d->orig.max_khz ||
-	    !cosched_idset_has(&d->cpus, d->id) ||
-	    (d->orig.setspeed_khz != 0) !=
-	    !strcmp(d->orig.governor, "userspace"))
-		return -1;
-	for (int i = 0; i < d->id; i++)
-		if (cosched_idset_has(&d->cpus, i))
-			return -1;	/* the id is the first CPU */
-	format_domain(again, sizeof(again), d);
-	return strcmp(again, copy) ? -1 : 0;
-}
-
-static int parse_holder(char *line, cosched_cpufreq_holder_t *h)
-{
-	static const char *const keys[] = { "job", "step", "pid", "start",
-					    "governor", "freq" };
-	char *v[6], again[LINE_MAX_BYTES], copy[LINE_MAX_BYTES];
-	unsigned long long job, step, pid;
-
-	snprintf(copy, sizeof(copy), "%s\n", line);
-	memset(h, 0, sizeof(*h));
-	if (fields(line, "holder", keys, 6, v) ||
-	    num_ull(v[0], UINT32_MAX, &job) ||
-	    num_ull(v[1], UINT32_MAX, &step) ||
-	    num_ull(v[2], INT_MAX, &pid) || pid == 0 ||
-	    num_ull(v[3], ULLONG_MAX, &h->start_time) ||
-	    (strcmp(v[4], "-") && !governor_ok(v[4])) ||
-	    num_long(v[5], 100000000L, &h->freq_khz))
-		return -1;
-	h->job_id = (uint32_t) job;
-	h->step_id = (uint32_t) step;
-	h->pid = (pid_t) pid;
-	if (strcmp(v[4], "-"))
-		snprintf(h->governor, sizeof(h->governor), "%s", v[4]);
-	format_holder(again, sizeof(again), h);
-	return strcmp(again, copy) ? -1 : 0;
-}
-
-/* Parse the whole file; on error *lineno and err say where. */
-static int journal_parse(char *text, journal_t *j, cosched_error_t *err)
-{
-	char *line = text, *nl, tag[64];
-	int lineno = 0, nholders = 0, end_domains, end_holders;
-	bool ended = false;
-	jdom_t *cur = NULL;
-
-	while (*line) {
-		nl = strchr(line, '\n');
-		if (!nl)
-			return cosched_error_set(err,
-				"line %d: no newline at the end of the file (cut short?)",
-				lineno + 1);
-		*nl = '\0';
-		lineno++;
-		if (ended)
-			return cosched_error_set(err,
-				"line %d: %s after the end line", lineno,
-				COSCHED_QUOTE(line));
-		if (strlen(line) >= LINE_MAX_BYTES - 2)
-			return cosched_error_set(err, "line %d: too long",
-						 lineno);
-		if (lineno == 1) {
-			int n = 0;
-
-			snprintf(tag, sizeof(tag), JOURNAL_TAG "%d boot=",
-				 JOURNAL_SCHEMA);
-			if (strncmp(line, JOURNAL_TAG, strlen(JOURNAL_TAG)))
-				return cosched_error_set(err,
-					"line 1: %s is not a cosched cpufreq journal (expected %s...)",
-					COSCHED_QUOTE(line), tag);
-			if (strncmp(line, tag, strlen(tag)))
-				return cosched_error_set(err,
-					"line 1: %s: schema version not %d",
-					COSCHED_QUOTE(line), JOURNAL_SCHEMA);
-			n = (int) strlen(line + strlen(tag));
-			if (!(strcmp(line + strlen(tag), "-") == 0 ||
-			      (n == COSCHED_BOOT_ID_LEN &&
-			       strspn(line + strlen(tag),
-				      "0123456789abcdef-") == COSCHED_BOOT_ID_LEN)))
-				return cosched_error_set(err,
-					"line 1: invalid boot id in %s",
-					COSCHED_QUOTE(line));
-			strcpy(j->boot, line + strlen(tag));
-		} else if (!strncmp(line, "domain ", 7)) {
-			jdom_t d;
-			char quoted[COSCHED_QUOTE_BUF];
-
-			cosched_quote(quoted, sizeof(quoted), line);
-			if (parse_domain(line, &d))
-				return cosched_error_set(err,
-					"line %d: invalid domain line %s",
-					lineno, quoted);
-			if (j->n && j->d[j->n - 1].id >= d.id)
-				return cosched_error_set(err,
-					"line %d: domain %d out of order or twice",
-					lineno, d.id);
-			for (int i = 0; i < j->n; i++)
-				for (size_t w = 0; w < sizeof(d.cpus.bits) /
-				     sizeof(d.cpus.bits[0]); w++)
-					if (j->d[i].cpus.bits[w] &
-					    d.cpus.bits[w])
-						return cosched_error_set(err,
-							"line %d: domain %d shares CPUs with domain %d",
-							lineno, d.id,
-							j->d[i].id);
-			if (j->n == COSCHED_CPUFREQ_DOMAINS_MAX)
-				return cosched_error_set(err,
-					"line %d: more than %d domains",
-					lineno, COSCHED_CPUFREQ_DOMAINS_MAX);
-			j->d[j->n] = d;
-			cur = &j->d[j->n++];
-		} else if (!strncmp(line, "holder ", 7)) {
-			cosched_cpufreq_holder_t h;
-			char quoted[COSCHED_QUOTE_BUF];
-
-			cosched_quote(quoted, sizeof(quoted), line);
-			if (parse_holder(line, &h))
-				return cosched_error_set(err,
-					"line %d: invalid holder line %s",
-					lineno, quoted);
-			if (!cur)
-				return cosched_error_set(err,
-					"line %d: holder before any domain",
-					lineno);
-			if (holder_find(cur, h.job_id, h.step_id) >= 0)
-				return cosched_error_set(err,
-					"line %d: holder job %" PRIu32
-					" step %" PRIu32 " twice in domain %d",
-					lineno, h.job_id, h.step_id, cur->id);
-			if (holder_add(cur, &h))
-				return cosched_error_set(err,
-					"line %d: more than %d holders in domain %d",
-					lineno, COSCHED_CPUFREQ_HOLDERS_MAX,
-					cur->id);
-			nholders++;
-		} else if (!strncmp(line, "end ", 4)) {
-			char again[64];
-
-			if (sscanf(line, "end domains=%d holders=%d",
-				   &end_domains, &end_holders) != 2)
-				end_domains = end_holders = -1;
-			snprintf(again, sizeof(again),
-				 "end domains=%d holders=%d", end_domains,
-				 end_holders);
-			if (strcmp(again, line) || end_domains != j->n ||
-			    end_holders != nholders)
-				return cosched_error_set(err,
-					"line %d: %s does not match the %d domains and %d holders above",
-					lineno, COSCHED_QUOTE(line), j->n,
-					nholders);
-			ended = true;
-		} else {
-			return cosched_error_set(err,
-				"line %d: unknown line %s", lineno,
-				COSCHED_QUOTE(line));
-		}
-		line = nl + 1;
-	}
-	if (!lineno)
-		return cosched_error_set(err, "empty file");
-	if (!ended)
-		return cosched_error_set(err,
-			"no end line after line %d (cut short?)", lineno);
-	return 0;
 }
 
 /* ---- files ------------------------------------------------------------- */
@@ -615,7 +168,7 @@ static int journal_load(const char *dir, journal_t *j, cosched_error_t *err)
 			return 0;
 		return cosched_error_set(err, "%s", perr.msg);
 	}
-	if (!journal_parse(text, j, &perr)) {
+	if (!cosched_journal_parse(text, j, &perr)) {
 		free(text);
 		return 0;
 	}
@@ -644,7 +197,7 @@ static int journal_store(const char *dir, const journal_t *j,
 	if (!j->n)
 		return cosched_spool_replace(dir, COSCHED_CPUFREQ_JOURNAL_FILE,
 					     NULL, err);
-	text = journal_format(j);
+	text = cosched_journal_format(j);
 	if (!text)
 		return cosched_error_set(err, "cpufreq journal: out of memory");
 	rc = cosched_spool_replace(dir, COSCHED_CPUFREQ_JOURNAL_FILE, text,
@@ -765,7 +318,7 @@ static bool settle(const cosched_cpufreq_t *c, journal_t *j,
 			}
 			out->restored++;
 			out->last = d->orig;
-			domain_remove(j, i--);
+			cosched_journal_domain_remove(j, i--);
 			changed = true;
 			continue;
 		}
@@ -787,9 +340,9 @@ static bool settle(const cosched_cpufreq_t *c, journal_t *j,
 		if (d->added && acq) {
 			/* The new holder runs unchanged: take it out and
 			 * settle the domain for the others (or restore). */
-			int h = holder_find(d, acq->job_id, acq->step_id);
+			int h = cosched_journal_holder_find(d, acq->job_id, acq->step_id);
 			if (h >= 0)
-				holder_remove(d, h);
+				cosched_journal_holder_remove(d, h);
 			d->added = false;
 			changed = true;
 			i--;	/* again, without it */
@@ -808,7 +361,7 @@ static bool sweep_dead(journal_t *j)
 	for (int i = 0; i < j->n; i++)
 		for (int k = 0; k < j->d[i].n; k++)
 			if (!cosched_cpufreq_holder_alive(&j->d[i].h[k])) {
-				holder_remove(&j->d[i], k--);
+				cosched_journal_holder_remove(&j->d[i], k--);
 				j->d[i].touched = true;
 				changed = true;
 			}
@@ -845,7 +398,7 @@ static int begin_wait(const char *dir, int wait_ms, journal_t *j,
 		 * domain since, and cosched changed nothing in this boot. */
 		out->dropped = j->n;
 		for (int i = j->n - 1; i >= 0; i--)
-			domain_remove(j, i);
+			cosched_journal_domain_remove(j, i);
 		*changed = true;
 	}
 	if (strcmp(j->boot, boot)) {
@@ -872,7 +425,7 @@ static int finish(const char *dir, journal_t *j, bool changed, int lock,
 	if (changed && journal_store(dir, j, &werr))
 		problem(p, "%s", werr.msg);
 	close(lock);
-	journal_free(j);
+	cosched_journal_free(j);
 	return problems_end(p);
 }
 
@@ -971,17 +524,17 @@ static int acquire_domains(const cosched_cpufreq_t *c, const char *dir,
 	outcome_clear(out);
 	if (valid_indexes(c, idx, n, err))
 		return -1;
-	if (h->pid <= 0 || (h->governor[0] && !governor_ok(h->governor)) ||
+	if (h->pid <= 0 || (h->governor[0] && !cosched_journal_governor_ok(h->governor)) ||
 	    h->freq_khz < 0)
 		return cosched_error_set(err,
 			"cpufreq: invalid holder (pid %d, governor %s, freq %ld)",
 			(int) h->pid, COSCHED_QUOTE(h->governor), h->freq_khz);
-	j = journal_new();
+	j = cosched_journal_new();
 	if (!j)
 		return cosched_error_set(err, "cpufreq journal: out of memory");
 	lock = begin(dir, j, &changed, out, err);
 	if (lock < 0) {
-		journal_free(j);
+		cosched_journal_free(j);
 		return -1;
 	}
 	if (kept_aside(dir, bad, sizeof(bad))) {
@@ -997,7 +550,7 @@ static int acquire_domains(const cosched_cpufreq_t *c, const char *dir,
 			cosched_cpufreq_domain(c, idx[i]);
 		cosched_cpufreq_setting_t s;
 		cosched_error_t cerr;
-		jdom_t *d = domain_get(j, cd->id, false);
+		jdom_t *d = cosched_journal_domain_get(j, cd->id, false);
 		bool fresh = !d;
 		int k;
 
@@ -1015,7 +568,7 @@ static int acquire_domains(const cosched_cpufreq_t *c, const char *dir,
 					cerr.msg);
 				continue;
 			}
-			d = domain_get(j, cd->id, true);
+			d = cosched_journal_domain_get(j, cd->id, true);
 			if (!d) {
 				problem(&p, "cpufreq journal: full");
 				continue;
@@ -1026,7 +579,7 @@ static int acquire_domains(const cosched_cpufreq_t *c, const char *dir,
 			node_domain(c, d, &p);
 			continue;
 		}
-		k = holder_find(d, h->job_id, h->step_id);
+		k = cosched_journal_holder_find(d, h->job_id, h->step_id);
 		if (k >= 0) {
 			cosched_cpufreq_holder_t old = d->h[k];
 
@@ -1038,20 +591,20 @@ static int acquire_domains(const cosched_cpufreq_t *c, const char *dir,
 				continue;
 			}
 		} else {
-			if (holder_add(d, h)) {
+			if (cosched_journal_holder_add(d, h)) {
 				problem(&p,
 					"cpufreq domain %d: more than %d holders",
 					cd->id, COSCHED_CPUFREQ_HOLDERS_MAX);
 				if (fresh)
-					domain_remove(j, (int) (d - j->d));
+					cosched_journal_domain_remove(j, (int) (d - j->d));
 				continue;
 			}
 			if (!resolve(d, &s) &&
 			    cosched_cpufreq_check(c, idx[i], &s, &cerr)) {
-				holder_remove(d, d->n - 1);
+				cosched_journal_holder_remove(d, d->n - 1);
 				problem(&p, "%s", cerr.msg);
 				if (fresh)
-					domain_remove(j, (int) (d - j->d));
+					cosched_journal_domain_remove(j, (int) (d - j->d));
 				continue;
 			}
 		}
@@ -1065,7 +618,7 @@ static int acquire_domains(const cosched_cpufreq_t *c, const char *dir,
 		if (journal_store(dir, j, &werr)) {
 			problem(&p, "%s (no frequency changed)", werr.msg);
 			close(lock);
-			journal_free(j);
+			cosched_journal_free(j);
 			problems_end(&p);
 			return -1;
 		}
@@ -1111,12 +664,12 @@ int cosched_cpufreq_release(const cosched_cpufreq_t *c, const char *dir,
 	if (!out)
 		out = &dummy;
 	outcome_clear(out);
-	j = journal_new();
+	j = cosched_journal_new();
 	if (!j)
 		return cosched_error_set(err, "cpufreq journal: out of memory");
 	lock = begin(dir, j, &changed, out, err);
 	if (lock < 0) {
-		journal_free(j);
+		cosched_journal_free(j);
 		return -1;
 	}
 	for (int i = 0; i < j->n; i++)
@@ -1124,7 +677,7 @@ int cosched_cpufreq_release(const cosched_cpufreq_t *c, const char *dir,
 			if (j->d[i].h[k].job_id == job_id &&
 			    (step_id == COSCHED_CPUFREQ_ANY_STEP ||
 			     j->d[i].h[k].step_id == step_id)) {
-				holder_remove(&j->d[i], k--);
+				cosched_journal_holder_remove(&j->d[i], k--);
 				j->d[i].touched = true;
 				changed = true;
 			}
@@ -1153,12 +706,12 @@ static int sweep_journal(const cosched_cpufreq_t *c, const char *dir,
 	if (!out)
 		out = &dummy;
 	outcome_clear(out);
-	j = journal_new();
+	j = cosched_journal_new();
 	if (!j)
 		return cosched_error_set(err, "cpufreq journal: out of memory");
 	lock = begin_wait(dir, wait_ms, j, &changed, out, err);
 	if (lock < 0) {
-		journal_free(j);
+		cosched_journal_free(j);
 		return lock;
 	}
 	/* begin_wait() dropped the holders whose process is gone: what is

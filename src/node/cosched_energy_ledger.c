@@ -1,6 +1,8 @@
 /*
  * cosched_energy_ledger.c - the node's energy handed out to its steps
- * (see the header for the rule, the protocol and the text form).
+ * (see the header for the rule, the protocol and the text form): the
+ * update under the ledger's lock.  The text form is
+ * cosched_energy_ledger_text.c.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -11,262 +13,12 @@
 #include <unistd.h>
 
 #include "src/libcosched/cosched_file.h"
-#include "src/libcosched/cosched_number.h"
+#include "src/libcosched/cosched_kv.h"
+#include "src/libcosched/cosched_text.h"
 #include "cosched_energy_ledger.h"
+#include "cosched_energy_ledger_internal.h"
 
-#define LEDGER_TAG "cosched-energy-ledger/"
-#define LEDGER_SCHEMA 1
 #define LEDGER_BYTES_MAX (4u << 20)
-
-typedef struct {
-	char dir[32];
-	uint64_t uj;
-} lzone_t;
-
-typedef struct {
-	char boot[COSCHED_BOOT_ID_LEN + 1];
-	int nzones;
-	lzone_t zone[COSCHED_RAPL_ZONES_MAX];
-	uint64_t attributed, unattributed, abandoned;
-	int n;
-	cosched_ledger_step_t step[COSCHED_LEDGER_STEPS_MAX];
-} ledger_t;
-
-void cosched_step_ref_format(const cosched_step_ref_t *r, char *buf,
-			     size_t len)
-{
-	snprintf(buf, len, "%" PRIu32 ".%" PRIu32, r->job_id, r->step_id);
-}
-
-static bool ref_eq(const cosched_step_ref_t *a, const cosched_step_ref_t *b)
-{
-	return a->job_id == b->job_id && a->step_id == b->step_id;
-}
-
-/* ---- text form ---------------------------------------------------------- */
-
-static int put(char **buf, size_t *len, size_t *cap, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-static int put(char **buf, size_t *len, size_t *cap, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	for (;;) {
-		va_start(ap, fmt);
-		n = vsnprintf(*buf + *len, *cap - *len, fmt, ap);
-		va_end(ap);
-		if (n < 0)
-			return -1;
-		if ((size_t) n < *cap - *len) {
-			*len += (size_t) n;
-			return 0;
-		}
-		char *nb = realloc(*buf, *cap * 2 + (size_t) n);
-		if (!nb)
-			return -1;
-		*buf = nb;
-		*cap = *cap * 2 + (size_t) n;
-	}
-}
-
-static char *ledger_format(const ledger_t *l)
-{
-	size_t len = 0, cap = 4096;
-	char *b = malloc(cap);
-	int rc = 0;
-
-	if (!b)
-		return NULL;
-	rc |= put(&b, &len, &cap, LEDGER_TAG "%d boot=%s\n", LEDGER_SCHEMA,
-		  l->boot);
-	for (int i = 0; i < l->nzones; i++)
-		rc |= put(&b, &len, &cap, "zone %s %" PRIu64 "\n",
-			  l->zone[i].dir, l->zone[i].uj);
-	rc |= put(&b, &len, &cap,
-		  "totals attributed=%" PRIu64 " unattributed=%" PRIu64
-		  " abandoned=%" PRIu64 "\n",
-		  l->attributed, l->unattributed, l->abandoned);
-	for (int i = 0; i < l->n && !rc; i++) {
-		const cosched_ledger_step_t *s = &l->step[i];
-		char id[32], mem[24];
-
-		cosched_step_ref_format(&s->id, id, sizeof(id));
-		if (s->mem_rate == COSCHED_ENERGY_UNKNOWN)
-			strcpy(mem, "-");
-		else
-			snprintf(mem, sizeof(mem), "%" PRIu64, s->mem_rate);
-		rc |= put(&b, &len, &cap,
-			  "step %s pid=%d start=%llu cores=%" PRIu32
-			  " rate=%" PRIu64 " mem_rate=%s uncore=%" PRIu64
-			  " core=%" PRIu64 " dram=%" PRIu64 " node=%" PRIu64
-			  " seen=%d corunners=",
-			  id, (int) s->proc.pid, s->proc.start_time, s->cores,
-			  s->rate, mem, s->energy.uncore_uj, s->energy.core_uj,
-			  s->energy.dram_uj, s->node_uj, s->corunners_seen);
-		for (int k = 0; k < s->ncorunners; k++) {
-			cosched_step_ref_format(&s->corunners[k], id,
-						sizeof(id));
-			rc |= put(&b, &len, &cap, "%s%s", k ? "," : "", id);
-		}
-		rc |= put(&b, &len, &cap, "%s\n", s->ncorunners ? "" : "-");
-	}
-	if (rc) {
-		free(b);
-		return NULL;
-	}
-	return b;
-}
-
-static int parse_ref(const char *s, cosched_step_ref_t *r)
-{
-	char buf[32], *dot;
-	uint64_t j, st;
-
-	if (strlen(s) >= sizeof(buf))
-		return -1;
-	strcpy(buf, s);
-	dot = strchr(buf, '.');
-	if (!dot)
-		return -1;
-	*dot = '\0';
-	if (cosched_parse_u64(buf, UINT32_MAX, &j) || cosched_parse_u64(dot + 1, UINT32_MAX, &st))
-		return -1;
-	r->job_id = (uint32_t) j;
-	r->step_id = (uint32_t) st;
-	return 0;
-}
-
-/* "key=value" tokens in order; value points into the line. */
-static int kv(char **save, const char *key, char **value)
-{
-	char *tok = strtok_r(NULL, " ", save);
-	size_t n = strlen(key);
-
-	if (!tok || strncmp(tok, key, n) || tok[n] != '=')
-		return -1;
-	*value = tok + n + 1;
-	return 0;
-}
-
-static int parse_step(char *rest, cosched_ledger_step_t *s)
-{
-	char *save, *tok = strtok_r(rest, " ", &save), *v;
-	uint64_t x;
-
-	memset(s, 0, sizeof(*s));
-	if (!tok || parse_ref(tok, &s->id))
-		return -1;
-	if (kv(&save, "pid", &v) || cosched_parse_u64(v, INT32_MAX, &x) || !x)
-		return -1;
-	s->proc.pid = (pid_t) x;
-	if (kv(&save, "start", &v) || cosched_parse_u64(v, UINT64_MAX, &x))
-		return -1;
-	s->proc.start_time = x;
-	if (kv(&save, "cores", &v) || cosched_parse_u64(v, UINT32_MAX, &x) || !x)
-		return -1;
-	s->cores = (uint32_t) x;
-	if (kv(&save, "rate", &v) || cosched_parse_u64(v, UINT64_MAX - 1, &s->rate))
-		return -1;
-	if (kv(&save, "mem_rate", &v))
-		return -1;
-	if (!strcmp(v, "-"))
-		s->mem_rate = COSCHED_ENERGY_UNKNOWN;
-	else if (cosched_parse_u64(v, UINT64_MAX - 1, &s->mem_rate))
-		return -1;
-	if (kv(&save, "uncore", &v) || cosched_parse_u64(v, UINT64_MAX, &s->energy.uncore_uj) ||
-	    kv(&save, "core", &v) || cosched_parse_u64(v, UINT64_MAX, &s->energy.core_uj) ||
-	    kv(&save, "dram", &v) || cosched_parse_u64(v, UINT64_MAX, &s->energy.dram_uj) ||
-	    kv(&save, "node", &v) || cosched_parse_u64(v, UINT64_MAX, &s->node_uj) ||
-	    kv(&save, "seen", &v) || cosched_parse_u64(v, INT32_MAX, &x))
-		return -1;
-	s->corunners_seen = (int) x;
-	if (kv(&save, "corunners", &v) || strtok_r(NULL, " ", &save))
-		return -1;
-	if (strcmp(v, "-")) {
-		char *csave, *c;
-
-		for (c = strtok_r(v, ",", &csave); c;
-		     c = strtok_r(NULL, ",", &csave)) {
-			if (s->ncorunners == COSCHED_LEDGER_CORUNNERS_MAX ||
-			    parse_ref(c, &s->corunners[s->ncorunners]))
-				return -1;
-			s->ncorunners++;
-		}
-	}
-	if (s->corunners_seen < s->ncorunners)
-		return -1;
-	s->energy.total_uj = s->energy.uncore_uj + s->energy.core_uj +
-			     s->energy.dram_uj;
-	return 0;
-}
-
-/* Strict: any line out of place is an error naming its number. */
-static int ledger_parse(char *text, ledger_t *l, cosched_error_t *err)
-{
-	char *save, *line;
-	int no = 0;
-	bool totals = false;
-
-	memset(l, 0, sizeof(*l));
-	for (line = strtok_r(text, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save)) {
-		no++;
-		if (no == 1) {
-			int schema;
-			char boot[COSCHED_BOOT_ID_LEN + 2];
-
-			if (sscanf(line, LEDGER_TAG "%d boot=%37s", &schema,
-				   boot) != 2 || schema != LEDGER_SCHEMA ||
-			    strlen(boot) > COSCHED_BOOT_ID_LEN)
-				return cosched_error_set(err,
-					"line 1: not a schema %d energy ledger",
-					LEDGER_SCHEMA);
-			strcpy(l->boot, boot);
-		} else if (!strncmp(line, "zone ", 5) && !totals) {
-			char *zs, *dir = strtok_r(line + 5, " ", &zs);
-			char *v = strtok_r(NULL, " ", &zs);
-			lzone_t *z = &l->zone[l->nzones];
-
-			if (l->nzones == COSCHED_RAPL_ZONES_MAX || !dir || !v ||
-			    strlen(dir) >= sizeof(z->dir) ||
-			    strtok_r(NULL, " ", &zs) ||
-			    cosched_parse_u64(v, UINT64_MAX, &z->uj))
-				return cosched_error_set(err,
-					"line %d: bad zone line", no);
-			strcpy(z->dir, dir);
-			l->nzones++;
-		} else if (!strncmp(line, "totals ", 7) && !totals) {
-			unsigned long long a, u, b;
-			char extra;
-
-			if (sscanf(line, "totals attributed=%llu unattributed=%llu abandoned=%llu%c",
-				   &a, &u, &b, &extra) != 3)
-				return cosched_error_set(err,
-					"line %d: bad totals line", no);
-			l->attributed = a;
-			l->unattributed = u;
-			l->abandoned = b;
-			totals = true;
-		} else if (!strncmp(line, "step ", 5) && totals) {
-			if (l->n == COSCHED_LEDGER_STEPS_MAX ||
-			    parse_step(line + 5, &l->step[l->n]))
-				return cosched_error_set(err,
-					"line %d: bad step line", no);
-			for (int i = 0; i < l->n; i++)
-				if (ref_eq(&l->step[i].id, &l->step[l->n].id))
-					return cosched_error_set(err,
-						"line %d: step listed twice", no);
-			l->n++;
-		} else {
-			return cosched_error_set(err, "line %d: unexpected",
-						 no);
-		}
-	}
-	if (!totals)
-		return cosched_error_set(err, "no totals line");
-	return 0;
-}
 
 /* ---- the update --------------------------------------------------------- */
 
@@ -286,7 +38,7 @@ static void corunner_add(cosched_ledger_step_t *s,
 			 const cosched_step_ref_t *other)
 {
 	for (int k = 0; k < s->ncorunners; k++)
-		if (ref_eq(&s->corunners[k], other))
+		if (cosched_step_ref_eq(&s->corunners[k], other))
 			return;
 	if (s->corunners_seen > s->ncorunners)
 		return;		/* already past the names: counted below */
@@ -366,7 +118,7 @@ static int ledger_load(const char *dir, const char *boot, ledger_t *l,
 			return cosched_error_set(err, "%s", perr.msg);
 		oc->restarted = true;
 		snprintf(oc->note, sizeof(oc->note), "new ledger");
-	} else if (ledger_parse(text, l, &perr)) {
+	} else if (cosched_ledger_parse(text, l, &perr)) {
 		memset(l, 0, sizeof(*l));
 		oc->restarted = true;
 		snprintf(oc->note, sizeof(oc->note),
@@ -444,7 +196,7 @@ int cosched_energy_ledger_update(cosched_rapl_t *rapl, const char *dir,
 	/* Those found dead keep nothing: their sampler never writes a
 	 * record.  What they had been given is counted as abandoned. */
 	for (int i = 0; i < l->n;) {
-		if (!ref_eq(&l->step[i].id, &me->id) &&
+		if (!cosched_step_ref_eq(&l->step[i].id, &me->id) &&
 		    !cosched_proc_alive(&l->step[i].proc)) {
 			l->abandoned += l->step[i].energy.total_uj;
 			l->step[i] = l->step[--l->n];
@@ -453,7 +205,7 @@ int cosched_energy_ledger_update(cosched_rapl_t *rapl, const char *dir,
 		i++;
 	}
 	for (int i = 0; i < l->n; i++)
-		if (ref_eq(&l->step[i].id, &me->id))
+		if (cosched_step_ref_eq(&l->step[i].id, &me->id))
 			mine = i;
 	/* The interval is split among the steps present during it: a
 	 * joining step was not (it is added after the split). */
@@ -503,7 +255,7 @@ int cosched_energy_ledger_update(cosched_rapl_t *rapl, const char *dir,
 		l->step[mine] = l->step[--l->n];
 	}
 	if (l->n) {
-		text = ledger_format(l);
+		text = cosched_ledger_format(l);
 		if (!text) {
 			cosched_error_set(err, "energy ledger: out of memory");
 			goto done;

@@ -39,7 +39,9 @@
  *   totals attributed=UJ unattributed=UJ abandoned=UJ
  *   step JOB.STEP pid=P start=T cores=N rate=R mem_rate=M|- uncore=UJ
  *        core=UJ dram=UJ node=UJ corunners=J.S,J.S,...|-
- * (a step line is one line).  attributed: energy handed to steps that have
+ * (a step line is one line; the version, as for every state file, by the
+ * rule of cosched_kv.h: a newer minor's appended keys and new kinds of
+ * line are skipped, another major restarts the ledger).  attributed: energy handed to steps that have
  * left; unattributed: spent while no step was present (between updates
  * that found none); abandoned: the shares of steps found dead.
  */

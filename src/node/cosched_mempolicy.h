@@ -10,8 +10,9 @@
 #ifndef COSCHED_MEMPOLICY_H
 #define COSCHED_MEMPOLICY_H
 
-#include "src/libcosched/cosched_decision.h"	/* cosched_idset_t, membind */
+#include "src/libcosched/cosched_decision.h"	/* membind */
 #include "src/libcosched/cosched_error.h"
+#include "src/libcosched/cosched_idset.h"
 
 /*
  * Set the calling thread's memory policy:

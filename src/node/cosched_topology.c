@@ -58,7 +58,7 @@ static int _load_numa(cosched_topology_t *t, cosched_error_t *err)
 		/* A CPU past what an id set holds is one no caller can
 		 * name: left out rather than failing the whole node. */
 		hwloc_bitmap_foreach_begin(cpu, o->cpuset) {
-			if (cpu < COSCHED_DECISION_IDS_MAX)
+			if (cpu < COSCHED_IDSET_MAX)
 				cosched_idset_add(&t->numa[i].cpus, cpu, NULL);
 		} hwloc_bitmap_foreach_end();
 	}

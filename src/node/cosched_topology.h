@@ -22,9 +22,9 @@
 #ifndef COSCHED_TOPOLOGY_H
 #define COSCHED_TOPOLOGY_H
 
-#include "src/libcosched/cosched_decision.h"	/* cosched_idset_t */
 #include "src/libcosched/cosched_conf.h"	/* source check */
 #include "src/libcosched/cosched_error.h"
+#include "src/libcosched/cosched_idset.h"
 
 typedef struct cosched_topology cosched_topology_t;
 

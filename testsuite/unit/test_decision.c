@@ -387,13 +387,17 @@ START_TEST(test_errors_schema_trailing_reason)
 
 	/* another schema version: both named */
 	expect_error("cosched/2 job=1 state=placed policy=gang",
-		     "schema: record version \"2\" refused",
-		     "knows version 1", "cosched/2");
-	expect_error("cosched/10", "record version \"10\" refused", "version 1");
-	expect_error("cosched/x job=1", "schema: invalid record version \"x\"",
-		     "version 1");
-	expect_error("cosched/ job=1", "schema: invalid record version \"\"");
-	expect_error("cosched/01 job=1", "invalid record version \"01\"");
+		     "decision record schema cosched/2.0 is newer than this node understands (cosched/1.x)",
+		     "upgrade cosched here");
+	expect_error("cosched/10", "schema cosched/10.0 is newer", "cosched/1.x");
+	expect_error("cosched/0.5 job=1", "schema cosched/0.5 is older", "cosched/1.x");
+	expect_error("cosched/x job=1", "schema: invalid version \"x\"",
+		     "cosched/1.x");
+	expect_error("cosched/ job=1", "schema: invalid version \"\"");
+	expect_error("cosched/01 job=1", "invalid version \"01\"");
+	expect_error("cosched/1.01 job=1", "invalid version \"1.01\"");
+	expect_error("cosched/1. job=1", "invalid version \"1.\"");
+	expect_error("cosched/1.2.3 job=1", "invalid version \"1.2.3\"");
 	/* trailing bytes */
 	expect_error(BASE " reason=\"x\" slowdown=1",
 		     "reason: trailing bytes \" slowdown=1\"");
@@ -659,7 +663,7 @@ START_TEST(test_find)
 	ck_assert_int_eq(cosched_decision_find("bb\n" REC " frob=1\nx", &d, &err), -1);
 	ck_assert_ptr_nonnull(strstr(err.msg, "invalid key \"frob\""));
 	ck_assert_int_eq(cosched_decision_find("cosched/2 job=9 x=y", &d, &err), -1);
-	ck_assert_ptr_nonnull(strstr(err.msg, "version \"2\" refused"));
+	ck_assert_ptr_nonnull(strstr(err.msg, "cosched/2.0 is newer"));
 	/* two record lines: a forgery or a bug, neither is believed */
 	ck_assert_int_eq(cosched_decision_find(REC "\nbb\n" OLD, &d, &err), -1);
 	ck_assert_ptr_nonnull(strstr(err.msg, "2 lines start with cosched/"));

@@ -144,7 +144,7 @@ START_TEST(test_table)
 	assert_line(t, "JOB USER STATE CLASS SOURCE REASON");
 	assert_line(t, "61 bob pending mem profile waits for a socket without mem jobs");
 	assert_line(t, "62 bob - - - no cosched record");
-	assert_line(t, "63 frank - - - invalid cosched record: schema: record version \"2\" refused: this reader knows version 1 only");
+	assert_line(t, "63 frank - - - invalid cosched record: decision record schema cosched/2.0 is newer than this node understands (cosched/1.x): upgrade cosched here (cosched(8) UPGRADE)");
 	assert_order(t, "61 ", "62 ");
 	assert_order(t, "62 ", "63 ");
 	free(t);

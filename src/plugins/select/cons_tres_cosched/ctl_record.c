@@ -25,9 +25,16 @@
 /* The job's decision record from its SystemComment (1 found). */
 int ctl_record_read(job_record_t *job_ptr, cosched_decision_t *d)
 {
+	cosched_decision_compat_t compat;
+	char note[COSCHED_ERROR_MSG_LEN];
 	cosched_error_t err;
-	int rc = cosched_decision_find(job_ptr->system_comment, d, &err);
+	int rc = cosched_decision_find_compat(job_ptr->system_comment, d,
+					      &compat, &err);
 
+	/* After a rollback, records the newer release wrote: read, what
+	 * this release does not know skipped, said once. */
+	if (rc == 1 && cosched_decision_compat_note(&compat, note, sizeof(note)))
+		debug("%s: %pJ: %s", plugin_type, job_ptr, note);
 	if (rc < 0)
 		error("%s: %pJ: its decision record is unreadable: %s",
 		      plugin_type, job_ptr, err.msg);

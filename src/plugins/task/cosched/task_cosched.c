@@ -45,6 +45,7 @@
 #include "src/slurmd/slurmd/slurmd.h"
 #include "src/slurmd/slurmstepd/slurmstepd_job.h"
 
+#include "src/libcosched/cosched_kv.h"
 #include "src/libcosched/cosched_options.h"
 #include "src/plugins/common/plugin_conf.h"
 
@@ -115,10 +116,19 @@ static void _load_topology(void)
 	xfree(src);
 }
 
+/* What a newer minor of the node's state files carried (the cpufreq
+ * journal, shared with steps of another release during an upgrade). */
+static void _kv_note(const char *msg)
+{
+	debug("%s: %s", plugin_type, msg);
+}
+
 extern int init(void)
 {
 	cosched_error_t err;
 	char *path = cosched_plugin_conf_path();
+
+	cosched_kv_set_note_hook(_kv_note);
 
 	xfree(task_cosched_conf_path);
 	task_cosched_conf_path = xstrdup(path);

@@ -56,18 +56,40 @@ static char *_path(uint32_t job_id)
 			      job_id);
 }
 
+/* A record of a newer minor: enforced, the keys this node does not know
+ * skipped, said once a process. */
+static void _compat_note(uint32_t job_id,
+			 const cosched_decision_compat_t *compat)
+{
+	char note[COSCHED_ERROR_MSG_LEN];
+
+	if (cosched_decision_compat_note(compat, note, sizeof(note)))
+		debug("%s: job %u: %s", plugin_type, job_id, note);
+}
+
 static int _cache_read(uint32_t job_id, cosched_decision_t *d)
 {
 	char *path = _path(job_id), *text;
+	cosched_decision_compat_t compat;
 	cosched_error_t err;
-	int rc = -1;
+	int parsed, rc = -1;
 
 	if (!path)
 		return -1;
 	text = cosched_read_file(path, COSCHED_DECISION_TEXT_MAX, NULL, &err);
-	if (text && cosched_decision_parse(text, d, &err) == 0 &&
-	    d->job_id == job_id)
+	parsed = text ? cosched_decision_parse_compat(text, d, &compat, &err) :
+			-1;
+	if (!parsed && d->job_id == job_id) {
+		_compat_note(job_id, &compat);
 		rc = 0;
+	} else if (text) {
+		/* Written by another release of this node's cosched (a
+		 * rollback with the job running), or damaged: slurmctld's
+		 * copy decides, and replaces it. */
+		error("%s: job %u: cached decision record %s not used (%s): asking slurmctld",
+		      plugin_type, job_id, path,
+		      parsed ? err.msg : "it names another job");
+	}
 	free(text);
 	xfree(path);
 	return rc;
@@ -96,11 +118,28 @@ done:
 	xfree(tmp);
 }
 
+/* SlurmdSpoolDir/cosched, which the record's copy lives under: the first
+ * step of the first job on a node comes here before anything else of
+ * cosched has made it. */
+static void _cache_parent(void)
+{
+	char *dir;
+
+	if (!conf || !conf->spooldir)
+		return;
+	dir = xstrdup_printf("%s/cosched", conf->spooldir);
+	if (mkdir(dir, 0700) && errno != EEXIST)
+		debug("%s: %s: %m: the job's record is not kept on the node",
+		      plugin_type, dir);
+	xfree(dir);
+}
+
 static int _fetch(uint32_t job_id, cosched_decision_t *d, char *why,
 		  size_t len)
 {
 	job_info_msg_t *msg = NULL;
 	const char *comment = NULL;
+	cosched_decision_compat_t compat;
 	cosched_error_t err;
 	int rc;
 
@@ -112,7 +151,11 @@ static int _fetch(uint32_t job_id, cosched_decision_t *d, char *why,
 	for (uint32_t i = 0; i < msg->record_count; i++)
 		if (msg->job_array[i].job_id == job_id)
 			comment = msg->job_array[i].system_comment;
-	rc = cosched_decision_find(comment, d, &err);
+	rc = cosched_decision_find_compat(comment, d, &compat, &err);
+	/* A controller already upgraded may write a newer minor during a
+	 * rolling upgrade. */
+	if (rc == 1)
+		_compat_note(job_id, &compat);
 	if (rc < 0)
 		snprintf(why, len, "invalid decision record: %s", err.msg);
 	else if (rc == 0)
@@ -144,8 +187,10 @@ int task_cosched_record_fetch(uint32_t job_id, uint32_t step_id,
 	if (!_cache_read(job_id, d))
 		return 1;
 	rc = _fetch(job_id, d, why, len);
-	if (rc == 1)
+	if (rc == 1) {
+		_cache_parent();
 		_cache_write(job_id, d);
+	}
 	return rc;
 }
 

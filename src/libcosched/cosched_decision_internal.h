@@ -1,0 +1,75 @@
+/*
+ * cosched_decision_internal.h - what the decision record's files share
+ * (not for use outside src/libcosched/cosched_decision*.c):
+ *
+ *   cosched_decision.c          names, the record in memory, numbers
+ *   cosched_decision_format.c   the formatter and its checks
+ *   cosched_decision_parse.c    the strict parser, versions
+ *   cosched_decision_comment.c  the record line in a SystemComment
+ *
+ * Every value has one written form (integers without sign or leading
+ * zero, the shortest %g of a double, merged ranges): the formatter writes
+ * it and the parser accepts nothing else, so format(parse(text)) == text
+ * for a record of this reader's version.
+ */
+#ifndef COSCHED_DECISION_INTERNAL_H
+#define COSCHED_DECISION_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "cosched_decision.h"
+
+/* The keys, in the order the record writes them. */
+enum {
+	K_JOB, K_STATE, K_POLICY, K_SCOPE, K_APP, K_CLASS, K_LCA, K_SOURCE,
+	K_MPKI,
+	K_THREADS, K_SOCKETS, K_CORES, K_NUMA, K_MEMBIND, K_POWER,
+	K_FREQ_REQ, K_FREQ, K_GOVERNOR, K_SLOWDOWN, K_REASON, K_COUNT
+};
+
+extern const char *const cosched_decision_key_names[K_COUNT];
+extern const char *const cosched_decision_state_names[];
+extern const char *const cosched_decision_membind_names[];
+
+/* Ranges (cosched_decision.h). */
+#define JOB_ID_MAX 4294967293ULL	/* below Slurm's NO_VAL, 0xfffffffe */
+#define THREADS_MAX 65536
+#define FREQ_KHZ_MAX 100000000L		/* 100 GHz */
+#define MPKI_MAX 1e6
+#define SLOWDOWN_MAX 1000.0
+
+#define NUMBER_TEXT_MAX 40
+
+/* The version this reader writes. */
+static inline cosched_kv_version_t cosched_decision_own_version(void)
+{
+	return (cosched_kv_version_t){ COSCHED_DECISION_SCHEMA,
+				       COSCHED_DECISION_SCHEMA_MINOR };
+}
+
+/* policy=: the policy names and "none" (COSCHED_DECISION_POLICY_NONE). */
+const char *cosched_decision_policy_text(cosched_policy_t p);
+
+/* A node name of n bytes (not necessarily terminated) is valid. */
+bool cosched_decision_node_name_ok(const char *name, size_t n);
+/* The index of the node named by n bytes of name, or -1. */
+int cosched_decision_node_find(const cosched_decision_t *d, const char *name,
+			       size_t n);
+bool cosched_decision_reason_char(unsigned char c);
+bool cosched_decision_governor_ok(const char *g, size_t n);
+
+/* The shortest "%.Ng" that reads back as x (0 without its sign). */
+void cosched_decision_double_text(char *buf, size_t len, double x);
+/* An integer as the record writes it, in [lo, hi]: 0, or -1 with err
+ * naming key and quoting the value. */
+int cosched_decision_parse_uint(const char *key, const char *value,
+				unsigned long long lo, unsigned long long hi,
+				unsigned long long *out, cosched_error_t *err);
+/* A double as the record writes it, in [lo, hi], or (lo, hi] when
+ * lo_open. */
+int cosched_decision_parse_double(const char *key, const char *value,
+				  double lo, bool lo_open, double hi,
+				  double *out, cosched_error_t *err);
+
+#endif

@@ -1,0 +1,40 @@
+/*
+ * cosched_energy_ledger_internal.h - the energy ledger in memory and its
+ * text form (cosched_energy_ledger_text.c), shared with the update
+ * (cosched_energy_ledger.c) and its fuzz target; not for use elsewhere.
+ */
+#ifndef COSCHED_ENERGY_LEDGER_INTERNAL_H
+#define COSCHED_ENERGY_LEDGER_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cosched_energy_ledger.h"
+
+#define LEDGER_TAG "cosched-energy-ledger/"
+#define LEDGER_SCHEMA 1
+
+typedef struct {
+	char dir[32];
+	uint64_t uj;
+} lzone_t;
+
+typedef struct {
+	char boot[COSCHED_BOOT_ID_LEN + 1];
+	int nzones;
+	lzone_t zone[COSCHED_RAPL_ZONES_MAX];
+	uint64_t attributed, unattributed, abandoned;
+	int n;
+	cosched_ledger_step_t step[COSCHED_LEDGER_STEPS_MAX];
+} ledger_t;
+
+bool cosched_step_ref_eq(const cosched_step_ref_t *a,
+			 const cosched_step_ref_t *b);
+/* The whole file, malloc'd (NULL: out of memory). */
+char *cosched_ledger_format(const ledger_t *l);
+/* Parse the whole file (text is modified) into l; on error err names the
+ * line and why.  A ledger of a newer minor is read, what it added skipped
+ * and said once (cosched_kv_note_skipped); another major is refused. */
+int cosched_ledger_parse(char *text, ledger_t *l, cosched_error_t *err);
+
+#endif

@@ -1,0 +1,181 @@
+/* test_upgrade.c - records that survive a rolling upgrade
+ * (src/libcosched/cosched_kv.c, the decision record's versions): a newer
+ * minor is read with its unknown keys skipped and said once, a newer
+ * major is refused naming both versions, and the writer keeps writing
+ * what the previous release reads. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cosched_check.h"
+#include "src/libcosched/cosched_decision.h"
+#include "src/libcosched/cosched_kv.h"
+
+static cosched_error_t err;
+
+#define BASE "job=7 state=placed policy=gang scope=socket"
+
+START_TEST(test_writer_writes_1_0_as_before)
+{
+	cosched_decision_t d;
+	char text[256];
+
+	cosched_decision_init(&d);
+	d.job_id = 7;
+	d.policy = COSCHED_POLICY_GANG;
+	ck_assert_int_eq(cosched_decision_format(&d, text, sizeof(text), &err), 0);
+	/* What the releases before minors read: they refuse anything else. */
+	ck_assert_str_eq(text, "cosched/1 " BASE);
+}
+END_TEST
+
+START_TEST(test_newer_minor_read_unknown_keys_skipped)
+{
+	static const char rec[] =
+		"cosched/1.9 " BASE " gpu=a100 cores=n1:0-3 membind=bind"
+		" note=\"two words \\\" and a quote\" reason=\"why\" after=1";
+	cosched_decision_compat_t compat;
+	cosched_decision_t d;
+	char note[COSCHED_ERROR_MSG_LEN];
+
+	ck_assert_msg(cosched_decision_parse_compat(rec, &d, &compat, &err) == 0,
+		      "%s", err.msg);
+	ck_assert_uint_eq(d.job_id, 7);
+	ck_assert_int_eq(d.membind, COSCHED_MEMBIND_BIND);
+	ck_assert(cosched_idset_has(&d.nodes[0].cores, 3));
+	ck_assert_str_eq(d.reason, "why");
+	ck_assert_uint_eq(compat.version.major, 1);
+	ck_assert_uint_eq(compat.version.minor, 9);
+	ck_assert_int_eq(compat.skipped, 3);
+	ck_assert_str_eq(compat.first_skipped, "\"gpu\"");
+	/* Said once a process, at the caller's debug level. */
+	ck_assert(cosched_decision_compat_note(&compat, note, sizeof(note)));
+	ck_assert_str_eq(note,
+		"decision record schema cosched/1.9 is newer than this node's (cosched/1): skipped 3 keys it does not know (first: \"gpu\")");
+	ck_assert(!cosched_decision_compat_note(&compat, note, sizeof(note)));
+	/* Through a SystemComment too. */
+	ck_assert_int_eq(cosched_decision_find_compat("bb\n" "cosched/1.1 " BASE
+						      " new=1\n", &d, &compat,
+						      &err), 1);
+	ck_assert_int_eq(compat.skipped, 1);
+	/* A known key keeps its rules in a newer minor. */
+	ck_assert_int_eq(cosched_decision_parse("cosched/1.2 " BASE " membind=x",
+						&d, &err), -1);
+	ck_assert_ptr_nonnull(strstr(err.msg, "membind: invalid value \"x\""));
+	ck_assert_int_eq(cosched_decision_parse("cosched/1.2 " BASE " reason=\"a\" membind=bind",
+						&d, &err), -1);
+	ck_assert_ptr_nonnull(strstr(err.msg, "membind: key out of order"));
+	/* A quoted unknown value must still be well formed. */
+	ck_assert_int_eq(cosched_decision_parse("cosched/1.2 " BASE " x=\"open",
+						&d, &err), -1);
+	ck_assert_ptr_nonnull(strstr(err.msg, "x: unterminated quote"));
+	/* "1.0" is 1: read as this version, strictly. */
+	ck_assert_int_eq(cosched_decision_parse_compat("cosched/1.0 " BASE, &d,
+						       &compat, &err), 0);
+	ck_assert_int_eq(compat.skipped, 0);
+}
+END_TEST
+
+START_TEST(test_own_version_refuses_unknown_keys)
+{
+	/* The writer of this version (or an older one) knew every key it
+	 * wrote: one more is a forgery or a bug. */
+	ck_assert_int_eq(cosched_decision_parse("cosched/1 " BASE " gpu=a100",
+						&(cosched_decision_t){ 0 }, &err), -1);
+	ck_assert_ptr_nonnull(strstr(err.msg, "invalid key \"gpu\""));
+	ck_assert_int_eq(cosched_decision_parse("cosched/1.0 " BASE " gpu=a100",
+						&(cosched_decision_t){ 0 }, &err), -1);
+	ck_assert_int_eq(cosched_decision_parse("cosched/1 " BASE " reason=\"a\" x=1",
+						&(cosched_decision_t){ 0 }, &err), -1);
+	ck_assert_ptr_nonnull(strstr(err.msg, "reason: trailing bytes"));
+}
+END_TEST
+
+START_TEST(test_newer_major_refused_naming_both)
+{
+	cosched_decision_t d;
+
+	memset(&d, 0x5a, sizeof(d));
+	ck_assert_int_eq(cosched_decision_parse("cosched/2 " BASE, &d, &err), -1);
+	ck_assert_msg(strstr(err.msg,
+		"decision record schema cosched/2.0 is newer than this node understands (cosched/1.x)"),
+		"%s", err.msg);
+	ck_assert_int_eq(cosched_decision_parse("cosched/2.3 " BASE, &d, &err), -1);
+	ck_assert_ptr_nonnull(strstr(err.msg, "cosched/2.3 is newer"));
+}
+END_TEST
+
+START_TEST(test_kv_version)
+{
+	const cosched_kv_version_t own = { 1, 2 };
+	cosched_kv_version_t v;
+	char buf[32];
+
+	ck_assert_int_eq(cosched_kv_version_read("x", "r", "t/", "1", own, &v, &err), 0);
+	ck_assert_uint_eq(v.minor, 0);
+	ck_assert_int_eq(cosched_kv_version_read("x", "r", "t/", "1.7", own, &v, &err), 0);
+	ck_assert(cosched_kv_version_newer_minor(v, own));
+	ck_assert_int_eq(cosched_kv_version_read("x", "r", "t/", "1.1", own, &v, &err), 0);
+	ck_assert(!cosched_kv_version_newer_minor(v, own));
+	ck_assert_int_eq(cosched_kv_version_read("x", "r", "t/", "3", own, &v, &err), -1);
+	ck_assert_str_eq(err.msg, "x schema t/3.0 is newer than r understands (t/1.x)");
+	ck_assert_str_eq(cosched_kv_version_text("t/", (cosched_kv_version_t){ 1, 0 },
+						 buf, sizeof(buf)), "t/1");
+	ck_assert_str_eq(cosched_kv_version_text("t/", own, buf, sizeof(buf)), "t/1.2");
+}
+END_TEST
+
+START_TEST(test_kv_reader)
+{
+	char line[] = "w a=1 b=\"x \\\\ y\" c=";
+	cosched_kv_reader_t r;
+	cosched_kv_field_t f;
+	char *word, *v;
+
+	cosched_kv_begin(&r, line, "line 1");
+	ck_assert_int_eq(cosched_kv_word(&r, &word, &err), 0);
+	ck_assert_str_eq(word, "w");
+	ck_assert_int_eq(cosched_kv_expect(&r, "a", &v, &err), 0);
+	ck_assert_str_eq(v, "1");
+	ck_assert_int_eq(cosched_kv_next(&r, &f, &err), 1);
+	ck_assert(f.quoted);
+	ck_assert_str_eq(f.value, "x \\ y");
+	ck_assert_int_eq(cosched_kv_expect(&r, "c", &v, &err), 0);
+	ck_assert_str_eq(v, "");
+	ck_assert_int_eq(cosched_kv_end(&r, &err), 0);
+
+	char two[] = "a=1  b=2";
+	cosched_kv_begin(&r, two, "line 2");
+	ck_assert_int_eq(cosched_kv_next(&r, &f, &err), 1);
+	ck_assert_int_eq(cosched_kv_next(&r, &f, &err), -1);
+	ck_assert_str_eq(err.msg, "line 2: two blanks before \"b=2\" (one between keys)");
+
+	char more[] = "a=1 b=2";
+	cosched_kv_begin(&r, more, "live load");
+	ck_assert_int_eq(cosched_kv_expect(&r, "a", &v, &err), 0);
+	ck_assert_int_eq(cosched_kv_end(&r, &err), -1);
+	ck_assert_str_eq(err.msg, "live load: more fields than expected: \"b=2\"");
+
+	uint64_t x;
+	ck_assert_int_eq(cosched_kv_u64("n", "007", 100, &x, &err), -1);
+	ck_assert_int_eq(cosched_kv_u64("n", "101", 100, &x, &err), -1);
+	ck_assert_str_eq(err.msg, "n: value \"101\" out of range (0 <= n <= 100)");
+	ck_assert_int_eq(cosched_kv_u64("n", "18446744073709551615", UINT64_MAX, &x, &err), 0);
+	ck_assert_int_eq(cosched_kv_u64("n", "18446744073709551616", UINT64_MAX, &x, &err), -1);
+}
+END_TEST
+
+Suite *cosched_test_suite(void)
+{
+	Suite *s = suite_create("upgrade");
+	TCase *tc = tcase_create("upgrade");
+
+	tcase_add_test(tc, test_writer_writes_1_0_as_before);
+	tcase_add_test(tc, test_newer_minor_read_unknown_keys_skipped);
+	tcase_add_test(tc, test_own_version_refuses_unknown_keys);
+	tcase_add_test(tc, test_newer_major_refused_naming_both);
+	tcase_add_test(tc, test_kv_version);
+	tcase_add_test(tc, test_kv_reader);
+	suite_add_tcase(s, tc);
+	return s;
+}
