@@ -30,6 +30,7 @@ typedef struct {
 	bool space;
 	bool seed002;
 	double solo_s;
+	bool solo_given;
 	bool pol[COSCHED_POLICY_COUNT];
 	int dvfs;		/* 0 off, 1 on, 2 both */
 	bool optimum;
@@ -154,24 +155,38 @@ static double rand_fairness(const sim_workload_t *w, const sim_ts_result_t *r)
 	return n ? s / n : NAN;
 }
 
+/* A figure that may not exist (no rand application, no optimum, an
+ * application that never finished): "-" in the table, an empty CSV field,
+ * null in JSON (jnum). */
+static const char *fig(char *buf, size_t size, const char *fmt, double v,
+		       const char *none)
+{
+	if (!isfinite(v))
+		return none;
+	snprintf(buf, size, fmt, v);
+	return buf;
+}
+
 static void ts_print_table(const opts_t *o, const ts_row_t *rows, size_t n,
 			   double opt_rate, bool have_opt)
 {
-	printf("%-18s %-4s %5s %10s %7s %6s %6s %6s %8s %9s %8s %7s%s\n",
+	printf("%-18s %-4s %5s %10s %7s %6s %6s %6s %8s %9s %8s %7s %10s%s\n",
 	       "policy", "dvfs", "gangs", "runs/h", "tput", "fair", "worst",
-	       "rand", "wait_s", "energy_kJ", "J/run", "EDP", have_opt ?
-	       "  opt" : "");
+	       "rand", "wait_s", "energy_kJ", "J/run", "EDP", "all_once_s",
+	       have_opt ? "   opt" : "");
 	for (size_t i = 0; i < n; i++) {
 		const ts_row_t *x = &rows[i];
-		char opt[16] = "";
-		if (have_opt)
-			snprintf(opt, sizeof(opt), " %5.3f", x->opt_ratio);
-		printf("%-18s %-4s %5zu %10.2f %7.3f %6.3f %6.3f %6.3f %8.1f "
-		       "%9.1f %8.1f %7.3f%s\n", x->r.label, x->dvfs ? "on" : "off",
-		       x->r.gangs, x->r.throughput_h, x->norm, x->r.fair_avg,
-		       x->r.fair_worst, x->rand_fair, x->r.wait_avg_s,
-		       x->r.energy_j / 1e3, x->r.energy_j / x->r.work,
-		       x->r.edp / rows[0].r.edp, opt);
+		char rb[32], ob[32], ab[32];
+		printf("%-18s %-4s %5zu %10.2f %7.3f %6.3f %6.3f %6s %8.1f "
+		       "%9.1f %8.1f %7.3f %10s%s%s\n", x->r.label,
+		       x->dvfs ? "on" : "off", x->r.gangs, x->r.throughput_h,
+		       x->norm, x->r.fair_avg, x->r.fair_worst,
+		       fig(rb, sizeof(rb), "%.3f", x->rand_fair, "-"),
+		       x->r.wait_avg_s, x->r.energy_j / 1e3,
+		       x->r.energy_j / x->r.work, x->r.edp / rows[0].r.edp,
+		       fig(ab, sizeof(ab), "%.1f", x->r.all_once_s, "-"),
+		       have_opt ? " " : "", have_opt ?
+		       fig(ob, sizeof(ob), "%5.3f", x->opt_ratio, "    -") : "");
 	}
 	(void)o;
 	if (have_opt)
@@ -200,18 +215,22 @@ static void ts_print_csv(const ts_row_t *rows, size_t n)
 	printf("policy,dvfs,gangs,rounds,moves,elapsed_s,runs,completions,"
 	       "runs_per_h,throughput_norm,fair_avg,fair_worst,fair_rand,"
 	       "wait_avg_s,energy_j,energy_core_j,energy_uncore_j,"
-	       "energy_dram_j,energy_per_run_j,edp,edp_norm,opt_ratio\n");
+	       "energy_dram_j,energy_per_run_j,edp,edp_norm,opt_ratio,"
+	       "all_once_s\n");
 	for (size_t i = 0; i < n; i++) {
 		const sim_ts_result_t *r = &rows[i].r;
-		printf("%s,%s,%zu,%ld,%ld,%.3f,%.6f,%ld,%.6f,%.6f,%.6f,%.6f,%.6f,"
-		       "%.6f,%.3f,%.3f,%.3f,%.3f,%.6f,%.6g,%.6f,%.6f\n", r->label,
+		char rb[32], ob[32], ab[32];
+		printf("%s,%s,%zu,%ld,%ld,%.3f,%.6f,%ld,%.6f,%.6f,%.6f,%.6f,%s,"
+		       "%.6f,%.3f,%.3f,%.3f,%.3f,%.6f,%.6g,%.6f,%s,%s\n", r->label,
 		       rows[i].dvfs ? "on" : "off", r->gangs, r->rounds, r->moves,
 		       r->elapsed_s, r->work, r->completions, r->throughput_h,
-		       rows[i].norm, r->fair_avg, r->fair_worst, rows[i].rand_fair,
+		       rows[i].norm, r->fair_avg, r->fair_worst,
+		       fig(rb, sizeof(rb), "%.6f", rows[i].rand_fair, ""),
 		       r->wait_avg_s, r->energy_j, r->e_core, r->e_uncore,
 		       r->e_dram, r->energy_j / r->work, r->edp,
-		       r->edp / rows[0].r.edp, rows[i].opt_ratio);
-		/* (no optimum: the last column is "nan") */
+		       r->edp / rows[0].r.edp,
+		       fig(ob, sizeof(ob), "%.6f", rows[i].opt_ratio, ""),
+		       fig(ab, sizeof(ab), "%.3f", r->all_once_s, ""));
 	}
 }
 
@@ -330,6 +349,8 @@ static void ts_print_json(const opts_t *o, const sim_model_t *m,
 		jnum(stdout, "edp", r->edp, true);
 		jnum(stdout, "edp_norm", r->edp / rows[0].r.edp, true);
 		jnum(stdout, "opt_ratio", rows[i].opt_ratio, true);
+		jnum(stdout, "all_once_s", r->all_once_s, true);
+		jnum(stdout, "longest_round_s", r->round_s, true);
 		printf("\"apps\": {");
 		for (size_t k = 0; k < w->n; k++) {
 			printf("%s", k ? ", " : "");
@@ -337,6 +358,7 @@ static void ts_print_json(const opts_t *o, const sim_model_t *m,
 			printf(": {");
 			jnum(stdout, "fair", r->fair[k], true);
 			jnum(stdout, "runs", r->work_app[k], true);
+			jnum(stdout, "first_done_s", r->first_done_s[k], true);
 			printf("\"completions\": %ld}", r->compl_app[k]);
 		}
 		printf("}}");
@@ -378,6 +400,44 @@ static int calibrate(const opts_t *o, sim_model_t *m, const sim_workload_t *w)
 	       "under miss_rate_balance (target %.4f)\n", 0.5 * (lo + hi), f,
 	       o->target);
 	return 0;
+}
+
+/*
+ * A round longer than the window runs once: every application gets at
+ * most its gangs' quanta and the runs/h, ratios and fairness compare
+ * fractions of one round, not policies (10,000 one-thread applications
+ * under GANG: 0 completions, "throughput 2.000").  Refused, with the
+ * window that would do.
+ */
+static bool round_exceeds_window(const sim_ts_conf_t *c,
+				 const sim_ts_result_t *r)
+{
+	if (r->round_s <= c->window_s + 1e-9)
+		return false;
+	fprintf(stderr, PROG ": --window %g: one round of %s (%zu gangs of "
+		"%g s) takes %g s, longer than the window: no application "
+		"could run twice and its throughput would mean nothing; give "
+		"a window of many rounds (--window %g is ten), or fewer "
+		"applications\n", c->window_s,
+		r->label, r->gangs, c->quantum_s, r->round_s, 10 * r->round_s);
+	return true;
+}
+
+/* An application that never finished a run: runs/h counts fractions of
+ * runs, and the all_once_s figure is "-"; said once per policy. */
+static void warn_unfinished(const sim_workload_t *w, const ts_row_t *x)
+{
+	size_t never = 0, first = 0;
+
+	for (size_t i = 0; i < w->n; i++)
+		if (x->r.compl_app[i] == 0 && never++ == 0)
+			first = i;
+	if (never)
+		fprintf(stderr, PROG ": warning: %s%s: %zu of %zu applications "
+			"(first %s) never finished a run in the %g s window; "
+			"runs/h counts fractions of runs\n", x->r.label,
+			x->dvfs ? " (dvfs on)" : "", never, w->n,
+			COSCHED_QUOTE(w->apps[first].name), x->r.elapsed_s);
 }
 
 static int run_time_shared(const opts_t *o, const sim_model_t *m,
@@ -440,6 +500,10 @@ static int run_time_shared(const opts_t *o, const sim_model_t *m,
 			rows[n].dvfs = dvfs;
 			rows[n].opt_ratio = NAN;
 			n++;
+			if (round_exceeds_window(&c, &rows[n - 1].r)) {
+				rc = 2;
+				goto out;
+			}
 		}
 		if (o->optimum) {
 			int gang_of[SIM_OPT_MAX_APPS], thr[SIM_OPT_MAX_APPS], ng;
@@ -460,6 +524,7 @@ static int run_time_shared(const opts_t *o, const sim_model_t *m,
 	for (size_t i = 0; i < n; i++) {
 		rows[i].norm = rows[i].r.throughput_h / rows[0].r.throughput_h;
 		rows[i].rand_fair = rand_fairness(w, &rows[i].r);
+		warn_unfinished(w, &rows[i]);
 		if (o->optimum) {
 			double rate = opt_rate[rows[i].dvfs ? 1 : 0];
 			rows[i].opt_ratio = rows[i].r.throughput_h / 3600 / rate;
@@ -1191,6 +1256,7 @@ int main(int argc, char **argv)
 		case O_SEED002: o.seed002 = true; break;
 		case O_SOLO:
 			if (num("--solo", optarg, 1e-3, 1e9, &o.solo_s)) return 2;
+			o.solo_given = true;
 			break;
 		case O_SETTING:
 			if (!strcmp(optarg, "time")) o.space = false;
@@ -1347,6 +1413,20 @@ int main(int argc, char **argv)
 		fprintf(stderr, PROG ": %s\n", err.msg);
 		return 2;
 	}
+	/* Options that would otherwise be ignored without a word. */
+	if (o.solo_given && !o.seed002 && !o.anchor) {
+		fprintf(stderr, PROG ": --solo sets the standalone time of "
+			"--seed002's and --anchor's applications only; a "
+			"workload file gives each its SOLO_S field, --swf and "
+			"--generate their run times\n");
+		return 2;
+	}
+	if (o.optimum && (o.space || o.anchor || o.seed000 || o.bench_large)) {
+		fprintf(stderr, PROG ": --optimum is the best gang partition of "
+			"the time-shared setting; --setting space, --anchor, "
+			"--seed000 and --bench-scale have none\n");
+		return 2;
+	}
 	if (o.bench_large && o.plot) {
 		fprintf(stderr, PROG ": --plot draws runs, not --bench-scale\n");
 		return 2;
@@ -1399,6 +1479,8 @@ int main(int argc, char **argv)
 					    o.ss.sockets * o.ss.cores, o.load,
 					    &err);
 	}
+	if (rc == 0 && o.workload)
+		rc = sim_workload_check_model(&w, &m, o.workload, &err);
 	if (rc < 0) {
 		fprintf(stderr, PROG ": %s\n", err.msg);
 		sim_workload_free(&w);
