@@ -167,6 +167,12 @@ void sim_gang_job(const sim_app_t *a, size_t i, cosched_gang_job_t *j);
 
 /* ---- time-shared ------------------------------------------------- */
 
+/* Told every quantum run (--timeline, --plot): when, which gang, and its
+ * n members as run (perf[i] for mem[i]). */
+typedef void (*sim_quantum_fn)(void *ctx, double time_s, int gang,
+			       const sim_workload_t *w, const sim_member_t *mem,
+			       const sim_perf_t *perf, int n);
+
 typedef struct {
 	int capacity;		/* cores of the package (8) */
 	double quantum_s;	/* 1 */
@@ -175,7 +181,8 @@ typedef struct {
 	uint64_t seed;		/* Miss-Rate Bound's random start */
 	double mrb_weight, mrb_threshold;
 	bool mrb_start_zero;	/* thesis: every MPKI starts at 0 */
-	FILE *timeline;		/* NULL, or one line per quantum */
+	sim_quantum_fn on_quantum;	/* NULL, or told every quantum */
+	void *on_quantum_ctx;
 } sim_ts_conf_t;
 
 void sim_ts_conf_default(sim_ts_conf_t *c);

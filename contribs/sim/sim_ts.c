@@ -85,14 +85,9 @@ static void quantum(acct_t *a, int gang, const sim_member_t *mem,
 	sim_ts_result_t *r = a->r;
 	double q = a->c->quantum_s;
 
-	if (a->c->timeline) {
-		fprintf(a->c->timeline, "%.3f\t%d\t", r->elapsed_s, gang);
-		for (int i = 0; i < n; i++)
-			fprintf(a->c->timeline, "%s%s:%d:%ld:%.3f",
-				i ? "," : "", a->w->apps[mem[i].app].name,
-				mem[i].threads, perf[i].mhz, perf[i].slowdown);
-		fputc('\n', a->c->timeline);
-	}
+	if (a->c->on_quantum)
+		a->c->on_quantum(a->c->on_quantum_ctx, r->elapsed_s, gang, a->w,
+				 mem, perf, n);
 	for (int i = 0; i < n; i++) {
 		size_t k = mem[i].app;
 		double dw = perf[i].rate * q;

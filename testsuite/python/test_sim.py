@@ -427,3 +427,31 @@ def test_man_page_documents_every_option():
     assert len(entry) == 2, "no entry for --seed"
     body = entry[1].split(".TP", 1)[0]
     assert "time\\-shared" in body and "Miss\\-Rate Bound" in body
+
+
+def test_plot_timeline_is_data_not_reparsed_text(tmp_path):
+    # --plot's JSON timeline was re-parsed from the --timeline text, split
+    # at ':' and ','; names holding them lost their quanta.  It is now the
+    # run's data, and the same one run gives the table and the drawing.
+    wl = tmp_path / "w.txt"
+    wl.write_text("a:1 4 0.01 2200 cpu 20\nb,2 4 5.0 1500 mem 20\n")
+    tool = tmp_path / "copy.py"
+    tool.write_text("import shutil, sys\n"
+                    "shutil.copy(sys.argv[2], sys.argv[4])\n")
+    out = tmp_path / "drawn.svg"
+    r = subprocess.run([SIM, str(wl), "--window", "100", "--policy",
+                        "app_aware", "--plot", str(out)],
+                       capture_output=True, text=True, timeout=60,
+                       env={**os.environ, "COSCHED_SIM_PLOT": str(tool)})
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(out.read_text())
+    quanta = doc["timeline"]["quanta"]
+    assert len(quanta) == 48
+    names = {m[0] for q in quanta for m in q[2]}
+    assert names == {"a:1", "b,2"}
+    for t, gang, members in quanta:
+        for name, threads, mhz, slowdown in members:
+            assert threads == 4 and mhz == 2200 and slowdown >= 1
+    table = {l.split()[0]: l.split() for l in r.stdout.splitlines()[2:]}
+    assert float(table["app_aware"][3]) == \
+        pytest.approx(rows(doc)["app_aware"]["runs_per_h"], abs=0.01)
