@@ -455,3 +455,19 @@ def test_plot_timeline_is_data_not_reparsed_text(tmp_path):
     table = {l.split()[0]: l.split() for l in r.stdout.splitlines()[2:]}
     assert float(table["app_aware"][3]) == \
         pytest.approx(rows(doc)["app_aware"]["runs_per_h"], abs=0.01)
+
+
+def test_plot_keeps_space_shared_dvfs(tmp_path):
+    # --plot's second run left the space-shared DVFS off whatever --dvfs
+    # said; one run now, with the DVFS asked for.
+    tool = tmp_path / "copy.py"
+    tool.write_text("import shutil, sys\n"
+                    "shutil.copy(sys.argv[2], sys.argv[4])\n")
+    out = tmp_path / "drawn.svg"
+    r = subprocess.run([SIM, "--seed002", "--setting", "space", "--dvfs",
+                        "on", "--plot", str(out)], capture_output=True,
+                       text=True, timeout=60,
+                       env={**os.environ, "COSCHED_SIM_PLOT": str(tool)})
+    assert r.returncode == 0, r.stderr
+    assert ", dvfs on," in r.stdout.splitlines()[0]
+    assert json.loads(out.read_text())["dvfs"] is True
