@@ -471,3 +471,14 @@ def test_plot_keeps_space_shared_dvfs(tmp_path):
     assert r.returncode == 0, r.stderr
     assert ", dvfs on," in r.stdout.splitlines()[0]
     assert json.loads(out.read_text())["dvfs"] is True
+
+
+def test_timeline_holds_one_run(tmp_path):
+    # With --optimum the optimum's run was appended to the timeline of
+    # Application-Aware's (the last policy left the file in place).
+    tl = tmp_path / "tl.txt"
+    sim("--seed002", "--window", "16", "--optimum", "--timeline", str(tl))
+    lines = [l for l in tl.read_text().splitlines() if not l.startswith("#")]
+    # Two rounds of Application-Aware's 8 gangs, and nothing more.
+    assert len(lines) == 16
+    assert [float(l.split("\t")[0]) for l in lines] == list(range(16))
