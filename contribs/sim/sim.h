@@ -96,8 +96,8 @@ typedef struct {
 	 * (scale[t], t = 1..nscale; ft.B's curve by default). */
 	double scale[SIM_SCALE_MAX + 1];
 	int nscale;
-	/* Frequency. */
-	long fmax_mhz;
+	/* Frequency: the power model's range (seed 002: 1.2 .. 2.2 GHz). */
+	long fmin_mhz, fmax_mhz;
 	sim_freq_rule_t freq_rule;
 	double mem_bound[COSCHED_CAT_COUNT];	/* time share not scaling with f */
 	/* Bandwidth demand, fraction of the package's peak. */
@@ -120,6 +120,11 @@ typedef struct {
  * ft.B's scaling, seed 002's power model. */
 #define SIM_CATASTROPHIC_DEFAULT 3.675
 void sim_model_default(sim_model_t *m);
+/* Every application's MHz inside the model's range: refused with
+ * "FILE:LINE: field mhz: ..." naming the value and the range (the model
+ * would extrapolate its time and power silently). */
+int sim_workload_check_model(const sim_workload_t *w, const sim_model_t *m,
+			     const char *fname, cosched_error_t *err);
 /* Replace the slowdown table: "seed002", "seed001" or a file of lines
  * "VICTIM CORUNNER SLOWDOWN" (category or LCA names).  */
 int sim_model_set_table(sim_model_t *m, const char *spec, cosched_error_t *err);
@@ -162,6 +167,12 @@ void sim_gang_job(const sim_app_t *a, size_t i, cosched_gang_job_t *j);
 
 /* ---- time-shared ------------------------------------------------- */
 
+/* Told every quantum run (--timeline, --plot): when, which gang, and its
+ * n members as run (perf[i] for mem[i]). */
+typedef void (*sim_quantum_fn)(void *ctx, double time_s, int gang,
+			       const sim_workload_t *w, const sim_member_t *mem,
+			       const sim_perf_t *perf, int n);
+
 typedef struct {
 	int capacity;		/* cores of the package (8) */
 	double quantum_s;	/* 1 */
@@ -170,7 +181,8 @@ typedef struct {
 	uint64_t seed;		/* Miss-Rate Bound's random start */
 	double mrb_weight, mrb_threshold;
 	bool mrb_start_zero;	/* thesis: every MPKI starts at 0 */
-	FILE *timeline;		/* NULL, or one line per quantum */
+	sim_quantum_fn on_quantum;	/* NULL, or told every quantum */
+	void *on_quantum_ctx;
 } sim_ts_conf_t;
 
 void sim_ts_conf_default(sim_ts_conf_t *c);
@@ -186,9 +198,14 @@ typedef struct {
 	double e_core, e_uncore, e_dram;	/* joules */
 	double energy_j;
 	double edp;		/* (E / work) x (elapsed / work) */
+	double all_once_s;	/* until every application had finished one
+				 * run (seed 002: "the workload finishes");
+				 * INFINITY: one never did in the window */
+	double round_s;		/* the longest round */
 	long rounds, moves;
 	size_t gangs;		/* static plans; MRB: at the end */
 	size_t napps;
+	double *first_done_s;	/* per app: its first run's end, or INFINITY */
 	double *fair;		/* per app */
 	double *work_app;	/* per app */
 	long *compl_app;	/* per app */

@@ -87,6 +87,7 @@ void sim_model_default(sim_model_t *m)
 	for (int t = 1; t <= 8; t++)
 		m->scale[t] = ftb[t - 1];
 	/* Seed 002 "DVFS model": 1.2 .. 2.2 GHz. */
+	m->fmin_mhz = 1200;
 	m->fmax_mhz = 2200;
 	m->freq_rule = SIM_FREQ_PER_APP;
 	/*
@@ -336,6 +337,20 @@ void sim_idle_power(const sim_model_t *m, sim_power_t *pw)
 	pw->core = m->p_core_idle;
 	pw->uncore = m->p_uncore;
 	pw->dram = m->p_dram;
+}
+
+int sim_workload_check_model(const sim_workload_t *w, const sim_model_t *m,
+			     const char *fname, cosched_error_t *err)
+{
+	for (size_t i = 0; i < w->n; i++) {
+		const sim_app_t *a = &w->apps[i];
+		if (a->mhz < m->fmin_mhz || a->mhz > m->fmax_mhz)
+			return cosched_error_set(err, "%s:%d: field mhz: \"%ld\" "
+				"outside the power model's range (%ld..%ld MHz)",
+				fname, a->line, a->mhz, m->fmin_mhz,
+				m->fmax_mhz);
+	}
+	return 0;
 }
 
 #define SIM_GANG_MAX_MEMBERS COSCHED_GANG_MAX_CAPACITY

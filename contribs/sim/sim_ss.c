@@ -24,6 +24,7 @@
 #include <time.h>
 
 #include "contribs/sim/sim.h"
+#include "src/libcosched/cosched_heap.h"
 #include "src/libcosched/cosched_place.h"
 
 void sim_ss_conf_default(sim_ss_conf_t *c)
@@ -37,29 +38,18 @@ void sim_ss_conf_default(sim_ss_conf_t *c)
 }
 
 /*
- * Completion events: an indexed binary heap holding at most one event per
- * running job (its position is kept in the job), so a job re-rated when
+ * Completion events: libcosched's indexed heap (cosched_heap.h) of running
+ * jobs keyed by their completion time (due[job]), so a job re-rated when
  * its socket changes has its event moved, not a second one pushed.  (A
  * heap of versioned events left the old ones behind until they reached the
  * top: about five per job with co-runners, a heap three times the jobs at
  * 10^6 jobs, out of the caches: the scale benchmark grew worse than
- * linearly, doc/sim-scale.md.)
+ * linearly, doc/sim-scale.md.)  Equal times pop lowest job first.
  */
-typedef struct {
-	double t;
-	uint32_t job;
-} ev_t;
-
-typedef struct {
-	ev_t *v;
-	size_t n, cap;
-} heap_t;
-
-#define NOPOS ((uint32_t)-1)
+#define NOPOS COSCHED_HEAP_NONE
 
 typedef struct {
 	double start, end, remaining, rate, last;
-	uint32_t hpos;		/* in the heap, or NOPOS */
 	int threads;
 	long socket;		/* -1 = not running */
 	size_t prev, next;	/* queue links */
@@ -84,7 +74,11 @@ typedef struct {
 	size_t *occupant;	/* nsock x cores slots */
 	size_t nsock;
 	int slots;
-	heap_t heap;
+	cosched_heap_t heap;	/* running jobs, earliest completion first */
+	cosched_heap_order_t by_due;	/* key due[job], pos[job] (NOPOS:
+					 * not in the heap) */
+	double *due;
+	size_t *hpos;
 	size_t qhead, qtail, qlen;	/* queue: linked list of jobs */
 	sim_member_t *mem;
 	sim_perf_t *perf;
@@ -96,89 +90,28 @@ typedef struct {
 
 #define NIL ((size_t)-1)
 
-static void heap_place(ss_t *s, size_t i, ev_t e)
-{
-	s->heap.v[i] = e;
-	s->job[e.job].hpos = (uint32_t)i;
-}
-
-static void sift_up(ss_t *s, size_t i, ev_t e)
-{
-	while (i > 0) {
-		size_t up = (i - 1) / 2;
-		if (s->heap.v[up].t <= e.t)
-			break;
-		heap_place(s, i, s->heap.v[up]);
-		i = up;
-	}
-	heap_place(s, i, e);
-}
-
-static void sift_down(ss_t *s, size_t i, ev_t e)
-{
-	heap_t *h = &s->heap;
-
-	for (;;) {
-		size_t l = 2 * i + 1, r = l + 1, m = i;
-		double mt = e.t;
-		if (l < h->n && h->v[l].t < mt) {
-			m = l;
-			mt = h->v[l].t;
-		}
-		if (r < h->n && h->v[r].t < mt)
-			m = r;
-		if (m == i)
-			break;
-		heap_place(s, i, h->v[m]);
-		i = m;
-	}
-	heap_place(s, i, e);
-}
-
 /* Job j completes at t: its event is entered or moved. */
 static int heap_set(ss_t *s, size_t j, double t)
 {
-	heap_t *h = &s->heap;
-	uint32_t pos = s->job[j].hpos;
-	ev_t e = { t, (uint32_t)j };
-
-	if (pos == NOPOS) {
-		if (h->n == h->cap) {
-			size_t cap = h->cap ? 2 * h->cap : 1024;
-			ev_t *p = realloc(h->v, cap * sizeof(*p));
-			if (!p)
-				return -1;
-			h->v = p;
-			h->cap = cap;
-		}
-		sift_up(s, h->n++, e);
-	} else if (pos > 0 && t < h->v[(pos - 1) / 2].t) {
-		sift_up(s, pos, e);
+	s->due[j] = t;
+	if (s->hpos[j] == NOPOS) {
+		if (cosched_heap_push(&s->heap, &s->by_due, j) < 0)
+			return -1;
 	} else {
-		sift_down(s, pos, e);
+		cosched_heap_update(&s->heap, &s->by_due, j);
 	}
-	if (h->n > s->r->heap_max)
-		s->r->heap_max = h->n;
+	if (s->heap.n > s->r->heap_max)
+		s->r->heap_max = s->heap.n;
 	return 0;
 }
 
 /* Take job j's event out. */
 static void heap_remove(ss_t *s, size_t j)
 {
-	heap_t *h = &s->heap;
-	uint32_t pos = s->job[j].hpos;
-	ev_t last;
-
-	if (pos == NOPOS)
+	if (s->hpos[j] == NOPOS)
 		return;
-	s->job[j].hpos = NOPOS;
-	last = h->v[--h->n];
-	if (pos == h->n)
-		return;
-	if (pos > 0 && last.t < h->v[(pos - 1) / 2].t)
-		sift_up(s, pos, last);
-	else
-		sift_down(s, pos, last);
+	cosched_heap_remove(&s->heap, &s->by_due, j);
+	s->hpos[j] = NOPOS;
 }
 
 static void queue_append(ss_t *s, size_t j)
@@ -403,9 +336,6 @@ int sim_ss_run(const sim_model_t *m, const sim_workload_t *w,
 	s.qhead = s.qtail = NIL;
 	if (n == 0)
 		return cosched_error_set(err, "empty workload");
-	if (n >= NOPOS)
-		return cosched_error_set(err, "%zu jobs, at most %u", n,
-					 NOPOS - 1);
 	if (c->nodes < 1 || c->sockets < 1 || c->cores < 1 ||
 	    c->cores > COSCHED_GANG_MAX_CAPACITY || c->queue_depth < 1)
 		return cosched_error_set(err, "cluster: nodes, sockets, cores "
@@ -453,12 +383,17 @@ int sim_ss_run(const sim_model_t *m, const sim_workload_t *w,
 	s.occupant = calloc(s.nsock * (size_t)s.slots, sizeof(size_t));
 	s.mem = calloc((size_t)s.slots + 1, sizeof(*s.mem));
 	s.perf = calloc((size_t)s.slots + 1, sizeof(*s.perf));
+	s.due = malloc(n * sizeof(*s.due));
+	s.hpos = malloc(n * sizeof(*s.hpos));
 	order = malloc(n * sizeof(size_t));
 	if (!s.gj || !s.job || !s.sock || !s.occupant || !s.mem || !s.perf ||
-	    !order) {
+	    !s.due || !s.hpos || !order) {
 		cosched_error_set(err, "out of memory for %zu jobs", n);
 		goto out;
 	}
+	s.by_due.key = s.due;
+	s.by_due.pos = s.hpos;
+	s.by_due.highest_first = false;
 	for (size_t k = 0; k < s.nsock; k++)
 		s.sock[k].first = (int)(k * (size_t)s.slots);
 	for (size_t i = 0; i < n; i++) {
@@ -473,25 +408,25 @@ int sim_ss_run(const sim_model_t *m, const sim_workload_t *w,
 		if (kind == SIM_VAR_BLIND)
 			s.gj[i].min_threads = s.gj[i].max_threads = a->threads;
 		s.job[i].socket = -1;
-		s.job[i].hpos = NOPOS;
+		s.hpos[i] = NOPOS;
 		order[i] = i;
 	}
 	qsort_r(order, n, sizeof(size_t), cmp_submit, (void *)w->apps);
 	for (;;) {
 		double ta = next_arrival < n ? w->apps[order[next_arrival]].submit_s
 			: INFINITY;
-		double tc = s.heap.n > 0 ? s.heap.v[0].t : INFINITY;
+		size_t top = cosched_heap_top(&s.heap);
+		double tc = top != COSCHED_HEAP_NONE ? s.due[top] : INFINITY;
 		if (ta == INFINITY && tc == INFINITY)
 			break;
 		r->events++;
 		if (tc <= ta) {
-			ev_t e = s.heap.v[0];
-			if (finish(&s, e.job, e.t) < 0)
+			if (finish(&s, top, tc) < 0)
 				goto out;
 			done++;
-			if (e.t > last_end)
-				last_end = e.t;
-			if (s.qlen > 0 && pass(&s, e.t) < 0)
+			if (tc > last_end)
+				last_end = tc;
+			if (s.qlen > 0 && pass(&s, tc) < 0)
 				goto out;
 		} else {
 			size_t j = order[next_arrival++];
@@ -556,7 +491,9 @@ out:
 	free(s.occupant);
 	free(s.mem);
 	free(s.perf);
-	free(s.heap.v);
+	cosched_heap_free(&s.heap);
+	free(s.due);
+	free(s.hpos);
 	free(order);
 	return rc;
 }

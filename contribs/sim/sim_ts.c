@@ -26,10 +26,11 @@ void sim_ts_conf_default(sim_ts_conf_t *c)
 
 void sim_ts_result_free(sim_ts_result_t *r)
 {
+	free(r->first_done_s);
 	free(r->fair);
 	free(r->work_app);
 	free(r->compl_app);
-	r->fair = r->work_app = NULL;
+	r->first_done_s = r->fair = r->work_app = NULL;
 	r->compl_app = NULL;
 }
 
@@ -55,16 +56,19 @@ static int acct_init(acct_t *a, const sim_model_t *m, const sim_workload_t *w,
 	r->napps = n;
 	a->running = calloc(n, sizeof(double));
 	a->progress = calloc(n, sizeof(double));
+	r->first_done_s = malloc(n * sizeof(double));
 	r->fair = calloc(n, sizeof(double));
 	r->work_app = calloc(n, sizeof(double));
 	r->compl_app = calloc(n, sizeof(long));
-	if (!a->running || !a->progress || !r->fair || !r->work_app ||
-	    !r->compl_app) {
+	if (!a->running || !a->progress || !r->first_done_s || !r->fair ||
+	    !r->work_app || !r->compl_app) {
 		free(a->running);
 		free(a->progress);
 		sim_ts_result_free(r);
 		return cosched_error_set(err, "out of memory");
 	}
+	for (size_t i = 0; i < n; i++)
+		r->first_done_s[i] = INFINITY;
 	return 0;
 }
 
@@ -81,18 +85,17 @@ static void quantum(acct_t *a, int gang, const sim_member_t *mem,
 	sim_ts_result_t *r = a->r;
 	double q = a->c->quantum_s;
 
-	if (a->c->timeline) {
-		fprintf(a->c->timeline, "%.3f\t%d\t", r->elapsed_s, gang);
-		for (int i = 0; i < n; i++)
-			fprintf(a->c->timeline, "%s%s:%d:%ld:%.3f",
-				i ? "," : "", a->w->apps[mem[i].app].name,
-				mem[i].threads, perf[i].mhz, perf[i].slowdown);
-		fputc('\n', a->c->timeline);
-	}
+	if (a->c->on_quantum)
+		a->c->on_quantum(a->c->on_quantum_ctx, r->elapsed_s, gang, a->w,
+				 mem, perf, n);
 	for (int i = 0; i < n; i++) {
 		size_t k = mem[i].app;
 		double dw = perf[i].rate * q;
 		a->running[k] += q;
+		/* Its first run ends inside this quantum, at its rate. */
+		if (r->compl_app[k] == 0 && a->progress[k] + dw >= 1.0 - 1e-12)
+			r->first_done_s[k] = r->elapsed_s +
+				(1.0 - a->progress[k]) / perf[i].rate;
 		r->work_app[k] += dw;
 		a->progress[k] += dw;
 		/* Restarted when it ends (seed 002 "Metrics"). */
@@ -115,7 +118,10 @@ static void acct_finish(acct_t *a)
 	r->work = 0;
 	r->completions = 0;
 	r->fair_worst = 0;
+	r->all_once_s = 0;
 	for (size_t i = 0; i < r->napps; i++) {
+		if (r->first_done_s[i] > r->all_once_s)
+			r->all_once_s = r->first_done_s[i];
 		double wk = r->work_app[i];
 		const sim_app_t *ap = &a->w->apps[i];
 		r->work += wk;
@@ -180,6 +186,7 @@ int sim_ts_run_static(const sim_model_t *m, const sim_workload_t *w,
 			sim_ts_result_free(r);
 			goto out;
 		}
+	r->round_s = ngangs * c->quantum_s;
 	while (r->elapsed_s < c->window_s - 1e-9) {
 		for (int g = 0; g < ngangs; g++)
 			quantum(&a, g, &mem[first[g]], &perf[first[g]],
@@ -252,6 +259,7 @@ static int run_mrb(const sim_model_t *m, const sim_workload_t *w,
 		size_t slots = cosched_mrb_gang_slots(s);
 		const cosched_mrb_move_t *mv;
 		size_t nmv;
+		double round_start = r->elapsed_s;
 		for (size_t g = 0; g < slots; g++) {
 			sim_power_t pw;
 			int n = 0;
@@ -273,6 +281,8 @@ static int run_mrb(const sim_model_t *m, const sim_workload_t *w,
 					goto out;
 		}
 		r->rounds++;
+		if (r->elapsed_s - round_start > r->round_s)
+			r->round_s = r->elapsed_s - round_start;
 		if (cosched_mrb_end_round(s, &mv, &nmv, err) < 0)
 			goto out;
 		r->moves += (long)nmv;

@@ -184,6 +184,50 @@ static int parse_line(char *s, const char *fname, int line, int capacity,
 	return 0;
 }
 
+static int cmp_name(const void *a, const void *b, void *ctx)
+{
+	const sim_app_t *apps = ctx;
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	int c = strcmp(apps[x].name, apps[y].name);
+
+	return c ? c : (x > y) - (x < y);
+}
+
+/* Names are the applications' keys (JSON "apps", the timeline): the
+ * first repeat in file order is refused with both lines.  Sorted, not
+ * compared pairwise: count= makes 10^5 applications from one line. */
+static int check_unique_names(const sim_workload_t *w, const char *fname,
+			      cosched_error_t *err)
+{
+	size_t *idx = malloc(w->n * sizeof(*idx)), dup = SIZE_MAX, orig = 0;
+
+	if (!idx)
+		return cosched_error_set(err, "workload: out of memory");
+	for (size_t i = 0; i < w->n; i++)
+		idx[i] = i;
+	qsort_r(idx, w->n, sizeof(*idx), cmp_name, w->apps);
+	for (size_t i = 1; i < w->n; i++)
+		if (!strcmp(w->apps[idx[i]].name, w->apps[idx[i - 1]].name) &&
+		    (dup == SIZE_MAX || idx[i] < dup)) {
+			/* Equal names sort by position: idx[i - 1] came
+			 * before, but the group's first is the original. */
+			size_t k = i - 1;
+			while (k > 0 && !strcmp(w->apps[idx[k - 1]].name,
+						w->apps[idx[i]].name))
+				k--;
+			dup = idx[i];
+			orig = idx[k];
+		}
+	free(idx);
+	if (dup == SIZE_MAX)
+		return 0;
+	return cosched_error_set(err, "%s:%d: field name: %s is already the "
+				 "name of line %d's application", fname,
+				 w->apps[dup].line,
+				 COSCHED_QUOTE(w->apps[dup].name),
+				 w->apps[orig].line);
+}
+
 int sim_workload_parse(FILE *f, const char *fname, int capacity,
 		       sim_workload_t *w, cosched_error_t *err)
 {
@@ -211,7 +255,7 @@ int sim_workload_parse(FILE *f, const char *fname, int capacity,
 		return cosched_error_set(err, "%s: read error", fname);
 	if (w->n == 0)
 		return cosched_error_set(err, "%s: no application", fname);
-	return 0;
+	return check_unique_names(w, fname, err);
 }
 
 int sim_workload_load(const char *path, int capacity, sim_workload_t *w,

@@ -40,6 +40,7 @@ typedef struct {
  * cosched_heap_push(h, o, item): add item; -1 when out of memory (heap
  *   unchanged); never fails after a cosched_heap_reserve() that made room.
  * cosched_heap_remove(h, o, item): remove item, which must be in h.
+ * cosched_heap_update(h, o, item): item's key changed; item must be in h.
  * cosched_heap_top(h): the top item, or COSCHED_HEAP_NONE.
  */
 
@@ -138,6 +139,17 @@ static inline void cosched_heap_remove(cosched_heap_t *h, const cosched_heap_ord
 	cosched_heap_put_(h, o, i, last);
 	cosched_heap_sift_up_(h, o, i);
 	cosched_heap_sift_down_(h, o, o->pos[last]);
+}
+
+/* In place, not remove then push: the simulator moves a job's completion
+ * event each time its socket's occupants change (contribs/sim/sim_ss.c). */
+static inline void cosched_heap_update(cosched_heap_t *h, const cosched_heap_order_t *o,
+			 size_t item)
+{
+	size_t i = o->pos[item];
+
+	cosched_heap_sift_up_(h, o, i);
+	cosched_heap_sift_down_(h, o, o->pos[item]);
 }
 
 static inline size_t cosched_heap_top(const cosched_heap_t *h)

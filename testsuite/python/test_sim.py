@@ -269,7 +269,7 @@ def test_plot_refusals(tmp_path):
     # A tool that fails: the run's output is there, the exit status 1.
     env_tool = tmp_path / "fail.py"
     env_tool.write_text("import sys\nsys.exit(3)\n")
-    r = subprocess.run([SIM, "--seed002", "--window", "10", "--plot",
+    r = subprocess.run([SIM, "--seed002", "--window", "24", "--plot",
                         str(tmp_path / "y.png")], capture_output=True,
                        text=True, timeout=60,
                        env={**os.environ, "COSCHED_SIM_PLOT": str(env_tool)})
@@ -296,3 +296,189 @@ def test_anchor_breitbart():
     assert got["blind"]["fair_worst"] > 1.5
     r = sim("--anchor", "--csv", check=False)
     assert r.returncode == 2
+
+
+# What a researcher trying the simulator first hit (issue 17): each was
+# silently accepted, or printed a figure that meant nothing.
+
+def test_solo_refused_with_a_workload_file(tmp_path):
+    wl = tmp_path / "w.txt"
+    wl.write_text("a 4 0.01 2200 cpu 50\nb 4 5.0 1500 mem 50\n")
+    r = sim(str(wl), "--solo", "5", check=False)
+    assert r.returncode == 2 and r.stdout == ""
+    assert "--solo" in r.stderr and "SOLO_S" in r.stderr
+    r = sim("--setting", "space", "--generate", "10", "--solo", "5",
+            check=False)
+    assert r.returncode == 2 and "--solo" in r.stderr
+    # Where it applies it still works.
+    a = json.loads(sim("--seed002", "--solo", "20", "--window", "60",
+                       "--json").stdout)
+    assert {x["solo_s"] for x in a["apps"]} == {20}
+
+
+def test_optimum_refused_where_there_is_none():
+    r = sim("--seed002", "--setting", "space", "--optimum", check=False)
+    assert r.returncode == 2 and r.stdout == ""
+    assert "--optimum" in r.stderr and "--setting space" in r.stderr
+    r = sim("--anchor", "--optimum", check=False)
+    assert r.returncode == 2 and "--optimum" in r.stderr
+
+
+def test_mhz_outside_the_power_model_refused(tmp_path):
+    wl = tmp_path / "w.txt"
+    wl.write_text("a 4 0.01 2200 cpu 50\nb 4 5.0 800 mem 50\n")
+    r = sim(str(wl), "--dvfs", "on", check=False)
+    assert r.returncode == 2 and r.stdout == ""
+    assert (f'{wl}:2: field mhz: "800" outside the power model\'s range '
+            '(1200..2200 MHz)') in r.stderr
+    wl.write_text("a 4 0.01 3000 cpu 50\n")
+    r = sim(str(wl), "--setting", "space", check=False)
+    assert r.returncode == 2 and 'field mhz: "3000"' in r.stderr
+    wl.write_text("a 4 0.01 1200 cpu 50\nb 4 5.0 2200 mem 50\n")
+    sim(str(wl), "--window", "200")
+
+
+def test_duplicate_names_refused(tmp_path):
+    wl = tmp_path / "w.txt"
+    wl.write_text("a 4 0.01 2200 cpu 50\nb 2 0.01 2200 cpu 50\n"
+                  "a 4 5.0 1500 mem 50\n")
+    r = sim(str(wl), check=False)
+    assert r.returncode == 2 and r.stdout == ""
+    assert (f'{wl}:3: field name: "a" is already the name of line 1\'s '
+            'application') in r.stderr
+    # count= names its copies NAME.1..: one of them taken is a repeat too.
+    wl.write_text("m.2 4 5.0 1500 mem 50\nm 4 5.0 1500 mem 50 count=2\n")
+    r = sim(str(wl), check=False)
+    assert r.returncode == 2
+    assert f'{wl}:2: field name: "m.2" is already the name of line 1' \
+        in r.stderr
+
+
+def test_no_rand_application_no_nan(tmp_path):
+    wl = tmp_path / "w.txt"
+    wl.write_text("a 4 0.01 2200 cpu 20\nb 4 5.0 1500 mem 20\n")
+    table = sim(str(wl), "--window", "200").stdout
+    assert "nan" not in table
+    rows_ = [l.split() for l in table.splitlines()[2:] if l.strip()]
+    head = table.splitlines()[1].split()
+    assert all(r[head.index("rand")] == "-" for r in rows_)
+    csv = sim(str(wl), "--window", "200", "--csv").stdout.splitlines()
+    assert "nan" not in "\n".join(csv)
+    head = csv[0].split(",")
+    for line in csv[1:]:
+        f = dict(zip(head, line.split(",")))
+        assert f["fair_rand"] == "" and f["opt_ratio"] == ""
+    doc = json.loads(sim(str(wl), "--window", "200", "--json").stdout)
+    assert all(r["fair_rand"] is None for r in doc["rows"])
+
+
+def test_round_longer_than_the_window_refused(tmp_path):
+    # 10,000 one-thread applications: GANG's round is 10,000 quanta, longer
+    # than the 7200 s window; it printed a throughput of 2.000 with 0
+    # completions.
+    wl = tmp_path / "w.txt"
+    wl.write_text("a 1 0.01 2200 cpu 50 count=5000\n"
+                  "b 1 5.0 1500 mem 50 count=5000\n")
+    r = sim(str(wl), check=False)
+    assert r.returncode == 2 and r.stdout == ""
+    assert ("--window 7200: one round of gang (10000 gangs of 1 s) takes "
+            "10000 s, longer than the window") in r.stderr
+    # A window of whole rounds in which nobody finishes: said, not hidden.
+    wl.write_text("a 4 0.01 2200 cpu 50\nb 4 5.0 1500 mem 50\n")
+    r = sim(str(wl), "--window", "40", "--policy", "gang")
+    assert "warning: gang: 2 of 2 applications" in r.stderr
+    assert "never finished a run" in r.stderr
+
+
+def test_time_until_every_application_finished_once(tmp_path):
+    # Seed 002 reports when the workload finishes; under GANG each of the
+    # 12 applications runs 1 s in every 12 s round and needs 50 s alone:
+    # the last finishes in round 50, at 49 x 12 + 12 = 600 s.
+    doc = json.loads(sim("--seed002", "--window", "1800", "--json").stdout)
+    got = rows(doc)
+    assert got["gang"]["all_once_s"] == pytest.approx(600)
+    for p in POLICIES:
+        r = got[p]
+        per_app = [a["first_done_s"] for a in r["apps"].values()]
+        assert r["all_once_s"] == pytest.approx(max(per_app)), p
+        assert 0 < min(per_app) <= r["all_once_s"] <= r["elapsed_s"], p
+    table = sim("--seed002", "--window", "1800").stdout.splitlines()
+    head = table[1].split()
+    assert "all_once_s" in head
+    gang = next(l.split() for l in table if l.startswith("gang "))
+    assert float(gang[head.index("all_once_s")]) == pytest.approx(600)
+    # Never, in a window too short: "-" and null.
+    doc = json.loads(sim("--seed002", "--window", "120", "--json").stdout)
+    assert rows(doc)["gang"]["all_once_s"] is None
+
+
+def test_man_page_documents_every_option():
+    # --seed was in cosched-sim(1) only as --seed000's instance seed; the
+    # time-shared setting's use (Miss-Rate Bound's random start) was not.
+    import re
+    man = os.path.join(os.path.dirname(__file__), "..", "..", "doc",
+                       "cosched-sim.1")
+    text = open(man).read()
+    for opt in sorted(set(re.findall(r"--([a-z0-9-]+)",
+                                     sim("--help").stdout))):
+        named = "\\fB\\-\\-" + opt.replace("-", "\\-")
+        assert named + "\\fR" in text or named + " " in text, opt
+    entry = text.split(".TP\n\\fB\\-\\-seed\\fR \\fIN\\fR\n", 1)
+    assert len(entry) == 2, "no entry for --seed"
+    body = entry[1].split(".TP", 1)[0]
+    assert "time\\-shared" in body and "Miss\\-Rate Bound" in body
+
+
+def test_plot_timeline_is_data_not_reparsed_text(tmp_path):
+    # --plot's JSON timeline was re-parsed from the --timeline text, split
+    # at ':' and ','; names holding them lost their quanta.  It is now the
+    # run's data, and the same one run gives the table and the drawing.
+    wl = tmp_path / "w.txt"
+    wl.write_text("a:1 4 0.01 2200 cpu 20\nb,2 4 5.0 1500 mem 20\n")
+    tool = tmp_path / "copy.py"
+    tool.write_text("import shutil, sys\n"
+                    "shutil.copy(sys.argv[2], sys.argv[4])\n")
+    out = tmp_path / "drawn.svg"
+    r = subprocess.run([SIM, str(wl), "--window", "100", "--policy",
+                        "app_aware", "--plot", str(out)],
+                       capture_output=True, text=True, timeout=60,
+                       env={**os.environ, "COSCHED_SIM_PLOT": str(tool)})
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(out.read_text())
+    quanta = doc["timeline"]["quanta"]
+    assert len(quanta) == 48
+    names = {m[0] for q in quanta for m in q[2]}
+    assert names == {"a:1", "b,2"}
+    for t, gang, members in quanta:
+        for name, threads, mhz, slowdown in members:
+            assert threads == 4 and mhz == 2200 and slowdown >= 1
+    table = {l.split()[0]: l.split() for l in r.stdout.splitlines()[2:]}
+    assert float(table["app_aware"][3]) == \
+        pytest.approx(rows(doc)["app_aware"]["runs_per_h"], abs=0.01)
+
+
+def test_plot_keeps_space_shared_dvfs(tmp_path):
+    # --plot's second run left the space-shared DVFS off whatever --dvfs
+    # said; one run now, with the DVFS asked for.
+    tool = tmp_path / "copy.py"
+    tool.write_text("import shutil, sys\n"
+                    "shutil.copy(sys.argv[2], sys.argv[4])\n")
+    out = tmp_path / "drawn.svg"
+    r = subprocess.run([SIM, "--seed002", "--setting", "space", "--dvfs",
+                        "on", "--plot", str(out)], capture_output=True,
+                       text=True, timeout=60,
+                       env={**os.environ, "COSCHED_SIM_PLOT": str(tool)})
+    assert r.returncode == 0, r.stderr
+    assert ", dvfs on," in r.stdout.splitlines()[0]
+    assert json.loads(out.read_text())["dvfs"] is True
+
+
+def test_timeline_holds_one_run(tmp_path):
+    # With --optimum the optimum's run was appended to the timeline of
+    # Application-Aware's (the last policy left the file in place).
+    tl = tmp_path / "tl.txt"
+    sim("--seed002", "--window", "16", "--optimum", "--timeline", str(tl))
+    lines = [l for l in tl.read_text().splitlines() if not l.startswith("#")]
+    # Two rounds of Application-Aware's 8 gangs, and nothing more.
+    assert len(lines) == 16
+    assert [float(l.split("\t")[0]) for l in lines] == list(range(16))
