@@ -262,6 +262,7 @@ static int heap_copy(cosched_heap_t *to, const cosched_heap_t *from)
 	if (cosched_heap_reserve(to, from->n) < 0)
 		return -1;
 	memcpy(to->v, from->v, from->n * sizeof(*to->v));
+	memcpy(to->k, from->k, from->n * sizeof(*to->k));
 	to->n = from->n;
 	return 0;
 }
@@ -690,6 +691,10 @@ static int check_heap(const cosched_socket_index_t *x, size_t b,
 			return cosched_error_set(err,
 				"bucket %zu: %s heap holds socket %zu at slot %zu, its position says %zu",
 				b, which, item, i, o->pos[item]);
+		if (h->k[i] != x->load[item])
+			return cosched_error_set(err,
+				"bucket %zu: %s heap holds socket %zu with load %g, its load is %g",
+				b, which, item, h->k[i], x->load[item]);
 		if (i > 0 && cosched_heap_before_(o, item, h->v[(i - 1) / 2]))
 			return cosched_error_set(err,
 				"bucket %zu: %s heap order broken: socket %zu (load %g) sits below socket %zu (load %g) and goes before it",

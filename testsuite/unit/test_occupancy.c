@@ -869,14 +869,22 @@ START_TEST(test_check_finds_corruption)
 	ck_assert_uint_eq(h->n, 2);
 	ck_assert_uint_eq(h->v[0], 0);		/* load 3 before load 5 */
 
-	/* heap order: swap the two, positions kept right */
+	/* heap order: swap the two with their keys, positions kept right */
 	h->v[0] = 1; h->v[1] = 0;
+	h->k[0] = 5.0; h->k[1] = 3.0;
 	raw.min_order->pos[1] = 0; raw.min_order->pos[0] = 1;
 	index_check_fails(x, "min heap order broken: socket 0 (load 3) sits below socket 1 (load 5)");
 	check_fails(o, "heap order broken");
 	h->v[0] = 0; h->v[1] = 1;
+	h->k[0] = 3.0; h->k[1] = 5.0;
 	raw.min_order->pos[0] = 0; raw.min_order->pos[1] = 1;
 	check_ok(o, "heap order restored");
+
+	/* the heap's copy of a key that is not the socket's load */
+	h->k[1] = 4.0;
+	index_check_fails(x, "min heap holds socket 1 with load 4, its load is 5");
+	h->k[1] = 5.0;
+	check_ok(o, "heap key restored");
 
 	/* a position that points elsewhere */
 	raw.min_order->pos[1] = 0;
