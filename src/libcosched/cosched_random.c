@@ -12,6 +12,11 @@ uint64_t cosched_splitmix64(uint64_t *state)
 	return z ^ (z >> 31);
 }
 
+double cosched_random_unit(uint64_t *state)
+{
+	return (double) (cosched_splitmix64(state) >> 11) / 9007199254740992.0;
+}
+
 /* Swap two elements of size bytes byte by byte: the callers' elements are
  * small, and no buffer is needed for any size. */
 static void swap_bytes(unsigned char *a, unsigned char *b, size_t size)

@@ -18,6 +18,9 @@
 /* The next output; advances *state. */
 uint64_t cosched_splitmix64(uint64_t *state);
 
+/* A uniform double in [0, 1) from the next output's top 53 bits. */
+double cosched_random_unit(uint64_t *state);
+
 /*
  * Shuffle n elements of size bytes at base in place (Fisher-Yates, from
  * the end: element i - 1 swaps with element splitmix64 % i, i = n .. 2),

@@ -145,6 +145,11 @@ START_TEST(test_splitmix64_reference)
 
 	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
 		ck_assert_uint_eq(cosched_splitmix64(&state), want[i]);
+	/* The unit draw: the top 53 bits of the same outputs. */
+	state = 0;
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		ck_assert(cosched_random_unit(&state) ==
+			  (double) (want[i] >> 11) / 9007199254740992.0);
 }
 END_TEST
 
