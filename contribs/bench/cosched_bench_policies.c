@@ -45,6 +45,7 @@
 
 #include "src/libcosched/cosched_gang.h"
 #include "src/libcosched/cosched_mrb.h"
+#include "src/libcosched/cosched_random.h"
 #include "src/libcosched/cosched_socket_index.h"
 
 #define RUNS 5
@@ -55,16 +56,12 @@ static uint64_t rng_state;
 
 static uint64_t rng_next(void)
 {
-	/* splitmix64 */
-	uint64_t z = (rng_state += 0x9e3779b97f4a7c15ULL);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
+	return cosched_splitmix64(&rng_state);
 }
 
 static double rng_unit(void)
 {
-	return (double)(rng_next() >> 11) / 9007199254740992.0;
+	return cosched_random_unit(&rng_state);
 }
 
 static double now_ms(void)

@@ -4,7 +4,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,59 +74,6 @@ static int put_new(buf_t *b, const char *const *lines, int n,
 	return rc;
 }
 
-static int write_atomic(const char *path, const char *text, size_t len,
-			const struct stat *st, cosched_error_t *err)
-{
-	char *dcopy = strdup(path), tmp[COSCHED_PATH_MAX + 16];
-	const char *dir;
-	int fd, dfd;
-
-	if (!dcopy)
-		return cosched_error_set(err, "out of memory");
-	dir = dirname(dcopy);
-	if (snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path) >= (int) sizeof(tmp)) {
-		free(dcopy);
-		return cosched_error_set(err, "%s: path too long", path);
-	}
-	if ((fd = mkstemp(tmp)) < 0) {
-		cosched_error_set(err, "%s: cannot create a file beside it: %s",
-				  path, strerror(errno));
-		free(dcopy);
-		return -1;
-	}
-	if ((st && (fchown(fd, st->st_uid, st->st_gid) && errno != EPERM)) ||
-	    fchmod(fd, st ? (st->st_mode & 07777) : 0644))
-		goto fail;
-	for (size_t off = 0; off < len;) {
-		ssize_t w = write(fd, text + off, len - off);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			goto fail;
-		off += w;
-	}
-	if (fsync(fd) || close(fd) < 0) {
-		fd = -1;
-		goto fail;
-	}
-	fd = -1;
-	if (rename(tmp, path))
-		goto fail;
-	if ((dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) >= 0) {
-		(void) fsync(dfd);	/* durability of the entry: best effort */
-		close(dfd);
-	}
-	free(dcopy);
-	return 0;
-fail:
-	cosched_error_set(err, "%s: cannot write: %s", path, strerror(errno));
-	if (fd >= 0)
-		close(fd);
-	unlink(tmp);
-	free(dcopy);
-	return -1;
-}
-
 int conf_apply(const char *path, const char *const *lines, int n,
 	       const char *comment, int create, cosched_error_t *err)
 {
@@ -176,7 +122,12 @@ int conf_apply(const char *path, const char *const *lines, int n,
 				     "(file unchanged)");
 		goto out;
 	}
-	rc = write_atomic(path, out.p, out.len, missing ? NULL : &st, err);
+	/* The administrator's file: its owner and mode carry over (a new
+	 * one is 0644), durable. */
+	rc = cosched_file_replace(path, out.p, out.len,
+				  missing ? 0644 : st.st_mode & 07777,
+				  COSCHED_REPLACE_KEEP_OWNER |
+				  COSCHED_REPLACE_DURABLE, err);
 	goto out;
 oom:
 	cosched_error_set(err, "out of memory");

@@ -52,6 +52,14 @@ int cosched_lca_parse(const char *field, const char *str, cosched_lca_t *out,
 int cosched_lca_parse_nocase(const char *field, const char *str,
 			     cosched_lca_t *out, cosched_error_t *err);
 
+/* The mapping between the taxonomies (by behaviour, see
+ * cosched_category.c): cpu <-> N, rand <-> C, lim <-> LC, mem <-> L;
+ * unknown <-> unknown.  Here, beside both names, so that every module of
+ * the model (classification, co-run characterisation) reaches it without
+ * depending on another. */
+cosched_lca_t cosched_category_to_lca(cosched_category_t cat);
+cosched_category_t cosched_lca_to_category(cosched_lca_t lca);
+
 /*
  * Seed 002's preference table ("Application categories"): row is the
  * application, column the partner; lower is preferred, COSCHED_PREF_FORBIDDEN

@@ -327,51 +327,6 @@ cosched_lca_t cosched_classify_lca(const cosched_classify_conf_t *c,
 	return COSCHED_LCA_N;
 }
 
-/*
- * Mapping between the taxonomies (one-to-one; both directions):
- *   cpu  <-> N   seed 002: working set in L1/L2, "barely slowed by anyone";
- *                seed 001: private caches only, row N of the table ~1.0.
- *   rand <-> C   seed 002: "depends on LLC reuse", catastrophic next to lim
- *                or mem; seed 001: reuses the shared cache, C next to L is
- *                the largest slowdown (random C up to 8.2x).
- *   lim  <-> LC  seed 002: exceeds L1/L2, moderate bandwidth (~25%), 1.25x
- *                next to lim or mem; seed 001: uses link and cache, LC-LC
- *                moderate (1.34 average).
- *   mem  <-> L   seed 002: streams, ~80% bandwidth, mem-mem ~2x; seed 001:
- *                streams through the link, L-L up to ~2x.
- * The mapping is by behaviour, not by thresholds: a multithreaded mem
- * program spreads its bandwidth over its threads and may measure LC per
- * core.  Measured programs are classified in both taxonomies directly; the
- * mapping serves declared classes and configured tables.
- */
-static const cosched_lca_t cat_to_lca[COSCHED_CAT_COUNT] = {
-	[COSCHED_CAT_CPU] = COSCHED_LCA_N,
-	[COSCHED_CAT_RAND] = COSCHED_LCA_C,
-	[COSCHED_CAT_LIM] = COSCHED_LCA_LC,
-	[COSCHED_CAT_MEM] = COSCHED_LCA_L,
-};
-
-static const cosched_category_t lca_to_cat[COSCHED_LCA_COUNT] = {
-	[COSCHED_LCA_N] = COSCHED_CAT_CPU,
-	[COSCHED_LCA_C] = COSCHED_CAT_RAND,
-	[COSCHED_LCA_LC] = COSCHED_CAT_LIM,
-	[COSCHED_LCA_L] = COSCHED_CAT_MEM,
-};
-
-cosched_lca_t cosched_category_to_lca(cosched_category_t cat)
-{
-	if ((unsigned) cat >= COSCHED_CAT_COUNT)
-		return COSCHED_LCA_UNKNOWN;
-	return cat_to_lca[cat];
-}
-
-cosched_category_t cosched_lca_to_category(cosched_lca_t lca)
-{
-	if ((unsigned) lca >= COSCHED_LCA_COUNT)
-		return COSCHED_CAT_UNKNOWN;
-	return lca_to_cat[lca];
-}
-
 cosched_class_t cosched_classify_effective(const cosched_classify_conf_t *c,
 					   const cosched_profile_t *profile,
 					   cosched_category_t declared)

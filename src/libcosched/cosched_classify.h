@@ -103,11 +103,6 @@ cosched_lca_t cosched_classify_lca(const cosched_classify_conf_t *c,
 				   const cosched_derived_t *d,
 				   char *reason, size_t reason_len);
 
-/* The mapping between the taxonomies (see cosched_classify.c):
- * cpu <-> N, rand <-> C, lim <-> LC, mem <-> L; unknown <-> unknown. */
-cosched_lca_t cosched_category_to_lca(cosched_category_t cat);
-cosched_category_t cosched_lca_to_category(cosched_lca_t lca);
-
 /*
  * The effective class of a job: its measured profile when it holds data
  * (profile may be NULL), else the profile's characterisation by co-run

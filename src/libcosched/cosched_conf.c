@@ -60,6 +60,7 @@ void cosched_conf_init(cosched_conf_t *conf)
 	conf->mrb_weight = COSCHED_MRB_WEIGHT_DEFAULT;
 	conf->power_policy = COSCHED_POWER_POLICY_DEFAULT;
 	conf->max_slowdown_pct = COSCHED_MAX_SLOWDOWN_PCT_DEFAULT;
+	conf->freq_rule = COSCHED_FREQ_RULE_MAX_REQUEST;
 	conf->enforce_cores = true;
 	conf->enforce_membind = true;
 	conf->enforce_cpufreq = true;
@@ -230,6 +231,7 @@ enum key_type {
 	K_CLASSIFY,	/* a threshold: range in cosched_classify.c */
 	K_PATH, K_POLICY, K_POWER, K_INTERFERENCE, K_PREFERENCE,
 	K_SLOWDOWN,	/* MaxSlowdown: cosched_max_slowdown_check */
+	K_FREQ_RULE,	/* FreqDomainRule: max_request | min_edp_sum */
 	K_SCOPE, K_MODE, K_CLASS, K_DEBUG,
 	K_BOOL,		/* yes | no */
 	K_MEMBIND,	/* bind | prefer */
@@ -301,6 +303,7 @@ static const conf_key_t keys[] = {
 	  &cosched_mrb_weight_range },
 	{ "PowerPolicy", K_POWER, OFF(power_policy), NULL },
 	{ "MaxSlowdown", K_SLOWDOWN, OFF(max_slowdown_pct), NULL },
+	{ "FreqDomainRule", K_FREQ_RULE, OFF(freq_rule), NULL },
 	/* The controller (slurmctld). */
 	{ "GangScope", K_SCOPE, OFF(scope), NULL },
 	{ "PlacementMode", K_MODE, OFF(strict), NULL },
@@ -778,6 +781,9 @@ static int set_key(cosched_conf_t *conf, const conf_key_t *k,
 			conf->max_slowdown_pct = pct;
 		return 0;
 	}
+	case K_FREQ_RULE:
+		return cosched_freq_rule_parse(field, value,
+					       (cosched_freq_rule_t *) ptr, err);
 	case K_INTERFERENCE:
 		return cosched_interference_override(ptr, field, value, err);
 	case K_PREFERENCE:

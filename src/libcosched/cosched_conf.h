@@ -24,6 +24,7 @@
 #include "cosched_file.h"
 #include "cosched_interference.h"
 #include "cosched_policy.h"
+#include "cosched_power.h"
 #include "cosched_power_policy.h"
 #include "cosched_profile.h"
 
@@ -109,6 +110,7 @@ typedef struct {
 	double mrb_weight;			/* MissRateBoundWeight */
 	cosched_power_policy_t power_policy;	/* PowerPolicy (never UNSET) */
 	double max_slowdown_pct;		/* MaxSlowdown, percent */
+	cosched_freq_rule_t freq_rule;		/* FreqDomainRule (both sides) */
 	/* The node side (task/cosched). */
 	bool enforce_cores;			/* EnforceCores */
 	bool enforce_membind;			/* EnforceMemBind */

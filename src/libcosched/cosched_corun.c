@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cosched_classify.h"
+#include "cosched_category.h"
 #include "cosched_corun.h"
 #include "cosched_interference.h"
 

@@ -1,5 +1,7 @@
-/* cosched_file.c - safe opening and reading of files cosched is given. */
+/* cosched_file.c - safe opening, reading and replacing of the files
+ * cosched is given. */
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -165,4 +167,135 @@ int cosched_file_trusted(const char *path, const struct stat *st,
 			"%s: writable by group or others (mode %04o): not used",
 			path, (unsigned) (st->st_mode & 07777));
 	return 0;
+}
+
+/* The directory part of path ("." for a bare name), in buf. */
+static void dir_of(const char *path, char *buf, size_t len)
+{
+	const char *slash = strrchr(path, '/');
+
+	if (!slash)
+		snprintf(buf, len, ".");
+	else if (slash == path)
+		snprintf(buf, len, "/");
+	else
+		snprintf(buf, len, "%.*s", (int) (slash - path), path);
+}
+
+/* fsync a directory, so that a rename in it survives a crash. */
+static int sync_dir(const char *dir)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), rc;
+
+	if (fd < 0)
+		return -1;
+	rc = fsync(fd);
+	close(fd);
+	return rc;
+}
+
+static int write_all(int fd, const void *data, size_t len)
+{
+	const char *p = data;
+
+	while (len > 0) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -1;
+		if (n == 0) {
+			errno = EIO;
+			return -1;
+		}
+		p += n;
+		len -= (size_t) n;
+	}
+	return 0;
+}
+
+int cosched_file_replace(const char *path, const void *data, size_t len,
+			 mode_t mode, unsigned flags, cosched_error_t *err)
+{
+	char dir[COSCHED_PATH_MAX], tmp[COSCHED_PATH_MAX + 16];
+	const char *base = strrchr(path, '/');
+	const char *step;
+	struct stat old;
+	bool have_old;
+	int fd, saved;
+
+	base = base ? base + 1 : path;
+	if (!*base) {
+		errno = EINVAL;
+		return cosched_error_set(err, "%s: not a file name", path);
+	}
+	if (strlen(path) >= sizeof(dir) ||
+	    snprintf(tmp, sizeof(tmp), "%.*s.%s.XXXXXX", (int) (base - path),
+		     path, base) >= (int) sizeof(tmp)) {
+		errno = ENAMETOOLONG;
+		return cosched_error_set(err, "%s: path too long", path);
+	}
+	dir_of(path, dir, sizeof(dir));
+	have_old = !lstat(path, &old);
+	if (!have_old && errno != ENOENT) {
+		saved = errno;
+		cosched_error_set(err, "%s: cannot stat: %s", path,
+				  strerror(saved));
+		errno = saved;
+		return -1;
+	}
+	if (have_old && S_ISLNK(old.st_mode)) {
+		errno = ELOOP;
+		return cosched_error_set(err,
+			"%s: is a symbolic link (not replaced)", path);
+	}
+	if (have_old && !S_ISREG(old.st_mode)) {
+		errno = EINVAL;
+		return cosched_error_set(err,
+			"%s: not a regular file (not replaced)", path);
+	}
+	fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0) {
+		saved = errno;
+		cosched_error_set(err,
+			"%s: cannot create a temporary file beside it: %s",
+			path, strerror(saved));
+		errno = saved;
+		return -1;
+	}
+	step = "cannot set the owner";
+	if ((flags & COSCHED_REPLACE_KEEP_OWNER) && have_old &&
+	    fchown(fd, old.st_uid, old.st_gid) && errno != EPERM)
+		goto fail;
+	step = "cannot set the mode";
+	if (fchmod(fd, mode & 07777))
+		goto fail;
+	step = "cannot write";
+	if (write_all(fd, data, len))
+		goto fail;
+	step = "cannot sync";
+	if ((flags & COSCHED_REPLACE_DURABLE) && fsync(fd))
+		goto fail;
+	step = "cannot write";
+	if (close(fd)) {
+		fd = -1;
+		goto fail;
+	}
+	fd = -1;
+	step = "cannot rename the new file over it";
+	if (rename(tmp, path))
+		goto fail;
+	/* In place: from here on the write happened, whatever follows. */
+	if (flags & COSCHED_REPLACE_DURABLE)
+		(void) sync_dir(dir);
+	return 0;
+fail:
+	saved = errno;
+	if (fd >= 0)
+		close(fd);
+	unlink(tmp);
+	cosched_error_set(err, "%s: %s: %s", path, step, strerror(saved));
+	errno = saved;
+	return -1;
 }

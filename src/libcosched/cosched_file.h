@@ -1,17 +1,20 @@
 /*
- * cosched_file.h - the files cosched reads and the directories it is given.
+ * cosched_file.h - the files cosched reads, the files it replaces and the
+ * directories it is given.
  *
  * Every file cosched opens by a name that someone else could have placed
  * (cosched.conf, profiles and their lock files in ProfileDir) is opened
  * without following a symbolic link and without blocking, and must be a
  * regular file: a link to /etc/shadow is not read, a FIFO does not hang
  * slurmctld, a link named like a lock file does not make root create a
- * file elsewhere.
+ * file elsewhere.  Every file cosched writes whole is replaced by
+ * cosched_file_replace(), so a reader sees the old file or the new one.
  */
 #ifndef COSCHED_FILE_H
 #define COSCHED_FILE_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "cosched_error.h"
 
@@ -63,5 +66,40 @@ char *cosched_read_file_stat(const char *path, size_t max_bytes, int *missing,
  */
 int cosched_file_trusted(const char *path, const struct stat *st,
 			 const char *what, cosched_error_t *err);
+
+/* cosched_file_replace() flags. */
+/* fsync() the new file before the rename and its directory after: the
+ * new content, and its name, survive a power cut (journals, profiles,
+ * cosched.conf).  Without it a crash may leave the new name on an empty
+ * or partial file, which its reader refuses: for files that are caches
+ * or that their writer rewrites anyway. */
+#define COSCHED_REPLACE_DURABLE 0x1u
+/* The new file takes the owner and group of the file it replaces (an
+ * administrator's file changed in place); where this process may not
+ * give a file away (EPERM), it stays the writer's. */
+#define COSCHED_REPLACE_KEEP_OWNER 0x2u
+
+/*
+ * Replace the file at path with the len bytes at data, atomically: a
+ * reader opening path sees the old file or the new one, whole.
+ *
+ * The bytes go to a new temporary file beside path (same directory, so
+ * the rename stays within one file system), ".NAME.XXXXXX" with NAME the
+ * last component of path: created with O_EXCL | O_CLOEXEC under a name
+ * nobody can guess (mkostemp), so it is never a file or symbolic link
+ * someone planted; the leading dot keeps it out of every scan of
+ * cosched's directories.  It gets mode (fchmod: the umask does not
+ * apply), then is renamed over path.  A symbolic link at path, or
+ * anything but a regular file, is refused and left as it is (rename would
+ * replace the link, not write where it points, but a link where a file
+ * of cosched belongs was put there by someone else).  On any failure the
+ * temporary file is removed, path is untouched, and -1 is returned with
+ * errno kept and err naming path, the step that failed and why; the
+ * directory's fsync after the rename (DURABLE) is best effort: the new
+ * file is in place by then, and a caller must not retry a write that
+ * happened (a caller that must know calls fsync on the directory itself).
+ */
+int cosched_file_replace(const char *path, const void *data, size_t len,
+			 mode_t mode, unsigned flags, cosched_error_t *err);
 
 #endif

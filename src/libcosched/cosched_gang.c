@@ -1,6 +1,10 @@
 /*
  * cosched_gang.c - the gang policies' jobs and parameters: defaults,
- * checks, and the applications-per-gang bound each policy applies.
+ * checks, and the applications-per-gang bound each policy applies; the
+ * plan type's release, here with the other shared parts because both the
+ * batch policies (cosched_gang_plan.c) and Miss-Rate Bound's snapshot
+ * (cosched_mrb.c) build plans, and the batch form runs Miss-Rate Bound:
+ * in either of those files it would make the two depend on each other.
  */
 #include <math.h>
 #include <stdio.h>
@@ -11,6 +15,15 @@
 
 const cosched_range_t cosched_mrb_weight_range = { 0.0, 1.0, true };
 const cosched_range_t cosched_mrb_threshold_range = { 0.0, 1000.0, true };
+
+void cosched_gang_plan_free(cosched_gang_plan_t *plan)
+{
+	if (!plan)
+		return;
+	free(plan->gangs);
+	free(plan->members);
+	memset(plan, 0, sizeof(*plan));
+}
 
 void cosched_gang_params_init(cosched_gang_params_t *p, int capacity)
 {

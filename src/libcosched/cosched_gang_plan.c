@@ -81,15 +81,6 @@ static int builder_finish(builder_t *b, const cosched_gang_job_t *jobs,
 	return 0;
 }
 
-void cosched_gang_plan_free(cosched_gang_plan_t *plan)
-{
-	if (!plan)
-		return;
-	free(plan->gangs);
-	free(plan->members);
-	memset(plan, 0, sizeof(*plan));
-}
-
 /* Greedy Thread order: best-scaling first, which seed 002 ("Greedy Thread"
  * step 1) defines as "the one requesting the most threads": requested
  * threads, then the count it keeps scaling up to (a tie-break the seed does

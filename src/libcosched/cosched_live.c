@@ -165,11 +165,9 @@ static int live_paths(const char *profile_dir, uint32_t job, uint32_t step,
 int cosched_live_write(const char *profile_dir, const cosched_live_t *l,
 		       cosched_error_t *err)
 {
-	char dir[LIVE_PATH_MAX], file[LIVE_PATH_MAX], tmp[LIVE_PATH_MAX + 8];
+	char dir[LIVE_PATH_MAX], file[LIVE_PATH_MAX];
 	char line[COSCHED_LIVE_LINE_MAX + 1];
 	struct stat st;
-	size_t len;
-	int fd;
 
 	if (live_paths(profile_dir, l->job_id, l->step_id, l->node, dir, file,
 		       err) ||
@@ -180,30 +178,10 @@ int cosched_live_write(const char *profile_dir, const cosched_live_t *l,
 					 strerror(errno));
 	if (lstat(dir, &st) || !S_ISDIR(st.st_mode))
 		return cosched_error_set(err, "%s: not a directory", dir);
-	snprintf(tmp, sizeof(tmp), "%s.tmp", file);
-	unlink(tmp);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-		  0644);
-	if (fd < 0)
-		return cosched_error_set(err, "%s: cannot create: %s", tmp,
-					 strerror(errno));
-	len = strlen(line);
-	/* fchmod: the umask may have taken the read bits slurmctld needs,
-	 * and must not leave write bits the trust check refuses. */
-	if (write(fd, line, len) != (ssize_t) len || fchmod(fd, 0644)) {
-		int saved = errno;
-		close(fd);
-		unlink(tmp);
-		return cosched_error_set(err, "%s: cannot write: %s", tmp,
-					 strerror(saved));
-	}
-	if (close(fd) || rename(tmp, file)) {
-		int saved = errno;
-		unlink(tmp);
-		return cosched_error_set(err, "%s: cannot write: %s", file,
-					 strerror(saved));
-	}
-	return 0;
+	/* 0644 whatever the umask: slurmctld must read it, and the trust
+	 * check refuses write bits for others.  Not durable: the sampler
+	 * rewrites it while the step runs, and a torn one is refused. */
+	return cosched_file_replace(file, line, strlen(line), 0644, 0, err);
 }
 
 int cosched_live_remove(const char *profile_dir, uint32_t job_id,

@@ -15,6 +15,7 @@
 #include "cosched_gang_internal.h"
 #include "cosched_mrb.h"
 #include "cosched_number.h"
+#include "cosched_random.h"
 #include "cosched_socket_index.h"
 
 struct cosched_mrb {
@@ -37,15 +38,6 @@ struct cosched_mrb {
 	size_t nmoves, moves_cap;
 	size_t *tmp;			/* one gang's members, sorted */
 };
-
-/* splitmix64: a small, well-mixed, seedable PRNG (deterministic start). */
-static uint64_t splitmix64(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
 
 void cosched_mrb_free(cosched_mrb_t *s)
 {
@@ -148,7 +140,6 @@ static cosched_mrb_t *mrb_create(const cosched_gang_params_t *params,
 {
 	cosched_mrb_t *s;
 	size_t *perm = NULL, g = 0;
-	uint64_t rng;
 	size_t n1 = njobs + 1;
 
 	if (cosched_gang_params_check(params, err) < 0 ||
@@ -222,13 +213,7 @@ static cosched_mrb_t *mrb_create(const cosched_gang_params_t *params,
 		/* Start: random gangs (seed 002 "Miss-Rate Bound"), made
 		 * deterministic by the seed: Fisher-Yates shuffle with
 		 * splitmix64, then next fit into gangs of the capacity. */
-		rng = params->seed;
-		for (size_t i = njobs; i > 1; i--) {
-			size_t k = (size_t)(splitmix64(&rng) % i);
-			size_t t = perm[i - 1];
-			perm[i - 1] = perm[k];
-			perm[k] = t;
-		}
+		cosched_shuffle(perm, njobs, sizeof(*perm), params->seed);
 		for (size_t k = 0; k < njobs; k++) {
 			size_t j = perm[k];
 			if (s->napps[g] > 0 &&

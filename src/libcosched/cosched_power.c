@@ -343,6 +343,18 @@ const char *cosched_freq_rule_name(cosched_freq_rule_t rule)
 			       (int) rule, "unknown");
 }
 
+int cosched_freq_rule_parse(const char *field, const char *str,
+			    cosched_freq_rule_t *out, cosched_error_t *err)
+{
+	int i = cosched_name_parse(field, "rule", freq_rule_names, 0,
+				   COSCHED_FREQ_RULE_COUNT, str, true, err);
+
+	if (i < 0)
+		return -1;
+	*out = (cosched_freq_rule_t) i;
+	return 0;
+}
+
 bool cosched_power_estimate(const cosched_edp_point_t *pts, size_t n,
 			    int threads, long freq_khz, double *time_s,
 			    double *energy_j)
@@ -434,6 +446,10 @@ int cosched_power_resolve_domain(const cosched_freq_request_t *req, size_t n,
 			return cosched_error_set(err,
 				"requests[%zu].points: NULL with %zu points", i,
 				req[i].npoints);
+		if (req[i].running_khz < 0)
+			return cosched_error_set(err,
+				"requests[%zu].running_khz: must be >= 0, got %ld",
+				i, req[i].running_khz);
 		if (req[i].requested_khz > top)
 			top = req[i].requested_khz;
 	}
@@ -474,6 +490,10 @@ int cosched_power_resolve_domain(const cosched_freq_request_t *req, size_t n,
 				pick = f;
 			}
 		}
+		/* Running jobs are not lowered (the header says why). */
+		for (size_t i = 0; i < n; i++)
+			if (req[i].running_khz > pick)
+				pick = req[i].running_khz;
 	}
 	*freq_khz = pick;
 	if (loss)

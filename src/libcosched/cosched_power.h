@@ -141,7 +141,16 @@ int cosched_power_mb_freq(double bw_fraction, long max_khz,
  * at which every job stays within its max_slowdown_pct (a job whose loss
  * cannot be estimated admits only frequencies >= its request).  The
  * highest request is always admissible, so there is always an answer.
- * Ties go to the higher frequency.
+ * Ties go to the higher frequency.  A job that already runs in the domain
+ * keeps its frequency (running_khz): the node holds each job at the
+ * domain frequency decided when it began and never lowers it while the
+ * job runs, so the domain goes no lower than the highest running_khz
+ * (that is what the joining job will run at, and its record says so).
+ *
+ * The one rule for the controller (its decision, FreqDomainRule= in
+ * cosched.conf), the node (task/cosched, which combines its holders by
+ * max_request: under min_edp_sum each holder asks for the frequency the
+ * controller decided for its job) and the simulator.
  *
  * Each job's expected loss at the chosen frequency is estimated from its
  * points at its thread count (exact point, else linear interpolation in
@@ -163,6 +172,8 @@ typedef struct {
 	size_t npoints;
 	double max_slowdown_pct;	/* MIN_EDP_SUM only; [0, 100]; 0 = a
 					 * performance job: no slowdown */
+	long running_khz;		/* MIN_EDP_SUM only: the frequency it
+					 * already runs at here; 0 = none */
 } cosched_freq_request_t;
 
 typedef struct {
@@ -174,6 +185,10 @@ typedef struct {
 } cosched_freq_loss_t;
 
 const char *cosched_freq_rule_name(cosched_freq_rule_t rule);
+/* A rule's name, in any case (cosched.conf FreqDomainRule=); -1 with err
+ * naming field and the allowed names. */
+int cosched_freq_rule_parse(const char *field, const char *str,
+			    cosched_freq_rule_t *out, cosched_error_t *err);
 
 /* Resolve one domain: *freq_khz and loss[i] for every request (loss has n
  * entries).  n >= 1. */

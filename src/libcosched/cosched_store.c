@@ -146,81 +146,32 @@ int cosched_store_load(const cosched_store_t *s, const char *app,
 	return rc;
 }
 
-/*
- * Make the rename durable.  Best effort: it runs after the rename, when the
- * new profile is already in place, so its failure must not turn a
- * completed write into an error (a caller would retry and merge twice).
- */
-static void fsync_dir(const char *dir)
+/* Replace the profile's file, durably (cosched_file_replace): 0644, so
+ * slurmctld and the reports read it; fsync of the file and of ProfileDir,
+ * the latter best effort since the profile is in place by then and a
+ * caller that saw an error would retry and merge twice. */
+static int write_atomic(const char *file, const cosched_profile_t *p,
+			cosched_error_t *err)
 {
-	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-
-	if (fd < 0)
-		return;
-	(void) fsync(fd);
-	close(fd);
-}
-
-/* Write p to a temporary file beside file, fsync, rename over file. */
-static int write_atomic(const cosched_store_t *s, const char *file,
-			const cosched_profile_t *p, cosched_error_t *err)
-{
-	char tmpl[STORE_PATH_MAX];
-	char *text;
-	size_t len, done = 0;
-	int fd;
+	char *text, *line;
+	size_t len;
+	int rc;
 
 	text = cosched_profile_to_json(p, err);
 	if (!text)
 		return -1;
 	len = strlen(text);
-	snprintf(tmpl, sizeof(tmpl), "%s/.%s.json.XXXXXX", s->dir, p->app);
-	fd = mkostemp(tmpl, O_CLOEXEC);
-	if (fd < 0) {
+	line = realloc(text, len + 2);
+	if (!line) {
 		free(text);
-		return cosched_error_set(err, "%s: cannot create: %s", tmpl,
-					 strerror(errno));
+		return cosched_error_set(err, "%s: out of memory", file);
 	}
-	while (done < len) {
-		ssize_t n = write(fd, text + done, len - done);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			cosched_error_set(err, "%s: write: %s", tmpl,
-					  n < 0 ? strerror(errno) : "no progress");
-			goto fail;
-		}
-		done += (size_t) n;
-	}
-	if (write(fd, "\n", 1) != 1) {
-		cosched_error_set(err, "%s: write: %s", tmpl, strerror(errno));
-		goto fail;
-	}
-	if (fchmod(fd, 0644) || fsync(fd)) {
-		cosched_error_set(err, "%s: %s", tmpl, strerror(errno));
-		goto fail;
-	}
-	if (close(fd)) {
-		fd = -1;
-		cosched_error_set(err, "%s: close: %s", tmpl, strerror(errno));
-		goto fail;
-	}
-	fd = -1;
-	if (rename(tmpl, file)) {
-		cosched_error_set(err, "%s: rename to %s: %s", tmpl, file,
-				  strerror(errno));
-		goto fail;
-	}
-	free(text);
-	/* From here on the new profile is in place: success. */
-	fsync_dir(s->dir);
-	return 0;
-fail:
-	if (fd >= 0)
-		close(fd);
-	unlink(tmpl);
-	free(text);
-	return -1;
+	line[len] = '\n';
+	line[len + 1] = '\0';
+	rc = cosched_file_replace(file, line, len + 1, 0644,
+				  COSCHED_REPLACE_DURABLE, err);
+	free(line);
+	return rc;
 }
 
 int cosched_store_save(const cosched_store_t *s, const cosched_profile_t *p,
@@ -234,7 +185,7 @@ int cosched_store_save(const cosched_store_t *s, const cosched_profile_t *p,
 	fd = lock_app(lock, LOCK_EX, err);
 	if (fd < 0)
 		return -1;
-	rc = write_atomic(s, file, p, err);
+	rc = write_atomic(file, p, err);
 	unlock_app(fd);
 	return rc;
 }
@@ -267,7 +218,7 @@ static int update_locked(const cosched_store_t *s, const char *app,
 	}
 	rc = change(&p, arg, err);
 	if (!rc)
-		rc = write_atomic(s, file, &p, err);
+		rc = write_atomic(file, &p, err);
 	unlock_app(fd);
 	if (!rc && out)
 		*out = p;

@@ -4,6 +4,7 @@
 #include <strings.h>
 
 #include "cosched_nametable.h"
+#include "cosched_random.h"
 #include "cosched_victim.h"
 
 static const char *const order_names[COSCHED_VICTIM_COUNT] = {
@@ -166,14 +167,6 @@ static int cmp_best_plus(const void *pa, const void *pb)
 	return a->idx < b->idx ? -1 : a->idx > b->idx;
 }
 
-static uint64_t splitmix64(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
 int cosched_victim_rank(cosched_victim_order_t order,
 			const cosched_victim_proc_t *procs, size_t n,
 			int nnodes, const unsigned *distance,
@@ -221,16 +214,9 @@ int cosched_victim_rank(cosched_victim_order_t order,
 	case COSCHED_VICTIM_WORST_PLUS:
 		qsort(k, m, sizeof(*k), cmp_best_plus);
 		break;
-	case COSCHED_VICTIM_RANDOM: {
-		uint64_t s = seed;
-		for (size_t i = m; i > 1; i--) {
-			size_t j = (size_t)(splitmix64(&s) % i);
-			vkey_t t = k[i - 1];
-			k[i - 1] = k[j];
-			k[j] = t;
-		}
+	case COSCHED_VICTIM_RANDOM:
+		cosched_shuffle(k, m, sizeof(*k), seed);
 		break;
-	}
 	default:
 		break;
 	}

@@ -21,6 +21,7 @@
 
 #include "src/libcosched/cosched_file.h"
 #include "src/libcosched/cosched_kv.h"
+#include "src/libcosched/cosched_power.h"
 #include "src/libcosched/cosched_text.h"
 #include "cosched_cpufreq_journal.h"
 #include "cosched_cpufreq_journal_internal.h"
@@ -208,15 +209,20 @@ static int journal_store(const char *dir, const journal_t *j,
 
 /* ---- resolution -------------------------------------------------------- */
 
-/* The documented rule (header, cosched(8) "CPU FREQUENCY").  Returns
- * whether s is the domain's original setting (no holder asks for
- * anything). */
+/* The documented rule (header, cosched(8) "CPU FREQUENCY"); the
+ * frequency by the core's one rule (cosched_power_resolve_domain),
+ * max_request over the holders: under either FreqDomainRule a holder asks
+ * for what the node must not go below (its request, or the controller's
+ * decision for its job).  Returns whether s is the domain's original
+ * setting (no holder asks for anything). */
 static bool resolve(const jdom_t *d, cosched_cpufreq_setting_t *s)
 {
+	cosched_freq_request_t req[COSCHED_CPUFREQ_HOLDERS_MAX];
 	bool perf = false, any = false;
+	size_t nreq = 0;
 	long f = 0;
 
-	for (int k = 0; k < d->n; k++) {
+	for (int k = 0; k < d->n && k < COSCHED_CPUFREQ_HOLDERS_MAX; k++) {
 		const cosched_cpufreq_holder_t *h = &d->h[k];
 		bool none = !h->governor[0] && !h->freq_khz;
 		const char *g = none ? d->orig.governor :
@@ -225,9 +231,14 @@ static bool resolve(const jdom_t *d, cosched_cpufreq_setting_t *s)
 
 		any = any || !none;
 		perf = perf || !strcmp(g, "performance");
-		if (hf > f)
-			f = hf;
+		if (hf > 0)
+			req[nreq++] = (cosched_freq_request_t) {
+				.job_id = h->job_id, .requested_khz = hf };
 	}
+	if (nreq && cosched_power_resolve_domain(req, nreq,
+						 COSCHED_FREQ_RULE_MAX_REQUEST,
+						 &f, NULL, NULL))
+		f = 0;	/* not reached: every request is > 0 */
 	/* The domain's scaling_max_freq as cosched found it is the site's
 	 * ceiling (an administrator's cap, a thermal limit): a request above
 	 * it runs at it, never lifts it. */

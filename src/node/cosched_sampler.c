@@ -57,6 +57,7 @@
 #include <jansson.h>
 
 #include "src/libcosched/cosched_conf.h"
+#include "src/libcosched/cosched_file.h"
 #include "src/libcosched/cosched_live.h"
 #include "src/libcosched/cosched_store.h"
 #include "src/node/cosched_counters.h"
@@ -490,6 +491,22 @@ static json_t *energy_json(void)
 	return e;
 }
 
+/* Replace path with o as the record is written (indented, keys sorted),
+ * atomically (cosched_file_replace); not durable: a record torn by a
+ * crash of the node does not parse and is the only one lost. */
+static int json_replace(const char *path, const json_t *o, mode_t mode,
+			cosched_error_t *err)
+{
+	char *text = json_dumps(o, JSON_INDENT(1) | JSON_SORT_KEYS);
+	int rc;
+
+	if (!text)
+		return cosched_error_set(err, "%s: out of memory", path);
+	rc = cosched_file_replace(path, text, strlen(text), mode, 0, err);
+	free(text);
+	return rc;
+}
+
 /*
  * A copy of the record in the store, ProfileDir/jobs/JOB.STEP.NODE.json,
  * where reports read every node's records in one place (the node's own
@@ -499,9 +516,8 @@ static json_t *energy_json(void)
 static void keep_central(json_t *o)
 {
 	char dir[COSCHED_PATH_MAX + 16], path[COSCHED_PATH_MAX + 128];
-	char tmp[COSCHED_PATH_MAX + 136];
 	cosched_error_t err;
-	const char *why = NULL;
+	char msg[COSCHED_ERROR_MSG_LEN + 16];
 
 	if (S.conf_error[0]) {
 		json_object_set_new(o, "central", json_string("not kept: cosched.conf unreadable"));
@@ -514,32 +530,24 @@ static void keep_central(json_t *o)
 	snprintf(dir, sizeof(dir), "%s/jobs", S.conf.profile_dir);
 	snprintf(path, sizeof(path), "%s/%u.%u.%s.json", dir, S.job, S.step,
 		 S.node);
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	if (mkdir(dir, 0755) && errno != EEXIST)
-		why = strerror(errno);
-	json_object_set_new(o, "central", json_string(path));
-	if (!why) {
-		unlink(tmp);
-		if (json_dump_file(o, tmp, JSON_INDENT(1) | JSON_SORT_KEYS) ||
-		    chmod(tmp, 0644) || rename(tmp, path)) {
-			why = strerror(errno);
-			unlink(tmp);
-		}
+	if (mkdir(dir, 0755) && errno != EEXIST) {
+		cosched_error_set(&err, "%.300s: %.100s", dir, strerror(errno));
+	} else {
+		/* The copy says where it is kept. */
+		json_object_set_new(o, "central", json_string(path));
+		if (!json_replace(path, o, 0644, &err))
+			return;
 	}
-	if (why) {
-		char msg[COSCHED_PATH_MAX + 200];
-
-		snprintf(msg, sizeof(msg), "not kept: %.300s: %.100s", dir,
-			 why);
-		json_object_set_new(o, "central", json_string(msg));
-	}
+	snprintf(msg, sizeof(msg), "not kept: %s", err.msg);
+	json_object_set_new(o, "central", json_string(msg));
 }
 
 static int write_record(void)
 {
 	json_t *o = json_object(), *ev = json_object(), *un = json_object();
 	json_t *der = json_object(), *tasks = json_array();
-	char tmp[4200], state[COSCHED_ERROR_MSG_LEN + 32];
+	char state[COSCHED_ERROR_MSG_LEN + 32];
+	cosched_error_t err;
 	int ins = event_index("instructions"), cyc = event_index("cycles");
 	int miss = event_index("LLC-load-misses");
 	int clk = event_index("task-clock");
@@ -626,13 +634,12 @@ static int write_record(void)
 				    json_integer(S.me.corunners_seen));
 	}
 	keep_central(o);
-	snprintf(tmp, sizeof(tmp), "%s.tmp", S.out);
-	rc = json_dump_file(o, tmp, JSON_INDENT(1) | JSON_SORT_KEYS);
+	/* In the spool's steps/ directory, root's only (0700): 0644 as the
+	 * usual umask made it. */
+	rc = json_replace(S.out, o, 0644, &err);
 	json_decref(o);
-	if (rc || rename(tmp, S.out)) {
-		fprintf(stderr, "cosched-sampler: %s: %s\n", S.out,
-			strerror(errno));
-		unlink(tmp);
+	if (rc) {
+		fprintf(stderr, "cosched-sampler: %s\n", err.msg);
 		return 1;
 	}
 	return 0;

@@ -16,7 +16,6 @@
 #include "cosched_spool.h"
 
 #define LOCK_SUFFIX ".lock"
-#define TMP_SUFFIX ".tmp"
 
 /* ---- processes -------------------------------------------------------- */
 
@@ -190,12 +189,9 @@ int cosched_spool_lock(const char *dir, const char *name, int wait_ms,
 int cosched_spool_replace(const char *dir, const char *name,
 			  const char *text, cosched_error_t *err)
 {
-	char path[COSCHED_PATH_MAX], tmp[COSCHED_PATH_MAX];
-	size_t len, off = 0;
-	int fd, saved;
+	char path[COSCHED_PATH_MAX];
 
-	if (cosched_spool_path(path, sizeof(path), dir, name, "", err) ||
-	    cosched_spool_path(tmp, sizeof(tmp), dir, name, TMP_SUFFIX, err))
+	if (cosched_spool_path(path, sizeof(path), dir, name, "", err))
 		return -1;
 	if (!text) {
 		if (unlink(path) && errno != ENOENT)
@@ -203,37 +199,11 @@ int cosched_spool_replace(const char *dir, const char *name,
 						 path, strerror(errno));
 		return cosched_spool_fsync_dir(dir, err);
 	}
-	if (unlink(tmp) && errno != ENOENT)
-		return cosched_error_set(err, "%s: cannot remove: %s", tmp,
-					 strerror(errno));
-	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-		  0600);
-	if (fd < 0)
-		return cosched_error_set(err, "%s: cannot create: %s", tmp,
-					 strerror(errno));
-	len = strlen(text);
-	while (off < len) {
-		ssize_t w = write(fd, text + off, len - off);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			break;
-		off += (size_t) w;
-	}
-	saved = errno;
-	if (off < len || fsync(fd)) {
-		if (off == len)
-			saved = errno;
-		close(fd);
-		unlink(tmp);
-		return cosched_error_set(err, "%s: cannot write: %s", tmp,
-					 strerror(saved));
-	}
-	if (close(fd) || rename(tmp, path)) {
-		saved = errno;
-		unlink(tmp);
-		return cosched_error_set(err, "%s: cannot write: %s", path,
-					 strerror(saved));
-	}
+	/* Root's only (0600), durable; and the directory's fsync checked
+	 * here, not best effort: a journal whose new name may not survive a
+	 * crash is reported before sysfs is written. */
+	if (cosched_file_replace(path, text, strlen(text), 0600,
+				 COSCHED_REPLACE_DURABLE, err))
+		return -1;
 	return cosched_spool_fsync_dir(dir, err);
 }

@@ -225,7 +225,8 @@ def test_class_sources(make_cluster):
 def test_power_decision_and_forgery(make_cluster):
     """The frequency comes from the job's EDP points and power policy; a
     second job in the same frequency domain gets the domain's resolved
-    frequency; nothing a user submits changes the record."""
+    frequency, by FreqDomainRule; nothing a user submits changes the
+    record."""
     c = make_cluster(nodes=1, cosched_conf_extra=[
         "CoschedPolicy=app_aware", "PowerPolicy=edp"])
     # EDP at 2 threads: 2.2 GHz 10 s x 1000 J = 10000; 1.8 GHz 11 x 800 =
@@ -271,6 +272,46 @@ def test_power_decision_and_forgery(make_cluster):
                f"SystemComment={forged}"], check=False)
     assert r.returncode != 0, r.stdout + r.stderr
     assert c.record(j)["freq_khz"] == "1800000"
+
+    # FreqDomainRule=min_edp_sum reaches the decision.  Profiles of their
+    # own (the runs above merge measured points into fast and slow as
+    # they end): slow2 runs alone at its 1.4 GHz; fast2 (1.8 GHz) joins:
+    # at 1.8 GHz the EDP sum is 1 + 9000/7000 = 2.29, at 1.4 GHz
+    # 10500/8800 + 1 = 2.19, and fast2's slowdown there (14/11: 27%) is
+    # within MaxSlowdown=30, so the domain stays at 1.4 GHz (max_request:
+    # 1.8 GHz, as above).
+    _cancel_all(c)
+    c.write_profile("fast2", "cpu", 0.1, edp=[
+        (2, 2200000, 10.0, 1000.0), (2, 1800000, 11.0, 800.0),
+        (2, 1400000, 14.0, 750.0)])
+    c.write_profile("slow2", "cpu", 0.1, edp=[
+        (2, 2200000, 10.0, 1000.0), (2, 1400000, 14.0, 500.0)])
+    # The same again for the second half (the first half's runs merge
+    # into fast2 and slow2 when they end).
+    c.write_profile("fast3", "cpu", 0.1, edp=[
+        (2, 2200000, 10.0, 1000.0), (2, 1800000, 11.0, 800.0),
+        (2, 1400000, 14.0, 750.0)])
+    c.write_profile("slow3", "cpu", 0.1, edp=[
+        (2, 2200000, 10.0, 1000.0), (2, 1400000, 14.0, 500.0)])
+    c.reconfigure(["CoschedPolicy=app_aware", "PowerPolicy=edp",
+                   "FreqDomainRule=min_edp_sum", "MaxSlowdown=30"])
+    s = c.sbatch("-n2", "-Jslow2")
+    c.wait_state(s, "RUNNING")
+    assert c.record(s)["freq_khz"] == "1400000"
+    f = c.sbatch("-n2", "-Jfast2")
+    c.wait_state(f, "RUNNING")
+    assert _socket_of(c, f) == _socket_of(c, s)
+    rec = c.record(f)
+    assert rec["freq_req_khz"] == "1800000" and rec["freq_khz"] == "1400000"
+    # The other way round a running job is not lowered (its node holds it
+    # at its decision): slow3 joins fast3's domain at 1.8 GHz.
+    _cancel_all(c)
+    f = c.sbatch("-n2", "-Jfast3")
+    c.wait_state(f, "RUNNING")
+    s = c.sbatch("-n2", "-Jslow3")
+    c.wait_state(s, "RUNNING")
+    assert _socket_of(c, f) == _socket_of(c, s)
+    assert c.record(s)["freq_khz"] == "1800000"
 
 
 @pytest.mark.cluster

@@ -325,6 +325,36 @@ def test_frequency_decided_applied_and_restored(make_cluster):
     _not_drained(c)
 
 
+def test_frequency_domain_rule_min_edp_sum(make_cluster):
+    """FreqDomainRule=min_edp_sum reaches the hardware: p15 runs alone at
+    its 1.5 GHz; q18 (EDP minimum 1.8 GHz, 4.5% slower at 1.5 GHz, within
+    MaxSlowdown) joins its domain: EDP sum at 1.8 GHz 8596/7200 + 1 = 2.19,
+    at 1.5 GHz 1 + 7935/7700 = 2.03, so the controller decides 1.5 GHz for
+    q18 and the node keeps the domain there (max_request: 1.8 GHz)."""
+    c = _freq_cluster(make_cluster)
+    c.write_profile("q18", "cpu", 0.1, edp=[
+        (2, 2200000, 10.0, 1000.0), (2, 1800000, 11.0, 700.0),
+        (2, 1500000, 11.5, 690.0)])
+    c.reconfigure(c.cosched_lines + ["FreqDomainRule=min_edp_sum"])
+    _fill_socket0(c)
+    p = _start(c, "p15")
+    _wait_domain(c, 8, _userspace(1500000))
+    q = _start(c, "q18")
+    assert c.job_sockets(q) == {"n1": [1]}
+    rec = c.record(q)
+    assert rec["freq_req_khz"] == "1800000" and rec["freq_khz"] == "1500000"
+    time.sleep(2)
+    _wait_domain(c, 8, _userspace(1500000))
+    # Alone, q18 keeps the frequency decided for it (never lowered, never
+    # raised while it runs); the originals come back after both.
+    c.run(["scancel", str(p)])
+    time.sleep(2)
+    _wait_domain(c, 8, _userspace(1500000))
+    c.run(["scancel", str(q)])
+    _wait_domain(c, 8, ORIGINAL)
+    _not_drained(c)
+
+
 def _stepd_pid(c, jobid):
     """The batch step's slurmstepd of this cluster's job (other clusters
     on the machine have jobs of the same number)."""

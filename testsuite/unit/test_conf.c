@@ -30,7 +30,8 @@ START_TEST(test_defaults_documented)
 {
 	static const char *const keys[] = {
 		"CoschedPolicy", "MissRateBoundThreshold", "MissRateBoundWeight",
-		"PowerPolicy", "MaxSlowdown", "ClassifyMemBandwidthFraction",
+		"PowerPolicy", "MaxSlowdown", "FreqDomainRule",
+		"ClassifyMemBandwidthFraction",
 		"ClassifyMemMPKI", "ClassifyLimBandwidthFraction", "ClassifyLimMPKI",
 		"ClassifyRandReuse", "ClassifyRandCacheBandwidth", "LcaAlpha",
 		"LcaBeta", "LcaGamma", "LcaDelta", "LcaEpsilon", "CorePeakBandwidth",
@@ -599,7 +600,8 @@ START_TEST(test_long_value_message_bounded)
 {
 	static const char *const keys[] = {
 		"CoschedPolicy", "MissRateBoundThreshold", "MissRateBoundWeight",
-		"PowerPolicy", "MaxSlowdown", "ClassifyMemBandwidthFraction",
+		"PowerPolicy", "MaxSlowdown", "FreqDomainRule",
+		"ClassifyMemBandwidthFraction",
 		"ClassifyMemMPKI", "ClassifyLimBandwidthFraction", "ClassifyLimMPKI",
 		"ClassifyRandReuse", "ClassifyRandCacheBandwidth", "LcaAlpha",
 		"LcaBeta", "LcaGamma", "LcaDelta", "LcaEpsilon", "CorePeakBandwidth",

@@ -20,6 +20,8 @@
 #include "cosched_check.h"
 #include "src/node/cosched_cpufreq.h"
 #include "src/node/cosched_cpufreq_journal.h"
+#include "src/libcosched/cosched_power.h"
+#include "contribs/sim/sim.h"
 
 typedef struct {
 	cosched_check_tree_t fake;	/* the test's directory, SysfsRoot */
@@ -709,6 +711,79 @@ START_TEST(t_two_holders)
 }
 END_TEST
 
+/*
+ * One frequency-domain rule for the controller, the node and the
+ * simulator: for the same requests the core's rule (the controller's
+ * decision, cosched_power_resolve_domain), the setting the node's journal
+ * writes for holders asking for them and the frequency the simulator runs
+ * a package at are the same.
+ */
+START_TEST(t_one_domain_rule)
+{
+	static const long sets[][3] = {
+		{ 1500000, 0, 0 },
+		{ 1500000, 2000000, 0 },
+		{ 2000000, 1200000, 1800000 },
+		{ 1200000, 1200000, 2900000 },
+	};
+
+	for (size_t s = 0; s < sizeof(sets) / sizeof(sets[0]); s++) {
+		cosched_freq_request_t req[3];
+		cosched_error_t err = { "" };
+		sim_app_t apps[3];
+		sim_member_t mem[3];
+		sim_perf_t perf[3];
+		sim_power_t pw;
+		sim_model_t m;
+		cosched_cpufreq_t *c;
+		char want[128];
+		long core;
+		int n = 0;
+		tree_t t;
+
+		memset(apps, 0, sizeof(apps));
+		for (int k = 0; k < 3 && sets[s][k]; k++, n++) {
+			req[k] = (cosched_freq_request_t) {
+				.job_id = (uint32_t) k + 1,
+				.requested_khz = sets[s][k] };
+			snprintf(apps[k].name, sizeof(apps[k].name), "a%d", k);
+			apps[k].threads = apps[k].min_threads =
+				apps[k].max_threads = 1;
+			apps[k].mhz = sets[s][k] / 1000;
+			apps[k].cat = COSCHED_CAT_CPU;
+			apps[k].solo_s = 10.0;
+			mem[k] = (sim_member_t) { .app = (size_t) k,
+						  .threads = 1 };
+		}
+		/* The controller's decision. */
+		ck_assert_msg(!cosched_power_resolve_domain(req, (size_t) n,
+				COSCHED_FREQ_RULE_MAX_REQUEST, &core, NULL,
+				&err), "%s", err.msg);
+		/* The node. */
+		tree_make(&t, "");
+		c = tree_open(&t);
+		for (int k = 0; k < n; k++) {
+			cosched_cpufreq_holder_t h = holder((uint32_t) k + 1,
+						"userspace", sets[s][k]);
+			acquire_ok(c, &t, &h, 0);
+		}
+		snprintf(want, sizeof(want), "userspace 800000 %ld %ld", core,
+			 core);
+		ck_assert_str_eq(state(&t, 0), want);
+		cosched_cpufreq_close(c);
+		tree_free(&t);
+		/* The simulator, a gang on one package of 3 GHz. */
+		sim_model_default(&m);
+		m.fmax_mhz = 3000;
+		m.freq_rule = SIM_FREQ_DOMAIN_MAX;
+		ck_assert_msg(!sim_gang_eval(&m, apps, mem, n, true, perf, &pw,
+					     &err), "%s", err.msg);
+		for (int k = 0; k < n; k++)
+			ck_assert_int_eq(perf[k].mhz * 1000, core);
+	}
+}
+END_TEST
+
 /* A request below the original minimum lowers it; the originals, all of
  * them, come back. */
 START_TEST(t_min_lowered)
@@ -1317,6 +1392,7 @@ Suite *cosched_test_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, t_crash_restores_originals);
 	tcase_add_test(tc, t_two_holders);
+	tcase_add_test(tc, t_one_domain_rule);
 	tcase_add_test(tc, t_min_lowered);
 	tcase_add_test(tc, t_refused_request);
 	tcase_add_test(tc, t_site_governors);

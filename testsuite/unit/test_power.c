@@ -256,8 +256,8 @@ static const cosched_edp_point_t lim_pts[] = {
 START_TEST(test_domain_max_request)
 {
 	cosched_freq_request_t req[2] = {
-		{ 11, 1500000, 8, mem_pts, 5, 10.0 },
-		{ 12, 2200000, 4, cpu_pts, 2, 0.0 },
+		{ 11, 1500000, 8, mem_pts, 5, 10.0, 0 },
+		{ 12, 2200000, 4, cpu_pts, 2, 0.0, 0 },
 	};
 	cosched_freq_loss_t loss[2];
 	long f;
@@ -289,8 +289,8 @@ START_TEST(test_domain_max_request)
 
 	/* a job without points: known = false at another frequency */
 	cosched_freq_request_t bare[2] = {
-		{ 21, 1200000, 8, NULL, 0, 0 },
-		{ 22, 2000000, 8, NULL, 0, 0 },
+		{ 21, 1200000, 8, NULL, 0, 0, 0 },
+		{ 22, 2000000, 8, NULL, 0, 0, 0 },
 	};
 	ck_assert_int_eq(cosched_power_resolve_domain(bare, 2,
 		COSCHED_FREQ_RULE_MAX_REQUEST, &f, loss, &err), 0);
@@ -311,9 +311,9 @@ START_TEST(test_domain_min_edp_sum)
 	 * that may lose 5%.  At 1.8: 8670/8400 x 2 + 1 = 3.064; at 1.5:
 	 * 1 + 1 + 7210/7100 = 3.015: 1.5 GHz wins, the lim job 3% slower. */
 	cosched_freq_request_t req[3] = {
-		{ 1, 1500000, 8, mem_pts, 5, 10.0 },
-		{ 2, 1500000, 8, mem_pts, 5, 10.0 },
-		{ 3, 1800000, 2, lim_pts, 3, 5.0 },
+		{ 1, 1500000, 8, mem_pts, 5, 10.0, 0 },
+		{ 2, 1500000, 8, mem_pts, 5, 10.0, 0 },
+		{ 3, 1800000, 2, lim_pts, 3, 5.0, 0 },
 	};
 	cosched_freq_loss_t loss[3];
 	long f;
@@ -338,6 +338,57 @@ START_TEST(test_domain_min_edp_sum)
 	ck_assert_int_eq(f, 1800000);
 	ck_assert_str_eq(cosched_freq_rule_name(COSCHED_FREQ_RULE_MAX_REQUEST),
 			 "max_request");
+}
+END_TEST
+
+/* A job already running keeps its frequency: the node holds each job at
+ * the frequency decided when it began, so min_edp_sum decides no lower
+ * for a job that joins (what it will run at), and max_request, where the
+ * node re-resolves from the requests, ignores it. */
+START_TEST(test_domain_running_not_lowered)
+{
+	cosched_freq_request_t req[3] = {
+		{ 1, 1500000, 8, mem_pts, 5, 10.0, 0 },
+		{ 2, 1500000, 8, mem_pts, 5, 10.0, 0 },
+		{ 3, 1800000, 2, lim_pts, 3, 5.0, 1800000 },
+	};
+	cosched_freq_rule_t rule;
+	long f;
+
+	/* The lim job runs at 1.8 GHz: the two mem jobs join it there. */
+	ck_assert_int_eq(cosched_power_resolve_domain(req, 3,
+		COSCHED_FREQ_RULE_MIN_EDP_SUM, &f, NULL, &err), 0);
+	ck_assert_int_eq(f, 1800000);
+	/* Had a mem job run first at 1.5 GHz, the lim job joins at 1.5. */
+	req[2].running_khz = 0;
+	req[0].running_khz = 1500000;
+	ck_assert_int_eq(cosched_power_resolve_domain(req, 3,
+		COSCHED_FREQ_RULE_MIN_EDP_SUM, &f, NULL, &err), 0);
+	ck_assert_int_eq(f, 1500000);
+	/* A decision above every request now (its requester left) holds. */
+	req[0].running_khz = 2000000;
+	ck_assert_int_eq(cosched_power_resolve_domain(req, 3,
+		COSCHED_FREQ_RULE_MIN_EDP_SUM, &f, NULL, &err), 0);
+	ck_assert_int_eq(f, 2000000);
+	ck_assert_int_eq(cosched_power_resolve_domain(req, 3,
+		COSCHED_FREQ_RULE_MAX_REQUEST, &f, NULL, &err), 0);
+	ck_assert_int_eq(f, 1800000);
+	req[0].running_khz = -1;
+	ck_assert_int_eq(cosched_power_resolve_domain(req, 3,
+		COSCHED_FREQ_RULE_MIN_EDP_SUM, &f, NULL, &err), -1);
+	ck_assert_msg(strstr(err.msg, "requests[0].running_khz"), "%s", err.msg);
+
+	/* FreqDomainRule's names, in any case. */
+	ck_assert_int_eq(cosched_freq_rule_parse("FreqDomainRule", "MIN_EDP_SUM",
+						 &rule, &err), 0);
+	ck_assert_int_eq(rule, COSCHED_FREQ_RULE_MIN_EDP_SUM);
+	ck_assert_int_eq(cosched_freq_rule_parse("FreqDomainRule", "max_request",
+						 &rule, &err), 0);
+	ck_assert_int_eq(rule, COSCHED_FREQ_RULE_MAX_REQUEST);
+	ck_assert_int_eq(cosched_freq_rule_parse("FreqDomainRule", "max",
+						 &rule, &err), -1);
+	ck_assert_msg(strstr(err.msg, "FreqDomainRule") &&
+		      strstr(err.msg, "min_edp_sum"), "%s", err.msg);
 }
 END_TEST
 
@@ -399,7 +450,7 @@ START_TEST(test_bad_input)
 	ck_assert_int_eq(cosched_power_mb_freq(0.9, 0, badlist, 2, &f, NULL, &err), -1);
 	ck_assert_str_eq(err.msg, "avail_khz[1]: must be > 0, got 0");
 
-	cosched_freq_request_t req[1] = { { 1, 0, 8, NULL, 0, 0 } };
+	cosched_freq_request_t req[1] = { { 1, 0, 8, NULL, 0, 0, 0 } };
 	ck_assert_int_eq(cosched_power_resolve_domain(req, 1,
 		COSCHED_FREQ_RULE_MAX_REQUEST, &f, NULL, &err), -1);
 	ck_assert_str_eq(err.msg, "requests[0].requested_khz: must be > 0, got 0");
@@ -434,6 +485,7 @@ Suite *cosched_test_suite(void)
 	tcase_add_test(tc, test_estimate);
 	tcase_add_test(tc, test_domain_max_request);
 	tcase_add_test(tc, test_domain_min_edp_sum);
+	tcase_add_test(tc, test_domain_running_not_lowered);
 	tcase_add_test(tc, test_bad_input);
 	suite_add_tcase(s, tc);
 	return s;

@@ -1,11 +1,13 @@
 /* test_text.c - quoting untrusted text for messages and logs
  * (src/libcosched/cosched_text.c) and the last-line sanitising of error
  * messages (src/libcosched/cosched_error.c). */
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cosched_check.h"
 #include "src/libcosched/cosched_error.h"
+#include "src/libcosched/cosched_random.h"
 #include "src/libcosched/cosched_text.h"
 
 /* No byte a terminal or a log reader would act on. */
@@ -131,6 +133,61 @@ START_TEST(test_trim)
 }
 END_TEST
 
+/* splitmix64's published first outputs for seed 0: the generator is the
+ * reference one, so a seed means the same on every machine. */
+START_TEST(test_splitmix64_reference)
+{
+	static const uint64_t want[] = {
+		0xe220a8397b1dcdafULL, 0x6e789e6aa1b965f4ULL,
+		0x06c45d188009454fULL, 0xf88bb8a8724c81ecULL,
+	};
+	uint64_t state = 0;
+
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		ck_assert_uint_eq(cosched_splitmix64(&state), want[i]);
+	/* The unit draw: the top 53 bits of the same outputs. */
+	state = 0;
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		ck_assert(cosched_random_unit(&state) ==
+			  (double) (want[i] >> 11) / 9007199254740992.0);
+}
+END_TEST
+
+/* The shuffle is the Fisher-Yates the Miss-Rate Bound start and the
+ * random victim order always used (element i - 1 with element
+ * splitmix64 % i, from the end), for any element size: the same seed
+ * gives the same order as before the two shared it. */
+START_TEST(test_shuffle_same_order)
+{
+	struct wide { size_t id; double pad[3]; } w[37];
+	size_t a[37], ref[37];
+	uint64_t state = 20260907;
+
+	for (size_t i = 0; i < 37; i++) {
+		a[i] = ref[i] = i;
+		w[i] = (struct wide) { .id = i };
+	}
+	for (size_t i = 37; i > 1; i--) {
+		size_t k = (size_t) (cosched_splitmix64(&state) % i);
+		size_t t = ref[i - 1];
+
+		ref[i - 1] = ref[k];
+		ref[k] = t;
+	}
+	cosched_shuffle(a, 37, sizeof(a[0]), 20260907);
+	cosched_shuffle(w, 37, sizeof(w[0]), 20260907);
+	for (size_t i = 0; i < 37; i++) {
+		ck_assert_uint_eq(a[i], ref[i]);
+		ck_assert_uint_eq(w[i].id, ref[i]);
+	}
+	/* Nothing to shuffle: untouched. */
+	cosched_shuffle(a, 0, sizeof(a[0]), 1);
+	cosched_shuffle(NULL, 0, sizeof(a[0]), 1);
+	cosched_shuffle(a, 1, sizeof(a[0]), 1);
+	ck_assert_uint_eq(a[0], ref[0]);
+}
+END_TEST
+
 Suite *cosched_test_suite(void)
 {
 	Suite *s = suite_create("text");
@@ -141,6 +198,8 @@ Suite *cosched_test_suite(void)
 	tcase_add_test(tc, test_quote_small_buffer);
 	tcase_add_test(tc, test_error_set_sanitises);
 	tcase_add_test(tc, test_trim);
+	tcase_add_test(tc, test_splitmix64_reference);
+	tcase_add_test(tc, test_shuffle_same_order);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -42,21 +42,146 @@ static void _begin_end_done(cosched_ctl_t *c, double c0)
 	}
 }
 
+/* The slowdown the job's power policy accepts: its own energy:N, else
+ * MaxSlowdown (also for edp). */
+static double _max_slowdown(const cosched_ctl_t *c, const job_view_t *v)
+{
+	return v->opts.power == COSCHED_POWER_ENERGY ?
+	       v->opts.max_slowdown_pct : c->conf.max_slowdown_pct;
+}
+
+/* One job of a frequency domain as the rule sees it: its request, the
+ * frequency it already runs at (0: the joining job), its EDP points at
+ * its cores per node and the slowdown its power policy accepts. */
+static void _freq_request(const cosched_ctl_t *c, const job_view_t *v,
+			  long requested, long running,
+			  cosched_freq_request_t *r)
+{
+	cosched_power_policy_t p = v->opts.power != COSCHED_POWER_UNSET ?
+				   v->opts.power : c->conf.power_policy;
+
+	memset(r, 0, sizeof(*r));
+	r->job_id = v->job.gj.job_id;
+	r->requested_khz = requested;
+	r->running_khz = running;
+	r->threads = v->job.cores;
+	if (v->has_prof) {
+		r->points = v->prof.edp;
+		r->npoints = (size_t) v->prof.n_edp;
+	}
+	r->max_slowdown_pct = p == COSCHED_POWER_PERFORMANCE ? 0.0 :
+			      _max_slowdown(c, v);
+}
+
+/* A job already in the domain that asked for a frequency. */
+typedef struct {
+	job_record_t *job;
+	long requested_khz;		/* its record's freq_req_khz */
+	long running_khz;		/* its record's freq_khz */
+} domain_job_t;
+
+/* The other jobs on the units the joining job holds that asked for a
+ * frequency, each once however many of the units it shares (xmalloc'ed;
+ * *n of them). */
+static domain_job_t *_domain_jobs(cosched_ctl_t *c, uint32_t self,
+				  const cosched_hold_t *h, size_t nh,
+				  size_t *n)
+{
+	const cosched_occupancy_t *occ = cosched_place_occupancy(c->place);
+	domain_job_t *jobs = NULL;
+	size_t cap = 0;
+
+	*n = 0;
+	for (size_t k = 0; k < nh; k++) {
+		cosched_socket_t sock;
+		if (cosched_occupancy_socket(occ, h[k].socket, &sock))
+			continue;
+		for (int j = 0; j < sock.noccupants; j++) {
+			uint32_t id = sock.occupants[j].job_id;
+			job_record_t *other;
+			cosched_decision_t od;
+			bool seen = false;
+
+			for (size_t i = 0; i < *n && !seen; i++)
+				seen = jobs[i].job->job_id == id;
+			if (id == self || seen ||
+			    !(other = find_job_record(id)) ||
+			    ctl_record_read(other, &od) != 1 ||
+			    od.freq_req_khz <= 0)
+				continue;
+			if (*n == cap) {
+				cap = cap ? 2 * cap : 8;
+				xrealloc(jobs, cap * sizeof(*jobs));
+			}
+			jobs[(*n)++] = (domain_job_t) {
+				.job = other, .requested_khz = od.freq_req_khz,
+				.running_khz = od.freq_khz };
+		}
+	}
+	return jobs;
+}
+
+/*
+ * The frequency of the domain the job joins (the units it holds: one
+ * package, one frequency) with the jobs already there, by the core's one
+ * rule (cosched_power_resolve_domain, FreqDomainRule=).  The other jobs'
+ * profiles are looked up only for min_edp_sum, the rule that reads their
+ * points.
+ */
+static long _domain_freq(cosched_ctl_t *c, const job_view_t *v, long f,
+			 const cosched_hold_t *h, size_t nh)
+{
+	cosched_freq_rule_t rule = c->conf.freq_rule;
+	bool points = rule == COSCHED_FREQ_RULE_MIN_EDP_SUM;
+	cosched_freq_request_t *req;
+	job_view_t *views = NULL;
+	cosched_error_t err;
+	size_t n;
+	domain_job_t *jobs = _domain_jobs(c, v->job.gj.job_id, h, nh, &n);
+	long dom = f;
+
+	req = xcalloc(n + 1, sizeof(*req));
+	_freq_request(c, v, f, 0, &req[0]);
+	if (points)
+		views = xcalloc(n, sizeof(*views));
+	for (size_t i = 0; i < n; i++) {
+		if (points) {
+			ctl_view(c, jobs[i].job, &views[i]);
+			_freq_request(c, &views[i], jobs[i].requested_khz,
+				      jobs[i].running_khz, &req[i + 1]);
+		} else {
+			req[i + 1].job_id = jobs[i].job->job_id;
+			req[i + 1].requested_khz = jobs[i].requested_khz;
+		}
+	}
+	if (cosched_power_resolve_domain(req, n + 1, rule, &dom, NULL, &err)) {
+		/* Only a request out of range fails: never slower than
+		 * asked then. */
+		error("%s: JobId=%u: frequency domain (%s): %s: highest request used",
+		      plugin_type, v->job.gj.job_id,
+		      cosched_freq_rule_name(rule), err.msg);
+		if (cosched_power_resolve_domain(req, n + 1,
+						 COSCHED_FREQ_RULE_MAX_REQUEST,
+						 &dom, NULL, &err))
+			dom = f;
+	}
+	xfree(views);
+	xfree(req);
+	xfree(jobs);
+	return dom;
+}
+
 /* Frequency and governor (seed 002 "DVFS model"): the job's power policy
- * over its EDP points at its thread count; then its frequency domains (the
- * units it holds: one package, one frequency) resolved with the jobs
- * already there by the core's rule (the highest request). */
+ * over its EDP points at its thread count; then its frequency domains
+ * resolved with the jobs already there (_domain_freq). */
 static void _decide_power(cosched_ctl_t *c, job_view_t *v,
 			  cosched_decision_t *d, const cosched_hold_t *h,
 			  size_t nh)
 {
-	const cosched_occupancy_t *occ = cosched_place_occupancy(c->place);
 	cosched_power_policy_t p = v->opts.power != COSCHED_POWER_UNSET ?
 				   v->opts.power : c->conf.power_policy;
-	double slow = v->opts.power == COSCHED_POWER_ENERGY ?
-		      v->opts.max_slowdown_pct : c->conf.max_slowdown_pct;
 	cosched_error_t err;
-	long f = 0, dom;
+	long f = 0;
 
 	d->power = p;
 	if (p == COSCHED_POWER_PERFORMANCE) {
@@ -70,29 +195,14 @@ static void _decide_power(cosched_ctl_t *c, job_view_t *v,
 	}
 	if (!v->has_prof || !v->prof.n_edp ||
 	    cosched_power_choose_freq(v->prof.edp, v->prof.n_edp, v->job.cores,
-				      p, slow, &f, &err) || f <= 0) {
+				      p, _max_slowdown(c, v), &f, &err) ||
+	    f <= 0) {
 		/* No points at its thread count: the frequency stays. */
 		return;
 	}
 	d->freq_req_khz = f;
 	snprintf(d->governor, sizeof(d->governor), "userspace");
-	dom = f;
-	for (size_t k = 0; k < nh; k++) {
-		cosched_socket_t sock;
-		if (cosched_occupancy_socket(occ, h[k].socket, &sock))
-			continue;
-		for (int j = 0; j < sock.noccupants; j++) {
-			job_record_t *other;
-			cosched_decision_t od;
-			if (sock.occupants[j].job_id == v->job.gj.job_id)
-				continue;
-			other = find_job_record(sock.occupants[j].job_id);
-			if (other && ctl_record_read(other, &od) == 1 &&
-			    od.freq_req_khz > dom)
-				dom = od.freq_req_khz;
-		}
-	}
-	d->freq_khz = dom;
+	d->freq_khz = _domain_freq(c, v, f, h, nh);
 }
 
 /*

@@ -229,7 +229,16 @@ void task_cosched_cpufreq_step_start(task_cosched_step_t *st)
 		goto done;
 	}
 	snprintf(h.governor, sizeof(h.governor), "%s", d->governor);
-	h.freq_khz = d->freq_req_khz > 0 ? d->freq_req_khz : d->freq_khz;
+	/* max_request: the job's own request, and the journal settles the
+	 * domain at the highest; min_edp_sum: the domain frequency the
+	 * controller decided for the job (freq_khz), which the node cannot
+	 * work out itself without the jobs' profiles, and the highest of
+	 * those is the latest decision (cosched_power.h). */
+	if (task_cosched_conf.freq_rule == COSCHED_FREQ_RULE_MIN_EDP_SUM)
+		h.freq_khz = d->freq_khz > 0 ? d->freq_khz : d->freq_req_khz;
+	else
+		h.freq_khz = d->freq_req_khz > 0 ? d->freq_req_khz :
+						   d->freq_khz;
 	if (cosched_cpufreq_acquire(c, dir, &h, idx, n, &out, &err)) {
 		error("%s: %s: %s: frequency unchanged", plugin_type,
 		      st->step_name, err.msg);

@@ -95,27 +95,20 @@ static int _cache_read(uint32_t job_id, cosched_decision_t *d)
 	return rc;
 }
 
+/* The node's copy, root's only (0600): a cache, so not durable (a copy
+ * torn by a crash does not parse and is fetched again). */
 static void _cache_write(uint32_t job_id, const cosched_decision_t *d)
 {
-	char *dir = _path(0), *path = _path(job_id), *tmp = NULL;
+	char *dir = _path(0), *path = _path(job_id);
 	char line[COSCHED_DECISION_TEXT_MAX];
 	cosched_error_t err;
-	int fd;
 
-	if (!dir || cosched_decision_format(d, line, sizeof(line), &err))
-		goto done;
-	tmp = xstrdup_printf("%s.tmp.%d", path, (int) getpid());
-	if ((mkdir(dir, 0700) && errno != EEXIST) ||
-	    (fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
-		       O_CLOEXEC, 0600)) < 0)
-		goto done;
-	if (write(fd, line, strlen(line)) != (ssize_t) strlen(line) ||
-	    close(fd) || rename(tmp, path))
-		unlink(tmp);
-done:
+	if (dir && !cosched_decision_format(d, line, sizeof(line), &err) &&
+	    (!mkdir(dir, 0700) || errno == EEXIST) &&
+	    cosched_file_replace(path, line, strlen(line), 0600, 0, &err))
+		debug("%s: %s", plugin_type, err.msg);
 	xfree(dir);
 	xfree(path);
-	xfree(tmp);
 }
 
 /* SlurmdSpoolDir/cosched, which the record's copy lives under: the first
