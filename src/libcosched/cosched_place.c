@@ -41,8 +41,9 @@ static int alloc_arrays(cosched_place_t *p)
 	p->unit_node = calloc(nu, sizeof(size_t));
 	p->unit_cores = calloc(nu, sizeof(int));
 	p->unit_closed = calloc(nu, sizeof(uint16_t));
+	p->scratch = malloc((nu + COSCHED_PLACE_MAX_TRIES) * sizeof(size_t));
 	return p->unit_first && p->unit_count && p->node_ok && p->unit_node &&
-	       p->unit_cores && p->unit_closed ? 0 : -1;
+	       p->unit_cores && p->unit_closed && p->scratch ? 0 : -1;
 }
 
 cosched_place_t *cosched_place_create(const cosched_place_conf_t *conf,
@@ -118,6 +119,7 @@ void cosched_place_free(cosched_place_t *p)
 	free(p->unit_cores);
 	free(p->unit_closed);
 	free(p->closing);
+	free(p->scratch);
 	free(p);
 }
 

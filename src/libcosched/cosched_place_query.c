@@ -112,11 +112,7 @@ static int place_single(cosched_place_t *p, const cosched_place_job_t *job,
 	cosched_error_t err;
 	int rc = -1;
 
-	ex = malloc((p->nunits + COSCHED_PLACE_MAX_TRIES) * sizeof(size_t));
-	if (!ex) {
-		snprintf(why, wlen, "placement: out of memory");
-		return -1;
-	}
+	ex = p->scratch;
 	if (allowed)
 		for (size_t i = 0; i < p->nnodes; i++)
 			if (!allowed[i])
@@ -142,7 +138,6 @@ static int place_single(cosched_place_t *p, const cosched_place_job_t *job,
 		}
 		ex[nex++] = unit;
 	}
-	free(ex);
 	return rc;
 }
 
@@ -176,9 +171,7 @@ static int place_set(const cosched_place_t *p, const cosched_place_job_t *job,
 	size_t *set, n = 0;
 	int rc;
 
-	set = malloc((p->nunits ? p->nunits : 1) * sizeof(size_t));
-	if (!set)
-		return -1;
+	set = p->scratch;
 	for (size_t i = 0; i < p->nnodes; i++) {
 		int need = 1, have = 0;
 		long best;
@@ -202,7 +195,6 @@ static int place_set(const cosched_place_t *p, const cosched_place_job_t *job,
 			set[n++] = (size_t) best;
 	}
 	rc = n ? try(ctx, set, n) : -1;
-	free(set);
 	return rc;
 }
 
@@ -214,9 +206,7 @@ static int test_only(const cosched_place_t *p, const cosched_place_job_t *job,
 	size_t *set, n = 0;
 	int rc;
 
-	set = malloc((p->nunits ? p->nunits : 1) * sizeof(size_t));
-	if (!set)
-		return -1;
+	set = p->scratch;
 	for (size_t i = 0; i < p->nnodes; i++) {
 		int cap = 0;
 		if (!node_allowed_at(allowed, i) || !p->unit_count[i])
@@ -231,7 +221,6 @@ static int test_only(const cosched_place_t *p, const cosched_place_job_t *job,
 			set[n++] = p->unit_first[i] + (size_t) k;
 	}
 	rc = n ? try(ctx, set, n) : -1;
-	free(set);
 	return rc;
 }
 
@@ -363,9 +352,17 @@ int cosched_place_job(cosched_place_t *p, const cosched_place_job_t *job,
 		      cosched_place_try_fn try, void *ctx,
 		      cosched_place_result_t *res)
 {
-	memset(res, 0, sizeof(*res));
-	res->least_bad = -1;
+	/* Field by field, not memset: why[] is most of the struct, and a
+	 * query runs for every queued job of every scheduling pass. */
+	res->rc = 0;
 	res->unit = -1;
+	res->threads = 0;
+	res->lenient = false;
+	res->least_bad = -1;
+	res->start_after = 0;
+	res->ended = 0;
+	res->waited_for = 0;
+	res->why[0] = '\0';
 	if (mode == COSCHED_PLACE_TEST_ONLY) {
 		res->rc = test_only(p, job, node_allowed, try, ctx);
 		return res->rc;
