@@ -14,20 +14,19 @@
 #include "src/libcosched/cosched_classify.h"
 #include "src/libcosched/cosched_number.h"
 #include "src/libcosched/cosched_power.h"
+#include "src/libcosched/cosched_random.h"
 #include "src/libcosched/cosched_text.h"
 
+/* The core's generator (cosched_random.h), so that the simulator's
+ * workloads and Miss-Rate Bound's first gangs draw alike. */
 uint64_t sim_rng_next(uint64_t *s)
 {
-	/* splitmix64 */
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
+	return cosched_splitmix64(s);
 }
 
 double sim_rng_unit(uint64_t *s)
 {
-	return (double)(sim_rng_next(s) >> 11) / 9007199254740992.0;
+	return cosched_random_unit(s);
 }
 
 /* A category and its MPKI for a job whose trace carries none: the four
