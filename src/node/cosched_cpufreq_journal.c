@@ -28,7 +28,6 @@
 #include "cosched_spool.h"
 
 #define JOURNAL_BYTES_MAX (64u << 20)
-#define BAD_INFIX ".bad."
 /* slurmstepd waits this long for the lock (a step start or end); slurmd's
  * launch hooks never wait (cosched_cpufreq_sweep_try). */
 #define LOCK_WAIT_MS 2000
@@ -96,61 +95,6 @@ int cosched_cpufreq_holder_alive(const cosched_cpufreq_holder_t *h)
 
 /* ---- files ------------------------------------------------------------- */
 
-/* A journal kept aside (cpufreq.journal.bad.*) in DIR: its name. */
-static bool kept_aside(const char *dir, char *name, size_t len)
-{
-	const char *prefix = COSCHED_CPUFREQ_JOURNAL_FILE BAD_INFIX;
-	struct dirent *e;
-	DIR *dp = opendir(dir);
-	bool found = false;
-
-	if (!dp)
-		return false;
-	while (!found && (e = readdir(dp)))
-		if (!strncmp(e->d_name, prefix, strlen(prefix))) {
-			snprintf(name, len, "%s", e->d_name);
-			found = true;
-		}
-	closedir(dp);
-	return found;
-}
-
-/* Move the unreadable journal to cpufreq.journal.bad.TIME[.N] (never
- * over another), so that nothing overwrites the originals it may hold. */
-static int keep_aside(const char *dir, const char *path, char *bad,
-		      size_t len, cosched_error_t *err)
-{
-	long long now = (long long) time(NULL);
-
-	for (int i = 0; i < 1000; i++) {
-		char suffix[64];
-
-		if (i)
-			snprintf(suffix, sizeof(suffix), BAD_INFIX "%lld.%d",
-				 now, i);
-		else
-			snprintf(suffix, sizeof(suffix), BAD_INFIX "%lld",
-				 now);
-		if (cosched_spool_path(bad, len, dir,
-				       COSCHED_CPUFREQ_JOURNAL_FILE, suffix,
-				       err))
-			return -1;
-		if (!link(path, bad)) {
-			if (unlink(path))
-				return cosched_error_set(err,
-					"%s: cannot remove after keeping it as %s: %s",
-					path, bad, strerror(errno));
-			return cosched_spool_fsync_dir(dir, err);
-		}
-		if (errno != EEXIST)
-			return cosched_error_set(err,
-				"%s: cannot keep it as %s: %s", path, bad,
-				strerror(errno));
-	}
-	return cosched_error_set(err, "%s: cannot find a free name to keep it",
-				 path);
-}
-
 /* Load DIR's journal (none: empty).  A journal that does not parse is
  * kept aside and reported (-1). */
 static int journal_load(const char *dir, journal_t *j, cosched_error_t *err)
@@ -169,6 +113,13 @@ static int journal_load(const char *dir, journal_t *j, cosched_error_t *err)
 			return 0;
 		return cosched_error_set(err, "%s", perr.msg);
 	}
+	/* 0 bytes: it holds nothing to restore, so it is an empty journal
+	 * (setting it aside would stop every frequency change here for
+	 * nothing). */
+	if (!text[0]) {
+		free(text);
+		return 0;
+	}
 	if (!cosched_journal_parse(text, j, &perr)) {
 		free(text);
 		return 0;
@@ -177,7 +128,8 @@ static int journal_load(const char *dir, journal_t *j, cosched_error_t *err)
 	for (int i = 0; i < j->n; i++)
 		free(j->d[i].h);
 	j->n = 0;
-	if (keep_aside(dir, path, bad, sizeof(bad), err))
+	if (cosched_spool_set_aside(dir, COSCHED_CPUFREQ_JOURNAL_FILE, bad,
+				    sizeof(bad), err))
 		return cosched_error_prefix(err, "corrupt cpufreq journal");
 	return cosched_error_set(err,
 		"%s: corrupt cpufreq journal (%s), kept as %s: the original settings it names were not restored; restore them by hand and remove it (cosched changes no frequency on this node until then)",
@@ -548,7 +500,8 @@ static int acquire_domains(const cosched_cpufreq_t *c, const char *dir,
 		cosched_journal_free(j);
 		return -1;
 	}
-	if (kept_aside(dir, bad, sizeof(bad))) {
+	if (cosched_spool_aside(dir, COSCHED_CPUFREQ_JOURNAL_FILE, bad,
+				sizeof(bad))) {
 		problem(&p,
 			"%s/%s: a corrupt cpufreq journal was kept aside: cosched changes no frequency on this node until an administrator restores the originals it names and removes it",
 			dir, bad);

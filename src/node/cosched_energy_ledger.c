@@ -113,17 +113,26 @@ static int ledger_load(const char *dir, const char *boot, ledger_t *l,
 			       COSCHED_ENERGY_LEDGER_FILE, "", err))
 		return -1;
 	text = cosched_read_file(path, LEDGER_BYTES_MAX, &missing, &perr);
-	if (!text) {
-		if (!missing)
-			return cosched_error_set(err, "%s", perr.msg);
+	if (!text && missing) {
 		oc->restarted = true;
 		snprintf(oc->note, sizeof(oc->note), "new ledger");
-	} else if (cosched_ledger_parse(text, l, &perr)) {
+	} else if (!text || cosched_ledger_parse(text, l, &perr)) {
+		/* Unreadable (NUL bytes, a directory where the file was, a
+		 * file too large): set aside, so that this step says so once
+		 * and every later one measures again, rather than each
+		 * finding it and measuring nothing. */
+		char bad[COSCHED_PATH_MAX];
+
 		memset(l, 0, sizeof(*l));
 		oc->restarted = true;
+		if (cosched_spool_set_aside(dir, COSCHED_ENERGY_LEDGER_FILE, bad,
+					    sizeof(bad), err)) {
+			free(text);
+			return cosched_error_prefix(err, "unreadable energy ledger");
+		}
 		snprintf(oc->note, sizeof(oc->note),
-			 "%.200s: unreadable (%.200s): started again", path,
-			 perr.msg);
+			 "%.120s: unreadable (%.150s): set aside as %.150s, started again",
+			 path, perr.msg, bad);
 	} else if (strcmp(l->boot, boot) || !strcmp(boot, "-")) {
 		memset(l, 0, sizeof(*l));
 		oc->restarted = true;

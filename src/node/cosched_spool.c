@@ -2,6 +2,7 @@
  * cosched_spool.c - node state files shared by the steps' processes (see
  * the header).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -111,6 +112,61 @@ int cosched_spool_path(char *buf, size_t len, const char *dir,
 	if ((size_t) snprintf(buf, len, "%s/%s%s", dir, name, suffix) >= len)
 		return cosched_error_set(err, "%s: path too long", dir);
 	return 0;
+}
+
+#define ASIDE_INFIX ".bad."
+
+int cosched_spool_set_aside(const char *dir, const char *name, char *bad,
+			    size_t len, cosched_error_t *err)
+{
+	long long now = (long long) time(NULL);
+	char path[COSCHED_PATH_MAX];
+
+	if (cosched_spool_path(path, sizeof(path), dir, name, "", err))
+		return -1;
+	for (int i = 0; i < 1000; i++) {
+		char suffix[64];
+
+		if (i)
+			snprintf(suffix, sizeof(suffix), ASIDE_INFIX "%lld.%d",
+				 now, i);
+		else
+			snprintf(suffix, sizeof(suffix), ASIDE_INFIX "%lld",
+				 now);
+		if (cosched_spool_path(bad, len, dir, name, suffix, err))
+			return -1;
+		/* RENAME_NOREPLACE: never over an earlier one, and a
+		 * directory moves as a file does. */
+		if (!renameat2(AT_FDCWD, path, AT_FDCWD, bad,
+			       RENAME_NOREPLACE))
+			return cosched_spool_fsync_dir(dir, err);
+		if (errno != EEXIST)
+			return cosched_error_set(err,
+				"%s: cannot set it aside as %s: %s", path, bad,
+				strerror(errno));
+	}
+	return cosched_error_set(err, "%s: cannot find a free name to set it aside",
+				 path);
+}
+
+bool cosched_spool_aside(const char *dir, const char *name, char *buf,
+			 size_t len)
+{
+	char prefix[COSCHED_PATH_MAX];
+	struct dirent *e;
+	DIR *dp = opendir(dir);
+	bool found = false;
+
+	if (!dp)
+		return false;
+	snprintf(prefix, sizeof(prefix), "%s" ASIDE_INFIX, name);
+	while (!found && (e = readdir(dp)))
+		if (!strncmp(e->d_name, prefix, strlen(prefix))) {
+			snprintf(buf, len, "%s", e->d_name);
+			found = true;
+		}
+	closedir(dp);
+	return found;
 }
 
 int cosched_spool_fsync_dir(const char *dir, cosched_error_t *err)

@@ -15,6 +15,8 @@
 #ifndef COSCHED_SPOOL_H
 #define COSCHED_SPOOL_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <sys/types.h>
 
 #include "src/libcosched/cosched_error.h"
@@ -60,6 +62,18 @@ int cosched_spool_lock(const char *dir, const char *name, int wait_ms,
  * caller holds the lock. */
 int cosched_spool_replace(const char *dir, const char *name,
 			  const char *text, cosched_error_t *err);
+
+/*
+ * Set dir/name aside as dir/name.bad.TIME[.N] (never over another name),
+ * whatever it is (a file, a directory someone made there), so that the
+ * node starts afresh without losing what it held: bad (len bytes) gets the
+ * new path.  The caller holds the lock.
+ */
+int cosched_spool_set_aside(const char *dir, const char *name, char *bad,
+			    size_t len, cosched_error_t *err);
+/* Whether something of dir/name is set aside: its file name in buf. */
+bool cosched_spool_aside(const char *dir, const char *name, char *buf,
+			 size_t len);
 
 /* fsync() of a directory, after a rename or unlink in it. */
 int cosched_spool_fsync_dir(const char *dir, cosched_error_t *err);

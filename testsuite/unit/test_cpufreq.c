@@ -1204,10 +1204,42 @@ static int count_bad(const tree_t *t, char *first, size_t len)
 	return n;
 }
 
+/* A 0-byte journal holds nothing to restore: it is an empty journal, not
+ * a corrupt one (set aside, it stopped every frequency change on the
+ * node until someone removed it by hand). */
+START_TEST(t_empty_journal_is_empty)
+{
+	cosched_cpufreq_outcome_t out;
+	cosched_cpufreq_holder_t a;
+	cosched_error_t err = { "" };
+	cosched_cpufreq_t *c;
+	char kept[512];
+	int idx = 0;
+	tree_t t;
+
+	tree_make(&t, "");
+	c = tree_open(&t);
+	ck_assert_int_eq(mkdir(t.spool, 0700), 0);
+	cosched_check_write_file(t.journal, "");
+	ck_assert_msg(cosched_cpufreq_sweep(c, t.spool, &out, &err) == 0, "%s",
+		      err.msg);
+	ck_assert_int_eq(count_bad(&t, kept, sizeof(kept)), 0);
+	a = holder(20, "userspace", 1500000);
+	ck_assert_msg(cosched_cpufreq_acquire(c, t.spool, &a, &idx, 1, &out,
+					      &err) == 0, "%s", err.msg);
+	ck_assert_str_eq(state(&t, 0), "userspace 800000 1500000 1500000");
+	release_ok(c, &t, 20, 0, 1);
+	/* Governor and limits back (the fake tree's setspeed keeps the
+	 * last value written, as on a real machine under schedutil). */
+	ck_assert_ptr_nonnull(strstr(state(&t, 0), "schedutil 800000 3000000"));
+	cosched_cpufreq_close(c);
+	tree_free(&t);
+}
+END_TEST
+
 START_TEST(t_corrupt_kept_aside)
 {
 	static const char *const bad[] = {
-		"",
 		"garbage\n",
 		"cosched-cpufreq-journal/2 boot=-\nend domains=0 holders=0\n",
 		/* cut short: no end line */
@@ -1400,6 +1432,7 @@ Suite *cosched_test_suite(void)
 	tcase_add_test(tc, t_zombie_is_dead);
 	tcase_add_test(tc, t_failed_restore_kept);
 	tcase_add_test(tc, t_failed_apply);
+	tcase_add_test(tc, t_empty_journal_is_empty);
 	tcase_add_test(tc, t_corrupt_kept_aside);
 	tcase_add_test(tc, t_links_refused);
 	tcase_add_test(tc, t_previous_boot);

@@ -17,6 +17,7 @@
 #include "cosched_check.h"
 #include "src/node/cosched_energy_ledger.h"
 #include "src/node/cosched_rapl.h"
+#include "src/node/cosched_spool.h"
 
 typedef cosched_check_tree_t tree_t;	/* the test's directory, SysfsRoot */
 
@@ -753,8 +754,8 @@ START_TEST(t_ledger_unreadable_and_wrap)
 	fake(&t, "set", "intel-rapl:0 %d", 99000000);
 	ledger_update(r, dir, &a, false, &oc);
 	ck_assert(oc.restarted);
-	ck_assert_msg(strstr(oc.note, "unreadable (line 2: unexpected)"), "%s",
-		      oc.note);
+	ck_assert_msg(strstr(oc.note, "unreadable (line 2: unexpected)") &&
+		      strstr(oc.note, ": set aside as "), "%s", oc.note);
 	ck_assert_ptr_nonnull(strstr(cosched_check_read_file(path), "cosched-energy-ledger/1 boot="));
 	/* 99 J, then 3 J on: past the 99.999999 J range. */
 	fake(&t, "advance", "intel-rapl:0 %d", 3000000);
@@ -762,6 +763,54 @@ START_TEST(t_ledger_unreadable_and_wrap)
 	ck_assert_uint_eq(oc.split_uj, 3000000);
 	ck_assert_uint_eq(ledger_update(r, dir, &a, true, &oc).energy.total_uj,
 			  3000000);
+	cosched_rapl_close(r);
+	cosched_check_tree_free(&t);
+}
+END_TEST
+
+/* A ledger of NUL bytes, or a directory where the ledger was: set aside
+ * once (its step says so), and every later step measures again; before,
+ * every step found it and said "energy unavailable". */
+START_TEST(t_ledger_corrupt_set_aside)
+{
+	cosched_ledger_step_t a = ledger_step(30, 1, 0, COSCHED_ENERGY_UNKNOWN);
+	cosched_ledger_outcome_t oc;
+	char dir[400], path[500], aside[600];
+	cosched_rapl_t *r;
+	FILE *f;
+	tree_t t;
+
+	tree_make(&t, "--packages 1 --no-dram");
+	r = tree_open(&t);
+	ledger_dir(&t, dir, sizeof(dir));
+	snprintf(path, sizeof(path), "%s/" COSCHED_ENERGY_LEDGER_FILE, dir);
+	ck_assert_int_eq(mkdir(dir, 0700), 0);
+	ck_assert_ptr_nonnull(f = fopen(path, "w"));
+	for (int i = 0; i < 64; i++)
+		fputc('\0', f);
+	fclose(f);
+	ledger_update(r, dir, &a, false, &oc);
+	ck_assert(oc.restarted);
+	ck_assert_msg(strstr(oc.note, ": set aside as "), "%s", oc.note);
+	ck_assert(cosched_spool_aside(dir, COSCHED_ENERGY_LEDGER_FILE, aside,
+				      sizeof(aside)));
+	fake(&t, "advance", "intel-rapl:0 %d", 2000000);
+	ledger_update(r, dir, &a, false, &oc);
+	ck_assert(!oc.restarted);
+	ck_assert_uint_eq(oc.split_uj, 2000000);
+	ledger_update(r, dir, &a, true, &oc);
+	/* A directory where the file was. */
+	unlink(path);
+	ck_assert_int_eq(mkdir(path, 0700), 0);
+	ledger_update(r, dir, &a, false, &oc);
+	ck_assert(oc.restarted);
+	ck_assert_msg(strstr(oc.note, ": set aside as "), "%s", oc.note);
+	{
+		struct stat st;
+		ck_assert_int_eq(stat(path, &st), 0);
+		ck_assert(S_ISREG(st.st_mode));	/* a ledger again */
+	}
+	ledger_update(r, dir, &a, true, &oc);
 	cosched_rapl_close(r);
 	cosched_check_tree_free(&t);
 }
@@ -797,6 +846,7 @@ Suite *cosched_test_suite(void)
 	tcase_add_test(tc, t_ledger_shares_add_up);
 	tcase_add_test(tc, t_ledger_dead_sampler);
 	tcase_add_test(tc, t_ledger_unreadable_and_wrap);
+	tcase_add_test(tc, t_ledger_corrupt_set_aside);
 	suite_add_tcase(s, tc);
 	return s;
 }
