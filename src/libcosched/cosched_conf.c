@@ -510,8 +510,29 @@ static int strip_comment(char *line, const char *where, cosched_error_t *err)
 	return 0;
 }
 
-int cosched_conf_parse_string(cosched_conf_t *conf, const char *name,
-			      const char *text, cosched_error_t *err)
+/* Keys only slurmctld uses: the placement, power and profile-cache
+ * settings.  A node reading the file skips such a line when it is wrong
+ * (cosched_conf_parse_file_for): slurmctld refuses the whole file at the
+ * same reconfigure, and the administrator sees it there. */
+static const char *const ctld_only_keys[] = {
+	"CoschedPolicy", "MissRateBoundThreshold", "MissRateBoundWeight",
+	"PowerPolicy", "MaxSlowdown", "GangScope", "PlacementMode",
+	"DefaultClass", "DebugFlags", "ProfileCacheRefresh", "LiveLoadRefresh",
+	"Interference", "PreferenceTable",
+};
+
+static bool ctld_only(const conf_key_t *k)
+{
+	for (size_t i = 0; k && i < sizeof(ctld_only_keys) /
+					sizeof(ctld_only_keys[0]); i++)
+		if (!strcmp(k->name, ctld_only_keys[i]))
+			return true;
+	return false;
+}
+
+static int parse_text(cosched_conf_t *conf, const char *name,
+		      const char *text, cosched_conf_reader_t reader,
+		      cosched_error_t *skipped, cosched_error_t *err)
 {
 	/* The line each key was set on (0 = not set), for duplicates; the
 	 * line each CPU's SampleEventsFor was on. */
@@ -569,11 +590,25 @@ int cosched_conf_parse_string(cosched_conf_t *conf, const char *name,
 				rc = cosched_error_set(err,
 					"%s: %s set twice (first on line %d); give it once",
 					where, k->name, set_on[ki]);
+				if (reader == COSCHED_CONF_READER_NODE &&
+				    ctld_only(k)) {
+					if (skipped && !skipped->msg[0])
+						*skipped = *err;
+					rc = 0;
+					continue;
+				}
 				break;
 			}
 			set_on[ki] = lineno;
 		}
 		rc = cosched_conf_set(tmp, where, key, value, err);
+		if (rc && reader == COSCHED_CONF_READER_NODE && ctld_only(k)) {
+			/* Not this reader's: the line is left out. */
+			if (skipped && !skipped->msg[0])
+				*skipped = *err;
+			rc = 0;
+			continue;
+		}
 		/* One list per CPU: a second would silently replace the
 		 * first. */
 		if (!rc && k && k->type == K_EVENTS_FOR) {
@@ -616,15 +651,32 @@ int cosched_conf_parse_string(cosched_conf_t *conf, const char *name,
 	return rc;
 }
 
-int cosched_conf_parse_file(cosched_conf_t *conf, const char *path,
-			    cosched_error_t *err)
+int cosched_conf_parse_string(cosched_conf_t *conf, const char *name,
+			      const char *text, cosched_error_t *err)
+{
+	return parse_text(conf, name, text, COSCHED_CONF_READER_ALL, NULL,
+			  err);
+}
+
+int cosched_conf_parse_file_for(cosched_conf_t *conf, const char *path,
+				cosched_conf_reader_t reader,
+				cosched_error_t *skipped, cosched_error_t *err)
 {
 	char *buf = cosched_read_file(path, CONF_MAX_BYTES, NULL, err);
 	int rc;
 
+	if (skipped)
+		skipped->msg[0] = '\0';
 	if (!buf)
 		return -1;
-	rc = cosched_conf_parse_string(conf, path, buf, err);
+	rc = parse_text(conf, path, buf, reader, skipped, err);
 	free(buf);
 	return rc;
+}
+
+int cosched_conf_parse_file(cosched_conf_t *conf, const char *path,
+			    cosched_error_t *err)
+{
+	return cosched_conf_parse_file_for(conf, path, COSCHED_CONF_READER_ALL,
+					   NULL, err);
 }

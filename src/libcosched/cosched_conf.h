@@ -155,6 +155,22 @@ int cosched_conf_parse_string(cosched_conf_t *conf, const char *name,
 int cosched_conf_parse_file(cosched_conf_t *conf, const char *path,
 			    cosched_error_t *err);
 
+/*
+ * Who reads the file.  slurmctld (and every tool) reads all of it and
+ * refuses it for any wrong line, keeping its settings; a node's task
+ * plugin and sampler skip a wrong line of a key only slurmctld uses
+ * (CoschedPolicy=app-aware), so that a typo in a placement setting never
+ * switches enforcement and profiling off on every node: the first such
+ * line's message goes to *skipped ("" when none; may be NULL).
+ */
+typedef enum {
+	COSCHED_CONF_READER_ALL = 0,
+	COSCHED_CONF_READER_NODE,
+} cosched_conf_reader_t;
+int cosched_conf_parse_file_for(cosched_conf_t *conf, const char *path,
+				cosched_conf_reader_t reader,
+				cosched_error_t *skipped, cosched_error_t *err);
+
 /* Consistency across keys (e.g. LcaBeta < LcaAlpha). */
 int cosched_conf_check(const cosched_conf_t *conf, cosched_error_t *err);
 

@@ -734,7 +734,9 @@ int main(int argc, char **argv)
 		struct stat st;
 
 		if (S.conf_path && !stat(S.conf_path, &st) &&
-		    cosched_conf_parse_file(&S.conf, S.conf_path, &err))
+		    cosched_conf_parse_file_for(&S.conf, S.conf_path,
+						COSCHED_CONF_READER_NODE, NULL,
+						&err))
 			snprintf(S.conf_error, sizeof(S.conf_error), "%s",
 				 err.msg);
 	}

@@ -474,6 +474,19 @@ def test_bad_cosched_conf(make_cluster):
     j = c.sbatch("-n1", f"-J{CPU}")
     c.wait_state(j, "RUNNING")
     assert c.record(j)["policy"] == "gang"
+    # The nodes read the same file: a typo in a key only slurmctld uses
+    # must not switch enforcement off on them (every new step enforced
+    # nothing and was not profiled).
+    c.write_cosched_conf(["CoschedPolicy=app-aware"])
+    c.run(["scontrol", "reconfigure"], check=False)
+    k = c.sbatch("-n1", f"-J{CPU}", "--wrap", "sleep 2")
+    c.wait_state(k, "COMPLETED", timeout=60)
+    with open(c.log_path("slurmd-n1")) as f:
+        slurmd = f.read()
+    assert "enforcing nothing on this node" not in slurmd, slurmd[-3000:]
+    rec = os.path.join(c.workdir, "spool", "n1", "cosched", "steps",
+                       f"{k}.batch.json")
+    assert os.path.exists(rec), "the step was not profiled"
 
 
 @pytest.mark.cluster

@@ -905,6 +905,38 @@ START_TEST(test_conf_slips)
 }
 END_TEST
 
+/* One file, two readers: slurmctld refuses a wrong line anywhere; a node
+ * skips a wrong line of a key only slurmctld uses, says which, and still
+ * refuses a wrong line of its own. */
+START_TEST(test_node_reader)
+{
+	char dir[64], path[128];
+	cosched_error_t skipped;
+
+	cosched_check_tmpdir(dir, sizeof(dir), "conf");
+	snprintf(path, sizeof(path), "%s/cosched.conf", dir);
+	cosched_check_write_file(path, "EnforceCores=no\nCoschedPolicy=app-aware\n"
+				 "GangScope=rack\nGangScope=socket\n");
+	cosched_conf_init(&conf);
+	ck_assert_int_eq(cosched_conf_parse_file(&conf, path, &err), -1);
+	ck_assert_ptr_nonnull(strstr(err.msg, "CoschedPolicy"));
+	ck_assert(conf.enforce_cores);			/* all or nothing */
+	ck_assert_msg(!cosched_conf_parse_file_for(&conf, path,
+			COSCHED_CONF_READER_NODE, &skipped, &err), "%s",
+		      err.msg);
+	ck_assert(!conf.enforce_cores);
+	ck_assert_msg(strstr(skipped.msg, "cosched.conf:2: CoschedPolicy: invalid value \"app-aware\""),
+		      "%s", skipped.msg);
+	cosched_check_write_file(path, "EnforceCores=yess\nCoschedPolicy=gang\n");
+	cosched_conf_init(&conf);
+	ck_assert_int_eq(cosched_conf_parse_file_for(&conf, path,
+			COSCHED_CONF_READER_NODE, &skipped, &err), -1);
+	ck_assert_ptr_nonnull(strstr(err.msg, "EnforceCores"));
+	ck_assert_str_eq(skipped.msg, "");
+	cosched_check_rm_rf(dir);
+}
+END_TEST
+
 Suite *cosched_test_suite(void)
 {
 	Suite *s = suite_create("conf");
@@ -932,6 +964,7 @@ Suite *cosched_test_suite(void)
 	tcase_add_test(tc, test_sample_events_for);
 	tcase_add_test(tc, test_sample_events_for_refusals);
 	tcase_add_test(tc, test_conf_slips);
+	tcase_add_test(tc, test_node_reader);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -125,14 +125,26 @@ static void _kv_note(const char *msg)
 
 extern int init(void)
 {
-	cosched_error_t err;
+	cosched_error_t err, skipped;
 	char *path = cosched_plugin_conf_path();
 
 	cosched_kv_set_note_hook(_kv_note);
 
 	xfree(task_cosched_conf_path);
 	task_cosched_conf_path = xstrdup(path);
-	conf_ok = !cosched_plugin_conf_read(path, &task_cosched_conf, &err);
+	conf_ok = !cosched_plugin_conf_read_node(path, &task_cosched_conf,
+						 &skipped, &err);
+	/* A wrong line of a key only slurmctld uses: skipped here, so that
+	 * a typo in a placement setting never switches the node off; said
+	 * by slurmd (at its start and reconfigure), not by every step. */
+	if (conf_ok && skipped.msg[0]) {
+		if (running_in_slurmd())
+			error("%s: %s: a setting of slurmctld's, ignored on this node (slurmctld refuses the file until it is fixed)",
+			      plugin_type, skipped.msg);
+		else
+			debug("%s: %s: ignored on this node", plugin_type,
+			      skipped.msg);
+	}
 	if (!conf_ok) {
 		/* Never fail slurmd or a step for a bad file: enforce
 		 * nothing, and say why at every start.  Restoring goes on,
