@@ -61,6 +61,8 @@ START_TEST(test_format_parse)
 		{ "cosched-live/1 job=1 node=n1 step=0 mpki=2 time=5\n", "expected step= as field 3" },
 		{ "cosched-live/1 job=1 step=0 node=../x mpki=2 time=5\n", "node: \"../x\"" },
 		{ "cosched-live/1 job=1 step=0 node=n1 mpki=nan time=5\n", "mpki: \"nan\": expected 0 to 1e6" },
+		/* strtod reads hexadecimal; the channel is decimal only */
+		{ "cosched-live/1 job=1 step=0 node=n1 mpki=0x1p7 time=5\n", "mpki: \"0x1p7\": expected 0 to 1e6" },
 		{ "cosched-live/1 job=1 step=0 node=n1 mpki=-1 time=5\n", "mpki: \"-1\"" },
 		{ "cosched-live/1 job=1 step=0 node=n1 mpki=2 time=5 x=1\n", "more fields" },
 		{ "cosched-live/1 job=1 step=0 node=n1 mpki=2\ntime=5\n", "expected one line" },
