@@ -464,10 +464,16 @@ static bool _record_keep_nodes(job_record_t *job_ptr, cosched_decision_t *d)
 	if (!job_ptr->node_bitmap)
 		return false;
 	for (int i = 0; i < d->nnodes; i++) {
-		node_record_t *node_ptr = find_node_record(d->nodes[i].name);
+		node_record_t *node_ptr;
+		bool has = false;
 
-		if (node_ptr && bit_test(job_ptr->node_bitmap,
-					 node_ptr->index)) {
+		/* next_node, not find_node_record: the plugin leaves only the
+		 * slurmctld functions test_plugin_deps lists (a resize is
+		 * rare). */
+		for (int n = 0; !has && (node_ptr = next_node(&n)); n++)
+			has = bit_test(job_ptr->node_bitmap, n) &&
+			      !strcmp(node_ptr->name, d->nodes[i].name);
+		if (has) {
 			if (kept != i)
 				d->nodes[kept] = d->nodes[i];
 			kept++;
