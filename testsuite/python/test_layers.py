@@ -336,9 +336,11 @@ _PLANTED = {
               "int low_c(void)\n{\n\treturn low_a();\n}\n",
     # An upward call: mid.c (io) uses high.c (store), no include needed.
     "mid.c": "int high_x(void);\nint mid_y(void)\n{\n\treturn high_x();\n}\n",
-    "high.c": "static int helper(void)\n{\n\treturn 1;\n}\n"
-              "int high_x(void)\n{\n\treturn helper() + low_a();\n}\n"
-              "int low_a(void);\n",
+    # (declared before use: gcc 14, Debian 13's, refuses an implicit
+    # declaration outright)
+    "high.c": "int low_a(void);\n"
+              "static int helper(void)\n{\n\treturn 1;\n}\n"
+              "int high_x(void)\n{\n\treturn helper() + low_a();\n}\n",
 }
 
 
