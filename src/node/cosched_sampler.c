@@ -59,6 +59,7 @@
 #include "src/libcosched/cosched_conf.h"
 #include "src/libcosched/cosched_file.h"
 #include "src/libcosched/cosched_live.h"
+#include "src/libcosched/cosched_number.h"
 #include "src/libcosched/cosched_store.h"
 #include "src/node/cosched_counters.h"
 #include "src/node/cosched_energy_ledger.h"
@@ -696,12 +697,9 @@ int main(int argc, char **argv)
 		case 'l': S.ledger_dir = optarg; break;
 		case 'f': S.freq_khz = strtol(optarg, NULL, 10); break;
 		case 'u': {
-			char *end;
-			unsigned long long v;
+			uint64_t v;
 
-			errno = 0;
-			v = strtoull(optarg, &end, 10);
-			if (errno || end == optarg || *end || v >= UINT32_MAX - 1) {
+			if (cosched_parse_u64(optarg, UINT32_MAX - 2, &v)) {
 				fprintf(stderr, "cosched-sampler: --uid: invalid value \"%.20s\"\n",
 					optarg);
 				return 2;
