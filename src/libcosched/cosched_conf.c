@@ -658,11 +658,28 @@ int cosched_conf_parse_string(cosched_conf_t *conf, const char *name,
 			  err);
 }
 
+int cosched_conf_parse_string_for(cosched_conf_t *conf, const char *name,
+				  const char *text,
+				  cosched_conf_reader_t reader,
+				  cosched_error_t *skipped,
+				  cosched_error_t *err)
+{
+	if (skipped)
+		skipped->msg[0] = '\0';
+	return parse_text(conf, name, text, reader, skipped, err);
+}
+
+char *cosched_conf_read_text(const char *path, int *missing,
+			     cosched_error_t *err)
+{
+	return cosched_read_file(path, CONF_MAX_BYTES, missing, err);
+}
+
 int cosched_conf_parse_file_for(cosched_conf_t *conf, const char *path,
 				cosched_conf_reader_t reader,
 				cosched_error_t *skipped, cosched_error_t *err)
 {
-	char *buf = cosched_read_file(path, CONF_MAX_BYTES, NULL, err);
+	char *buf = cosched_conf_read_text(path, NULL, err);
 	int rc;
 
 	if (skipped)

@@ -171,6 +171,19 @@ int cosched_conf_parse_file_for(cosched_conf_t *conf, const char *path,
 				cosched_conf_reader_t reader,
 				cosched_error_t *skipped, cosched_error_t *err);
 
+/* The same over text (the contents of a file called name). */
+int cosched_conf_parse_string_for(cosched_conf_t *conf, const char *name,
+				  const char *text,
+				  cosched_conf_reader_t reader,
+				  cosched_error_t *skipped,
+				  cosched_error_t *err);
+/* The bytes of a cosched.conf as cosched_conf_parse_file() reads them (a
+ * regular file, not through a symbolic link, at most 1 MiB; malloc'd),
+ * for a reader that keeps a copy of what it parsed; *missing as
+ * cosched_read_file(). */
+char *cosched_conf_read_text(const char *path, int *missing,
+			     cosched_error_t *err);
+
 /* Consistency across keys (e.g. LcaBeta < LcaAlpha). */
 int cosched_conf_check(const cosched_conf_t *conf, cosched_error_t *err);
 

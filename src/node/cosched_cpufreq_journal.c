@@ -465,12 +465,137 @@ static int valid_indexes(const cosched_cpufreq_t *c, const int *idx, int n,
 	return 0;
 }
 
+/* ---- what a holder keeps ---------------------------------------------- */
+
+bool cosched_cpufreq_looks_held(const cosched_cpufreq_domain_t *dom,
+				const cosched_cpufreq_setting_t *s)
+{
+	return !strcmp(s->governor, "userspace") && s->setspeed_khz > 0 &&
+	       s->setspeed_khz == s->max_khz &&
+	       s->max_khz < dom->cpuinfo_max_khz;
+}
+
+static bool same_setting(const cosched_cpufreq_setting_t *a,
+			 const cosched_cpufreq_setting_t *b)
+{
+	return !strcmp(a->governor, b->governor) && a->min_khz == b->min_khz &&
+	       a->max_khz == b->max_khz && a->setspeed_khz == b->setspeed_khz;
+}
+
+static void keep(cosched_cpufreq_kept_t *kept, int id,
+		 const cosched_cpufreq_setting_t *orig)
+{
+	int i;
+
+	if (!kept)
+		return;
+	for (i = 0; i < kept->n && kept->id[i] != id; i++)
+		;
+	if (i == kept->n) {
+		if (kept->n == COSCHED_CPUFREQ_DOMAINS_MAX)
+			return;
+		kept->n++;
+	}
+	kept->id[i] = id;
+	kept->orig[i] = *orig;
+}
+
+/* Drop from kept the domains h does not hold after all. */
+static void unkeep_dropped(cosched_cpufreq_kept_t *kept, const journal_t *j,
+			   const cosched_cpufreq_holder_t *h)
+{
+	int n = 0;
+
+	for (int i = 0; i < kept->n; i++) {
+		const jdom_t *d = NULL;
+
+		for (int k = 0; k < j->n && !d; k++)
+			if (j->d[k].id == kept->id[i])
+				d = &j->d[k];
+		if (!d || cosched_journal_holder_find(d, h->job_id,
+						      h->step_id) < 0)
+			continue;
+		kept->id[n] = kept->id[i];
+		kept->orig[n++] = kept->orig[i];
+	}
+	kept->n = n;
+}
+
+static bool journal_job_holds(const jdom_t *d, uint32_t job_id)
+{
+	for (int k = 0; k < d->n; k++)
+		if (d->h[k].job_id == job_id)
+			return true;
+	return false;
+}
+
+/*
+ * Release's check of what the holder kept against the journal, before
+ * the holder leaves it: a domain missing from the journal gets its
+ * original back from the copy; an entry made again without this holder
+ * gets the copy's older original.  Returns whether the journal changed.
+ */
+static bool recover_kept(const cosched_cpufreq_t *c, journal_t *j,
+			 uint32_t job_id, uint32_t step_id,
+			 const cosched_cpufreq_kept_t *kept,
+			 cosched_cpufreq_outcome_t *out, problems_t *p)
+{
+	bool changed = false;
+
+	for (int i = 0; i < kept->n; i++) {
+		const cosched_cpufreq_setting_t *o = &kept->orig[i];
+		jdom_t *d = cosched_journal_domain_get(j, kept->id[i], false);
+		cosched_cpufreq_setting_t now;
+		cosched_error_t werr;
+		int k;
+
+		if (d && (step_id == COSCHED_CPUFREQ_ANY_STEP ?
+			  journal_job_holds(d, job_id) :
+			  cosched_journal_holder_find(d, job_id, step_id) >= 0))
+			continue;	/* as it should be */
+		if (d) {
+			if (same_setting(&d->orig, o))
+				continue;
+			problem(p,
+				"cpufreq domain %d: its journal entry was made again without job %u, which held it (the journal was removed or replaced while it ran): its original set back to what the job kept (governor=%s min=%ld max=%ld)",
+				d->id, job_id, o->governor, o->min_khz,
+				o->max_khz);
+			d->orig = *o;
+			d->touched = true;
+			changed = true;
+			continue;
+		}
+		k = cosched_cpufreq_find(c, kept->id[i]);
+		if (k < 0)
+			continue;	/* the tree changed: nothing to write */
+		if (!cosched_cpufreq_read(c, k, &now, &werr) &&
+		    same_setting(&now, o))
+			continue;	/* given back already (cosched-node
+					 * restore --force) */
+		if (cosched_cpufreq_restore(c, k, o, &werr)) {
+			out->failed++;
+			problem(p,
+				"cpufreq domain %d: not in the journal though job %u held it (the journal was removed or replaced while it ran), and restoring the original the job kept failed: %s",
+				kept->id[i], job_id, werr.msg);
+			continue;
+		}
+		out->restored++;
+		out->last = *o;
+		problem(p,
+			"cpufreq domain %d: not in the journal though job %u held it (the journal was removed or replaced while it ran): restored the original the job kept (governor=%s min=%ld max=%ld)",
+			kept->id[i], job_id, o->governor, o->min_khz,
+			o->max_khz);
+	}
+	return changed;
+}
+
 /* acquire, or with only_held join: the domains already in the journal
  * only (a step that asks for nothing holds a domain another job changed,
  * and takes no other). */
 static int acquire_domains(const cosched_cpufreq_t *c, const char *dir,
 			   const cosched_cpufreq_holder_t *h,
 			   const int *idx, int n, bool only_held,
+			   cosched_cpufreq_kept_t *kept,
 			   cosched_cpufreq_outcome_t *out,
 			   cosched_error_t *err)
 {
@@ -532,6 +657,13 @@ static int acquire_domains(const cosched_cpufreq_t *c, const char *dir,
 					cerr.msg);
 				continue;
 			}
+			if (cosched_cpufreq_looks_held(cd, &orig)) {
+				problem(&p,
+					"cpufreq domain %d: not in the journal, yet at the userspace governor pinned at %ld kHz below its %ld kHz maximum, as cosched holds a domain: not taken (the journal may have been lost while a step held it, and recording that speed as the original would make it permanent; the holder restores it when it ends, or run cosched-node restore)",
+					cd->id, orig.setspeed_khz,
+					cd->cpuinfo_max_khz);
+				continue;
+			}
 			d = cosched_journal_domain_get(j, cd->id, true);
 			if (!d) {
 				problem(&p, "cpufreq journal: full");
@@ -574,6 +706,7 @@ static int acquire_domains(const cosched_cpufreq_t *c, const char *dir,
 		}
 		d->touched = d->added = true;
 		recorded = true;
+		keep(kept, d->id, &d->orig);
 	}
 	/* The originals and the holder reach the disk before sysfs. */
 	if (recorded || changed) {
@@ -589,6 +722,8 @@ static int acquire_domains(const cosched_cpufreq_t *c, const char *dir,
 		changed = false;
 	}
 	changed = settle(c, j, h, &taken, out, &p);
+	if (kept)	/* only what it holds now (a failed write drops it) */
+		unkeep_dropped(kept, j, h);
 	finish(dir, j, changed, lock, &p);
 	if (only_held && !taken && !p.count)
 		return 1;	/* nothing held here: nothing to join */
@@ -598,23 +733,26 @@ static int acquire_domains(const cosched_cpufreq_t *c, const char *dir,
 int cosched_cpufreq_acquire(const cosched_cpufreq_t *c, const char *dir,
 			    const cosched_cpufreq_holder_t *h,
 			    const int *idx, int n,
+			    cosched_cpufreq_kept_t *kept,
 			    cosched_cpufreq_outcome_t *out,
 			    cosched_error_t *err)
 {
-	return acquire_domains(c, dir, h, idx, n, false, out, err);
+	return acquire_domains(c, dir, h, idx, n, false, kept, out, err);
 }
 
 int cosched_cpufreq_join(const cosched_cpufreq_t *c, const char *dir,
 			 const cosched_cpufreq_holder_t *h,
 			 const int *idx, int n,
+			 cosched_cpufreq_kept_t *kept,
 			 cosched_cpufreq_outcome_t *out,
 			 cosched_error_t *err)
 {
-	return acquire_domains(c, dir, h, idx, n, true, out, err);
+	return acquire_domains(c, dir, h, idx, n, true, kept, out, err);
 }
 
 int cosched_cpufreq_release(const cosched_cpufreq_t *c, const char *dir,
 			    uint32_t job_id, uint32_t step_id,
+			    const cosched_cpufreq_kept_t *kept,
 			    cosched_cpufreq_outcome_t *out,
 			    cosched_error_t *err)
 {
@@ -636,6 +774,9 @@ int cosched_cpufreq_release(const cosched_cpufreq_t *c, const char *dir,
 		cosched_journal_free(j);
 		return -1;
 	}
+	if (kept)
+		changed = recover_kept(c, j, job_id, step_id, kept, out, &p) ||
+			  changed;
 	for (int i = 0; i < j->n; i++)
 		for (int k = 0; k < j->d[i].n; k++)
 			if (j->d[i].h[k].job_id == job_id &&

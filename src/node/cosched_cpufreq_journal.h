@@ -132,6 +132,36 @@ typedef struct {
 } cosched_cpufreq_outcome_t;
 
 /*
+ * What a holder keeps of the domains it took (filled by acquire and
+ * join, in the holder's own memory): their ids and the originals the
+ * journal recorded.  Its release compares them with the journal: a
+ * domain the journal lost while the step held it (someone removed or
+ * replaced the file) gets its original back from this copy, and an entry
+ * made again without the holder gets the older, true original; each
+ * case is reported in err.  Without it a lost journal left the domain at
+ * the held setting for good.
+ */
+typedef struct {
+	int n;
+	int id[COSCHED_CPUFREQ_DOMAINS_MAX];
+	cosched_cpufreq_setting_t orig[COSCHED_CPUFREQ_DOMAINS_MAX];
+} cosched_cpufreq_kept_t;
+
+/*
+ * Whether s, found on a domain (dom) the journal does not name, looks
+ * like a setting cosched holds rather than the node's own: the userspace
+ * governor pinned (setspeed at scaling_max_freq) below the hardware
+ * maximum.  Acquire refuses to record such a value as a domain's
+ * original (the journal was lost while a step held the domain: recording
+ * it would make the held speed permanent); the holder's release restores
+ * the domain (cosched_cpufreq_kept_t), or `cosched-node restore`.  A site
+ * that pins its CPUs that way itself gets no frequency from cosched, and
+ * is told so.
+ */
+bool cosched_cpufreq_looks_held(const cosched_cpufreq_domain_t *dom,
+				const cosched_cpufreq_setting_t *s);
+
+/*
  * Add h as a holder of the domains (indexes into c) and write each
  * domain's resolved setting.  A setting the domain cannot take
  * (cosched_cpufreq_check) adds no holder and writes nothing there: err
@@ -145,6 +175,7 @@ typedef struct {
 int cosched_cpufreq_acquire(const cosched_cpufreq_t *c, const char *dir,
 			    const cosched_cpufreq_holder_t *h,
 			    const int *idx, int n,
+			    cosched_cpufreq_kept_t *kept,
 			    cosched_cpufreq_outcome_t *out,
 			    cosched_error_t *err);
 
@@ -159,14 +190,17 @@ int cosched_cpufreq_acquire(const cosched_cpufreq_t *c, const char *dir,
 int cosched_cpufreq_join(const cosched_cpufreq_t *c, const char *dir,
 			 const cosched_cpufreq_holder_t *h,
 			 const int *idx, int n,
+			 cosched_cpufreq_kept_t *kept,
 			 cosched_cpufreq_outcome_t *out,
 			 cosched_error_t *err);
 
 /* Remove the holders with this job id and, when step_id is not
- * COSCHED_CPUFREQ_ANY_STEP, this step id; re-resolve or restore. */
+ * COSCHED_CPUFREQ_ANY_STEP, this step id; re-resolve or restore.  kept
+ * (may be NULL): what the step kept when it took its domains (above). */
 #define COSCHED_CPUFREQ_ANY_STEP UINT32_MAX
 int cosched_cpufreq_release(const cosched_cpufreq_t *c, const char *dir,
 			    uint32_t job_id, uint32_t step_id,
+			    const cosched_cpufreq_kept_t *kept,
 			    cosched_cpufreq_outcome_t *out,
 			    cosched_error_t *err);
 

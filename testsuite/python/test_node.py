@@ -118,6 +118,77 @@ def test_tasks_run_on_the_allocated_cores(make_cluster):
     _not_drained(c)
 
 
+def test_bad_conf_keeps_last_good_settings(make_cluster):
+    """A wrong line in a key the node uses (EnforceCpuFreq=maybe) and a
+    reconfigure: every node keeps enforcing the settings it last read
+    (cores, profiling), slurmd says so once (not at every step), and says
+    again when the file can be read; a node that never read a good file
+    enforces nothing and says so."""
+    c = make_cluster(nodes=1, sockets=2, cores=1, task_plugin="task/cosched",
+                     cosched_conf_extra=["CoschedPolicy=app_aware"])
+    good = os.path.join(c.workdir, "spool", "n1", "cosched",
+                        "cosched.conf.good")
+    assert os.path.exists(good), "slurmd kept no copy of a good file"
+    c.write_cosched_conf(["CoschedPolicy=app_aware", "EnforceCpuFreq=maybe"])
+    if c.run(["scontrol", "--version"]).stdout.split()[1].startswith("22."):
+        # 24.11's slurmctld in the foreground (-D, as here) re-executes
+        # itself for a reconfigure and has nothing to go back to when it
+        # refuses the file: the nodes read the file at every step anyway.
+        c.run(["scontrol", "reconfigure"], check=False)
+    busy = c.sbatch("-n1")              # the other core is taken
+    c.wait_state(busy, "RUNNING")
+    for _ in range(2):
+        j = c.sbatch("-n1", "--wrap", f"{PROBE}; sleep 1")
+        c.wait_state(j, "RUNNING")
+        own = _cpu_ids(c, j)
+        assert own and own != _cpu_ids(c, busy)
+        # Enforced: on its own core, not both (task/cosched alone in
+        # TaskPlugin is what narrows the mask).
+        assert _allowed(_probe_output(c, j)) == [own]
+        steprec = os.path.join(c.workdir, "spool", "n1", "cosched", "steps",
+                               f"{j}.batch.json")
+        deadline = time.monotonic() + 15
+        while not os.path.exists(steprec):
+            assert time.monotonic() < deadline, "the step was not profiled"
+            time.sleep(0.2)
+    with open(c.log_path("slurmd-n1")) as f:
+        log = f.read()
+    said = re.findall(r"\] error: .*EnforceCpuFreq.*maybe.*enforcing the "
+                      r"last good settings this node read", log)
+    assert len(said) == 1, log[-3000:]
+    assert "enforcing nothing" not in log, log[-3000:]
+    # The copy is still the good file's, not the bad one's.
+    with open(good) as f:
+        assert "maybe" not in f.read()
+
+    # Fixed: said once, and the next step enforces the file's settings.
+    c.write_cosched_conf(["CoschedPolicy=app_aware", "EnforceCores=no"])
+    j = c.sbatch("-n1", "--wrap", f"{PROBE}; sleep 1")
+    c.wait_state(j, "RUNNING")
+    assert _allowed(_probe_output(c, j)) == [{0, 1}]
+    with open(c.log_path("slurmd-n1")) as f:
+        log = f.read()
+    assert log.count("can be read again") == 1, log[-3000:]
+    with open(good) as f:
+        assert "EnforceCores=no" in f.read()
+    c.run(["scancel", str(busy)])
+    _not_drained(c)
+
+    # A node with no copy (it never read a good file) enforces nothing,
+    # and says so.
+    os.unlink(good)
+    c.write_cosched_conf(["CoschedPolicy=app_aware", "EnforceCores=maybe"])
+    j = c.sbatch("-n1", "--wrap", f"{PROBE}; sleep 1")
+    c.wait_state(j, "RUNNING")
+    assert _allowed(_probe_output(c, j)) == [{0, 1}]
+    with open(c.log_path("slurmd-n1")) as f:
+        log = f.read()
+    assert re.search(r"EnforceCores.*maybe.*no good settings kept on this "
+                     r"node: new steps on this node enforce nothing", log), \
+        log[-3000:]
+    assert not os.path.exists(good)
+
+
 SYNTHETIC_2X8 = "Topology=synthetic:package:2 [numa] core:8 pu:1"
 
 
@@ -364,6 +435,43 @@ def _stepd_pid(c, jobid):
             p["cmdline"].startswith(f"slurmstepd: [{jobid}.batch]")]
     assert len(pids) == 1, pids
     return pids[0]
+
+
+def test_frequency_journal_lost_while_held(make_cluster):
+    """The cpufreq journal removed while a job holds a domain at 1.5 GHz:
+    the next job in the domain does not record 1.5 GHz as the original,
+    and the holder's end restores the true original and says so."""
+    c = _freq_cluster(make_cluster)
+    _fill_socket0(c)
+    b = _start(c, "p15")
+    _wait_domain(c, 8, _userspace(1500000))
+    os.unlink(os.path.join(c.workdir, "spool", "n1", "cosched",
+                           "cpufreq.journal"))
+    x = _start(c, "p18")
+    assert c.job_sockets(x) == {"n1": [1]}
+    # Not taken: its step found no journal entry and a pinned speed.
+    deadline = time.monotonic() + 20
+    while True:
+        with open(c.log_path("slurmd-n1")) as f:
+            log = f.read()
+        if f"[{x}.batch]" in log and "pinned at 1500000 kHz" in log:
+            break
+        assert time.monotonic() < deadline, log[-3000:]
+        time.sleep(0.3)
+    assert _domain(c, 8) == _userspace(1500000)
+    assert _journal_domains(c) == []
+    c.run(["scancel", str(b)])
+    _wait_domain(c, 8, ORIGINAL)
+    c.run(["scancel", str(x)])
+    c.wait_state(x, ["CANCELLED", "COMPLETED"])
+    time.sleep(1)
+    assert _domain(c, 8) == ORIGINAL
+    with open(c.log_path("slurmd-n1")) as f:
+        log = f.read()
+    assert re.search(rf"\[{b}\.batch\] error: .*not in the journal though "
+                     rf"job {b} held it .*restored the original the job "
+                     r"kept \(governor=schedutil", log), log[-3000:]
+    _not_drained(c)
 
 
 def _node_cmd(c, *args):

@@ -181,7 +181,7 @@ static void acquire_ok(const cosched_cpufreq_t *c, const tree_t *t,
 {
 	cosched_cpufreq_outcome_t out;
 	cosched_error_t err = { "" };
-	int rc = cosched_cpufreq_acquire(c, t->spool, h, &index, 1, &out,
+	int rc = cosched_cpufreq_acquire(c, t->spool, h, &index, 1, NULL, &out,
 					 &err);
 
 	ck_assert_msg(rc == 0 && !err.msg[0], "acquire: %d %s", rc, err.msg);
@@ -195,7 +195,7 @@ static void release_ok(const cosched_cpufreq_t *c, const tree_t *t,
 	cosched_cpufreq_outcome_t out;
 	cosched_error_t err = { "" };
 	int rc = cosched_cpufreq_release(c, t->spool, job,
-					 COSCHED_CPUFREQ_ANY_STEP, &out, &err);
+					 COSCHED_CPUFREQ_ANY_STEP, NULL, &out, &err);
 
 	ck_assert_msg(rc == 0, "release: %s", err.msg);
 	ck_assert_int_eq(out.applied, applied);
@@ -210,7 +210,7 @@ static void acquire_refused(const cosched_cpufreq_t *c, const tree_t *t,
 	cosched_cpufreq_outcome_t out;
 	cosched_error_t err = { "" };
 
-	ck_assert_int_eq(cosched_cpufreq_acquire(c, t->spool, h, idx, n, &out,
+	ck_assert_int_eq(cosched_cpufreq_acquire(c, t->spool, h, idx, n, NULL, &out,
 						 &err), -1);
 	ck_assert_msg(strstr(err.msg, want), "%s\n  lacks: %s", err.msg, want);
 	ck_assert_int_eq(out.applied + out.failed, 0);
@@ -582,7 +582,7 @@ static int crash_child(void *arg)
 	for (int cpu = 8; cpu < 16; cpu++)
 		cosched_idset_add(&cpus, cpu, NULL);
 	if (cosched_cpufreq_domains_of(c, &cpus, idx, &err) != 1 ||
-	    cosched_cpufreq_acquire(c, a->t->spool, &h, idx, 1, &out, &err) ||
+	    cosched_cpufreq_acquire(c, a->t->spool, &h, idx, 1, NULL, &out, &err) ||
 	    out.applied != 1)
 		return 2;
 	f = fopen(a->out, "w");
@@ -859,10 +859,10 @@ START_TEST(t_join_held_only)
 	a = holder(1, "userspace", 1500000);
 	acquire_ok(c, &t, &a, 1);
 	n = holder(2, "", 0);
-	ck_assert_int_eq(cosched_cpufreq_join(c, t.spool, &n, &first, 1, &out,
+	ck_assert_int_eq(cosched_cpufreq_join(c, t.spool, &n, &first, 1, NULL, &out,
 					      &err), 1);
 	ck_assert_str_eq(state(&t, 0), ORIGINAL);
-	ck_assert_int_eq(cosched_cpufreq_join(c, t.spool, &n, both, 2, &out,
+	ck_assert_int_eq(cosched_cpufreq_join(c, t.spool, &n, both, 2, NULL, &out,
 					      &err), 0);
 	ck_assert_str_eq(state(&t, 0), ORIGINAL);	/* not taken */
 	ck_assert_str_eq(state(&t, 8), "userspace 800000 3000000 3000000");
@@ -984,7 +984,7 @@ START_TEST(t_site_governors)
 	a = holder(5, "userspace", 1500000);
 	acquire_ok(c, &t, &a, 1);
 	n = holder(6, "", 0);
-	ck_assert_int_eq(cosched_cpufreq_join(c, t.spool, &n, &eight, 1, &out,
+	ck_assert_int_eq(cosched_cpufreq_join(c, t.spool, &n, &eight, 1, NULL, &out,
 					      &err), 0);
 	ck_assert_str_eq(state(&t, 8), "userspace 800000 3000000 3000000");
 	release_ok(c, &t, 5, 1, 0);
@@ -1120,7 +1120,7 @@ START_TEST(t_failed_restore_kept)
 	snprintf(cmd, sizeof(cmd), "unwritable %s 8 scaling_governor", t.fake.root);
 	tree_fake(cmd);
 	ck_assert_int_eq(cosched_cpufreq_release(c, t.spool, 11,
-						 COSCHED_CPUFREQ_ANY_STEP,
+						 COSCHED_CPUFREQ_ANY_STEP, NULL,
 						 &out, &err), -1);
 	ck_assert_int_eq(out.failed, 1);
 	ck_assert_int_eq(out.restored, 0);
@@ -1163,7 +1163,7 @@ START_TEST(t_failed_apply)
 	a = holder(12, "userspace", 1500000);
 	snprintf(cmd, sizeof(cmd), "unwritable %s 8 scaling_setspeed", t.fake.root);
 	tree_fake(cmd);
-	ck_assert_int_eq(cosched_cpufreq_acquire(c, t.spool, &a, &idx, 1,
+	ck_assert_int_eq(cosched_cpufreq_acquire(c, t.spool, &a, &idx, 1, NULL,
 						 &out, &err), -1);
 	ck_assert_int_eq(out.failed, 1);
 	ck_assert_int_eq(out.restored, 1);
@@ -1175,7 +1175,7 @@ START_TEST(t_failed_apply)
 	 * is written. */
 	snprintf(cmd, sizeof(cmd), "unwritable %s 8 scaling_min_freq", t.fake.root);
 	tree_fake(cmd);
-	ck_assert_int_eq(cosched_cpufreq_acquire(c, t.spool, &a, &idx, 1,
+	ck_assert_int_eq(cosched_cpufreq_acquire(c, t.spool, &a, &idx, 1, NULL,
 						 &out, &err), -1);
 	ck_assert_int_eq(out.failed + out.applied + out.restored, 0);
 	ck_assert_msg(strstr(err.msg, "scaling_min_freq: not a regular file"),
@@ -1225,13 +1225,99 @@ START_TEST(t_empty_journal_is_empty)
 		      err.msg);
 	ck_assert_int_eq(count_bad(&t, kept, sizeof(kept)), 0);
 	a = holder(20, "userspace", 1500000);
-	ck_assert_msg(cosched_cpufreq_acquire(c, t.spool, &a, &idx, 1, &out,
+	ck_assert_msg(cosched_cpufreq_acquire(c, t.spool, &a, &idx, 1, NULL, &out,
 					      &err) == 0, "%s", err.msg);
 	ck_assert_str_eq(state(&t, 0), "userspace 800000 1500000 1500000");
 	release_ok(c, &t, 20, 0, 1);
 	/* Governor and limits back (the fake tree's setspeed keeps the
 	 * last value written, as on a real machine under schedutil). */
 	ck_assert_ptr_nonnull(strstr(state(&t, 0), "schedutil 800000 3000000"));
+	cosched_cpufreq_close(c);
+	tree_free(&t);
+}
+END_TEST
+
+/*
+ * The journal removed while a step holds a domain (issue 22): the next
+ * job does not record the held speed as the original, the holder's
+ * release restores the original it kept and says so, and an entry made
+ * again without the holder gets the holder's older original back.
+ */
+START_TEST(t_journal_lost_while_held)
+{
+	cosched_cpufreq_outcome_t out;
+	cosched_cpufreq_holder_t a, b;
+	cosched_cpufreq_kept_t kept_a = { 0 }, kept_b = { 0 };
+	cosched_error_t err = { "" };
+	cosched_cpufreq_t *c;
+	int idx = 0;
+	tree_t t;
+
+	tree_make(&t, "");
+	c = tree_open(&t);
+	a = holder(30, "userspace", 1500000);
+	ck_assert_msg(cosched_cpufreq_acquire(c, t.spool, &a, &idx, 1,
+					      &kept_a, &out, &err) == 0,
+		      "%s", err.msg);
+	ck_assert_int_eq(kept_a.n, 1);
+	ck_assert_int_eq(kept_a.id[0], 0);
+	ck_assert_str_eq(kept_a.orig[0].governor, "schedutil");
+	ck_assert_str_eq(state(&t, 0), "userspace 800000 1500000 1500000");
+	ck_assert_int_eq(unlink(t.journal), 0);
+
+	/* The next job: the pinned speed is not taken as the original. */
+	b = holder(31, "userspace", 2000000);
+	acquire_refused(c, &t, &b, &idx, 1, "not in the journal, yet at the "
+			"userspace governor pinned at 1500000 kHz");
+	ck_assert_str_eq(state(&t, 0), "userspace 800000 1500000 1500000");
+	journal_is(&t, "", 0, 0);
+
+	/* The holder's release restores what it kept, and says so. */
+	ck_assert_int_eq(cosched_cpufreq_release(c, t.spool, 30, a.step_id,
+						 &kept_a, &out, &err), -1);
+	ck_assert_msg(strstr(err.msg, "not in the journal though job 30 held "
+			     "it") && strstr(err.msg, "restored the original "
+					     "the job kept (governor="
+					     "schedutil"), "%s", err.msg);
+	ck_assert_int_eq(out.restored, 1);
+	ck_assert_ptr_nonnull(strstr(state(&t, 0), "schedutil 800000 3000000"));
+
+	/* A holder at the maximum does not look held: the next job makes
+	 * the entry again with that "original"; the first holder's
+	 * release sets the true one back, and the last release restores
+	 * it. */
+	a = holder(32, "userspace", 3000000);
+	kept_a.n = 0;
+	ck_assert_msg(cosched_cpufreq_acquire(c, t.spool, &a, &idx, 1,
+					      &kept_a, &out, &err) == 0,
+		      "%s", err.msg);
+	ck_assert_int_eq(unlink(t.journal), 0);
+	b = holder(33, "userspace", 1500000);
+	ck_assert_msg(cosched_cpufreq_acquire(c, t.spool, &b, &idx, 1,
+					      &kept_b, &out, &err) == 0,
+		      "%s", err.msg);
+	ck_assert_str_eq(kept_b.orig[0].governor, "userspace");
+	ck_assert_int_eq(cosched_cpufreq_release(c, t.spool, 32, a.step_id,
+						 &kept_a, &out, &err), -1);
+	ck_assert_msg(strstr(err.msg, "journal entry was made again without "
+			     "job 32"), "%s", err.msg);
+	ck_assert_msg(cosched_cpufreq_release(c, t.spool, 33, b.step_id,
+					      &kept_b, &out, &err) == 0,
+		      "%s", err.msg);
+	ck_assert_int_eq(out.restored, 1);
+	ck_assert_ptr_nonnull(strstr(state(&t, 0), "schedutil 800000 3000000"));
+	journal_is(&t, "", 0, 0);
+
+	/* Nothing lost: the kept copy changes nothing and says nothing. */
+	kept_a.n = 0;
+	a = holder(34, "userspace", 1500000);
+	ck_assert_msg(cosched_cpufreq_acquire(c, t.spool, &a, &idx, 1,
+					      &kept_a, &out, &err) == 0,
+		      "%s", err.msg);
+	ck_assert_msg(cosched_cpufreq_release(c, t.spool, 34, a.step_id,
+					      &kept_a, &out, &err) == 0,
+		      "%s", err.msg);
+	ck_assert_int_eq(out.restored, 1);
 	cosched_cpufreq_close(c);
 	tree_free(&t);
 }
@@ -1293,7 +1379,7 @@ START_TEST(t_corrupt_kept_aside)
 		/* Until an administrator removes it, no change is made. */
 		a = holder(20, "userspace", 1500000);
 		ck_assert_int_eq(cosched_cpufreq_acquire(c, t.spool, &a, &idx,
-							 1, &out, &err), -1);
+							 1, NULL, &out, &err), -1);
 		ck_assert_msg(strstr(err.msg, "kept aside"), "%s", err.msg);
 		ck_assert_str_eq(state(&t, 0), ORIGINAL);
 		ck_assert_int_eq(unlink(kept), 0);
@@ -1433,6 +1519,7 @@ Suite *cosched_test_suite(void)
 	tcase_add_test(tc, t_failed_restore_kept);
 	tcase_add_test(tc, t_failed_apply);
 	tcase_add_test(tc, t_empty_journal_is_empty);
+	tcase_add_test(tc, t_journal_lost_while_held);
 	tcase_add_test(tc, t_corrupt_kept_aside);
 	tcase_add_test(tc, t_links_refused);
 	tcase_add_test(tc, t_previous_boot);

@@ -23,29 +23,13 @@ char *cosched_plugin_conf_path(void)
 	return get_extra_conf_path("cosched.conf");
 }
 
-static int _read(const char *path, cosched_conf_t *out,
-		 cosched_conf_reader_t reader, cosched_error_t *skipped,
-		 cosched_error_t *err)
+int cosched_plugin_conf_read(const char *path, cosched_conf_t *out,
+			     cosched_error_t *err)
 {
 	struct stat st;
 
 	cosched_conf_init(out);
-	if (skipped)
-		skipped->msg[0] = '\0';
 	if (stat(path, &st) && errno == ENOENT)
 		return 0;
-	return cosched_conf_parse_file_for(out, path, reader, skipped, err);
-}
-
-int cosched_plugin_conf_read(const char *path, cosched_conf_t *out,
-			     cosched_error_t *err)
-{
-	return _read(path, out, COSCHED_CONF_READER_ALL, NULL, err);
-}
-
-int cosched_plugin_conf_read_node(const char *path, cosched_conf_t *out,
-				  cosched_error_t *skipped,
-				  cosched_error_t *err)
-{
-	return _read(path, out, COSCHED_CONF_READER_NODE, skipped, err);
+	return cosched_conf_parse_file(out, path, err);
 }

@@ -18,10 +18,7 @@ char *cosched_plugin_conf_path(void);
  * exist). */
 int cosched_plugin_conf_read(const char *path, cosched_conf_t *out,
 			     cosched_error_t *err);
-/* The same for a node (cosched_conf_parse_file_for READER_NODE): a wrong
- * line of a key only slurmctld uses is skipped, said in *skipped. */
-int cosched_plugin_conf_read_node(const char *path, cosched_conf_t *out,
-				  cosched_error_t *skipped,
-				  cosched_error_t *err);
+/* A node reads it with task_cosched_conf_load(), which keeps the last
+ * good copy. */
 
 #endif

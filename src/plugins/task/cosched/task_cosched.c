@@ -131,26 +131,21 @@ extern int init(void)
 	cosched_kv_set_note_hook(_kv_note);
 
 	xfree(task_cosched_conf_path);
-	task_cosched_conf_path = xstrdup(path);
-	conf_ok = !cosched_plugin_conf_read_node(path, &task_cosched_conf,
-						 &skipped, &err);
-	/* A wrong line of a key only slurmctld uses: skipped here, so that
-	 * a typo in a placement setting never switches the node off; said
-	 * by slurmd (at its start and reconfigure), not by every step. */
-	if (conf_ok && skipped.msg[0]) {
-		if (running_in_slurmd())
-			error("%s: %s: a setting of slurmctld's, ignored on this node (slurmctld refuses the file until it is fixed)",
-			      plugin_type, skipped.msg);
-		else
-			debug("%s: %s: ignored on this node", plugin_type,
-			      skipped.msg);
-	}
+	/* The file, or this node's last good copy of it
+	 * (task_cosched_conf.c); the sampler reads the same. */
+	conf_ok = !task_cosched_conf_load(path, &task_cosched_conf,
+					  &task_cosched_conf_path, &skipped,
+					  &err);
+	if (conf_ok && skipped.msg[0])
+		task_cosched_conf_skipped(&skipped);
 	if (!conf_ok) {
 		/* Never fail slurmd or a step for a bad file: enforce
 		 * nothing, and say why at every start.  Restoring goes on,
 		 * with the defaults (the file left them untouched). */
 		error("%s: %s: enforcing nothing on this node", plugin_type,
 		      err.msg);
+		cosched_conf_init(&task_cosched_conf);
+		task_cosched_conf_path = xstrdup(path);
 		xfree(path);
 		if (running_in_slurmd() && _node_name())
 			task_cosched_cpufreq_node_sweep(_node_name());
@@ -168,7 +163,7 @@ extern int init(void)
 	part_profile = running_in_slurmstepd() &&
 		       !task_cosched_profile_init(&task_cosched_conf);
 	debug("%s loaded from %s: cores %s, membind %s, cpufreq %s, profile %s",
-	      plugin_name, path, part_cpuset ? "on" : "off",
+	      plugin_name, task_cosched_conf_path, part_cpuset ? "on" : "off",
 	      part_membind ? "on" : "off", part_cpufreq ? "on" : "off",
 	      part_profile ? "on" : "off");
 	xfree(path);
@@ -214,10 +209,21 @@ static void _log_options(const char *what, uint32_t job_id, char **env,
 		      cosched_options_format(&opts, buf, sizeof(buf)));
 }
 
+/* slurmd: a changed cosched.conf is read again before the step that will
+ * read it starts, so a good one is kept and a bad one said once. */
+static void _conf_watch(void)
+{
+	char *path = cosched_plugin_conf_path();
+
+	task_cosched_conf_watch(path);
+	xfree(path);
+}
+
 extern int task_p_slurmd_batch_request(batch_job_launch_msg_t *req)
 {
 	_log_options("batch request", req->job_id, req->spank_job_env,
 		     req->spank_job_env_size);
+	_conf_watch();
 	task_cosched_cpufreq_node_sweep(_node_name());
 	task_cosched_record_sweep(_node_name());
 	return SLURM_SUCCESS;

@@ -65,6 +65,24 @@ extern char *task_cosched_conf_path;		/* where it was read */
 extern cosched_topology_t *task_cosched_topo;
 extern const char plugin_type[];
 
+/*
+ * The settings this node enforces (task_cosched_conf.c): path's, or while
+ * path cannot be read, the node's last good copy of it (said by slurmd,
+ * once for each change of the file).  0 with *used (xmalloc'ed) naming
+ * the file read, or -1 with err when neither can be read.  *skipped: the
+ * first line of a key only slurmctld uses that the node skipped
+ * (cosched_conf_parse_file_for READER_NODE), "" when none.
+ */
+int task_cosched_conf_load(const char *path, cosched_conf_t *out,
+			   char **used, cosched_error_t *skipped,
+			   cosched_error_t *err);
+/* slurmd, at each launch request: when path changed since it was last
+ * read, read it again (keep a good copy, say a bad one once). */
+void task_cosched_conf_watch(const char *path);
+/* Say a skipped line of a key of slurmctld's (slurmd: error; step:
+ * debug). */
+void task_cosched_conf_skipped(const cosched_error_t *skipped);
+
 /* SysfsRoot or an XML topology path with "%n" replaced by the node's name
  * (xstrdup'ed; caller xfree()s). */
 char *task_cosched_node_path(const char *pattern, const char *node_name);

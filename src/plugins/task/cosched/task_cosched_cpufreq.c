@@ -41,6 +41,9 @@
 #define ENV_CPUFREQ "COSCHED_CPUFREQ"
 
 static bool step_held;
+/* The domains this step took and their originals, kept in slurmstepd's
+ * memory: its release restores them should the journal lose them. */
+static cosched_cpufreq_kept_t step_kept;
 
 int task_cosched_cpufreq_init(const cosched_conf_t *conf)
 {
@@ -167,7 +170,8 @@ static void _join(task_cosched_step_t *st)
 	if (c && (n = cosched_cpufreq_domains_of(c, &st->job_cpus, idx,
 						 &err)) > 0 &&
 	    !cosched_cpufreq_holder_self(&h, st->job_id, st->step_id, &err) &&
-	    cosched_cpufreq_join(c, dir, &h, idx, n, &out, &err) == 0) {
+	    cosched_cpufreq_join(c, dir, &h, idx, n, &step_kept, &out,
+				 &err) == 0) {
 		step_held = true;
 		_log_outcome(st->step_name, "cpufreq (shared, no frequency of its own)",
 			     &out);
@@ -188,6 +192,7 @@ void task_cosched_cpufreq_step_start(task_cosched_step_t *st)
 	char *dir = NULL;
 
 	step_held = false;
+	step_kept.n = 0;
 	if (!st->have_cpus)
 		return;
 	if (st->user_cpu_freq) {
@@ -239,7 +244,8 @@ void task_cosched_cpufreq_step_start(task_cosched_step_t *st)
 	else
 		h.freq_khz = d->freq_req_khz > 0 ? d->freq_req_khz :
 						   d->freq_khz;
-	if (cosched_cpufreq_acquire(c, dir, &h, idx, n, &out, &err)) {
+	if (cosched_cpufreq_acquire(c, dir, &h, idx, n, &step_kept, &out,
+				    &err)) {
 		error("%s: %s: %s: frequency unchanged", plugin_type,
 		      st->step_name, err.msg);
 		task_cosched_setenv(st, ENV_CPUFREQ, "unchanged: %s", err.msg);
@@ -278,7 +284,7 @@ void task_cosched_cpufreq_step_end(task_cosched_step_t *st)
 		      plugin_type, st->step_name, c ? "no SlurmdSpoolDir" :
 		      err.msg);
 	else if (cosched_cpufreq_release(c, dir, st->job_id, st->step_id,
-					 &out, &err))
+					 &step_kept, &out, &err))
 		error("%s: %s: release: %s", plugin_type, st->step_name,
 		      err.msg);
 	else
