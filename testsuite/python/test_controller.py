@@ -551,3 +551,37 @@ def test_record_follows_requeue_and_shrink(make_cluster):
     with open(c.log_path("slurmctld")) as f:
         assert "self-check failed" not in f.read()
     _cancel_all(c)
+
+
+def _sdiag_rpcs(c):
+    """slurmctld's count of each RPC type since the last reset."""
+    out = c.run(["sdiag"]).stdout
+    part = out.split("Remote Procedure Call statistics by message type")[1]
+    part = part.split("Remote Procedure Call statistics by user")[0]
+    return {m.group(1): int(m.group(2)) for m in
+            re.finditer(r"^\s*(\S+)\s+\(\s*\d+\)\s+count:(\d+)", part, re.M)}
+
+
+@pytest.mark.cluster
+def test_job_start_rpcs(make_cluster):
+    """What cosched adds to slurmctld's load per job: one JOB_INFO_SINGLE
+    per job and node (the node's first step asks for the decision record;
+    later steps read the node's copy), and no FED_INFO (the record is this
+    cluster's: the question is local)."""
+    c = make_cluster(nodes=1, cosched_conf_extra=["CoschedPolicy=app_aware"])
+    jobs = 3
+    # Nothing below asks slurmctld about jobs (no scontrol, no squeue):
+    # the jobs are waited for through their output files.
+    c.run(["sdiag", "-r"])
+    ids = [c.sbatch("-n1", "--wrap", "srun -n1 true; srun -n1 true; "
+                    "echo done") for _ in range(jobs)]
+    deadline = time.monotonic() + 60
+    for j in ids:
+        out = os.path.join(c.workdir, "jobs", f"{j}.out")
+        while not (os.path.exists(out) and "done" in open(out).read()):
+            assert time.monotonic() < deadline, f"job {j} did not finish"
+            time.sleep(0.2)
+    rpcs = _sdiag_rpcs(c)
+    # sbatch itself asks neither.
+    assert rpcs.get("REQUEST_JOB_INFO_SINGLE", 0) == jobs, rpcs
+    assert rpcs.get("REQUEST_FED_INFO", 0) == 0, rpcs

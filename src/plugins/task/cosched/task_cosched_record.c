@@ -10,7 +10,8 @@
  *  come from the signed credential; the record adds what the credential
  *  lacks: the memory-binding mode and the frequency.
  *
- *  One RPC per job and node, not per step: the first step keeps the record
+ *  One RPC per job and node, not per step (and not two: the question is
+ *  asked of this cluster only, never of a federation): the first step keeps the record
  *  in SlurmdSpoolDir/cosched/records/JOBID (root only, written to a
  *  temporary file and renamed), later steps read it there, and slurmd's
  *  sweep removes the files of jobs with no step left on the node.  No RPC
@@ -136,7 +137,11 @@ static int _fetch(uint32_t job_id, cosched_decision_t *d, char *why,
 	cosched_error_t err;
 	int rc;
 
-	if (slurm_load_job(&msg, job_id, SHOW_ALL) != SLURM_SUCCESS || !msg) {
+	/* SHOW_LOCAL: the record is this cluster's, and without it
+	 * slurm_load_job() first asks slurmctld whether the cluster is in
+	 * a federation (a FED_INFO RPC for every job on every node). */
+	if (slurm_load_job(&msg, job_id, SHOW_ALL | SHOW_LOCAL) !=
+	    SLURM_SUCCESS || !msg) {
 		snprintf(why, len, "slurmctld did not give the job's record: %s",
 			 slurm_strerror(errno));
 		return -1;
