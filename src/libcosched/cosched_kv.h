@@ -147,6 +147,20 @@ int cosched_kv_end_of(cosched_kv_reader_t *r, cosched_kv_version_t seen,
 int cosched_kv_u64(const char *key, const char *value, uint64_t max,
 		   uint64_t *out, cosched_error_t *err);
 
+/*
+ * The first line of a node state file, "TAG/VERSION boot=ID" (the cpufreq
+ * journal, the energy ledger): starts r on line, reads the version as
+ * cosched_kv_version_read() (what: "cpufreq journal") into *seen and the
+ * boot id's text into *boot (in line), and leaves r after it for
+ * cosched_kv_end_of().  Each file keeps its own rule for the boot id's
+ * form.  -1 with err: ""LINE": expected TAG1 boot=... as the first line
+ * of the WHAT" or the field's error.
+ */
+int cosched_kv_head_boot(cosched_kv_reader_t *r, char *line,
+			 const char *what, const char *tag,
+			 cosched_kv_version_t own, cosched_kv_version_t *seen,
+			 char **boot, cosched_error_t *err);
+
 /* ---- writing ----------------------------------------------------------- */
 
 /* Text written into a buffer: a fixed one (cut, still terminated, and

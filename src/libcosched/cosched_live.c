@@ -28,8 +28,7 @@ int cosched_live_node_check(const char *node, cosched_error_t *err)
 	size_t n = node ? strlen(node) : 0;
 
 	if (!n || n > COSCHED_LIVE_NODE_MAX ||
-	    strspn(node, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-			 "0123456789._-") != n || node[0] == '.')
+	    strspn(node, COSCHED_LIVE_NAME_CHARS) != n || node[0] == '.')
 		return cosched_error_set(err,
 			"node: \"%.64s\": expected 1 to %d of A-Z a-z 0-9 . _ - (not starting with .)",
 			node ? node : "", COSCHED_LIVE_NODE_MAX);

@@ -263,9 +263,7 @@ static bool live_name_ok(const char *name)
 {
 	size_t n = strlen(name);
 
-	return n <= LIVE_NAME_MAX &&
-	       strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
-		      "abcdefghijklmnopqrstuvwxyz0123456789._-") == n;
+	return n <= LIVE_NAME_MAX && strspn(name, COSCHED_LIVE_NAME_CHARS) == n;
 }
 
 long cosched_live_reader_read(cosched_live_reader_t *r, long long now,

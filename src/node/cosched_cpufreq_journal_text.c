@@ -290,21 +290,12 @@ static int parse_holder(char *line, jread_t *jr, cosched_cpufreq_holder_t *h,
 static int parse_head(char *line, jread_t *jr, journal_t *j,
 		      cosched_error_t *err)
 {
-	const size_t taglen = strlen(JOURNAL_TAG);
 	cosched_kv_reader_t r;
-	char *word, *boot;
+	char *boot;
 	size_t n;
 
-	cosched_kv_begin(&r, line, "line 1");
-	if (strncmp(line, JOURNAL_TAG, taglen))
-		return cosched_error_set(err,
-			"line 1: %s is not a cosched cpufreq journal (expected %s1 boot=...)",
-			COSCHED_QUOTE(line), JOURNAL_TAG);
-	if (cosched_kv_word(&r, &word, err) ||
-	    cosched_kv_version_read("cpufreq journal", "this node",
-				    JOURNAL_TAG, word + taglen,
-				    journal_version, &jr->seen, err) ||
-	    cosched_kv_expect(&r, "boot", &boot, err))
+	if (cosched_kv_head_boot(&r, line, "cpufreq journal", JOURNAL_TAG,
+				 journal_version, &jr->seen, &boot, err))
 		return cosched_error_prefix(err, "line 1");
 	n = strlen(boot);
 	if (!(strcmp(boot, "-") == 0 ||

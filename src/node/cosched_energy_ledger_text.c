@@ -187,20 +187,11 @@ static int parse_step(char *line, lread_t *lr, cosched_ledger_step_t *s,
 static int parse_head(char *line, lread_t *lr, ledger_t *l,
 		      cosched_error_t *err)
 {
-	const size_t taglen = strlen(LEDGER_TAG);
 	cosched_kv_reader_t r;
-	char *word, *boot;
+	char *boot;
 
-	if (strncmp(line, LEDGER_TAG, taglen))
-		return cosched_error_set(err,
-			"%s is not an energy ledger (expected %s1 boot=...)",
-			COSCHED_QUOTE(line), LEDGER_TAG);
-	cosched_kv_begin(&r, line, "ledger");
-	if (cosched_kv_word(&r, &word, err) ||
-	    cosched_kv_version_read("energy ledger", "this node", LEDGER_TAG,
-				    word + taglen, ledger_version, &lr->seen,
-				    err) ||
-	    cosched_kv_expect(&r, "boot", &boot, err))
+	if (cosched_kv_head_boot(&r, line, "energy ledger", LEDGER_TAG,
+				 ledger_version, &lr->seen, &boot, err))
 		return -1;
 	if (!*boot || strlen(boot) > COSCHED_BOOT_ID_LEN)
 		return cosched_error_set(err, "boot: invalid boot id %s",

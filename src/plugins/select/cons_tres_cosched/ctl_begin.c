@@ -73,25 +73,22 @@ static void _freq_request(const cosched_ctl_t *c, const job_view_t *v,
 			      _max_slowdown(c, v);
 }
 
-/* A job already in the domain that asked for a frequency. */
-typedef struct {
-	job_record_t *job;
-	long requested_khz;		/* its record's freq_req_khz */
-	long running_khz;		/* its record's freq_khz */
-} domain_job_t;
+/*
+ * The co-occupants of the units h holds: fn for each other job (not
+ * except) with a decision record there, once however many of the units it
+ * shares.
+ */
+typedef void (*co_occupant_fn)(cosched_ctl_t *c, job_record_t *job,
+			       cosched_decision_t *d, void *arg);
 
-/* The other jobs on the units the joining job holds that asked for a
- * frequency, each once however many of the units it shares (xmalloc'ed;
- * *n of them). */
-static domain_job_t *_domain_jobs(cosched_ctl_t *c, uint32_t self,
-				  const cosched_hold_t *h, size_t nh,
-				  size_t *n)
+static void _each_co_occupant(cosched_ctl_t *c, const cosched_hold_t *h,
+			      size_t nh, uint32_t except, co_occupant_fn fn,
+			      void *arg)
 {
 	const cosched_occupancy_t *occ = cosched_place_occupancy(c->place);
-	domain_job_t *jobs = NULL;
-	size_t cap = 0;
+	uint32_t *seen = NULL;
+	size_t nseen = 0, cap = 0;
 
-	*n = 0;
 	for (size_t k = 0; k < nh; k++) {
 		cosched_socket_t sock;
 		if (cosched_occupancy_socket(occ, h[k].socket, &sock))
@@ -100,25 +97,65 @@ static domain_job_t *_domain_jobs(cosched_ctl_t *c, uint32_t self,
 			uint32_t id = sock.occupants[j].job_id;
 			job_record_t *other;
 			cosched_decision_t od;
-			bool seen = false;
+			bool again = false;
 
-			for (size_t i = 0; i < *n && !seen; i++)
-				seen = jobs[i].job->job_id == id;
-			if (id == self || seen ||
-			    !(other = find_job_record(id)) ||
-			    ctl_record_read(other, &od) != 1 ||
-			    od.freq_req_khz <= 0)
+			for (size_t i = 0; i < nseen && !again; i++)
+				again = seen[i] == id;
+			if (id == except || again)
 				continue;
-			if (*n == cap) {
+			if (nseen == cap) {
 				cap = cap ? 2 * cap : 8;
-				xrealloc(jobs, cap * sizeof(*jobs));
+				xrealloc(seen, cap * sizeof(*seen));
 			}
-			jobs[(*n)++] = (domain_job_t) {
-				.job = other, .requested_khz = od.freq_req_khz,
-				.running_khz = od.freq_khz };
+			seen[nseen++] = id;
+			if ((other = find_job_record(id)) &&
+			    ctl_record_read(other, &od) == 1)
+				fn(c, other, &od, arg);
 		}
 	}
-	return jobs;
+	xfree(seen);
+}
+
+/* A job already in the domain that asked for a frequency. */
+typedef struct {
+	job_record_t *job;
+	long requested_khz;		/* its record's freq_req_khz */
+	long running_khz;		/* its record's freq_khz */
+} domain_job_t;
+
+typedef struct {
+	domain_job_t *jobs;
+	size_t n, cap;
+} domain_jobs_t;
+
+static void _add_domain_job(cosched_ctl_t *c, job_record_t *job,
+			    cosched_decision_t *d, void *arg)
+{
+	domain_jobs_t *dj = arg;
+
+	(void) c;
+	if (d->freq_req_khz <= 0)
+		return;
+	if (dj->n == dj->cap) {
+		dj->cap = dj->cap ? 2 * dj->cap : 8;
+		xrealloc(dj->jobs, dj->cap * sizeof(*dj->jobs));
+	}
+	dj->jobs[dj->n++] = (domain_job_t) {
+		.job = job, .requested_khz = d->freq_req_khz,
+		.running_khz = d->freq_khz };
+}
+
+/* The other jobs on the units the joining job holds that asked for a
+ * frequency (xmalloc'ed; *n of them). */
+static domain_job_t *_domain_jobs(cosched_ctl_t *c, uint32_t self,
+				  const cosched_hold_t *h, size_t nh,
+				  size_t *n)
+{
+	domain_jobs_t dj = { 0 };
+
+	_each_co_occupant(c, h, nh, self, _add_domain_job, &dj);
+	*n = dj.n;
+	return dj.jobs;
 }
 
 /*
@@ -210,31 +247,26 @@ static void _decide_power(cosched_ctl_t *c, job_view_t *v,
  * records of the jobs still there changes with their co-runners; write it
  * again (only records that change are rewritten).
  */
+static void _refresh_slowdown(cosched_ctl_t *c, job_record_t *job,
+			      cosched_decision_t *d, void *arg)
+{
+	cosched_class_t cls;
+
+	(void) arg;
+	if (!d->has_class ||
+	    !cosched_occupancy_has(cosched_place_occupancy(c->place),
+				   job->job_id, NULL))
+		return;
+	cls = (cosched_class_t) { .cat = d->category, .lca = d->lca,
+				  .source = d->source };
+	d->slowdown = cosched_place_predict(c->place, job->job_id, &cls);
+	ctl_record_write(c, job, d);
+}
+
 static void _refresh_neighbours(cosched_ctl_t *c, const cosched_hold_t *h,
 				size_t nh, uint32_t except)
 {
-	const cosched_occupancy_t *occ = cosched_place_occupancy(c->place);
-
-	for (size_t k = 0; k < nh; k++) {
-		cosched_socket_t sock;
-		if (cosched_occupancy_socket(occ, h[k].socket, &sock))
-			continue;
-		for (int j = 0; j < sock.noccupants; j++) {
-			uint32_t id = sock.occupants[j].job_id;
-			job_record_t *other;
-			cosched_decision_t od;
-			cosched_class_t cls;
-			if (id == except || !(other = find_job_record(id)) ||
-			    ctl_record_read(other, &od) != 1 || !od.has_class ||
-			    !cosched_occupancy_has(occ, id, NULL))
-				continue;
-			cls = (cosched_class_t) { .cat = od.category,
-						  .lca = od.lca,
-						  .source = od.source };
-			od.slowdown = cosched_place_predict(c->place, id, &cls);
-			ctl_record_write(c, other, &od);
-		}
-	}
+	_each_co_occupant(c, h, nh, except, _refresh_slowdown, NULL);
 }
 
 /* Where cons_tres put the job, node by node: sockets and NUMA nodes from
