@@ -72,7 +72,7 @@ char *cosched_idset_format(const cosched_idset_t *s, char *buf, size_t len)
 		return buf;
 	buf[0] = '\0';
 	for (int id = 0; id < COSCHED_IDSET_MAX; id++) {
-		char range[16];
+		char range[32];	/* ",ID-ID" of any two ints */
 		size_t n;
 		int end = id;
 
