@@ -1,0 +1,54 @@
+"""cosched-bench-jobs, as small as it runs (cosched-bench-jobs(1)): the
+real programs run as jobs under none and app_aware, every job's run time
+is measured by the job, each program's solo time is measured, and the
+decision record's prediction is set beside each measurement.  Whether the
+target passes is not checked here: one short run on a shared machine says
+little (doc/bench-jobs.md holds the measured table)."""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from cluster import default_builddir
+from conftest import require_environment
+
+BENCH = os.path.normpath(os.path.join(
+    os.path.dirname(__file__), "..", "..", "contribs", "bench",
+    "cosched-bench-jobs"))
+
+
+@pytest.mark.cluster
+def test_bench_jobs_smallest(tmp_path):
+    require_environment()
+    out = tmp_path / "bench.json"
+    r = subprocess.run([sys.executable, BENCH, "--builddir",
+                        default_builddir(), "--repeats", "1", "--seconds",
+                        "1", "--queue", "mem,mem,cpu", "--variants",
+                        "none,app_aware", "--json", str(out)],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "ratio to none" in r.stdout, r.stdout
+    doc = json.loads(out.read_text())
+    assert set(doc["variants"]) == {"none", "app_aware"}
+    for a in ("mem", "cpu"):
+        assert len(doc["solo_s"][a]) == 1 and doc["solo_s"][a][0] > 0.2
+    for v, res in doc["variants"].items():
+        assert len(res["makespan_s"]) == 1 and res["makespan_s"][0] > 0
+        jobs = res["jobs"][0]
+        assert [j["app"] for j in jobs] == ["mem", "mem", "cpu"]
+        for j in jobs:
+            assert j["end"] > j["start"] >= 0, j
+            assert j["measured_slowdown"] > 0.3, j
+            # Every job has a record with the model's prediction.
+            assert j["state"] == "placed", j
+            assert j["predicted_slowdown"] >= 1.0, j
+    assert doc["variants"]["none"]["ratio_to_none"] == [1.0]
+
+    # A queue naming a program it does not have is refused at once.
+    r = subprocess.run([sys.executable, BENCH, "--queue", "mem,gpu"],
+                       capture_output=True, text=True, timeout=30)
+    assert r.returncode == 2 and "unknown program 'gpu'" in r.stderr, \
+        r.stderr
