@@ -28,6 +28,11 @@
  *     "energy": { "state": "measured" | "energy unavailable: REASON",
  *                 "total_uj", "uncore_uj", "core_uj", "dram_uj", "node_uj" },
  *     "co_runners": ["JOB.STEP", ...], "co_runners_seen": N,
+ *     "runtime_s": seconds from the step's start to its end (monotonic),
+ *     "decision": { "state", "policy", "class", "lca", "source",
+ *                   "predicted_slowdown", "sockets" (on this node) }
+ *                 (the controller's record, --record; { "error": WHY }
+ *                 when it does not parse; absent without a record),
  *     "central": "ProfileDir/jobs/JOB.STEP.NODE.json" | "not kept: WHY" }
  * energy is the step's share of the node's RAPL energy while it ran, by
  * the node's energy ledger (src/node/cosched_energy_ledger.h; core_uj and
@@ -57,6 +62,7 @@
 #include <jansson.h>
 
 #include "src/libcosched/cosched_conf.h"
+#include "src/libcosched/cosched_decision.h"
 #include "src/libcosched/cosched_file.h"
 #include "src/libcosched/cosched_live.h"
 #include "src/libcosched/cosched_number.h"
@@ -99,6 +105,9 @@ static struct {
 	int threads;
 	long freq_khz;			/* decided by the controller; 0 none */
 	long uid;			/* the job's user (--uid); -1: not given */
+	/* The controller's decision record for the job (--record): what
+	 * the model predicted, kept with what the step did. */
+	const char *record_text;
 	char merged[COSCHED_PATH_MAX + COSCHED_APP_NAME_MAX + 64];
 	/* Energy: RAPL through the node's ledger. */
 	const char *sysfs_root, *ledger_dir;
@@ -543,6 +552,61 @@ static void keep_central(json_t *o)
 	json_object_set_new(o, "central", json_string(msg));
 }
 
+/* Seconds since the sampler started (the step's start), monotonic. */
+static double runtime_s(void)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (double) (now.tv_sec - S.t0.tv_sec) +
+	       (double) (now.tv_nsec - S.t0.tv_nsec) / 1e9;
+}
+
+/*
+ * What the controller decided and predicted for the job, beside what the
+ * step measured: its class, the model's predicted slowdown when it
+ * started, and its sockets on this node (the co-runners that shared
+ * them are the ones the prediction is about): the observations
+ * cosched-model-check(1) sets against the prediction.
+ */
+static json_t *decision_json(void)
+{
+	cosched_decision_t d;
+	cosched_error_t err;
+	json_t *o = json_object();
+
+	if (cosched_decision_parse_compat(S.record_text, &d, NULL, &err)) {
+		json_object_set_new(o, "error", json_string(err.msg));
+		return o;
+	}
+	json_object_set_new(o, "state", json_string(
+		cosched_decision_state_name(d.state)));
+	json_object_set_new(o, "policy", json_string(
+		d.policy == COSCHED_DECISION_POLICY_NONE ? "none" :
+		cosched_policy_name(d.policy)));
+	if (d.has_class) {
+		json_object_set_new(o, "class", json_string(
+			cosched_category_name(d.category)));
+		json_object_set_new(o, "lca", json_string(
+			cosched_lca_name(d.lca)));
+		json_object_set_new(o, "source", json_string(
+			cosched_class_source_name(d.source)));
+	}
+	if (isfinite(d.slowdown))
+		json_object_set_new(o, "predicted_slowdown",
+				    json_real(d.slowdown));
+	for (int i = 0; i < d.nnodes; i++) {
+		char set[COSCHED_IDSET_TEXT_MAX];
+
+		if (strcmp(d.nodes[i].name, S.node))
+			continue;
+		json_object_set_new(o, "sockets", json_string(
+			cosched_idset_format(&d.nodes[i].sockets, set,
+					     sizeof(set))));
+	}
+	return o;
+}
+
 static int write_record(void)
 {
 	json_t *o = json_object(), *ev = json_object(), *un = json_object();
@@ -601,6 +665,7 @@ static int write_record(void)
 	json_object_set_new(o, "node", json_string(S.node));
 	json_object_set_new(o, "start", json_integer(S.start));
 	json_object_set_new(o, "end", json_integer(time(NULL)));
+	json_object_set_new(o, "runtime_s", json_real(runtime_s()));
 	json_object_set_new(o, "interval_s", json_real(S.interval));
 	json_object_set_new(o, "threads", json_integer(S.threads > 0 ?
 							S.threads : 1));
@@ -634,6 +699,8 @@ static int write_record(void)
 		json_object_set_new(o, "co_runners_seen",
 				    json_integer(S.me.corunners_seen));
 	}
+	if (S.record_text)
+		json_object_set_new(o, "decision", decision_json());
 	keep_central(o);
 	/* In the spool's steps/ directory, root's only (0700): 0644 as the
 	 * usual umask made it. */
@@ -663,6 +730,7 @@ int main(int argc, char **argv)
 		{ "ledger-dir", required_argument, NULL, 'l' },
 		{ "freq-khz", required_argument, NULL, 'f' },
 		{ "uid", required_argument, NULL, 'u' },
+		{ "record", required_argument, NULL, 'd' },
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *events = NULL, *backend = "perf";
@@ -696,6 +764,7 @@ int main(int argc, char **argv)
 		case 'r': S.sysfs_root = optarg; break;
 		case 'l': S.ledger_dir = optarg; break;
 		case 'f': S.freq_khz = strtol(optarg, NULL, 10); break;
+		case 'd': S.record_text = optarg; break;
 		case 'u': {
 			uint64_t v;
 

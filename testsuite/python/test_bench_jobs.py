@@ -46,6 +46,14 @@ def test_bench_jobs_smallest(tmp_path):
             assert j["state"] == "placed", j
             assert j["predicted_slowdown"] >= 1.0, j
     assert doc["variants"]["none"]["ratio_to_none"] == [1.0]
+    # The model check read every run's step records: the solo runs, and
+    # the co-runs with the class and prediction their records carry.
+    mc = doc["model_check"]
+    assert mc["records"] >= 2 + 2 * 3, mc
+    assert mc["solo_runs"].get("mem", 0) >= 1, mc
+    assert mc["solo_runs"].get("cpu", 0) >= 1, mc
+    assert mc["observations"] >= 1, mc
+    assert "the model against every co-run above" in r.stdout
 
     # A queue naming a program it does not have is refused at once.
     r = subprocess.run([sys.executable, BENCH, "--queue", "mem,gpu"],

@@ -97,11 +97,13 @@ def test_demo_app_aware_separates_mem_jobs_and_predicts_less_slowdown():
     """The whole mix: under cons_tres (none) some socket holds two mem jobs,
     under app_aware none does and every job has one socket; app_aware's
     total predicted slowdown is lower; each total is the sum of the
-    printed slowdowns, and the marks and the verdict agree."""
+    printed slowdowns, and the marks and the verdict agree.  Then the
+    measured part: every job of real programs under none and app_aware,
+    with its measured slowdown beside its predicted one."""
     require_environment()
     r = subprocess.run([sys.executable, DEMO, "--builddir",
                         default_builddir()],
-                       capture_output=True, text=True, timeout=90)
+                       capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stdout + r.stderr
     table, totals, spread = _parse_demo(r.stdout)
     mem2 = {}
@@ -124,6 +126,19 @@ def test_demo_app_aware_separates_mem_jobs_and_predicts_less_slowdown():
     assert len(marked) == len(mem2["none"]), r.stdout
     assert re.search(r"^Verdict: app_aware predicts [\d.]+% less total "
                      r"slowdown than cons_tres", r.stdout, re.M), r.stdout
+    # Measured, not predicted: four real jobs under each policy, each
+    # with its own start and end, its measured slowdown and the
+    # prediction of its record.
+    assert "Measured, not predicted" in r.stdout, r.stdout
+    measured = re.findall(r"^  (none|app_aware) +(\d) (mem|cpu) +([\d.]+) +"
+                          r"([\d.]+) +([\d.]+) +([\d.]+)$", r.stdout, re.M)
+    for p in POLICIES:
+        rows = [m for m in measured if m[0] == p]
+        assert [m[2] for m in rows] == ["mem", "mem", "cpu", "cpu"], \
+            r.stdout
+        for m in rows:
+            start, end, sd, pred = map(float, m[3:])
+            assert end > start and sd > 0.3 and pred >= 1.0, m
 
 
 def test_relative_builddir_gives_absolute_plugin_dir(tmp_path, monkeypatch):

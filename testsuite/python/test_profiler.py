@@ -224,6 +224,15 @@ def test_shared_node_energy_adds_up(make_cluster):
         assert e["total_uj"] == e["uncore_uj"] + e["core_uj"] + e["dram_uj"]
     assert recs[0]["co_runners"] == [f"{jobs[1]}.{BATCH}"], recs[0]
     assert recs[1]["co_runners"] == [f"{jobs[0]}.{BATCH}"], recs[1]
+    # What the controller decided and predicted, beside what the step
+    # did (cosched-model-check reads both): the record's sockets are the
+    # job's, and the run time is the step's (sleep 5), monotonic.
+    for j, r in zip(jobs, recs):
+        d = r["decision"]
+        assert d["state"] == "placed", r
+        assert d["sockets"] == c.record(j)["sockets"].split(":", 1)[1], r
+        assert d["predicted_slowdown"] >= 1.0, r
+        assert 4.5 <= r["runtime_s"] <= 30, r
     assert _ledger(c) is None
     # Reports read every node's records in one place: the store.
     for j, r in zip(jobs, recs):

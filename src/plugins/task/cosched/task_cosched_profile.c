@@ -75,7 +75,9 @@ void task_cosched_profile_step_start(task_cosched_step_t *st)
 {
 	char *dir, *out, *interval, *job, *step, *threads, *ledger, *root;
 	char *freq = NULL, *uid = NULL;
-	char *argv[32], which[COSCHED_ERROR_MSG_LEN + 64];
+	char *argv[40], which[COSCHED_ERROR_MSG_LEN + 64];
+	char record[COSCHED_DECISION_TEXT_MAX];
+	cosched_error_t rerr;
 	const char *events;
 	int sv[2], k = 0;
 	pid_t pid;
@@ -156,6 +158,15 @@ void task_cosched_profile_step_start(task_cosched_step_t *st)
 	if (st->have_record && st->record->app[0]) {
 		argv[k++] = "--app";
 		argv[k++] = st->record->app;
+	}
+	/* The whole record, from slurmctld (never the job's environment):
+	 * the step record keeps the class and the model's prediction beside
+	 * what the step measured. */
+	if (st->have_record &&
+	    !cosched_decision_format(st->record, record, sizeof(record),
+				     &rerr)) {
+		argv[k++] = "--record";
+		argv[k++] = record;
 	}
 	argv[k] = NULL;
 
