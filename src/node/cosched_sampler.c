@@ -28,7 +28,10 @@
  *     "energy": { "state": "measured" | "energy unavailable: REASON",
  *                 "total_uj", "uncore_uj", "core_uj", "dram_uj", "node_uj" },
  *     "co_runners": ["JOB.STEP", ...], "co_runners_seen": N,
+ *     (co_runners and co_runners_seen only where the node keeps an
+ *     energy ledger, which tracks them: absent without RAPL),
  *     "runtime_s": seconds from the step's start to its end (monotonic),
+ *     "start_s", "end_s": the same two moments, wall clock with fraction,
  *     "decision": { "state", "policy", "class", "lca", "source",
  *                   "predicted_slowdown", "sockets" (on this node) }
  *                 (the controller's record, --record; { "error": WHY }
@@ -114,6 +117,9 @@ static struct {
 	cosched_rapl_t *rapl;
 	cosched_ledger_step_t me;	/* ids, rates; totals after an update */
 	bool in_ledger;
+	bool corunners_known;		/* it joined the ledger, which names
+					 * the steps that shared the node */
+	double start_s;			/* the wall clock at the start */
 	char energy_state[COSCHED_ERROR_MSG_LEN + 32];
 	struct timespec last_sample;
 	/* cosched.conf, read once at the start. */
@@ -204,7 +210,7 @@ static void energy_start(void)
 		energy_off("energy unavailable: %.400s", err.msg);
 		return;
 	}
-	S.in_ledger = true;
+	S.in_ledger = S.corunners_known = true;
 	snprintf(S.energy_state, sizeof(S.energy_state), "measured");
 }
 
@@ -552,6 +558,15 @@ static void keep_central(json_t *o)
 	json_object_set_new(o, "central", json_string(msg));
 }
 
+/* The wall clock, in seconds with their fraction. */
+static double wall_now(void)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	return (double) now.tv_sec + (double) now.tv_nsec / 1e9;
+}
+
 /* Seconds since the sampler started (the step's start), monotonic. */
 static double runtime_s(void)
 {
@@ -666,6 +681,8 @@ static int write_record(void)
 	json_object_set_new(o, "start", json_integer(S.start));
 	json_object_set_new(o, "end", json_integer(time(NULL)));
 	json_object_set_new(o, "runtime_s", json_real(runtime_s()));
+	json_object_set_new(o, "start_s", json_real(S.start_s));
+	json_object_set_new(o, "end_s", json_real(wall_now()));
 	json_object_set_new(o, "interval_s", json_real(S.interval));
 	json_object_set_new(o, "threads", json_integer(S.threads > 0 ?
 							S.threads : 1));
@@ -686,7 +703,10 @@ static int write_record(void)
 		S.live_state[0] ? S.live_state :
 		!S.conf.live_loads ? "off (LiveLoads=no)" :
 		S.live_published ? "published" : "nothing to publish"));
-	{
+	/* Who shared the node is known only through the energy ledger: a
+	 * node without RAPL keeps none, and then the record says nothing
+	 * rather than "no co-runner". */
+	if (S.corunners_known) {
 		json_t *co = json_array();
 		char id[32];
 
@@ -808,6 +828,7 @@ int main(int argc, char **argv)
 				 err.msg);
 	}
 	S.start = time(NULL);
+	S.start_s = wall_now();
 	clock_gettime(CLOCK_MONOTONIC, &S.t0);
 	S.last_sample = S.t0;
 	energy_start();

@@ -27,12 +27,12 @@ def test_bench_jobs_smallest(tmp_path):
     r = subprocess.run([sys.executable, BENCH, "--builddir",
                         default_builddir(), "--repeats", "1", "--seconds",
                         "1", "--queue", "mem,mem,cpu", "--variants",
-                        "none,app_aware", "--json", str(out)],
+                        "none,app_aware:strict", "--json", str(out)],
                        capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stdout + r.stderr
     assert "ratio to none" in r.stdout, r.stdout
     doc = json.loads(out.read_text())
-    assert set(doc["variants"]) == {"none", "app_aware"}
+    assert set(doc["variants"]) == {"none", "app_aware:strict"}
     for a in ("mem", "cpu"):
         assert len(doc["solo_s"][a]) == 1 and doc["solo_s"][a][0] > 0.2
     for v, res in doc["variants"].items():

@@ -16,13 +16,12 @@ TOOL = os.path.normpath(os.path.join(
 BATCH = 4294967291
 
 
-def _rec(d, job, app, start, runtime, co=(), cls=None, pred=None,
-         sockets="0", node="n1"):
+def _rec(d, job, app, start, runtime, cls=None, pred=None, sockets="0",
+         node="n1"):
     r = {"schema": 1, "job": job, "step": BATCH, "node": node,
-         "start": start, "end": start + int(round(runtime)),
-         "runtime_s": runtime, "app": app,
-         "co_runners": [f"{j}.{BATCH}" for j in co],
-         "co_runners_seen": len(co)}
+         "start": int(start), "end": int(start + runtime),
+         "start_s": float(start), "end_s": float(start + runtime),
+         "runtime_s": runtime, "app": app}
     if cls:
         r["decision"] = {"state": "placed", "policy": "none", "class": cls,
                          "sockets": sockets}
@@ -42,39 +41,40 @@ def _run(d, *args):
 def test_model_check_pairs_and_agreement(tmp_path):
     os.makedirs(tmp_path / "jobs")
     d = str(tmp_path)
-    # Solo runs: mem 10 and 12 s (median 11), cpu 20 s.
+    # Solo runs: mem 10 and 12 s, cpu 20 s; and a mem and a cpu step at
+    # the same time on the node's two sockets: solo too (median mem 11).
     _rec(d, 1, "mem", 0, 10.0, cls="mem", pred=1.0)
     _rec(d, 2, "mem", 100, 12.0, cls="mem", pred=1.0)
     _rec(d, 3, "cpu", 200, 20.0, cls="cpu", pred=1.0)
+    _rec(d, 30, "mem", 500, 11.0, cls="mem", pred=1.0, sockets="0")
+    _rec(d, 31, "cpu", 500, 20.0, cls="cpu", pred=1.0, sockets="1")
     # mem next to mem, both there from the start: 16.5 s = 1.5x each;
     # the model said 1.6.
-    _rec(d, 10, "mem", 300, 16.5, co=[11], cls="mem", pred=1.6)
-    _rec(d, 11, "mem", 300, 16.5, co=[10], cls="mem", pred=1.6)
+    _rec(d, 10, "mem", 300, 16.5, cls="mem", pred=1.6)
+    _rec(d, 11, "mem", 300, 16.5, cls="mem", pred=1.6)
     # mem next to cpu: 12.1 s = 1.1x, the model said 1.1; cpu 20.4 s =
-    # 1.02x, the model said 1.0.
-    _rec(d, 20, "mem", 400, 12.1, co=[21], cls="mem", pred=1.1)
-    _rec(d, 21, "cpu", 400, 20.4, co=[20], cls="cpu", pred=1.0)
-    # Left out: a co-runner on another socket only; a co-runner that
-    # came later; a co-runner whose record is missing; no prediction.
-    _rec(d, 30, "mem", 500, 11.0, co=[31], cls="mem", pred=1.0,
-         sockets="0")
-    _rec(d, 31, "cpu", 500, 20.0, co=[30], cls="cpu", pred=1.0,
-         sockets="1")
-    _rec(d, 40, "mem", 600, 15.0, co=[41], cls="mem", pred=1.0)
-    _rec(d, 41, "mem", 605, 15.0, co=[40], cls="mem", pred=1.5)
-    _rec(d, 50, "mem", 700, 15.0, co=[99], cls="mem", pred=1.5)
-    _rec(d, 60, "mem", 800, 15.0, co=[61], cls="mem")
-    _rec(d, 61, "mem", 800, 15.0, co=[60])
+    # 1.02x next to mem for 59% of its run, the model said 1.0.
+    _rec(d, 20, "mem", 400, 12.1, cls="mem", pred=1.1)
+    _rec(d, 21, "cpu", 400, 20.4, cls="cpu", pred=1.0)
+    # 41 came 5 s after 40: 41's prediction is about 40 (an
+    # observation), 40's is not (left out).
+    _rec(d, 40, "mem", 600, 15.0, cls="mem", pred=1.0)
+    _rec(d, 41, "mem", 605, 15.0, cls="mem", pred=1.5)
+    # Three at once: not one co-runner each.
+    for j in (50, 51, 52):
+        _rec(d, j, "mem", 700, 15.0, cls="mem", pred=1.5)
+    # No prediction; no decision record.
+    _rec(d, 60, "mem", 800, 15.0, cls="mem")
+    _rec(d, 61, "mem", 800, 15.0)
     with open(os.path.join(d, "jobs", "junk.json"), "w") as f:
         f.write("{not json")
 
     r = _run(d, "--json")
     assert r.returncode == 0, r.stderr
     doc = json.loads(r.stdout)
-    assert doc["records"] == 14 and doc["unreadable"] == 1
+    assert doc["records"] == 16 and doc["unreadable"] == 1
+    assert doc["solo_runs"] == {"cpu": 2, "mem": 3}
     pairs = {(p["victim"], p["corunner"]): p for p in doc["pairs"]}
-    # 41 (came 5 s after 40) is an observation: 40 was there when it
-    # started; 40 is not (its co-runner came later).
     assert set(pairs) == {("mem", "mem"), ("mem", "cpu"), ("cpu", "mem")}
     mm = pairs[("mem", "mem")]
     assert mm["n"] == 3
@@ -83,12 +83,11 @@ def test_model_check_pairs_and_agreement(tmp_path):
     assert mm["predicted_median"] == pytest.approx(1.6)
     assert pairs[("mem", "cpu")]["measured_median"] == pytest.approx(1.1)
     assert pairs[("cpu", "mem")]["measured_median"] == pytest.approx(1.02)
-    skipped = doc["skipped"]
-    assert skipped["no co-runner for most of its run"] == 2   # 30, 31
-    assert skipped["the co-runner came after it started (its prediction "
-                   "is about others)"] == 1                   # 40
-    assert skipped["a co-runner's record is missing"] == 1    # 50
-    assert skipped["no decision record with a class and a prediction"] == 2
+    assert doc["skipped"] == {
+        "the co-runner came after it started (its prediction is about "
+        "others)": 1,                                          # 40
+        "not exactly one co-runner for most of its run": 3,    # 50-52
+        "no decision record with a class and a prediction": 2}  # 60, 61
     # mem/mem predicted highest and measured highest; mem/cpu above
     # cpu/mem in both: every order agrees.
     assert doc["rank_agreement"] == 1.0 and doc["rank_pairs"] == 3

@@ -118,6 +118,20 @@ def test_tasks_run_on_the_allocated_cores(make_cluster):
     _not_drained(c)
 
 
+def _probe_job(c):
+    """A 1-core job that prints its mask: (job id, its CPU_IDs, the CPU
+    sets it ran on)."""
+    j = c.sbatch("-n1", "--wrap", f"{PROBE}; sleep 1")
+    c.wait_state(j, "RUNNING")
+    own = _cpu_ids(c, j)
+    return j, own, _allowed(_probe_output(c, j))
+
+
+def _slurmd_log(c, node="n1"):
+    with open(c.log_path(f"slurmd-{node}")) as f:
+        return f.read()
+
+
 def test_bad_conf_keeps_last_good_settings(make_cluster):
     """A wrong line in a key the node uses (EnforceCpuFreq=maybe) and a
     reconfigure: every node keeps enforcing the settings it last read
@@ -138,21 +152,18 @@ def test_bad_conf_keeps_last_good_settings(make_cluster):
     busy = c.sbatch("-n1")              # the other core is taken
     c.wait_state(busy, "RUNNING")
     for _ in range(2):
-        j = c.sbatch("-n1", "--wrap", f"{PROBE}; sleep 1")
-        c.wait_state(j, "RUNNING")
-        own = _cpu_ids(c, j)
+        j, own, allowed = _probe_job(c)
         assert own and own != _cpu_ids(c, busy)
         # Enforced: on its own core, not both (task/cosched alone in
         # TaskPlugin is what narrows the mask).
-        assert _allowed(_probe_output(c, j)) == [own]
+        assert allowed == [own]
         steprec = os.path.join(c.workdir, "spool", "n1", "cosched", "steps",
                                f"{j}.batch.json")
         deadline = time.monotonic() + 15
         while not os.path.exists(steprec):
             assert time.monotonic() < deadline, "the step was not profiled"
             time.sleep(0.2)
-    with open(c.log_path("slurmd-n1")) as f:
-        log = f.read()
+    log = _slurmd_log(c)
     said = re.findall(r"\] error: .*EnforceCpuFreq.*maybe.*enforcing the "
                       r"last good settings this node read", log)
     assert len(said) == 1, log[-3000:]
@@ -163,11 +174,8 @@ def test_bad_conf_keeps_last_good_settings(make_cluster):
 
     # Fixed: said once, and the next step enforces the file's settings.
     c.write_cosched_conf(["CoschedPolicy=app_aware", "EnforceCores=no"])
-    j = c.sbatch("-n1", "--wrap", f"{PROBE}; sleep 1")
-    c.wait_state(j, "RUNNING")
-    assert _allowed(_probe_output(c, j)) == [{0, 1}]
-    with open(c.log_path("slurmd-n1")) as f:
-        log = f.read()
+    assert _probe_job(c)[2] == [{0, 1}]
+    log = _slurmd_log(c)
     assert log.count("can be read again") == 1, log[-3000:]
     with open(good) as f:
         assert "EnforceCores=no" in f.read()
@@ -178,11 +186,8 @@ def test_bad_conf_keeps_last_good_settings(make_cluster):
     # and says so.
     os.unlink(good)
     c.write_cosched_conf(["CoschedPolicy=app_aware", "EnforceCores=maybe"])
-    j = c.sbatch("-n1", "--wrap", f"{PROBE}; sleep 1")
-    c.wait_state(j, "RUNNING")
-    assert _allowed(_probe_output(c, j)) == [{0, 1}]
-    with open(c.log_path("slurmd-n1")) as f:
-        log = f.read()
+    assert _probe_job(c)[2] == [{0, 1}]
+    log = _slurmd_log(c)
     assert re.search(r"EnforceCores.*maybe.*no good settings kept on this "
                      r"node: new steps on this node enforce nothing", log), \
         log[-3000:]
