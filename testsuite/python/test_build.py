@@ -165,13 +165,20 @@ def test_make_install_renames_into_place(tmp_path):
         with open(os.path.join(builddir, "plugins", p), "rb") as built:
             assert (dest / p).read_bytes() == built.read()
     assert sorted(os.listdir(dest)) == sorted(PLUGINS)  # no temporaries
-    assert os.listdir(bindir) == ["cosched-status"]
+    assert sorted(os.listdir(bindir)) == ["cosched-model-check",
+                                          "cosched-status"]
     assert sorted(os.listdir(sbindir)) == [
         "cosched-calibrate", "cosched-characterise", "cosched-node"]
     assert "cosched-sampler" in os.listdir(libexecdir / "cosched")
     r = subprocess.run([str(bindir / "cosched-status"), "--version"],
                        capture_output=True, text=True, timeout=30)
     assert r.returncode == 0 and "cosched-status" in r.stdout, r
+    # The report tool runs where it is installed (its own interpreter
+    # line, nothing of the source tree).
+    r = subprocess.run([str(bindir / "cosched-model-check"), "--help"],
+                       capture_output=True, text=True, timeout=30,
+                       cwd=tmp_path)
+    assert r.returncode == 0 and "PROFILEDIR" in r.stdout, r
 
     # A daemon holding the old file keeps it: install replaces the name,
     # never the bytes of the file already open.
