@@ -501,17 +501,15 @@ static void keep(cosched_cpufreq_kept_t *kept, int id,
 }
 
 /* Drop from kept the domains h does not hold after all. */
-static void unkeep_dropped(cosched_cpufreq_kept_t *kept, const journal_t *j,
+static void unkeep_dropped(cosched_cpufreq_kept_t *kept, journal_t *j,
 			   const cosched_cpufreq_holder_t *h)
 {
 	int n = 0;
 
 	for (int i = 0; i < kept->n; i++) {
-		const jdom_t *d = NULL;
+		const jdom_t *d = cosched_journal_domain_get(j, kept->id[i],
+							     false);
 
-		for (int k = 0; k < j->n && !d; k++)
-			if (j->d[k].id == kept->id[i])
-				d = &j->d[k];
 		if (!d || cosched_journal_holder_find(d, h->job_id,
 						      h->step_id) < 0)
 			continue;

@@ -211,36 +211,33 @@ int task_cosched_conf_load(const char *path, cosched_conf_t *out,
 	char *text = NULL;
 	char why[2 * COSCHED_ERROR_MSG_LEN];
 	conf_look_t look;
+	int rc = 0;
 
 	*used = NULL;
 	if (running_in_slurmd())
 		_look(path, &look);
 	if (!_read(path, out, &text, NULL, skipped, &bad)) {
 		*used = xstrdup(path);
-		if (running_in_slurmd()) {
-			_save_good(text);
-			look.good = true;
-			last_look = look;
-		}
-		free(text);
-		return 0;
-	}
-	if (skipped)
-		skipped->msg[0] = '\0';
-	if (!_fall_back(out, used, why, sizeof(why))) {
 		if (running_in_slurmd())
+			_save_good(text);
+		free(text);
+		look.good = true;
+	} else {
+		look.good = false;
+		if (skipped)
+			skipped->msg[0] = '\0';
+		if (_fall_back(out, used, why, sizeof(why)))
+			rc = cosched_error_set(err, "%s; %s", bad.msg, why);
+		else if (running_in_slurmd())
 			error("%s: %s: enforcing %s until the file is fixed",
 			      plugin_type, bad.msg, why);
 		else
 			debug("%s: %s: enforcing %s", plugin_type, bad.msg,
 			      why);
-		if (running_in_slurmd())
-			last_look = look;
-		return 0;
 	}
 	if (running_in_slurmd())
 		last_look = look;
-	return cosched_error_set(err, "%s; %s", bad.msg, why);
+	return rc;
 }
 
 void task_cosched_conf_watch(const char *path)
