@@ -25,4 +25,5 @@ const cosched_ctld_api_t cosched_ctld_api = {
 	.refresher_stop = cosched_refresher_stop,
 	.refresher_lookup = cosched_refresher_lookup,
 	.refresher_live = cosched_refresher_live,
+	.refresher_interference = cosched_refresher_interference,
 };

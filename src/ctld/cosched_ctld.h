@@ -36,8 +36,9 @@
 #define COSCHED_CTLD_SYMBOL "cosched_ctld_api"
 
 /* Raised whenever a field below is added, removed or changes meaning. */
-#define COSCHED_CTLD_API_VERSION 3	/* 2: live_scan, live_job_size;
-					 * 3: the refresher */
+#define COSCHED_CTLD_API_VERSION 4	/* 2: live_scan, live_job_size;
+					 * 3: the refresher;
+					 * 4: refresher_interference */
 
 typedef struct {
 	/* First, whatever the version: COSCHED_CTLD_API_VERSION. */
@@ -76,6 +77,11 @@ typedef struct {
 			       void (*fn)(void *ctx,
 					  const cosched_live_job_t *job),
 			       void *ctx);
+	bool (*refresher_interference)(cosched_refresher_t *r,
+				       unsigned long *gen,
+				       cosched_learn_cell_t
+				       cells[COSCHED_LCA_COUNT]
+					    [COSCHED_LCA_COUNT]);
 } cosched_ctld_api_t;
 
 /* Defined by cosched_ctld.so, its only exported symbol. */

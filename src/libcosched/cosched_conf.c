@@ -25,7 +25,18 @@ static const cosched_range_t node_peak_bw_range = { 0.0, 1e8, true };
 const cosched_range_t cosched_profile_refresh_range = { 1.0, 3600.0, false };
 const cosched_range_t cosched_sample_interval_range = { 0.05, 3600.0, false };
 
+const cosched_range_t cosched_interference_min_samples_range = { 1.0, 1e6, false };
+const cosched_range_t cosched_interference_half_life_range = { 0.0, 3650.0, false };
+
 static const char *const placement_modes[] = { "lenient", "strict" };
+static const char *const interference_sources[COSCHED_ISOURCE_COUNT] = {
+	"configured", "learned", "calibrated"
+};
+
+const char *cosched_interference_source_name(cosched_interference_source_t s)
+{
+	return s < COSCHED_ISOURCE_COUNT ? interference_sources[s] : "?";
+}
 static const char *const yes_no[] = { "no", "yes" };
 /* MemBind=: the membind of a job that did not say --cosched-numa. */
 static const char *const membind_modes[] = { "bind", "prefer" };
@@ -61,6 +72,9 @@ void cosched_conf_init(cosched_conf_t *conf)
 	snprintf(conf->sysfs_root, sizeof(conf->sysfs_root), "/");
 	snprintf(conf->topology, sizeof(conf->topology), "system");
 	conf->profile_jobs = true;
+	conf->interference_min_samples = COSCHED_INTERFERENCE_MIN_SAMPLES_DEFAULT;
+	conf->interference_half_life_days =
+		COSCHED_INTERFERENCE_HALF_LIFE_DAYS_DEFAULT;
 	conf->sample_interval_s = COSCHED_SAMPLE_INTERVAL_DEFAULT;
 	snprintf(conf->sample_events, sizeof(conf->sample_events), "%s",
 		 COSCHED_SAMPLE_EVENTS_DEFAULT);
@@ -87,6 +101,7 @@ enum key_type {
 	K_SLOWDOWN,	/* MaxSlowdown: cosched_max_slowdown_check */
 	K_FREQ_RULE,	/* FreqDomainRule: max_request | min_edp_sum */
 	K_SCOPE, K_MODE, K_CLASS, K_DEBUG,
+	K_ISOURCE,	/* InterferenceSource */
 	K_BOOL,		/* yes | no */
 	K_MEMBIND,	/* bind | prefer */
 	K_ROOT,		/* SysfsRoot: "/" or a directory (may hold %n) */
@@ -148,6 +163,12 @@ static const conf_key_t keys[] = {
 	/* Interference model overrides. */
 	{ "Interference", K_INTERFERENCE, OFF(interference), NULL },
 	{ "PreferenceTable", K_PREFERENCE, OFF(interference.pref), NULL },
+	/* The table learned from co-runs (cosched_learn.h). */
+	{ "InterferenceSource", K_ISOURCE, OFF(interference_source), NULL },
+	{ "InterferenceMinSamples", K_NUMBER, OFF(interference_min_samples),
+	  &cosched_interference_min_samples_range },
+	{ "InterferenceHalfLife", K_NUMBER, OFF(interference_half_life_days),
+	  &cosched_interference_half_life_range },
 	/* Gang policies and power (seed 002 "The five schedulers", "DVFS
 	 * model"). */
 	{ "CoschedPolicy", K_POLICY, OFF(policy), NULL },
@@ -419,8 +440,33 @@ static int set_key(cosched_conf_t *conf, const conf_key_t *k,
 	case K_FREQ_RULE:
 		return cosched_freq_rule_parse(field, value,
 					       (cosched_freq_rule_t *) ptr, err);
-	case K_INTERFERENCE:
-		return cosched_interference_override(ptr, field, value, err);
+	case K_INTERFERENCE: {
+		/* Which cells the line gives: the same entries applied to a
+		 * table of zeros (no valid slowdown) leave the others 0. */
+		cosched_interference_model_t given;
+
+		memset(&given, 0, sizeof(given));
+		if (cosched_interference_override(ptr, field, value, err))
+			return -1;
+		cosched_interference_override(&given, field, value, NULL);
+		for (int v = 0; v < COSCHED_LCA_COUNT; v++)
+			for (int c = 0; c < COSCHED_LCA_COUNT; c++)
+				if (given.slowdown[v][c] > 0.0)
+					conf->interference_given |=
+						1u << (v * COSCHED_LCA_COUNT + c);
+		return 0;
+	}
+	case K_ISOURCE: {
+		int i = cosched_name_parse(field, "source",
+					   interference_sources, 0,
+					   COSCHED_ISOURCE_COUNT, value, true,
+					   err);
+		if (i < 0)
+			return -1;
+		*(cosched_interference_source_t *) ptr =
+			(cosched_interference_source_t) i;
+		return 0;
+	}
 	case K_PREFERENCE:
 		return cosched_preference_override(ptr, field, value, err);
 	}
@@ -474,6 +520,15 @@ int cosched_conf_check(const cosched_conf_t *conf, cosched_error_t *err)
 		return -1;
 	if (cosched_policy_check("CoschedPolicy", conf->policy, err))
 		return -1;
+	if (conf->interference_source == COSCHED_ISOURCE_CALIBRATED &&
+	    conf->interference_given !=
+	    (1u << (COSCHED_LCA_COUNT * COSCHED_LCA_COUNT)) - 1) {
+		int n = __builtin_popcount(conf->interference_given);
+
+		return cosched_error_set(err,
+			"InterferenceSource: calibrated, but Interference= gives %d of the %d class pairs (cosched-calibrate --apply writes all of them)",
+			n, COSCHED_LCA_COUNT * COSCHED_LCA_COUNT);
+	}
 	if (conf->power_policy <= COSCHED_POWER_UNSET ||
 	    conf->power_policy >= COSCHED_POWER_COUNT)
 		return cosched_error_set(err, "PowerPolicy: not set");
@@ -518,7 +573,8 @@ static const char *const ctld_only_keys[] = {
 	"CoschedPolicy", "MissRateBoundThreshold", "MissRateBoundWeight",
 	"PowerPolicy", "MaxSlowdown", "GangScope", "PlacementMode",
 	"DefaultClass", "DebugFlags", "ProfileCacheRefresh", "LiveLoadRefresh",
-	"Interference", "PreferenceTable",
+	"Interference", "PreferenceTable", "InterferenceSource",
+	"InterferenceMinSamples", "InterferenceHalfLife",
 };
 
 static bool ctld_only(const conf_key_t *k)

@@ -45,6 +45,21 @@ extern const cosched_range_t cosched_profile_refresh_range;	/* [1, 3600] */
  * range). */
 #define COSCHED_LIVE_REFRESH_DEFAULT 2
 
+/* InterferenceSource=: where the controller's interference table comes
+ * from (cosched_learn.h). */
+typedef enum {
+	COSCHED_ISOURCE_CONFIGURED = 0,	/* seed tables + Interference= lines */
+	COSCHED_ISOURCE_LEARNED,	/* learned cells replace configured ones */
+	COSCHED_ISOURCE_CALIBRATED,	/* Interference= must give all 16 cells */
+	COSCHED_ISOURCE_COUNT
+} cosched_interference_source_t;
+const char *cosched_interference_source_name(cosched_interference_source_t s);
+/* InterferenceMinSamples=, InterferenceHalfLife= (days). */
+#define COSCHED_INTERFERENCE_MIN_SAMPLES_DEFAULT 5.0
+extern const cosched_range_t cosched_interference_min_samples_range;
+#define COSCHED_INTERFERENCE_HALF_LIFE_DAYS_DEFAULT 14.0
+extern const cosched_range_t cosched_interference_half_life_range;
+
 /* Seed 002 "Power model": the package's full STREAM bandwidth ~15000 MB/s. */
 #define COSCHED_CONF_DEFAULT_NODE_PEAK_BW_MBS	15000.0
 
@@ -96,6 +111,11 @@ typedef struct {
 	double profile_merge_weight;		/* ProfileMergeWeight */
 	int profile_max_samples;		/* ProfileMaxSamples */
 	cosched_interference_model_t interference; /* Interference, PreferenceTable */
+	unsigned interference_given;	/* cells Interference= set: bit
+					 * victim * COSCHED_LCA_COUNT + corunner */
+	cosched_interference_source_t interference_source; /* InterferenceSource */
+	double interference_min_samples;	/* InterferenceMinSamples */
+	double interference_half_life_days;	/* InterferenceHalfLife */
 	cosched_policy_t policy;		/* CoschedPolicy */
 	bool policy_none;			/* CoschedPolicy=none: cons_tres
 						 * places, cosched records */

@@ -48,7 +48,7 @@ static int append(char *buf, size_t len, size_t *pos, const char *fmt, ...)
 	return 0;
 }
 
-static int rank_of(const cosched_pref_rule_t *rule, double s)
+int cosched_pref_rank(const cosched_pref_rule_t *rule, double s)
 {
 	double r;
 
@@ -95,7 +95,7 @@ int cosched_corun_conf_lines(const cosched_corun_table_t *t,
 	rc |= append(preference, plen, &pp, "PreferenceTable=");
 	for (int a = 0; a < COSCHED_CAT_COUNT; a++)
 		for (int p = 0; p < COSCHED_CAT_COUNT; p++) {
-			int r = rank_of(rule, t->s[a][p].median);
+			int r = cosched_pref_rank(rule, t->s[a][p].median);
 			char rk[16];
 			snprintf(rk, sizeof(rk), "%d", r);
 			rc |= append(preference, plen, &pp, "%s%s:%s=%s",

@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "cosched_kv.h"
+#include "cosched_learner.h"
 #include "cosched_live_reader.h"
 #include "cosched_refresh.h"
 
@@ -29,6 +30,11 @@ struct cosched_refresher {
 	bool stop;
 
 	cosched_live_reader_t *reader;	/* the thread's only */
+	cosched_learner_t *learner;	/* the thread's only */
+
+	pthread_mutex_t learn_mutex;	/* the learned cells below */
+	cosched_learn_cell_t cells[COSCHED_LCA_COUNT][COSCHED_LCA_COUNT];
+	unsigned long learn_gen;	/* tables published; 0: none yet */
 
 	pthread_mutex_t live_mutex;	/* the live loads below */
 	cosched_live_job_t *live_jobs;
@@ -70,6 +76,37 @@ static void refresh_profiles(cosched_refresher_t *r)
 	else
 		say(r, COSCHED_REFRESH_DEBUG, "profile cache: %ld profiles from %s",
 		    n, r->profile_dir);
+}
+
+/* The step records that ended since the last run into the learned
+ * interference table (cosched_learner.h), and its cells published for
+ * the caller's next cosched_refresher_interference. */
+static void refresh_learned(cosched_refresher_t *r)
+{
+	cosched_learner_report_t rep;
+	cosched_error_t err = { { 0 } };
+	const cosched_learn_table_t *t;
+	int rc = cosched_learner_run(r->learner, (long long) time(NULL), &rep,
+				     &err);
+
+	if (rc)
+		say(r, COSCHED_REFRESH_ERROR, "learned interference: %s",
+		    err.msg);
+	if (rep.adopted)
+		say(r, COSCHED_REFRESH_ERROR,
+		    "learned interference: %s/%s was replaced (a reset): learning again from now",
+		    r->profile_dir, COSCHED_LEARNER_FILE);
+	if (rep.read || rep.pending)
+		say(r, COSCHED_REFRESH_DEBUG,
+		    "learned interference: %d records decided (%d pair observations, %d solo runs), %d pending",
+		    rep.read, rep.pairs, rep.solos, rep.pending);
+	if (!rep.saved && !rep.adopted && r->learn_gen)
+		return;		/* nothing new to publish */
+	t = cosched_learner_table(r->learner);
+	pthread_mutex_lock(&r->learn_mutex);
+	memcpy(r->cells, t->cell, sizeof(r->cells));
+	r->learn_gen++;
+	pthread_mutex_unlock(&r->learn_mutex);
 }
 
 /* An unusable live file, said once (the reader asks again only when the
@@ -156,6 +193,7 @@ static void *loop(void *arg)
 		do_live = r->live_loads && now.tv_sec >= next_live;
 		if (do_profiles) {
 			refresh_profiles(r);
+			refresh_learned(r);
 			next_profiles = now.tv_sec + r->profile_refresh_s;
 		}
 		if (do_live) {
@@ -172,7 +210,9 @@ static void destroy(cosched_refresher_t *r)
 {
 	cosched_profile_cache_free(r->cache);
 	cosched_live_reader_free(r->reader);
+	cosched_learner_free(r->learner);
 	free(r->live_jobs);
+	pthread_mutex_destroy(&r->learn_mutex);
 	pthread_mutex_destroy(&r->mutex);
 	pthread_mutex_destroy(&r->live_mutex);
 	pthread_cond_destroy(&r->cond);
@@ -199,6 +239,7 @@ cosched_refresher_t *cosched_refresher_start(const cosched_conf_t *conf,
 	r->log_ctx = log_ctx;
 	pthread_mutex_init(&r->mutex, NULL);
 	pthread_mutex_init(&r->live_mutex, NULL);
+	pthread_mutex_init(&r->learn_mutex, NULL);
 	pthread_cond_init(&r->cond, NULL);
 	r->cache = cosched_profile_cache_create(conf, err);
 	if (!r->cache) {
@@ -211,7 +252,15 @@ cosched_refresher_t *cosched_refresher_start(const cosched_conf_t *conf,
 		destroy(r);
 		return NULL;
 	}
+	if (!(r->learner = cosched_learner_create(r->profile_dir,
+			conf->interference_half_life_days * 86400.0,
+			COSCHED_OBSERVE_MIN_OVERLAP_DEFAULT, err))) {
+		destroy(r);
+		return NULL;
+	}
 	refresh_profiles(r);
+	/* The table a restarted slurmctld left, before the first job. */
+	refresh_learned(r);
 	if (pthread_create(&r->thread, NULL, loop, r)) {
 		cosched_error_set(err, "cannot start the profile refresh thread");
 		destroy(r);
@@ -261,5 +310,22 @@ bool cosched_refresher_live(cosched_refresher_t *r, unsigned long *gen,
 			fn(ctx, &r->live_jobs[i]);
 	*gen = r->live_gen;
 	pthread_mutex_unlock(&r->live_mutex);
+	return fresh;
+}
+
+bool cosched_refresher_interference(cosched_refresher_t *r, unsigned long *gen,
+				    cosched_learn_cell_t
+				    cells[COSCHED_LCA_COUNT][COSCHED_LCA_COUNT])
+{
+	bool fresh;
+
+	if (!r)
+		return false;
+	pthread_mutex_lock(&r->learn_mutex);
+	fresh = r->learn_gen && r->learn_gen != *gen;
+	if (fresh)
+		memcpy(cells, r->cells, sizeof(r->cells));
+	*gen = r->learn_gen;
+	pthread_mutex_unlock(&r->learn_mutex);
 	return fresh;
 }

@@ -4,6 +4,10 @@
  * the live loads (ProfileDir/live) every LiveLoadRefresh seconds, so that
  * slurmctld's job_test never reads a file.
  *
+ * With each refresh of the profiles it also runs the learner of the
+ * interference table (cosched_learner.h) over the step records that
+ * ended, and publishes the learned cells.
+ *
  * Ownership, which is what keeps it free of data races (a ThreadSanitizer
  * unit test, testsuite/unit/test_refresh.c, runs it against a caller that
  * changes its configuration while the thread reads):
@@ -24,6 +28,7 @@
 
 #include "cosched_conf.h"
 #include "cosched_error.h"
+#include "cosched_learn.h"
 #include "cosched_live.h"
 #include "cosched_profile_cache.h"
 
@@ -70,5 +75,14 @@ bool cosched_refresher_live(cosched_refresher_t *r, unsigned long *gen,
 			    bool again,
 			    void (*fn)(void *ctx, const cosched_live_job_t *job),
 			    void *ctx);
+
+/*
+ * The learned table's cells, when a table newer than *gen was published
+ * (true; *gen becomes its generation; start a new refresher's caller at
+ * 0).  The first is published before start returns.
+ */
+bool cosched_refresher_interference(cosched_refresher_t *r, unsigned long *gen,
+				    cosched_learn_cell_t
+				    cells[COSCHED_LCA_COUNT][COSCHED_LCA_COUNT]);
 
 #endif

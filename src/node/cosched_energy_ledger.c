@@ -26,6 +26,8 @@
  * the same order; false when the ledger must start from the reading. */
 static bool same_zones(const ledger_t *l, const cosched_rapl_t *r)
 {
+	if (!r)
+		return l->nzones == 0;
 	if (l->nzones != cosched_rapl_nzones(r))
 		return false;
 	for (int i = 0; i < l->nzones; i++)
@@ -188,12 +190,17 @@ int cosched_energy_ledger_update(cosched_rapl_t *rapl, const char *dir,
 		 * unusable ledger are not known to be alive with it. */
 		l->n = 0;
 		l->nzones = 0;
-		if (cosched_rapl_read(rapl, last, err))
-			goto done;
-		cosched_rapl_set_last(rapl, last);
 		memset(&node, 0, sizeof(node));
-		node.has_core = cosched_rapl_has_core(rapl);
-		node.has_dram = cosched_rapl_has_dram(rapl);
+		if (rapl) {
+			if (cosched_rapl_read(rapl, last, err))
+				goto done;
+			cosched_rapl_set_last(rapl, last);
+			node.has_core = cosched_rapl_has_core(rapl);
+			node.has_dram = cosched_rapl_has_dram(rapl);
+		}
+	} else if (!rapl) {
+		/* Presence only: no energy to split. */
+		memset(&node, 0, sizeof(node));
 	} else {
 		for (int i = 0; i < l->nzones; i++)
 			last[i] = l->zone[i].uj;
@@ -250,8 +257,9 @@ int cosched_energy_ledger_update(cosched_rapl_t *rapl, const char *dir,
 	l->step[mine].rate = me->rate;
 	l->step[mine].mem_rate = me->mem_rate;
 
-	l->nzones = cosched_rapl_nzones(rapl);
-	cosched_rapl_get_last(rapl, last);
+	l->nzones = rapl ? cosched_rapl_nzones(rapl) : 0;
+	if (rapl)
+		cosched_rapl_get_last(rapl, last);
 	for (int i = 0; i < l->nzones; i++) {
 		snprintf(l->zone[i].dir, sizeof(l->zone[i].dir), "%s",
 			 cosched_rapl_zone(rapl, i)->dir);

@@ -98,6 +98,10 @@ typedef struct {
  * share of the energy spent before it joined), and store.  With leave,
  * me's entry is removed after the split (the file too, when it was the
  * last).  *out (may be NULL) gets me's entry after the update: its totals.
+ * rapl NULL (a node without RAPL) keeps the ledger for presence only:
+ * who shared the node with whom (each step's co-runners, which the
+ * learned interference table needs), no zone and no energy; a ledger
+ * that counted zones starts again (as when the zones change).
  * Fails (-1, err) when the directory, the lock (waited for at most
  * wait_ms) or RAPL cannot be used, or the ledger cannot be written; the
  * ledger on disk is then unchanged.

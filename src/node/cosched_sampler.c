@@ -14,6 +14,7 @@
  *
  * Protocol on fd 3 (SOCK_SEQPACKET, one message a line):
  *   "attach PID"  ->  "ok" | "unavailable REASON"
+ *   "exit PID ST" ->  (no answer: task PID ended with wait status ST)
  *   "end"         ->  (writes the record, exits)
  *
  * The record, OUT (atomically: temporary file, rename), JSON:
@@ -28,10 +29,14 @@
  *     "energy": { "state": "measured" | "energy unavailable: REASON",
  *                 "total_uj", "uncore_uj", "core_uj", "dram_uj", "node_uj" },
  *     "co_runners": ["JOB.STEP", ...], "co_runners_seen": N,
- *     (co_runners and co_runners_seen only where the node keeps an
- *     energy ledger, which tracks them: absent without RAPL),
+ *     (co_runners and co_runners_seen where the step was in the node's
+ *     energy ledger throughout, which tracks them with or without RAPL),
  *     "runtime_s": seconds from the step's start to its end (monotonic),
  *     "start_s", "end_s": the same two moments, wall clock with fraction,
+ *     "exit": { "tasks", "signalled", "signal", "failed", "status" }
+ *             (how its tasks ended: how many, how many by a signal and
+ *             the first signal, how many with a nonzero exit status and
+ *             the first; absent when task/cosched did not say),
  *     "decision": { "state", "policy", "class", "lca", "source",
  *                   "predicted_slowdown", "sockets" (on this node) }
  *                 (the controller's record, --record; { "error": WHY }
@@ -59,6 +64,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -131,6 +137,9 @@ static struct {
 	struct timespec live_at;
 	char live_state[COSCHED_ERROR_MSG_LEN + 32];
 	char backend_what[COSCHED_ERROR_MSG_LEN + 16];	/* for the record */
+	/* How the tasks ended ("exit PID STATUS" from task/cosched). */
+	pid_t exited[TASKS_MAX];
+	int nexited, signalled, first_signal, failed, first_status;
 } S;
 
 static volatile sig_atomic_t stop;
@@ -177,12 +186,36 @@ static void read_all(uint64_t *sum, bool *ok)
 	}
 }
 
+/* "PID STATUS", a wait status; slurmstepd reports every task again at
+ * the step's end, so a pid counts once. */
+static void task_exit(const char *text)
+{
+	int pid, status;
+
+	if (sscanf(text, "%d %d", &pid, &status) != 2 || pid <= 0)
+		return;
+	for (int i = 0; i < S.nexited; i++)
+		if (S.exited[i] == (pid_t) pid)
+			return;
+	if (S.nexited == TASKS_MAX)
+		return;
+	S.exited[S.nexited++] = (pid_t) pid;
+	if (WIFSIGNALED(status)) {
+		if (!S.signalled++)
+			S.first_signal = WTERMSIG(status);
+	} else if (WIFEXITED(status) && WEXITSTATUS(status)) {
+		if (!S.failed++)
+			S.first_status = WEXITSTATUS(status);
+	}
+}
+
 /* ---- energy -------------------------------------------------------------- */
 
 static void energy_off(const char *fmt, const char *why)
 {
 	snprintf(S.energy_state, sizeof(S.energy_state), fmt, why);
-	S.in_ledger = false;
+	/* Out of the ledger, its list of co-runners is no longer whole. */
+	S.in_ledger = S.corunners_known = false;
 }
 
 /* RAPL and the node's ledger, joined as the step starts.  No RAPL is a
@@ -195,11 +228,13 @@ static void energy_start(void)
 		energy_off("%s", "energy unavailable: not asked for");
 		return;
 	}
+	/* Without RAPL the step still joins the ledger, for presence: the
+	 * ledger is what names its co-runners in the record (the learned
+	 * interference table's observations, cosched_observe.h). */
 	S.rapl = cosched_rapl_open(S.sysfs_root, &err);
-	if (!S.rapl) {
-		energy_off("%s", err.msg);
-		return;
-	}
+	if (!S.rapl)
+		snprintf(S.energy_state, sizeof(S.energy_state), "%s",
+			 err.msg);
 	S.me.id.job_id = S.job;
 	S.me.id.step_id = S.step;
 	S.me.cores = S.threads > 0 ? (uint32_t) S.threads : 1;
@@ -211,7 +246,8 @@ static void energy_start(void)
 		return;
 	}
 	S.in_ledger = S.corunners_known = true;
-	snprintf(S.energy_state, sizeof(S.energy_state), "measured");
+	if (S.rapl)
+		snprintf(S.energy_state, sizeof(S.energy_state), "measured");
 }
 
 /* The step's rates over the interval just sampled, for the ledger's split:
@@ -455,7 +491,7 @@ static void merge_profile(double runtime_s)
 	run.threads = S.threads > 0 ? S.threads : 1;
 	if (S.freq_khz > 0 && S.freq_khz <= 100000000L)
 		run.freq_khz = S.freq_khz;
-	if (S.in_ledger) {
+	if (S.in_ledger && S.rapl) {
 		/* The step's share of the node's (cosched(8) ENERGY):
 		 * package is idle/uncore + core, as RAPL counts it. */
 		run.energy_pkg_j = (double) (S.me.energy.uncore_uj +
@@ -490,7 +526,7 @@ static json_t *energy_json(void)
 	json_t *e = json_object();
 
 	json_object_set_new(e, "state", json_string(S.energy_state));
-	if (!S.in_ledger)
+	if (!S.in_ledger || !S.rapl)
 		return e;
 	json_object_set_new(e, "total_uj",
 			    json_integer((json_int_t) S.me.energy.total_uj));
@@ -703,9 +739,9 @@ static int write_record(void)
 		S.live_state[0] ? S.live_state :
 		!S.conf.live_loads ? "off (LiveLoads=no)" :
 		S.live_published ? "published" : "nothing to publish"));
-	/* Who shared the node is known only through the energy ledger: a
-	 * node without RAPL keeps none, and then the record says nothing
-	 * rather than "no co-runner". */
+	/* Who shared the node is known only through the node's ledger: a
+	 * step that could not stay in it says nothing rather than "no
+	 * co-runner". */
 	if (S.corunners_known) {
 		json_t *co = json_array();
 		char id[32];
@@ -721,6 +757,21 @@ static int write_record(void)
 	}
 	if (S.record_text)
 		json_object_set_new(o, "decision", decision_json());
+	/* Absent when task/cosched said nothing (an earlier release). */
+	if (S.nexited) {
+		json_t *x = json_object();
+
+		json_object_set_new(x, "tasks", json_integer(S.nexited));
+		json_object_set_new(x, "signalled", json_integer(S.signalled));
+		if (S.signalled)
+			json_object_set_new(x, "signal",
+					    json_integer(S.first_signal));
+		json_object_set_new(x, "failed", json_integer(S.failed));
+		if (S.failed)
+			json_object_set_new(x, "status",
+					    json_integer(S.first_status));
+		json_object_set_new(o, "exit", x);
+	}
 	keep_central(o);
 	/* In the spool's steps/ directory, root's only (0700): 0644 as the
 	 * usual umask made it. */
@@ -859,6 +910,8 @@ int main(int argc, char **argv)
 						(pid_t) atoi(msg + 7);
 				reply("unavailable no valid SampleEvents");
 			}
+		} else if (!strncmp(msg, "exit ", 5)) {
+			task_exit(msg + 5);
 		} else if (!strcmp(msg, "end")) {
 			break;
 		}

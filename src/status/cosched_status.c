@@ -26,6 +26,7 @@
 
 #include "src/libcosched/cosched_decision.h"
 #include "src/libcosched/cosched_text.h"
+#include "src/status/interference.h"
 #include "src/status/status.h"
 
 #define PROG "cosched-status"
@@ -36,6 +37,8 @@ static void usage(FILE *out)
 {
 	fprintf(out,
 "Usage: " PROG " [--json] [-j|--jobs JOBID] [-n|--nodes NODELIST]\n"
+"       " PROG " --interference [--json] [--conf FILE]\n"
+"       " PROG " --reset-interference [--conf FILE]\n"
 "What cosched decided for the running and pending jobs, per node and socket:\n"
 "each job's class and its source, predicted slowdown, frequency and governor,\n"
 "and the reason, read from the decision record in the job's SystemComment.\n"
@@ -44,6 +47,10 @@ static void usage(FILE *out)
 "                        on each of its sockets\n"
 "  -n, --nodes NODELIST  only these nodes (e.g. n[1-3],n7)\n"
 "      --json            a JSON document (schema in cosched-status(1))\n"
+"      --interference    the interference table slurmctld learned from the\n"
+"                        step records, beside the configured one\n"
+"      --reset-interference  start the learned table again (root, SlurmUser)\n"
+"      --conf FILE       cosched.conf (default: beside slurm.conf)\n"
 "  -h, --help            this text\n"
 "  -V, --version         the version, and the record schema it reads\n");
 }
@@ -150,8 +157,13 @@ int main(int argc, char **argv)
 		{ "nodes", required_argument, NULL, 'n' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
+		{ "interference", no_argument, NULL, 'I' },
+		{ "reset-interference", no_argument, NULL, 'R' },
+		{ "conf", required_argument, NULL, 'C' },
 		{ NULL, 0, NULL, 0 },
 	};
+	const char *conf_path = NULL;
+	bool interference = false, reset = false;
 	status_filter_t filter = { 0 };
 	const char *nodes_expr = NULL;
 	char **filter_nodes = NULL, **users = NULL;
@@ -168,6 +180,15 @@ int main(int argc, char **argv)
 		switch (opt) {
 		case 'J':
 			json = true;
+			break;
+		case 'I':
+			interference = true;
+			break;
+		case 'R':
+			reset = true;
+			break;
+		case 'C':
+			conf_path = optarg;
 			break;
 		case 'j':
 			if (parse_job_id(optarg, &filter.job)) {
@@ -197,6 +218,18 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
+
+	if (interference && reset) {
+		fprintf(stderr, PROG ": --interference and --reset-interference: give one\n");
+		return 2;
+	}
+	if (conf_path && !interference && !reset) {
+		fprintf(stderr, PROG ": --conf: only with --interference or --reset-interference\n");
+		return 2;
+	}
+	if (interference || reset)
+		return status_interference(conf_path, reset, json, stdout,
+					   stderr);
 
 	slurm_init(NULL);
 	if (nodes_expr) {

@@ -65,6 +65,13 @@ typedef struct {
 	ctl_refresh_t refresh;
 	unsigned long live_applied_gen;
 
+	/* The interference model the engine borrows: cosched.conf's, with
+	 * the learned cells that have enough samples where
+	 * InterferenceSource=learned (ctl_refresh.c). */
+	cosched_interference_model_t interference;
+	unsigned long learn_applied_gen;
+	int learned_cells;
+
 	/* The placement engine over Slurm's nodes (ctl_state.c). */
 	cosched_place_t *place;
 	int map_nodes;		/* node_record_count it was built for */
@@ -111,6 +118,9 @@ int ctl_refresh_lookup(cosched_ctl_t *c, const char *app,
 		       cosched_profile_summary_t *out);
 /* Apply the live loads read since the last call to the engine. */
 void ctl_refresh_apply_live(cosched_ctl_t *c, bool again);
+/* Take a newly learned interference table: true when the model changed
+ * (the engine must be rebuilt on it). */
+bool ctl_refresh_apply_learned(cosched_ctl_t *c);
 
 /* ctl_state.c */
 int ctl_state_ensure(cosched_ctl_t *c);

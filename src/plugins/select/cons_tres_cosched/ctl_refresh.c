@@ -3,8 +3,12 @@
  *  and stops cosched_ctld.so's refresher (cosched_refresh.h: the thread
  *  that refreshes the profile cache and reads the live loads outside every
  *  slurmctld lock, on its own copy of the settings), routes its messages
- *  to slurmctld's log, and applies the live loads to the placement engine.
+ *  to slurmctld's log, and applies the live loads and the learned
+ *  interference table to the placement engine.
 \*****************************************************************************/
+
+#include <string.h>
+#include <time.h>
 
 #include "slurm/slurm.h"
 #include "slurm/slurm_errno.h"
@@ -13,6 +17,8 @@
 
 #include "src/common/log.h"
 #include "src/slurmctld/slurmctld.h"
+
+#include "src/libcosched/cosched_learn.h"
 
 #include "ctl_internal.h"
 #include "select_cons_tres_cosched.h"
@@ -38,6 +44,9 @@ int ctl_refresh_start(cosched_ctl_t *c)
 	cosched_error_t err;
 
 	c->live_applied_gen = 0;	/* a new refresher counts from 1 */
+	c->learn_applied_gen = 0;
+	c->learned_cells = 0;
+	c->interference = c->conf.interference;
 	c->refresh.refresher = c->refresh.api->refresher_start(&c->conf, _log,
 							       NULL, &err);
 	if (!c->refresh.refresher) {
@@ -100,4 +109,49 @@ void ctl_refresh_apply_live(cosched_ctl_t *c, bool again)
 	if ((back = cosched_place_live_end(c->place)))
 		debug("%s: %zu running jobs no longer have a live load: back to their records' MPKI",
 		      plugin_type, back);
+}
+
+/*
+ * The learned table into the model the engine uses, when a new one was
+ * published.  With InterferenceSource=configured or calibrated the
+ * table is learned (cosched-status shows it) but never used.  The cells
+ * with InterferenceMinSamples samples now replace cosched.conf's, and
+ * the preference table follows by cosched-calibrate's rule.
+ */
+bool ctl_refresh_apply_learned(cosched_ctl_t *c)
+{
+	cosched_learn_table_t t;
+	cosched_interference_model_t m;
+	cosched_pref_rule_t rule;
+	int used = 0;
+
+	memset(&t, 0, sizeof(t));
+	if (!c->refresh.refresher ||
+	    !c->refresh.api->refresher_interference(c->refresh.refresher,
+						    &c->learn_applied_gen,
+						    t.cell))
+		return false;
+	if (c->conf.interference_source != COSCHED_ISOURCE_LEARNED)
+		return false;
+	cosched_pref_rule_default(&rule);
+	cosched_learn_apply(&t, &c->conf.interference,
+			    c->conf.interference_min_samples,
+			    c->conf.interference_half_life_days * 86400.0,
+			    &rule, (long long) time(NULL), &m, &used);
+	if (!memcmp(&m, &c->interference, sizeof(m)))
+		return false;
+	if (used != c->learned_cells)
+		info("%s: InterferenceSource=learned: %d of %d class pairs now from the learned table (InterferenceMinSamples=%g)",
+		     plugin_type, used, COSCHED_LCA_COUNT * COSCHED_LCA_COUNT,
+		     c->conf.interference_min_samples);
+	for (int v = 0; v < COSCHED_LCA_COUNT; v++)
+		for (int k = 0; k < COSCHED_LCA_COUNT; k++)
+			if (m.slowdown[v][k] != c->interference.slowdown[v][k])
+				debug("%s: interference %s:%s %.2f (was %.2f)",
+				      plugin_type, cosched_lca_name(v),
+				      cosched_lca_name(k), m.slowdown[v][k],
+				      c->interference.slowdown[v][k]);
+	c->interference = m;
+	c->learned_cells = used;
+	return true;
 }

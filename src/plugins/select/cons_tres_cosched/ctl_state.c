@@ -159,7 +159,7 @@ static int _rebuild(cosched_ctl_t *c)
 		.strict = c->conf.strict,
 		.mrb_threshold = c->conf.mrb_threshold,
 		.mrb_weight = c->conf.mrb_weight,
-		.interference = &c->conf.interference,
+		.interference = &c->interference,
 		.explain = true,
 	};
 	struct listIterator *it;
@@ -213,6 +213,8 @@ int ctl_state_ensure(cosched_ctl_t *c)
 {
 	bool again = false;
 
+	if (ctl_refresh_apply_learned(c))
+		c->rebuild_needed = true;
 	if (c->rebuild_needed || !c->place ||
 	    c->map_nodes != (int) node_record_count) {
 		if (_rebuild(c))

@@ -374,8 +374,14 @@ extern int task_p_pre_launch(stepd_step_rec_t *job)
 	return SLURM_SUCCESS;
 }
 
+/* Root, in slurmstepd, as each task ends (and again for every task at
+ * the step's end): how it ended goes into the step's record, since a run
+ * cut short by a signal or a time limit measures nothing. */
 extern int task_p_post_term(stepd_step_rec_t *job, stepd_step_task_info_t *task)
 {
+	if (step_valid && conf_ok && part_profile && task && task->exited)
+		task_cosched_profile_task_exit(&step, task->pid,
+					       task->estatus);
 	return SLURM_SUCCESS;
 }
 

@@ -113,6 +113,9 @@ int task_cosched_profile_init(const cosched_conf_t *conf);
 void task_cosched_profile_fini(void);
 void task_cosched_profile_step_start(task_cosched_step_t *st);
 void task_cosched_profile_task_forked(task_cosched_step_t *st, pid_t pid);
+/* Task pid ended with wait status (slurmstepd may say so twice). */
+void task_cosched_profile_task_exit(task_cosched_step_t *st, pid_t pid,
+				    int status);
 void task_cosched_profile_step_end(task_cosched_step_t *st);
 
 /* slurmstepd, root, after it forked the step's task node_tid (pid) and

@@ -270,6 +270,21 @@ gone:
 	ctl = -1;
 }
 
+/* No answer is awaited: a sampler of an earlier release ignores the
+ * message, and its record then says nothing of how the tasks ended. */
+void task_cosched_profile_task_exit(task_cosched_step_t *st, pid_t pid,
+				    int status)
+{
+	char msg[64];
+
+	if (ctl < 0)
+		return;
+	snprintf(msg, sizeof(msg), "exit %d %d", (int) pid, status);
+	if (send(ctl, msg, strlen(msg), MSG_NOSIGNAL) < 0)
+		debug("%s: %s: cosched-sampler already gone", plugin_type,
+		      st->step_name);
+}
+
 /* The sampler takes a last reading, writes the record and exits on its
  * own (it is not slurmstepd's child); a closed socket says the same. */
 void task_cosched_profile_step_end(task_cosched_step_t *st)

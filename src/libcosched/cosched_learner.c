@@ -1,0 +1,523 @@
+/*
+ * cosched_learner.c - step records in, the learned table out
+ * (cosched_learner.h).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <jansson.h>
+
+#include "cosched_file.h"
+#include "cosched_learner.h"
+#include "cosched_text.h"
+
+#define LEARNER_PATH_MAX (COSCHED_PATH_MAX + 256)
+
+/* ---- a step record -------------------------------------------------------- */
+
+static bool json_num(json_t *o, const char *key, double *out)
+{
+	json_t *v = json_object_get(o, key);
+
+	if (!json_is_number(v))
+		return false;
+	*out = json_number_value(v);
+	return isfinite(*out);
+}
+
+static int json_u32(json_t *o, const char *key, uint32_t *out)
+{
+	json_t *v = json_object_get(o, key);
+
+	if (!json_is_integer(v) || json_integer_value(v) < 0 ||
+	    json_integer_value(v) > (json_int_t) UINT32_MAX)
+		return -1;
+	*out = (uint32_t) json_integer_value(v);
+	return 0;
+}
+
+/* "JOB.STEP" (cosched_step_ref_format: special steps as numbers). */
+static int step_ref_parse(const char *s, uint32_t *job, uint32_t *step)
+{
+	char *end;
+	unsigned long j, st;
+
+	errno = 0;
+	j = strtoul(s, &end, 10);
+	if (end == s || *end != '.' || errno || j > UINT32_MAX)
+		return -1;
+	s = end + 1;
+	st = strtoul(s, &end, 10);
+	if (end == s || *end || errno || st > UINT32_MAX)
+		return -1;
+	*job = (uint32_t) j;
+	*step = (uint32_t) st;
+	return 0;
+}
+
+static void record_decision(json_t *d, cosched_step_record_t *r)
+{
+	const char *lca = json_string_value(json_object_get(d, "lca"));
+	const char *sockets = json_string_value(json_object_get(d, "sockets"));
+
+	if (lca && !cosched_lca_parse("lca", lca, &r->lca, NULL) &&
+	    r->lca < COSCHED_LCA_COUNT)
+		r->has_class = true;
+	if (json_num(d, "predicted_slowdown", &r->predicted))
+		r->has_prediction = true;
+	if (sockets && *sockets &&
+	    !cosched_idset_parse("sockets", sockets, &r->sockets, NULL))
+		r->has_sockets = true;
+}
+
+int cosched_step_record_parse(const char *text, cosched_step_record_t *r,
+			      cosched_error_t *err)
+{
+	json_error_t jerr;
+	json_t *o = json_loads(text, 0, &jerr), *v;
+	const char *s;
+	int rc = -1;
+
+	memset(r, 0, sizeof(*r));
+	if (!json_is_object(o)) {
+		cosched_error_set(err, "not a JSON object (line %d: %.100s)",
+				  jerr.line, jerr.text);
+		goto out;
+	}
+	s = json_string_value(json_object_get(o, "node"));
+	if (json_u32(o, "job", &r->job) || json_u32(o, "step", &r->step) ||
+	    !s || !*s || strlen(s) >= sizeof(r->node)) {
+		cosched_error_set(err, "no job, step or node");
+		goto out;
+	}
+	strcpy(r->node, s);
+	s = json_string_value(json_object_get(o, "app"));
+	if (s && strlen(s) < sizeof(r->app))
+		strcpy(r->app, s);
+	r->has_run = json_num(o, "runtime_s", &r->runtime_s) &&
+		     json_num(o, "start_s", &r->start_s) &&
+		     json_num(o, "end_s", &r->end_s) && r->runtime_s > 0.0 &&
+		     r->end_s >= r->start_s;
+	if (json_is_object(v = json_object_get(o, "decision")))
+		record_decision(v, r);
+	if (json_is_object(v = json_object_get(o, "exit"))) {
+		double x;
+
+		r->has_exit = true;
+		r->signalled = json_num(v, "signalled", &x) ? (int) x : 0;
+		r->failed = json_num(v, "failed", &x) ? (int) x : 0;
+	}
+	if (json_is_array(v = json_object_get(o, "co_runners"))) {
+		double seen;
+		size_t i;
+		json_t *e;
+
+		r->corunners_known = true;
+		json_array_foreach(v, i, e) {
+			const char *id = json_string_value(e);
+
+			if (r->ncorunners == COSCHED_OBSERVE_CORUNNERS_MAX ||
+			    !id || step_ref_parse(id,
+					&r->corunner_job[r->ncorunners],
+					&r->corunner_step[r->ncorunners])) {
+				r->corunners_known = false;
+				break;
+			}
+			r->ncorunners++;
+		}
+		r->corunners_seen = json_num(o, "co_runners_seen", &seen) ?
+				    (int) seen : r->ncorunners;
+	}
+	rc = 0;
+out:
+	json_decref(o);
+	return rc;
+}
+
+int cosched_step_record_load(const char *path, cosched_step_record_t *r,
+			     cosched_error_t *err)
+{
+	struct stat st;
+	int missing = 0, rc;
+	char *text = cosched_read_file_stat(path, COSCHED_STEP_RECORD_MAX_BYTES,
+					    &missing, &st, err);
+
+	if (!text)
+		return missing ? 0 : -1;
+	if (cosched_file_trusted(path, &st, "step records", err)) {
+		free(text);
+		return -1;
+	}
+	rc = cosched_step_record_parse(text, r, err);
+	free(text);
+	if (rc)
+		return cosched_error_prefix(err, path);
+	return 1;
+}
+
+/* ---- the table file -------------------------------------------------------- */
+
+static void table_path(char *buf, size_t len, const char *dir)
+{
+	snprintf(buf, len, "%s/%s", dir, COSCHED_LEARNER_FILE);
+}
+
+static int file_load_stat(const char *dir, cosched_learn_table_t *t,
+			  struct stat *st, cosched_error_t *err)
+{
+	char path[LEARNER_PATH_MAX];
+	int missing = 0;
+	char *text;
+
+	table_path(path, sizeof(path), dir);
+	text = cosched_read_file_stat(path, COSCHED_LEARNER_FILE_MAX_BYTES,
+				      &missing, st, err);
+	if (!text)
+		return missing ? 0 : -1;
+	if (cosched_file_trusted(path, st, "learned interference tables",
+				 err) ||
+	    cosched_learn_parse(text, t, err)) {
+		free(text);
+		return cosched_error_prefix(err, path);
+	}
+	free(text);
+	return 1;
+}
+
+int cosched_learner_file_load(const char *profile_dir,
+			      cosched_learn_table_t *t, cosched_error_t *err)
+{
+	struct stat st;
+
+	return file_load_stat(profile_dir, t, &st, err);
+}
+
+int cosched_learner_file_save(const char *profile_dir,
+			      const cosched_learn_table_t *t,
+			      cosched_error_t *err)
+{
+	char path[LEARNER_PATH_MAX];
+	char *text = cosched_learn_format(t);
+	int rc;
+
+	if (!text)
+		return cosched_error_set(err, "learned table: out of memory");
+	table_path(path, sizeof(path), profile_dir);
+	rc = cosched_file_replace(path, text, strlen(text), 0644,
+				  COSCHED_REPLACE_DURABLE, err);
+	free(text);
+	return rc;
+}
+
+/* ---- the learner ------------------------------------------------------------ */
+
+struct cosched_learner {
+	char dir[COSCHED_PATH_MAX];
+	double half_life_s, min_overlap;
+	cosched_learn_table_t table;
+	bool loaded;			/* the file was looked at */
+	bool known;			/* key: the file as last written or
+					 * found unusable */
+	struct stat key;
+};
+
+/* A record being decided in this run. */
+typedef struct {
+	char name[COSCHED_LEARN_NAME_MAX + 1];
+	cosched_step_record_t rec;
+	cosched_observation_t obs;
+	double time;			/* its file's time (cosched_learner.h:
+					 * the watermark's clock) */
+} candidate_t;
+
+const cosched_learn_table_t *cosched_learner_table(const cosched_learner_t *l)
+{
+	return &l->table;
+}
+
+cosched_learner_t *cosched_learner_create(const char *profile_dir,
+					  double half_life_s,
+					  double min_overlap,
+					  cosched_error_t *err)
+{
+	cosched_learner_t *l = calloc(1, sizeof(*l));
+
+	if (!l) {
+		cosched_error_set(err, "learned table: out of memory");
+		return NULL;
+	}
+	snprintf(l->dir, sizeof(l->dir), "%s", profile_dir);
+	l->half_life_s = half_life_s;
+	l->min_overlap = min_overlap;
+	cosched_learn_init(&l->table, 0);
+	return l;
+}
+
+void cosched_learner_free(cosched_learner_t *l)
+{
+	if (!l)
+		return;
+	cosched_learn_free(&l->table);
+	free(l);
+}
+
+static bool same_file(const struct stat *a, const struct stat *b)
+{
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino &&
+	       a->st_size == b->st_size &&
+	       a->st_mtim.tv_sec == b->st_mtim.tv_sec &&
+	       a->st_mtim.tv_nsec == b->st_mtim.tv_nsec;
+}
+
+/*
+ * Take the file when it is not the one this learner knows (it wrote it,
+ * or found it unusable): at the first run (the table a restarted
+ * slurmctld left) and after a reset.  Returns whether the table must be
+ * written (a new one).
+ */
+static bool adopt_file(cosched_learner_t *l, long long now,
+		       cosched_learner_report_t *rep, cosched_error_t *note)
+{
+	char path[LEARNER_PATH_MAX];
+	cosched_learn_table_t t;
+	bool first = !l->loaded, dirty = false;
+	struct stat st;
+	int rc;
+
+	table_path(path, sizeof(path), l->dir);
+	if (l->known && !lstat(path, &st) && same_file(&st, &l->key))
+		return false;
+	l->loaded = true;
+	cosched_learn_init(&t, now);
+	rc = file_load_stat(l->dir, &t, &st, note);
+	if (rc >= 0)
+		note->msg[0] = '\0';	/* a missing file is no error */
+	if (rc == 1) {
+		cosched_learn_free(&l->table);
+		l->table = t;
+		rep->adopted = !first;
+	} else {
+		cosched_learn_free(&t);
+		if (rc == 0 || first) {
+			/* No table (none yet, or removed: a reset too), or
+			 * an unusable one at the start: learn from what ends
+			 * from now on. */
+			cosched_learn_free(&l->table);
+			cosched_learn_init(&l->table, now);
+			rep->adopted = !first && rc == 0;
+			dirty = true;
+		}
+		/* An unusable file later: the learner keeps its own table,
+		 * and replaces the file at its next change. */
+	}
+	/* Known from now on: an unusable file is said once. */
+	l->known = rc != 0;
+	if (rc != 0)
+		l->key = st;
+	return dirty;
+}
+
+static double file_time(const struct stat *st)
+{
+	return (double) st->st_mtim.tv_sec + (double) st->st_mtim.tv_nsec / 1e9;
+}
+
+static int by_name(const struct dirent **a, const struct dirent **b)
+{
+	return strcmp((*a)->d_name, (*b)->d_name);
+}
+
+/* The records to decide: *.json changed at or after the watermark less
+ * the slack, not decided yet. */
+static int gather(cosched_learner_t *l, candidate_t **out, int *n,
+		  cosched_learner_report_t *rep, cosched_error_t *err)
+{
+	char dir[LEARNER_PATH_MAX], path[LEARNER_PATH_MAX * 2];
+	struct dirent **names = NULL;
+	candidate_t *c = NULL;
+	int nn, k = 0;
+	double since = l->table.through;
+
+	snprintf(dir, sizeof(dir), "%s/%s", l->dir,
+		 COSCHED_LEARNER_JOBS_SUBDIR);
+	nn = scandir(dir, &names, NULL, by_name);
+	if (nn < 0) {
+		*out = NULL;
+		*n = 0;
+		if (errno == ENOENT)
+			return 0;	/* no step ended with a record yet */
+		return cosched_error_set(err, "%s: %s", dir, strerror(errno));
+	}
+	c = calloc((size_t) nn + 1, sizeof(*c));
+	for (int i = 0; c && i < nn; i++) {
+		const char *name = names[i]->d_name;
+		size_t len = strlen(name);
+		cosched_error_t why;
+		struct stat st;
+		int rc;
+
+		if (name[0] == '.' || len < 6 ||
+		    strcmp(name + len - 5, ".json") ||
+		    len - 5 > COSCHED_LEARN_NAME_MAX)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, name);
+		if (lstat(path, &st) || !S_ISREG(st.st_mode) ||
+		    file_time(&st) < since)
+			continue;
+		memcpy(c[k].name, name, len - 5);
+		c[k].name[len - 5] = '\0';
+		if (cosched_learn_seen(&l->table, c[k].name))
+			continue;
+		rc = cosched_step_record_load(path, &c[k].rec, &why);
+		c[k].time = file_time(&st);
+		if (rc <= 0) {
+			c[k].obs.kind = COSCHED_OBS_SKIP;
+			c[k].obs.why = COSCHED_SKIP_UNREADABLE;
+		} else {
+			c[k].obs.kind = COSCHED_OBS_PENDING;	/* to decide */
+		}
+		k++;
+	}
+	for (int i = 0; i < nn; i++)
+		free(names[i]);
+	free(names);
+	if (!c)
+		return cosched_error_set(err, "learned table: out of memory");
+	*out = c;
+	*n = k;
+	(void) rep;
+	return 0;
+}
+
+/* The rule on one record: its named co-runners' records read by name. */
+static void decide(cosched_learner_t *l, candidate_t *v)
+{
+	cosched_step_record_t co[COSCHED_OBSERVE_CORUNNERS_MAX];
+	const cosched_step_record_t *cop[COSCHED_OBSERVE_CORUNNERS_MAX];
+	int nco = 0, missing = 0;
+
+	for (int i = 0; i < v->rec.ncorunners; i++) {
+		char path[LEARNER_PATH_MAX * 2];
+		cosched_error_t why;
+		int rc;
+
+		snprintf(path, sizeof(path), "%s/%s/%" PRIu32 ".%" PRIu32 ".%s.json",
+			 l->dir, COSCHED_LEARNER_JOBS_SUBDIR,
+			 v->rec.corunner_job[i], v->rec.corunner_step[i],
+			 v->rec.node);
+		rc = cosched_step_record_load(path, &co[nco], &why);
+		if (rc == 1) {
+			cop[nco] = &co[nco];
+			nco++;
+		} else if (rc == 0) {
+			missing++;
+		}
+		/* An unreadable co-runner is missing for good: it counts as
+		 * none, and is skipped itself as unreadable. */
+	}
+	cosched_observe(&v->rec, cop, nco, missing, l->min_overlap, &v->obs);
+}
+
+int cosched_learner_run(cosched_learner_t *l, long long now,
+			cosched_learner_report_t *rep, cosched_error_t *err)
+{
+	cosched_learn_table_t *t = &l->table;
+	candidate_t *c = NULL;
+	cosched_error_t note = { { 0 } };
+	double oldest_pending = INFINITY;
+	bool changed;
+	int n = 0, rc = 0;
+
+	memset(rep, 0, sizeof(*rep));
+	changed = adopt_file(l, now, rep, &note);
+	if (gather(l, &c, &n, rep, err))
+		return -1;
+	/* Solo runs first: a pair decided in the same run may need one. */
+	for (int i = 0; i < n; i++)
+		if (c[i].obs.kind == COSCHED_OBS_PENDING)
+			decide(l, &c[i]);
+	for (int i = 0; i < n; i++)
+		if (c[i].obs.kind == COSCHED_OBS_SOLO &&
+		    cosched_learn_solo_add(t, c[i].rec.app, c[i].rec.runtime_s,
+					   (long long) c[i].time, NULL) == 0)
+			rep->solos++;
+	for (int i = 0; i < n; i++) {
+		candidate_t *v = &c[i];
+		bool old = (double) now - v->time > COSCHED_LEARNER_PENDING_MAX_S;
+		double solo;
+
+		if (v->obs.kind == COSCHED_OBS_PAIR) {
+			if (cosched_learn_solo_time(t, v->rec.app, &solo)) {
+				cosched_learn_add(t, v->obs.victim,
+						  v->obs.corunner,
+						  v->rec.runtime_s / solo,
+						  (long long) v->time,
+						  l->half_life_s, NULL);
+				rep->pairs++;
+			} else if (old) {
+				v->obs.kind = COSCHED_OBS_SKIP;
+				v->obs.why = COSCHED_SKIP_NO_SOLO;
+			} else {
+				v->obs.kind = COSCHED_OBS_PENDING;
+			}
+		} else if (v->obs.kind == COSCHED_OBS_PENDING && old) {
+			v->obs.kind = COSCHED_OBS_SKIP;
+			v->obs.why = COSCHED_SKIP_CORUNNER_MISSING;
+		}
+		if (v->obs.kind == COSCHED_OBS_SKIP) {
+			t->skipped[v->obs.why]++;
+			rep->skipped[v->obs.why]++;
+		}
+		if (v->obs.kind == COSCHED_OBS_PENDING) {
+			rep->pending++;
+			if (v->time < oldest_pending)
+				oldest_pending = v->time;
+			continue;
+		}
+		rep->read++;
+		if (cosched_learn_seen_add(t, v->name, v->time, NULL))
+			break;	/* full: the watermark moves on below */
+	}
+	free(c);
+	{
+		double through = (double) now - COSCHED_LEARNER_SLACK_S;
+
+		if (oldest_pending < through)
+			through = oldest_pending;
+		if (through > t->through) {
+			cosched_learn_advance(t, through);
+			changed = true;
+		}
+	}
+	if (rep->read)
+		changed = true;
+	if (changed) {
+		struct stat st;
+		char path[LEARNER_PATH_MAX];
+
+		t->updated = now;
+		if (cosched_learner_file_save(l->dir, t, err)) {
+			rc = -1;
+		} else {
+			table_path(path, sizeof(path), l->dir);
+			if (!lstat(path, &st)) {
+				l->key = st;
+				l->known = true;
+			}
+			rep->saved = true;
+		}
+	} else {
+		rep->saved = false;
+	}
+	if (!rc && note.msg[0]) {
+		*err = note;
+		rc = -1;
+	}
+	return rc;
+}

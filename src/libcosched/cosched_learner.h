@@ -1,0 +1,87 @@
+/*
+ * cosched_learner.h - the learned interference table kept in the profile
+ * store: the step records of ProfileDir/jobs read, each decided once by
+ * the observation rule (cosched_observe.h), and the table
+ * (cosched_learn.h) kept in ProfileDir/interference.learned.
+ *
+ * slurmctld's reader thread runs it every ProfileCacheRefresh seconds
+ * (cosched_refresh.h); cosched-status reads, shows and resets the file.
+ *
+ * Trust, as for profiles (cosched_file_trusted): a step record or a table
+ * file is read only when owned by root or this process's user and not
+ * writable by group or others; records are the sampler's (root's), the
+ * table slurmctld's (SlurmUser's).  A record that cannot be read is
+ * counted (skipped, unreadable) and never read again.
+ *
+ * Which records are read: those whose file's time (mtime) is at or after
+ * the table's watermark ("through"), not decided yet.  The watermark
+ * moves to the file time of the oldest record still pending, or to now
+ * less COSCHED_LEARNER_SLACK_S (a record is written as its step ends;
+ * the slack covers clocks of nodes and shared file systems): every
+ * record whose file is older is decided.  A record that stays pending
+ * for COSCHED_LEARNER_PENDING_MAX_S (a co-runner's record never came, no
+ * solo run of its application) is skipped with that reason.
+ *
+ * A reset (cosched-status --reset-interference) writes an empty table
+ * with the watermark at that moment; the learner finds the file is no
+ * longer the one it wrote (inode, size, time) and takes it.  A table of
+ * another major version, or one that does not parse, is not taken: the
+ * learner says so and keeps its own, which it writes at its next change.
+ */
+#ifndef COSCHED_LEARNER_H
+#define COSCHED_LEARNER_H
+
+#include <stdbool.h>
+
+#include "cosched_error.h"
+#include "cosched_learn.h"
+#include "cosched_observe.h"
+
+#define COSCHED_LEARNER_FILE "interference.learned"
+#define COSCHED_LEARNER_JOBS_SUBDIR "jobs"
+#define COSCHED_LEARNER_SLACK_S 60.0
+#define COSCHED_LEARNER_PENDING_MAX_S 86400.0
+#define COSCHED_LEARNER_FILE_MAX_BYTES (16 * 1024 * 1024)
+#define COSCHED_STEP_RECORD_MAX_BYTES (1024 * 1024)
+
+/* A step record's JSON (cosched-sampler) into *r: 0, or -1 with err. */
+int cosched_step_record_parse(const char *json, cosched_step_record_t *r,
+			      cosched_error_t *err);
+/* ProfileDir/jobs/JOB.STEP.NODE.json, trusted: 1 read, 0 missing, -1
+ * with err. */
+int cosched_step_record_load(const char *path, cosched_step_record_t *r,
+			     cosched_error_t *err);
+
+/* The table file: 1 read into *t (initialised on entry), 0 missing, -1
+ * with err (untrusted, unreadable, another major). */
+int cosched_learner_file_load(const char *profile_dir,
+			      cosched_learn_table_t *t, cosched_error_t *err);
+/* Write *t atomically and durably (0644). */
+int cosched_learner_file_save(const char *profile_dir,
+			      const cosched_learn_table_t *t,
+			      cosched_error_t *err);
+
+typedef struct {
+	int read;			/* records decided this run */
+	int pairs, solos, pending;
+	int skipped[COSCHED_SKIP_COUNT];
+	bool saved;			/* the file was written */
+	bool adopted;			/* a file written by another (a
+					 * reset) was taken */
+} cosched_learner_report_t;
+
+typedef struct cosched_learner cosched_learner_t;
+
+cosched_learner_t *cosched_learner_create(const char *profile_dir,
+					  double half_life_s,
+					  double min_overlap,
+					  cosched_error_t *err);
+void cosched_learner_free(cosched_learner_t *l);
+/* One run at now.  -1 with err when the jobs folder cannot be listed or
+ * the table cannot be written (what was learned stays in memory). */
+int cosched_learner_run(cosched_learner_t *l, long long now,
+			cosched_learner_report_t *rep, cosched_error_t *err);
+/* The table as learned so far (owned by the learner). */
+const cosched_learn_table_t *cosched_learner_table(const cosched_learner_t *l);
+
+#endif

@@ -1,0 +1,209 @@
+/*
+ * interference.c - cosched-status --interference and
+ * --reset-interference: the interference table slurmctld learned from
+ * the step records (cosched_learner.h), set beside the configured one,
+ * and its reset.  Reads cosched.conf (ProfileDir, InterferenceSource,
+ * InterferenceMinSamples, InterferenceHalfLife) and the table file; asks
+ * slurmctld nothing.
+ */
+#include "cosched_config.h"
+
+#include <libgen.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <jansson.h>
+
+#include "src/libcosched/cosched_conf.h"
+#include "src/libcosched/cosched_learner.h"
+#include "src/libcosched/cosched_text.h"
+#include "src/status/interference.h"
+
+/* cosched.conf beside slurm.conf, as Slurm's get_extra_conf_path finds
+ * it. */
+static void default_conf_path(char *buf, size_t len)
+{
+	const char *slurm_conf = getenv("SLURM_CONF");
+	char copy[COSCHED_PATH_MAX];
+
+	snprintf(copy, sizeof(copy), "%s",
+		 slurm_conf && *slurm_conf ? slurm_conf :
+		 "/etc/slurm/slurm.conf");
+	snprintf(buf, len, "%s/cosched.conf", dirname(copy));
+}
+
+static void print_time(FILE *out, const char *what, long long t)
+{
+	char buf[64];
+	time_t tt = (time_t) t;
+	struct tm tm;
+
+	if (t > 0 && localtime_r(&tt, &tm))
+		strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &tm);
+	else
+		snprintf(buf, sizeof(buf), "-");
+	fprintf(out, "%s %s", what, buf);
+}
+
+static int show(const cosched_conf_t *conf, const cosched_learn_table_t *t,
+		bool found, const char *path, bool json, FILE *out)
+{
+	cosched_interference_model_t used;
+	cosched_pref_rule_t rule;
+	long long now = (long long) time(NULL);
+	double half_life = conf->interference_half_life_days * 86400.0;
+	bool learned = conf->interference_source == COSCHED_ISOURCE_LEARNED;
+	int nused = 0;
+
+	cosched_pref_rule_default(&rule);
+	cosched_learn_apply(t, &conf->interference,
+			    conf->interference_min_samples, half_life, &rule,
+			    now, &used, &nused);
+	if (json) {
+		json_t *o = json_object(), *cells = json_array();
+		json_t *skipped = json_object();
+		char *text;
+
+		json_object_set_new(o, "file", json_string(path));
+		json_object_set_new(o, "found", json_boolean(found));
+		json_object_set_new(o, "source", json_string(
+			cosched_interference_source_name(
+				conf->interference_source)));
+		json_object_set_new(o, "min_samples",
+				    json_real(conf->interference_min_samples));
+		json_object_set_new(o, "half_life_days",
+				    json_real(conf->interference_half_life_days));
+		json_object_set_new(o, "created", json_integer(t->created));
+		json_object_set_new(o, "updated", json_integer(t->updated));
+		json_object_set_new(o, "solo_apps", json_integer(t->nsolo));
+		for (int v = 0; v < COSCHED_LCA_COUNT; v++)
+			for (int c = 0; c < COSCHED_LCA_COUNT; c++) {
+				const cosched_learn_cell_t *cell = &t->cell[v][c];
+				json_t *e;
+
+				if (!cell->n)
+					continue;
+				e = json_object();
+				json_object_set_new(e, "victim", json_string(
+					cosched_lca_name(v)));
+				json_object_set_new(e, "corunner", json_string(
+					cosched_lca_name(c)));
+				json_object_set_new(e, "learned", json_real(
+					cosched_learn_cell_value(cell)));
+				json_object_set_new(e, "samples", json_real(
+					cosched_learn_cell_samples(cell, now,
+								   half_life)));
+				json_object_set_new(e, "n", json_integer(cell->n));
+				json_object_set_new(e, "configured", json_real(
+					conf->interference.slowdown[v][c]));
+				json_object_set_new(e, "used", json_boolean(
+					learned && used.slowdown[v][c] !=
+					conf->interference.slowdown[v][c]));
+				json_array_append_new(cells, e);
+			}
+		json_object_set_new(o, "cells", cells);
+		for (int r = 0; r < COSCHED_SKIP_COUNT; r++)
+			if (t->skipped[r])
+				json_object_set_new(skipped,
+					cosched_learn_skip_key(r),
+					json_integer(t->skipped[r]));
+		json_object_set_new(o, "skipped", skipped);
+		text = json_dumps(o, JSON_INDENT(1) | JSON_SORT_KEYS);
+		json_decref(o);
+		if (!text)
+			return -1;
+		fprintf(out, "%s\n", text);
+		free(text);
+		return 0;
+	}
+	fprintf(out, "learned interference table %s", path);
+	if (!found) {
+		fprintf(out, ": none yet (slurmctld writes it at its first "
+			"run with this release)\n");
+	} else {
+		fprintf(out, " (");
+		print_time(out, "created", t->created);
+		fprintf(out, ", ");
+		print_time(out, "updated", t->updated);
+		fprintf(out, ")\n");
+	}
+	fprintf(out, "InterferenceSource=%s InterferenceMinSamples=%g InterferenceHalfLife=%g days: %s\n",
+		cosched_interference_source_name(conf->interference_source),
+		conf->interference_min_samples,
+		conf->interference_half_life_days,
+		learned ? "cells with enough samples replace the configured ones" :
+			  "learned, not used");
+	fprintf(out, "%-7s %-10s %8s %8s %6s %11s %5s\n", "VICTIM", "CORUNNER",
+		"LEARNED", "SAMPLES", "N", "CONFIGURED", "USED");
+	for (int v = 0; v < COSCHED_LCA_COUNT; v++)
+		for (int c = 0; c < COSCHED_LCA_COUNT; c++) {
+			const cosched_learn_cell_t *cell = &t->cell[v][c];
+
+			if (!cell->n)
+				continue;
+			fprintf(out, "%-7s %-10s %8.2f %8.1f %6lld %11.2f %5s\n",
+				cosched_lca_name(v), cosched_lca_name(c),
+				cosched_learn_cell_value(cell),
+				cosched_learn_cell_samples(cell, now, half_life),
+				cell->n, conf->interference.slowdown[v][c],
+				learned && used.slowdown[v][c] !=
+				conf->interference.slowdown[v][c] ? "yes" : "no");
+		}
+	fprintf(out, "solo run times kept for %d applications\n", t->nsolo);
+	for (int r = 0; r < COSCHED_SKIP_COUNT; r++)
+		if (t->skipped[r])
+			fprintf(out, "not learned from: %lld (%s)\n",
+				t->skipped[r], cosched_learn_skip_text(r));
+	return 0;
+}
+
+int status_interference(const char *conf_path, bool reset, bool json,
+			FILE *out, FILE *errout)
+{
+	char path_buf[COSCHED_PATH_MAX], file[COSCHED_PATH_MAX + 64];
+	cosched_learn_table_t t;
+	cosched_conf_t conf;
+	cosched_error_t err;
+	int rc;
+
+	if (!conf_path) {
+		default_conf_path(path_buf, sizeof(path_buf));
+		conf_path = path_buf;
+	}
+	cosched_conf_init(&conf);
+	if (cosched_conf_parse_file(&conf, conf_path, &err)) {
+		fprintf(errout, "cosched-status: %s\n", err.msg);
+		return 1;
+	}
+	snprintf(file, sizeof(file), "%s/%s", conf.profile_dir,
+		 COSCHED_LEARNER_FILE);
+	cosched_learn_init(&t, (long long) time(NULL));
+	if (reset) {
+		if (cosched_learner_file_save(conf.profile_dir, &t, &err)) {
+			fprintf(errout, "cosched-status: --reset-interference: %s (only root and SlurmUser may write ProfileDir)\n",
+				err.msg);
+			cosched_learn_free(&t);
+			return 1;
+		}
+		fprintf(out, "%s: reset: slurmctld takes the empty table at its next profile refresh and learns from the records of steps that end from now on\n",
+			file);
+		cosched_learn_free(&t);
+		return 0;
+	}
+	rc = cosched_learner_file_load(conf.profile_dir, &t, &err);
+	if (rc < 0) {
+		fprintf(errout, "cosched-status: %s\n", err.msg);
+		cosched_learn_free(&t);
+		return 1;
+	}
+	rc = show(&conf, &t, rc == 1, file, json, out);
+	cosched_learn_free(&t);
+	if (rc || fflush(out)) {
+		fprintf(errout, "cosched-status: cannot write the table\n");
+		return 1;
+	}
+	return 0;
+}

@@ -1,0 +1,18 @@
+/*
+ * interference.h - cosched-status --interference and --reset-interference
+ * (interference.c): the learned interference table beside the configured
+ * one, and its reset.
+ */
+#ifndef COSCHED_STATUS_INTERFERENCE_H
+#define COSCHED_STATUS_INTERFERENCE_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+/* conf_path NULL: cosched.conf beside slurm.conf ($SLURM_CONF, else
+ * /etc/slurm).  Returns the exit status (0, or 1 with a message on
+ * errout). */
+int status_interference(const char *conf_path, bool reset, bool json,
+			FILE *out, FILE *errout);
+
+#endif

@@ -1,0 +1,174 @@
+"""The interference table learned from co-runs (cosched_learner.h,
+cosched.conf(5) InterferenceSource) on a real loopback cluster: steps
+whose records show a class pair much slower than the configured table
+says change the next placement once the learned cell has enough
+samples (strict mode refuses the pair), and with
+InterferenceSource=configured the same records change nothing.
+
+The jobs are real batch jobs that measure their own co-runs the way a
+memory-bound pair would: each runs 2 s alone and 6 s when another job of
+the kind shares the node (a marker file says so).  What is real: the
+sampler's step records in ProfileDir/jobs (run time, co-runners from the
+node's ledger, how the tasks ended), slurmctld's learner, the table it
+keeps in ProfileDir, and the placement it changes."""
+
+import json
+import os
+import re
+import time
+
+import pytest
+
+SCRIPT = """#!/bin/bash
+d={marks}
+touch "$d/$SLURM_JOB_ID"
+sleep 1
+if [ "$(ls "$d" | wc -l)" -gt 1 ]; then sleep 6; else sleep 2; fi
+rm -f "$d/$SLURM_JOB_ID"
+"""
+
+
+def _cells(c):
+    """{(victim, corunner): (n, weight)} of the learned table's file."""
+    path = os.path.join(c.profile_dir, "interference.learned")
+    out = {}
+    try:
+        with open(path) as f:
+            for line in f:
+                m = re.match(r"cell victim=(\S+) corunner=(\S+) n=(\d+) "
+                             r"weight=(\S+) sum_log=(\S+)", line)
+                if m:
+                    out[(m[1], m[2])] = (int(m[3]), float(m[4]),
+                                         float(m[5]))
+    except FileNotFoundError:
+        pass
+    return out
+
+
+def _submit(c, n, marks):
+    ids = [c.sbatch("-H", "-N1", "-n1", "-Jtwin", "--cosched-class=cpu",
+                    script=SCRIPT.format(marks=marks)) for _ in range(n)]
+    c.release(ids)
+    return ids
+
+
+def _wait_done(c, ids, timeout=60):
+    for j in ids:
+        c.wait_state(j, ["COMPLETED"], timeout=timeout)
+
+
+def _wait_cell(c, n_min, timeout=30):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        cell = _cells(c).get(("N", "N"))
+        if cell and cell[0] >= n_min:
+            return cell
+        time.sleep(0.5)
+    raise AssertionError(f"learned N:N cell has not {n_min} observations: "
+                         f"{_cells(c)}\n{c.logs(40)}")
+
+
+@pytest.mark.cluster
+def test_learned_cell_changes_strict_placement(make_cluster):
+    c = make_cluster(nodes=1, sockets=1, cores=2, cosched_conf_extra=[
+        "CoschedPolicy=app_aware", "PlacementMode=strict",
+        "InterferenceSource=learned", "InterferenceMinSamples=2",
+        "ProfileCacheRefresh=1"])
+    marks = os.path.join(c.workdir, "jobs", "marks")
+    os.makedirs(marks, exist_ok=True)
+
+    # Two solo runs of the application: its solo time.
+    for _ in range(2):
+        _wait_done(c, _submit(c, 1, marks))
+    # Pairs: the configured table (seed 002: cpu next to cpu allowed)
+    # lets them share the socket; each measures 3x its solo time.
+    pairs = 0
+    while pairs < 3:
+        ids = _submit(c, 2, marks)
+        for j in ids:
+            c.wait_state(j, ["RUNNING", "COMPLETED"])
+        assert all(c.job(j)["JobState"] in ("RUNNING", "COMPLETED")
+                   for j in ids), "configured table: the pair must co-run"
+        _wait_done(c, ids)
+        pairs += 1
+        try:
+            n, weight, sum_log = _wait_cell(c, 2, timeout=15)
+            break
+        except AssertionError:
+            if pairs == 3:
+                raise
+    # The learned value: about 7 s over 3 s (the sleeps plus start-up).
+    value = pow(2.718281828, sum_log / weight)
+    assert value > 1.5, (value, _cells(c))
+    # Every record was decided, none learned twice: two solo runs and
+    # pairs * 2 co-runs at most.
+    assert n <= 2 * pairs, (n, pairs)
+
+    # Now strict app_aware refuses the pair: the second waits, and its
+    # record says which rule holds it.
+    time.sleep(2)   # the controller applies the table at its next pass
+    ids = _submit(c, 2, marks)
+    c.wait_state(ids[0], "RUNNING")
+    deadline = time.monotonic() + 20
+    rec = None
+    while time.monotonic() < deadline:
+        rec = c.record(ids[1])
+        if rec and rec.get("state") == "pending":
+            break
+        time.sleep(0.3)
+    assert rec and rec["state"] == "pending" and "strict" in rec["reason"], \
+        (rec, c.logs(40))
+    assert c.job(ids[1])["JobState"] == "PENDING"
+    # It runs once the first is gone: alone.
+    _wait_done(c, ids, timeout=60)
+    with open(c.log_path("slurmctld")) as f:
+        log = f.read()
+    assert "InterferenceSource=learned: 1 of 16 class pairs now from the " \
+        "learned table" in log, log[-3000:]
+
+    # cosched-status shows the learned cell in use beside the configured
+    # value (seed 001: N next to N is 1.0).
+    st = _status(c, "--interference", "--json")
+    cell = [e for e in st["cells"] if (e["victim"], e["corunner"]) ==
+            ("N", "N")][0]
+    assert cell["used"] and cell["learned"] > 1.5 and cell["n"] >= 2 \
+        and cell["configured"] == 1.0 and st["source"] == "learned", st
+
+    # The same records with InterferenceSource=configured: the pair
+    # co-runs again.
+    c.reconfigure(["CoschedPolicy=app_aware", "PlacementMode=strict",
+                   "InterferenceSource=configured",
+                   "InterferenceMinSamples=2", "ProfileCacheRefresh=1"])
+    time.sleep(2)
+    ids = _submit(c, 2, marks)
+    for j in ids:
+        c.wait_state(j, ["RUNNING", "COMPLETED"])
+    _wait_done(c, ids)
+
+    st = _status(c, "--interference", "--json")
+    assert st["source"] == "configured" and not any(
+        e["used"] for e in st["cells"]), st
+
+    # A reset: the file starts again, and slurmctld takes it.
+    r = c.run([_status_bin(c), "--reset-interference", "--conf",
+               os.path.join(c.workdir, "cosched.conf")])
+    assert "reset" in r.stdout, r.stdout
+    deadline = time.monotonic() + 15
+    while time.monotonic() < deadline:
+        with open(c.log_path("slurmctld")) as f:
+            if "was replaced (a reset)" in f.read():
+                break
+        time.sleep(0.5)
+    else:
+        raise AssertionError(c.logs(30))
+    assert _cells(c) == {}, _cells(c)
+
+
+def _status_bin(c):
+    return os.path.join(c.builddir, "src", "status", "cosched-status")
+
+
+def _status(c, *args):
+    r = c.run([_status_bin(c), *args, "--conf",
+               os.path.join(c.workdir, "cosched.conf")])
+    return json.loads(r.stdout)
