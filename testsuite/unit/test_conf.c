@@ -41,7 +41,8 @@ START_TEST(test_defaults_documented)
 		"LiveLoads", "LiveLoadRefresh",
 		"EnforceCores", "EnforceMemBind", "EnforceCpuFreq", "MemBind",
 		"SysfsRoot", "Topology", "ProfileJobs", "SampleInterval",
-		"SampleEvents", "SampleBackend",
+		"SampleEvents", "SampleBackend", "InterferenceSource",
+		"InterferenceMinSamples", "InterferenceHalfLife",
 	};
 	enum { NKEYS = sizeof(keys) / sizeof(keys[0]) };
 	bool seen[NKEYS] = { false };
@@ -240,6 +241,46 @@ END_TEST
 
 /* Every refusal names file:line and the key (and the value when it is out
  * of range), and leaves the configuration as it was. */
+/* InterferenceSource and its two numbers; calibrated needs all 16 pairs
+ * in Interference=, and says how many the file gives. */
+START_TEST(test_interference_source)
+{
+	static const char *const full =
+		"Interference=N:N=1,N:C=1,N:LC=1,N:L=1,C:N=1,C:C=1,C:LC=1\n"
+		"Interference=C:L=2,LC:N=1,LC:C=1,LC:LC=1,LC:L=1.2,L:N=1\n"
+		"Interference=L:C=1.1,L:LC=1.2,L:L=1.3\n";
+	char text[1024];
+
+	ck_assert_int_eq(cosched_conf_parse_string(&conf, "t.conf",
+		"InterferenceSource=Learned\nInterferenceMinSamples=3\n"
+		"InterferenceHalfLife=0\n", &err), 0);
+	ck_assert_int_eq(conf.interference_source, COSCHED_ISOURCE_LEARNED);
+	ck_assert_double_eq(conf.interference_min_samples, 3);
+	ck_assert_double_eq(conf.interference_half_life_days, 0);
+	cosched_conf_init(&conf);
+	ck_assert_int_eq(cosched_conf_parse_string(&conf, "t.conf",
+		"InterferenceSource=calibrated\nInterference=C:L=2\n", &err), -1);
+	ck_assert_msg(strstr(err.msg, "InterferenceSource: calibrated, but "
+			     "Interference= gives 1 of the 16 class pairs"),
+		      "%s", err.msg);
+	snprintf(text, sizeof(text), "InterferenceSource=calibrated\n%s", full);
+	ck_assert_msg(cosched_conf_parse_string(&conf, "t.conf", text, &err) == 0,
+		      "%s", err.msg);
+	ck_assert_int_eq(conf.interference_source, COSCHED_ISOURCE_CALIBRATED);
+	ck_assert_double_eq(conf.interference.slowdown[COSCHED_LCA_L][COSCHED_LCA_L],
+			    1.3);
+	cosched_conf_init(&conf);
+	ck_assert_int_eq(cosched_conf_parse_string(&conf, "t.conf",
+		"InterferenceSource=measured\n", &err), -1);
+	ck_assert_msg(strstr(err.msg, "InterferenceSource") &&
+		      strstr(err.msg, "\"measured\""), "%s", err.msg);
+	ck_assert_int_eq(cosched_conf_parse_string(&conf, "t.conf",
+		"InterferenceMinSamples=0\n", &err), -1);
+	ck_assert_int_eq(cosched_conf_parse_string(&conf, "t.conf",
+		"InterferenceHalfLife=-1\n", &err), -1);
+}
+END_TEST
+
 START_TEST(test_refusals)
 {
 	static const struct { const char *text, *msg; } bad[] = {
@@ -607,7 +648,8 @@ START_TEST(test_long_value_message_bounded)
 		"LcaBeta", "LcaGamma", "LcaDelta", "LcaEpsilon", "CorePeakBandwidth",
 		"CorePeakIPC", "NodePeakBandwidth", "ProfileDir",
 		"ProfileMergeWeight", "ProfileMaxSamples", "Interference",
-		"PreferenceTable", "SampleEventsFor",
+		"PreferenceTable", "SampleEventsFor", "InterferenceSource",
+		"InterferenceMinSamples", "InterferenceHalfLife",
 	};
 	enum { LONG_LEN = 10240 };
 	static char value[LONG_LEN + 1], text[LONG_LEN + 64];
@@ -949,6 +991,7 @@ Suite *cosched_test_suite(void)
 	tcase_add_test(tc, test_policy_names);
 	tcase_add_test(tc, test_parse_example);
 	tcase_add_test(tc, test_refusals);
+	tcase_add_test(tc, test_interference_source);
 	tcase_add_test(tc, test_set_one_key);
 	tcase_add_test(tc, test_power_policy_forms);
 	tcase_add_test(tc, test_parse_file);
