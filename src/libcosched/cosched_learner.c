@@ -335,16 +335,16 @@ static int by_name(const struct dirent **a, const struct dirent **b)
 
 /* The records to decide: *.json changed at or after the watermark less
  * the slack, not decided yet. */
-static int gather(cosched_learner_t *l, candidate_t **out, int *n,
-		  cosched_learner_report_t *rep, cosched_error_t *err)
+static int gather(const char *profile_dir, const cosched_learn_table_t *t,
+		  candidate_t **out, int *n, cosched_error_t *err)
 {
 	char dir[LEARNER_PATH_MAX], path[LEARNER_PATH_MAX * 2];
 	struct dirent **names = NULL;
 	candidate_t *c = NULL;
 	int nn, k = 0;
-	double since = l->table.through;
+	double since = t ? t->through : -INFINITY;
 
-	snprintf(dir, sizeof(dir), "%s/%s", l->dir,
+	snprintf(dir, sizeof(dir), "%s/%s", profile_dir,
 		 COSCHED_LEARNER_JOBS_SUBDIR);
 	nn = scandir(dir, &names, NULL, by_name);
 	if (nn < 0) {
@@ -372,7 +372,7 @@ static int gather(cosched_learner_t *l, candidate_t **out, int *n,
 			continue;
 		memcpy(c[k].name, name, len - 5);
 		c[k].name[len - 5] = '\0';
-		if (cosched_learn_seen(&l->table, c[k].name))
+		if (t && cosched_learn_seen(t, c[k].name))
 			continue;
 		rc = cosched_step_record_load(path, &c[k].rec, &why);
 		c[k].time = file_time(&st);
@@ -391,12 +391,12 @@ static int gather(cosched_learner_t *l, candidate_t **out, int *n,
 		return cosched_error_set(err, "learned table: out of memory");
 	*out = c;
 	*n = k;
-	(void) rep;
 	return 0;
 }
 
 /* The rule on one record: its named co-runners' records read by name. */
-static void decide(cosched_learner_t *l, candidate_t *v)
+static void decide(const char *profile_dir, double min_overlap,
+		   candidate_t *v)
 {
 	cosched_step_record_t co[COSCHED_OBSERVE_CORUNNERS_MAX];
 	const cosched_step_record_t *cop[COSCHED_OBSERVE_CORUNNERS_MAX];
@@ -408,7 +408,7 @@ static void decide(cosched_learner_t *l, candidate_t *v)
 		int rc;
 
 		snprintf(path, sizeof(path), "%s/%s/%" PRIu32 ".%" PRIu32 ".%s.json",
-			 l->dir, COSCHED_LEARNER_JOBS_SUBDIR,
+			 profile_dir, COSCHED_LEARNER_JOBS_SUBDIR,
 			 v->rec.corunner_job[i], v->rec.corunner_step[i],
 			 v->rec.node);
 		rc = cosched_step_record_load(path, &co[nco], &why);
@@ -421,7 +421,31 @@ static void decide(cosched_learner_t *l, candidate_t *v)
 		/* An unreadable co-runner is missing for good: it counts as
 		 * none, and is skipped itself as unreadable. */
 	}
-	cosched_observe(&v->rec, cop, nco, missing, l->min_overlap, &v->obs);
+	cosched_observe(&v->rec, cop, nco, missing, min_overlap, &v->obs);
+}
+
+int cosched_observe_dir(const char *profile_dir, double min_overlap,
+			cosched_observe_fn fn, void *ctx, cosched_error_t *err)
+{
+	candidate_t *c = NULL;
+	int n = 0;
+
+	if (gather(profile_dir, NULL, &c, &n, err))
+		return -1;
+	for (int i = 0; i < n; i++) {
+		if (c[i].obs.kind == COSCHED_OBS_PENDING)
+			decide(profile_dir, min_overlap, &c[i]);
+		if (c[i].obs.kind == COSCHED_OBS_PENDING) {
+			c[i].obs.kind = COSCHED_OBS_SKIP;
+			c[i].obs.why = COSCHED_SKIP_CORUNNER_MISSING;
+		}
+		fn(ctx, c[i].name,
+		   c[i].obs.why == COSCHED_SKIP_UNREADABLE &&
+		   c[i].obs.kind == COSCHED_OBS_SKIP ? NULL : &c[i].rec,
+		   &c[i].obs);
+	}
+	free(c);
+	return 0;
 }
 
 int cosched_learner_run(cosched_learner_t *l, long long now,
@@ -436,12 +460,12 @@ int cosched_learner_run(cosched_learner_t *l, long long now,
 
 	memset(rep, 0, sizeof(*rep));
 	changed = adopt_file(l, now, rep, &note);
-	if (gather(l, &c, &n, rep, err))
+	if (gather(l->dir, t, &c, &n, err))
 		return -1;
 	/* Solo runs first: a pair decided in the same run may need one. */
 	for (int i = 0; i < n; i++)
 		if (c[i].obs.kind == COSCHED_OBS_PENDING)
-			decide(l, &c[i]);
+			decide(l->dir, l->min_overlap, &c[i]);
 	for (int i = 0; i < n; i++)
 		if (c[i].obs.kind == COSCHED_OBS_SOLO &&
 		    cosched_learn_solo_add(t, c[i].rec.app, c[i].rec.runtime_s,

@@ -61,6 +61,21 @@ int cosched_learner_file_save(const char *profile_dir,
 			      const cosched_learn_table_t *t,
 			      cosched_error_t *err);
 
+/*
+ * The rule over every record in ProfileDir/jobs at once, for reports
+ * (cosched-status --observations, cosched-model-check(1)): each record
+ * decided as the learner decides it, except that nothing is pending (a
+ * co-runner's record that is not there is missing), passed to fn with
+ * its name (JOB.STEP.NODE; r is NULL for a record that could not be read
+ * or trusted, with o->why COSCHED_SKIP_UNREADABLE).  Solo runs and pairs
+ * come as they are: the caller sets a run time against its solo time.
+ */
+typedef void (*cosched_observe_fn)(void *ctx, const char *name,
+				   const cosched_step_record_t *r,
+				   const cosched_observation_t *o);
+int cosched_observe_dir(const char *profile_dir, double min_overlap,
+			cosched_observe_fn fn, void *ctx, cosched_error_t *err);
+
 typedef struct {
 	int read;			/* records decided this run */
 	int pairs, solos, pending;

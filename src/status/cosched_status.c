@@ -25,6 +25,8 @@
 #include <slurm/slurm_errno.h>
 
 #include "src/libcosched/cosched_decision.h"
+#include "src/libcosched/cosched_number.h"
+#include "src/libcosched/cosched_observe.h"
 #include "src/libcosched/cosched_text.h"
 #include "src/status/interference.h"
 #include "src/status/status.h"
@@ -39,6 +41,7 @@ static void usage(FILE *out)
 "Usage: " PROG " [--json] [-j|--jobs JOBID] [-n|--nodes NODELIST]\n"
 "       " PROG " --interference [--json] [--conf FILE]\n"
 "       " PROG " --reset-interference [--conf FILE]\n"
+"       " PROG " --observations [--profile-dir DIR] [--min-overlap X] [--conf FILE]\n"
 "What cosched decided for the running and pending jobs, per node and socket:\n"
 "each job's class and its source, predicted slowdown, frequency and governor,\n"
 "and the reason, read from the decision record in the job's SystemComment.\n"
@@ -50,6 +53,9 @@ static void usage(FILE *out)
 "      --interference    the interference table slurmctld learned from the\n"
 "                        step records, beside the configured one\n"
 "      --reset-interference  start the learned table again (root, SlurmUser)\n"
+"      --observations    every step record judged by the learner's rule (JSON)\n"
+"      --profile-dir DIR the records' ProfileDir (default: cosched.conf's)\n"
+"      --min-overlap X   share of a run one co-runner must cover (0..1]\n"
 "      --conf FILE       cosched.conf (default: beside slurm.conf)\n"
 "  -h, --help            this text\n"
 "  -V, --version         the version, and the record schema it reads\n");
@@ -160,10 +166,14 @@ int main(int argc, char **argv)
 		{ "interference", no_argument, NULL, 'I' },
 		{ "reset-interference", no_argument, NULL, 'R' },
 		{ "conf", required_argument, NULL, 'C' },
+		{ "observations", no_argument, NULL, 'O' },
+		{ "profile-dir", required_argument, NULL, 'P' },
+		{ "min-overlap", required_argument, NULL, 'M' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *conf_path = NULL;
-	bool interference = false, reset = false;
+	const char *conf_path = NULL, *profile_dir = NULL;
+	bool interference = false, reset = false, observations = false;
+	double min_overlap = COSCHED_OBSERVE_MIN_OVERLAP_DEFAULT;
 	status_filter_t filter = { 0 };
 	const char *nodes_expr = NULL;
 	char **filter_nodes = NULL, **users = NULL;
@@ -189,6 +199,20 @@ int main(int argc, char **argv)
 			break;
 		case 'C':
 			conf_path = optarg;
+			break;
+		case 'O':
+			observations = true;
+			break;
+		case 'P':
+			profile_dir = optarg;
+			break;
+		case 'M':
+			if (cosched_parse_number(optarg, &min_overlap) ||
+			    !(min_overlap > 0.0 && min_overlap <= 1.0)) {
+				fprintf(stderr, PROG ": --min-overlap: invalid value %s (expected a number in (0, 1])\n",
+					COSCHED_QUOTE(optarg));
+				return 2;
+			}
 			break;
 		case 'j':
 			if (parse_job_id(optarg, &filter.job)) {
@@ -219,14 +243,22 @@ int main(int argc, char **argv)
 		return 2;
 	}
 
-	if (interference && reset) {
-		fprintf(stderr, PROG ": --interference and --reset-interference: give one\n");
+	if (interference + reset + observations > 1) {
+		fprintf(stderr, PROG ": --interference, --reset-interference and --observations: give one\n");
 		return 2;
 	}
-	if (conf_path && !interference && !reset) {
-		fprintf(stderr, PROG ": --conf: only with --interference or --reset-interference\n");
+	if (conf_path && !interference && !reset && !observations) {
+		fprintf(stderr, PROG ": --conf: only with --interference, --reset-interference or --observations\n");
 		return 2;
 	}
+	if ((profile_dir || min_overlap != COSCHED_OBSERVE_MIN_OVERLAP_DEFAULT) &&
+	    !observations) {
+		fprintf(stderr, PROG ": --profile-dir and --min-overlap: only with --observations\n");
+		return 2;
+	}
+	if (observations)
+		return status_observations(conf_path, profile_dir, min_overlap,
+					   stdout, stderr);
 	if (interference || reset)
 		return status_interference(conf_path, reset, json, stdout,
 					   stderr);

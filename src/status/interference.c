@@ -2,8 +2,11 @@
  * interference.c - cosched-status --interference and
  * --reset-interference: the interference table slurmctld learned from
  * the step records (cosched_learner.h), set beside the configured one,
- * and its reset.  Reads cosched.conf (ProfileDir, InterferenceSource,
- * InterferenceMinSamples, InterferenceHalfLife) and the table file; asks
+ * and its reset; and --observations: the observation rule
+ * (cosched_observe.h) over every step record, for reports
+ * (cosched-model-check(1)), so that the report and the learner judge
+ * records by one rule.  Reads cosched.conf (ProfileDir, InterferenceSource,
+ * InterferenceMinSamples, InterferenceHalfLife) and the files; asks
  * slurmctld nothing.
  */
 #include "cosched_config.h"
@@ -160,24 +163,128 @@ static int show(const cosched_conf_t *conf, const cosched_learn_table_t *t,
 	return 0;
 }
 
-int status_interference(const char *conf_path, bool reset, bool json,
-			FILE *out, FILE *errout)
+static int read_conf(const char *conf_path, cosched_conf_t *conf,
+		     FILE *errout)
 {
-	char path_buf[COSCHED_PATH_MAX], file[COSCHED_PATH_MAX + 64];
-	cosched_learn_table_t t;
-	cosched_conf_t conf;
+	char path_buf[COSCHED_PATH_MAX];
 	cosched_error_t err;
-	int rc;
 
 	if (!conf_path) {
 		default_conf_path(path_buf, sizeof(path_buf));
 		conf_path = path_buf;
 	}
-	cosched_conf_init(&conf);
-	if (cosched_conf_parse_file(&conf, conf_path, &err)) {
+	cosched_conf_init(conf);
+	if (cosched_conf_parse_file(conf, conf_path, &err)) {
 		fprintf(errout, "cosched-status: %s\n", err.msg);
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- --observations ------------------------------------------------------ */
+
+typedef struct {
+	json_t *records;
+	int n;
+} obs_ctx_t;
+
+static const char *kind_name(cosched_obs_kind_t k)
+{
+	switch (k) {
+	case COSCHED_OBS_PAIR: return "pair";
+	case COSCHED_OBS_SOLO: return "solo";
+	case COSCHED_OBS_PENDING: return "pending";
+	default: return "skipped";
+	}
+}
+
+static void one_observation(void *ctx, const char *name,
+			    const cosched_step_record_t *r,
+			    const cosched_observation_t *o)
+{
+	obs_ctx_t *c = ctx;
+	json_t *e = json_object();
+
+	json_object_set_new(e, "record", json_string(name));
+	json_object_set_new(e, "kind", json_string(kind_name(o->kind)));
+	if (o->kind == COSCHED_OBS_SKIP)
+		json_object_set_new(e, "reason", json_string(
+			cosched_learn_skip_key(o->why)));
+	if (r) {
+		/* The app is the controller's (a checked name), but a
+		 * record is a file: jansson escapes whatever it holds. */
+		json_object_set_new(e, "app", json_string(r->app));
+		if (r->has_run)
+			json_object_set_new(e, "runtime_s",
+					    json_real(r->runtime_s));
+		if (r->has_class)
+			json_object_set_new(e, "class", json_string(
+				cosched_lca_name(r->lca)));
+		if (r->has_prediction)
+			json_object_set_new(e, "predicted",
+					    json_real(r->predicted));
+	}
+	if (o->kind == COSCHED_OBS_PAIR) {
+		json_object_set_new(e, "victim", json_string(
+			cosched_lca_name(o->victim)));
+		json_object_set_new(e, "corunner", json_string(
+			cosched_lca_name(o->corunner)));
+	}
+	json_array_append_new(c->records, e);
+	c->n++;
+}
+
+int status_observations(const char *conf_path, const char *profile_dir,
+			double min_overlap, FILE *out, FILE *errout)
+{
+	obs_ctx_t ctx = { json_array(), 0 };
+	cosched_conf_t conf;
+	cosched_error_t err;
+	json_t *o;
+	char *text;
+	int rc = 1;
+
+	if (!profile_dir) {
+		if (read_conf(conf_path, &conf, errout)) {
+			json_decref(ctx.records);
+			return 1;
+		}
+		profile_dir = conf.profile_dir;
+	}
+	if (cosched_observe_dir(profile_dir, min_overlap, one_observation,
+				&ctx, &err)) {
+		fprintf(errout, "cosched-status: --observations: %s\n",
+			err.msg);
+		json_decref(ctx.records);
 		return 1;
 	}
+	o = json_object();
+	json_object_set_new(o, "profile_dir", json_string(profile_dir));
+	json_object_set_new(o, "min_overlap", json_real(min_overlap));
+	json_object_set_new(o, "records", ctx.records);
+	text = json_dumps(o, JSON_INDENT(1) | JSON_SORT_KEYS);
+	json_decref(o);
+	if (text && fprintf(out, "%s\n", text) >= 0 && !fflush(out))
+		rc = 0;
+	else
+		fprintf(errout, "cosched-status: cannot write the observations\n");
+	free(text);
+	return rc;
+}
+
+/* ---- --interference ------------------------------------------------------- */
+
+int status_interference(const char *conf_path, bool reset, bool json,
+			FILE *out, FILE *errout)
+{
+	char file[COSCHED_PATH_MAX + 64];
+	cosched_learn_table_t t;
+	cosched_conf_t conf;
+	cosched_error_t err;
+	int rc;
+
+	if (read_conf(conf_path, &conf, errout))
+		return 1;
 	snprintf(file, sizeof(file), "%s/%s", conf.profile_dir,
 		 COSCHED_LEARNER_FILE);
 	cosched_learn_init(&t, (long long) time(NULL));

@@ -1,7 +1,7 @@
 /*
  * interference.h - cosched-status --interference and --reset-interference
  * (interference.c): the learned interference table beside the configured
- * one, and its reset.
+ * one, and its reset; --observations: the rule over every step record.
  */
 #ifndef COSCHED_STATUS_INTERFERENCE_H
 #define COSCHED_STATUS_INTERFERENCE_H
@@ -14,5 +14,10 @@
  * errout). */
 int status_interference(const char *conf_path, bool reset, bool json,
 			FILE *out, FILE *errout);
+
+/* Every step record in profile_dir/jobs (NULL: cosched.conf's
+ * ProfileDir) by the observation rule, as JSON (cosched-status(1)). */
+int status_observations(const char *conf_path, const char *profile_dir,
+			double min_overlap, FILE *out, FILE *errout);
 
 #endif

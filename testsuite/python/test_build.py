@@ -179,6 +179,13 @@ def test_make_install_renames_into_place(tmp_path):
                        capture_output=True, text=True, timeout=30,
                        cwd=tmp_path)
     assert r.returncode == 0 and "PROFILEDIR" in r.stdout, r
+    # ... and judges records with the cosched-status installed beside it.
+    (tmp_path / "store" / "jobs").mkdir(parents=True)
+    r = subprocess.run([str(bindir / "cosched-model-check"),
+                        str(tmp_path / "store")], capture_output=True,
+                       text=True, timeout=30, cwd=tmp_path,
+                       env={"PATH": "/usr/bin:/bin"})
+    assert r.returncode == 0 and "0 step records" in r.stdout, r
 
     # A daemon holding the old file keeps it: install replaces the name,
     # never the bytes of the file already open.
