@@ -43,6 +43,12 @@ static const struct {
 		"the co-runner's class is unknown" },
 	[COSCHED_SKIP_NO_SOLO] = { "no_solo",
 		"no solo run of its application" },
+	[COSCHED_SKIP_NO_EXIT] = { "no_exit",
+		"how its tasks ended is not known (an earlier release)" },
+	[COSCHED_SKIP_CORUNNER_UNUSABLE] = { "corunner_unusable",
+		"a co-runner's record cannot be read, trusted or has no run time" },
+	[COSCHED_SKIP_TOO_MANY_PENDING] = { "too_many_pending",
+		"too many records waiting at once" },
 };
 
 const char *cosched_learn_skip_key(cosched_learn_skip_t r)
@@ -62,15 +68,22 @@ void cosched_learn_init(cosched_learn_table_t *t, long long now)
 	t->through = (double) now;
 }
 
+static void names_free(cosched_learn_names_t *s)
+{
+	free(s->v);
+	free(s->index);
+	memset(s, 0, sizeof(*s));
+}
+
 void cosched_learn_free(cosched_learn_table_t *t)
 {
 	if (!t)
 		return;
 	free(t->solo);
-	free(t->seen);
 	t->solo = NULL;
-	t->seen = NULL;
-	t->nsolo = t->solo_cap = t->nseen = t->seen_cap = 0;
+	t->nsolo = t->solo_cap = 0;
+	names_free(&t->seen);
+	names_free(&t->pending);
 }
 
 /* 2^-(dt / h): the weight left after dt seconds; h 0 = no decay. */
@@ -146,10 +159,14 @@ int cosched_learn_solo_add(cosched_learn_table_t *t, const char *app,
 {
 	cosched_learn_solo_t *s = solo_find(t, app);
 
-	if (strlen(app) > COSCHED_LEARN_NAME_MAX || !(runtime_s > 0.0))
+	if (cosched_app_name_check("app", app, err))
+		return -1;
+	if (!(runtime_s > 0.0) || !(runtime_s < 1e9))
 		return cosched_error_set(err,
-			"learned table: solo run of %s not kept",
-			COSCHED_QUOTE(app));
+			"learned table: solo run of %s: %g s not kept",
+			app, runtime_s);
+	if (runtime_s < 0.001)
+		runtime_s = 0.001;	/* what the text form keeps */
 	if (!s) {
 		if (t->nsolo == COSCHED_LEARN_APPS_MAX) {
 			/* The application seen alone longest ago goes. */
@@ -207,49 +224,145 @@ int cosched_learn_solo_time(const cosched_learn_table_t *t, const char *app,
 	return 1;
 }
 
+/* ---- sets of record names --------------------------------------------------- */
+
+static size_t name_hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;	/* FNV-1a */
+
+	while (*s)
+		h = (h ^ (unsigned char) *s++) * 1099511628211ull;
+	return (size_t) h;
+}
+
+/* A record's name as the learner makes it: JOB.STEP.NODE. */
+static bool name_ok(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (!n || n > COSCHED_LEARN_NAME_MAX || s[0] == '.')
+		return false;
+	return strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+			 "0123456789._-") == n;
+}
+
+static int names_find(const cosched_learn_names_t *s, const char *name)
+{
+	if (!s->nindex)
+		return -1;
+	for (size_t i = name_hash(name) & (s->nindex - 1);;
+	     i = (i + 1) & (s->nindex - 1)) {
+		int k = s->index[i];
+
+		if (k < 0)
+			return -1;
+		if (!strcmp(s->v[k].name, name))
+			return k;
+	}
+}
+
+static void names_index_put(cosched_learn_names_t *s, int k)
+{
+	size_t i = name_hash(s->v[k].name) & (s->nindex - 1);
+
+	while (s->index[i] >= 0)
+		i = (i + 1) & (s->nindex - 1);
+	s->index[i] = k;
+}
+
+static void names_reindex(cosched_learn_names_t *s)
+{
+	for (size_t i = 0; i < s->nindex; i++)
+		s->index[i] = -1;
+	for (int k = 0; k < s->n; k++)
+		names_index_put(s, k);
+}
+
+static int names_add(cosched_learn_names_t *s, const char *what,
+		     const char *name, double time, cosched_error_t *err)
+{
+	if (!name_ok(name))
+		return cosched_error_set(err, "learned table: %s: %s: expected JOB.STEP.NODE",
+					 what, COSCHED_QUOTE(name));
+	if (names_find(s, name) >= 0)
+		return 0;
+	if (s->n == COSCHED_LEARN_SEEN_MAX)
+		return cosched_error_set(err, "learned table: already %d %s records",
+					 COSCHED_LEARN_SEEN_MAX, what);
+	if (s->n == s->cap) {
+		int cap = s->cap ? 2 * s->cap : 64;
+		size_t nindex = 4 * (size_t) cap;
+		void *v = realloc(s->v, (size_t) cap * sizeof(*s->v));
+		int *index;
+
+		if (!v)
+			return cosched_error_set(err, "learned table: out of memory");
+		s->v = v;
+		index = malloc(nindex * sizeof(*index));
+		if (!index)
+			return cosched_error_set(err, "learned table: out of memory");
+		free(s->index);
+		s->index = index;
+		s->nindex = nindex;
+		s->cap = cap;
+		names_reindex(s);
+	}
+	strcpy(s->v[s->n].name, name);
+	s->v[s->n].time = time;
+	names_index_put(s, s->n);
+	s->n++;
+	return 0;
+}
+
 bool cosched_learn_seen(const cosched_learn_table_t *t, const char *name)
 {
-	for (int i = 0; i < t->nseen; i++)
-		if (!strcmp(t->seen[i].name, name))
-			return true;
-	return false;
+	return names_find(&t->seen, name) >= 0;
 }
 
 int cosched_learn_seen_add(cosched_learn_table_t *t, const char *name,
 			   double time, cosched_error_t *err)
 {
-	if (strlen(name) > COSCHED_LEARN_NAME_MAX)
-		return cosched_error_set(err, "learned table: record name too long");
-	if (t->nseen == COSCHED_LEARN_SEEN_MAX)
-		return cosched_error_set(err,
-			"learned table: already %d records decided since the watermark",
-			COSCHED_LEARN_SEEN_MAX);
-	if (t->nseen == t->seen_cap) {
-		int cap = t->seen_cap ? 2 * t->seen_cap : 64;
-		void *p = realloc(t->seen, (size_t) cap * sizeof(*t->seen));
+	return names_add(&t->seen, "decided", name, time, err);
+}
 
-		if (!p)
-			return cosched_error_set(err, "learned table: out of memory");
-		t->seen = p;
-		t->seen_cap = cap;
-	}
-	strcpy(t->seen[t->nseen].name, name);
-	t->seen[t->nseen].time = time;
-	t->nseen++;
-	return 0;
+bool cosched_learn_pending(const cosched_learn_table_t *t, const char *name)
+{
+	return names_find(&t->pending, name) >= 0;
+}
+
+int cosched_learn_pending_add(cosched_learn_table_t *t, const char *name,
+			      double time, cosched_error_t *err)
+{
+	return names_add(&t->pending, "pending", name, time, err);
+}
+
+void cosched_learn_pending_remove(cosched_learn_table_t *t, const char *name)
+{
+	cosched_learn_names_t *s = &t->pending;
+	int k = names_find(s, name);
+
+	if (k < 0)
+		return;
+	s->v[k] = s->v[--s->n];
+	names_reindex(s);
 }
 
 void cosched_learn_advance(cosched_learn_table_t *t, double through)
 {
+	cosched_learn_names_t *s = &t->seen;
 	int k = 0;
 
+	through = floor(through * 1000.0) / 1000.0;
 	if (through <= t->through)
 		return;
 	t->through = through;
-	for (int i = 0; i < t->nseen; i++)
-		if (t->seen[i].time >= through)
-			t->seen[k++] = t->seen[i];
-	t->nseen = k;
+	for (int i = 0; i < s->n; i++)
+		if (s->v[i].time >= through)
+			s->v[k++] = s->v[i];
+	if (k != s->n) {
+		s->n = k;
+		names_reindex(s);
+	}
 }
 
 /* ---- what the controller uses ---------------------------------------------- */
@@ -299,6 +412,8 @@ char *cosched_learn_format(const cosched_learn_table_t *t)
 						       sizeof(tag)));
 	cosched_kv_put(&o, "created", "%lld", t->created);
 	cosched_kv_put(&o, "updated", "%lld", t->updated);
+	/* Floored to the millisecond by cosched_learn_advance: written
+	 * exactly, so no pending record falls below it on reading. */
 	cosched_kv_put(&o, "through", "%.3f", t->through);
 	cosched_kv_put_str(&o, "\n");
 	for (int v = 0; v < COSCHED_LCA_COUNT; v++)
@@ -337,10 +452,16 @@ char *cosched_learn_format(const cosched_learn_table_t *t)
 					   s->runs[k]);
 		cosched_kv_put_str(&o, "\n");
 	}
-	for (int i = 0; i < t->nseen; i++) {
+	for (int i = 0; i < t->seen.n; i++) {
 		cosched_kv_put_str(&o, "seen");
-		cosched_kv_put(&o, "record", "%s", t->seen[i].name);
-		cosched_kv_put(&o, "time", "%.3f", t->seen[i].time);
+		cosched_kv_put(&o, "record", "%s", t->seen.v[i].name);
+		cosched_kv_put(&o, "time", "%.3f", t->seen.v[i].time);
+		cosched_kv_put_str(&o, "\n");
+	}
+	for (int i = 0; i < t->pending.n; i++) {
+		cosched_kv_put_str(&o, "pending");
+		cosched_kv_put(&o, "record", "%s", t->pending.v[i].name);
+		cosched_kv_put(&o, "time", "%.3f", t->pending.v[i].time);
 		cosched_kv_put_str(&o, "\n");
 	}
 	return cosched_kv_out_take(&o);
@@ -371,17 +492,6 @@ static int expect_num(cosched_kv_reader_t *r, const char *key, double lo,
 		return cosched_error_set(err, "%s: %s: expected a number from %g to %g",
 					 key, COSCHED_QUOTE(v), lo, hi);
 	return 0;
-}
-
-/* A record's name as the learner makes it: JOB.STEP.NODE. */
-static bool name_ok(const char *s)
-{
-	size_t n = strlen(s);
-
-	if (!n || n > COSCHED_LEARN_NAME_MAX || s[0] == '.')
-		return false;
-	return strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-			 "0123456789._-") == n;
 }
 
 static int parse_line(char *line, int lineno, cosched_learn_table_t *t,
@@ -473,7 +583,8 @@ static int parse_line(char *line, int lineno, cosched_learn_table_t *t,
 		for (int k = 0; k < nruns; k++)
 			if (cosched_learn_solo_add(t, word, runs[k], last, err))
 				return cosched_error_prefix(err, what);
-	} else if (!strcmp(word, "seen")) {
+	} else if (!strcmp(word, "seen") || !strcmp(word, "pending")) {
+		bool seen_line = word[0] == 's';
 		double when;
 
 		if (cosched_kv_expect(&r, "record", &v, err))
@@ -483,7 +594,8 @@ static int parse_line(char *line, int lineno, cosched_learn_table_t *t,
 						 what, COSCHED_QUOTE(v));
 		word = v;
 		if (expect_num(&r, "time", 0, 1e13, &when, err) ||
-		    cosched_learn_seen_add(t, word, when, err))
+		    (seen_line ? cosched_learn_seen_add(t, word, when, err) :
+		     cosched_learn_pending_add(t, word, when, err)))
 			return cosched_error_prefix(err, what);
 	} else if (cosched_kv_version_newer_minor(seen, learn_version)) {
 		(*skipped)++;		/* a kind of line a newer minor added */

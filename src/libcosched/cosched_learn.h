@@ -34,6 +34,8 @@
  *   solo app=APP runs=R,R,...        (the latest solo run times, seconds)
  *   seen record=JOB.STEP.NODE time=T (decided; its file's time, at or
  *                                    after through)
+ *   pending record=JOB.STEP.NODE time=T  (waiting: a co-runner still
+ *                                    runs, or no solo run yet)
  * Times in seconds since the epoch; the version by cosched_kv.h's rule
  * (a newer minor's keys and kinds of line are skipped).
  */
@@ -54,7 +56,8 @@
 #define COSCHED_LEARN_SOLO_RUNS 9
 /* Applications whose solo runs the table keeps (the oldest go first). */
 #define COSCHED_LEARN_APPS_MAX 4096
-/* Records decided after the watermark, remembered by name. */
+/* Records decided after the watermark, and records pending, remembered
+ * by name (each set at most this many). */
 #define COSCHED_LEARN_SEEN_MAX 65536
 #define COSCHED_LEARN_NAME_MAX 128
 
@@ -79,6 +82,10 @@ typedef enum {
 	COSCHED_SKIP_CORUNNER_LATER,	/* the co-runner came after it */
 	COSCHED_SKIP_CORUNNER_CLASS,	/* the co-runner's class unknown */
 	COSCHED_SKIP_NO_SOLO,		/* no solo run of its application */
+	COSCHED_SKIP_NO_EXIT,		/* how its tasks ended is not known */
+	COSCHED_SKIP_CORUNNER_UNUSABLE,	/* a co-runner's record cannot be
+					 * read, trusted or has no run */
+	COSCHED_SKIP_TOO_MANY_PENDING,	/* the pending set was full */
 	COSCHED_SKIP_COUNT
 } cosched_learn_skip_t;
 
@@ -97,6 +104,14 @@ typedef struct {
 	double time;				/* its file's time */
 } cosched_learn_seen_t;
 
+/* A set of record names, hashed. */
+typedef struct {
+	cosched_learn_seen_t *v;	/* malloc'd */
+	int n, cap;
+	int *index;			/* open addressing; -1 empty */
+	size_t nindex;			/* a power of two, > 2 * cap */
+} cosched_learn_names_t;
+
 typedef struct {
 	cosched_learn_cell_t cell[COSCHED_LCA_COUNT][COSCHED_LCA_COUNT];
 	long long skipped[COSCHED_SKIP_COUNT];
@@ -105,8 +120,8 @@ typedef struct {
 				 * decided (cosched_learner.h) */
 	cosched_learn_solo_t *solo;	/* malloc'd */
 	int nsolo, solo_cap;
-	cosched_learn_seen_t *seen;	/* malloc'd */
-	int nseen, seen_cap;
+	cosched_learn_names_t seen;	/* decided, file at or after through */
+	cosched_learn_names_t pending;	/* not decided yet */
 } cosched_learn_table_t;
 
 /* An empty table created at now (through = now: a new or reset table
@@ -126,8 +141,9 @@ double cosched_learn_cell_value(const cosched_learn_cell_t *c);
 double cosched_learn_cell_samples(const cosched_learn_cell_t *c,
 				  long long now, double half_life_s);
 
-/* A solo run time of app (seconds > 0), kept among its latest; -1 when
- * the name is too long or memory ran out. */
+/* A solo run time of app (seconds, at least 0.001), kept among its
+ * latest; -1 when the name is not an application name
+ * (cosched_app_name_check) or memory ran out. */
 int cosched_learn_solo_add(cosched_learn_table_t *t, const char *app,
 			   double runtime_s, long long when,
 			   cosched_error_t *err);
@@ -135,11 +151,18 @@ int cosched_learn_solo_add(cosched_learn_table_t *t, const char *app,
 int cosched_learn_solo_time(const cosched_learn_table_t *t, const char *app,
 			    double *out);
 
-/* Whether name was decided already; remember it. */
+/* Whether name was decided already; remember it (-1 with err when the
+ * set is full or the name is not JOB.STEP.NODE). */
 bool cosched_learn_seen(const cosched_learn_table_t *t, const char *name);
 int cosched_learn_seen_add(cosched_learn_table_t *t, const char *name,
 			   double time, cosched_error_t *err);
-/* Move the watermark to through and forget the names older than it. */
+/* The same for the records waiting; and one leaving the wait. */
+bool cosched_learn_pending(const cosched_learn_table_t *t, const char *name);
+int cosched_learn_pending_add(cosched_learn_table_t *t, const char *name,
+			      double time, cosched_error_t *err);
+void cosched_learn_pending_remove(cosched_learn_table_t *t, const char *name);
+/* Move the watermark to through (floored to the millisecond, as the text
+ * keeps it) and forget the decided names older than it. */
 void cosched_learn_advance(cosched_learn_table_t *t, double through);
 
 /*

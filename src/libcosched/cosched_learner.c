@@ -15,6 +15,7 @@
 
 #include "cosched_file.h"
 #include "cosched_learner.h"
+#include "cosched_live.h"
 #include "cosched_text.h"
 
 #define LEARNER_PATH_MAX (COSCHED_PATH_MAX + 256)
@@ -39,6 +40,21 @@ static int json_u32(json_t *o, const char *key, uint32_t *out)
 	    json_integer_value(v) > (json_int_t) UINT32_MAX)
 		return -1;
 	*out = (uint32_t) json_integer_value(v);
+	return 0;
+}
+
+/* A count: an integer from 0 to 1000000 (0 when absent). */
+static int json_count(json_t *o, const char *key, int *out)
+{
+	json_t *v = json_object_get(o, key);
+
+	*out = 0;
+	if (!v)
+		return 0;
+	if (!json_is_integer(v) || json_integer_value(v) < 0 ||
+	    json_integer_value(v) > 1000000)
+		return -1;
+	*out = (int) json_integer_value(v);
 	return 0;
 }
 
@@ -91,9 +107,11 @@ int cosched_step_record_parse(const char *text, cosched_step_record_t *r,
 		goto out;
 	}
 	s = json_string_value(json_object_get(o, "node"));
+	/* The node names the co-runners' files: a name the live loads
+	 * would take (cosched_live_node_check), never a path. */
 	if (json_u32(o, "job", &r->job) || json_u32(o, "step", &r->step) ||
-	    !s || !*s || strlen(s) >= sizeof(r->node)) {
-		cosched_error_set(err, "no job, step or node");
+	    !s || cosched_live_node_check(s, NULL)) {
+		cosched_error_set(err, "no job, step or usable node name");
 		goto out;
 	}
 	strcpy(r->node, s);
@@ -107,14 +125,14 @@ int cosched_step_record_parse(const char *text, cosched_step_record_t *r,
 	if (json_is_object(v = json_object_get(o, "decision")))
 		record_decision(v, r);
 	if (json_is_object(v = json_object_get(o, "exit"))) {
-		double x;
-
+		if (json_count(v, "signalled", &r->signalled) ||
+		    json_count(v, "failed", &r->failed)) {
+			cosched_error_set(err, "exit: signalled and failed must be counts");
+			goto out;
+		}
 		r->has_exit = true;
-		r->signalled = json_num(v, "signalled", &x) ? (int) x : 0;
-		r->failed = json_num(v, "failed", &x) ? (int) x : 0;
 	}
 	if (json_is_array(v = json_object_get(o, "co_runners"))) {
-		double seen;
 		size_t i;
 		json_t *e;
 
@@ -131,8 +149,10 @@ int cosched_step_record_parse(const char *text, cosched_step_record_t *r,
 			}
 			r->ncorunners++;
 		}
-		r->corunners_seen = json_num(o, "co_runners_seen", &seen) ?
-				    (int) seen : r->ncorunners;
+		if (!json_object_get(o, "co_runners_seen"))
+			r->corunners_seen = r->ncorunners;
+		else if (json_count(o, "co_runners_seen", &r->corunners_seen))
+			r->corunners_known = false;
 	}
 	rc = 0;
 out:
@@ -158,6 +178,18 @@ int cosched_step_record_load(const char *path, cosched_step_record_t *r,
 	free(text);
 	if (rc)
 		return cosched_error_prefix(err, path);
+	/* A record is kept under its own name (cosched-sampler's
+	 * keep_central): another name is someone's copy. */
+	{
+		const char *base = strrchr(path, '/');
+		char want[COSCHED_LEARN_NAME_MAX + 16];
+
+		snprintf(want, sizeof(want), "%" PRIu32 ".%" PRIu32 ".%s.json",
+			 r->job, r->step, r->node);
+		if (strcmp(base ? base + 1 : path, want))
+			return cosched_error_set(err,
+				"%s: the record is of %s", path, want);
+	}
 	return 1;
 }
 
@@ -234,6 +266,7 @@ typedef struct {
 	cosched_observation_t obs;
 	double time;			/* its file's time (cosched_learner.h:
 					 * the watermark's clock) */
+	bool was_pending;		/* from the table's pending set */
 } candidate_t;
 
 const cosched_learn_table_t *cosched_learner_table(const cosched_learner_t *l)
@@ -286,13 +319,17 @@ static bool adopt_file(cosched_learner_t *l, long long now,
 {
 	char path[LEARNER_PATH_MAX];
 	cosched_learn_table_t t;
-	bool first = !l->loaded, dirty = false;
+	bool first = !l->loaded, dirty = false, aside_done = false;
 	struct stat st;
 	int rc;
 
 	table_path(path, sizeof(path), l->dir);
-	if (l->known && !lstat(path, &st) && same_file(&st, &l->key))
-		return false;
+	if (l->loaded) {
+		int gone = lstat(path, &st);
+
+		if (l->known ? !gone && same_file(&st, &l->key) : gone != 0)
+			return false;	/* as the learner left it */
+	}
 	l->loaded = true;
 	cosched_learn_init(&t, now);
 	rc = file_load_stat(l->dir, &t, &st, note);
@@ -304,6 +341,20 @@ static bool adopt_file(cosched_learner_t *l, long long now,
 		rep->adopted = !first;
 	} else {
 		cosched_learn_free(&t);
+		if (rc < 0 && first) {
+			/* Another major after a rollback, a restored file
+			 * someone else owns: kept aside for the administrator,
+			 * never overwritten. */
+			char aside[LEARNER_PATH_MAX + 32];
+
+			snprintf(aside, sizeof(aside), "%s.bad.%lld", path, now);
+			if (!rename(path, aside)) {
+				cosched_error_set(note,
+					"%.600s; set aside as %s, learning again from now",
+					note->msg, aside);
+				aside_done = true;
+			}
+		}
 		if (rc == 0 || first) {
 			/* No table (none yet, or removed: a reset too), or
 			 * an unusable one at the start: learn from what ends
@@ -316,9 +367,10 @@ static bool adopt_file(cosched_learner_t *l, long long now,
 		/* An unusable file later: the learner keeps its own table,
 		 * and replaces the file at its next change. */
 	}
-	/* Known from now on: an unusable file is said once. */
-	l->known = rc != 0;
-	if (rc != 0)
+	/* Known from now on (an unusable file is said once): the file as
+	 * read, or none. */
+	l->known = rc != 0 && !aside_done;
+	if (l->known)
 		l->key = st;
 	return dirty;
 }
@@ -372,7 +424,8 @@ static int gather(const char *profile_dir, const cosched_learn_table_t *t,
 			continue;
 		memcpy(c[k].name, name, len - 5);
 		c[k].name[len - 5] = '\0';
-		if (t && cosched_learn_seen(t, c[k].name))
+		if (t && (cosched_learn_seen(t, c[k].name) ||
+			  cosched_learn_pending(t, c[k].name)))
 			continue;
 		rc = cosched_step_record_load(path, &c[k].rec, &why);
 		c[k].time = file_time(&st);
@@ -394,13 +447,48 @@ static int gather(const char *profile_dir, const cosched_learn_table_t *t,
 	return 0;
 }
 
+/* The records the table keeps waiting, read again by name. */
+static int gather_pending(const char *profile_dir,
+			  const cosched_learn_table_t *t, candidate_t **c,
+			  int *n, cosched_error_t *err)
+{
+	candidate_t *more;
+
+	if (!t->pending.n)
+		return 0;
+	more = realloc(*c, ((size_t) *n + (size_t) t->pending.n + 1) *
+			   sizeof(**c));
+	if (!more)
+		return cosched_error_set(err, "learned table: out of memory");
+	*c = more;
+	for (int i = 0; i < t->pending.n; i++) {
+		candidate_t *v = &more[(*n)++];
+		char path[LEARNER_PATH_MAX * 2];
+		cosched_error_t why;
+
+		memset(v, 0, sizeof(*v));
+		snprintf(v->name, sizeof(v->name), "%s", t->pending.v[i].name);
+		v->time = t->pending.v[i].time;
+		v->was_pending = true;
+		snprintf(path, sizeof(path), "%s/%s/%s.json", profile_dir,
+			 COSCHED_LEARNER_JOBS_SUBDIR, v->name);
+		if (cosched_step_record_load(path, &v->rec, &why) == 1) {
+			v->obs.kind = COSCHED_OBS_PENDING;	/* to decide */
+		} else {
+			v->obs.kind = COSCHED_OBS_SKIP;	/* gone, or changed */
+			v->obs.why = COSCHED_SKIP_UNREADABLE;
+		}
+	}
+	return 0;
+}
+
 /* The rule on one record: its named co-runners' records read by name. */
 static void decide(const char *profile_dir, double min_overlap,
 		   candidate_t *v)
 {
 	cosched_step_record_t co[COSCHED_OBSERVE_CORUNNERS_MAX];
 	const cosched_step_record_t *cop[COSCHED_OBSERVE_CORUNNERS_MAX];
-	int nco = 0, missing = 0;
+	int nco = 0, missing = 0, unusable = 0;
 
 	for (int i = 0; i < v->rec.ncorunners; i++) {
 		char path[LEARNER_PATH_MAX * 2];
@@ -417,11 +505,12 @@ static void decide(const char *profile_dir, double min_overlap,
 			nco++;
 		} else if (rc == 0) {
 			missing++;
+		} else {
+			unusable++;	/* it may have shared the sockets */
 		}
-		/* An unreadable co-runner is missing for good: it counts as
-		 * none, and is skipped itself as unreadable. */
 	}
-	cosched_observe(&v->rec, cop, nco, missing, min_overlap, &v->obs);
+	cosched_observe(&v->rec, cop, nco, missing, unusable, min_overlap,
+			&v->obs);
 }
 
 int cosched_observe_dir(const char *profile_dir, double min_overlap,
@@ -448,43 +537,99 @@ int cosched_observe_dir(const char *profile_dir, double min_overlap,
 	return 0;
 }
 
+/* Whether the file is still the one this learner knows: a reset (or an
+ * administrator's edit) since it looked wins over what it learned. */
+static bool file_still_known(const cosched_learner_t *l)
+{
+	char path[LEARNER_PATH_MAX];
+	struct stat st;
+	int rc;
+
+	table_path(path, sizeof(path), l->dir);
+	rc = lstat(path, &st);
+	if (!l->known)
+		return rc != 0;		/* none then: none now */
+	return rc == 0 && same_file(&st, &l->key);
+}
+
+/* A record decided: counted, and remembered so it is never decided
+ * again.  -1 when the set of decided names is full (then nothing of it
+ * was applied). */
+static int settle(cosched_learn_table_t *t, candidate_t *v,
+		  cosched_learner_report_t *rep)
+{
+	if (!v->was_pending &&
+	    cosched_learn_seen_add(t, v->name, v->time, NULL))
+		return -1;
+	if (v->was_pending)
+		cosched_learn_pending_remove(t, v->name);
+	if (v->obs.kind == COSCHED_OBS_SKIP) {
+		t->skipped[v->obs.why]++;
+		rep->skipped[v->obs.why]++;
+	}
+	rep->read++;
+	return 0;
+}
+
+int cosched_learner_load(cosched_learner_t *l, long long now,
+			 cosched_learner_report_t *rep, cosched_error_t *err)
+{
+	cosched_error_t note = { { 0 } };
+
+	memset(rep, 0, sizeof(*rep));
+	adopt_file(l, now, rep, &note);
+	if (note.msg[0]) {
+		*err = note;
+		return -1;
+	}
+	return 0;
+}
+
 int cosched_learner_run(cosched_learner_t *l, long long now,
 			cosched_learner_report_t *rep, cosched_error_t *err)
 {
 	cosched_learn_table_t *t = &l->table;
 	candidate_t *c = NULL;
 	cosched_error_t note = { { 0 } };
-	double oldest_pending = INFINITY;
+	double unsettled = INFINITY;
 	bool changed;
 	int n = 0, rc = 0;
 
 	memset(rep, 0, sizeof(*rep));
 	changed = adopt_file(l, now, rep, &note);
-	if (gather(l->dir, t, &c, &n, err))
+	if (gather(l->dir, t, &c, &n, err) ||
+	    gather_pending(l->dir, t, &c, &n, err)) {
+		free(c);
 		return -1;
-	/* Solo runs first: a pair decided in the same run may need one. */
+	}
 	for (int i = 0; i < n; i++)
 		if (c[i].obs.kind == COSCHED_OBS_PENDING)
 			decide(l->dir, l->min_overlap, &c[i]);
-	for (int i = 0; i < n; i++)
-		if (c[i].obs.kind == COSCHED_OBS_SOLO &&
-		    cosched_learn_solo_add(t, c[i].rec.app, c[i].rec.runtime_s,
-					   (long long) c[i].time, NULL) == 0)
+	/* Solo runs first: a pair decided in the same run may need one. */
+	for (int i = 0; i < n; i++) {
+		candidate_t *v = &c[i];
+
+		if (v->obs.kind != COSCHED_OBS_SOLO)
+			continue;
+		if (settle(t, v, rep)) {
+			if (v->time < unsettled)
+				unsettled = v->time;
+			continue;
+		}
+		if (!cosched_learn_solo_add(t, v->rec.app, v->rec.runtime_s,
+					    (long long) v->time, NULL))
 			rep->solos++;
+	}
 	for (int i = 0; i < n; i++) {
 		candidate_t *v = &c[i];
 		bool old = (double) now - v->time > COSCHED_LEARNER_PENDING_MAX_S;
-		double solo;
+		double solo = 0.0;
 
-		if (v->obs.kind == COSCHED_OBS_PAIR) {
-			if (cosched_learn_solo_time(t, v->rec.app, &solo)) {
-				cosched_learn_add(t, v->obs.victim,
-						  v->obs.corunner,
-						  v->rec.runtime_s / solo,
-						  (long long) v->time,
-						  l->half_life_s, NULL);
-				rep->pairs++;
-			} else if (old) {
+		if (v->obs.kind == COSCHED_OBS_SOLO)
+			continue;
+		if (v->obs.kind == COSCHED_OBS_PAIR &&
+		    !cosched_learn_solo_time(t, v->rec.app, &solo)) {
+			if (old) {
 				v->obs.kind = COSCHED_OBS_SKIP;
 				v->obs.why = COSCHED_SKIP_NO_SOLO;
 			} else {
@@ -494,34 +639,53 @@ int cosched_learner_run(cosched_learner_t *l, long long now,
 			v->obs.kind = COSCHED_OBS_SKIP;
 			v->obs.why = COSCHED_SKIP_CORUNNER_MISSING;
 		}
-		if (v->obs.kind == COSCHED_OBS_SKIP) {
-			t->skipped[v->obs.why]++;
-			rep->skipped[v->obs.why]++;
-		}
 		if (v->obs.kind == COSCHED_OBS_PENDING) {
-			rep->pending++;
-			if (v->time < oldest_pending)
-				oldest_pending = v->time;
+			if (!v->was_pending &&
+			    cosched_learn_pending_add(t, v->name, v->time,
+						      NULL)) {
+				v->obs.kind = COSCHED_OBS_SKIP;
+				v->obs.why = COSCHED_SKIP_TOO_MANY_PENDING;
+			} else {
+				rep->pending++;
+				changed = true;
+				continue;
+			}
+		}
+		if (settle(t, v, rep)) {
+			if (v->time < unsettled)
+				unsettled = v->time;
 			continue;
 		}
-		rep->read++;
-		if (cosched_learn_seen_add(t, v->name, v->time, NULL))
-			break;	/* full: the watermark moves on below */
+		if (v->obs.kind == COSCHED_OBS_PAIR) {
+			cosched_learn_add(t, v->obs.victim, v->obs.corunner,
+					  v->rec.runtime_s / solo,
+					  (long long) v->time, l->half_life_s,
+					  NULL);
+			rep->pairs++;
+		}
 	}
 	free(c);
+	/* Every record whose file is older than now less the slack has
+	 * been gathered: decided, or kept in the pending set; but not one
+	 * the full set of decided names could not take (it is gathered
+	 * again, once the watermark has moved up to it). */
 	{
 		double through = (double) now - COSCHED_LEARNER_SLACK_S;
 
-		if (oldest_pending < through)
-			through = oldest_pending;
-		if (through > t->through) {
+		if (unsettled < through)
+			through = unsettled;
+		if (through >= t->through + 0.001) {
 			cosched_learn_advance(t, through);
 			changed = true;
 		}
 	}
 	if (rep->read)
 		changed = true;
-	if (changed) {
+	rep->changed = changed;
+	if (changed && !file_still_known(l)) {
+		/* Reset under this run: taken at the next one. */
+		rep->saved = false;
+	} else if (changed) {
 		struct stat st;
 		char path[LEARNER_PATH_MAX];
 
@@ -536,8 +700,6 @@ int cosched_learner_run(cosched_learner_t *l, long long now,
 			}
 			rep->saved = true;
 		}
-	} else {
-		rep->saved = false;
 	}
 	if (!rc && note.msg[0]) {
 		*err = note;

@@ -14,13 +14,19 @@
  * counted (skipped, unreadable) and never read again.
  *
  * Which records are read: those whose file's time (mtime) is at or after
- * the table's watermark ("through"), not decided yet.  The watermark
- * moves to the file time of the oldest record still pending, or to now
- * less COSCHED_LEARNER_SLACK_S (a record is written as its step ends;
- * the slack covers clocks of nodes and shared file systems): every
- * record whose file is older is decided.  A record that stays pending
- * for COSCHED_LEARNER_PENDING_MAX_S (a co-runner's record never came, no
- * solo run of its application) is skipped with that reason.
+ * the table's watermark ("through"), not decided or pending yet, and the
+ * pending ones again by name.  The watermark moves to now less
+ * COSCHED_LEARNER_SLACK_S (a record is written as its step ends; the
+ * slack covers clocks of nodes and shared file systems): every record
+ * whose file is older was gathered, and is decided or pending.  A record
+ * that stays pending for COSCHED_LEARNER_PENDING_MAX_S (a co-runner's
+ * record never came, no solo run of its application) is skipped with
+ * that reason.
+ *
+ * A table file that cannot be used when the learner starts (another
+ * major after a rollback, a file someone else owns) is renamed aside
+ * (interference.learned.bad.TIME) and the learner starts again; one that
+ * becomes unusable later is said once and replaced at the next change.
  *
  * A reset (cosched-status --reset-interference) writes an empty table
  * with the watermark at that moment; the learner finds the file is no
@@ -80,6 +86,7 @@ typedef struct {
 	int read;			/* records decided this run */
 	int pairs, solos, pending;
 	int skipped[COSCHED_SKIP_COUNT];
+	bool changed;			/* the table changed */
 	bool saved;			/* the file was written */
 	bool adopted;			/* a file written by another (a
 					 * reset) was taken */
@@ -92,6 +99,10 @@ cosched_learner_t *cosched_learner_create(const char *profile_dir,
 					  double min_overlap,
 					  cosched_error_t *err);
 void cosched_learner_free(cosched_learner_t *l);
+/* Only the table file (at slurmctld's start: no scan of the records,
+ * which the reader thread does). */
+int cosched_learner_load(cosched_learner_t *l, long long now,
+			 cosched_learner_report_t *rep, cosched_error_t *err);
 /* One run at now.  -1 with err when the jobs folder cannot be listed or
  * the table cannot be written (what was learned stays in memory). */
 int cosched_learner_run(cosched_learner_t *l, long long now,

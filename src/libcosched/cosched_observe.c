@@ -11,7 +11,7 @@ static double overlap(const cosched_step_record_t *v,
 {
 	double s, e;
 
-	if (!o->has_run || strcmp(v->node, o->node))
+	if (strcmp(v->node, o->node))
 		return 0.0;
 	if (v->has_sockets && o->has_sockets &&
 	    !cosched_idset_overlap(&v->sockets, &o->sockets))
@@ -29,7 +29,7 @@ static void skip(cosched_observation_t *out, cosched_learn_skip_t why)
 
 void cosched_observe(const cosched_step_record_t *v,
 		     const cosched_step_record_t *const *co, int nco,
-		     int missing, double min_overlap,
+		     int missing, int unusable, double min_overlap,
 		     cosched_observation_t *out)
 {
 	const cosched_step_record_t *most = NULL;
@@ -39,12 +39,19 @@ void cosched_observe(const cosched_step_record_t *v,
 	memset(out, 0, sizeof(*out));
 	if (!v->has_run)
 		return skip(out, COSCHED_SKIP_NO_RUNTIME);
-	if (v->has_exit && v->signalled)
+	if (!v->has_exit)
+		return skip(out, COSCHED_SKIP_NO_EXIT);
+	if (v->signalled)
 		return skip(out, COSCHED_SKIP_SIGNALLED);
-	if (v->has_exit && v->failed)
+	if (v->failed)
 		return skip(out, COSCHED_SKIP_FAILED);
 	if (!v->corunners_known || v->corunners_seen > v->ncorunners)
 		return skip(out, COSCHED_SKIP_NO_CORUNNER_LIST);
+	if (unusable > 0)
+		return skip(out, COSCHED_SKIP_CORUNNER_UNUSABLE);
+	for (int i = 0; i < nco; i++)
+		if (!co[i]->has_run)
+			return skip(out, COSCHED_SKIP_CORUNNER_UNUSABLE);
 	if (missing > 0) {
 		out->kind = COSCHED_OBS_PENDING;
 		return;

@@ -13,10 +13,15 @@
  *
  * The rule, in order (the first that applies):
  *   - no measured run (runtime, start, end): skipped, no_runtime;
- *   - a task ended by a signal (a time limit, scancel, a crash): skipped,
- *     signalled; a task exited nonzero: skipped, failed;
+ *   - how its tasks ended is not known (no "exit": an earlier release):
+ *     skipped, no_exit; a task ended by a signal (a time limit, scancel,
+ *     a crash): skipped, signalled; a task exited nonzero: skipped,
+ *     failed;
  *   - its co-runners are not all named (the step left the node's ledger,
  *     or more than the ledger names): skipped, no_corunner_list;
+ *   - a named co-runner's record cannot be read or trusted, or has no
+ *     run time (an earlier release): skipped, corunner_unusable (it may
+ *     have shared the sockets all along);
  *   - a named co-runner has no record yet: pending (its caller waits;
  *     a record that stays pending is skipped, corunner_missing);
  *   - no step co-ran with it: a solo run of its application;
@@ -82,11 +87,12 @@ typedef struct {
 
 /*
  * Apply the rule to v, given the records found of its named co-runners
- * (co[0..nco), any order) and how many named ones have none (missing).
+ * (co[0..nco), any order), how many named ones have none (missing) and
+ * how many have one that cannot be read or trusted (unusable).
  */
 void cosched_observe(const cosched_step_record_t *v,
 		     const cosched_step_record_t *const *co, int nco,
-		     int missing, double min_overlap,
+		     int missing, int unusable, double min_overlap,
 		     cosched_observation_t *out);
 
 #endif

@@ -31,6 +31,7 @@ struct cosched_refresher {
 
 	cosched_live_reader_t *reader;	/* the thread's only */
 	cosched_learner_t *learner;	/* the thread's only */
+	char learn_error[COSCHED_ERROR_MSG_LEN];	/* the last said */
 
 	pthread_mutex_t learn_mutex;	/* the learned cells below */
 	cosched_learn_cell_t cells[COSCHED_LCA_COUNT][COSCHED_LCA_COUNT];
@@ -81,17 +82,26 @@ static void refresh_profiles(cosched_refresher_t *r)
 /* The step records that ended since the last run into the learned
  * interference table (cosched_learner.h), and its cells published for
  * the caller's next cosched_refresher_interference. */
+static void publish_learned(cosched_refresher_t *r);
+
 static void refresh_learned(cosched_refresher_t *r)
 {
 	cosched_learner_report_t rep;
 	cosched_error_t err = { { 0 } };
-	const cosched_learn_table_t *t;
 	int rc = cosched_learner_run(r->learner, (long long) time(NULL), &rep,
 				     &err);
 
-	if (rc)
+	/* Said once for each new trouble (a ProfileDir slurmctld may not
+	 * write would otherwise fill the log every refresh). */
+	if (rc && strcmp(err.msg, r->learn_error)) {
 		say(r, COSCHED_REFRESH_ERROR, "learned interference: %s",
 		    err.msg);
+		snprintf(r->learn_error, sizeof(r->learn_error), "%s", err.msg);
+	} else if (!rc && r->learn_error[0]) {
+		say(r, COSCHED_REFRESH_ERROR,
+		    "learned interference: working again");
+		r->learn_error[0] = '\0';
+	}
 	if (rep.adopted)
 		say(r, COSCHED_REFRESH_ERROR,
 		    "learned interference: %s/%s was replaced (a reset): learning again from now",
@@ -100,9 +110,17 @@ static void refresh_learned(cosched_refresher_t *r)
 		say(r, COSCHED_REFRESH_DEBUG,
 		    "learned interference: %d records decided (%d pair observations, %d solo runs), %d pending",
 		    rep.read, rep.pairs, rep.solos, rep.pending);
-	if (!rep.saved && !rep.adopted && r->learn_gen)
-		return;		/* nothing new to publish */
-	t = cosched_learner_table(r->learner);
+	/* Published every run, changed or not: the controller applies it
+	 * with its own clock, so cells whose samples decayed below
+	 * InterferenceMinSamples go back to the configured values even
+	 * when nothing new was learned (or the file cannot be written). */
+	publish_learned(r);
+}
+
+static void publish_learned(cosched_refresher_t *r)
+{
+	const cosched_learn_table_t *t = cosched_learner_table(r->learner);
+
 	pthread_mutex_lock(&r->learn_mutex);
 	memcpy(r->cells, t->cell, sizeof(r->cells));
 	r->learn_gen++;
@@ -259,8 +277,18 @@ cosched_refresher_t *cosched_refresher_start(const cosched_conf_t *conf,
 		return NULL;
 	}
 	refresh_profiles(r);
-	/* The table a restarted slurmctld left, before the first job. */
-	refresh_learned(r);
+	/* The table a restarted slurmctld left, before the first job; the
+	 * records are read in the thread (a day of them may be many). */
+	{
+		cosched_learner_report_t rep;
+		cosched_error_t lerr = { { 0 } };
+
+		if (cosched_learner_load(r->learner, (long long) time(NULL),
+					 &rep, &lerr))
+			say(r, COSCHED_REFRESH_ERROR, "learned interference: %s",
+			    lerr.msg);
+		publish_learned(r);
+	}
 	if (pthread_create(&r->thread, NULL, loop, r)) {
 		cosched_error_set(err, "cannot start the profile refresh thread");
 		destroy(r);

@@ -179,8 +179,21 @@ int cosched_energy_ledger_update(cosched_rapl_t *rapl, const char *dir,
 	if (ledger_load(dir, boot, l, oc, err))
 		goto done;
 
-	/* What was spent since the ledger's reading. */
-	if (!oc->restarted && !same_zones(l, rapl)) {
+	/* What was spent since the ledger's reading.  A step without RAPL
+	 * (rapl NULL) only says it is present: it never restarts a ledger
+	 * that counts zones, and splits nothing.  A step with RAPL finding
+	 * a ledger of presence only (no zone yet) starts counting from its
+	 * reading, keeping the steps present. */
+	if (!oc->restarted && rapl && l->nzones == 0 && l->n > 0) {
+		if (cosched_rapl_read(rapl, last, err))
+			goto done;
+		cosched_rapl_set_last(rapl, last);
+		memset(&node, 0, sizeof(node));
+		node.has_core = cosched_rapl_has_core(rapl);
+		node.has_dram = cosched_rapl_has_dram(rapl);
+	} else if (!oc->restarted && !rapl) {
+		memset(&node, 0, sizeof(node));
+	} else if (!oc->restarted && !same_zones(l, rapl)) {
 		oc->restarted = true;
 		snprintf(oc->note, sizeof(oc->note),
 			 "the RAPL zones changed: started again");
@@ -198,9 +211,8 @@ int cosched_energy_ledger_update(cosched_rapl_t *rapl, const char *dir,
 			node.has_core = cosched_rapl_has_core(rapl);
 			node.has_dram = cosched_rapl_has_dram(rapl);
 		}
-	} else if (!rapl) {
-		/* Presence only: no energy to split. */
-		memset(&node, 0, sizeof(node));
+	} else if (!rapl || l->nzones == 0) {
+		/* Presence only, or the first reading: nothing to split. */
 	} else {
 		for (int i = 0; i < l->nzones; i++)
 			last[i] = l->zone[i].uj;
@@ -234,7 +246,8 @@ int cosched_energy_ledger_update(cosched_rapl_t *rapl, const char *dir,
 		l->step[mine].rate = me->rate;
 		l->step[mine].mem_rate = me->mem_rate;
 	}
-	if (split(l, (size_t) present, &node, oc, err))
+	if (rapl && l->nzones > 0 &&
+	    split(l, (size_t) present, &node, oc, err))
 		goto done;
 	if (mine < 0) {
 		if (l->n == COSCHED_LEDGER_STEPS_MAX) {
@@ -257,13 +270,16 @@ int cosched_energy_ledger_update(cosched_rapl_t *rapl, const char *dir,
 	l->step[mine].rate = me->rate;
 	l->step[mine].mem_rate = me->mem_rate;
 
-	l->nzones = rapl ? cosched_rapl_nzones(rapl) : 0;
-	if (rapl)
+	/* The reading moves on with RAPL; a presence-only update leaves the
+	 * ledger's zones and reading as they were. */
+	if (rapl) {
+		l->nzones = cosched_rapl_nzones(rapl);
 		cosched_rapl_get_last(rapl, last);
-	for (int i = 0; i < l->nzones; i++) {
-		snprintf(l->zone[i].dir, sizeof(l->zone[i].dir), "%s",
-			 cosched_rapl_zone(rapl, i)->dir);
-		l->zone[i].uj = last[i];
+		for (int i = 0; i < l->nzones; i++) {
+			snprintf(l->zone[i].dir, sizeof(l->zone[i].dir), "%s",
+				 cosched_rapl_zone(rapl, i)->dir);
+			l->zone[i].uj = last[i];
+		}
 	}
 	if (out)
 		*out = l->step[mine];

@@ -278,12 +278,13 @@ static void ledger_rates(const uint64_t *sum, const bool *ok)
 static void ledger_update(bool leave)
 {
 	cosched_ledger_step_t out;
+	cosched_ledger_outcome_t oc;
 	cosched_error_t err;
 
 	if (!S.in_ledger)
 		return;
 	if (cosched_energy_ledger_update(S.rapl, S.ledger_dir, &S.me, leave,
-					 LEDGER_WAIT_MS, &out, NULL, &err)) {
+					 LEDGER_WAIT_MS, &out, &oc, &err)) {
 		/* A busy or broken ledger loses this step's energy from here
 		 * on, and the record says why. */
 		energy_off("energy unavailable: %.400s", err.msg);
@@ -294,6 +295,10 @@ static void ledger_update(bool leave)
 	S.me.ncorunners = out.ncorunners;
 	S.me.corunners_seen = out.corunners_seen;
 	memcpy(S.me.corunners, out.corunners, sizeof(out.corunners));
+	/* A ledger that started again forgot who was present before: the
+	 * record's co-runners would be a part only. */
+	if (oc.restarted)
+		S.corunners_known = false;
 }
 
 /* ---- the live load ------------------------------------------------------ */

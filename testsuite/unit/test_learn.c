@@ -150,6 +150,10 @@ START_TEST(test_text_round_trip)
 	t.skipped[COSCHED_SKIP_SIGNALLED] = 3;
 	ck_assert_int_eq(cosched_learn_solo_add(&t, "stream", 10.0, 1700000050,
 						&err), 0);
+	/* What the strict reader would refuse is never written. */
+	ck_assert_int_eq(cosched_learn_solo_add(&t, "app x", 1.0, 1, &err), -1);
+	ck_assert_int_eq(cosched_learn_solo_add(&t, "x", 0.0, 1, &err), -1);
+	cosched_learn_pending_add(&t, "14.0.n1", 1700000101.25, &err);
 	cosched_learn_solo_add(&t, "stream", 12.0, 1700000060, &err);
 	cosched_learn_seen_add(&t, "12.0.n1", 1700000100.5, &err);
 	text = cosched_learn_format(&t);
@@ -165,6 +169,8 @@ START_TEST(test_text_round_trip)
 	ck_assert_int_eq(cosched_learn_solo_time(&back, "stream", &solo), 1);
 	ck_assert_double_eq_tol(solo, 11.0, 1e-9);
 	ck_assert(cosched_learn_seen(&back, "12.0.n1"));
+	ck_assert(cosched_learn_pending(&back, "14.0.n1"));
+	ck_assert(!cosched_learn_pending(&back, "12.0.n1"));
 	free(again);
 
 	/* A newer minor: unknown keys and lines are skipped. */
@@ -247,62 +253,75 @@ START_TEST(test_observe_rule)
 	cosched_observation_t o;
 
 	/* Alone: a solo run. */
-	cosched_observe(&v, NULL, 0, 0, 0.5, &o);
+	cosched_observe(&v, NULL, 0, 0, 0, 0.5, &o);
 	ck_assert_int_eq(o.kind, COSCHED_OBS_SOLO);
 	/* One co-runner throughout: the pair L next to C. */
 	name(&v, &a);
-	cosched_observe(&v, co, 1, 0, 0.5, &o);
+	cosched_observe(&v, co, 1, 0, 0, 0.5, &o);
 	ck_assert_int_eq(o.kind, COSCHED_OBS_PAIR);
 	ck_assert_int_eq(o.victim, COSCHED_LCA_L);
 	ck_assert_int_eq(o.corunner, COSCHED_LCA_C);
 	/* Its record not there yet: pending. */
-	cosched_observe(&v, co, 0, 1, 0.5, &o);
+	cosched_observe(&v, co, 0, 1, 0, 0.5, &o);
 	ck_assert_int_eq(o.kind, COSCHED_OBS_PENDING);
 	/* Two for most of the run: several. */
 	name(&v, &b);
-	cosched_observe(&v, co, 2, 0, 0.5, &o);
+	cosched_observe(&v, co, 2, 0, 0, 0.5, &o);
 	ck_assert_int_eq(o.kind, COSCHED_OBS_SKIP);
 	ck_assert_int_eq(o.why, COSCHED_SKIP_SEVERAL);
 	/* ... unless the other one only touched it (0.4 s), or ran on
 	 * another socket. */
 	b.start_s = 109.6;
-	cosched_observe(&v, co, 2, 0, 0.5, &o);
+	cosched_observe(&v, co, 2, 0, 0, 0.5, &o);
 	ck_assert_int_eq(o.kind, COSCHED_OBS_PAIR);
 	b.start_s = 100;
 	v.has_sockets = b.has_sockets = a.has_sockets = true;
 	cosched_idset_add(&v.sockets, 0, NULL);
 	cosched_idset_add(&a.sockets, 0, NULL);
 	cosched_idset_add(&b.sockets, 1, NULL);
-	cosched_observe(&v, co, 2, 0, 0.5, &o);
+	cosched_observe(&v, co, 2, 0, 0, 0.5, &o);
 	ck_assert_int_eq(o.kind, COSCHED_OBS_PAIR);
 	/* The co-runner came 3 s later: its prediction was about others. */
 	a.start_s = 103;
-	cosched_observe(&v, co, 2, 0, 0.5, &o);
+	cosched_observe(&v, co, 2, 0, 0, 0.5, &o);
 	ck_assert_int_eq(o.why, COSCHED_SKIP_CORUNNER_LATER);
 	a.start_s = 100;
 	a.has_class = false;
-	cosched_observe(&v, co, 2, 0, 0.5, &o);
+	cosched_observe(&v, co, 2, 0, 0, 0.5, &o);
 	ck_assert_int_eq(o.why, COSCHED_SKIP_CORUNNER_CLASS);
 	a.has_class = true;
+	/* A co-runner whose record cannot be used (unreadable, or of an
+	 * earlier release without a run time) may have shared the sockets
+	 * all along: not a pair, never a solo run. */
+	cosched_observe(&v, co, 2, 0, 1, 0.5, &o);
+	ck_assert_int_eq(o.why, COSCHED_SKIP_CORUNNER_UNUSABLE);
+	a.has_run = false;
+	cosched_observe(&v, co, 2, 0, 0, 0.5, &o);
+	ck_assert_int_eq(o.why, COSCHED_SKIP_CORUNNER_UNUSABLE);
+	a.has_run = true;
 	/* Records that cannot be trusted. */
+	v.has_exit = false;		/* an earlier release */
+	cosched_observe(&v, co, 2, 0, 0, 0.5, &o);
+	ck_assert_int_eq(o.why, COSCHED_SKIP_NO_EXIT);
+	v.has_exit = true;
 	v.signalled = 1;
-	cosched_observe(&v, co, 2, 0, 0.5, &o);
+	cosched_observe(&v, co, 2, 0, 0, 0.5, &o);
 	ck_assert_int_eq(o.why, COSCHED_SKIP_SIGNALLED);
 	v.signalled = 0;
 	v.failed = 1;
-	cosched_observe(&v, co, 2, 0, 0.5, &o);
+	cosched_observe(&v, co, 2, 0, 0, 0.5, &o);
 	ck_assert_int_eq(o.why, COSCHED_SKIP_FAILED);
 	v.failed = 0;
 	v.corunners_seen = 20;		/* more than the ledger names */
-	cosched_observe(&v, co, 2, 0, 0.5, &o);
+	cosched_observe(&v, co, 2, 0, 0, 0.5, &o);
 	ck_assert_int_eq(o.why, COSCHED_SKIP_NO_CORUNNER_LIST);
 	v.corunners_seen = 2;
 	v.has_run = false;
-	cosched_observe(&v, co, 2, 0, 0.5, &o);
+	cosched_observe(&v, co, 2, 0, 0, 0.5, &o);
 	ck_assert_int_eq(o.why, COSCHED_SKIP_NO_RUNTIME);
 	v.has_run = true;
 	v.has_class = false;
-	cosched_observe(&v, co, 2, 0, 0.5, &o);
+	cosched_observe(&v, co, 2, 0, 0, 0.5, &o);
 	ck_assert_int_eq(o.why, COSCHED_SKIP_NO_CLASS);
 }
 END_TEST
@@ -331,6 +350,17 @@ static void put_record(uint32_t job, const char *app, const char *lca,
 	fputs(text, f);
 	fclose(f);
 	chmod(path, 0644);
+}
+
+/* The file's time of job's record: when its step ended, as the learner
+ * sees it. */
+static void set_time(uint32_t job, long long when)
+{
+	char path[256];
+	struct timeval tv[2] = { { when, 0 }, { when, 0 } };
+
+	snprintf(path, sizeof(path), "%s/jobs/%u.0.n1.json", dir, job);
+	ck_assert_int_eq(utimes(path, tv), 0);
 }
 
 START_TEST(test_learner_folder)
@@ -381,6 +411,7 @@ START_TEST(test_learner_folder)
 	/* Learned once: a second run changes nothing but the pending one,
 	 * whose co-runner's record now comes. */
 	put_record(8, "walk", "C", base + 90, 20, "\"7.0\"", ok);
+	set_time(8, now + 125);		/* it ended after the last run */
 	ck_assert_msg(cosched_learner_run(l, now + 130, &rep, &err) == 0, "%s",
 		      err.msg);
 	ck_assert_int_eq(rep.pending, 0);
@@ -399,6 +430,22 @@ START_TEST(test_learner_folder)
 	ck_assert_int_eq(cosched_learner_table(l)->cell[COSCHED_LCA_C]
 						      [COSCHED_LCA_L].n, 3);
 
+	/* A record waiting for its co-runner is still waiting after a
+	 * restart (the table keeps it), and decided when that one ends. */
+	put_record(10, "stream", "L", base + 100, 20, "\"11.0\"", ok);
+	set_time(10, now + 142);
+	ck_assert_int_eq(cosched_learner_run(l, now + 143, &rep, &err), 0);
+	ck_assert_int_eq(rep.pending, 1);
+	cosched_learner_free(l);
+	l = cosched_learner_create(dir, DAY, 0.5, &err);
+	put_record(11, "walk", "C", base + 100, 20, "\"10.0\"", ok);
+	set_time(11, now + 144);
+	ck_assert_int_eq(cosched_learner_run(l, now + 144, &rep, &err), 0);
+	ck_assert_int_eq(rep.pending, 0);
+	ck_assert_int_eq(rep.pairs, 2);
+	ck_assert_int_eq(cosched_learner_table(l)->cell[COSCHED_LCA_L]
+						      [COSCHED_LCA_C].n, 3);
+
 	/* A record another user could have written is not read. */
 	put_record(9, "stream", "L", base + 100, 10, "", ok);
 	snprintf(path, sizeof(path), "%s/jobs/9.0.n1.json", dir);
@@ -412,6 +459,18 @@ START_TEST(test_learner_folder)
 	ck_assert_int_eq(cosched_learner_run(l, now + 150, &rep, &err), 0);
 	ck_assert_int_eq(rep.skipped[COSCHED_SKIP_UNREADABLE], 1);
 	ck_assert_int_eq(rep.solos, 0);
+	/* ... nor one kept under another record's name. */
+	{
+		char from[256], to[256];
+
+		put_record(12, "stream", "L", base + 110, 10, "", ok);
+		snprintf(from, sizeof(from), "%s/jobs/12.0.n1.json", dir);
+		snprintf(to, sizeof(to), "%s/jobs/13.0.n1.json", dir);
+		ck_assert_int_eq(rename(from, to), 0);
+		set_time(13, now + 151);
+		ck_assert_int_eq(cosched_learner_run(l, now + 152, &rep, &err), 0);
+		ck_assert_int_eq(rep.skipped[COSCHED_SKIP_UNREADABLE], 1);
+	}
 
 	/* A reset: an empty table written by the administrator's command
 	 * is taken. */
@@ -431,6 +490,39 @@ START_TEST(test_learner_folder)
 }
 END_TEST
 
+/* A table slurmctld cannot use when it starts (another major, after a
+ * rollback) is set aside, not overwritten; a reset written while a run
+ * is under way is not overwritten by that run. */
+START_TEST(test_learner_bad_file)
+{
+	cosched_learner_report_t rep;
+	cosched_learner_t *l;
+	char path[256], aside[300];
+	long long now = (long long) time(NULL);
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/interference.learned", dir);
+	f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs("cosched-interference/2 created=1 updated=1 through=1.000\n", f);
+	fclose(f);
+	chmod(path, 0644);
+	l = cosched_learner_create(dir, DAY, 0.5, &err);
+	ck_assert_int_eq(cosched_learner_load(l, now, &rep, &err), -1);
+	ck_assert_msg(strstr(err.msg, "set aside as"), "%s", err.msg);
+	snprintf(aside, sizeof(aside), "%s.bad.%lld", path, now);
+	ck_assert_int_eq(access(aside, F_OK), 0);
+	/* Its own table is written at its first change, over nothing. */
+	ck_assert_int_eq(cosched_learner_run(l, now, &rep, &err), 0);
+	ck_assert(!rep.adopted);
+	ck_assert_int_eq(cosched_learner_run(l, now + 120, &rep, &err), 0);
+	ck_assert(rep.saved && !rep.adopted);
+	ck_assert_int_eq(access(path, F_OK), 0);
+	ck_assert_int_eq(access(aside, F_OK), 0);
+	cosched_learner_free(l);
+}
+END_TEST
+
 Suite *cosched_test_suite(void)
 {
 	Suite *s = suite_create("learn");
@@ -442,6 +534,7 @@ Suite *cosched_test_suite(void)
 	tcase_add_test(tc, test_text_round_trip);
 	tcase_add_test(tc, test_observe_rule);
 	tcase_add_test(tc, test_learner_folder);
+	tcase_add_test(tc, test_learner_bad_file);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -693,6 +693,62 @@ START_TEST(t_ledger_shares_add_up)
 }
 END_TEST
 
+/* Without RAPL the ledger keeps presence only (who shared the node);
+ * a step without RAPL on a node whose ledger counts zones (a sampler
+ * that could not open them) neither restarts the ledger nor takes or
+ * loses energy, and a step with RAPL finding a presence-only ledger
+ * starts counting from its own reading, keeping the steps present. */
+START_TEST(t_ledger_presence)
+{
+	cosched_ledger_step_t a = ledger_step(30, 2, 0, COSCHED_ENERGY_UNKNOWN);
+	cosched_ledger_step_t b = ledger_step(31, 2, 0, COSCHED_ENERGY_UNKNOWN);
+	cosched_ledger_step_t c = ledger_step(32, 2, 0, COSCHED_ENERGY_UNKNOWN);
+	cosched_ledger_step_t ga, gb, gc;
+	cosched_ledger_outcome_t oc;
+	char dir[400];
+	cosched_rapl_t *r;
+	tree_t t;
+
+	tree_make(&t, "--packages 1");
+	r = tree_open(&t);
+	ledger_dir(&t, dir, sizeof(dir));
+
+	/* Presence only: a and b name each other, no energy. */
+	ledger_update(NULL, dir, &a, false, &oc);
+	ledger_update(NULL, dir, &b, false, &oc);
+	ck_assert(!oc.restarted);
+	/* c, with RAPL, joins: it starts from its reading, a and b stay. */
+	spend(&t, 10, 4, 2);
+	gc = ledger_update(r, dir, &c, false, &oc);
+	ck_assert(!oc.restarted);
+	ck_assert_uint_eq(oc.split_uj, 0);
+	ck_assert_int_eq(gc.ncorunners, 2);
+	/* a updates without RAPL: no restart, nothing split. */
+	spend(&t, 6, 2, 1);
+	ga = ledger_update(NULL, dir, &a, false, &oc);
+	ck_assert(!oc.restarted);
+	ck_assert_uint_eq(ga.energy.total_uj, 0);
+	ck_assert_int_eq(ga.ncorunners, 2);
+	/* c updates with RAPL: the 7 J since its reading are split among
+	 * the three present (a and b keep shares their records never
+	 * show: they have no RAPL), every joule to one step. */
+	gc = ledger_update(r, dir, &c, false, &oc);
+	ck_assert(!oc.restarted);
+	ck_assert_uint_eq(oc.split_uj, 7000000);
+	ck_assert_int_eq(oc.present, 3);
+	gb = ledger_update(NULL, dir, &b, true, &oc);
+	ck_assert(!oc.restarted);
+	ck_assert_int_eq(gb.ncorunners, 2);
+	ga = ledger_update(NULL, dir, &a, true, &oc);
+	gc = ledger_update(r, dir, &c, true, &oc);
+	ck_assert_int_eq(gc.ncorunners, 2);
+	ck_assert_uint_eq(ga.energy.total_uj + gb.energy.total_uj +
+			  gc.energy.total_uj, 7000000);
+	cosched_rapl_close(r);
+	cosched_check_tree_free(&t);
+}
+END_TEST
+
 START_TEST(t_ledger_dead_sampler)
 {
 	cosched_ledger_step_t a = ledger_step(20, 4, 100, 1);
@@ -844,6 +900,7 @@ Suite *cosched_test_suite(void)
 	tc = tcase_create("ledger");
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, t_ledger_shares_add_up);
+	tcase_add_test(tc, t_ledger_presence);
 	tcase_add_test(tc, t_ledger_dead_sampler);
 	tcase_add_test(tc, t_ledger_unreadable_and_wrap);
 	tcase_add_test(tc, t_ledger_corrupt_set_aside);

@@ -147,7 +147,8 @@ static void log_count(void *ctx, cosched_refresh_level_t lvl, const char *msg)
 {
 	logged_t *l = ctx;
 
-	(void)msg;
+	if (lvl == COSCHED_REFRESH_ERROR)
+		fprintf(stderr, "logged error: %s\n", msg);
 	__atomic_add_fetch(lvl == COSCHED_REFRESH_ERROR ? &l->errors :
 			   &l->debugs, 1, __ATOMIC_RELAXED);
 }
