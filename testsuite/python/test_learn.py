@@ -15,9 +15,12 @@ keeps in ProfileDir, and the placement it changes."""
 import json
 import os
 import re
+import subprocess
 import time
 
 import pytest
+
+from lib.cluster import default_builddir
 
 SCRIPT = """#!/bin/bash
 d={marks}
@@ -172,3 +175,64 @@ def _status(c, *args):
     r = c.run([_status_bin(c), *args, "--conf",
                os.path.join(c.workdir, "cosched.conf")])
     return json.loads(r.stdout)
+
+
+def _run_status(*args):
+    prog = os.path.join(default_builddir(), "src", "status", "cosched-status")
+    return subprocess.run([prog, *args], capture_output=True, text=True,
+                          timeout=30)
+
+
+def test_status_interference_input(tmp_path):
+    """cosched-status's --interference, --reset-interference and
+    --observations refuse bad input naming the option and the value, and
+    read the table file strictly (no cluster needed)."""
+    store = tmp_path / "store"
+    store.mkdir()
+    conf = tmp_path / "cosched.conf"
+    conf.write_text(f"ProfileDir={store}\n")
+
+    r = _run_status("--observations", "--min-overlap", "2")
+    assert r.returncode == 2 and '--min-overlap: invalid value "2"' in \
+        r.stderr, r
+    r = _run_status("--interference", "--reset-interference")
+    assert r.returncode == 2 and "give one" in r.stderr, r
+    r = _run_status("--conf", str(conf))
+    assert r.returncode == 2 and "--conf: only with" in r.stderr, r
+    r = _run_status("--interference", "--profile-dir", str(store))
+    assert r.returncode == 2 and "only with --observations" in r.stderr, r
+    r = _run_status("--interference", "--conf", str(tmp_path / "none.conf"))
+    assert r.returncode == 1 and "none.conf" in r.stderr, r
+
+    # No table yet; then a reset writes an empty one, which reads back.
+    r = _run_status("--interference", "--conf", str(conf))
+    assert r.returncode == 0 and "none yet" in r.stdout, r
+    r = _run_status("--reset-interference", "--conf", str(conf))
+    assert r.returncode == 0 and "reset" in r.stdout, r
+    text = (store / "interference.learned").read_text()
+    assert text.startswith("cosched-interference/1 created=") and \
+        text.count("\n") == 1, text
+    r = _run_status("--interference", "--json", "--conf", str(conf))
+    doc = json.loads(r.stdout)
+    assert doc["found"] and doc["cells"] == [] and \
+        doc["source"] == "configured", doc
+
+    # A table that does not parse: the file and the line are named, the
+    # value quoted and escaped.
+    (store / "interference.learned").write_text(
+        "cosched-interference/1 created=1 updated=1 through=1.000\n"
+        "cell victim=L corunner=L n=1 weight=\x1b[2J sum_log=0 last=1\n")
+    r = _run_status("--interference", "--conf", str(conf))
+    assert r.returncode == 1 and "interference.learned" in r.stderr and \
+        "line 2" in r.stderr and "weight" in r.stderr and \
+        "\x1b" not in r.stderr, r
+
+    # --observations over an empty jobs folder, and one with a record
+    # that is not JSON.
+    (store / "jobs").mkdir()
+    (store / "jobs" / "1.0.n1.json").write_text("{not json")
+    r = _run_status("--observations", "--profile-dir", str(store))
+    assert r.returncode == 0, r
+    doc = json.loads(r.stdout)
+    assert doc["records"] == [{"kind": "skipped", "reason": "unreadable",
+                               "record": "1.0.n1"}], doc
