@@ -520,15 +520,6 @@ int cosched_conf_check(const cosched_conf_t *conf, cosched_error_t *err)
 		return -1;
 	if (cosched_policy_check("CoschedPolicy", conf->policy, err))
 		return -1;
-	if (conf->interference_source == COSCHED_ISOURCE_CALIBRATED &&
-	    conf->interference_given !=
-	    (1u << (COSCHED_LCA_COUNT * COSCHED_LCA_COUNT)) - 1) {
-		int n = __builtin_popcount(conf->interference_given);
-
-		return cosched_error_set(err,
-			"InterferenceSource: calibrated, but Interference= gives %d of the %d class pairs (cosched-calibrate --apply writes all of them)",
-			n, COSCHED_LCA_COUNT * COSCHED_LCA_COUNT);
-	}
 	if (conf->power_policy <= COSCHED_POWER_UNSET ||
 	    conf->power_policy >= COSCHED_POWER_COUNT)
 		return cosched_error_set(err, "PowerPolicy: not set");
@@ -700,6 +691,15 @@ static int parse_text(cosched_conf_t *conf, const char *name,
 	}
 	if (!rc && cosched_conf_check(tmp, err))
 		rc = cosched_error_prefix(err, name);
+	/* slurmctld's only: a node never refuses its file for it. */
+	if (!rc && reader == COSCHED_CONF_READER_ALL &&
+	    tmp->interference_source == COSCHED_ISOURCE_CALIBRATED &&
+	    tmp->interference_given !=
+	    (1u << (COSCHED_LCA_COUNT * COSCHED_LCA_COUNT)) - 1)
+		rc = cosched_error_set(err,
+			"%s: InterferenceSource: calibrated, but Interference= gives %d of the %d class pairs (cosched-calibrate --apply writes all of them)",
+			name, __builtin_popcount(tmp->interference_given),
+			COSCHED_LCA_COUNT * COSCHED_LCA_COUNT);
 	if (!rc)
 		*conf = *tmp;
 	free(tmp);

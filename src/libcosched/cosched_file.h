@@ -66,6 +66,10 @@ char *cosched_read_file_stat(const char *path, size_t max_bytes, int *missing,
  */
 int cosched_file_trusted(const char *path, const struct stat *st,
 			 const char *what, cosched_error_t *err);
+/* A tool run by root or an administrator (cosched-status) trusts
+ * SlurmUser's files too: uid, from slurmctld's configuration; -1 none.
+ * Process-wide; slurmctld, which runs as SlurmUser, needs none. */
+void cosched_file_trust_uid(long uid);
 
 /* cosched_file_replace() flags. */
 /* fsync() the new file before the rename and its directory after: the

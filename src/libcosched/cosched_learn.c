@@ -515,7 +515,7 @@ static int parse_line(char *line, int lineno, cosched_learn_table_t *t,
 		    cosched_kv_expect(&r, "corunner", &v, err) ||
 		    cosched_lca_parse("corunner", v, &b, err) ||
 		    expect_num(&r, "n", 1, 1e15, &n, err) ||
-		    expect_num(&r, "weight", 0, 1e15, &c.weight, err) ||
+		    expect_num(&r, "weight", 1e-300, 1e15, &c.weight, err) ||
 		    expect_num(&r, "sum_log", -1e15, 1e15, &c.sum_log, err) ||
 		    expect_ll(&r, "last", &c.last, err))
 			return cosched_error_prefix(err, what);

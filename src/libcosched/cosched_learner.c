@@ -13,6 +13,7 @@
 
 #include <jansson.h>
 
+#include "cosched_appname.h"
 #include "cosched_file.h"
 #include "cosched_learner.h"
 #include "cosched_live.h"
@@ -115,8 +116,10 @@ int cosched_step_record_parse(const char *text, cosched_step_record_t *r,
 		goto out;
 	}
 	strcpy(r->node, s);
+	/* The controller's name for the application (checked when it was
+	 * set); anything else is no application. */
 	s = json_string_value(json_object_get(o, "app"));
-	if (s && strlen(s) < sizeof(r->app))
+	if (s && !cosched_app_name_check("app", s, NULL))
 		strcpy(r->app, s);
 	r->has_run = json_num(o, "runtime_s", &r->runtime_s) &&
 		     json_num(o, "start_s", &r->start_s) &&
@@ -517,8 +520,15 @@ int cosched_observe_dir(const char *profile_dir, double min_overlap,
 			cosched_observe_fn fn, void *ctx, cosched_error_t *err)
 {
 	candidate_t *c = NULL;
+	struct stat st;
 	int n = 0;
 
+	/* A ProfileDir that does not exist is a mistake, not "no record". */
+	errno = 0;
+	if (stat(profile_dir, &st) || !S_ISDIR(st.st_mode))
+		return cosched_error_set(err, "%s: %s", profile_dir,
+					 errno ? strerror(errno) :
+					 "not a directory");
 	if (gather(profile_dir, NULL, &c, &n, err))
 		return -1;
 	for (int i = 0; i < n; i++) {
@@ -674,10 +684,11 @@ int cosched_learner_run(cosched_learner_t *l, long long now,
 
 		if (unsettled < through)
 			through = unsettled;
-		if (through >= t->through + 0.001) {
+		/* The watermark alone is not worth a write every refresh:
+		 * a restart from an older one re-reads records it then finds
+		 * decided (the file's names) or waiting. */
+		if (through >= t->through + 0.001)
 			cosched_learn_advance(t, through);
-			changed = true;
-		}
 	}
 	if (rep->read)
 		changed = true;

@@ -25,6 +25,7 @@
 #include <slurm/slurm_errno.h>
 
 #include "src/libcosched/cosched_decision.h"
+#include "src/libcosched/cosched_file.h"
 #include "src/libcosched/cosched_number.h"
 #include "src/libcosched/cosched_observe.h"
 #include "src/libcosched/cosched_text.h"
@@ -243,6 +244,16 @@ int main(int argc, char **argv)
 		return 2;
 	}
 
+	if ((interference || reset || observations) &&
+	    (filter.job || nodes_expr)) {
+		fprintf(stderr, PROG ": %s: not with --interference, --reset-interference or --observations\n",
+			filter.job ? "--jobs" : "--nodes");
+		return 2;
+	}
+	if ((reset || observations) && json) {
+		fprintf(stderr, PROG ": --json: only with --interference (--observations always prints JSON)\n");
+		return 2;
+	}
 	if (interference + reset + observations > 1) {
 		fprintf(stderr, PROG ": --interference, --reset-interference and --observations: give one\n");
 		return 2;
@@ -256,12 +267,35 @@ int main(int argc, char **argv)
 		fprintf(stderr, PROG ": --profile-dir and --min-overlap: only with --observations\n");
 		return 2;
 	}
-	if (observations)
-		return status_observations(conf_path, profile_dir, min_overlap,
-					   stdout, stderr);
-	if (interference || reset)
-		return status_interference(conf_path, reset, json, stdout,
-					   stderr);
+	if (interference || reset || observations) {
+		/* Files slurmctld wrote are SlurmUser's: trusted here too,
+		 * when slurmctld says who that is (else root's and the
+		 * caller's only).  Only where this host has a slurm.conf:
+		 * libslurm without one ends the process, and these modes
+		 * read files only (a report host may have none). */
+		const char *sc = getenv("SLURM_CONF");
+		bool slurm = !access(sc && *sc ? sc : "/etc/slurm/slurm.conf",
+				     R_OK);
+
+		if (slurm) {
+			slurm_conf_t *cc = NULL;
+
+			slurm_init(NULL);
+			if (!slurm_load_ctl_conf((time_t) 0, &cc) && cc) {
+				cosched_file_trust_uid(
+					(long) cc->slurm_user_id);
+				slurm_free_ctl_conf(cc);
+			}
+		}
+		rc = observations ?
+		     status_observations(conf_path, profile_dir, min_overlap,
+					 stdout, stderr) :
+		     status_interference(conf_path, reset, json, stdout,
+					 stderr);
+		if (slurm)
+			slurm_fini();
+		return rc;
+	}
 
 	slurm_init(NULL);
 	if (nodes_expr) {

@@ -263,6 +263,11 @@ START_TEST(test_interference_source)
 	ck_assert_msg(strstr(err.msg, "InterferenceSource: calibrated, but "
 			     "Interference= gives 1 of the 16 class pairs"),
 		      "%s", err.msg);
+	/* A node never refuses its file for it (slurmctld's key). */
+	cosched_conf_init(&conf);
+	ck_assert_msg(cosched_conf_parse_string_for(&conf, "t.conf",
+		"InterferenceSource=calibrated\nInterference=C:L=2\n",
+		COSCHED_CONF_READER_NODE, NULL, &err) == 0, "%s", err.msg);
 	snprintf(text, sizeof(text), "InterferenceSource=calibrated\n%s", full);
 	ck_assert_msg(cosched_conf_parse_string(&conf, "t.conf", text, &err) == 0,
 		      "%s", err.msg);

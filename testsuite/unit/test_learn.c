@@ -512,11 +512,17 @@ START_TEST(test_learner_bad_file)
 	ck_assert_msg(strstr(err.msg, "set aside as"), "%s", err.msg);
 	snprintf(aside, sizeof(aside), "%s.bad.%lld", path, now);
 	ck_assert_int_eq(access(aside, F_OK), 0);
-	/* Its own table is written at its first change, over nothing. */
+	/* Its own table is written when it decides a record, over
+	 * nothing (the watermark alone is not worth a write). */
 	ck_assert_int_eq(cosched_learner_run(l, now, &rep, &err), 0);
 	ck_assert(!rep.adopted);
 	ck_assert_int_eq(cosched_learner_run(l, now + 120, &rep, &err), 0);
-	ck_assert(rep.saved && !rep.adopted);
+	ck_assert(!rep.saved && access(path, F_OK) != 0);
+	put_record(1, "stream", "L", (double) now + 100, 10, "",
+		   "{\"tasks\": 1, \"signalled\": 0, \"failed\": 0}");
+	set_time(1, now + 130);
+	ck_assert_int_eq(cosched_learner_run(l, now + 140, &rep, &err), 0);
+	ck_assert(rep.saved && !rep.adopted && rep.solos == 1);
 	ck_assert_int_eq(access(path, F_OK), 0);
 	ck_assert_int_eq(access(aside, F_OK), 0);
 	cosched_learner_free(l);
