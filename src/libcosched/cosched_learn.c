@@ -226,15 +226,6 @@ int cosched_learn_solo_time(const cosched_learn_table_t *t, const char *app,
 
 /* ---- sets of record names --------------------------------------------------- */
 
-static size_t name_hash(const char *s)
-{
-	uint64_t h = 1469598103934665603ull;	/* FNV-1a */
-
-	while (*s)
-		h = (h ^ (unsigned char) *s++) * 1099511628211ull;
-	return (size_t) h;
-}
-
 /* A record's name as the learner makes it: JOB.STEP.NODE. */
 static bool name_ok(const char *s)
 {
@@ -242,15 +233,14 @@ static bool name_ok(const char *s)
 
 	if (!n || n > COSCHED_LEARN_NAME_MAX || s[0] == '.')
 		return false;
-	return strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-			 "0123456789._-") == n;
+	return strspn(s, COSCHED_FILE_NAME_CHARS) == n;
 }
 
 static int names_find(const cosched_learn_names_t *s, const char *name)
 {
 	if (!s->nindex)
 		return -1;
-	for (size_t i = name_hash(name) & (s->nindex - 1);;
+	for (size_t i = cosched_name_hash(name) & (s->nindex - 1);;
 	     i = (i + 1) & (s->nindex - 1)) {
 		int k = s->index[i];
 
@@ -263,7 +253,7 @@ static int names_find(const cosched_learn_names_t *s, const char *name)
 
 static void names_index_put(cosched_learn_names_t *s, int k)
 {
-	size_t i = name_hash(s->v[k].name) & (s->nindex - 1);
+	size_t i = cosched_name_hash(s->v[k].name) & (s->nindex - 1);
 
 	while (s->index[i] >= 0)
 		i = (i + 1) & (s->nindex - 1);

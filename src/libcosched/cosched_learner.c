@@ -311,6 +311,21 @@ static bool same_file(const struct stat *a, const struct stat *b)
 	       a->st_mtim.tv_nsec == b->st_mtim.tv_nsec;
 }
 
+/* Whether the file is still the one this learner knows: a reset (or an
+ * administrator's edit) since it looked wins over what it learned. */
+static bool file_still_known(const cosched_learner_t *l)
+{
+	char path[LEARNER_PATH_MAX];
+	struct stat st;
+	int rc;
+
+	table_path(path, sizeof(path), l->dir);
+	rc = lstat(path, &st);
+	if (!l->known)
+		return rc != 0;		/* none then: none now */
+	return rc == 0 && same_file(&st, &l->key);
+}
+
 /*
  * Take the file when it is not the one this learner knows (it wrote it,
  * or found it unusable): at the first run (the table a restarted
@@ -326,13 +341,9 @@ static bool adopt_file(cosched_learner_t *l, long long now,
 	struct stat st;
 	int rc;
 
+	if (l->loaded && file_still_known(l))
+		return false;	/* as the learner left it */
 	table_path(path, sizeof(path), l->dir);
-	if (l->loaded) {
-		int gone = lstat(path, &st);
-
-		if (l->known ? !gone && same_file(&st, &l->key) : gone != 0)
-			return false;	/* as the learner left it */
-	}
 	l->loaded = true;
 	cosched_learn_init(&t, now);
 	rc = file_load_stat(l->dir, &t, &st, note);
@@ -547,21 +558,6 @@ int cosched_observe_dir(const char *profile_dir, double min_overlap,
 	return 0;
 }
 
-/* Whether the file is still the one this learner knows: a reset (or an
- * administrator's edit) since it looked wins over what it learned. */
-static bool file_still_known(const cosched_learner_t *l)
-{
-	char path[LEARNER_PATH_MAX];
-	struct stat st;
-	int rc;
-
-	table_path(path, sizeof(path), l->dir);
-	rc = lstat(path, &st);
-	if (!l->known)
-		return rc != 0;		/* none then: none now */
-	return rc == 0 && same_file(&st, &l->key);
-}
-
 /* A record decided: counted, and remembered so it is never decided
  * again.  -1 when the set of decided names is full (then nothing of it
  * was applied). */
@@ -656,8 +652,11 @@ int cosched_learner_run(cosched_learner_t *l, long long now,
 				v->obs.kind = COSCHED_OBS_SKIP;
 				v->obs.why = COSCHED_SKIP_TOO_MANY_PENDING;
 			} else {
+				/* Newly waiting: the file keeps it; one that
+				 * was waiting already changes nothing. */
 				rep->pending++;
-				changed = true;
+				if (!v->was_pending)
+					changed = true;
 				continue;
 			}
 		}

@@ -36,6 +36,7 @@
 #include <stdint.h>
 
 #include "cosched_error.h"
+#include "cosched_text.h"
 
 #define COSCHED_LIVE_SUBDIR "live"
 #define COSCHED_LIVE_SCHEMA 1
@@ -43,8 +44,7 @@
 #define COSCHED_LIVE_NODE_MAX 64
 /* The bytes of a node name in a live load, and so of a live load's file
  * name (JOB.STEP.NODE): what the writer checks and the reader accepts. */
-#define COSCHED_LIVE_NAME_CHARS \
-	"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-"
+#define COSCHED_LIVE_NAME_CHARS COSCHED_FILE_NAME_CHARS
 #define COSCHED_LIVE_LINE_MAX 256
 /* A published value is replaced when it moves by more than this share of
  * itself (or by COSCHED_LIVE_MIN_CHANGE MPKI, for values near 0). */

@@ -49,15 +49,6 @@ struct cosched_live_reader {
 	unsigned reading;
 };
 
-static size_t name_hash(const char *s)
-{
-	uint64_t h = 1469598103934665603ull;	/* FNV-1a */
-
-	while (*s)
-		h = (h ^ (unsigned char) *s++) * 1099511628211ull;
-	return (size_t) h;
-}
-
 static void key_of(const struct stat *st, live_key_t *k)
 {
 	memset(k, 0, sizeof(*k));
@@ -132,7 +123,7 @@ static void grow(cosched_live_reader_t *r)
 		return;
 	for (size_t b = 0; b < r->nbuckets; b++)
 		for (live_file_t *f = r->bucket[b], *next; f; f = next) {
-			size_t h = name_hash(f->name) & (nb - 1);
+			size_t h = cosched_name_hash(f->name) & (nb - 1);
 
 			next = f->next;
 			f->next = nbk[h];
@@ -147,7 +138,7 @@ static void grow(cosched_live_reader_t *r)
 static live_file_t *file_get(cosched_live_reader_t *r, const char *name,
 			     bool *fresh)
 {
-	size_t h = name_hash(name) & (r->nbuckets - 1);
+	size_t h = cosched_name_hash(name) & (r->nbuckets - 1);
 	live_file_t *f;
 
 	*fresh = false;

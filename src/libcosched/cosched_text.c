@@ -1,6 +1,7 @@
 /* cosched_text.c - trimming, and quoting untrusted text for logs. */
 #include <ctype.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "cosched_text.h"
@@ -81,4 +82,13 @@ char *cosched_quote(char *buf, size_t len, const char *s)
 	if (in < slen)
 		snprintf(buf + at, len - at, "...(%zu bytes)", slen);
 	return buf;
+}
+
+size_t cosched_name_hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;	/* FNV-1a */
+
+	while (*s)
+		h = (h ^ (unsigned char) *s++) * 1099511628211ull;
+	return (size_t) h;
 }

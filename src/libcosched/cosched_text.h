@@ -15,6 +15,15 @@
 
 #include <stddef.h>
 
+/* The bytes a name from outside may have where it becomes part of a file
+ * name (a node's name in a live load's, a step record's JOB.STEP.NODE):
+ * no '/', no blank, nothing a shell or a log would read otherwise. */
+#define COSCHED_FILE_NAME_CHARS \
+	"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-"
+
+/* FNV-1a of s: the hash of the sets of names the readers keep. */
+size_t cosched_name_hash(const char *s);
+
 /* Strip leading and trailing whitespace in place; returns the start. */
 char *cosched_trim(char *s);
 

@@ -273,9 +273,7 @@ int main(int argc, char **argv)
 		 * caller's only).  Only where this host has a slurm.conf:
 		 * libslurm without one ends the process, and these modes
 		 * read files only (a report host may have none). */
-		const char *sc = getenv("SLURM_CONF");
-		bool slurm = !access(sc && *sc ? sc : "/etc/slurm/slurm.conf",
-				     R_OK);
+		bool slurm = !access(status_slurm_conf(), R_OK);
 
 		if (slurm) {
 			slurm_conf_t *cc = NULL;

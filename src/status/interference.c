@@ -25,16 +25,20 @@
 #include "src/libcosched/cosched_text.h"
 #include "src/status/interference.h"
 
+const char *status_slurm_conf(void)
+{
+	const char *slurm_conf = getenv("SLURM_CONF");
+
+	return slurm_conf && *slurm_conf ? slurm_conf : "/etc/slurm/slurm.conf";
+}
+
 /* cosched.conf beside slurm.conf, as Slurm's get_extra_conf_path finds
  * it. */
 static void default_conf_path(char *buf, size_t len)
 {
-	const char *slurm_conf = getenv("SLURM_CONF");
 	char copy[COSCHED_PATH_MAX];
 
-	snprintf(copy, sizeof(copy), "%s",
-		 slurm_conf && *slurm_conf ? slurm_conf :
-		 "/etc/slurm/slurm.conf");
+	snprintf(copy, sizeof(copy), "%s", status_slurm_conf());
 	snprintf(buf, len, "%s/cosched.conf", dirname(copy));
 }
 

@@ -20,4 +20,7 @@ int status_interference(const char *conf_path, bool reset, bool json,
 int status_observations(const char *conf_path, const char *profile_dir,
 			double min_overlap, FILE *out, FILE *errout);
 
+/* slurm.conf as libslurm finds it: $SLURM_CONF, else /etc/slurm's. */
+const char *status_slurm_conf(void);
+
 #endif
