@@ -11,6 +11,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "cosched_decision_internal.h"
@@ -92,9 +93,50 @@ const char *cosched_decision_policy_text(cosched_policy_t p)
 
 /* ---- nodes and reason ------------------------------------------------- */
 
+int cosched_decision_key_index(const char *name)
+{
+	for (int k = 0; k < K_COUNT; k++)
+		if (!strcmp(name, cosched_decision_key_names[k]))
+			return k;
+	return -1;
+}
+
+size_t cosched_decision_line_length(const char *text)
+{
+	size_t n = strcspn(text, "\n");
+
+	if (n && text[n - 1] == '\r')
+		n--;
+	return n;
+}
+
+/* The record's fields before and after its node table (which is most of
+ * its 29 KB). */
+#define HEAD_BYTES offsetof(cosched_decision_t, nodes)
+#define TAIL_AT offsetof(cosched_decision_t, membind)
+
 void cosched_decision_init(cosched_decision_t *d)
 {
-	memset(d, 0, sizeof(*d));
+	memset(d->nodes, 0, sizeof(d->nodes));
+	cosched_decision_init_head(d);
+}
+
+void cosched_decision_copy_out(cosched_decision_t *dst,
+			       const cosched_decision_t *src)
+{
+	size_t used = (size_t) src->nnodes * sizeof(src->nodes[0]);
+
+	memcpy(dst, src, HEAD_BYTES);
+	memcpy(dst->nodes, src->nodes, used);
+	memset((char *) dst->nodes + used, 0, sizeof(dst->nodes) - used);
+	memcpy((char *) dst + TAIL_AT, (const char *) src + TAIL_AT,
+	       sizeof(*dst) - TAIL_AT);
+}
+
+void cosched_decision_init_head(cosched_decision_t *d)
+{
+	memset(d, 0, HEAD_BYTES);
+	memset((char *) d + TAIL_AT, 0, sizeof(*d) - TAIL_AT);
 	d->state = COSCHED_DECISION_PLACED;
 	d->policy = COSCHED_DECISION_POLICY_NONE;
 	d->scope = COSCHED_SCOPE_SOCKET;

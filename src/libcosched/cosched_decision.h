@@ -252,6 +252,24 @@ int cosched_decision_find_compat(const char *comment, cosched_decision_t *d,
  */
 char *cosched_decision_splice(const char *comment, const char *record);
 
+/*
+ * The comment with its record's slowdown set (NAN: removed), as parsing
+ * the record, setting d.slowdown and formatting and splicing it back would
+ * give, without the parse: slurmctld sets the predicted slowdown of every
+ * job sharing a socket each time a job arrives there or leaves.  The key
+ * is replaced, or inserted where the formatter writes it; every other
+ * byte of the comment is kept.  Returns 1 with *out (malloc'd), 0 with
+ * *out NULL when there is nothing to change (the record already says so,
+ * the comment has no record, or its record is another job's: see
+ * SystemComment and job arrays above), -1 with err when the slowdown is
+ * out of range (0 < slowdown <= 1000) or the record line is not one
+ * (two of them, fields out of form, no job=).  Only the fields' form is
+ * read: the rest of the record is left for its readers to judge.
+ */
+int cosched_decision_set_slowdown(const char *comment, uint32_t job_id,
+				  double slowdown, char **out,
+				  cosched_error_t *err);
+
 const char *cosched_decision_state_name(cosched_decision_state_t s);
 const char *cosched_scope_name(cosched_scope_t s);
 const char *cosched_membind_name(cosched_membind_t m);

@@ -1,9 +1,11 @@
 /*
  * cosched_decision_comment.c - the decision record as one line of a
- * job's SystemComment (cosched_decision.h): finding it, and splicing a
- * new one in.
+ * job's SystemComment (cosched_decision.h): finding it, splicing a new
+ * one in, and setting its slowdown in place.
  */
+#include <math.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,26 +17,136 @@ static bool is_record_line(const char *line)
 			strlen(COSCHED_DECISION_TAG));
 }
 
-int cosched_decision_find_compat(const char *comment, cosched_decision_t *d,
-				 cosched_decision_compat_t *compat,
-				 cosched_error_t *err)
+/* The record line of a comment: 1 with *record, 0 when there is none,
+ * -1 (err) when there are two or more. */
+static int record_line(const char *comment, const char **record,
+		       cosched_error_t *err)
 {
-	const char *record = NULL;
 	int count = 0;
 
 	for (const char *p = comment; p && *p;) {
 		const char *nl = strchr(p, '\n');
 		if (is_record_line(p) && !count++)
-			record = p;
+			*record = p;
 		p = nl ? nl + 1 : NULL;
 	}
-	if (!count)
-		return 0;
 	if (count > 1)
 		return cosched_error_set(err,
 			"SystemComment: %d lines start with %s, one record expected: refusing them all",
 			count, COSCHED_DECISION_TAG);
+	return count;
+}
+
+int cosched_decision_find_compat(const char *comment, cosched_decision_t *d,
+				 cosched_decision_compat_t *compat,
+				 cosched_error_t *err)
+{
+	const char *record = NULL;
+	int rc = record_line(comment, &record, err);
+
+	if (rc <= 0)
+		return rc;
 	return cosched_decision_parse_compat(record, d, compat, err) ? -1 : 1;
+}
+
+/* Where the slowdown goes in a record line: the bytes [*from, *to) of the
+ * blank and slowdown field there (from == to: none, insert at from), and
+ * its value's text; the line's job must be job_id. */
+static int slowdown_span(char *copy, size_t n, uint32_t job_id, size_t *from,
+			 size_t *to, const char **value, bool *other_job,
+			 cosched_error_t *err)
+{
+	cosched_kv_reader_t r;
+	cosched_kv_field_t f;
+	char *word, id[16];
+	bool have_job = false;
+	int rc;
+
+	*from = *to = n;
+	*value = NULL;
+	*other_job = false;
+	snprintf(id, sizeof(id), "%u", job_id);
+	cosched_kv_begin(&r, copy, "record");
+	if (cosched_kv_word(&r, &word, err))
+		return -1;
+	while ((rc = cosched_kv_next(&r, &f, err)) > 0) {
+		int key = cosched_decision_key_index(f.key);
+		size_t at = (size_t) (f.key - copy) - 1;	/* its blank */
+
+		if (key == K_JOB) {
+			have_job = true;
+			*other_job = strcmp(f.value, id) != 0;
+		} else if (key == K_SLOWDOWN) {
+			*from = at;
+			*to = (size_t) (f.value - copy) + strlen(f.value);
+			*value = f.value;
+			return have_job ? 0 : cosched_error_set(err,
+				"job: required key missing");
+		} else if ((key < 0 || key > K_SLOWDOWN) && *from == n) {
+			/* The first key written after slowdown: it goes
+			 * before (keys of a newer minor follow reason). */
+			*from = *to = at;
+		}
+	}
+	if (rc < 0)
+		return -1;
+	return have_job ? 0 : cosched_error_set(err, "job: required key missing");
+}
+
+int cosched_decision_set_slowdown(const char *comment, uint32_t job_id,
+				  double slowdown, char **out,
+				  cosched_error_t *err)
+{
+	char text[NUMBER_TEXT_MAX] = "";
+	const char *record = NULL, *value;
+	size_t n, from, to, tlen;
+	char *copy, *line;
+	bool other_job;
+	int rc;
+	double back;
+
+	*out = NULL;
+	if (!isnan(slowdown)) {
+		cosched_decision_double_text(text, sizeof(text), slowdown);
+		if (cosched_decision_parse_double("slowdown", text, 0, true,
+						  SLOWDOWN_MAX, &back, err))
+			return -1;
+	}
+	if ((rc = record_line(comment, &record, err)) <= 0)
+		return rc;
+	n = cosched_decision_line_length(record);
+	if (n >= COSCHED_DECISION_TEXT_MAX)
+		return cosched_error_set(err,
+			"record: %zu bytes, longer than %d", n,
+			COSCHED_DECISION_TEXT_MAX - 1);
+	copy = malloc(n + 1);
+	if (!copy)
+		return cosched_error_set(err, "record: out of memory");
+	memcpy(copy, record, n);
+	copy[n] = '\0';
+	rc = slowdown_span(copy, n, job_id, &from, &to, &value, &other_job,
+			   err);
+	if (rc || other_job || (value ? !strcmp(value, text) : !text[0])) {
+		free(copy);
+		return rc;
+	}
+	free(copy);
+	/* The line before the span, " slowdown=TEXT" (nothing for NAN),
+	 * the line after it. */
+	tlen = text[0] ? strlen(" slowdown=") + strlen(text) : 0;
+	line = malloc(n - (to - from) + tlen + 1);
+	if (!line)
+		return cosched_error_set(err, "record: out of memory");
+	memcpy(line, record, from);
+	if (tlen)
+		snprintf(line + from, tlen + 1, " slowdown=%s", text);
+	memcpy(line + from + tlen, record + to, n - to);
+	line[n - (to - from) + tlen] = '\0';
+	*out = cosched_decision_splice(comment, line);
+	free(line);
+	if (!*out)
+		return cosched_error_set(err, "record: out of memory");
+	return 1;
 }
 
 int cosched_decision_find(const char *comment, cosched_decision_t *d,

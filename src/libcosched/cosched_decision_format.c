@@ -10,22 +10,32 @@
 #include "cosched_decision_internal.h"
 #include "cosched_text.h"
 
+/* The record's doubles as text, made once by decision_check (finding the
+ * shortest text that reads back is the formatter's dearest step) and then
+ * written; "" when unset. */
+typedef struct {
+	char mpki[NUMBER_TEXT_MAX];
+	char slowdown[NUMBER_TEXT_MAX];
+} double_texts_t;
+
 /* A double the formatter may write (NAN: unset) is one the parser reads
- * back: checked by reading its text (a subnormal, say, is not). */
+ * back: checked by reading its text (a subnormal, say, is not).  Its text
+ * goes to text. */
 static int double_check(const char *key, double x, bool lo_open, double hi,
-			cosched_error_t *err)
+			char *text, cosched_error_t *err)
 {
-	char text[NUMBER_TEXT_MAX];
 	double back;
 
+	text[0] = '\0';
 	if (isnan(x))
 		return 0;
-	cosched_decision_double_text(text, sizeof(text), x);
+	cosched_decision_double_text(text, NUMBER_TEXT_MAX, x);
 	return cosched_decision_parse_double(key, text, 0, lo_open, hi, &back, err);
 }
 
 /* Every field the formatter writes is one the parser reads back. */
-static int decision_check(const cosched_decision_t *d, cosched_error_t *err)
+static int decision_check(const cosched_decision_t *d, double_texts_t *texts,
+			  cosched_error_t *err)
 {
 	const char *end;
 
@@ -59,7 +69,7 @@ static int decision_check(const cosched_decision_t *d, cosched_error_t *err)
 			return cosched_error_set(err, "source: unknown source %d",
 						 (int) d->source);
 	}
-	if (double_check("mpki", d->mpki, false, MPKI_MAX, err))
+	if (double_check("mpki", d->mpki, false, MPKI_MAX, texts->mpki, err))
 		return -1;
 	if (d->threads < 0 || d->threads > THREADS_MAX)
 		return cosched_error_set(err, "threads: value %d out of range (1 <= threads <= %d)",
@@ -104,7 +114,8 @@ static int decision_check(const cosched_decision_t *d, cosched_error_t *err)
 		return cosched_error_set(err,
 			"governor: invalid governor %s ([a-z0-9_], 1 to %d bytes)",
 			COSCHED_QUOTE(d->governor), COSCHED_DECISION_GOVERNOR_MAX);
-	if (double_check("slowdown", d->slowdown, true, SLOWDOWN_MAX, err))
+	if (double_check("slowdown", d->slowdown, true, SLOWDOWN_MAX,
+			 texts->slowdown, err))
 		return -1;
 	end = memchr(d->reason, '\0', sizeof(d->reason));
 	if (!end)
@@ -146,23 +157,20 @@ static void write_nodes(cosched_kv_out_t *o, const cosched_decision_t *d,
 	}
 }
 
-static void write_double(cosched_kv_out_t *o, int key, double x)
+static void write_double(cosched_kv_out_t *o, int key, const char *text)
 {
-	char text[NUMBER_TEXT_MAX];
-
-	if (isnan(x))
-		return;
-	cosched_decision_double_text(text, sizeof(text), x);
-	cosched_kv_put(o, cosched_decision_key_names[key], "%s", text);
+	if (text[0])
+		cosched_kv_put(o, cosched_decision_key_names[key], "%s", text);
 }
 
 int cosched_decision_format(const cosched_decision_t *d, char *buf, size_t len,
 			    cosched_error_t *err)
 {
 	char version[32];
+	double_texts_t texts;
 	cosched_kv_out_t o;
 
-	if (decision_check(d, err))
+	if (decision_check(d, &texts, err))
 		return -1;
 	cosched_kv_out_fixed(&o, buf, len);
 	/* "cosched/1" while the minor is 0: what every 1.x reader reads. */
@@ -182,7 +190,7 @@ int cosched_decision_format(const cosched_decision_t *d, char *buf, size_t len,
 		cosched_kv_put(&o, "source", "%s",
 			       cosched_class_source_name(d->source));
 	}
-	write_double(&o, K_MPKI, d->mpki);
+	write_double(&o, K_MPKI, texts.mpki);
 	if (d->threads)
 		cosched_kv_put(&o, "threads", "%d", d->threads);
 	write_nodes(&o, d, K_SOCKETS);
@@ -200,7 +208,7 @@ int cosched_decision_format(const cosched_decision_t *d, char *buf, size_t len,
 		cosched_kv_put(&o, "freq_khz", "%ld", d->freq_khz);
 	if (d->governor[0])
 		cosched_kv_put(&o, "governor", "%s", d->governor);
-	write_double(&o, K_SLOWDOWN, d->slowdown);
+	write_double(&o, K_SLOWDOWN, texts.slowdown);
 	if (d->reason[0])
 		cosched_kv_put_quoted(&o, "reason", d->reason);
 	if (o.over)

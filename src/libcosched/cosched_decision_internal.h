@@ -29,6 +29,11 @@ enum {
 };
 
 extern const char *const cosched_decision_key_names[K_COUNT];
+/* The K_ index of a key name, -1 for a key this release does not know. */
+int cosched_decision_key_index(const char *name);
+/* The length of the record line at text: up to '\n' or the end, without
+ * a '\r' just before it. */
+size_t cosched_decision_line_length(const char *text);
 extern const char *const cosched_decision_state_names[];
 extern const char *const cosched_decision_membind_names[];
 
@@ -57,6 +62,13 @@ bool cosched_decision_node_name_ok(const char *name, size_t n);
 int cosched_decision_node_find(const cosched_decision_t *d, const char *name,
 			       size_t n);
 bool cosched_decision_reason_char(unsigned char c);
+/* cosched_decision_init but for the node table, left as it is: a parse
+ * zeroes each node entry it takes (the table is 29 KB of the record). */
+void cosched_decision_init_head(cosched_decision_t *d);
+/* *dst = *src, reading only src's nodes in use (the others are written
+ * as zeroes, as cosched_decision_init leaves them). */
+void cosched_decision_copy_out(cosched_decision_t *dst,
+			       const cosched_decision_t *src);
 bool cosched_decision_governor_ok(const char *g, size_t n);
 
 /* The shortest "%.Ng" that reads back as x (0 without its sign). */

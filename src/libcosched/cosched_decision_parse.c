@@ -110,6 +110,7 @@ static int parse_nodes(parse_t *ps, int key, char *value, cosched_error_t *err)
 					"%s: node listed twice (at %s)", k,
 					COSCHED_QUOTE(entry));
 			node = &d->nodes[d->nnodes++];
+			memset(node, 0, sizeof(*node));
 			memcpy(node->name, entry, n);
 			node->name[n] = '\0';
 		} else {
@@ -337,11 +338,8 @@ static int parse_line(parse_t *ps, cosched_error_t *err)
 		return -1;
 
 	while ((rc = cosched_kv_next(&r, &f, err)) > 0) {
-		int key = -1;
+		int key = cosched_decision_key_index(f.key);
 
-		for (int k = 0; k < K_COUNT; k++)
-			if (!strcmp(f.key, cosched_decision_key_names[k]))
-				key = k;
 		if (key < 0) {
 			if (unknown_key(ps, &f, err))
 				return -1;
@@ -405,17 +403,6 @@ static int parse_line(parse_t *ps, cosched_error_t *err)
 	return 0;
 }
 
-/* The length of the record line at text: up to '\n' or the end, without
- * a '\r' just before it. */
-static size_t line_length(const char *text)
-{
-	size_t n = strcspn(text, "\n");
-
-	if (n && text[n - 1] == '\r')
-		n--;
-	return n;
-}
-
 int cosched_decision_parse_compat(const char *text, cosched_decision_t *d,
 				  cosched_decision_compat_t *compat,
 				  cosched_error_t *err)
@@ -425,7 +412,7 @@ int cosched_decision_parse_compat(const char *text, cosched_decision_t *d,
 
 	if (!text)
 		return cosched_error_set(err, "record: none (NULL)");
-	n = line_length(text);
+	n = cosched_decision_line_length(text);
 	if (n >= COSCHED_DECISION_TEXT_MAX)
 		return cosched_error_set(err,
 			"record: %zu bytes, longer than %d (%s)", n,
@@ -435,14 +422,16 @@ int cosched_decision_parse_compat(const char *text, cosched_decision_t *d,
 		return cosched_error_set(err, "record: out of memory");
 	memcpy(ps->line, text, n);
 	ps->line[n] = '\0';
-	cosched_decision_init(&ps->d);
+	/* The node table is zeroed entry by entry as the parse takes them,
+	 * and copied out only as far as it is used. */
+	cosched_decision_init_head(&ps->d);
 	ps->nodes_set = false;
 	memset(&ps->compat, 0, sizeof(ps->compat));
 	if (parse_line(ps, err)) {
 		free(ps);
 		return -1;
 	}
-	memcpy(d, &ps->d, sizeof(*d));
+	cosched_decision_copy_out(d, &ps->d);
 	if (compat)
 		*compat = ps->compat;
 	free(ps);

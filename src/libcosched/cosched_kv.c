@@ -405,26 +405,41 @@ void cosched_kv_put_str(cosched_kv_out_t *o, const char *s)
 	cosched_kv_put_mem(o, s, strlen(s));
 }
 
+/* One vsnprintf where the text fits (a second only when a growing buffer
+ * must grow first), and none for "%s": every decision record slurmctld
+ * writes goes through here some twenty times. */
 static void put_v(cosched_kv_out_t *o, const char *fmt, va_list ap)
 {
-	va_list measure;
+	va_list again;
+	size_t left;
 	int n;
 
-	va_copy(measure, ap);
-	n = vsnprintf(NULL, 0, fmt, measure);
-	va_end(measure);
-	if (n < 0)
-		o->over = true;
 	if (o->over)
 		return;
-	if (!room(o, (size_t) n)) {
-		o->over = true;
-		if (o->grows)
-			return;
-		n = (int) (o->len - o->at - 1);	/* what fits, terminated */
+	if (fmt[0] == '%' && fmt[1] == 's' && !fmt[2]) {
+		cosched_kv_put_str(o, va_arg(ap, const char *));
+		return;
 	}
-	vsnprintf(o->buf + o->at, o->len - o->at, fmt, ap);
-	o->at += (size_t) n;
+	left = o->len - o->at;
+	va_copy(again, ap);
+	n = vsnprintf(o->buf + o->at, left, fmt, ap);
+	if (n < 0) {
+		o->over = true;
+		o->buf[o->at] = '\0';
+	} else if ((size_t) n < left) {
+		o->at += (size_t) n;
+	} else if (!room(o, (size_t) n)) {
+		/* A fixed buffer keeps what fitted, terminated; a growing
+		 * one that could not grow is given up (over). */
+		o->over = true;
+		o->at = o->grows ? o->at : o->len - 1;
+		if (o->grows)
+			o->buf[o->at] = '\0';
+	} else {
+		vsnprintf(o->buf + o->at, o->len - o->at, fmt, again);
+		o->at += (size_t) n;
+	}
+	va_end(again);
 }
 
 void cosched_kv_put_fmt(cosched_kv_out_t *o, const char *fmt, ...)

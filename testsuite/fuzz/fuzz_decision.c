@@ -20,6 +20,7 @@
  *     comment without a record line, removing what was appended gives the
  *     comment back.
  */
+#include <math.h>
 #include <stdbool.h>
 
 #include "fuzz_common.h"
@@ -164,6 +165,51 @@ static void check_splice(const char *comment)
 	free(without);
 }
 
+/* Setting the slowdown of a comment whose record parses gives the record
+ * parse, set and format would (keys of a newer minor kept); on any other
+ * comment it refuses or changes nothing, and never crashes. */
+static void check_set_slowdown(const char *comment, int frc,
+			       const cosched_decision_t *found)
+{
+	static const double values[] = { 1.5, 1.7600000000000002, NAN };
+	cosched_error_t err;
+
+	for (size_t i = 0; i < sizeof(values) / sizeof(values[0]); i++) {
+		uint32_t job = frc == 1 ? found->job_id : 1;
+		char *out = NULL;
+		int rc;
+
+		fuzz_error_poison(&err);
+		rc = cosched_decision_set_slowdown(comment, job, values[i],
+						   &out, &err);
+		FUZZ_CHECK(rc >= -1 && rc <= 1 && (rc == 1) == (out != NULL),
+			   "set_slowdown returns -1, 0 or 1 with out", NULL);
+		if (rc < 0)
+			fuzz_check_error(&err);
+		if (frc == 1) {
+			cosched_decision_t want = *found, got;
+			cosched_error_t err2;
+
+			FUZZ_CHECK(rc >= 0, "set_slowdown refused a record that parses",
+				   err.msg);
+			want.slowdown = values[i];
+			if (rc == 1) {
+				FUZZ_CHECK(cosched_decision_find(out, &got, &err2) == 1,
+					   "set_slowdown wrote a record that does not parse",
+					   err2.msg);
+				FUZZ_CHECK(cosched_decision_equal(&got, &want),
+					   "set_slowdown changed more than the slowdown",
+					   out);
+			} else {
+				FUZZ_CHECK(cosched_decision_equal(found, &want),
+					   "set_slowdown left a different slowdown",
+					   NULL);
+			}
+		}
+		free(out);
+	}
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char *text = fuzz_strdup(data, size);
@@ -229,6 +275,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			   NULL);
 
 	check_splice(text);
+	check_set_slowdown(text, frc, &found);
 	free(text);
 	return 0;
 }

@@ -547,6 +547,30 @@ START_TEST(test_idset_node_reason)
 	ck_assert_int_eq(cosched_idset_count(&s), 6);
 	ck_assert(cosched_idset_has(&s, 1023) && !cosched_idset_has(&s, 1024) &&
 		  !cosched_idset_has(&s, -1));
+	/* runs are found a word at a time: across words, to the last id */
+	{
+		cosched_idset_t w;
+		cosched_idset_clear(&w);
+		for (int id = 60; id <= 130; id++)
+			cosched_idset_add(&w, id, &err);
+		cosched_idset_add(&w, 191, &err);
+		cosched_idset_add(&w, 192, &err);
+		for (int id = 960; id < 1024; id++)
+			cosched_idset_add(&w, id, &err);
+		ck_assert_str_eq(cosched_idset_format(&w, buf, sizeof(buf)),
+				 "60-130,191-192,960-1023");
+		ck_assert_int_eq(cosched_idset_next(&w, 0), 60);
+		ck_assert_int_eq(cosched_idset_next(&w, 131), 191);
+		ck_assert_int_eq(cosched_idset_next(&w, 193), 960);
+		ck_assert_int_eq(cosched_idset_next(&w, 1023), 1023);
+		ck_assert_int_eq(cosched_idset_next(&w, 1024), -1);
+		ck_assert_int_eq(cosched_idset_next(&w, -5), 60);
+		cosched_idset_clear(&w);
+		cosched_idset_add(&w, 63, &err);
+		cosched_idset_add(&w, 64, &err);
+		ck_assert_str_eq(cosched_idset_format(&w, buf, sizeof(buf)), "63-64");
+		ck_assert_int_eq(cosched_idset_next(&w, 64), 64);
+	}
 	memset(small, 'X', sizeof(small));
 	ck_assert_str_eq(cosched_idset_format(&s, small, 5), "0-3,");
 	ck_assert_int_eq(small[5], 'X');
@@ -748,6 +772,94 @@ START_TEST(test_splice)
 }
 END_TEST
 
+/* set_slowdown(comment, s) is what parse, set, format and splice give. */
+static void expect_set_slowdown(const char *comment, const cosched_decision_t *d,
+				double slowdown)
+{
+	char was[COSCHED_DECISION_TEXT_MAX], want[COSCHED_DECISION_TEXT_MAX];
+	cosched_decision_t with = *d;
+	char *start, *wanted, *got = (char *) 1;
+	int rc;
+
+	with.slowdown = slowdown;
+	ck_assert_int_eq(cosched_decision_format(d, was, sizeof(was), &err), 0);
+	ck_assert_int_eq(cosched_decision_format(&with, want, sizeof(want),
+						 &err), 0);
+	start = cosched_decision_splice(comment, was);
+	wanted = cosched_decision_splice(comment, want);
+	rc = cosched_decision_set_slowdown(start, d->job_id, slowdown, &got,
+					   &err);
+	if (!strcmp(start, wanted)) {
+		ck_assert_msg(rc == 0 && got == NULL,
+			      "%s with slowdown %g: rc %d", start, slowdown, rc);
+	} else {
+		ck_assert_msg(rc == 1, "%s with slowdown %g: rc %d (%s)", start,
+			      slowdown, rc, err.msg);
+		ck_assert_msg(!strcmp(got, wanted), "%s with slowdown %g:\n got %s\nwant %s",
+			      start, slowdown, got, wanted);
+		free(got);
+	}
+	free(start);
+	free(wanted);
+}
+
+START_TEST(test_set_slowdown)
+{
+	static const char *const comments[] = { NULL, "a", "a\r\nb\r\n", "x\n\ny" };
+	static const double values[] = { 1.0, 1.25, 1.7600000000000002, 1000,
+					 NAN };
+	cosched_decision_t d;
+	char *got;
+
+	for (size_t c = 0; c < sizeof(comments) / sizeof(comments[0]); c++) {
+		for (size_t v = 0; v < sizeof(values) / sizeof(values[0]); v++) {
+			/* every key; slowdown unset; nothing after it; only
+			 * the required keys and reason */
+			full_record(&d);
+			expect_set_slowdown(comments[c], &d, values[v]);
+			d.slowdown = NAN;
+			expect_set_slowdown(comments[c], &d, values[v]);
+			d.reason[0] = '\0';
+			expect_set_slowdown(comments[c], &d, values[v]);
+			d.slowdown = 3.5;
+			expect_set_slowdown(comments[c], &d, values[v]);
+			cosched_decision_init(&d);
+			d.job_id = 7;
+			d.policy = COSCHED_POLICY_GANG;
+			cosched_decision_set_reason(&d, "r \"q\" slowdown=9");
+			expect_set_slowdown(comments[c], &d, values[v]);
+		}
+	}
+	/* A newer minor's keys after reason stay where they are. */
+	ck_assert_int_eq(cosched_decision_set_slowdown(
+		"cosched/1.1 job=3 state=placed policy=gang scope=socket reason=\"x\" new=1",
+		3, 2.5, &got, &err), 1);
+	ck_assert_str_eq(got, "cosched/1.1 job=3 state=placed policy=gang scope=socket slowdown=2.5 reason=\"x\" new=1");
+	free(got);
+	/* Nothing to change: no record, another job's (an array task's
+	 * copy), the same value. */
+	ck_assert_int_eq(cosched_decision_set_slowdown(NULL, 3, 2.5, &got, &err), 0);
+	ck_assert_int_eq(cosched_decision_set_slowdown("a\nb", 3, 2.5, &got, &err), 0);
+	ck_assert_int_eq(cosched_decision_set_slowdown(BASE, 2, 2.5, &got, &err), 0);
+	ck_assert_int_eq(cosched_decision_set_slowdown(BASE " slowdown=2.5", 1,
+						       2.5, &got, &err), 0);
+	ck_assert_ptr_null(got);
+	/* Refused, naming what: the value, two records, a field out of form,
+	 * no job. */
+	ck_assert_int_eq(cosched_decision_set_slowdown(BASE, 1, 0, &got, &err), -1);
+	ck_assert_ptr_nonnull(strstr(err.msg, "slowdown: value \"0\" out of range"));
+	ck_assert_int_eq(cosched_decision_set_slowdown(BASE, 1, 1000.5, &got, &err), -1);
+	ck_assert_ptr_nonnull(strstr(err.msg, "slowdown: value \"1000.5\" out of range"));
+	ck_assert_int_eq(cosched_decision_set_slowdown(BASE "\n" BASE, 1, 2, &got, &err), -1);
+	ck_assert_ptr_nonnull(strstr(err.msg, "2 lines start with cosched/"));
+	ck_assert_int_eq(cosched_decision_set_slowdown(BASE " frob", 1, 2, &got, &err), -1);
+	ck_assert_ptr_nonnull(strstr(err.msg, "has no value"));
+	ck_assert_int_eq(cosched_decision_set_slowdown("cosched/1 state=placed", 1, 2, &got, &err), -1);
+	ck_assert_ptr_nonnull(strstr(err.msg, "job: required key missing"));
+	ck_assert_ptr_null(got);
+}
+END_TEST
+
 /* cosched(8) documents every key the record has, in the record's order. */
 START_TEST(test_documented)
 {
@@ -797,6 +909,7 @@ Suite *cosched_test_suite(void)
 	tcase_add_test(tc, test_equal_and_names);
 	tcase_add_test(tc, test_find);
 	tcase_add_test(tc, test_splice);
+	tcase_add_test(tc, test_set_slowdown);
 	tcase_add_test(tc, test_documented);
 	suite_add_tcase(s, tc);
 	return s;

@@ -75,11 +75,11 @@ static void _freq_request(const cosched_ctl_t *c, const job_view_t *v,
 
 /*
  * The co-occupants of the units h holds: fn for each other job (not
- * except) with a decision record there, once however many of the units it
- * shares.
+ * except) that Slurm still knows, once however many of the units it
+ * shares, with the gang job it was entered with (its class).
  */
 typedef void (*co_occupant_fn)(cosched_ctl_t *c, job_record_t *job,
-			       cosched_decision_t *d, void *arg);
+			       const cosched_gang_job_t *gj, void *arg);
 
 static void _each_co_occupant(cosched_ctl_t *c, const cosched_hold_t *h,
 			      size_t nh, uint32_t except, co_occupant_fn fn,
@@ -94,23 +94,21 @@ static void _each_co_occupant(cosched_ctl_t *c, const cosched_hold_t *h,
 		if (cosched_occupancy_socket(occ, h[k].socket, &sock))
 			continue;
 		for (int j = 0; j < sock.noccupants; j++) {
-			uint32_t id = sock.occupants[j].job_id;
+			cosched_gang_job_t gj = sock.occupants[j];
 			job_record_t *other;
-			cosched_decision_t od;
 			bool again = false;
 
 			for (size_t i = 0; i < nseen && !again; i++)
-				again = seen[i] == id;
-			if (id == except || again)
+				again = seen[i] == gj.job_id;
+			if (gj.job_id == except || again)
 				continue;
 			if (nseen == cap) {
 				cap = cap ? 2 * cap : 8;
 				xrealloc(seen, cap * sizeof(*seen));
 			}
-			seen[nseen++] = id;
-			if ((other = find_job_record(id)) &&
-			    ctl_record_read(other, &od) == 1)
-				fn(c, other, &od, arg);
+			seen[nseen++] = gj.job_id;
+			if ((other = find_job_record(gj.job_id)))
+				fn(c, other, &gj, arg);
 		}
 	}
 	xfree(seen);
@@ -129,12 +127,14 @@ typedef struct {
 } domain_jobs_t;
 
 static void _add_domain_job(cosched_ctl_t *c, job_record_t *job,
-			    cosched_decision_t *d, void *arg)
+			    const cosched_gang_job_t *gj, void *arg)
 {
 	domain_jobs_t *dj = arg;
+	cosched_decision_t dd, *d = &dd;
 
 	(void) c;
-	if (d->freq_req_khz <= 0)
+	(void) gj;
+	if (ctl_record_read(job, d) != 1 || d->freq_req_khz <= 0)
 		return;
 	if (dj->n == dj->cap) {
 		dj->cap = dj->cap ? 2 * dj->cap : 8;
@@ -244,23 +244,24 @@ static void _decide_power(cosched_ctl_t *c, job_view_t *v,
 
 /*
  * A job arrived on or left these units: the predicted slowdown in the
- * records of the jobs still there changes with their co-runners; write it
- * again (only records that change are rewritten).
+ * records of the jobs still there changes with their co-runners; it is
+ * set again in each record (only records that change are rewritten).
+ * Their class is the one they were entered with: the record's, whose LCA
+ * class the controller always takes from the category (ctl_view.c).
  */
 static void _refresh_slowdown(cosched_ctl_t *c, job_record_t *job,
-			      cosched_decision_t *d, void *arg)
+			      const cosched_gang_job_t *gj, void *arg)
 {
-	cosched_class_t cls;
+	cosched_class_t cls = {
+		.cat = gj->category,
+		.lca = cosched_category_to_lca(gj->category),
+		.source = COSCHED_CLASS_FROM_PROFILE,
+	};
 
 	(void) arg;
-	if (!d->has_class ||
-	    !cosched_occupancy_has(cosched_place_occupancy(c->place),
-				   job->job_id, NULL))
-		return;
-	cls = (cosched_class_t) { .cat = d->category, .lca = d->lca,
-				  .source = d->source };
-	d->slowdown = cosched_place_predict(c->place, job->job_id, &cls);
-	ctl_record_write(c, job, d);
+	ctl_record_set_slowdown(c, job,
+				cosched_place_predict(c->place, job->job_id,
+						      &cls));
 }
 
 static void _refresh_neighbours(cosched_ctl_t *c, const cosched_hold_t *h,

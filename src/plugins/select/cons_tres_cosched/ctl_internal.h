@@ -143,5 +143,8 @@ void ctl_record_init(cosched_ctl_t *c, cosched_decision_t *d,
 		     cosched_decision_state_t state);
 void ctl_record_write(cosched_ctl_t *c, job_record_t *job_ptr,
 		      const cosched_decision_t *d);
+/* Set only the predicted slowdown in the job's record (when it changed). */
+void ctl_record_set_slowdown(cosched_ctl_t *c, job_record_t *job_ptr,
+			     double slowdown);
 
 #endif

@@ -92,3 +92,31 @@ void ctl_record_write(cosched_ctl_t *c, job_record_t *job_ptr,
 	}
 	free(spliced);
 }
+
+/* Set the predicted slowdown in the job's record, without parsing it
+ * (cosched_decision_set_slowdown): slurmctld does this for every job on a
+ * socket whenever a job arrives there or leaves. */
+void ctl_record_set_slowdown(cosched_ctl_t *c, job_record_t *job_ptr,
+			     double slowdown)
+{
+	cosched_error_t err;
+	char *edited = NULL;
+	int rc = cosched_decision_set_slowdown(job_ptr->system_comment,
+					       job_ptr->job_id, slowdown,
+					       &edited, &err);
+
+	if (rc < 0) {
+		error("%s: %pJ: its decision record is unreadable: %s",
+		      plugin_type, job_ptr, err.msg);
+		return;
+	}
+	if (rc == 0)
+		return;
+	xfree(job_ptr->system_comment);
+	job_ptr->system_comment = xstrdup(edited);
+	free(edited);
+	*c->last_job_update = time(NULL);
+	if (c->conf.debug_flags & COSCHED_DEBUG_PLACEMENT)
+		info("%s: %pJ slowdown=%g: %s", plugin_type, job_ptr, slowdown,
+		     job_ptr->system_comment);
+}
