@@ -163,6 +163,9 @@ typedef struct {
 	double mpki;				/* NAN = unset */
 	int threads;				/* 0 = unset */
 	int nnodes;				/* 0 .. COSCHED_DECISION_NODES_MAX */
+	/* nodes[0 .. nnodes); the entries after them are unspecified (init
+	 * and parse leave them: the table is 28 KB of the record's 29, and
+	 * slurmctld makes a record at every job start). */
 	cosched_decision_node_t nodes[COSCHED_DECISION_NODES_MAX];
 	cosched_membind_t membind;
 	cosched_power_policy_t power;		/* UNSET = omitted */
@@ -173,7 +176,7 @@ typedef struct {
 	char reason[COSCHED_DECISION_REASON_MAX + 1];	/* "" = unset */
 } cosched_decision_t;
 
-/* Everything unset: state placed, policy none, scope socket. */
+/* Everything unset: state placed, policy none, scope socket, no node. */
 void cosched_decision_init(cosched_decision_t *d);
 
 /* The node entry named name, added when absent (NULL when full or name

@@ -103,15 +103,12 @@ int cosched_decision_set_slowdown(const char *comment, uint32_t job_id,
 	char *copy, *line;
 	bool other_job;
 	int rc;
-	double back;
 
 	*out = NULL;
-	if (!isnan(slowdown)) {
-		cosched_decision_double_text(text, sizeof(text), slowdown);
-		if (cosched_decision_parse_double("slowdown", text, 0, true,
-						  SLOWDOWN_MAX, &back, err))
-			return -1;
-	}
+	if (!isnan(slowdown) &&
+	    cosched_decision_double_write("slowdown", slowdown, 0, true,
+					  SLOWDOWN_MAX, text, err))
+		return -1;
 	if ((rc = record_line(comment, &record, err)) <= 0)
 		return rc;
 	n = cosched_decision_line_length(record);

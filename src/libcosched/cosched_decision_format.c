@@ -24,13 +24,10 @@ typedef struct {
 static int double_check(const char *key, double x, bool lo_open, double hi,
 			char *text, cosched_error_t *err)
 {
-	double back;
-
 	text[0] = '\0';
 	if (isnan(x))
 		return 0;
-	cosched_decision_double_text(text, NUMBER_TEXT_MAX, x);
-	return cosched_decision_parse_double(key, text, 0, lo_open, hi, &back, err);
+	return cosched_decision_double_write(key, x, 0, lo_open, hi, text, err);
 }
 
 /* Every field the formatter writes is one the parser reads back. */

@@ -62,11 +62,7 @@ bool cosched_decision_node_name_ok(const char *name, size_t n);
 int cosched_decision_node_find(const cosched_decision_t *d, const char *name,
 			       size_t n);
 bool cosched_decision_reason_char(unsigned char c);
-/* cosched_decision_init but for the node table, left as it is: a parse
- * zeroes each node entry it takes (the table is 29 KB of the record). */
-void cosched_decision_init_head(cosched_decision_t *d);
-/* *dst = *src, reading only src's nodes in use (the others are written
- * as zeroes, as cosched_decision_init leaves them). */
+/* *dst = *src as far as it is specified (nodes[0 .. nnodes)). */
 void cosched_decision_copy_out(cosched_decision_t *dst,
 			       const cosched_decision_t *src);
 bool cosched_decision_governor_ok(const char *g, size_t n);
@@ -83,5 +79,11 @@ int cosched_decision_parse_uint(const char *key, const char *value,
 int cosched_decision_parse_double(const char *key, const char *value,
 				  double lo, bool lo_open, double hi,
 				  double *out, cosched_error_t *err);
+/* x's text (NUMBER_TEXT_MAX bytes) for the record, checked to be one
+ * cosched_decision_parse_double reads back as x, with its errors, making
+ * the text once: 0 or -1. */
+int cosched_decision_double_write(const char *key, double x, double lo,
+				  bool lo_open, double hi, char *text,
+				  cosched_error_t *err);
 
 #endif

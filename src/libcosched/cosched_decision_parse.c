@@ -424,7 +424,7 @@ int cosched_decision_parse_compat(const char *text, cosched_decision_t *d,
 	ps->line[n] = '\0';
 	/* The node table is zeroed entry by entry as the parse takes them,
 	 * and copied out only as far as it is used. */
-	cosched_decision_init_head(&ps->d);
+	cosched_decision_init(&ps->d);
 	ps->nodes_set = false;
 	memset(&ps->compat, 0, sizeof(ps->compat));
 	if (parse_line(ps, err)) {

@@ -8,6 +8,7 @@
 
 #include "cosched_check.h"
 #include "src/libcosched/cosched_decision.h"
+#include "src/libcosched/cosched_decision_internal.h"
 
 static cosched_error_t err;
 
@@ -772,6 +773,62 @@ START_TEST(test_splice)
 }
 END_TEST
 
+/* The plain search the record's numbers were first written with: its
+ * text is what every reader compares with. */
+static void plain_double_text(char *buf, size_t len, double x)
+{
+	if (x == 0)
+		x = 0;
+	for (int prec = 1; prec <= 17; prec++) {
+		snprintf(buf, len, "%.*g", prec, x);
+		if (strtod(buf, NULL) == x)
+			return;
+	}
+}
+
+static void same_text(double x)
+{
+	char fast[64], plain[64];
+
+	cosched_decision_double_text(fast, sizeof(fast), x);
+	plain_double_text(plain, sizeof(plain), x);
+	ck_assert_msg(!strcmp(fast, plain), "%a: \"%s\", the plain search \"%s\"",
+		      x, fast, plain);
+}
+
+START_TEST(test_double_text)
+{
+	uint64_t r = 0x9e3779b97f4a7c15ull;
+
+	/* what the record holds: slowdowns as the model sums them, MPKI */
+	for (int a = 0; a < 100; a++)
+		for (int b = 0; b < 100; b++)
+			same_text(1.0 + (1.0 + a / 100.0 - 1.0) + (b / 100.0));
+	for (int k = 1; k <= 20000; k++) {
+		same_text(k / 1000.0);
+		same_text(k * 0.1);
+	}
+	/* powers of two and their neighbours, over the whole range */
+	for (int e = -1074; e <= 1023; e++) {
+		double p = ldexp(1.0, e);
+		same_text(p);
+		same_text(nextafter(p, 0));
+		same_text(nextafter(p, INFINITY));
+	}
+	/* any finite bit pattern */
+	for (int i = 0; i < 100000; i++) {
+		double x;
+		r ^= r << 13;
+		r ^= r >> 7;
+		r ^= r << 17;
+		memcpy(&x, &r, sizeof(x));
+		if (isfinite(x))
+			same_text(fabs(x));
+		same_text((double) (r >> 11) / (double) (1ull << 53) * 1000.0);
+	}
+}
+END_TEST
+
 /* set_slowdown(comment, s) is what parse, set, format and splice give. */
 static void expect_set_slowdown(const char *comment, const cosched_decision_t *d,
 				double slowdown)
@@ -910,6 +967,7 @@ Suite *cosched_test_suite(void)
 	tcase_add_test(tc, test_find);
 	tcase_add_test(tc, test_splice);
 	tcase_add_test(tc, test_set_slowdown);
+	tcase_add_test(tc, test_double_text);
 	tcase_add_test(tc, test_documented);
 	suite_add_tcase(s, tc);
 	return s;
