@@ -234,12 +234,10 @@ void cosched_decision_set_reason(cosched_decision_t *d, const char *fmt, ...)
  * are left; when 15 do, the shorter ones are tried from 1 up.  A unit test
  * holds this to the plain search over a quarter of a million values.
  */
-void cosched_decision_double_text(char *buf, size_t len, double x)
+static void double_text_search(char *buf, size_t len, double x)
 {
 	char fifteen[NUMBER_TEXT_MAX];
 
-	if (x == 0)
-		x = 0;
 	snprintf(fifteen, sizeof(fifteen), "%.15g", x);
 	if (strtod(fifteen, NULL) != x) {
 		for (int prec = 16; prec <= 17; prec++) {
@@ -255,6 +253,44 @@ void cosched_decision_double_text(char *buf, size_t len, double x)
 			return;
 	}
 	snprintf(buf, len, "%s", fifteen);
+}
+
+/* The last few numbers written, per thread: every job of an application
+ * carries its profile's MPKI and every pair of classes one predicted
+ * slowdown, so slurmctld writes the same few numbers again and again. */
+#define TEXT_MEMO 8
+
+void cosched_decision_double_text(char *buf, size_t len, double x)
+{
+	static _Thread_local struct {
+		uint64_t bits;
+		bool used;
+		char text[NUMBER_TEXT_MAX];
+	} memo[TEXT_MEMO];
+	static _Thread_local unsigned next;
+	uint64_t bits;
+
+	if (x == 0)
+		x = 0;
+	memcpy(&bits, &x, sizeof(bits));
+	for (unsigned i = 0; i < TEXT_MEMO; i++) {
+		if (memo[i].used && memo[i].bits == bits) {
+			size_t n = strlen(memo[i].text);
+
+			if (n < len)
+				memcpy(buf, memo[i].text, n + 1);
+			else
+				snprintf(buf, len, "%s", memo[i].text);
+			return;
+		}
+	}
+	double_text_search(buf, len, x);
+	if (len >= NUMBER_TEXT_MAX) {
+		unsigned i = next++ % TEXT_MEMO;
+		memo[i].bits = bits;
+		memo[i].used = true;
+		memcpy(memo[i].text, buf, NUMBER_TEXT_MAX);
+	}
 }
 
 /* An integer as the record writes it: decimal digits, no sign, no leading

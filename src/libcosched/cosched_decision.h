@@ -267,7 +267,8 @@ char *cosched_decision_splice(const char *comment, const char *record);
  * SystemComment and job arrays above), -1 with err when the slowdown is
  * out of range (0 < slowdown <= 1000) or the record line is not one
  * (two of them, fields out of form, no job=).  Only the fields' form is
- * read: the rest of the record is left for its readers to judge.
+ * read, and not even that when the record already has slowdown= the
+ * value before its reason: the rest is left for its readers to judge.
  */
 int cosched_decision_set_slowdown(const char *comment, uint32_t job_id,
 				  double slowdown, char **out,

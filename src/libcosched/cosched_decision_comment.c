@@ -82,15 +82,43 @@ static int slowdown_span(char *copy, size_t n, uint32_t job_id, size_t *from,
 			*value = f.value;
 			return have_job ? 0 : cosched_error_set(err,
 				"job: required key missing");
-		} else if ((key < 0 || key > K_SLOWDOWN) && *from == n) {
-			/* The first key written after slowdown: it goes
-			 * before (keys of a newer minor follow reason). */
+		} else if (key > K_SLOWDOWN && *from == n) {
+			/* The first key this release writes after slowdown:
+			 * it goes before.  Keys it does not know (a newer
+			 * minor's) are skipped wherever they stand. */
 			*from = *to = at;
 		}
 	}
 	if (rc < 0)
 		return -1;
 	return have_job ? 0 : cosched_error_set(err, "job: required key missing");
+}
+
+/* Whether the record line (n bytes) already has slowdown=TEXT before its
+ * reason, which is all that a slowdown still the same needs: most calls
+ * find it so (a neighbour came or went, the prediction did not change).
+ * Only bytes before reason=" are looked at, where no value holds a blank
+ * or a quote (names, numbers, range lists), so " slowdown=" there can
+ * only be the key. */
+static bool says_slowdown(const char *line, size_t n, const char *text)
+{
+	static const char key[] = " slowdown=";
+	size_t klen = strlen(key), tlen = strlen(text);
+	const char *end = line + n, *at;
+
+	for (at = line; at + 9 <= end; at++)
+		if (!memcmp(at, " reason=\"", 9))
+			break;
+	end = at + 9 <= end ? at : end;
+	for (at = line; at + klen <= end; at++) {
+		if (memcmp(at, key, klen))
+			continue;
+		at += klen;
+		return tlen && (size_t) (end - at) >= tlen &&
+		       !memcmp(at, text, tlen) &&
+		       (at + tlen == end || at[tlen] == ' ');
+	}
+	return false;
 }
 
 int cosched_decision_set_slowdown(const char *comment, uint32_t job_id,
@@ -116,6 +144,8 @@ int cosched_decision_set_slowdown(const char *comment, uint32_t job_id,
 		return cosched_error_set(err,
 			"record: %zu bytes, longer than %d", n,
 			COSCHED_DECISION_TEXT_MAX - 1);
+	if (says_slowdown(record, n, text))
+		return 0;
 	copy = malloc(n + 1);
 	if (!copy)
 		return cosched_error_set(err, "record: out of memory");

@@ -476,10 +476,16 @@ void cosched_kv_put_quoted(cosched_kv_out_t *o, const char *key,
 {
 	field_start(o, key);
 	cosched_kv_put_str(o, "\"");
-	for (const char *p = value; *p; p++) {
-		if (*p == '"' || *p == '\\')
+	/* Runs without a byte to escape go in one piece. */
+	for (const char *p = value; *p;) {
+		size_t run = strcspn(p, "\"\\");
+
+		cosched_kv_put_mem(o, p, run);
+		p += run;
+		if (*p) {
 			cosched_kv_put_str(o, "\\");
-		cosched_kv_put_mem(o, p, 1);
+			cosched_kv_put_mem(o, p++, 1);
+		}
 	}
 	cosched_kv_put_str(o, "\"");
 }

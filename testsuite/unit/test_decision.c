@@ -893,6 +893,13 @@ START_TEST(test_set_slowdown)
 		3, 2.5, &got, &err), 1);
 	ck_assert_str_eq(got, "cosched/1.1 job=3 state=placed policy=gang scope=socket slowdown=2.5 reason=\"x\" new=1");
 	free(got);
+	/* ... and before the keys this release knows (found by fuzz_decision:
+	 * slowdown went before the unknown key, ahead of job=). */
+	ck_assert_int_eq(cosched_decision_set_slowdown(
+		"cosched/1.1 new=1 job=3 state=placed policy=gang scope=socket",
+		3, 2.5, &got, &err), 1);
+	ck_assert_str_eq(got, "cosched/1.1 new=1 job=3 state=placed policy=gang scope=socket slowdown=2.5");
+	free(got);
 	/* Nothing to change: no record, another job's (an array task's
 	 * copy), the same value. */
 	ck_assert_int_eq(cosched_decision_set_slowdown(NULL, 3, 2.5, &got, &err), 0);
