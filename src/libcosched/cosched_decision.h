@@ -261,12 +261,15 @@ char *cosched_decision_splice(const char *comment, const char *record);
  * give, without the parse: slurmctld sets the predicted slowdown of every
  * job sharing a socket each time a job arrives there or leaves.  The key
  * is replaced, or inserted where the formatter writes it; every other
- * byte of the comment is kept.  Returns 1 with *out (malloc'd), 0 with
+ * byte of the comment is kept (so a newer minor's record keeps its
+ * version and the keys this release does not know, which a rewrite would
+ * drop).  Returns 1 with *out (malloc'd), 0 with
  * *out NULL when there is nothing to change (the record already says so,
  * the comment has no record, or its record is another job's: see
  * SystemComment and job arrays above), -1 with err when the slowdown is
- * out of range (0 < slowdown <= 1000) or the record line is not one
- * (two of them, fields out of form, no job=).  Only the fields' form is
+ * out of range (0 < slowdown <= 1000), the edited record would not fit
+ * COSCHED_DECISION_TEXT_MAX, or the record line is not one (two of them,
+ * another major version, fields out of form, a quoted slowdown, no job=).  Only the fields' form is
  * read, and not even that when the record already has slowdown= the
  * value before its reason: the rest is left for its readers to judge.
  */

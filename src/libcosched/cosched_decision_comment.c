@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cosched_decision_internal.h"
+#include "cosched_text.h"
 
 static bool is_record_line(const char *line)
 {
@@ -58,6 +59,7 @@ static int slowdown_span(char *copy, size_t n, uint32_t job_id, size_t *from,
 {
 	cosched_kv_reader_t r;
 	cosched_kv_field_t f;
+	cosched_kv_version_t seen;
 	char *word, id[16];
 	bool have_job = false;
 	int rc;
@@ -69,6 +71,14 @@ static int slowdown_span(char *copy, size_t n, uint32_t job_id, size_t *from,
 	cosched_kv_begin(&r, copy, "record");
 	if (cosched_kv_word(&r, &word, err))
 		return -1;
+	/* Another major is another form: left to its readers, refused as
+	 * the parser refuses it. */
+	if (cosched_kv_version_read("decision record", "this node",
+				    COSCHED_DECISION_TAG,
+				    word + strlen(COSCHED_DECISION_TAG),
+				    cosched_decision_own_version(), &seen,
+				    err))
+		return -1;
 	while ((rc = cosched_kv_next(&r, &f, err)) > 0) {
 		int key = cosched_decision_key_index(f.key);
 		size_t at = (size_t) (f.key - copy) - 1;	/* its blank */
@@ -77,6 +87,10 @@ static int slowdown_span(char *copy, size_t n, uint32_t job_id, size_t *from,
 			have_job = true;
 			*other_job = strcmp(f.value, id) != 0;
 		} else if (key == K_SLOWDOWN) {
+			if (f.quoted)
+				return cosched_error_set(err,
+					"slowdown: value %s is quoted (only reason is)",
+					COSCHED_QUOTE(f.value));
 			*from = at;
 			*to = (size_t) (f.value - copy) + strlen(f.value);
 			*value = f.value;
@@ -105,6 +119,16 @@ static bool says_slowdown(const char *line, size_t n, const char *text)
 	static const char key[] = " slowdown=";
 	size_t klen = strlen(key), tlen = strlen(text);
 	const char *end = line + n, *at;
+	char own[32];
+
+	/* Only in a record of this release's own version: another minor's
+	 * unknown keys may hold quoted values anywhere. */
+	cosched_kv_version_text(COSCHED_DECISION_TAG,
+				cosched_decision_own_version(), own,
+				sizeof(own));
+	if (n <= strlen(own) || memcmp(line, own, strlen(own)) ||
+	    line[strlen(own)] != ' ')
+		return false;
 
 	for (at = line; at + 9 <= end; at++)
 		if (!memcmp(at, " reason=\"", 9))
@@ -161,6 +185,13 @@ int cosched_decision_set_slowdown(const char *comment, uint32_t job_id,
 	/* The line before the span, " slowdown=TEXT" (nothing for NAN),
 	 * the line after it. */
 	tlen = text[0] ? strlen(" slowdown=") + strlen(text) : 0;
+	if (n - (to - from) + tlen >= COSCHED_DECISION_TEXT_MAX)
+		/* As the formatter refuses a record that does not fit: the
+		 * record stays as it was, readable. */
+		return cosched_error_set(err,
+			"record: %zu bytes with slowdown=%s, longer than %d",
+			n - (to - from) + tlen, text,
+			COSCHED_DECISION_TEXT_MAX - 1);
 	line = malloc(n - (to - from) + tlen + 1);
 	if (!line)
 		return cosched_error_set(err, "record: out of memory");

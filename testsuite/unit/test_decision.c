@@ -900,6 +900,13 @@ START_TEST(test_set_slowdown)
 		3, 2.5, &got, &err), 1);
 	ck_assert_str_eq(got, "cosched/1.1 new=1 job=3 state=placed policy=gang scope=socket slowdown=2.5");
 	free(got);
+	/* A newer minor's record takes the full path: an unknown key's
+	 * quoted value may hold anything, " slowdown=" too. */
+	ck_assert_int_eq(cosched_decision_set_slowdown(
+		"cosched/1.1 job=3 state=placed policy=gang scope=socket x=\"a slowdown=1.5\"",
+		3, 1.5, &got, &err), 1);
+	ck_assert_str_eq(got, "cosched/1.1 job=3 state=placed policy=gang scope=socket x=\"a slowdown=1.5\" slowdown=1.5");
+	free(got);
 	/* Nothing to change: no record, another job's (an array task's
 	 * copy), the same value. */
 	ck_assert_int_eq(cosched_decision_set_slowdown(NULL, 3, 2.5, &got, &err), 0);
@@ -920,7 +927,48 @@ START_TEST(test_set_slowdown)
 	ck_assert_ptr_nonnull(strstr(err.msg, "has no value"));
 	ck_assert_int_eq(cosched_decision_set_slowdown("cosched/1 state=placed", 1, 2, &got, &err), -1);
 	ck_assert_ptr_nonnull(strstr(err.msg, "job: required key missing"));
+	ck_assert_int_eq(cosched_decision_set_slowdown(BASE " slowdown=\"2\"", 1, 1.5, &got, &err), -1);
+	ck_assert_ptr_nonnull(strstr(err.msg, "slowdown: value \"2\" is quoted"));
+	ck_assert_int_eq(cosched_decision_set_slowdown("cosched/2 job=1 state=placed policy=gang scope=socket",
+						       1, 1.5, &got, &err), -1);
+	ck_assert_ptr_nonnull(strstr(err.msg, "cosched/2.0 is newer"));
 	ck_assert_ptr_null(got);
+	/* A record that would outgrow the limit stays as it was, readable,
+	 * as the formatter refuses to write it. */
+	{
+		char text[COSCHED_DECISION_TEXT_MAX], name[61];
+		cosched_decision_t big;
+		size_t len = 0;
+
+		cosched_decision_init(&big);
+		big.job_id = 5;
+		big.slowdown = 1;
+		for (int k = 0; k < COSCHED_DECISION_NODES_MAX; k++) {
+			snprintf(name, sizeof(name), "%060d", k);
+			ck_assert_ptr_nonnull(cosched_decision_node(&big, name, &err));
+		}
+		/* Each id adds at most 15 bytes (",1022" in three keys):
+		 * stopped at 16367 or more, the record still fits. */
+		for (int i = 0; len < COSCHED_DECISION_TEXT_MAX - 17; i++) {
+			cosched_decision_node_t *node =
+				&big.nodes[i % COSCHED_DECISION_NODES_MAX];
+			int id = 2 * (i / COSCHED_DECISION_NODES_MAX);
+			cosched_idset_add(&node->sockets, id, &err);
+			cosched_idset_add(&node->cores, id, &err);
+			cosched_idset_add(&node->numa, id, &err);
+			if (i < COSCHED_DECISION_NODES_MAX - 1)
+				continue;	/* every node needs an id */
+			ck_assert_msg(cosched_decision_format(&big, text, sizeof(text), &err) == 0,
+				      "%d ids: %s", i, err.msg);
+			len = strlen(text);
+		}
+		ck_assert_int_eq(cosched_decision_format(&big, text, sizeof(text), &err), 0);
+		ck_assert_uint_gt(strlen(text) + 17, COSCHED_DECISION_TEXT_MAX - 1);
+		ck_assert_int_eq(cosched_decision_set_slowdown(text, 5, 1.7600000000000002,
+							       &got, &err), -1);
+		ck_assert_ptr_nonnull(strstr(err.msg, "longer than 16383"));
+		ck_assert_ptr_null(got);
+	}
 }
 END_TEST
 

@@ -106,8 +106,8 @@ void ctl_record_set_slowdown(cosched_ctl_t *c, job_record_t *job_ptr,
 					       &edited, &err);
 
 	if (rc < 0) {
-		error("%s: %pJ: its decision record is unreadable: %s",
-		      plugin_type, job_ptr, err.msg);
+		error("%s: %pJ: slowdown %g not recorded: %s", plugin_type,
+		      job_ptr, slowdown, err.msg);
 		return;
 	}
 	if (rc == 0)
