@@ -222,8 +222,6 @@ void cosched_decision_set_reason(cosched_decision_t *d, const char *fmt, ...)
 
 /* ---- numbers ------------------------------------------------------------ */
 
-/* The shortest "%.Ng" that reads back as x (0 without its sign). */
-
 /*
  * The shortest precision that reads back, as trying 1, 2, ... 17 would
  * find, in fewer tries: a prediction such as 1 + 0.76 = 1.7600000000000002

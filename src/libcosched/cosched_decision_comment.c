@@ -116,8 +116,9 @@ static int slowdown_span(char *copy, size_t n, uint32_t job_id, size_t *from,
  * only be the key. */
 static bool says_slowdown(const char *line, size_t n, const char *text)
 {
-	static const char key[] = " slowdown=";
-	size_t klen = strlen(key), tlen = strlen(text);
+	static const char key[] = " slowdown=", reason[] = " reason=\"";
+	size_t klen = strlen(key), rlen = strlen(reason), tlen = strlen(text);
+	size_t olen;
 	const char *end = line + n, *at;
 	char own[32];
 
@@ -126,14 +127,14 @@ static bool says_slowdown(const char *line, size_t n, const char *text)
 	cosched_kv_version_text(COSCHED_DECISION_TAG,
 				cosched_decision_own_version(), own,
 				sizeof(own));
-	if (n <= strlen(own) || memcmp(line, own, strlen(own)) ||
-	    line[strlen(own)] != ' ')
+	olen = strlen(own);
+	if (n <= olen || memcmp(line, own, olen) || line[olen] != ' ')
 		return false;
 
-	for (at = line; at + 9 <= end; at++)
-		if (!memcmp(at, " reason=\"", 9))
+	for (at = line; at + rlen <= end; at++)
+		if (!memcmp(at, reason, rlen))
 			break;
-	end = at + 9 <= end ? at : end;
+	end = at + rlen <= end ? at : end;
 	for (at = line; at + klen <= end; at++) {
 		if (memcmp(at, key, klen))
 			continue;

@@ -473,20 +473,21 @@ class VM:
             sys.stderr.write("\nnumavm: the guest did not finish booting; "
                              "starting it once more:\n"
                              f"{str(e)[-2000:]}\n")
-            self._stop_qemu()
-            try:
-                os.replace(self.console_log, self.console_log + ".boot1")
-            except OSError:
-                pass
+            self._stop_qemu(keep_console=".boot1")
             self._start_once(boot_timeout)
 
-    def _stop_qemu(self):
+    def _stop_qemu(self, keep_console):
+        """Kill qemu; its console is kept as console.log + keep_console."""
         proc, self._proc = self._proc, None
         if proc is not None:
             if proc.poll() is None:
                 proc.kill()
             proc.wait()
             _close_pipes(proc)
+        try:
+            os.replace(self.console_log, self.console_log + keep_console)
+        except OSError:
+            pass
 
     def _start_once(self, boot_timeout):
         t0 = time.monotonic()
@@ -504,11 +505,7 @@ class VM:
         """Stop qemu and boot the same guest again (same machine, same
         initramfs): for a test harness whose guest stopped answering.
         The old console is kept as console.log.1."""
-        self._stop_qemu()
-        try:
-            os.replace(self.console_log, self.console_log + ".1")
-        except OSError:
-            pass
+        self._stop_qemu(keep_console=".1")
         self._start(boot_timeout)
 
     # The reader thread turns qemu's stdout (the guest's ttyS1) into lines;

@@ -130,19 +130,20 @@ static void _add_domain_job(cosched_ctl_t *c, job_record_t *job,
 			    const cosched_gang_job_t *gj, void *arg)
 {
 	domain_jobs_t *dj = arg;
-	cosched_decision_t dd, *d = &dd;
+	cosched_decision_t d;
 
 	(void) c;
 	(void) gj;
-	if (ctl_record_read(job, d) != 1 || d->freq_req_khz <= 0)
+	/* Only the record has the frequencies. */
+	if (ctl_record_read(job, &d) != 1 || d.freq_req_khz <= 0)
 		return;
 	if (dj->n == dj->cap) {
 		dj->cap = dj->cap ? 2 * dj->cap : 8;
 		xrealloc(dj->jobs, dj->cap * sizeof(*dj->jobs));
 	}
 	dj->jobs[dj->n++] = (domain_job_t) {
-		.job = job, .requested_khz = d->freq_req_khz,
-		.running_khz = d->freq_khz };
+		.job = job, .requested_khz = d.freq_req_khz,
+		.running_khz = d.freq_khz };
 }
 
 /* The other jobs on the units the joining job holds that asked for a

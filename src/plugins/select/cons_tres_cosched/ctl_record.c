@@ -67,6 +67,24 @@ void ctl_record_init(cosched_ctl_t *c, cosched_decision_t *d,
 	}
 }
 
+/* The job's SystemComment becomes comment (malloc'd, freed here) when it
+ * differs, and slurmctld saves the job; what changed goes to the
+ * placement log. */
+static void _set_comment(cosched_ctl_t *c, job_record_t *job_ptr,
+			 char *comment, const char *what)
+{
+	if (job_ptr->system_comment && !strcmp(comment, job_ptr->system_comment)) {
+		free(comment);
+		return;
+	}
+	xfree(job_ptr->system_comment);
+	job_ptr->system_comment = xstrdup(comment);
+	free(comment);
+	*c->last_job_update = time(NULL);
+	if (c->conf.debug_flags & COSCHED_DEBUG_PLACEMENT)
+		info("%s: %pJ %s", plugin_type, job_ptr, what);
+}
+
 /* Write d into the job's SystemComment (only when it changed). */
 void ctl_record_write(cosched_ctl_t *c, job_record_t *job_ptr,
 		      const cosched_decision_t *d)
@@ -81,16 +99,8 @@ void ctl_record_write(cosched_ctl_t *c, job_record_t *job_ptr,
 		return;
 	}
 	spliced = cosched_decision_splice(job_ptr->system_comment, buf);
-	if (!spliced)
-		return;
-	if (!job_ptr->system_comment || strcmp(spliced, job_ptr->system_comment)) {
-		xfree(job_ptr->system_comment);
-		job_ptr->system_comment = xstrdup(spliced);
-		*c->last_job_update = time(NULL);
-		if (c->conf.debug_flags & COSCHED_DEBUG_PLACEMENT)
-			info("%s: %pJ %s", plugin_type, job_ptr, buf);
-	}
-	free(spliced);
+	if (spliced)
+		_set_comment(c, job_ptr, spliced, buf);
 }
 
 /* Set the predicted slowdown in the job's record, without parsing it
@@ -105,18 +115,13 @@ void ctl_record_set_slowdown(cosched_ctl_t *c, job_record_t *job_ptr,
 					       job_ptr->job_id, slowdown,
 					       &edited, &err);
 
-	if (rc < 0) {
+	if (rc < 0)
 		error("%s: %pJ: slowdown %g not recorded: %s", plugin_type,
 		      job_ptr, slowdown, err.msg);
-		return;
+	else if (rc == 1) {
+		char what[64];
+
+		snprintf(what, sizeof(what), "slowdown=%g", slowdown);
+		_set_comment(c, job_ptr, edited, what);
 	}
-	if (rc == 0)
-		return;
-	xfree(job_ptr->system_comment);
-	job_ptr->system_comment = xstrdup(edited);
-	free(edited);
-	*c->last_job_update = time(NULL);
-	if (c->conf.debug_flags & COSCHED_DEBUG_PLACEMENT)
-		info("%s: %pJ slowdown=%g: %s", plugin_type, job_ptr, slowdown,
-		     job_ptr->system_comment);
 }
