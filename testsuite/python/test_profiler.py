@@ -130,6 +130,23 @@ def test_profiling_faults_never_reach_the_job(make_cluster):
     assert killed == 1
     c.wait_state(j, "FAILED")
     assert c.job(j)["ExitCode"] == "5:0"
+
+    # A sampler that never answers: the task waits for it once, for at
+    # most a second, and the job's output holds only what the job wrote
+    # (slurmstepd's error() would also land in the job's stderr).
+    mute = os.path.join(c.workdir, "mute-sampler")
+    with open(mute, "w") as f:
+        f.write("#!/bin/sh\nexec sleep 4\n")
+    os.chmod(mute, 0o755)
+    c.write_cosched_conf(base + [f"SamplerProgram={mute}"])
+    script = "#!/bin/sh\nsrun -n1 echo step\necho batch\n"
+    j = c.sbatch("-n1", script=script)
+    c.wait_state(j, "COMPLETED")
+    assert c.job_output(j).split() == ["step", "batch"], c.job_output(j)
+    with open(c.log_path("slurmd-n1")) as f:
+        log = f.read()
+    assert re.search(rf"StepId={j}\.batch: cosched-sampler did not answer "
+                     r"within 1000 ms", log), log[-2000:]
     _not_drained(c)
 
 

@@ -8,8 +8,14 @@
  *
  *  The sampler is a process of its own so that no fault of the profiler
  *  can reach the job: nothing here fails a step, an attach waits at most
- *  ATTACH_WAIT_MS for the sampler's answer, and the sampler ends by itself
- *  when told or when slurmstepd's end of the socket closes.
+ *  ATTACH_WAIT_MS for the sampler's answer (FIRST_ATTACH_WAIT_MS for the
+ *  first, which also waits for the sampler to load PAPI and open its
+ *  events), and the sampler ends by itself when told or when
+ *  slurmstepd's end of the socket closes.
+ *
+ *  What goes wrong here is logged with info(), not error(): in a step's
+ *  slurmstepd, error() also goes to the job's stderr, and a profiler
+ *  state is the site's business, not a line in the user's output.
 \*****************************************************************************/
 
 #include <errno.h>
@@ -39,10 +45,12 @@
 #include "task_cosched.h"
 
 #define ATTACH_WAIT_MS 100
+#define FIRST_ATTACH_WAIT_MS 1000
 #define CONTROL_FD 3
 
 static int ctl = -1;		/* our end of the socket pair */
 static bool warned;		/* one line per step */
+static bool attached_once;	/* the sampler has answered an attach */
 
 int task_cosched_profile_init(const cosched_conf_t *c)
 {
@@ -83,6 +91,7 @@ void task_cosched_profile_step_start(task_cosched_step_t *st)
 	pid_t pid;
 
 	warned = false;
+	attached_once = false;
 	if (st->step_id == SLURM_EXTERN_CONT || !conf || !conf->spooldir)
 		return;		/* no tasks of its own to count */
 	dir = xstrdup_printf("%s/cosched", conf->spooldir);
@@ -235,25 +244,32 @@ void task_cosched_profile_task_forked(task_cosched_step_t *st, pid_t pid)
 	char msg[256];
 	struct pollfd p;
 	ssize_t n;
+	int wait_ms = attached_once ? ATTACH_WAIT_MS : FIRST_ATTACH_WAIT_MS;
 
 	if (ctl < 0)
 		return;
+	/* An answer that came after we stopped waiting belongs to an
+	 * earlier task: drop it, or every later answer is read one late. */
+	while ((n = recv(ctl, msg, sizeof(msg) - 1, MSG_DONTWAIT)) > 0)
+		attached_once = true;
+	if (n == 0)
+		goto gone;
 	snprintf(msg, sizeof(msg), "attach %d", (int) pid);
 	if (send(ctl, msg, strlen(msg), MSG_NOSIGNAL) < 0)
 		goto gone;
 	p.fd = ctl;
 	p.events = POLLIN;
-	if (poll(&p, 1, ATTACH_WAIT_MS) <= 0) {
+	if (poll(&p, 1, wait_ms) <= 0) {
 		if (!warned)
-			error("%s: %s: cosched-sampler did not answer within %d ms: task %d may run unprofiled",
-			      plugin_type, st->step_name, ATTACH_WAIT_MS,
-			      (int) pid);
+			info("%s: %s: cosched-sampler did not answer within %d ms: task %d may run unprofiled",
+			     plugin_type, st->step_name, wait_ms, (int) pid);
 		warned = true;
 		return;
 	}
 	n = recv(ctl, msg, sizeof(msg) - 1, 0);
 	if (n <= 0)
 		goto gone;
+	attached_once = true;
 	msg[n] = '\0';
 	if (strcmp(msg, "ok") && !warned) {
 		/* Most VMs: no PMU.  A state, said once per step. */
@@ -263,8 +279,8 @@ void task_cosched_profile_task_forked(task_cosched_step_t *st, pid_t pid)
 	return;
 gone:
 	if (!warned)
-		error("%s: %s: cosched-sampler is gone: step not profiled",
-		      plugin_type, st->step_name);
+		info("%s: %s: cosched-sampler is gone: step not profiled",
+		     plugin_type, st->step_name);
 	warned = true;
 	close(ctl);
 	ctl = -1;
