@@ -42,6 +42,7 @@
 
 #include "cosched_category.h"
 #include "cosched_error.h"
+#include "cosched_interference.h"
 #include "cosched_number.h"
 #include "cosched_policy.h"
 
@@ -88,6 +89,12 @@ typedef struct {
 	double mrb_threshold;	/* Miss-Rate Bound T, > 0, default 12.0 */
 	uint64_t seed;		/* Miss-Rate Bound random start */
 	const cosched_pref_table_t *pref;	/* NULL = seed 002's table */
+	/* min_slowdown: the interference model its costs come from (NULL =
+	 * seed 001's table; borrowed, read when an index or plan is made)
+	 * and the largest predicted slowdown it may cause, the job's or a
+	 * co-runner's (0 = none: PlacementMode=lenient). */
+	const cosched_interference_model_t *interference;
+	double max_slowdown;
 } cosched_gang_params_t;
 
 /* Defaults for a capacity (seed 002 "Miss-Rate Bound": a = 1/2, T = 12). */
@@ -155,6 +162,8 @@ typedef enum {
 	COSCHED_REJECT_TOO_FEW_CORES,	/* fewer free cores than needed */
 	COSCHED_REJECT_FORBIDDEN_PAIR,	/* preference table "-" */
 	COSCHED_REJECT_MPKI_BOUND,	/* combined MPKI above T */
+	COSCHED_REJECT_SLOWDOWN_BOUND,	/* min_slowdown: a predicted slowdown
+					 * above max_slowdown */
 	COSCHED_REJECT_NO_SOCKET,	/* index: no acceptable socket */
 	COSCHED_REJECT_INVALID_QUERY,	/* index: query refused (err says why) */
 	COSCHED_REJECT_COUNT
@@ -174,6 +183,9 @@ typedef struct {
 	int free_cores, need, napps, max_apps;
 	cosched_category_t cat_job, cat_other;
 	double mpki_combined, threshold;
+	/* min_slowdown: the worst predicted slowdown on the socket with the
+	 * job there (the job's or a co-runner's), 1 on an empty socket. */
+	double slowdown;
 } cosched_candidate_t;
 
 /*

@@ -30,6 +30,14 @@ typedef struct {
 	int max_apps;		/* 0 = unlimited */
 	double threshold;
 	cosched_pref_table_t pref;
+	/* min_slowdown, by category slot (an unknown category is the
+	 * model's worst case): sd[victim][co-runner], the interference
+	 * model's pair; join_cost[arriving][present], what one job present
+	 * adds to the summed slowdowns when the arriving job joins it, its
+	 * own excess and the arriving job's; max_slowdown, 0 = no bound. */
+	double sd[GANG_CAT_SLOTS][GANG_CAT_SLOTS];
+	double join_cost[GANG_CAT_SLOTS][GANG_CAT_SLOTS];
+	double max_slowdown;
 } gang_score_ctx_t;
 
 /* What a socket looks like to the policies. */
@@ -39,6 +47,8 @@ typedef struct {
 	int napps;
 	unsigned mask;		/* categories present, bit CAT_UNKNOWN too */
 	double load;		/* MPKI sum (Miss-Rate policies only) */
+	const unsigned *catcount;	/* applications per category slot
+					 * (min_slowdown only, else NULL) */
 } gang_socket_agg_t;
 
 void gang_score_ctx_init(gang_score_ctx_t *c, cosched_policy_t policy,
@@ -65,11 +75,42 @@ static inline unsigned gang_cat_slot(cosched_category_t c)
 						   (unsigned) v;
 }
 
+/*
+ * min_slowdown's cost of a job of category slot `slot` joining a socket
+ * holding count[] applications per slot: the predicted growth of the
+ * summed slowdowns (the job's own excess plus each present job's new
+ * excess; additive, cosched_interference.h).  Inline: the socket index
+ * keeps it per socket and slot, and scores the same sum.
+ */
+static inline double gang_join_cost(const gang_score_ctx_t *c, unsigned slot,
+				    const unsigned *count)
+{
+	double x = 0.0;
+
+	for (unsigned k = 0; k < GANG_CAT_SLOTS; k++)
+		if (count[k])
+			x += (double) count[k] * c->join_cost[slot][k];
+	return x;
+}
+
+/* The worst predicted slowdown on a socket holding count[] once a job of
+ * slot `slot` joins it (the job's or any present job's), 1 alone. */
+double gang_worst_slowdown(const gang_score_ctx_t *c, unsigned slot,
+			   const unsigned *count);
+
 /* Whether a policy orders sockets by their MPKI load. */
 static inline bool gang_policy_uses_load(cosched_policy_t p)
 {
 	return p == COSCHED_POLICY_MISS_RATE_BALANCE ||
 	       p == COSCHED_POLICY_MISS_RATE_BOUND;
+}
+
+/* Whether the index's heaps of a policy are in socket order within a
+ * bucket (every socket of a bucket scores alike), which is what a
+ * first-fit query reads. */
+static inline bool gang_index_by_socket(cosched_policy_t p)
+{
+	return !gang_policy_uses_load(p) && p != COSCHED_POLICY_MIN_SLOWDOWN;
 }
 
 static inline int gang_job_min(const cosched_gang_job_t *j)

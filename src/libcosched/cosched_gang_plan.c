@@ -3,6 +3,7 @@
  * jobs packed into gangs ("Power-aware gang scheduling on multicore",
  * diploma thesis, NTUA CSLab, 2013: seed 002, "The five schedulers").
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -356,6 +357,108 @@ out:
 	return rc;
 }
 
+/* min_slowdown's plan order: how much a program can cost the gang it
+ * joins at worst (its largest join cost with any category), hardest
+ * first, so that the programs that must not meet get a gang each while
+ * gangs are empty; then wider first, then job id, then input order. */
+typedef struct {
+	double difficulty;
+	int threads;
+	uint32_t job_id;
+	size_t index;
+} plan_key_t;
+
+static int cmp_plan_key(const void *pa, const void *pb)
+{
+	const plan_key_t *a = pa, *b = pb;
+
+	if (a->difficulty != b->difficulty)
+		return a->difficulty > b->difficulty ? -1 : 1;
+	if (a->threads != b->threads)
+		return a->threads > b->threads ? -1 : 1;
+	if (a->job_id != b->job_id)
+		return a->job_id < b->job_id ? -1 : 1;
+	return a->index < b->index ? -1 : a->index > b->index;
+}
+
+/*
+ * min_slowdown, time-shared: every gang is a time slice, so the plan
+ * opens as few as the cores need (G = the programs' threads over the
+ * capacity, rounded up), gives the G hardest programs one each, and
+ * every other program, hardest first, joins the gang where the predicted
+ * growth of the summed slowdowns is lowest (the same index and cost as
+ * the space-shared form, occupied gangs only); it opens another gang only
+ * when none has its cores or every one breaks max_slowdown.
+ */
+static int plan_min_slowdown(const cosched_gang_params_t *p,
+			     const cosched_gang_job_t *jobs, size_t n,
+			     builder_t *b, cosched_error_t *err)
+{
+	gang_score_ctx_t ctx;
+	double difficulty[GANG_CAT_SLOTS];
+	plan_key_t *key;
+	size_t *order;
+	cosched_socket_index_t *x;
+	size_t next_gang = 0, floor_gangs;
+	long cores = 0;
+	int rc = -1;
+
+	gang_score_ctx_init(&ctx, COSCHED_POLICY_MIN_SLOWDOWN, p);
+	/* Partners of a known category: an unknown one is rare, and its
+	 * worst case would make every program as hard as the hardest. */
+	for (unsigned a = 0; a < GANG_CAT_SLOTS; a++) {
+		difficulty[a] = 0;
+		for (unsigned o = 0; o < COSCHED_CAT_COUNT; o++)
+			difficulty[a] = fmax(difficulty[a], ctx.join_cost[a][o]);
+	}
+	key = malloc((n ? n : 1) * sizeof(*key));
+	order = malloc((n ? n : 1) * sizeof(*order));
+	if (!key || !order) {
+		free(key);
+		free(order);
+		return cosched_error_set(err, "min_slowdown: out of memory");
+	}
+	for (size_t k = 0; k < n; k++) {
+		cores += jobs[k].threads;
+		key[k] = (plan_key_t) {
+			difficulty[gang_cat_slot(jobs[k].category)],
+			jobs[k].threads, jobs[k].job_id, k };
+	}
+	qsort(key, n, sizeof(*key), cmp_plan_key);
+	for (size_t k = 0; k < n; k++)
+		order[k] = key[k].index;
+	free(key);
+	floor_gangs = (size_t) ((cores + p->capacity - 1) / p->capacity);
+	x = cosched_socket_index_create(COSCHED_POLICY_MIN_SLOWDOWN, p, n,
+					NULL, err);
+	if (!x) {
+		free(order);
+		return -1;
+	}
+	for (size_t k = 0; k < n; k++) {
+		const cosched_gang_job_t *j = &jobs[order[k]];
+		long g = COSCHED_INDEX_NONE;
+
+		if (next_gang >= floor_gangs)
+			g = cosched_socket_index_best(x, j,
+						      COSCHED_INDEX_OCCUPIED_ONLY,
+						      NULL, err);
+		if (g == COSCHED_INDEX_INVALID)
+			goto out;
+		if (g < 0)
+			g = (long) next_gang++;
+		if (cosched_socket_index_add(x, (size_t) g, j, j->threads,
+					     err) < 0)
+			goto out;
+		builder_join(b, order[k], (size_t) g, j->threads);
+	}
+	rc = 0;
+out:
+	cosched_socket_index_free(x);
+	free(order);
+	return rc;
+}
+
 int cosched_gang_plan(cosched_policy_t policy,
 		      const cosched_gang_params_t *params,
 		      const cosched_gang_job_t *jobs, size_t njobs,
@@ -399,6 +502,14 @@ int cosched_gang_plan(cosched_policy_t policy,
 	case COSCHED_POLICY_MISS_RATE_BALANCE:
 		rc = pack(&mr_balance_rule, params->capacity,
 			  cosched_gang_max_apps(policy, params), jobs, njobs, &b);
+		break;
+	case COSCHED_POLICY_MIN_SLOWDOWN:
+		rc = plan_min_slowdown(params, njobs ? jobs : NULL, njobs, &b,
+				       err);
+		if (rc < 0) {
+			builder_free(&b);
+			return -1;
+		}
 		break;
 	default:
 		rc = plan_app_aware(params, jobs, njobs, &b, err);

@@ -44,6 +44,7 @@ int cosched_gang_rank(cosched_policy_t policy,
 	for (size_t i = 0; i < nsockets; i++) {
 		const cosched_socket_t *s = &sockets[i];
 		gang_socket_agg_t agg = { 0 };
+		unsigned count[GANG_CAT_SLOTS] = { 0 };
 
 		if (s->capacity < 1 || s->capacity > COSCHED_GANG_MAX_CAPACITY)
 			return cosched_error_set(err,
@@ -64,9 +65,12 @@ int cosched_gang_rank(cosched_policy_t policy,
 			const cosched_gang_job_t *o = &s->occupants[k];
 			unsigned cat = gang_cat_slot(o->category);
 			agg.mask |= 1u << cat;
+			count[cat]++;
 			if (gang_policy_uses_load(policy))
 				agg.load += o->mpki;
 		}
+		if (policy == COSCHED_POLICY_MIN_SLOWDOWN)
+			agg.catcount = count;
 		gang_score_socket(&ctx, job, &agg, i, &out[i]);
 		if (out[i].reject == COSCHED_REJECT_NONE)
 			acc++;
@@ -84,6 +88,7 @@ static const char *const reject_names[COSCHED_REJECT_COUNT] = {
 	[COSCHED_REJECT_TOO_FEW_CORES] = "too few free cores",
 	[COSCHED_REJECT_FORBIDDEN_PAIR] = "forbidden pair",
 	[COSCHED_REJECT_MPKI_BOUND] = "MPKI bound",
+	[COSCHED_REJECT_SLOWDOWN_BOUND] = "slowdown bound",
 	[COSCHED_REJECT_NO_SOCKET] = "no acceptable socket",
 	[COSCHED_REJECT_INVALID_QUERY] = "invalid query",
 };
@@ -123,6 +128,11 @@ char *cosched_candidate_format(const cosched_candidate_t *c, char *buf,
 	case COSCHED_REJECT_MPKI_BOUND:
 		snprintf(buf, len, "socket %zu: combined MPKI %.2f > T %.2f",
 			 c->socket, c->mpki_combined, c->threshold);
+		break;
+	case COSCHED_REJECT_SLOWDOWN_BOUND:
+		snprintf(buf, len, "socket %zu: predicted slowdown %.2f > %.2f (MaxSlowdown=%g)",
+			 c->socket, c->slowdown, c->threshold,
+			 (c->threshold - 1.0) * 100.0);
 		break;
 	case COSCHED_REJECT_NO_SOCKET:
 		snprintf(buf, len, "no acceptable socket for %d cores",

@@ -17,6 +17,54 @@ void gang_score_ctx_init(gang_score_ctx_t *c, cosched_policy_t policy,
 		c->pref = *p->pref;
 	else
 		cosched_pref_table_default(&c->pref);
+	c->max_slowdown = 0;
+	if (policy == COSCHED_POLICY_MIN_SLOWDOWN) {
+		cosched_interference_model_t dflt;
+		const cosched_interference_model_t *m = p->interference;
+
+		if (!m) {
+			cosched_interference_default(&dflt);
+			m = &dflt;
+		}
+		for (unsigned v = 0; v < GANG_CAT_SLOTS; v++)
+			for (unsigned o = 0; o < GANG_CAT_SLOTS; o++)
+				c->sd[v][o] = cosched_interference_pair(m,
+					cosched_category_to_lca((cosched_category_t) v),
+					cosched_category_to_lca((cosched_category_t) o));
+		for (unsigned a = 0; a < GANG_CAT_SLOTS; a++)
+			for (unsigned o = 0; o < GANG_CAT_SLOTS; o++)
+				c->join_cost[a][o] = (c->sd[a][o] - 1.0) +
+						     (c->sd[o][a] - 1.0);
+		c->max_slowdown = p->max_slowdown;
+	}
+}
+
+double gang_worst_slowdown(const gang_score_ctx_t *c, unsigned slot,
+			   const unsigned *count)
+{
+	unsigned after[GANG_CAT_SLOTS];
+	double worst = 1.0;
+
+	memcpy(after, count, sizeof(after));
+	after[slot]++;
+	for (unsigned v = 0; v < GANG_CAT_SLOTS; v++) {
+		double sum = 1.0, smallest = INFINITY;
+		int n = 0;
+
+		if (!after[v])
+			continue;
+		for (unsigned o = 0; o < GANG_CAT_SLOTS; o++) {
+			unsigned m = after[o] - (o == v);
+			if (!m)
+				continue;
+			sum += (double) m * (c->sd[v][o] - 1.0);
+			smallest = fmin(smallest, c->sd[v][o]);
+			n += (int) m;
+		}
+		worst = fmax(worst, cosched_interference_combine(sum, smallest,
+								 n));
+	}
+	return worst;
 }
 
 /*
@@ -31,6 +79,10 @@ void gang_score_ctx_init(gang_score_ctx_t *c, cosched_policy_t policy,
  *   Application-Aware: empty 0; else 1 + 1 / (1 + cost), cost = sum over
  *     the categories present of pref[job][c] + pref[c][job] (seed 002
  *     preference table: lower is preferred); any "-" pair is refused.
+ *   min_slowdown: minus the predicted growth of the summed slowdowns
+ *     (gang_join_cost), so an empty socket scores 0 and a pairing the
+ *     model calls a speed-up more; refused when max_slowdown is set and
+ *     the job's or a co-runner's predicted slowdown would exceed it.
  */
 void gang_score_socket(const gang_score_ctx_t *ctx,
 		       const cosched_gang_job_t *job,
@@ -52,6 +104,7 @@ void gang_score_socket(const gang_score_ctx_t *ctx,
 	c->load = s->load;
 	c->threshold = ctx->threshold;
 	c->mpki_combined = s->load + job->mpki;
+	c->slowdown = 1.0;
 	if (free_cores <= 0) {
 		c->reject = COSCHED_REJECT_NO_FREE_CORES;
 		return;
@@ -109,6 +162,21 @@ void gang_score_socket(const gang_score_ctx_t *ctx,
 	case COSCHED_POLICY_APP_AWARE:
 		if (s->napps == 0)
 			c->score = 0;
+		break;
+	case COSCHED_POLICY_MIN_SLOWDOWN:
+		if (s->napps == 0 || !s->catcount) {
+			c->score = 0;	/* nobody to slow, nobody slows it */
+			break;
+		}
+		c->score = -gang_join_cost(ctx, jc, s->catcount);
+		if (ctx->max_slowdown > 0) {
+			c->slowdown = gang_worst_slowdown(ctx, jc, s->catcount);
+			if (c->slowdown > ctx->max_slowdown) {
+				c->reject = COSCHED_REJECT_SLOWDOWN_BOUND;
+				c->threshold = ctx->max_slowdown;
+				return;
+			}
+		}
 		break;
 	default:
 		break;

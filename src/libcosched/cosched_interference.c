@@ -120,8 +120,7 @@ int cosched_interference_predict(const cosched_interference_model_t *m,
 			out->forbidden_with = i;
 		}
 	}
-	if (n > 0)
-		out->slowdown = fmax(sum, smallest);
+	out->slowdown = cosched_interference_combine(sum, smallest, n);
 	return 0;
 }
 

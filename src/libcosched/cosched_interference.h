@@ -11,6 +11,7 @@
 #ifndef COSCHED_INTERFERENCE_H
 #define COSCHED_INTERFERENCE_H
 
+#include <math.h>
 #include <stdbool.h>
 
 #include "cosched_category.h"
@@ -58,6 +59,16 @@ int cosched_interference_predict(const cosched_interference_model_t *m,
 				 const cosched_class_t *corunners, int n,
 				 cosched_prediction_t *out,
 				 cosched_error_t *err);
+
+/* The rule above from a victim's pairwise figures: n co-runners, sum =
+ * 1 plus their excesses (s_i - 1) added in turn, the smallest s_i being
+ * smallest_pair.  Inline and shared: the placement policy computes it
+ * from category counts for every socket it considers. */
+static inline double cosched_interference_combine(double sum,
+						  double smallest_pair, int n)
+{
+	return n > 0 ? fmax(sum, smallest_pair) : 1.0;
+}
 
 /* Whether two jobs may share a gang at all (both directions of the
  * preference table). */

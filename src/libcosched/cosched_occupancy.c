@@ -657,6 +657,11 @@ bool cosched_occupancy_available(const cosched_occupancy_t *o, size_t socket)
 	return o && cosched_socket_index_available(o->idx, socket);
 }
 
+long cosched_occupancy_empty_cores(const cosched_occupancy_t *o)
+{
+	return cosched_socket_index_empty_cores(o->idx);
+}
+
 long cosched_occupancy_best(cosched_occupancy_t *o,
 			    const cosched_gang_job_t *job, unsigned flags,
 			    const size_t *exclude, size_t nexclude,

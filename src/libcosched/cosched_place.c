@@ -29,6 +29,10 @@ void cosched_place_gang_params(const cosched_place_t *p, int capacity,
 		params->mrb_weight = p->conf.mrb_weight;
 	params->pref = p->conf.interference ? &p->conf.interference->pref :
 					      NULL;
+	params->interference = p->conf.interference;
+	/* The bound holds jobs back: strict mode only.  Lenient placement
+	 * takes the cheapest unit whatever it predicts. */
+	params->max_slowdown = p->conf.strict ? p->conf.max_slowdown : 0;
 }
 
 static int alloc_arrays(cosched_place_t *p)
@@ -58,6 +62,16 @@ cosched_place_t *cosched_place_create(const cosched_place_conf_t *conf,
 
 	if (!conf || (nnodes && (!units || !unit_cores))) {
 		cosched_error_set(err, "placement: no configuration or layout");
+		return NULL;
+	}
+	if (!(conf->max_slowdown == 0 ||
+	      (conf->max_slowdown >= 1 &&
+	       conf->max_slowdown <= COSCHED_SLOWDOWN_MAX)) ||
+	    !(conf->pack_demand >= 0 && conf->pack_demand <= 1e6)) {
+		cosched_error_set(err,
+			"placement: max_slowdown %g (0 or 1..%g), pack_demand %g (0..1e6)",
+			conf->max_slowdown, COSCHED_SLOWDOWN_MAX,
+			conf->pack_demand);
 		return NULL;
 	}
 	for (size_t i = 0; i < nnodes; i++) {
@@ -151,6 +165,7 @@ cosched_place_t *cosched_place_copy(const cosched_place_t *p,
 	if (p->nclosing)
 		memcpy(c->closing, p->closing, p->nclosing * sizeof(uint32_t));
 	c->nclosing = c->closing_cap = p->nclosing;
+	c->queue_cores = p->queue_cores;
 	c->occ = cosched_occupancy_copy(p->occ, err);
 	if (!c->occ) {
 		cosched_place_free(c);
@@ -206,6 +221,21 @@ void cosched_place_set_node_ok(cosched_place_t *p, size_t node, bool ok)
 bool cosched_place_node_ok(const cosched_place_t *p, size_t node)
 {
 	return node < p->nnodes && p->node_ok[node];
+}
+
+void cosched_place_set_queue_cores(cosched_place_t *p, long cores)
+{
+	p->queue_cores = cores > 0 ? cores : 0;
+}
+
+long cosched_place_queue_cores(const cosched_place_t *p)
+{
+	return p->queue_cores;
+}
+
+long cosched_place_empty_cores(const cosched_place_t *p)
+{
+	return cosched_occupancy_empty_cores(p->occ);
 }
 
 void cosched_place_job_shape(const cosched_place_t *p,

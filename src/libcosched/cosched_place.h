@@ -16,7 +16,9 @@
  * The rules are those of cosched(8), PLACEMENT RULES:
  *   single  one node, fits one unit: the best unit the policy's index
  *           gives, then the next best when the allocator refuses it,
- *           COSCHED_PLACE_MAX_TRIES in all;
+ *           COSCHED_PLACE_MAX_TRIES in all; min_slowdown asks for an
+ *           occupied unit first when the queue's demand says to pack
+ *           (pack_demand), then for any;
  *   wide    one node, wider than a unit: every empty unit on nodes with
  *           enough of them (the allocator chooses among them);
  *   multi   several nodes: on each node, its best accepting unit;
@@ -73,6 +75,15 @@ typedef struct {
 	 * unit, which the controller pays for its records and the simulator
 	 * does not need. */
 	bool explain;
+	/* min_slowdown only.  max_slowdown: in strict mode, the largest
+	 * predicted slowdown a placement may cause, the job's or a
+	 * co-runner's (1 + MaxSlowdown/100; 0 = none).  pack_demand
+	 * (PackDemand): a single job packs onto an occupied unit when the
+	 * queue's cores reach pack_demand times the cores of the empty
+	 * units left after it (cosched_place_set_queue_cores); 0 = always
+	 * pack, the time-shared reading. */
+	double max_slowdown;
+	double pack_demand;
 } cosched_place_conf_t;
 
 typedef struct cosched_place cosched_place_t;
@@ -118,6 +129,9 @@ typedef struct {
 	 * fewer than asked); -1 and 0 otherwise. */
 	long unit;
 	int threads;
+	/* min_slowdown: the job was packed onto an occupied unit because
+	 * the queue asked for the empty ones (pack_demand). */
+	bool packed;
 	/* Lenient fallback: the job went to the least-bad unit
 	 * (least_bad >= 0) or where the allocator chose (-1). */
 	bool lenient;
@@ -164,6 +178,18 @@ const cosched_occupancy_t *cosched_place_occupancy(const cosched_place_t *p);
  * holders stay either way. */
 void cosched_place_set_node_ok(cosched_place_t *p, size_t node, bool ok);
 bool cosched_place_node_ok(const cosched_place_t *p, size_t node);
+
+/*
+ * The cores the jobs waiting in the queue ask for (min_slowdown's choice
+ * between sharing and an empty unit), the job being placed not counted.
+ * The caller sets it before a scheduling pass; it stays until set again.
+ * A value < 0 counts as 0.
+ */
+void cosched_place_set_queue_cores(cosched_place_t *p, long cores);
+long cosched_place_queue_cores(const cosched_place_t *p);
+/* The cores of the empty units that take jobs (no holder, node up, not
+ * closed by a wide job). */
+long cosched_place_empty_cores(const cosched_place_t *p);
 
 /*
  * A job's kind from its node count and cores per node (the smallest unit

@@ -99,8 +99,31 @@ static void why_none(const cosched_place_t *p, const cosched_place_job_t *job,
 		 cosched_reject_name(best), count[best], cbuf);
 }
 
+/*
+ * min_slowdown's choice between sharing and an empty unit (cosched-
+ * policies(7)): an empty unit costs nothing, so the cheapest unit is an
+ * empty one while any is free; but a job that takes it leaves the waiting
+ * jobs fewer.  Pack (the cheapest occupied unit first) when the queue's
+ * cores reach pack_demand times the empty cores left after this job.
+ */
+static bool should_pack(const cosched_place_t *p,
+			const cosched_place_job_t *job)
+{
+	double left;
+
+	if (p->conf.policy != COSCHED_POLICY_MIN_SLOWDOWN)
+		return false;
+	if (p->conf.pack_demand == 0)
+		return true;
+	if (p->queue_cores <= 0)
+		return false;
+	left = (double) (cosched_place_empty_cores(p) - job->gj.threads);
+	return (double) p->queue_cores >= p->conf.pack_demand * left;
+}
+
 /* The single rule: the best unit the index gives, then the next best when
- * the allocator refuses it, COSCHED_PLACE_MAX_TRIES in all. */
+ * the allocator refuses it, COSCHED_PLACE_MAX_TRIES in all; when packing,
+ * occupied units first. */
 static int place_single(cosched_place_t *p, const cosched_place_job_t *job,
 			const bool *allowed, cosched_place_try_fn try,
 			void *ctx, cosched_place_result_t *res)
@@ -111,6 +134,8 @@ static int place_single(cosched_place_t *p, const cosched_place_job_t *job,
 	cosched_candidate_t best;
 	cosched_error_t err;
 	int rc = -1;
+	bool pack = should_pack(p, job);
+	unsigned flags = p->conf.index_flags;
 
 	ex = p->scratch;
 	if (allowed)
@@ -121,11 +146,16 @@ static int place_single(cosched_place_t *p, const cosched_place_job_t *job,
 	for (int t = 0; t < COSCHED_PLACE_MAX_TRIES; t++) {
 		size_t unit;
 		long u = cosched_occupancy_best(p->occ, &job->gj,
-						p->conf.index_flags, ex, nex,
-						&best, &err);
+			flags | (pack ? COSCHED_INDEX_OCCUPIED_ONLY : 0),
+			ex, nex, &best, &err);
 		if (u == COSCHED_INDEX_INVALID) {
 			snprintf(why, wlen, "%.200s", err.msg);
 			break;
+		}
+		if (u < 0 && pack) {
+			pack = false;	/* no occupied unit: any */
+			t--;
+			continue;
 		}
 		if (u < 0)
 			break;
@@ -134,6 +164,7 @@ static int place_single(cosched_place_t *p, const cosched_place_job_t *job,
 		if (rc == 0) {
 			res->unit = u;
 			res->threads = best.threads;
+			res->packed = pack;
 			break;
 		}
 		ex[nex++] = unit;
@@ -358,6 +389,7 @@ int cosched_place_job(cosched_place_t *p, const cosched_place_job_t *job,
 	res->unit = -1;
 	res->threads = 0;
 	res->lenient = false;
+	res->packed = false;
 	res->least_bad = -1;
 	res->start_after = 0;
 	res->ended = 0;

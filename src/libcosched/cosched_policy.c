@@ -8,6 +8,7 @@ static const char *const policy_names[COSCHED_POLICY_COUNT] = {
 	[COSCHED_POLICY_MISS_RATE_BALANCE] = "miss_rate_balance",
 	[COSCHED_POLICY_MISS_RATE_BOUND] = "miss_rate_bound",
 	[COSCHED_POLICY_APP_AWARE] = "app_aware",
+	[COSCHED_POLICY_MIN_SLOWDOWN] = "min_slowdown",
 };
 
 const char *cosched_policy_name(cosched_policy_t p)

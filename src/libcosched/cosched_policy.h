@@ -1,6 +1,6 @@
 /*
- * cosched_policy.h - the five gang policies, by name (CoschedPolicy= in
- * cosched.conf).
+ * cosched_policy.h - the five gang policies of seed 002 and cosched's own
+ * model-driven one, by name (CoschedPolicy= in cosched.conf).
  *
  * From "Power-aware gang scheduling on multicore", diploma thesis, NTUA
  * CSLab, 2013 (seed 002, "The five schedulers"); Greedy Thread after
@@ -19,6 +19,10 @@ typedef enum {
 	COSCHED_POLICY_MISS_RATE_BALANCE,	/* "miss_rate_balance" */
 	COSCHED_POLICY_MISS_RATE_BOUND,		/* "miss_rate_bound" */
 	COSCHED_POLICY_APP_AWARE,		/* "app_aware" */
+	/* cosched's own, not a seed's: the unit where the interference
+	 * model predicts the least slowdown, the job's and its
+	 * co-runners' (cosched-policies(7)). */
+	COSCHED_POLICY_MIN_SLOWDOWN,		/* "min_slowdown" */
 	COSCHED_POLICY_COUNT
 } cosched_policy_t;
 

@@ -9,10 +9,13 @@
  * are kept in buckets by (free cores, empty or occupied, category mask),
  * where every socket of a bucket scores alike except by load: each bucket is
  * an indexed binary heap by (load, socket), plus a max-heap by load for
- * Miss-Rate Balance (its score is extreme at either end).  A query reads
- * one or two heap tops per non-empty bucket, found through bitmaps: one
- * 64-bit word of non-empty buckets per free-core count and a bitmap of the
- * free-core counts that have any.
+ * Miss-Rate Balance (its score is extreme at either end).  min_slowdown's
+ * score is its join cost, a sum over the category counts that differs by
+ * arriving category: its buckets have one heap per arriving category slot,
+ * by (cost for that slot, socket), and a query reads the job's.  A query
+ * reads one or two heap tops per non-empty bucket, found through bitmaps:
+ * one 64-bit word of non-empty buckets per free-core count and a bitmap of
+ * the free-core counts that have any.
  *
  * Cores held by jobs that are not co-runners (foreign holders) count as
  * used: a socket with only foreign cores is empty for the policies, with
@@ -35,13 +38,17 @@
 #include "cosched_heap.h"
 
 #define LEVELS 2		/* 0 = empty socket, 1 = occupied, not full */
+#define HEAPS_MAX GANG_CAT_SLOTS	/* orders per bucket, at most */
 
 struct cosched_socket_index {
 	gang_score_ctx_t ctx;
 	size_t nsockets;
 	int maxcap;
 	unsigned nmasks;	/* GANG_MASK_COUNT (Application-Aware) or 1 */
-	bool with_max;
+	/* Heaps per bucket, one per order: 1 by lowest load; Miss-Rate
+	 * Balance 2, by highest load too; min_slowdown GANG_CAT_SLOTS, by
+	 * lowest cost[k] for a job of slot k. */
+	unsigned nheaps;
 	int *cap;
 	int *used;		/* by anything: co-runners and foreign */
 	int *foreign;		/* by foreign holders (part of used) */
@@ -49,10 +56,12 @@ struct cosched_socket_index {
 	unsigned *catcount;	/* GANG_CAT_SLOTS per socket */
 	unsigned char *avail;	/* 0 = unavailable: in no bucket */
 	double *load;
+	double *cost;		/* min_slowdown: cost[k * nsockets + s], a job of
+				 * slot k joining socket s (gang_join_cost) */
 	long *bucket;		/* -1 = in no bucket (never acceptable) */
 	size_t nbuckets;
-	cosched_heap_t *minh, *maxh;
-	cosched_heap_order_t by_min, by_max;
+	cosched_heap_t *heaps[HEAPS_MAX];	/* per order: nbuckets heaps */
+	cosched_heap_order_t order[HEAPS_MAX];
 	/* Non-empty buckets: bit (level x nmasks + mask) of fbits[free
 	 * cores] (LEVELS x GANG_MASK_COUNT = 64 bits), and bit f of fany
 	 * when fbits[f] != 0. */
@@ -124,11 +133,10 @@ static int bucket_reserve(cosched_socket_index_t *x, long b)
 {
 	if (b < 0)
 		return 0;
-	if (cosched_heap_reserve(&x->minh[b], x->minh[b].n + 1) < 0)
-		return -1;
-	if (x->with_max &&
-	    cosched_heap_reserve(&x->maxh[b], x->maxh[b].n + 1) < 0)
-		return -1;
+	for (unsigned k = 0; k < x->nheaps; k++)
+		if (cosched_heap_reserve(&x->heaps[k][b],
+					 x->heaps[k][b].n + 1) < 0)
+			return -1;
 	return 0;
 }
 
@@ -138,10 +146,9 @@ static void sock_detach(cosched_socket_index_t *x, size_t s)
 
 	if (b < 0)
 		return;
-	cosched_heap_remove(&x->minh[b], &x->by_min, s);
-	if (x->with_max)
-		cosched_heap_remove(&x->maxh[b], &x->by_max, s);
-	if (x->minh[b].n == 0)
+	for (unsigned k = 0; k < x->nheaps; k++)
+		cosched_heap_remove(&x->heaps[k][b], &x->order[k], s);
+	if (x->heaps[0][b].n == 0)
 		bucket_mark(x, b, false);
 	x->bucket[s] = -1;
 }
@@ -153,20 +160,33 @@ static void sock_attach(cosched_socket_index_t *x, size_t s, long b)
 	x->bucket[s] = b;
 	if (b < 0)
 		return;
-	(void) cosched_heap_push(&x->minh[b], &x->by_min, s);
-	if (x->with_max)
-		(void) cosched_heap_push(&x->maxh[b], &x->by_max, s);
-	if (x->minh[b].n == 1)
+	for (unsigned k = 0; k < x->nheaps; k++)
+		(void) cosched_heap_push(&x->heaps[k][b], &x->order[k], s);
+	if (x->heaps[0][b].n == 1)
 		bucket_mark(x, b, true);
 }
 
+/* min_slowdown: a socket's costs from its category counts (recomputed,
+ * never adjusted, so they equal what the score computes). */
+static void sock_costs(cosched_socket_index_t *x, size_t s)
+{
+	if (!x->cost)
+		return;
+	for (unsigned k = 0; k < GANG_CAT_SLOTS; k++)
+		x->cost[k * x->nsockets + s] =
+			gang_join_cost(&x->ctx, k,
+				       &x->catcount[s * GANG_CAT_SLOTS]);
+}
+
 /* Every array of an index whose sizes are set (nsockets, maxcap, nbuckets,
- * nfwords, with_max); the pointers it had are overwritten.  Zeroed but for
- * cap, bucket and the heaps' positions.  -1 when out of memory (what was
- * allocated is in x, for cosched_socket_index_free). */
+ * nfwords, nheaps, ctx.policy); the pointers it had are overwritten.
+ * Zeroed but for cap, bucket and the heaps' positions.  -1 when out of
+ * memory (what was allocated is in x, for cosched_socket_index_free). */
 static int index_alloc(cosched_socket_index_t *x)
 {
 	size_t n = x->nsockets;
+	bool ms = x->ctx.policy == COSCHED_POLICY_MIN_SLOWDOWN;
+	bool ok = true;
 
 	x->cap = malloc(n * sizeof(int) + 1);
 	x->used = calloc(n + 1, sizeof(int));
@@ -175,21 +195,23 @@ static int index_alloc(cosched_socket_index_t *x)
 	x->catcount = calloc(n * GANG_CAT_SLOTS + 1, sizeof(unsigned));
 	x->avail = calloc(n + 1, 1);
 	x->load = calloc(n + 1, sizeof(double));
+	x->cost = ms ? calloc(n * GANG_CAT_SLOTS + 1, sizeof(double)) : NULL;
 	x->bucket = malloc(n * sizeof(long) + 1);
-	x->by_min.pos = malloc(n * sizeof(size_t) + 1);
-	x->by_max.pos = malloc(n * sizeof(size_t) + 1);
-	x->minh = calloc(x->nbuckets, sizeof(cosched_heap_t));
-	x->maxh = x->with_max ? calloc(x->nbuckets, sizeof(cosched_heap_t)) :
-				NULL;
 	x->fbits = calloc((size_t) x->maxcap + 1, sizeof(uint64_t));
 	x->fany = calloc(x->nfwords, sizeof(uint64_t));
-	/* Heaps by (load, socket), lowest or highest load first. */
-	x->by_min = (cosched_heap_order_t) { x->load, false, x->by_min.pos };
-	x->by_max = (cosched_heap_order_t) { x->load, true, x->by_max.pos };
-	if (!x->cap || !x->used || !x->foreign || !x->napps || !x->catcount ||
-	    !x->avail || !x->load || !x->bucket || !x->by_min.pos ||
-	    !x->by_max.pos || !x->minh || (x->with_max && !x->maxh) ||
-	    !x->fbits || !x->fany)
+	/* Heaps by (load, socket), lowest first, and for Miss-Rate Balance
+	 * highest first too; min_slowdown by (cost[k], socket). */
+	for (unsigned k = 0; k < x->nheaps; k++) {
+		x->heaps[k] = calloc(x->nbuckets, sizeof(cosched_heap_t));
+		x->order[k].pos = malloc(n * sizeof(size_t) + 1);
+		x->order[k].highest_first = !ms && k == 1;
+		x->order[k].key = ms ? (x->cost ? x->cost + k * n : NULL) :
+				       x->load;
+		ok = ok && x->heaps[k] && x->order[k].pos;
+	}
+	if (!ok || !x->cap || !x->used || !x->foreign || !x->napps ||
+	    !x->catcount || !x->avail || !x->load || (ms && !x->cost) ||
+	    !x->bucket || !x->fbits || !x->fany)
 		return -1;
 	return 0;
 }
@@ -211,9 +233,11 @@ cosched_socket_index_t *cosched_socket_index_create(
 	gang_score_ctx_init(&x->ctx, policy, params);
 	x->nsockets = nsockets;
 	x->maxcap = params->capacity;
-	/* Only Application-Aware's score reads the categories present. */
+	/* Only Application-Aware's score reads the categories present;
+	 * min_slowdown's reads their counts, through its costs. */
 	x->nmasks = policy == COSCHED_POLICY_APP_AWARE ? GANG_MASK_COUNT : 1;
-	x->with_max = policy == COSCHED_POLICY_MISS_RATE_BALANCE;
+	x->nheaps = policy == COSCHED_POLICY_MISS_RATE_BALANCE ? 2 :
+		    policy == COSCHED_POLICY_MIN_SLOWDOWN ? GANG_CAT_SLOTS : 1;
 	if (capacity)
 		for (size_t i = 0; i < nsockets; i++) {
 			if (capacity[i] < 1 ||
@@ -294,15 +318,17 @@ cosched_socket_index_t *cosched_socket_index_copy(
 	       n * GANG_CAT_SLOTS * sizeof(unsigned));
 	memcpy(y->avail, x->avail, n);
 	memcpy(y->load, x->load, n * sizeof(double));
+	if (x->cost)
+		memcpy(y->cost, x->cost, n * GANG_CAT_SLOTS * sizeof(double));
 	memcpy(y->bucket, x->bucket, n * sizeof(long));
-	memcpy(y->by_min.pos, x->by_min.pos, n * sizeof(size_t));
-	memcpy(y->by_max.pos, x->by_max.pos, n * sizeof(size_t));
 	memcpy(y->fbits, x->fbits, ((size_t) x->maxcap + 1) * sizeof(uint64_t));
 	memcpy(y->fany, x->fany, x->nfwords * sizeof(uint64_t));
-	for (size_t b = 0; b < x->nbuckets; b++)
-		if (heap_copy(&y->minh[b], &x->minh[b]) < 0 ||
-		    (x->with_max && heap_copy(&y->maxh[b], &x->maxh[b]) < 0))
-			goto oom;
+	for (unsigned k = 0; k < x->nheaps; k++) {
+		memcpy(y->order[k].pos, x->order[k].pos, n * sizeof(size_t));
+		for (size_t b = 0; b < x->nbuckets; b++)
+			if (heap_copy(&y->heaps[k][b], &x->heaps[k][b]) < 0)
+				goto oom;
+	}
 	return y;
 oom:
 	cosched_socket_index_free(y);
@@ -315,14 +341,14 @@ void cosched_socket_index_free(cosched_socket_index_t *x)
 {
 	if (!x)
 		return;
-	if (x->minh)
-		for (size_t b = 0; b < x->nbuckets; b++)
-			cosched_heap_free(&x->minh[b]);
-	if (x->maxh)
-		for (size_t b = 0; b < x->nbuckets; b++)
-			cosched_heap_free(&x->maxh[b]);
-	free(x->minh);
-	free(x->maxh);
+	for (unsigned k = 0; k < x->nheaps; k++) {
+		if (x->heaps[k])
+			for (size_t b = 0; b < x->nbuckets; b++)
+				cosched_heap_free(&x->heaps[k][b]);
+		free(x->heaps[k]);
+		free(x->order[k].pos);
+	}
+	free(x->cost);
 	free(x->fbits);
 	free(x->fany);
 	free(x->cap);
@@ -333,8 +359,6 @@ void cosched_socket_index_free(cosched_socket_index_t *x)
 	free(x->avail);
 	free(x->load);
 	free(x->bucket);
-	free(x->by_min.pos);
-	free(x->by_max.pos);
 	free(x);
 }
 
@@ -346,6 +370,7 @@ static void sock_agg(const cosched_socket_index_t *x, size_t s,
 	a->napps = x->napps[s];
 	a->mask = sock_mask(x, s);
 	a->load = x->load[s];
+	a->catcount = x->cost ? &x->catcount[s * GANG_CAT_SLOTS] : NULL;
 }
 
 int cosched_socket_index_check_query(const cosched_socket_index_t *x,
@@ -360,14 +385,17 @@ int cosched_socket_index_check_query(const cosched_socket_index_t *x,
 	if (flags & ~known)
 		return cosched_error_set(err, "flags: unknown flags 0x%x",
 					 flags & ~known);
-	/* The heaps are ordered by (load, socket): for the Miss-Rate
-	 * policies a bucket's top is its lowest load, not its lowest
-	 * socket, so "lowest acceptable socket" cannot be read from it. */
+	/* The heaps are ordered by (key, socket): for the Miss-Rate
+	 * policies and min_slowdown a bucket's top is its lowest load or
+	 * cost, not its lowest socket, so "lowest acceptable socket" cannot
+	 * be read from it. */
 	if ((flags & COSCHED_INDEX_FIRST_FIT) &&
-	    gang_policy_uses_load(x->ctx.policy))
+	    !gang_index_by_socket(x->ctx.policy))
 		return cosched_error_set(err,
-			"flags: COSCHED_INDEX_FIRST_FIT is not available for %s (its index is ordered by MPKI load, not by socket)",
-			cosched_policy_name(x->ctx.policy));
+			"flags: COSCHED_INDEX_FIRST_FIT is not available for %s (its index is ordered by %s, not by socket)",
+			cosched_policy_name(x->ctx.policy),
+			gang_policy_uses_load(x->ctx.policy) ? "MPKI load" :
+			"predicted cost");
 	return cosched_gang_job_check("job", job, x->maxcap, err);
 }
 
@@ -379,6 +407,35 @@ static long query_invalid(cosched_candidate_t *best)
 		best->reject = COSCHED_REJECT_INVALID_QUERY;
 	}
 	return COSCHED_INDEX_INVALID;
+}
+
+/*
+ * min_slowdown with a slowdown bound: the bucket's cheapest socket broke
+ * the bound, but a dearer one may not (the bound is on the worst
+ * slowdown, the order on the summed growth).  The bucket's best socket
+ * within the bound, by a scan of its heap: O(bucket), paid only in strict
+ * mode and only when the cheapest choice is refused.
+ */
+static bool bucket_best_within_bound(const cosched_socket_index_t *x,
+				     const cosched_heap_t *h,
+				     const cosched_gang_job_t *job,
+				     cosched_candidate_t *out)
+{
+	bool found = false;
+
+	for (size_t i = 0; i < h->n; i++) {
+		gang_socket_agg_t a;
+		cosched_candidate_t c;
+
+		sock_agg(x, h->v[i], &a);
+		gang_score_socket(&x->ctx, job, &a, h->v[i], &c);
+		if (c.reject == COSCHED_REJECT_NONE &&
+		    (!found || gang_cand_better(&c, out))) {
+			*out = c;
+			found = true;
+		}
+	}
+	return found;
 }
 
 /* The answer of a checked query over the sockets now in buckets. */
@@ -396,6 +453,14 @@ static long index_query(const cosched_socket_index_t *x,
 		x->ctx.policy == COSCHED_POLICY_GREEDY_THREAD;
 	uint64_t skip = 0;
 	int need = gang_cores_needed(x->ctx.policy, job);
+	/* The heaps whose tops can be the answer: min_slowdown's for the
+	 * job's category, every other policy's all (at most two). */
+	unsigned h0 = 0, h1 = x->nheaps;
+
+	if (x->cost) {
+		h0 = gang_cat_slot(job->category);
+		h1 = h0 + 1;
+	}
 
 	if (flags & COSCHED_INDEX_OCCUPIED_ONLY)
 		skip = (1ull << x->nmasks) - 1;	/* level 0: empty sockets */
@@ -409,19 +474,20 @@ static long index_query(const cosched_socket_index_t *x,
 			break;
 		while (bits) {
 			size_t bk = base + (size_t) __builtin_ctzll(bits);
-			size_t tops[2];
 
 			bits &= bits - 1;
-			tops[0] = cosched_heap_top(&x->minh[bk]);
-			tops[1] = x->with_max ? cosched_heap_top(&x->maxh[bk]) :
-						COSCHED_HEAP_NONE;
-			for (int k = 0; k < 2; k++) {
+			for (unsigned k = h0; k < h1; k++) {
+				size_t top = cosched_heap_top(&x->heaps[k][bk]);
 				gang_socket_agg_t a;
 
-				if (tops[k] == COSCHED_HEAP_NONE)
+				if (top == COSCHED_HEAP_NONE)
 					continue;
-				sock_agg(x, tops[k], &a);
-				gang_score_socket(&x->ctx, job, &a, tops[k], &c);
+				sock_agg(x, top, &a);
+				gang_score_socket(&x->ctx, job, &a, top, &c);
+				if (c.reject == COSCHED_REJECT_SLOWDOWN_BOUND &&
+				    bucket_best_within_bound(x, &x->heaps[k][bk],
+							     job, &c))
+					c.reject = COSCHED_REJECT_NONE;
 				if (c.reject != COSCHED_REJECT_NONE)
 					continue;
 				if (!found ||
@@ -540,6 +606,7 @@ static int index_update(cosched_socket_index_t *x, size_t s,
 	x->used[s] = used;
 	x->napps[s] = napps;
 	x->catcount[s * GANG_CAT_SLOTS + cat] += sign;
+	sock_costs(x, s);
 	if (gang_policy_uses_load(x->ctx.policy)) {
 		x->load[s] += sign * job->mpki;
 		if (x->napps[s] == 0 || x->load[s] < 0)
@@ -664,6 +731,21 @@ size_t cosched_socket_index_nsockets(const cosched_socket_index_t *x)
 	return x ? x->nsockets : 0;
 }
 
+long cosched_socket_index_empty_cores(const cosched_socket_index_t *x)
+{
+	long cores = 0;
+
+	if (!x)
+		return 0;
+	/* An empty socket has no category: level 0, mask 0 of its
+	 * free-core count. */
+	for (long f = cosched_bitmap_next(x->fany, x->nfwords, 1); f >= 0;
+	     f = cosched_bitmap_next(x->fany, x->nfwords, (size_t) f + 1))
+		cores += f * (long) x->heaps[0][(size_t) f * LEVELS *
+						x->nmasks].n;
+	return cores;
+}
+
 /* ---- self-check ---------------------------------------------------- */
 
 /* One heap of bucket b: items in range, each in bucket b at the slot its
@@ -691,15 +773,15 @@ static int check_heap(const cosched_socket_index_t *x, size_t b,
 			return cosched_error_set(err,
 				"bucket %zu: %s heap holds socket %zu at slot %zu, its position says %zu",
 				b, which, item, i, o->pos[item]);
-		if (h->k[i] != x->load[item])
+		if (h->k[i] != o->key[item])
 			return cosched_error_set(err,
-				"bucket %zu: %s heap holds socket %zu with load %g, its load is %g",
-				b, which, item, h->k[i], x->load[item]);
+				"bucket %zu: %s heap holds socket %zu with key %g, its key is %g",
+				b, which, item, h->k[i], o->key[item]);
 		if (i > 0 && cosched_heap_before_(o, item, h->v[(i - 1) / 2]))
 			return cosched_error_set(err,
-				"bucket %zu: %s heap order broken: socket %zu (load %g) sits below socket %zu (load %g) and goes before it",
-				b, which, item, x->load[item], h->v[(i - 1) / 2],
-				x->load[h->v[(i - 1) / 2]]);
+				"bucket %zu: %s heap order broken: socket %zu (key %g) sits below socket %zu (key %g) and goes before it",
+				b, which, item, o->key[item], h->v[(i - 1) / 2],
+				o->key[h->v[(i - 1) / 2]]);
 	}
 	return 0;
 }
@@ -741,38 +823,46 @@ int cosched_socket_index_check(const cosched_socket_index_t *x,
 				"socket %zu: in bucket %ld, its state (%d of %d cores used, %d applications, categories 0x%x, %savailable) says %ld",
 				s, x->bucket[s], x->used[s], x->cap[s], x->napps[s],
 				sock_mask(x, s), x->avail[s] ? "" : "not ", want);
+		for (unsigned k = 0; x->cost && k < GANG_CAT_SLOTS; k++)
+			if (x->cost[k * x->nsockets + s] !=
+			    gang_join_cost(&x->ctx, k,
+					   &x->catcount[s * GANG_CAT_SLOTS]))
+				return cosched_error_set(err,
+					"socket %zu: cost %g for category slot %u, its counts say %g",
+					s, x->cost[k * x->nsockets + s], k,
+					gang_join_cost(&x->ctx, k,
+						&x->catcount[s * GANG_CAT_SLOTS]));
 		if (want < 0)
 			continue;
 		attached++;
-		if (x->by_min.pos[s] >= x->minh[want].n ||
-		    x->minh[want].v[x->by_min.pos[s]] != s ||
-		    (x->with_max &&
-		     (x->by_max.pos[s] >= x->maxh[want].n ||
-		      x->maxh[want].v[x->by_max.pos[s]] != s)))
-			return cosched_error_set(err,
-				"socket %zu: not in the heaps of its bucket %ld", s,
-				want);
+		for (unsigned k = 0; k < x->nheaps; k++)
+			if (x->order[k].pos[s] >= x->heaps[k][want].n ||
+			    x->heaps[k][want].v[x->order[k].pos[s]] != s)
+				return cosched_error_set(err,
+					"socket %zu: not in heap %u of its bucket %ld",
+					s, k, want);
 	}
 	for (size_t b = 0; b < x->nbuckets; b++) {
 		size_t f = b / per_f;
 		bool marked = x->fbits[f] & (1ull << (b % per_f));
 
-		if (check_heap(x, b, &x->minh[b], &x->by_min, "min", err) < 0)
-			return -1;
-		if (x->with_max) {
-			if (check_heap(x, b, &x->maxh[b], &x->by_max, "max",
-				       err) < 0)
+		static const char *const names[HEAPS_MAX] = {
+			"min", "max", "third", "fourth", "fifth" };
+
+		for (unsigned k = 0; k < x->nheaps; k++) {
+			if (check_heap(x, b, &x->heaps[k][b], &x->order[k],
+				       x->cost ? "cost" : names[k], err) < 0)
 				return -1;
-			if (x->maxh[b].n != x->minh[b].n)
+			if (x->heaps[k][b].n != x->heaps[0][b].n)
 				return cosched_error_set(err,
-					"bucket %zu: %zu sockets by lowest load, %zu by highest",
-					b, x->minh[b].n, x->maxh[b].n);
+					"bucket %zu: %zu sockets in heap 0, %zu in heap %u",
+					b, x->heaps[0][b].n, x->heaps[k][b].n, k);
 		}
-		held += x->minh[b].n;
-		if (marked != (x->minh[b].n > 0))
+		held += x->heaps[0][b].n;
+		if (marked != (x->heaps[0][b].n > 0))
 			return cosched_error_set(err,
 				"bucket %zu: %zu sockets, marked %s in the bitmap of %zu free cores",
-				b, x->minh[b].n, marked ? "non-empty" : "empty", f);
+				b, x->heaps[0][b].n, marked ? "non-empty" : "empty", f);
 	}
 	if (held != attached)
 		return cosched_error_set(err,
@@ -826,8 +916,8 @@ void gang_index_raw(cosched_socket_index_t *x, gang_index_raw_t *raw)
 	raw->catcount = x->catcount;
 	raw->load = x->load;
 	raw->bucket = x->bucket;
-	raw->minh = x->minh;
-	raw->min_order = &x->by_min;
+	raw->minh = x->heaps[0];
+	raw->min_order = &x->order[0];
 	raw->fbits = x->fbits;
 	raw->fany = x->fany;
 }

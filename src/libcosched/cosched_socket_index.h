@@ -24,8 +24,9 @@ typedef struct cosched_socket_index cosched_socket_index_t;
 #define COSCHED_INDEX_OCCUPIED_ONLY 0x1	/* never an empty socket */
 /* The lowest acceptable socket index instead of the best score.  Only for
  * the policies whose index is ordered by socket (GANG, Greedy Thread,
- * Application-Aware); the Miss-Rate policies order each bucket by MPKI load,
- * so a query with this flag is refused for them. */
+ * Application-Aware); the Miss-Rate policies order each bucket by MPKI load
+ * and min_slowdown by its cost, so a query with this flag is refused for
+ * them. */
 #define COSCHED_INDEX_FIRST_FIT     0x2
 
 /* cosched_socket_index_best() results besides a socket index. */
@@ -39,7 +40,9 @@ cosched_socket_index_t *cosched_socket_index_create(
 void cosched_socket_index_free(cosched_socket_index_t *idx);
 
 /*
- * Best socket for job (same order as cosched_gang_rank), or
+ * Best socket for job (same order as cosched_gang_rank, up to rounding:
+ * when two Miss-Rate Balance loads an ulp apart round to one score, the
+ * answer may be either), or
  * COSCHED_INDEX_NONE with best->reject = COSCHED_REJECT_NO_SOCKET when no
  * socket is acceptable (not an error: err is untouched), or
  * COSCHED_INDEX_INVALID with best->reject = COSCHED_REJECT_INVALID_QUERY
@@ -109,6 +112,9 @@ bool cosched_socket_index_available(const cosched_socket_index_t *idx,
 int cosched_socket_index_free_cores(const cosched_socket_index_t *idx,
 				    size_t socket);
 size_t cosched_socket_index_nsockets(const cosched_socket_index_t *idx);
+/* Free cores on the available sockets without co-runners (foreign cores
+ * do not count as free).  Cost O(free-core counts present). */
+long cosched_socket_index_empty_cores(const cosched_socket_index_t *idx);
 
 /* A deep copy: changing either leaves the other as it was.  NULL (err
  * set) when out of memory.  Cost O(sockets + non-empty buckets). */

@@ -130,6 +130,7 @@ START_TEST(test_policy_names)
 		{ "miss_rate_balance", COSCHED_POLICY_MISS_RATE_BALANCE },
 		{ "miss_rate_bound", COSCHED_POLICY_MISS_RATE_BOUND },
 		{ "app_aware", COSCHED_POLICY_APP_AWARE },
+		{ "min_slowdown", COSCHED_POLICY_MIN_SLOWDOWN },
 	};
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		char upper[32];
@@ -143,7 +144,7 @@ START_TEST(test_policy_names)
 		ck_assert_int_eq(cosched_conf_set(&conf, NULL, "CoschedPolicy", upper, &err), 0);
 		ck_assert_int_eq(conf.policy, names[i].p);
 	}
-	ck_assert_int_eq(COSCHED_POLICY_COUNT, 5);	/* no undocumented policy */
+	ck_assert_int_eq(COSCHED_POLICY_COUNT, 6);	/* no undocumented policy */
 	ck_assert_str_eq(cosched_policy_name(COSCHED_POLICY_COUNT), "unknown");
 }
 END_TEST
@@ -311,7 +312,7 @@ START_TEST(test_refusals)
 		{ "ProfileMaxSamples=0\n", "ProfileMaxSamples: value 0 out of range (1 <= value <= 4096)" },
 		{ "ProfileMaxSamples=5000\n", "ProfileMaxSamples: value 5000 out of range" },
 		{ "ProfileMaxSamples=3.5\n", "ProfileMaxSamples: invalid value \"3.5\" (expected an integer)" },
-		{ "CoschedPolicy=fifo\n", "CoschedPolicy: invalid value \"fifo\" (allowed: gang, greedy_thread, miss_rate_balance, miss_rate_bound, app_aware, none)" },
+		{ "CoschedPolicy=fifo\n", "CoschedPolicy: invalid value \"fifo\" (allowed: gang, greedy_thread, miss_rate_balance, miss_rate_bound, app_aware, min_slowdown, none)" },
 		{ "MissRateBoundThreshold=0\n", "MissRateBoundThreshold: value 0 out of range" },
 		{ "MissRateBoundWeight=1.5\n", "MissRateBoundWeight: value 1.5 out of range" },
 		{ "PowerPolicy=turbo\n", "PowerPolicy: invalid value \"turbo\" (allowed: performance, edp, energy[:MAXSLOWDOWN%])" },

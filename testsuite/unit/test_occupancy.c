@@ -633,7 +633,7 @@ static void compare_best(cosched_occupancy_t *o, cosched_policy_t pol,
 	size_t wk = 0;
 
 	job.min_threads = 1 + rnd(r) % job.threads;
-	if (gang_policy_uses_load(pol))
+	if (!gang_index_by_socket(pol))
 		flags &= ~COSCHED_INDEX_FIRST_FIT;
 	for (size_t i = 0; i < nex; i++) {
 		ex[i] = rnd(r) % RS_SOCKETS;
@@ -873,7 +873,7 @@ START_TEST(test_check_finds_corruption)
 	h->v[0] = 1; h->v[1] = 0;
 	h->k[0] = 5.0; h->k[1] = 3.0;
 	raw.min_order->pos[1] = 0; raw.min_order->pos[0] = 1;
-	index_check_fails(x, "min heap order broken: socket 0 (load 3) sits below socket 1 (load 5)");
+	index_check_fails(x, "min heap order broken: socket 0 (key 3) sits below socket 1 (key 5)");
 	check_fails(o, "heap order broken");
 	h->v[0] = 0; h->v[1] = 1;
 	h->k[0] = 3.0; h->k[1] = 5.0;
@@ -882,13 +882,13 @@ START_TEST(test_check_finds_corruption)
 
 	/* the heap's copy of a key that is not the socket's load */
 	h->k[1] = 4.0;
-	index_check_fails(x, "min heap holds socket 1 with load 4, its load is 5");
+	index_check_fails(x, "min heap holds socket 1 with key 4, its key is 5");
 	h->k[1] = 5.0;
 	check_ok(o, "heap key restored");
 
 	/* a position that points elsewhere */
 	raw.min_order->pos[1] = 0;
-	index_check_fails(x, "socket 1: not in the heaps of its bucket");
+	index_check_fails(x, "socket 1: not in heap 0 of its bucket");
 	raw.min_order->pos[1] = 1;
 
 	/* a socket twice in a heap */
@@ -938,7 +938,7 @@ START_TEST(test_check_finds_corruption)
 	raw.load[1] = 5.0;
 	t = raw.minh[raw.bucket[2]].n;
 	raw.minh[raw.bucket[2]].n = t - 1;	/* a socket falls out */
-	index_check_fails(x, "not in the heaps of its bucket");
+	index_check_fails(x, "not in heap 0 of its bucket");
 	raw.minh[raw.bucket[2]].n = t;
 	check_ok(o, "all restored");
 	cosched_occupancy_free(o);

@@ -1,0 +1,367 @@
+/* test_min_slowdown.c - cosched's own policy (cosched-policies(7),
+ * min_slowdown) on cases worked out by hand from seed 001's table:
+ * the cost rule, the strict bound and its bucket scan, the time-shared
+ * plan, and the placement engine's choice between sharing and an empty
+ * socket (the queue-demand switch, strict holds with their reason).
+ *
+ * Seed 001's table (victim row, co-runner column; cpu = N, rand = C,
+ * lim = LC, mem = L):
+ *            N     C     LC    L
+ *   N      1.00  1.02  1.10  1.07
+ *   C      1.00  1.06  1.27  2.15
+ *   LC     1.00  1.06  1.34  1.76
+ *   L      1.00  1.00  1.12  1.30
+ */
+#include <math.h>
+#include <string.h>
+
+#include "cosched_check.h"
+
+#include "src/libcosched/cosched_gang.h"
+#include "src/libcosched/cosched_place.h"
+#include "src/libcosched/cosched_socket_index.h"
+
+static cosched_error_t err;
+
+static cosched_gang_job_t gj(uint32_t id, int threads, cosched_category_t cat)
+{
+	cosched_gang_job_t j;
+
+	memset(&j, 0, sizeof(j));
+	j.job_id = id;
+	j.threads = threads;
+	j.category = cat;
+	return j;
+}
+
+static const cosched_candidate_t *cand_of(const cosched_candidate_t *out,
+					  size_t n, size_t socket)
+{
+	for (size_t k = 0; k < n; k++)
+		if (out[k].socket == socket)
+			return &out[k];
+	ck_abort_msg("socket %zu not ranked", socket);
+	return NULL;
+}
+
+/* A lim job's cost next to each category: its own excess plus the
+ * other's.  mem: 0.76 + 0.12; rand: 0.06 + 0.27; cpu: 0 + 0.10. */
+START_TEST(test_cost_rule)
+{
+	cosched_gang_params_t p;
+	cosched_gang_job_t occ[4] = {
+		gj(10, 1, COSCHED_CAT_MEM), gj(11, 1, COSCHED_CAT_RAND),
+		gj(12, 1, COSCHED_CAT_CPU), gj(13, 1, COSCHED_CAT_CPU),
+	};
+	cosched_socket_t s[5] = {
+		{ 4, 0, NULL, 0 },		/* empty */
+		{ 4, 1, &occ[0], 1 },		/* mem */
+		{ 4, 1, &occ[1], 1 },		/* rand */
+		{ 4, 1, &occ[2], 1 },		/* cpu */
+		{ 4, 2, &occ[2], 2 },		/* cpu, cpu */
+	};
+	cosched_candidate_t out[5];
+	cosched_gang_job_t lim = gj(1, 1, COSCHED_CAT_LIM);
+	cosched_gang_job_t cpu = gj(2, 1, COSCHED_CAT_CPU);
+	size_t acc;
+
+	cosched_gang_params_init(&p, 4);
+	ck_assert_int_eq(cosched_gang_rank(COSCHED_POLICY_MIN_SLOWDOWN, &p, s,
+					   5, &lim, out, &acc, &err), 0);
+	ck_assert_uint_eq(acc, 5);
+	ck_assert_double_eq_tol(cand_of(out, 5, 0)->score, 0, 1e-12);
+	ck_assert_double_eq_tol(cand_of(out, 5, 1)->score, -0.88, 1e-12);
+	ck_assert_double_eq_tol(cand_of(out, 5, 2)->score, -0.33, 1e-12);
+	ck_assert_double_eq_tol(cand_of(out, 5, 3)->score, -0.10, 1e-12);
+	ck_assert_double_eq_tol(cand_of(out, 5, 4)->score, -0.20, 1e-12);
+	/* Nobody to slow on an empty socket: it comes first while free. */
+	ck_assert_uint_eq(out[0].socket, 0);
+	ck_assert_uint_eq(out[1].socket, 3);
+	ck_assert_uint_eq(out[2].socket, 4);
+	ck_assert_uint_eq(out[3].socket, 2);
+	ck_assert_uint_eq(out[4].socket, 1);
+
+	/* cpu next to cpu costs nothing: a tie with the empty socket, and
+	 * the tighter fit (fewer cores left) packs it. */
+	ck_assert_int_eq(cosched_gang_rank(COSCHED_POLICY_MIN_SLOWDOWN, &p, s,
+					   5, &cpu, out, &acc, &err), 0);
+	ck_assert_uint_eq(out[0].socket, 4);
+	ck_assert_double_eq(out[0].score, 0);
+	ck_assert_uint_eq(out[1].socket, 3);
+	ck_assert_uint_eq(out[2].socket, 0);
+}
+END_TEST
+
+/* A bound of 1.25: lim next to mem predicts 1.76 for the lim job, next to
+ * rand 1.27 for the rand job; next to two cpu jobs the worst is a cpu's
+ * 1 + 0 + 0.10 = 1.10. */
+START_TEST(test_bound)
+{
+	cosched_gang_params_t p;
+	cosched_gang_job_t occ[3] = {
+		gj(10, 1, COSCHED_CAT_MEM), gj(11, 1, COSCHED_CAT_RAND),
+		gj(12, 1, COSCHED_CAT_CPU),
+	};
+	cosched_gang_job_t two_cpu[2] = {
+		gj(13, 1, COSCHED_CAT_CPU), gj(14, 1, COSCHED_CAT_CPU),
+	};
+	cosched_socket_t s[3] = {
+		{ 4, 1, &occ[0], 1 }, { 4, 1, &occ[1], 1 }, { 4, 2, two_cpu, 2 },
+	};
+	cosched_candidate_t out[3];
+	cosched_gang_job_t lim = gj(1, 1, COSCHED_CAT_LIM);
+	char buf[160];
+	size_t acc;
+
+	cosched_gang_params_init(&p, 4);
+	p.max_slowdown = 1.25;
+	ck_assert_int_eq(cosched_gang_rank(COSCHED_POLICY_MIN_SLOWDOWN, &p, s,
+					   3, &lim, out, &acc, &err), 0);
+	ck_assert_uint_eq(acc, 1);
+	ck_assert_uint_eq(out[0].socket, 2);
+	ck_assert_double_eq_tol(out[0].slowdown, 1.10, 1e-12);
+	ck_assert_int_eq(cand_of(out, 3, 0)->reject,
+			 COSCHED_REJECT_SLOWDOWN_BOUND);
+	ck_assert_double_eq_tol(cand_of(out, 3, 0)->slowdown, 1.76, 1e-12);
+	ck_assert_double_eq_tol(cand_of(out, 3, 1)->slowdown, 1.27, 1e-12);
+	cosched_candidate_format(cand_of(out, 3, 0), buf, sizeof(buf));
+	ck_assert_str_eq(buf, "socket 0: predicted slowdown 1.76 > 1.25 (MaxSlowdown=25)");
+}
+END_TEST
+
+/*
+ * The index orders a bucket by cost, the bound is on the worst slowdown:
+ * a rand job next to one 60-thread mem job costs 1.15 (worst 2.15), next
+ * to 60 one-thread cpu jobs 60 x 0.02 = 1.2 (worst 1.02).  Both sockets
+ * have 4 cores free (one bucket): without a bound the mem socket is
+ * cheaper; with a bound of 1.5 the index must find the cpu socket behind
+ * the bucket's top.
+ */
+START_TEST(test_bound_scan)
+{
+	cosched_gang_params_t p;
+	cosched_socket_index_t *x;
+	cosched_gang_job_t mem = gj(1, 60, COSCHED_CAT_MEM);
+	cosched_gang_job_t rand = gj(100, 1, COSCHED_CAT_RAND);
+	cosched_candidate_t best;
+
+	for (int bound = 0; bound < 2; bound++) {
+		cosched_gang_params_init(&p, 64);
+		p.max_slowdown = bound ? 1.5 : 0;
+		x = cosched_socket_index_create(COSCHED_POLICY_MIN_SLOWDOWN, &p,
+						3, NULL, &err);
+		ck_assert_msg(x != NULL, "%s", err.msg);
+		ck_assert_int_eq(cosched_socket_index_add(x, 0, &mem, 60, &err), 0);
+		for (uint32_t k = 0; k < 60; k++) {
+			cosched_gang_job_t c = gj(10 + k, 1, COSCHED_CAT_CPU);
+			ck_assert_int_eq(cosched_socket_index_add(x, 1, &c, 1,
+								  &err), 0);
+		}
+		ck_assert_int_eq(cosched_socket_index_check(x, &err), 0);
+		ck_assert_int_eq(cosched_socket_index_empty_cores(x), 64);
+		ck_assert_int_eq(cosched_socket_index_best(x, &rand,
+				COSCHED_INDEX_OCCUPIED_ONLY, &best, &err),
+				 bound ? 1 : 0);
+		ck_assert_double_eq_tol(best.score, bound ? -1.2 : -1.15, 1e-9);
+		/* Anywhere: the empty socket costs nothing. */
+		ck_assert_int_eq(cosched_socket_index_best(x, &rand, 0, &best,
+							   &err), 2);
+		cosched_socket_index_free(x);
+	}
+}
+END_TEST
+
+/* Time-shared, 2 cores per gang: mem, rand, cpu, lim of one thread each
+ * need 2 gangs.  The hardest two (mem and rand, 1.15 at worst) open them;
+ * lim (0.88 at worst) joins rand (0.33, not mem's 0.88); cpu joins mem
+ * (0.07).  Total 0.40, the optimum of the three pairings (1.25, 0.40,
+ * 1.2); first-fit in job order would pair mem with rand. */
+START_TEST(test_plan_time_shared)
+{
+	cosched_gang_params_t p;
+	cosched_gang_job_t jobs[4] = {
+		gj(1, 1, COSCHED_CAT_MEM), gj(2, 1, COSCHED_CAT_RAND),
+		gj(3, 1, COSCHED_CAT_CPU), gj(4, 1, COSCHED_CAT_LIM),
+	};
+	cosched_gang_plan_t plan;
+	int gang_of[5] = { 0 };
+
+	cosched_gang_params_init(&p, 2);
+	ck_assert_int_eq(cosched_gang_plan(COSCHED_POLICY_MIN_SLOWDOWN, &p,
+					   jobs, 4, &plan, &err), 0);
+	ck_assert_uint_eq(plan.ngangs, 2);
+	for (size_t g = 0; g < plan.ngangs; g++)
+		for (int k = 0; k < plan.gangs[g].count; k++)
+			gang_of[jobs[plan.members[plan.gangs[g].first + k].job]
+				.job_id] = (int) g;
+	ck_assert_int_eq(gang_of[1], gang_of[3]);	/* mem with cpu */
+	ck_assert_int_eq(gang_of[2], gang_of[4]);	/* rand with lim */
+	ck_assert_int_ne(gang_of[1], gang_of[2]);
+	cosched_gang_plan_free(&plan);
+}
+END_TEST
+
+/* ---- the placement engine: sharing or an empty socket ---------------- */
+
+static int take_any(void *ctx, const size_t *units, size_t n)
+{
+	(void) ctx;
+	(void) units;
+	(void) n;
+	return 0;
+}
+
+/* Two nodes of 2 sockets x 4 cores, a cpu job on socket 0. */
+static cosched_place_t *two_nodes(bool strict, double max_slowdown,
+				  double pack_demand)
+{
+	cosched_place_conf_t pc = { .policy = COSCHED_POLICY_MIN_SLOWDOWN,
+				    .strict = strict, .explain = true,
+				    .max_slowdown = max_slowdown,
+				    .pack_demand = pack_demand };
+	int units[2] = { 2, 2 }, cores[2] = { 4, 4 };
+	cosched_gang_job_t cpu = gj(50, 1, COSCHED_CAT_CPU);
+	cosched_hold_t h = { 0, 1 };
+	cosched_place_t *p = cosched_place_create(&pc, 2, units, cores, &err);
+
+	ck_assert_msg(p != NULL, "%s", err.msg);
+	cosched_place_set_node_ok(p, 0, true);
+	cosched_place_set_node_ok(p, 1, true);
+	ck_assert_int_eq(cosched_place_enter(p, &cpu, 1, &h, 1, &err), 0);
+	return p;
+}
+
+static cosched_place_job_t pj(uint32_t id, cosched_category_t cat)
+{
+	cosched_place_job_t j;
+
+	memset(&j, 0, sizeof(j));
+	j.gj = gj(id, 1, cat);
+	j.cls.cat = cat;
+	j.cls.lca = cosched_category_to_lca(cat);
+	j.cores = 1;
+	j.kind = COSCHED_PLACE_SINGLE;
+	return j;
+}
+
+/* The queue-demand switch: 12 cores are empty; with 1 core of a lim job
+ * placed, 11 are left.  A queue of 10 cores spreads (10 < 1.0 x 11), 11
+ * packs (11 >= 11) onto the cpu job's socket (cost 0.10); PackDemand=0
+ * always packs; PackDemand=2 needs 22. */
+START_TEST(test_queue_demand_switch)
+{
+	cosched_place_t *p = two_nodes(false, 0, 1.0);
+	cosched_place_job_t lim = pj(1, COSCHED_CAT_LIM);
+	cosched_place_result_t res;
+
+	ck_assert_int_eq(cosched_place_empty_cores(p), 12);
+	cosched_place_set_queue_cores(p, 10);
+	ck_assert_int_eq(cosched_place_job(p, &lim, NULL, COSCHED_PLACE_RUN_NOW,
+					   NULL, 0, take_any, NULL, &res), 0);
+	ck_assert_int_eq(res.unit, 1);		/* empty, tightest, lowest */
+	ck_assert(!res.packed);
+	cosched_place_set_queue_cores(p, 11);
+	ck_assert_int_eq(cosched_place_job(p, &lim, NULL, COSCHED_PLACE_RUN_NOW,
+					   NULL, 0, take_any, NULL, &res), 0);
+	ck_assert_int_eq(res.unit, 0);
+	ck_assert(res.packed);
+	cosched_place_free(p);
+
+	p = two_nodes(false, 0, 0);
+	ck_assert_int_eq(cosched_place_job(p, &lim, NULL, COSCHED_PLACE_RUN_NOW,
+					   NULL, 0, take_any, NULL, &res), 0);
+	ck_assert_int_eq(res.unit, 0);
+	ck_assert(res.packed);
+	cosched_place_free(p);
+
+	p = two_nodes(false, 0, 2.0);
+	cosched_place_set_queue_cores(p, 21);
+	ck_assert_int_eq(cosched_place_job(p, &lim, NULL, COSCHED_PLACE_RUN_NOW,
+					   NULL, 0, take_any, NULL, &res), 0);
+	ck_assert_int_eq(res.unit, 1);
+	cosched_place_set_queue_cores(p, 22);
+	ck_assert_int_eq(cosched_place_job(p, &lim, NULL, COSCHED_PLACE_RUN_NOW,
+					   NULL, 0, take_any, NULL, &res), 0);
+	ck_assert_int_eq(res.unit, 0);
+	cosched_place_free(p);
+}
+END_TEST
+
+/* Strict, MaxSlowdown 5%: packing would slow the cpu job to 1.10, so the
+ * lim job takes an empty socket even though the queue asks to pack; with
+ * every socket holding a mem job, a rand job (2.15 next to mem) waits,
+ * and the reason says why; lenient, it runs at the cheapest. */
+START_TEST(test_strict_holds)
+{
+	cosched_place_t *p = two_nodes(true, 1.05, 0);
+	cosched_place_job_t lim = pj(1, COSCHED_CAT_LIM);
+	cosched_place_job_t rand = pj(2, COSCHED_CAT_RAND);
+	cosched_place_result_t res;
+
+	ck_assert_int_eq(cosched_place_job(p, &lim, NULL, COSCHED_PLACE_RUN_NOW,
+					   NULL, 0, take_any, NULL, &res), 0);
+	ck_assert_int_eq(res.unit, 1);
+	ck_assert(!res.packed);
+	cosched_place_free(p);
+
+	for (int strict = 1; strict >= 0; strict--) {
+		cosched_place_conf_t pc = {
+			.policy = COSCHED_POLICY_MIN_SLOWDOWN,
+			.strict = strict, .explain = true,
+			.max_slowdown = 1.25 };
+		int units[1] = { 4 }, cores[1] = { 4 };
+
+		p = cosched_place_create(&pc, 1, units, cores, &err);
+		ck_assert_msg(p != NULL, "%s", err.msg);
+		cosched_place_set_node_ok(p, 0, true);
+		for (size_t u = 0; u < 4; u++) {
+			cosched_gang_job_t mem = gj(60 + (uint32_t) u, 1,
+						    COSCHED_CAT_MEM);
+			cosched_hold_t h = { u, 1 };
+			ck_assert_int_eq(cosched_place_enter(p, &mem, 1, &h, 1,
+							     &err), 0);
+		}
+		ck_assert_int_eq(cosched_place_job(p, &rand, NULL,
+			COSCHED_PLACE_RUN_NOW, NULL, 0, take_any, NULL, &res),
+				 strict ? -1 : 0);
+		ck_assert_str_eq(res.why,
+			strict ? "strict min_slowdown: no socket accepts this rand job (slowdown bound on 4; first: socket 0: predicted slowdown 2.15 > 1.25 (MaxSlowdown=25))" :
+			"");
+		if (!strict) {
+			ck_assert(!res.lenient);
+			ck_assert_int_eq(res.unit, 0);
+		}
+		cosched_place_free(p);
+	}
+}
+END_TEST
+
+START_TEST(test_bad_conf)
+{
+	cosched_place_conf_t pc = { .policy = COSCHED_POLICY_MIN_SLOWDOWN,
+				    .max_slowdown = 0.5 };
+	int units[1] = { 1 }, cores[1] = { 4 };
+
+	ck_assert_ptr_null(cosched_place_create(&pc, 1, units, cores, &err));
+	ck_assert_str_eq(err.msg, "placement: max_slowdown 0.5 (0 or 1..100), pack_demand 0 (0..1e6)");
+	pc.max_slowdown = 0;
+	pc.pack_demand = NAN;
+	ck_assert_ptr_null(cosched_place_create(&pc, 1, units, cores, &err));
+}
+END_TEST
+
+Suite *cosched_test_suite(void)
+{
+	Suite *s = suite_create("min_slowdown");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_test(tc, test_cost_rule);
+	tcase_add_test(tc, test_bound);
+	tcase_add_test(tc, test_bound_scan);
+	tcase_add_test(tc, test_plan_time_shared);
+	tcase_add_test(tc, test_queue_demand_switch);
+	tcase_add_test(tc, test_strict_holds);
+	tcase_add_test(tc, test_bad_conf);
+	suite_add_tcase(s, tc);
+	return s;
+}
