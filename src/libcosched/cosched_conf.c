@@ -14,6 +14,7 @@
 #include "cosched_gang.h"
 #include "cosched_nametable.h"
 #include "cosched_number.h"
+#include "cosched_place.h"
 #include "cosched_text.h"
 
 /* Largest cosched.conf accepted (a configuration, not a data file). */
@@ -59,6 +60,7 @@ void cosched_conf_init(cosched_conf_t *conf)
 	conf->live_refresh_s = COSCHED_LIVE_REFRESH_DEFAULT;
 	conf->mrb_threshold = COSCHED_MRB_THRESHOLD_DEFAULT;
 	conf->mrb_weight = COSCHED_MRB_WEIGHT_DEFAULT;
+	conf->pack_demand = COSCHED_PACK_DEMAND_DEFAULT;
 	conf->power_policy = COSCHED_POWER_POLICY_DEFAULT;
 	conf->max_slowdown_pct = COSCHED_MAX_SLOWDOWN_PCT_DEFAULT;
 	conf->freq_rule = COSCHED_FREQ_RULE_MAX_REQUEST;
@@ -176,6 +178,7 @@ static const conf_key_t keys[] = {
 	  &cosched_mrb_threshold_range },
 	{ "MissRateBoundWeight", K_NUMBER, OFF(mrb_weight),
 	  &cosched_mrb_weight_range },
+	{ "PackDemand", K_NUMBER, OFF(pack_demand), &cosched_pack_demand_range },
 	{ "PowerPolicy", K_POWER, OFF(power_policy), NULL },
 	{ "MaxSlowdown", K_SLOWDOWN, OFF(max_slowdown_pct), NULL },
 	{ "FreqDomainRule", K_FREQ_RULE, OFF(freq_rule), NULL },
@@ -562,7 +565,7 @@ static int strip_comment(char *line, const char *where, cosched_error_t *err)
  * same reconfigure, and the administrator sees it there. */
 static const char *const ctld_only_keys[] = {
 	"CoschedPolicy", "MissRateBoundThreshold", "MissRateBoundWeight",
-	"PowerPolicy", "MaxSlowdown", "GangScope", "PlacementMode",
+	"PackDemand", "PowerPolicy", "MaxSlowdown", "GangScope", "PlacementMode",
 	"DefaultClass", "DebugFlags", "ProfileCacheRefresh", "LiveLoadRefresh",
 	"Interference", "PreferenceTable", "InterferenceSource",
 	"InterferenceMinSamples", "InterferenceHalfLife",

@@ -130,6 +130,7 @@ typedef struct {
 	double mrb_weight;			/* MissRateBoundWeight */
 	cosched_power_policy_t power_policy;	/* PowerPolicy (never UNSET) */
 	double max_slowdown_pct;		/* MaxSlowdown, percent */
+	double pack_demand;			/* PackDemand (min_slowdown) */
 	cosched_freq_rule_t freq_rule;		/* FreqDomainRule (both sides) */
 	/* The node side (task/cosched). */
 	bool enforce_cores;			/* EnforceCores */

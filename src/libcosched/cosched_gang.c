@@ -121,6 +121,12 @@ int cosched_gang_job_check(const char *field, const cosched_gang_job_t *job,
 		return cosched_error_set(err,
 			"%s.freq_khz: must be >= 0, got %ld", field,
 			job->freq_khz);
+	if (!(job->max_slowdown == 0 ||
+	      (job->max_slowdown >= 1 &&
+	       job->max_slowdown <= COSCHED_SLOWDOWN_MAX)))
+		return cosched_error_set(err,
+			"%s.max_slowdown: must be 0 or in [1, %g], got %g",
+			field, COSCHED_SLOWDOWN_MAX, job->max_slowdown);
 	return 0;
 }
 

@@ -62,6 +62,11 @@ typedef struct {
 	double mpki;
 	cosched_category_t category;	/* Application-Aware; UNKNOWN runs alone */
 	long freq_khz;		/* its own lowest-EDP frequency; 0 = unknown */
+	/* min_slowdown, for this placement: the largest predicted slowdown
+	 * it may cause, the job's own or a co-runner's (0 = no bound;
+	 * else 1 .. COSCHED_SLOWDOWN_MAX).  Read only for the arriving job
+	 * of a query. */
+	double max_slowdown;
 } cosched_gang_job_t;
 
 /* Policy defaults: applications per gang (seed 002: Miss-Rate Balance
@@ -90,11 +95,8 @@ typedef struct {
 	uint64_t seed;		/* Miss-Rate Bound random start */
 	const cosched_pref_table_t *pref;	/* NULL = seed 002's table */
 	/* min_slowdown: the interference model its costs come from (NULL =
-	 * seed 001's table; borrowed, read when an index or plan is made)
-	 * and the largest predicted slowdown it may cause, the job's or a
-	 * co-runner's (0 = none: PlacementMode=lenient). */
+	 * seed 001's table; borrowed, read when an index or plan is made). */
 	const cosched_interference_model_t *interference;
-	double max_slowdown;
 } cosched_gang_params_t;
 
 /* Defaults for a capacity (seed 002 "Miss-Rate Bound": a = 1/2, T = 12). */

@@ -34,10 +34,9 @@ typedef struct {
 	 * model's worst case): sd[victim][co-runner], the interference
 	 * model's pair; join_cost[arriving][present], what one job present
 	 * adds to the summed slowdowns when the arriving job joins it, its
-	 * own excess and the arriving job's; max_slowdown, 0 = no bound. */
+	 * own excess and the arriving job's. */
 	double sd[GANG_CAT_SLOTS][GANG_CAT_SLOTS];
 	double join_cost[GANG_CAT_SLOTS][GANG_CAT_SLOTS];
-	double max_slowdown;
 } gang_score_ctx_t;
 
 /* What a socket looks like to the policies. */

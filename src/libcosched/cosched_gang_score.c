@@ -17,7 +17,6 @@ void gang_score_ctx_init(gang_score_ctx_t *c, cosched_policy_t policy,
 		c->pref = *p->pref;
 	else
 		cosched_pref_table_default(&c->pref);
-	c->max_slowdown = 0;
 	if (policy == COSCHED_POLICY_MIN_SLOWDOWN) {
 		cosched_interference_model_t dflt;
 		const cosched_interference_model_t *m = p->interference;
@@ -35,7 +34,6 @@ void gang_score_ctx_init(gang_score_ctx_t *c, cosched_policy_t policy,
 			for (unsigned o = 0; o < GANG_CAT_SLOTS; o++)
 				c->join_cost[a][o] = (c->sd[a][o] - 1.0) +
 						     (c->sd[o][a] - 1.0);
-		c->max_slowdown = p->max_slowdown;
 	}
 }
 
@@ -81,8 +79,9 @@ double gang_worst_slowdown(const gang_score_ctx_t *c, unsigned slot,
  *     preference table: lower is preferred); any "-" pair is refused.
  *   min_slowdown: minus the predicted growth of the summed slowdowns
  *     (gang_join_cost), so an empty socket scores 0 and a pairing the
- *     model calls a speed-up more; refused when max_slowdown is set and
- *     the job's or a co-runner's predicted slowdown would exceed it.
+ *     model calls a speed-up more; refused when the job sets
+ *     max_slowdown and its or a co-runner's predicted slowdown would
+ *     exceed it.
  */
 void gang_score_socket(const gang_score_ctx_t *ctx,
 		       const cosched_gang_job_t *job,
@@ -169,11 +168,11 @@ void gang_score_socket(const gang_score_ctx_t *ctx,
 			break;
 		}
 		c->score = -gang_join_cost(ctx, jc, s->catcount);
-		if (ctx->max_slowdown > 0) {
+		if (job->max_slowdown > 0) {
 			c->slowdown = gang_worst_slowdown(ctx, jc, s->catcount);
-			if (c->slowdown > ctx->max_slowdown) {
+			if (c->slowdown > job->max_slowdown) {
 				c->reject = COSCHED_REJECT_SLOWDOWN_BOUND;
-				c->threshold = ctx->max_slowdown;
+				c->threshold = job->max_slowdown;
 				return;
 			}
 		}

@@ -11,6 +11,8 @@
 #include "cosched_place.h"
 #include "cosched_place_internal.h"
 
+const cosched_range_t cosched_pack_demand_range = { 0.0, 1000.0, false };
+
 static void unit_sync(cosched_place_t *p, size_t u)
 {
 	bool avail = p->node_ok[p->unit_node[u]] && !p->unit_closed[u];
@@ -30,9 +32,6 @@ void cosched_place_gang_params(const cosched_place_t *p, int capacity,
 	params->pref = p->conf.interference ? &p->conf.interference->pref :
 					      NULL;
 	params->interference = p->conf.interference;
-	/* The bound holds jobs back: strict mode only.  Lenient placement
-	 * takes the cheapest unit whatever it predicts. */
-	params->max_slowdown = p->conf.strict ? p->conf.max_slowdown : 0;
 }
 
 static int alloc_arrays(cosched_place_t *p)
@@ -67,11 +66,12 @@ cosched_place_t *cosched_place_create(const cosched_place_conf_t *conf,
 	if (!(conf->max_slowdown == 0 ||
 	      (conf->max_slowdown >= 1 &&
 	       conf->max_slowdown <= COSCHED_SLOWDOWN_MAX)) ||
-	    !(conf->pack_demand >= 0 && conf->pack_demand <= 1e6)) {
+	    cosched_range_check("pack_demand", &cosched_pack_demand_range,
+				conf->pack_demand, NULL, NULL)) {
 		cosched_error_set(err,
-			"placement: max_slowdown %g (0 or 1..%g), pack_demand %g (0..1e6)",
+			"placement: max_slowdown %g (0 or 1..%g), pack_demand %g (0..%g)",
 			conf->max_slowdown, COSCHED_SLOWDOWN_MAX,
-			conf->pack_demand);
+			conf->pack_demand, cosched_pack_demand_range.hi);
 		return NULL;
 	}
 	for (size_t i = 0; i < nnodes; i++) {

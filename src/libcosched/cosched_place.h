@@ -49,6 +49,11 @@
 #include "cosched_occupancy.h"
 #include "cosched_policy.h"
 
+/* PackDemand: pack once the queue asks for as many cores as the empty
+ * units would have left; its range (0: always pack). */
+#define COSCHED_PACK_DEMAND_DEFAULT 1.0
+extern const cosched_range_t cosched_pack_demand_range;
+
 /* Units tried one after another for a single job before the engine gives
  * up on its best choices (the allocator can refuse a unit). */
 #define COSCHED_PLACE_MAX_TRIES 4
@@ -75,13 +80,14 @@ typedef struct {
 	 * unit, which the controller pays for its records and the simulator
 	 * does not need. */
 	bool explain;
-	/* min_slowdown only.  max_slowdown: in strict mode, the largest
-	 * predicted slowdown a placement may cause, the job's or a
-	 * co-runner's (1 + MaxSlowdown/100; 0 = none).  pack_demand
-	 * (PackDemand): a single job packs onto an occupied unit when the
-	 * queue's cores reach pack_demand times the cores of the empty
-	 * units left after it (cosched_place_set_queue_cores); 0 = always
-	 * pack, the time-shared reading. */
+	/* min_slowdown only.  max_slowdown: the largest predicted slowdown
+	 * a placement may cause on purpose, the job's or a co-runner's
+	 * (1 + MaxSlowdown/100; 0 = none): every placement in strict mode,
+	 * packing in both.  pack_demand (PackDemand): a single job packs
+	 * onto an occupied unit when the queue's cores reach pack_demand
+	 * times the cores of the empty units left after it
+	 * (cosched_place_set_queue_cores); 0 = always pack, the time-shared
+	 * reading. */
 	double max_slowdown;
 	double pack_demand;
 } cosched_place_conf_t;

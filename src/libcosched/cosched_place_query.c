@@ -136,6 +136,11 @@ static int place_single(cosched_place_t *p, const cosched_place_job_t *job,
 	int rc = -1;
 	bool pack = should_pack(p, job);
 	unsigned flags = p->conf.index_flags;
+	/* Packing is sharing by choice: bounded by max_slowdown in either
+	 * mode (job's own bound is the strict one, or none). */
+	cosched_gang_job_t packed = job->gj;
+
+	packed.max_slowdown = p->conf.max_slowdown;
 
 	ex = p->scratch;
 	if (allowed)
@@ -145,7 +150,8 @@ static int place_single(cosched_place_t *p, const cosched_place_job_t *job,
 					ex[nex++] = p->unit_first[i] + (size_t) k;
 	for (int t = 0; t < COSCHED_PLACE_MAX_TRIES; t++) {
 		size_t unit;
-		long u = cosched_occupancy_best(p->occ, &job->gj,
+		long u = cosched_occupancy_best(p->occ,
+			pack ? &packed : &job->gj,
 			flags | (pack ? COSCHED_INDEX_OCCUPIED_ONLY : 0),
 			ex, nex, &best, &err);
 		if (u == COSCHED_INDEX_INVALID) {
@@ -377,12 +383,20 @@ static int will_run_future(const cosched_place_t *p,
 	return rc;
 }
 
-int cosched_place_job(cosched_place_t *p, const cosched_place_job_t *job,
+int cosched_place_job(cosched_place_t *p, const cosched_place_job_t *asked,
 		      const bool *node_allowed, cosched_place_mode_t mode,
 		      cosched_place_ending_t *ends, size_t nends,
 		      cosched_place_try_fn try, void *ctx,
 		      cosched_place_result_t *res)
 {
+	/* min_slowdown's bound holds jobs back in strict mode only: lenient
+	 * placement takes the cheapest unit whatever it predicts. */
+	cosched_place_job_t bounded = *asked;
+	const cosched_place_job_t *job = &bounded;
+
+	bounded.gj.max_slowdown =
+		p->conf.policy == COSCHED_POLICY_MIN_SLOWDOWN && p->conf.strict ?
+		p->conf.max_slowdown : 0;
 	/* Field by field, not memset: why[] is most of the struct, and a
 	 * query runs for every queued job of every scheduling pass. */
 	res->rc = 0;

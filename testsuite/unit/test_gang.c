@@ -847,10 +847,6 @@ static void index_vs_rank(int capacity, bool mixed, int max_apps, unsigned *r)
 
 			cosched_gang_params_init(&p, capacity);
 			p.max_apps = max_apps;
-			/* min_slowdown with a bound on odd trials: the index
-			 * then scans a bucket whose cheapest socket breaks it. */
-			if (pol == COSCHED_POLICY_MIN_SLOWDOWN && trial % 2)
-				p.max_slowdown = 1.25;
 			apps = cosched_gang_max_apps(pol, &p);
 			for (int i = 0; i < NS; i++) {
 				*r = *r * 1103515245u + 12345u;
@@ -888,6 +884,10 @@ static void index_vs_rank(int capacity, bool mixed, int max_apps, unsigned *r)
 				1 + (*r >> 16) % (capacity * 3 / 4),
 				((*r >> 5) % 90) / 10.0, (*r >> 2) % 4);
 			job.min_threads = 1;
+			/* min_slowdown with a bound on odd trials: the index
+			 * then scans a bucket whose cheapest socket breaks it. */
+			if (pol == COSCHED_POLICY_MIN_SLOWDOWN && trial % 2)
+				job.max_slowdown = 1.25;
 			ck_assert_int_eq(cosched_gang_rank(pol, &p, s, NS, &job, out,
 							   &acc, &err), 0);
 

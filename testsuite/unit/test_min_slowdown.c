@@ -114,7 +114,7 @@ START_TEST(test_bound)
 	size_t acc;
 
 	cosched_gang_params_init(&p, 4);
-	p.max_slowdown = 1.25;
+	lim.max_slowdown = 1.25;
 	ck_assert_int_eq(cosched_gang_rank(COSCHED_POLICY_MIN_SLOWDOWN, &p, s,
 					   3, &lim, out, &acc, &err), 0);
 	ck_assert_uint_eq(acc, 1);
@@ -147,7 +147,7 @@ START_TEST(test_bound_scan)
 
 	for (int bound = 0; bound < 2; bound++) {
 		cosched_gang_params_init(&p, 64);
-		p.max_slowdown = bound ? 1.5 : 0;
+		rand.max_slowdown = bound ? 1.5 : 0;
 		x = cosched_socket_index_create(COSCHED_POLICY_MIN_SLOWDOWN, &p,
 						3, NULL, &err);
 		ck_assert_msg(x != NULL, "%s", err.msg);
@@ -287,22 +287,28 @@ START_TEST(test_queue_demand_switch)
 }
 END_TEST
 
-/* Strict, MaxSlowdown 5%: packing would slow the cpu job to 1.10, so the
- * lim job takes an empty socket even though the queue asks to pack; with
- * every socket holding a mem job, a rand job (2.15 next to mem) waits,
- * and the reason says why; lenient, it runs at the cheapest. */
+/* MaxSlowdown 5%, strict or lenient: packing would slow the cpu job to
+ * 1.10, so the lim job takes an empty socket even though the queue asks
+ * to pack (packing is sharing by choice); at 10% it packs.  With every
+ * socket holding a mem job, a rand job (2.15 next to mem) waits in strict
+ * mode, and the reason says why; lenient, it runs at the cheapest. */
 START_TEST(test_strict_holds)
 {
-	cosched_place_t *p = two_nodes(true, 1.05, 0);
 	cosched_place_job_t lim = pj(1, COSCHED_CAT_LIM);
 	cosched_place_job_t rand = pj(2, COSCHED_CAT_RAND);
 	cosched_place_result_t res;
+	cosched_place_t *p;
 
-	ck_assert_int_eq(cosched_place_job(p, &lim, NULL, COSCHED_PLACE_RUN_NOW,
-					   NULL, 0, take_any, NULL, &res), 0);
-	ck_assert_int_eq(res.unit, 1);
-	ck_assert(!res.packed);
-	cosched_place_free(p);
+	for (int strict = 0; strict < 2; strict++)
+		for (int pct = 5; pct <= 10; pct += 5) {
+			p = two_nodes(strict, 1.0 + pct / 100.0, 0);
+			ck_assert_int_eq(cosched_place_job(p, &lim, NULL,
+				COSCHED_PLACE_RUN_NOW, NULL, 0, take_any, NULL,
+				&res), 0);
+			ck_assert_int_eq(res.unit, pct == 5 ? 1 : 0);
+			ck_assert(res.packed == (pct == 10));
+			cosched_place_free(p);
+		}
 
 	for (int strict = 1; strict >= 0; strict--) {
 		cosched_place_conf_t pc = {
@@ -343,7 +349,7 @@ START_TEST(test_bad_conf)
 	int units[1] = { 1 }, cores[1] = { 4 };
 
 	ck_assert_ptr_null(cosched_place_create(&pc, 1, units, cores, &err));
-	ck_assert_str_eq(err.msg, "placement: max_slowdown 0.5 (0 or 1..100), pack_demand 0 (0..1e6)");
+	ck_assert_str_eq(err.msg, "placement: max_slowdown 0.5 (0 or 1..100), pack_demand 0 (0..1000)");
 	pc.max_slowdown = 0;
 	pc.pack_demand = NAN;
 	ck_assert_ptr_null(cosched_place_create(&pc, 1, units, cores, &err));

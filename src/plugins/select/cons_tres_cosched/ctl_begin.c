@@ -338,12 +338,12 @@ static void _record_reason(cosched_ctl_t *c, job_record_t *job_ptr,
 			 v->job.kind == COSCHED_PLACE_WIDE ?
 			 "; whole sockets" : "",
 			 v->note[0] ? "; " : "", v->note);
-	if (c->lenient_job_id == job_ptr->job_id) {
-		/* The lenient fallback placed it: the class and its source
-		 * first (they decide), then why no socket accepted it
-		 * ("lenient <policy>: ..."). */
-		cosched_decision_set_reason(d, "%s; %s", note, c->lenient_why);
-		c->lenient_job_id = 0;
+	if (c->placed_note_job_id == job_ptr->job_id) {
+		/* The lenient fallback placed it, or min_slowdown packed it:
+		 * the class and its source first (they decide), then why
+		 * ("lenient <policy>: ...", "packed: ..."). */
+		cosched_decision_set_reason(d, "%s; %s", note, c->placed_note);
+		c->placed_note_job_id = 0;
 	} else {
 		cosched_decision_set_reason(d, "%s", note);
 	}

@@ -78,10 +78,16 @@ typedef struct {
 	bool rebuild_needed;
 	time_t node_state_seen;
 
-	/* Lenient mode's last resort, for the record at job begin (job_begin
-	 * follows job_test under the same lock). */
-	uint32_t lenient_job_id;
-	char lenient_why[COSCHED_DECISION_REASON_MAX + 1];
+	/* How job_test placed a job when the policy's first choice was not
+	 * the rule (lenient mode's last resort, min_slowdown packing for the
+	 * queue), for the record at job begin (job_begin follows job_test
+	 * under the same lock). */
+	uint32_t placed_note_job_id;
+	char placed_note[COSCHED_DECISION_REASON_MAX + 1];
+	/* min_slowdown: the cores pending jobs ask for, counted at most once
+	 * a second (a scan of the job list). */
+	long queue_cores;
+	time_t queue_counted;
 
 	/* DebugFlags=Timing (controller.c). */
 	uint64_t t_calls, c_calls, e_calls;

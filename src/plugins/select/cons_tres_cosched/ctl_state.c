@@ -161,6 +161,8 @@ static int _rebuild(cosched_ctl_t *c)
 		.mrb_weight = c->conf.mrb_weight,
 		.interference = &c->interference,
 		.explain = true,
+		.max_slowdown = 1.0 + c->conf.max_slowdown_pct / 100.0,
+		.pack_demand = c->conf.pack_demand,
 	};
 	struct listIterator *it;
 	job_record_t *job_ptr;
