@@ -176,14 +176,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "cosched-sim-replay: %s\n", err.msg);
 		return 2;
 	}
-	pc = (cosched_place_conf_t) {
-		.policy = conf.policy,
-		.scope = conf.scope,
-		.strict = conf.strict,		/* PlacementMode=, as slurmctld */
-		.mrb_threshold = conf.mrb_threshold,
-		.mrb_weight = conf.mrb_weight,
-		.interference = &conf.interference,
-	};
+	/* PlacementMode=, MaxSlowdown=, PackDemand=, as slurmctld. */
+	cosched_place_conf_from(&pc, &conf, &conf.interference);
 	units = malloc((size_t)nodes * sizeof(int));
 	ucores = malloc((size_t)nodes * sizeof(int));
 	if (!units || !ucores) {

@@ -80,6 +80,7 @@ typedef struct {
 	double *due;
 	size_t *hpos;
 	size_t qhead, qtail, qlen;	/* queue: linked list of jobs */
+
 	sim_member_t *mem;
 	sim_perf_t *perf;
 	double e_core, e_uncore, e_dram;
@@ -263,6 +264,9 @@ static int pass(ss_t *s, double now)
 	while (j != NIL && tried < s->c->queue_depth) {
 		size_t next = s->job[j].next;
 		bool placed;
+		/* What waits besides this job: min_slowdown's choice between
+		 * sharing and an empty socket, as slurmctld counts it. */
+		cosched_place_set_queue_jobs(s->place, (long) s->qlen - 1);
 		if (try_place(s, j, now, &placed) < 0)
 			return -1;
 		if (placed)
@@ -318,9 +322,17 @@ int sim_ss_run(const sim_model_t *m, const sim_workload_t *w,
 	       cosched_error_t *err)
 {
 	ss_t s;
-	cosched_place_conf_t pc = { .policy = policy, .strict = true };
+	/* Every policy holds jobs (strict): the seeds' because they are
+	 * rules, min_slowdown within cosched.conf's default MaxCorunSlowdown,
+	 * packing at its default PackDemand, as an untuned site would run
+	 * it in strict mode. */
+	cosched_place_conf_t pc = {
+		.policy = policy, .strict = true, .interference = &m->interf,
+		.max_slowdown = 1.0 + COSCHED_CORUN_SLOWDOWN_PCT_DEFAULT / 100.0,
+		.pack_demand = COSCHED_PACK_DEMAND_DEFAULT };
 	int *units = NULL, *cores = NULL;
-	size_t *order = NULL, next_arrival = 0, done = 0, n = w->n;
+	size_t *order = NULL, *same_after = NULL, next_arrival = 0, done = 0;
+	size_t n = w->n;
 	double t0 = now_s(), first_submit = INFINITY, last_end = 0;
 	double busy = 0, wsum = 0, bsum = 0, fsum = 0, fworst = 0;
 	int rc = -1;
@@ -412,6 +424,19 @@ int sim_ss_run(const sim_model_t *m, const sim_workload_t *w,
 		order[i] = i;
 	}
 	qsort_r(order, n, sizeof(size_t), cmp_submit, (void *)w->apps);
+	/* same_after[k]: the jobs submitted at the same time after the k-th
+	 * arrival.  They are waiting as much as the queue is when it is
+	 * placed (Slurm sees a burst of submissions pending together). */
+	same_after = malloc((n ? n : 1) * sizeof(size_t));
+	if (!same_after) {
+		cosched_error_set(err, "out of memory");
+		goto out;
+	}
+	for (size_t k = n; k-- > 0;)
+		same_after[k] = k + 1 < n &&
+				w->apps[order[k + 1]].submit_s ==
+				w->apps[order[k]].submit_s ?
+				same_after[k + 1] + 1 : 0;
 	for (;;) {
 		double ta = next_arrival < n ? w->apps[order[next_arrival]].submit_s
 			: INFINITY;
@@ -435,6 +460,8 @@ int sim_ss_run(const sim_model_t *m, const sim_workload_t *w,
 				first_submit = ta;
 			/* Nothing was freed since the last pass: only the new
 			 * job can start now, if it is within the depth. */
+			cosched_place_set_queue_jobs(s.place, (long) s.qlen +
+				(long) same_after[next_arrival - 1]);
 			if (s.qlen < c->queue_depth &&
 			    try_place(&s, j, ta, &placed) < 0)
 				goto out;
@@ -495,5 +522,6 @@ out:
 	free(s.due);
 	free(s.hpos);
 	free(order);
+	free(same_after);
 	return rc;
 }

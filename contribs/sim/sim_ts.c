@@ -222,12 +222,17 @@ static cosched_gang_job_t *gang_jobs(const sim_workload_t *w, bool mpki_zero,
 	return jobs;
 }
 
-static void gang_params(const sim_ts_conf_t *c, cosched_gang_params_t *p)
+/* The policies see the model's table as a site's configured one
+ * (min_slowdown's costs; Application-Aware's preferences). */
+static void gang_params(const sim_model_t *m, const sim_ts_conf_t *c,
+			cosched_gang_params_t *p)
 {
 	cosched_gang_params_init(p, c->capacity);
 	p->seed = c->seed;
 	p->mrb_weight = c->mrb_weight;
 	p->mrb_threshold = c->mrb_threshold;
+	p->pref = &m->interf.pref;
+	p->interference = &m->interf;
 }
 
 /* Miss-Rate Bound online (seed 002): every quantum, the running gang's
@@ -250,7 +255,7 @@ static int run_mrb(const sim_model_t *m, const sim_workload_t *w,
 		cosched_error_set(err, "out of memory");
 		goto out;
 	}
-	gang_params(c, &p);
+	gang_params(m, c, &p);
 	s = cosched_mrb_create(&p, jobs, w->n, err);
 	if (!s || acct_init(&a, m, w, c, r, err) < 0)
 		goto out;
@@ -329,7 +334,7 @@ int sim_ts_run(const sim_model_t *m, const sim_workload_t *w,
 	jobs = gang_jobs(w, false, err);
 	if (!jobs)
 		return -1;
-	gang_params(c, &p);
+	gang_params(m, c, &p);
 	if (cosched_gang_plan(policy, &p, jobs, w->n, &plan, err) < 0) {
 		free(jobs);
 		return -1;

@@ -63,6 +63,7 @@ void cosched_conf_init(cosched_conf_t *conf)
 	conf->pack_demand = COSCHED_PACK_DEMAND_DEFAULT;
 	conf->power_policy = COSCHED_POWER_POLICY_DEFAULT;
 	conf->max_slowdown_pct = COSCHED_MAX_SLOWDOWN_PCT_DEFAULT;
+	conf->corun_slowdown_pct = COSCHED_CORUN_SLOWDOWN_PCT_DEFAULT;
 	conf->freq_rule = COSCHED_FREQ_RULE_MAX_REQUEST;
 	conf->enforce_cores = true;
 	conf->enforce_membind = true;
@@ -101,6 +102,7 @@ enum key_type {
 	K_CLASSIFY,	/* a threshold: range in cosched_classify.c */
 	K_PATH, K_POLICY, K_POWER, K_INTERFERENCE, K_PREFERENCE,
 	K_SLOWDOWN,	/* MaxSlowdown: cosched_max_slowdown_check */
+	K_CORUN,	/* MaxCorunSlowdown: the same form, set once */
 	K_FREQ_RULE,	/* FreqDomainRule: max_request | min_edp_sum */
 	K_SCOPE, K_MODE, K_CLASS, K_DEBUG,
 	K_ISOURCE,	/* InterferenceSource */
@@ -179,6 +181,7 @@ static const conf_key_t keys[] = {
 	{ "MissRateBoundWeight", K_NUMBER, OFF(mrb_weight),
 	  &cosched_mrb_weight_range },
 	{ "PackDemand", K_NUMBER, OFF(pack_demand), &cosched_pack_demand_range },
+	{ "MaxCorunSlowdown", K_CORUN, OFF(corun_slowdown_pct), NULL },
 	{ "PowerPolicy", K_POWER, OFF(power_policy), NULL },
 	{ "MaxSlowdown", K_SLOWDOWN, OFF(max_slowdown_pct), NULL },
 	{ "FreqDomainRule", K_FREQ_RULE, OFF(freq_rule), NULL },
@@ -287,6 +290,7 @@ static int set_key(cosched_conf_t *conf, const conf_key_t *k,
 			return -1;
 		return cosched_classify_key_set(ptr, k->name, x, value, err);
 	case K_SLOWDOWN:
+	case K_CORUN:
 		switch (cosched_max_slowdown_parse(field, value, &x, err)) {
 		case 0:
 			*(double *) ptr = x;
@@ -565,7 +569,7 @@ static int strip_comment(char *line, const char *where, cosched_error_t *err)
  * same reconfigure, and the administrator sees it there. */
 static const char *const ctld_only_keys[] = {
 	"CoschedPolicy", "MissRateBoundThreshold", "MissRateBoundWeight",
-	"PackDemand", "PowerPolicy", "MaxSlowdown", "GangScope", "PlacementMode",
+	"PackDemand", "MaxCorunSlowdown", "PowerPolicy", "MaxSlowdown", "GangScope", "PlacementMode",
 	"DefaultClass", "DebugFlags", "ProfileCacheRefresh", "LiveLoadRefresh",
 	"Interference", "PreferenceTable", "InterferenceSource",
 	"InterferenceMinSamples", "InterferenceHalfLife",

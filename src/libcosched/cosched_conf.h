@@ -104,7 +104,7 @@ typedef struct {
 #define COSCHED_SAMPLER_PROGRAM_DEFAULT "/usr/local/libexec/cosched/cosched-sampler"
 #endif
 
-typedef struct {
+typedef struct cosched_conf {
 	cosched_classify_conf_t classify;	/* Classify*, Lca*, CorePeak* */
 	double node_peak_bw_mbs;		/* NodePeakBandwidth */
 	char profile_dir[COSCHED_PATH_MAX];		/* ProfileDir */
@@ -131,6 +131,7 @@ typedef struct {
 	cosched_power_policy_t power_policy;	/* PowerPolicy (never UNSET) */
 	double max_slowdown_pct;		/* MaxSlowdown, percent */
 	double pack_demand;			/* PackDemand (min_slowdown) */
+	double corun_slowdown_pct;		/* MaxCorunSlowdown, percent */
 	cosched_freq_rule_t freq_rule;		/* FreqDomainRule (both sides) */
 	/* The node side (task/cosched). */
 	bool enforce_cores;			/* EnforceCores */

@@ -130,7 +130,7 @@ char *cosched_candidate_format(const cosched_candidate_t *c, char *buf,
 			 c->socket, c->mpki_combined, c->threshold);
 		break;
 	case COSCHED_REJECT_SLOWDOWN_BOUND:
-		snprintf(buf, len, "socket %zu: predicted slowdown %.2f > %.2f (MaxSlowdown=%g)",
+		snprintf(buf, len, "socket %zu: predicted slowdown %.2f > %.2f (MaxCorunSlowdown=%g)",
 			 c->socket, c->slowdown, c->threshold,
 			 (c->threshold - 1.0) * 100.0);
 		break;

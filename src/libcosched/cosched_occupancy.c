@@ -657,9 +657,9 @@ bool cosched_occupancy_available(const cosched_occupancy_t *o, size_t socket)
 	return o && cosched_socket_index_available(o->idx, socket);
 }
 
-long cosched_occupancy_empty_cores(const cosched_occupancy_t *o)
+long cosched_occupancy_empty_units(const cosched_occupancy_t *o)
 {
-	return cosched_socket_index_empty_cores(o->idx);
+	return cosched_socket_index_empty_units(o->idx);
 }
 
 long cosched_occupancy_best(cosched_occupancy_t *o,

@@ -131,9 +131,9 @@ long cosched_occupancy_best(cosched_occupancy_t *o,
 int cosched_occupancy_socket(const cosched_occupancy_t *o, size_t socket,
 			     cosched_socket_t *out);
 size_t cosched_occupancy_nsockets(const cosched_occupancy_t *o);
-/* Free cores on the available sockets without occupants (as
- * cosched_socket_index_empty_cores). */
-long cosched_occupancy_empty_cores(const cosched_occupancy_t *o);
+/* Available sockets with free cores and no occupant (as
+ * cosched_socket_index_empty_units). */
+long cosched_occupancy_empty_units(const cosched_occupancy_t *o);
 /* Cores free on a socket (0 when unavailable or out of range). */
 int cosched_occupancy_free_cores(const cosched_occupancy_t *o, size_t socket);
 /* The holds of job_id as entered (pointer valid until the next add or

@@ -8,10 +8,27 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cosched_conf.h"
 #include "cosched_place.h"
 #include "cosched_place_internal.h"
 
 const cosched_range_t cosched_pack_demand_range = { 0.0, 1000.0, false };
+
+void cosched_place_conf_from(cosched_place_conf_t *pc,
+			     const cosched_conf_t *conf,
+			     const cosched_interference_model_t *interference)
+{
+	*pc = (cosched_place_conf_t) {
+		.policy = conf->policy,
+		.scope = conf->scope,
+		.strict = conf->strict,
+		.mrb_threshold = conf->mrb_threshold,
+		.mrb_weight = conf->mrb_weight,
+		.interference = interference,
+		.max_slowdown = 1.0 + conf->corun_slowdown_pct / 100.0,
+		.pack_demand = conf->pack_demand,
+	};
+}
 
 static void unit_sync(cosched_place_t *p, size_t u)
 {
@@ -165,7 +182,7 @@ cosched_place_t *cosched_place_copy(const cosched_place_t *p,
 	if (p->nclosing)
 		memcpy(c->closing, p->closing, p->nclosing * sizeof(uint32_t));
 	c->nclosing = c->closing_cap = p->nclosing;
-	c->queue_cores = p->queue_cores;
+	c->queue_jobs = p->queue_jobs;
 	c->occ = cosched_occupancy_copy(p->occ, err);
 	if (!c->occ) {
 		cosched_place_free(c);
@@ -223,19 +240,19 @@ bool cosched_place_node_ok(const cosched_place_t *p, size_t node)
 	return node < p->nnodes && p->node_ok[node];
 }
 
-void cosched_place_set_queue_cores(cosched_place_t *p, long cores)
+void cosched_place_set_queue_jobs(cosched_place_t *p, long jobs)
 {
-	p->queue_cores = cores > 0 ? cores : 0;
+	p->queue_jobs = jobs > 0 ? jobs : 0;
 }
 
-long cosched_place_queue_cores(const cosched_place_t *p)
+long cosched_place_queue_jobs(const cosched_place_t *p)
 {
-	return p->queue_cores;
+	return p->queue_jobs;
 }
 
-long cosched_place_empty_cores(const cosched_place_t *p)
+long cosched_place_empty_units(const cosched_place_t *p)
 {
-	return cosched_occupancy_empty_cores(p->occ);
+	return cosched_occupancy_empty_units(p->occ);
 }
 
 void cosched_place_job_shape(const cosched_place_t *p,

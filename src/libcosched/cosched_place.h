@@ -49,8 +49,14 @@
 #include "cosched_occupancy.h"
 #include "cosched_policy.h"
 
-/* PackDemand: pack once the queue asks for as many cores as the empty
- * units would have left; its range (0: always pack). */
+/* MaxCorunSlowdown: the largest predicted slowdown min_slowdown may cause
+ * by sharing, in percent: 25, the worst pair seed 002's Application-Aware
+ * accepts under its own table (lim with lim). */
+#define COSCHED_CORUN_SLOWDOWN_PCT_DEFAULT 25.0
+
+/* PackDemand: pack once as many jobs wait as there are empty units (they
+ * could not all have one after this job took its own); its range (0:
+ * always pack). */
 #define COSCHED_PACK_DEMAND_DEFAULT 1.0
 extern const cosched_range_t cosched_pack_demand_range;
 
@@ -82,17 +88,27 @@ typedef struct {
 	bool explain;
 	/* min_slowdown only.  max_slowdown: the largest predicted slowdown
 	 * a placement may cause on purpose, the job's or a co-runner's
-	 * (1 + MaxSlowdown/100; 0 = none): every placement in strict mode,
-	 * packing in both.  pack_demand (PackDemand): a single job packs
-	 * onto an occupied unit when the queue's cores reach pack_demand
-	 * times the cores of the empty units left after it
-	 * (cosched_place_set_queue_cores); 0 = always pack, the time-shared
-	 * reading. */
+	 * (1 + MaxCorunSlowdown/100; 0 = none): every placement in strict
+	 * mode, packing in both.  pack_demand (PackDemand): a single job packs
+	 * onto an occupied unit when the jobs waiting reach pack_demand
+	 * times the empty units (cosched_place_set_queue_jobs); 0 = always
+	 * pack, the time-shared reading. */
 	double max_slowdown;
 	double pack_demand;
 } cosched_place_conf_t;
 
 typedef struct cosched_place cosched_place_t;
+
+/*
+ * The engine's configuration from cosched.conf's (slurmctld and
+ * cosched-sim-replay read one file the same way): policy, scope, mode,
+ * Miss-Rate Bound, MaxCorunSlowdown and PackDemand; interference is borrowed
+ * (the file's model or a learned copy).  explain and index_flags are 0.
+ */
+struct cosched_conf;
+void cosched_place_conf_from(cosched_place_conf_t *pc,
+			     const struct cosched_conf *conf,
+			     const cosched_interference_model_t *interference);
 
 typedef enum {
 	COSCHED_PLACE_SINGLE = 0,	/* one node, fits one unit */
@@ -186,16 +202,17 @@ void cosched_place_set_node_ok(cosched_place_t *p, size_t node, bool ok);
 bool cosched_place_node_ok(const cosched_place_t *p, size_t node);
 
 /*
- * The cores the jobs waiting in the queue ask for (min_slowdown's choice
- * between sharing and an empty unit), the job being placed not counted.
- * The caller sets it before a scheduling pass; it stays until set again.
- * A value < 0 counts as 0.
+ * The jobs waiting in the queue (min_slowdown's choice between sharing
+ * and an empty unit), the job being placed not counted: each would take
+ * an empty unit of its own if it could, so units, not cores, are what
+ * spreading uses up.  The caller sets it before a job is placed; it stays
+ * until set again.  A value < 0 counts as 0.
  */
-void cosched_place_set_queue_cores(cosched_place_t *p, long cores);
-long cosched_place_queue_cores(const cosched_place_t *p);
-/* The cores of the empty units that take jobs (no holder, node up, not
+void cosched_place_set_queue_jobs(cosched_place_t *p, long jobs);
+long cosched_place_queue_jobs(const cosched_place_t *p);
+/* The empty units that take jobs (free cores, no co-runner, node up, not
  * closed by a wide job). */
-long cosched_place_empty_cores(const cosched_place_t *p);
+long cosched_place_empty_units(const cosched_place_t *p);
 
 /*
  * A job's kind from its node count and cores per node (the smallest unit

@@ -25,7 +25,7 @@ struct cosched_place {
 	 * path of every job test, and allocating it each time cost the
 	 * simulator a fifth of its instructions. */
 	size_t *scratch;
-	long queue_cores;		/* cosched_place_set_queue_cores */
+	long queue_jobs;		/* cosched_place_set_queue_jobs */
 };
 
 /* The gang parameters the engine ranks a unit of capacity cores with. */

@@ -103,22 +103,25 @@ static void why_none(const cosched_place_t *p, const cosched_place_job_t *job,
  * min_slowdown's choice between sharing and an empty unit (cosched-
  * policies(7)): an empty unit costs nothing, so the cheapest unit is an
  * empty one while any is free; but a job that takes it leaves the waiting
- * jobs fewer.  Pack (the cheapest occupied unit first) when the queue's
- * cores reach pack_demand times the empty cores left after this job.
+ * jobs fewer.  Pack (the cheapest occupied unit first) when the jobs
+ * waiting reach pack_demand times the empty units: at 1, when the waiting
+ * jobs could not all have an empty unit after this one took its own.
+ * Without an empty unit there is no choice to make: the job shares at the
+ * cheapest either way, and is not said to be packed.
  */
-static bool should_pack(const cosched_place_t *p,
-			const cosched_place_job_t *job)
+static bool should_pack(const cosched_place_t *p)
 {
-	double left;
+	long empty;
 
 	if (p->conf.policy != COSCHED_POLICY_MIN_SLOWDOWN)
 		return false;
+	empty = cosched_place_empty_units(p);
+	if (empty < 1)
+		return false;
 	if (p->conf.pack_demand == 0)
 		return true;
-	if (p->queue_cores <= 0)
-		return false;
-	left = (double) (cosched_place_empty_cores(p) - job->gj.threads);
-	return (double) p->queue_cores >= p->conf.pack_demand * left;
+	return p->queue_jobs > 0 &&
+	       (double) p->queue_jobs >= p->conf.pack_demand * (double) empty;
 }
 
 /* The single rule: the best unit the index gives, then the next best when
@@ -134,7 +137,7 @@ static int place_single(cosched_place_t *p, const cosched_place_job_t *job,
 	cosched_candidate_t best;
 	cosched_error_t err;
 	int rc = -1;
-	bool pack = should_pack(p, job);
+	bool pack = should_pack(p);
 	unsigned flags = p->conf.index_flags;
 	/* Packing is sharing by choice: bounded by max_slowdown in either
 	 * mode (job's own bound is the strict one, or none). */

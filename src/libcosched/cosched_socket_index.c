@@ -731,9 +731,9 @@ size_t cosched_socket_index_nsockets(const cosched_socket_index_t *x)
 	return x ? x->nsockets : 0;
 }
 
-long cosched_socket_index_empty_cores(const cosched_socket_index_t *x)
+long cosched_socket_index_empty_units(const cosched_socket_index_t *x)
 {
-	long cores = 0;
+	long n = 0;
 
 	if (!x)
 		return 0;
@@ -741,9 +741,8 @@ long cosched_socket_index_empty_cores(const cosched_socket_index_t *x)
 	 * free-core count. */
 	for (long f = cosched_bitmap_next(x->fany, x->nfwords, 1); f >= 0;
 	     f = cosched_bitmap_next(x->fany, x->nfwords, (size_t) f + 1))
-		cores += f * (long) x->heaps[0][(size_t) f * LEVELS *
-						x->nmasks].n;
-	return cores;
+		n += (long) x->heaps[0][(size_t) f * LEVELS * x->nmasks].n;
+	return n;
 }
 
 /* ---- self-check ---------------------------------------------------- */

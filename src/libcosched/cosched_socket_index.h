@@ -112,9 +112,9 @@ bool cosched_socket_index_available(const cosched_socket_index_t *idx,
 int cosched_socket_index_free_cores(const cosched_socket_index_t *idx,
 				    size_t socket);
 size_t cosched_socket_index_nsockets(const cosched_socket_index_t *idx);
-/* Free cores on the available sockets without co-runners (foreign cores
- * do not count as free).  Cost O(free-core counts present). */
-long cosched_socket_index_empty_cores(const cosched_socket_index_t *idx);
+/* Available sockets with free cores and no co-runner (foreign cores may
+ * hold some of theirs).  Cost O(free-core counts present). */
+long cosched_socket_index_empty_units(const cosched_socket_index_t *idx);
 
 /* A deep copy: changing either leaves the other as it was.  NULL (err
  * set) when out of memory.  Cost O(sockets + non-empty buckets). */

@@ -125,7 +125,7 @@ START_TEST(test_bound)
 	ck_assert_double_eq_tol(cand_of(out, 3, 0)->slowdown, 1.76, 1e-12);
 	ck_assert_double_eq_tol(cand_of(out, 3, 1)->slowdown, 1.27, 1e-12);
 	cosched_candidate_format(cand_of(out, 3, 0), buf, sizeof(buf));
-	ck_assert_str_eq(buf, "socket 0: predicted slowdown 1.76 > 1.25 (MaxSlowdown=25)");
+	ck_assert_str_eq(buf, "socket 0: predicted slowdown 1.76 > 1.25 (MaxCorunSlowdown=25)");
 }
 END_TEST
 
@@ -158,7 +158,7 @@ START_TEST(test_bound_scan)
 								  &err), 0);
 		}
 		ck_assert_int_eq(cosched_socket_index_check(x, &err), 0);
-		ck_assert_int_eq(cosched_socket_index_empty_cores(x), 64);
+		ck_assert_int_eq(cosched_socket_index_empty_units(x), 1);
 		ck_assert_int_eq(cosched_socket_index_best(x, &rand,
 				COSCHED_INDEX_OCCUPIED_ONLY, &best, &err),
 				 bound ? 1 : 0);
@@ -244,23 +244,24 @@ static cosched_place_job_t pj(uint32_t id, cosched_category_t cat)
 	return j;
 }
 
-/* The queue-demand switch: 12 cores are empty; with 1 core of a lim job
- * placed, 11 are left.  A queue of 10 cores spreads (10 < 1.0 x 11), 11
- * packs (11 >= 11) onto the cpu job's socket (cost 0.10); PackDemand=0
- * always packs; PackDemand=2 needs 22. */
+/* The queue-demand switch: 3 sockets are empty.  Two jobs waiting
+ * spread (2 < 1.0 x 3: each waiting job still finds an empty socket
+ * after the lim job took one), three pack (3 >= 3) onto the cpu job's
+ * socket (cost 0.10); PackDemand=0 always packs; PackDemand=2 needs 6. */
 START_TEST(test_queue_demand_switch)
 {
 	cosched_place_t *p = two_nodes(false, 0, 1.0);
 	cosched_place_job_t lim = pj(1, COSCHED_CAT_LIM);
 	cosched_place_result_t res;
 
-	ck_assert_int_eq(cosched_place_empty_cores(p), 12);
-	cosched_place_set_queue_cores(p, 10);
+	ck_assert_int_eq(cosched_place_empty_units(p), 3);
+	cosched_place_set_queue_jobs(p, 2);
 	ck_assert_int_eq(cosched_place_job(p, &lim, NULL, COSCHED_PLACE_RUN_NOW,
 					   NULL, 0, take_any, NULL, &res), 0);
 	ck_assert_int_eq(res.unit, 1);		/* empty, tightest, lowest */
 	ck_assert(!res.packed);
-	cosched_place_set_queue_cores(p, 11);
+	cosched_place_set_queue_jobs(p, 3);
+	ck_assert_int_eq(cosched_place_queue_jobs(p), 3);
 	ck_assert_int_eq(cosched_place_job(p, &lim, NULL, COSCHED_PLACE_RUN_NOW,
 					   NULL, 0, take_any, NULL, &res), 0);
 	ck_assert_int_eq(res.unit, 0);
@@ -275,19 +276,30 @@ START_TEST(test_queue_demand_switch)
 	cosched_place_free(p);
 
 	p = two_nodes(false, 0, 2.0);
-	cosched_place_set_queue_cores(p, 21);
+	cosched_place_set_queue_jobs(p, 5);
 	ck_assert_int_eq(cosched_place_job(p, &lim, NULL, COSCHED_PLACE_RUN_NOW,
 					   NULL, 0, take_any, NULL, &res), 0);
 	ck_assert_int_eq(res.unit, 1);
-	cosched_place_set_queue_cores(p, 22);
+	cosched_place_set_queue_jobs(p, 6);
 	ck_assert_int_eq(cosched_place_job(p, &lim, NULL, COSCHED_PLACE_RUN_NOW,
 					   NULL, 0, take_any, NULL, &res), 0);
+	ck_assert_int_eq(res.unit, 0);
+	/* No empty socket: sharing is no choice, and not called packing. */
+	for (uint32_t u = 1; u < 4; u++) {
+		cosched_gang_job_t cpu = gj(70 + u, 1, COSCHED_CAT_CPU);
+		cosched_hold_t h = { u, 1 };
+		ck_assert_int_eq(cosched_place_enter(p, &cpu, 1, &h, 1, &err), 0);
+	}
+	ck_assert_int_eq(cosched_place_empty_units(p), 0);
+	ck_assert_int_eq(cosched_place_job(p, &lim, NULL, COSCHED_PLACE_RUN_NOW,
+					   NULL, 0, take_any, NULL, &res), 0);
+	ck_assert(!res.packed);
 	ck_assert_int_eq(res.unit, 0);
 	cosched_place_free(p);
 }
 END_TEST
 
-/* MaxSlowdown 5%, strict or lenient: packing would slow the cpu job to
+/* MaxCorunSlowdown 5%, strict or lenient: packing would slow the cpu job to
  * 1.10, so the lim job takes an empty socket even though the queue asks
  * to pack (packing is sharing by choice); at 10% it packs.  With every
  * socket holding a mem job, a rand job (2.15 next to mem) waits in strict
@@ -331,7 +343,7 @@ START_TEST(test_strict_holds)
 			COSCHED_PLACE_RUN_NOW, NULL, 0, take_any, NULL, &res),
 				 strict ? -1 : 0);
 		ck_assert_str_eq(res.why,
-			strict ? "strict min_slowdown: no socket accepts this rand job (slowdown bound on 4; first: socket 0: predicted slowdown 2.15 > 1.25 (MaxSlowdown=25))" :
+			strict ? "strict min_slowdown: no socket accepts this rand job (slowdown bound on 4; first: socket 0: predicted slowdown 2.15 > 1.25 (MaxCorunSlowdown=25))" :
 			"");
 		if (!strict) {
 			ck_assert(!res.lenient);

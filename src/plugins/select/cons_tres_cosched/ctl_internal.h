@@ -84,9 +84,9 @@ typedef struct {
 	 * under the same lock). */
 	uint32_t placed_note_job_id;
 	char placed_note[COSCHED_DECISION_REASON_MAX + 1];
-	/* min_slowdown: the cores pending jobs ask for, counted at most once
-	 * a second (a scan of the job list). */
-	long queue_cores;
+	/* min_slowdown: the jobs pending, counted at most once a second (a
+	 * scan of the job list). */
+	long queue_jobs;
 	time_t queue_counted;
 
 	/* DebugFlags=Timing (controller.c). */

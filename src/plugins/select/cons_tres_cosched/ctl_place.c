@@ -130,12 +130,12 @@ static cosched_place_ending_t *_ends(cosched_ctl_t *c, size_t *n)
 }
 
 /*
- * The cores the pending jobs ask for, this one left out (min_slowdown's
- * choice between sharing and an empty socket).  Held jobs (priority 0)
- * do not count.  A scan of the job list, so at most once a second: the
- * figure guides a choice, it need not be exact.
+ * The jobs pending, this one left out (min_slowdown's choice between
+ * sharing and an empty socket).  Held jobs (priority 0) do not count.  A
+ * scan of the job list, so at most once a second: the figure guides a
+ * choice, it need not be exact.
  */
-static long _queue_cores(cosched_ctl_t *c, job_record_t *job_ptr)
+static long _queue_jobs(cosched_ctl_t *c, job_record_t *job_ptr)
 {
 	time_t now = time(NULL);
 	long own = 0;
@@ -144,19 +144,17 @@ static long _queue_cores(cosched_ctl_t *c, job_record_t *job_ptr)
 		struct listIterator *it;
 		job_record_t *jp;
 
-		c->queue_cores = 0;
+		c->queue_jobs = 0;
 		it = list_iterator_create(*c->job_list);
 		while ((jp = list_next(it)))
-			if (IS_JOB_PENDING(jp) && jp->priority != 0 &&
-			    jp->details)
-				c->queue_cores += jp->details->min_cpus;
+			if (IS_JOB_PENDING(jp) && jp->priority != 0)
+				c->queue_jobs++;
 		list_iterator_destroy(it);
 		c->queue_counted = now;
 	}
-	if (IS_JOB_PENDING(job_ptr) && job_ptr->priority != 0 &&
-	    job_ptr->details)
-		own = job_ptr->details->min_cpus;
-	return c->queue_cores > own ? c->queue_cores - own : 0;
+	if (IS_JOB_PENDING(job_ptr) && job_ptr->priority != 0)
+		own = 1;
+	return c->queue_jobs > own ? c->queue_jobs - own : 0;
 }
 
 static int _place(cosched_ctl_t *c, job_record_t *job_ptr, job_view_t *v,
@@ -178,8 +176,8 @@ static int _place(cosched_ctl_t *c, job_record_t *job_ptr, job_view_t *v,
 		ends = _ends(c, &nends);
 	if (c->conf.policy == COSCHED_POLICY_MIN_SLOWDOWN &&
 	    pm == COSCHED_PLACE_RUN_NOW && v->job.kind == COSCHED_PLACE_SINGLE)
-		cosched_place_set_queue_cores(c->place,
-					      _queue_cores(c, job_ptr));
+		cosched_place_set_queue_jobs(c->place,
+					      _queue_jobs(c, job_ptr));
 	cosched_place_job(c->place, &v->job, allowed, pm, ends, nends,
 			  _try_units, &t, &res);
 	xfree(allowed);
@@ -202,9 +200,10 @@ static int _place(cosched_ctl_t *c, job_record_t *job_ptr, job_view_t *v,
 	if (!res.rc && res.packed && mode == MODE_RUN_NOW) {
 		c->placed_note_job_id = job_ptr->job_id;
 		snprintf(c->placed_note, sizeof(c->placed_note),
-			 "packed: pending jobs ask for %ld cores, %ld empty",
-			 cosched_place_queue_cores(c->place),
-			 cosched_place_empty_cores(c->place));
+			 "packed: %ld jobs pending, %ld empty %ss",
+			 cosched_place_queue_jobs(c->place),
+			 cosched_place_empty_units(c->place),
+			 c->conf.scope == COSCHED_SCOPE_NODE ? "node" : "socket");
 	} else if (!res.rc && res.lenient && mode == MODE_RUN_NOW) {
 		c->placed_note_job_id = job_ptr->job_id;
 		snprintf(c->placed_note, sizeof(c->placed_note),

@@ -153,23 +153,15 @@ void ctl_state_leave(cosched_ctl_t *c, job_record_t *job_ptr)
 /* Units from the node table: unit_count[i] per node, cores each. */
 static int _rebuild(cosched_ctl_t *c)
 {
-	cosched_place_conf_t pc = {
-		.policy = c->conf.policy,
-		.scope = c->conf.scope,
-		.strict = c->conf.strict,
-		.mrb_threshold = c->conf.mrb_threshold,
-		.mrb_weight = c->conf.mrb_weight,
-		.interference = &c->interference,
-		.explain = true,
-		.max_slowdown = 1.0 + c->conf.max_slowdown_pct / 100.0,
-		.pack_demand = c->conf.pack_demand,
-	};
+	cosched_place_conf_t pc;
 	struct listIterator *it;
 	job_record_t *job_ptr;
 	cosched_error_t err;
 	int *units, *cores;
 	int nnodes = node_record_count;
 
+	cosched_place_conf_from(&pc, &c->conf, &c->interference);
+	pc.explain = true;
 	ctl_state_free(c);
 	units = xcalloc(nnodes + 1, sizeof(int));
 	cores = xcalloc(nnodes + 1, sizeof(int));
