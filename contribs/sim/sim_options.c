@@ -22,7 +22,7 @@ static void usage(FILE *f)
 "  --seed002            seed 002's artificial workload (no file needed)\n"
 "  --solo S             its standalone time per application (default 50)\n"
 "  --setting time|space time-shared gangs (default) or space-shared cluster\n"
-"  --policy LIST        comma-separated policies (default: all five)\n"
+"  --policy LIST        comma-separated policies (default: all six)\n"
 "  --dvfs on|off|both   per-application frequencies (default off)\n"
 "  --optimum            time-shared: the exact best gang partition (<= 12 apps)\n"
 "  --window S --quantum S --capacity CORES --seed N\n"

@@ -128,12 +128,23 @@ static void bucket_mark(cosched_socket_index_t *x, long b, bool on)
 	}
 }
 
+/* The heaps bucket b keeps.  An empty socket costs min_slowdown nothing
+ * whatever arrives, so its per-category heaps would all be in socket
+ * order: an empty bucket keeps heap 0 only (at 300,000 sockets, most of
+ * them empty, that is four heap updates of five saved per job). */
+static unsigned bucket_nheaps(const cosched_socket_index_t *x, long b)
+{
+	if (x->cost && ((size_t) b / x->nmasks) % LEVELS == 0)
+		return 1;
+	return x->nheaps;
+}
+
 /* Room for one more socket in bucket b's heaps (b < 0: nothing to do). */
 static int bucket_reserve(cosched_socket_index_t *x, long b)
 {
 	if (b < 0)
 		return 0;
-	for (unsigned k = 0; k < x->nheaps; k++)
+	for (unsigned k = 0; k < bucket_nheaps(x, b); k++)
 		if (cosched_heap_reserve(&x->heaps[k][b],
 					 x->heaps[k][b].n + 1) < 0)
 			return -1;
@@ -146,7 +157,7 @@ static void sock_detach(cosched_socket_index_t *x, size_t s)
 
 	if (b < 0)
 		return;
-	for (unsigned k = 0; k < x->nheaps; k++)
+	for (unsigned k = 0; k < bucket_nheaps(x, b); k++)
 		cosched_heap_remove(&x->heaps[k][b], &x->order[k], s);
 	if (x->heaps[0][b].n == 0)
 		bucket_mark(x, b, false);
@@ -160,7 +171,7 @@ static void sock_attach(cosched_socket_index_t *x, size_t s, long b)
 	x->bucket[s] = b;
 	if (b < 0)
 		return;
-	for (unsigned k = 0; k < x->nheaps; k++)
+	for (unsigned k = 0; k < bucket_nheaps(x, b); k++)
 		(void) cosched_heap_push(&x->heaps[k][b], &x->order[k], s);
 	if (x->heaps[0][b].n == 1)
 		bucket_mark(x, b, true);
@@ -453,14 +464,10 @@ static long index_query(const cosched_socket_index_t *x,
 		x->ctx.policy == COSCHED_POLICY_GREEDY_THREAD;
 	uint64_t skip = 0;
 	int need = gang_cores_needed(x->ctx.policy, job);
-	/* The heaps whose tops can be the answer: min_slowdown's for the
-	 * job's category, every other policy's all (at most two). */
+	/* The heaps whose tops can be the answer: every policy's all (at
+	 * most two), min_slowdown's for the job's category (set per bucket
+	 * below: an empty bucket has only heap 0). */
 	unsigned h0 = 0, h1 = x->nheaps;
-
-	if (x->cost) {
-		h0 = gang_cat_slot(job->category);
-		h1 = h0 + 1;
-	}
 
 	if (flags & COSCHED_INDEX_OCCUPIED_ONLY)
 		skip = (1ull << x->nmasks) - 1;	/* level 0: empty sockets */
@@ -476,6 +483,13 @@ static long index_query(const cosched_socket_index_t *x,
 			size_t bk = base + (size_t) __builtin_ctzll(bits);
 
 			bits &= bits - 1;
+			if (bucket_nheaps(x, (long) bk) == 1) {
+				h0 = 0;	/* min_slowdown's empty sockets */
+				h1 = 1;
+			} else if (x->cost) {
+				h0 = gang_cat_slot(job->category);
+				h1 = h0 + 1;
+			}
 			for (unsigned k = h0; k < h1; k++) {
 				size_t top = cosched_heap_top(&x->heaps[k][bk]);
 				gang_socket_agg_t a;
@@ -834,7 +848,7 @@ int cosched_socket_index_check(const cosched_socket_index_t *x,
 		if (want < 0)
 			continue;
 		attached++;
-		for (unsigned k = 0; k < x->nheaps; k++)
+		for (unsigned k = 0; k < bucket_nheaps(x, want); k++)
 			if (x->order[k].pos[s] >= x->heaps[k][want].n ||
 			    x->heaps[k][want].v[x->order[k].pos[s]] != s)
 				return cosched_error_set(err,
@@ -849,13 +863,16 @@ int cosched_socket_index_check(const cosched_socket_index_t *x,
 			"min", "max", "third", "fourth", "fifth" };
 
 		for (unsigned k = 0; k < x->nheaps; k++) {
+			size_t want_n = k < bucket_nheaps(x, (long) b) ?
+					x->heaps[0][b].n : 0;
+
 			if (check_heap(x, b, &x->heaps[k][b], &x->order[k],
 				       x->cost ? "cost" : names[k], err) < 0)
 				return -1;
-			if (x->heaps[k][b].n != x->heaps[0][b].n)
+			if (x->heaps[k][b].n != want_n)
 				return cosched_error_set(err,
-					"bucket %zu: %zu sockets in heap 0, %zu in heap %u",
-					b, x->heaps[0][b].n, x->heaps[k][b].n, k);
+					"bucket %zu: %zu sockets in heap %u, %zu expected",
+					b, x->heaps[k][b].n, k, want_n);
 		}
 		held += x->heaps[0][b].n;
 		if (marked != (x->heaps[0][b].n > 0))

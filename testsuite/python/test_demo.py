@@ -34,9 +34,9 @@ def test_demo_keep_leaves_usable_cluster_until_stop():
         jobid = c.sbatch("--wrap=echo kept-cluster-runs")
         c.wait_state(jobid, "COMPLETED")
         assert "kept-cluster-runs" in c.job_output(jobid)
-        # ...next to the demo's own job (the app_aware run's), still
+        # ...next to the demo's own job (the min_slowdown run's), still
         # running under its slurmd.
-        m = re.search(r"^CoschedPolicy=app_aware: job (\d+) running",
+        m = re.search(r"^CoschedPolicy=min_slowdown: job (\d+) running",
                       r.stdout, re.M)
         assert m, r.stdout
         assert c.job(int(m.group(1)))["JobState"] == "RUNNING"
@@ -89,7 +89,7 @@ def _parse_demo(out):
     return table, totals, spread
 
 
-POLICIES = ("none", "app_aware")
+POLICIES = ("none", "app_aware", "min_slowdown")
 
 
 @pytest.mark.cluster
@@ -126,6 +126,23 @@ def test_demo_app_aware_separates_mem_jobs_and_predicts_less_slowdown():
     assert len(marked) == len(mem2["none"]), r.stdout
     assert re.search(r"^Verdict: app_aware predicts [\d.]+% less total "
                      r"slowdown than cons_tres", r.stdout, re.M), r.stdout
+    # min_slowdown (issue 18, item 5): no memory-bound pair, no job
+    # spread, a total below both, and no socket left empty while a job is
+    # predicted above 1.2, which app_aware does on this mix.
+    assert mem2["min_slowdown"] == [] and spread["min_slowdown"] == set()
+    assert totals["min_slowdown"] < totals["app_aware"], r.stdout
+    occupied = set(table["min_slowdown"])
+    slow = [j for js in table["min_slowdown"].values()
+            for j in js if j[3] > 1.2]
+    assert len(occupied) == 8 or not slow, r.stdout
+    assert len(table["app_aware"]) < 8, r.stdout
+    assert any(j[3] > 1.2 for js in table["app_aware"].values()
+               for j in js), r.stdout
+    assert re.search(r"^Verdict: min_slowdown predicts [\d.]+% less total "
+                     r"slowdown than cons_tres and [\d.]+% less than "
+                     r"app_aware", r.stdout, re.M), r.stdout
+    assert "and leaves no socket empty while a job is predicted above 1.2" \
+        in r.stdout.replace("\n", " "), r.stdout
     # Measured, not predicted: four real jobs under each policy, each
     # with its own start and end, its measured slowdown and the
     # prediction of its record.
