@@ -116,3 +116,40 @@ def test_queue_demand_packs_within_max_slowdown(make_cluster):
     ids, where, mem_pairs = run()
     assert mem_pairs == 1, where
     assert not any("packed" in c.record(j)["reason"] for j in ids[:8])
+
+
+@pytest.mark.cluster
+def test_strict_holds_within_max_corun_slowdown(make_cluster):
+    """PlacementMode=strict: with a mem job on each socket, a lim job
+    (predicted 1.76 next to mem, above MaxCorunSlowdown=25) waits, and its
+    record says which rule holds it; when a socket empties it runs there,
+    alone."""
+    c = make_cluster(nodes=1, cosched_conf_extra=[
+        "CoschedPolicy=min_slowdown", "PlacementMode=strict",
+        "MaxCorunSlowdown=25"])
+    _setup(c)
+    mems = _submit_released(c, [MEM, MEM])
+    for j in mems:
+        c.wait_state(j, "RUNNING")
+    assert _sockets(c, mems[0]) != _sockets(c, mems[1])
+    lim, = _submit_released(c, [LIM], cores=1)
+    deadline = time.monotonic() + 30
+    rec = None
+    while time.monotonic() < deadline:
+        rec = c.record(lim)
+        if rec and rec["state"] == "pending":
+            break
+        time.sleep(0.5)
+    assert rec and rec["state"] == "pending", rec
+    assert rec["reason"].startswith(
+        "strict min_slowdown: no socket accepts this lim job "
+        "(slowdown bound on 2; first: socket "), rec
+    assert "predicted slowdown 1.76 > 1.25 (MaxCorunSlowdown=25)" in \
+        rec["reason"], rec
+    assert c.job(lim)["JobState"] == "PENDING"
+
+    c.run(["scancel", str(mems[0])])
+    c.wait_state(lim, "RUNNING")
+    assert not _sockets(c, lim) & _sockets(c, mems[1])
+    rec = c.record(lim)
+    assert rec["state"] == "placed" and float(rec.get("slowdown", 1)) == 1.0
