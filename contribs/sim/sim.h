@@ -290,6 +290,15 @@ int sim_ss_run(const sim_model_t *m, const sim_workload_t *w,
 int sim_ss_place(cosched_place_t *place, const cosched_gang_job_t *gj,
 		 long *unit, int *threads, cosched_error_t *err);
 
+/* The category mix of jobs whose trace carries none (--mix). */
+typedef enum {
+	SIM_MIX_BALANCED = 0,	/* the four categories alike */
+	SIM_MIX_MEMORY,		/* mem 1/2, lim 1/4, cpu and rand 1/8 each */
+	SIM_MIX_COMPUTE,	/* cpu 1/2, rand 1/4, lim and mem 1/8 each */
+	SIM_MIX_COUNT
+} sim_mix_t;
+extern const char *const sim_mix_names[SIM_MIX_COUNT];
+
 /* ---- arrivals ---------------------------------------------------- */
 
 /* Standard Workload Format: one job per line, 18 fields; job i's submit
@@ -298,12 +307,12 @@ int sim_ss_place(cosched_place_t *place, const cosched_gang_job_t *gj,
  * and MPKI are assigned from a seeded draw over seed 002's four categories
  * (SWF carries none).  Processors above cores are clipped to cores
  * (counted in *clipped). */
-int sim_swf_load(const char *path, int cores, uint64_t seed,
+int sim_swf_load(const char *path, int cores, uint64_t seed, sim_mix_t mix,
 		 sim_workload_t *w, size_t *skipped, size_t *clipped,
 		 cosched_error_t *err);
 /* Lublin and Feitelson's model (sim_lublin.c): n jobs, sizes up to
  * cores; submit times in the model's gap units until sim_scale_load(). */
-int sim_lublin_generate(size_t n, int cores, uint64_t seed,
+int sim_lublin_generate(size_t n, int cores, uint64_t seed, sim_mix_t mix,
 			sim_workload_t *w, cosched_error_t *err);
 /* Scale the submit times of apps [first, n) to an offered load on
  * total_cores cores. */
@@ -359,6 +368,6 @@ void sim_numa_result_free(sim_numa_result_t *r);
 /* ---- shared helpers ---------------------------------------------- */
 uint64_t sim_rng_next(uint64_t *state);
 double sim_rng_unit(uint64_t *state);
-void sim_assign_class(sim_app_t *a, uint64_t *rng);
+void sim_assign_class(sim_app_t *a, uint64_t *rng, sim_mix_t mix);
 
 #endif

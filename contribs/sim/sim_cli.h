@@ -35,6 +35,7 @@ typedef struct {
 	const char *plot;	/* FILE.png or FILE.svg */
 	const char *workload, *swf;
 	size_t generate;
+	sim_mix_t mix;		/* --mix, for --swf and --generate */
 	double load;
 	uint64_t seed;
 	bool calibrate;

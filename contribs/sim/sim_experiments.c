@@ -410,7 +410,8 @@ static int run_scale_bench(const opts_t *o, const sim_model_t *m)
 
 	for (int k = 0; k < 2; k++) {
 		sim_workload_t w = { 0 };
-		if (sim_lublin_generate(rep.counts[k], o->ss.cores, o->seed, &w,
+		if (sim_lublin_generate(rep.counts[k], o->ss.cores, o->seed,
+					o->mix, &w,
 					&err) < 0 ||
 		    sim_scale_load(&w, 0, (double)o->ss.nodes * o->ss.sockets *
 				   o->ss.cores, o->load, &err) < 0) {

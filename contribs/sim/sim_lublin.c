@@ -70,7 +70,7 @@ static double gamma_draw(double a, double b, uint64_t *rng)
 	}
 }
 
-int sim_lublin_generate(size_t n, int cores, uint64_t seed,
+int sim_lublin_generate(size_t n, int cores, uint64_t seed, sim_mix_t mix,
 			sim_workload_t *w, cosched_error_t *err)
 {
 	uint64_t rng = seed ? seed : 1;
@@ -108,7 +108,7 @@ int sim_lublin_generate(size_t n, int cores, uint64_t seed,
 			gamma_draw(L_A2, L_B2, &rng);
 		a.solo_s = fmin(fmax(exp(v), L_RUN_MIN), L_RUN_MAX);
 		a.threads = a.min_threads = a.max_threads = (int)size;
-		sim_assign_class(&a, &rng);
+		sim_assign_class(&a, &rng, mix);
 		a.submit_s = t;	/* gap units for now */
 		t += exp(gamma_draw(L_AARR, L_BARR, &rng));
 		if (sim_workload_add(w, &a, err) < 0)

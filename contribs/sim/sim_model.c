@@ -29,14 +29,37 @@ double sim_rng_unit(uint64_t *s)
 	return cosched_random_unit(s);
 }
 
-/* A category and its MPKI for a job whose trace carries none: the four
- * categories equally likely, MPKI in the range of seed 002's artificial
- * workload for that category; frequency as there (mem 1500 MHz). */
-void sim_assign_class(sim_app_t *a, uint64_t *rng)
+const char *const sim_mix_names[SIM_MIX_COUNT] = {
+	[SIM_MIX_BALANCED] = "balanced",
+	[SIM_MIX_MEMORY] = "memory",
+	[SIM_MIX_COMPUTE] = "compute",
+};
+
+/* A category and its MPKI for a job whose trace carries none: drawn by
+ * the mix (balanced: the four alike, one draw modulo 4, as before mixes
+ * existed), MPKI in the range of seed 002's artificial workload for that
+ * category; frequency as there (mem 1500 MHz). */
+void sim_assign_class(sim_app_t *a, uint64_t *rng, sim_mix_t mix)
 {
 	static const double lo[] = { 0.0, 1.5, 5.0, 0.0 };
 	static const double hi[] = { 0.1, 2.0, 6.0, 0.1 };
-	int c = (int)(sim_rng_next(rng) % 4);
+	/* cpu, lim, mem, rand */
+	static const double weight[SIM_MIX_COUNT][4] = {
+		[SIM_MIX_MEMORY] = { 0.125, 0.25, 0.5, 0.125 },
+		[SIM_MIX_COMPUTE] = { 0.5, 0.125, 0.125, 0.25 },
+	};
+	int c;
+
+	if (mix == SIM_MIX_BALANCED || mix >= SIM_MIX_COUNT) {
+		c = (int)(sim_rng_next(rng) % 4);
+	} else {
+		double u = sim_rng_unit(rng), acc = 0;
+		for (c = 0; c < 3; c++) {
+			acc += weight[mix][c];
+			if (u < acc)
+				break;
+		}
+	}
 
 	a->cat = (cosched_category_t)c;
 	a->mpki = lo[c] + (hi[c] - lo[c]) * sim_rng_unit(rng);

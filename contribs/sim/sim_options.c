@@ -11,6 +11,7 @@
 #include <strings.h>
 
 #include "contribs/sim/sim_cli.h"
+#include "src/libcosched/cosched_nametable.h"
 #include "src/libcosched/cosched_number.h"
 #include "src/libcosched/cosched_text.h"
 
@@ -31,6 +32,7 @@ static void usage(FILE *f)
 "  --miss-gain CAT=G[,...]  --freq-domain per-app|max\n"
 "  --nodes N --sockets S --cores C --queue-depth N     (space)\n"
 "  --swf FILE  --generate N  --load L                  (space arrivals)\n"
+"  --mix balanced|memory|compute  their categories (default balanced)\n"
 "  --bench-scale SMALL,LARGE  time every space-shared variant at two job\n"
 "                       counts (--nodes, --load; the issue's: 100000,1000000)\n"
 
@@ -80,7 +82,7 @@ enum {
 	O_SEED002 = 256, O_SOLO, O_SETTING, O_POLICY, O_DVFS, O_OPTIMUM,
 	O_WINDOW, O_QUANTUM, O_CAPACITY, O_SEED, O_TABLE, O_CATA, O_SCALING,
 	O_MISS_GAIN, O_FREQ_DOMAIN, O_NODES, O_SOCKETS, O_CORES, O_QDEPTH,
-	O_SWF, O_GENERATE, O_LOAD, O_CALIBRATE, O_TARGET, O_TIMELINE, O_CSV,
+	O_SWF, O_GENERATE, O_LOAD, O_MIX, O_CALIBRATE, O_TARGET, O_TIMELINE, O_CSV,
 	O_JSON, O_MRB_W, O_MRB_T, O_MRB_START, O_BENCH, O_SEED000, O_SETS,
 	O_PROCS, O_REQUESTS, O_FREEZE, O_PLOT, O_ANCHOR,
 };
@@ -108,6 +110,7 @@ static const struct option longopts[] = {
 	{ "swf", required_argument, NULL, O_SWF },
 	{ "generate", required_argument, NULL, O_GENERATE },
 	{ "load", required_argument, NULL, O_LOAD },
+	{ "mix", required_argument, NULL, O_MIX },
 	{ "calibrate", no_argument, NULL, O_CALIBRATE },
 	{ "target", required_argument, NULL, O_TARGET },
 	{ "timeline", required_argument, NULL, O_TIMELINE },
@@ -309,6 +312,18 @@ int sim_options_parse(int argc, char **argv, opts_t *o, sim_model_t *m)
 		case O_LOAD:
 			if (num("--load", optarg, 1e-3, 100, &o->load)) return SIM_EXIT_USAGE;
 			break;
+		case O_MIX: {
+			cosched_error_t err;
+			int k = cosched_name_parse("--mix", "value", sim_mix_names,
+						   0, SIM_MIX_COUNT, optarg, true,
+						   &err);
+			if (k < 0) {
+				fprintf(stderr, PROG ": %s\n", err.msg);
+				return SIM_EXIT_USAGE;
+			}
+			o->mix = (sim_mix_t)k;
+			break;
+		}
 		case O_CALIBRATE: o->calibrate = true; break;
 		case O_TARGET:
 			if (num("--target", optarg, 1, COSCHED_SLOWDOWN_MAX, &o->target))
@@ -411,14 +426,15 @@ int sim_options_workload(const opts_t *o, const sim_model_t *m,
 			rc = sim_workload_check_model(w, m, o->workload, &err);
 	} else if (o->swf) {
 		size_t skipped, clipped;
-		rc = sim_swf_load(o->swf, cap, o->seed, w, &skipped, &clipped,
-				  &err);
+		rc = sim_swf_load(o->swf, cap, o->seed, o->mix, w, &skipped,
+				  &clipped, &err);
 		if (rc == 0 && (skipped || clipped) && o->out == OUT_TABLE)
 			printf("swf: %zu jobs, %zu skipped (no run time or size), "
 			       "%zu clipped to %d cores\n", w->n, skipped,
 			       clipped, cap);
 	} else {
-		rc = sim_lublin_generate(o->generate, cap, o->seed, w, &err);
+		rc = sim_lublin_generate(o->generate, cap, o->seed, o->mix, w,
+					 &err);
 		if (rc == 0)
 			rc = sim_scale_load(w, 0, (double)o->ss.nodes *
 					    o->ss.sockets * o->ss.cores, o->load,

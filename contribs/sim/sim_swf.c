@@ -17,7 +17,7 @@
 
 #define SWF_FIELDS 18
 
-int sim_swf_load(const char *path, int cores, uint64_t seed,
+int sim_swf_load(const char *path, int cores, uint64_t seed, sim_mix_t mix,
 		 sim_workload_t *w, size_t *skipped, size_t *clipped,
 		 cosched_error_t *err)
 {
@@ -74,7 +74,7 @@ int sim_swf_load(const char *path, int cores, uint64_t seed,
 			procs = cores;
 		}
 		a.threads = a.min_threads = a.max_threads = (int)procs;
-		sim_assign_class(&a, &rng);
+		sim_assign_class(&a, &rng, mix);
 		if (sim_workload_add(w, &a, err) < 0) {
 			fclose(f);
 			return -1;
