@@ -177,6 +177,12 @@ static int place_single(cosched_place_t *p, const cosched_place_job_t *job,
 			break;
 		}
 		ex[nex++] = unit;
+		if (pack && t == COSCHED_PLACE_MAX_TRIES - 1) {
+			/* The allocator refused every occupied unit it was
+			 * offered: one more try, anywhere. */
+			pack = false;
+			t--;
+		}
 	}
 	return rc;
 }

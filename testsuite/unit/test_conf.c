@@ -30,7 +30,8 @@ START_TEST(test_defaults_documented)
 {
 	static const char *const keys[] = {
 		"CoschedPolicy", "MissRateBoundThreshold", "MissRateBoundWeight",
-		"PowerPolicy", "MaxSlowdown", "FreqDomainRule",
+		"PowerPolicy", "MaxSlowdown", "FreqDomainRule", "PackDemand",
+		"MaxCorunSlowdown",
 		"ClassifyMemBandwidthFraction",
 		"ClassifyMemMPKI", "ClassifyLimBandwidthFraction", "ClassifyLimMPKI",
 		"ClassifyRandReuse", "ClassifyRandCacheBandwidth", "LcaAlpha",
@@ -647,7 +648,8 @@ START_TEST(test_long_value_message_bounded)
 {
 	static const char *const keys[] = {
 		"CoschedPolicy", "MissRateBoundThreshold", "MissRateBoundWeight",
-		"PowerPolicy", "MaxSlowdown", "FreqDomainRule",
+		"PowerPolicy", "MaxSlowdown", "FreqDomainRule", "PackDemand",
+		"MaxCorunSlowdown",
 		"ClassifyMemBandwidthFraction",
 		"ClassifyMemMPKI", "ClassifyLimBandwidthFraction", "ClassifyLimMPKI",
 		"ClassifyRandReuse", "ClassifyRandCacheBandwidth", "LcaAlpha",

@@ -354,6 +354,48 @@ START_TEST(test_strict_holds)
 }
 END_TEST
 
+/* An allocator that refuses units 0..3 (memory, GRES: what cons_tres may
+ * refuse). */
+static int refuse_first_four(void *ctx, const size_t *units, size_t n)
+{
+	int *calls = ctx;
+
+	(*calls)++;
+	return units && n == 1 && units[0] >= 4 ? 0 : -1;
+}
+
+/* Packing must not use up the tries: 3 nodes of 2 sockets, a cpu job on
+ * each of the first four, the queue asking to pack, and the allocator
+ * refusing those four sockets; the job then takes an empty one (the fifth
+ * try) instead of waiting. */
+START_TEST(test_pack_refused_falls_back)
+{
+	cosched_place_conf_t pc = { .policy = COSCHED_POLICY_MIN_SLOWDOWN,
+				    .strict = true, .max_slowdown = 1.25,
+				    .pack_demand = 0 };
+	int units[3] = { 2, 2, 2 }, cores[3] = { 4, 4, 4 }, calls = 0;
+	cosched_place_job_t lim = pj(1, COSCHED_CAT_LIM);
+	cosched_place_result_t res;
+	cosched_place_t *p = cosched_place_create(&pc, 3, units, cores, &err);
+
+	ck_assert_msg(p != NULL, "%s", err.msg);
+	for (size_t i = 0; i < 3; i++)
+		cosched_place_set_node_ok(p, i, true);
+	for (uint32_t u = 0; u < 4; u++) {
+		cosched_gang_job_t cpu = gj(80 + u, 1, COSCHED_CAT_CPU);
+		cosched_hold_t h = { u, 1 };
+		ck_assert_int_eq(cosched_place_enter(p, &cpu, 1, &h, 1, &err), 0);
+	}
+	ck_assert_int_eq(cosched_place_job(p, &lim, NULL, COSCHED_PLACE_RUN_NOW,
+					   NULL, 0, refuse_first_four, &calls,
+					   &res), 0);
+	ck_assert_int_eq(calls, 5);
+	ck_assert_int_eq(res.unit, 4);
+	ck_assert(!res.packed);
+	cosched_place_free(p);
+}
+END_TEST
+
 START_TEST(test_bad_conf)
 {
 	cosched_place_conf_t pc = { .policy = COSCHED_POLICY_MIN_SLOWDOWN,
@@ -379,6 +421,7 @@ Suite *cosched_test_suite(void)
 	tcase_add_test(tc, test_plan_time_shared);
 	tcase_add_test(tc, test_queue_demand_switch);
 	tcase_add_test(tc, test_strict_holds);
+	tcase_add_test(tc, test_pack_refused_falls_back);
 	tcase_add_test(tc, test_bad_conf);
 	suite_add_tcase(s, tc);
 	return s;

@@ -218,7 +218,7 @@ START_TEST(test_optimum_bounds_policies)
 				a.max_threads = a.threads +
 					(int)(sim_rng_next(&rng) % 3);
 				a.solo_s = 5 + 50 * sim_rng_unit(&rng);
-				sim_assign_class(&a, &rng);
+				sim_assign_class(&a, &rng, SIM_MIX_BALANCED);
 				ck_assert_int_eq(sim_workload_add(&w, &a, &err), 0);
 			}
 		}
@@ -376,12 +376,49 @@ START_TEST(test_refusals)
 }
 END_TEST
 
+/* --mix: the share of each category among 4000 generated jobs is the
+ * mix's (cpu, lim, mem, rand) within 3 points; the arrivals and sizes do
+ * not depend on the mix. */
+START_TEST(test_generator_mix)
+{
+	static const double want[SIM_MIX_COUNT][4] = {
+		{ 0.25, 0.25, 0.25, 0.25 },
+		{ 0.125, 0.25, 0.5, 0.125 },
+		{ 0.5, 0.125, 0.125, 0.25 },
+	};
+	sim_workload_t w[SIM_MIX_COUNT] = { { 0 } };
+
+	for (int m = 0; m < SIM_MIX_COUNT; m++) {
+		size_t count[4] = { 0 };
+		ck_assert_int_eq(sim_lublin_generate(4000, 16, 7, (sim_mix_t) m,
+						     &w[m], &err), 0);
+		for (size_t i = 0; i < w[m].n; i++) {
+			ck_assert_int_lt(w[m].apps[i].cat, 4);
+			count[w[m].apps[i].cat]++;
+		}
+		for (int c = 0; c < 4; c++)
+			ck_assert_msg(fabs(count[c] / 4000.0 - want[m][c]) < 0.03,
+				      "mix %s category %d: %zu of 4000",
+				      sim_mix_names[m], c, count[c]);
+		if (m > 0)
+			for (size_t i = 0; i < w[m].n; i++) {
+				ck_assert_double_eq(w[m].apps[i].submit_s,
+						    w[0].apps[i].submit_s);
+				ck_assert_int_eq(w[m].apps[i].threads,
+						 w[0].apps[i].threads);
+			}
+	}
+	for (int m = 0; m < SIM_MIX_COUNT; m++)
+		sim_workload_free(&w[m]);
+}
+END_TEST
+
 START_TEST(test_generator)
 {
 	sim_workload_t a = { 0 }, b = { 0 };
 
-	ck_assert_int_eq(sim_lublin_generate(2000, 16, 3, &a, &err), 0);
-	ck_assert_int_eq(sim_lublin_generate(2000, 16, 3, &b, &err), 0);
+	ck_assert_int_eq(sim_lublin_generate(2000, 16, 3, SIM_MIX_BALANCED, &a, &err), 0);
+	ck_assert_int_eq(sim_lublin_generate(2000, 16, 3, SIM_MIX_BALANCED, &b, &err), 0);
 	ck_assert_int_eq(a.n, 2000);
 	ck_assert_mem_eq(a.apps, b.apps, 2000 * sizeof(sim_app_t));
 	int serial = 0;
@@ -453,7 +490,7 @@ START_TEST(test_space_shared_heap_bounded)
 	sim_model_default(&m);
 	sim_ss_conf_default(&c);
 	c.nodes = 3;
-	ck_assert_int_eq(sim_lublin_generate(3000, c.cores, 5, &w, &err), 0);
+	ck_assert_int_eq(sim_lublin_generate(3000, c.cores, 5, SIM_MIX_BALANCED, &w, &err), 0);
 	ck_assert_int_eq(sim_scale_load(&w, 0, 3.0 * 2 * 8, 0.9, &err), 0);
 	ck_assert_int_eq(sim_ss_run(&m, &w, SIM_VAR_BLIND,
 				    COSCHED_POLICY_GANG, &c, &r, &err), 0);
@@ -477,7 +514,7 @@ START_TEST(test_generator_shape)
 	sim_workload_t w = { 0 }, same = { 0 }, other = { 0 };
 	double serial = 0, lrt = 0, want_lrt = 0, lgap = 0, par = 0, pow2 = 0;
 
-	ck_assert_int_eq(sim_lublin_generate(n, 16, 11, &w, &err), 0);
+	ck_assert_int_eq(sim_lublin_generate(n, 16, 11, SIM_MIX_BALANCED, &w, &err), 0);
 	for (size_t i = 0; i < n; i++) {
 		const sim_app_t *a = &w.apps[i];
 		int t = a->threads;
@@ -504,9 +541,9 @@ START_TEST(test_generator_shape)
 	/* 75% rounded to a power of two, and some of the rest are one. */
 	ck_assert_msg(pow2 / par > 0.75 && pow2 / par < 0.95, "pow2 %g",
 		      pow2 / par);
-	ck_assert_int_eq(sim_lublin_generate(n, 16, 11, &same, &err), 0);
+	ck_assert_int_eq(sim_lublin_generate(n, 16, 11, SIM_MIX_BALANCED, &same, &err), 0);
 	ck_assert_mem_eq(w.apps, same.apps, n * sizeof(sim_app_t));
-	ck_assert_int_eq(sim_lublin_generate(n, 16, 12, &other, &err), 0);
+	ck_assert_int_eq(sim_lublin_generate(n, 16, 12, SIM_MIX_BALANCED, &other, &err), 0);
 	ck_assert(memcmp(w.apps, other.apps, n * sizeof(sim_app_t)) != 0);
 	/* Scaled to a load: asked core-seconds over the cores and the span
 	 * of arrivals is the load. */
@@ -550,7 +587,7 @@ START_TEST(test_swf_fields)
 		"5 70 0 40 -1 -1 -1 -1 60 -1 1 3 1 -1 1 -1 -1 -1\n";
 	char *path = swf_file(ok);
 
-	ck_assert_int_eq(sim_swf_load(path, 16, 1, &w, &skipped, &clipped,
+	ck_assert_int_eq(sim_swf_load(path, 16, 1, SIM_MIX_BALANCED, &w, &skipped, &clipped,
 				      &err), 0);
 	/* Job 3 has no run time, job 5 no processor count: skipped. */
 	ck_assert_uint_eq(w.n, 3);
@@ -565,7 +602,7 @@ START_TEST(test_swf_fields)
 	ck_assert_int_eq(w.apps[1].threads, 2);	/* field 8: 5 unknown */
 	ck_assert_int_eq(w.apps[2].threads, 16);	/* 32 clipped to 16 */
 	/* The category drawn for each job depends on the seed only. */
-	ck_assert_int_eq(sim_swf_load(path, 16, 1, &w2, &skipped, &clipped,
+	ck_assert_int_eq(sim_swf_load(path, 16, 1, SIM_MIX_BALANCED, &w2, &skipped, &clipped,
 				      &err), 0);
 	for (size_t i = 0; i < w.n; i++) {
 		ck_assert_int_eq(w.apps[i].cat, w2.apps[i].cat);
@@ -583,7 +620,7 @@ static void swf_refused(const char *text, const char *want)
 	size_t skipped, clipped;
 	char *path = swf_file(text), msg[600];
 
-	ck_assert_int_eq(sim_swf_load(path, 16, 1, &w, &skipped, &clipped,
+	ck_assert_int_eq(sim_swf_load(path, 16, 1, SIM_MIX_BALANCED, &w, &skipped, &clipped,
 				      &err), -1);
 	snprintf(msg, sizeof(msg), "%s", err.msg);
 	unlink(path);
@@ -630,6 +667,7 @@ Suite *cosched_test_suite(void)
 	tcase_add_test(tc, test_generator);
 	tcase_add_test(tc, test_seed000_model);
 	tcase_add_test(tc, test_generator_shape);
+	tcase_add_test(tc, test_generator_mix);
 	tcase_add_test(tc, test_swf_fields);
 	tcase_add_test(tc, test_swf_refused);
 	tcase_add_test(tc, test_space_shared_heap_bounded);

@@ -132,8 +132,9 @@ static cosched_place_ending_t *_ends(cosched_ctl_t *c, size_t *n)
 /*
  * The jobs pending, this one left out (min_slowdown's choice between
  * sharing and an empty socket).  Held jobs (priority 0) do not count.  A
- * scan of the job list, so at most once a second: the figure guides a
- * choice, it need not be exact.
+ * scan of the job list, so at most once a second; in between, each job
+ * placed leaves the count (_place), so that a scheduling pass sees its
+ * queue shrink as the simulator does.
  */
 static long _queue_jobs(cosched_ctl_t *c, job_record_t *job_ptr)
 {
@@ -174,12 +175,17 @@ static int _place(cosched_ctl_t *c, job_record_t *job_ptr, job_view_t *v,
 
 	if (pm == COSCHED_PLACE_WILL_RUN)
 		ends = _ends(c, &nends);
+	/* Run now and will run alike: backfill plans the placement the
+	 * scheduler would make. */
 	if (c->conf.policy == COSCHED_POLICY_MIN_SLOWDOWN &&
-	    pm == COSCHED_PLACE_RUN_NOW && v->job.kind == COSCHED_PLACE_SINGLE)
+	    pm != COSCHED_PLACE_TEST_ONLY && v->job.kind == COSCHED_PLACE_SINGLE)
 		cosched_place_set_queue_jobs(c->place,
 					      _queue_jobs(c, job_ptr));
 	cosched_place_job(c->place, &v->job, allowed, pm, ends, nends,
 			  _try_units, &t, &res);
+	if (!res.rc && pm == COSCHED_PLACE_RUN_NOW && c->queue_jobs > 0 &&
+	    IS_JOB_PENDING(job_ptr) && job_ptr->priority != 0)
+		c->queue_jobs--;	/* it leaves the queue */
 	xfree(allowed);
 	xfree(ends);
 	if (pm == COSCHED_PLACE_TEST_ONLY)
