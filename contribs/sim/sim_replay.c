@@ -177,7 +177,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	/* PlacementMode=, MaxSlowdown=, PackDemand=, as slurmctld. */
-	cosched_place_conf_from(&pc, &conf, &conf.interference);
+	cosched_conf_place(&conf, &conf.interference, &pc);
 	units = malloc((size_t)nodes * sizeof(int));
 	ucores = malloc((size_t)nodes * sizeof(int));
 	if (!units || !ucores) {

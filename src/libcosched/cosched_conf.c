@@ -760,3 +760,19 @@ int cosched_conf_parse_file(cosched_conf_t *conf, const char *path,
 	return cosched_conf_parse_file_for(conf, path, COSCHED_CONF_READER_ALL,
 					   NULL, err);
 }
+
+void cosched_conf_place(const cosched_conf_t *conf,
+			const cosched_interference_model_t *interference,
+			cosched_place_conf_t *pc)
+{
+	*pc = (cosched_place_conf_t) {
+		.policy = conf->policy,
+		.scope = conf->scope,
+		.strict = conf->strict,
+		.mrb_threshold = conf->mrb_threshold,
+		.mrb_weight = conf->mrb_weight,
+		.interference = interference,
+		.max_slowdown = 1.0 + conf->corun_slowdown_pct / 100.0,
+		.pack_demand = conf->pack_demand,
+	};
+}

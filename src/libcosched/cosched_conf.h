@@ -23,6 +23,7 @@
 #include "cosched_error.h"
 #include "cosched_file.h"
 #include "cosched_interference.h"
+#include "cosched_place.h"
 #include "cosched_policy.h"
 #include "cosched_power.h"
 #include "cosched_power_policy.h"
@@ -223,5 +224,16 @@ const char *cosched_conf_sample_events(const cosched_conf_t *conf,
 /* The merge parameters for the profile store (weight, bound, node peak). */
 void cosched_conf_merge_params(const cosched_conf_t *conf,
 			       cosched_merge_params_t *mp);
+
+/*
+ * The placement engine's configuration from cosched.conf's (slurmctld and
+ * cosched-sim-replay read one file the same way): policy, scope, mode,
+ * Miss-Rate Bound, MaxCorunSlowdown and PackDemand; interference is
+ * borrowed (the file's model or a learned copy).  explain and index_flags
+ * are 0.
+ */
+void cosched_conf_place(const cosched_conf_t *conf,
+			const cosched_interference_model_t *interference,
+			cosched_place_conf_t *pc);
 
 #endif

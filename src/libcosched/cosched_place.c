@@ -8,27 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cosched_conf.h"
 #include "cosched_place.h"
 #include "cosched_place_internal.h"
 
 const cosched_range_t cosched_pack_demand_range = { 0.0, 1000.0, false };
 
-void cosched_place_conf_from(cosched_place_conf_t *pc,
-			     const cosched_conf_t *conf,
-			     const cosched_interference_model_t *interference)
-{
-	*pc = (cosched_place_conf_t) {
-		.policy = conf->policy,
-		.scope = conf->scope,
-		.strict = conf->strict,
-		.mrb_threshold = conf->mrb_threshold,
-		.mrb_weight = conf->mrb_weight,
-		.interference = interference,
-		.max_slowdown = 1.0 + conf->corun_slowdown_pct / 100.0,
-		.pack_demand = conf->pack_demand,
-	};
-}
 
 static void unit_sync(cosched_place_t *p, size_t u)
 {

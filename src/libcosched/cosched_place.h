@@ -99,16 +99,6 @@ typedef struct {
 
 typedef struct cosched_place cosched_place_t;
 
-/*
- * The engine's configuration from cosched.conf's (slurmctld and
- * cosched-sim-replay read one file the same way): policy, scope, mode,
- * Miss-Rate Bound, MaxCorunSlowdown and PackDemand; interference is borrowed
- * (the file's model or a learned copy).  explain and index_flags are 0.
- */
-struct cosched_conf;
-void cosched_place_conf_from(cosched_place_conf_t *pc,
-			     const struct cosched_conf *conf,
-			     const cosched_interference_model_t *interference);
 
 typedef enum {
 	COSCHED_PLACE_SINGLE = 0,	/* one node, fits one unit */

@@ -157,8 +157,10 @@ def cluster_processes(workdir):
 
 
 def _cancel_jobs(env, timeout=15):
-    """Cancel every job and wait (bounded) until slurmctld lists none,
-    so that no slurmstepd or task outlives its slurmd."""
+    """Cancel every job and wait (bounded) until slurmctld lists none
+    (completing jobs too: their cores are free only then, and no slurmstepd
+    or task outlives its slurmd).  True when none is listed; never
+    raises."""
     try:
         subprocess.run(["scancel", "--quiet", "-u", "root"], env=env,
                        capture_output=True, timeout=5)
@@ -167,10 +169,11 @@ def _cancel_jobs(env, timeout=15):
             r = subprocess.run(["squeue", "-h", "-o", "%i"], env=env,
                                capture_output=True, text=True, timeout=5)
             if r.returncode == 0 and not r.stdout.strip():
-                return
+                return True
             time.sleep(0.3)
     except subprocess.TimeoutExpired:
         pass
+    return False
 
 
 def _wait_gone(pids, timeout):
@@ -561,8 +564,9 @@ class Cluster:
         p = self.procs.get(name)
         return p is not None and p.poll() is None
 
-    def _cancel_all_jobs(self, timeout=15):
-        _cancel_jobs(self.env, timeout)
+    def cancel_all(self, timeout=30):
+        """Cancel every job; True once slurmctld lists none (_cancel_jobs)."""
+        return _cancel_jobs(self.env, timeout)
 
     def stop(self):
         """Stop every daemon this cluster started, by pid.  Never raises:
@@ -571,7 +575,7 @@ class Cluster:
             if self._alive("slurmctld") and any(
                     self._alive(n) for n in self.procs
                     if n.startswith("slurmd-")):
-                self._cancel_all_jobs()
+                self.cancel_all(timeout=15)
         finally:
             for name in [n for n in self.procs if n.startswith("slurmd-")]:
                 self._stop_proc(name)
