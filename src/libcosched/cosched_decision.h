@@ -243,8 +243,10 @@ int cosched_decision_find_compat(const char *comment, cosched_decision_t *d,
 /*
  * A new SystemComment: comment (may be NULL) with its record line replaced
  * by record (or appended; record NULL removes it), every other line kept in
- * order with its own line end.  record is taken up to its first '\r' or
- * '\n'.  A replaced line keeps its line end; an appended one takes the
+ * order with its own line end.  record is taken as the parser reads a line
+ * (cosched_decision_line_length: up to its first '\n', a '\r' just before
+ * that end left out; one inside, in a key a newer minor added, is kept).
+ * A replaced line keeps its line end; an appended one takes the
  * comment's ("\r\n" when it has any or ends with '\r'), after the last line
  * or before the record when the comment does not end with one; removing
  * the last line

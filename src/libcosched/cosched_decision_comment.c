@@ -217,7 +217,10 @@ int cosched_decision_find(const char *comment, cosched_decision_t *d,
 char *cosched_decision_splice(const char *comment, const char *record)
 {
 	size_t clen = comment ? strlen(comment) : 0;
-	size_t rlen = record ? strcspn(record, "\r\n") : 0;
+	/* The record's line as the parser reads it: a '\r' inside it (a key
+	 * of a newer minor this release skips may hold one) is kept, or a
+	 * record edited in place would lose what follows it. */
+	size_t rlen = record ? cosched_decision_line_length(record) : 0;
 	/* The line end of an appended line: the comment's.  After a final
 	 * '\r' it must be "\r\n", or that '\r' would become one. */
 	const char *eol = comment && (strstr(comment, "\r\n") ||

@@ -907,6 +907,14 @@ START_TEST(test_set_slowdown)
 		3, 1.5, &got, &err), 1);
 	ck_assert_str_eq(got, "cosched/1.1 job=3 state=placed policy=gang scope=socket x=\"a slowdown=1.5\" slowdown=1.5");
 	free(got);
+	/* A '\r' inside an unknown key's value stays, and so does what
+	 * follows it (found by fuzz_decision: the splice cut the record
+	 * there, losing job=). */
+	ck_assert_int_eq(cosched_decision_set_slowdown(
+		"cosched/1.1 new=a\rb job=3 state=placed policy=gang scope=socket",
+		3, 2.5, &got, &err), 1);
+	ck_assert_str_eq(got, "cosched/1.1 new=a\rb job=3 state=placed policy=gang scope=socket slowdown=2.5");
+	free(got);
 	/* Nothing to change: no record, another job's (an array task's
 	 * copy), the same value. */
 	ck_assert_int_eq(cosched_decision_set_slowdown(NULL, 3, 2.5, &got, &err), 0);
