@@ -129,6 +129,12 @@ static cosched_place_ending_t *_ends(cosched_ctl_t *c, size_t *n)
 	return ends;
 }
 
+/* A job that counts as waiting: pending and not held (priority 0). */
+static bool _waiting(const job_record_t *jp)
+{
+	return IS_JOB_PENDING(jp) && jp->priority != 0;
+}
+
 /*
  * The jobs pending, this one left out (min_slowdown's choice between
  * sharing and an empty socket).  Held jobs (priority 0) do not count.  A
@@ -148,12 +154,12 @@ static long _queue_jobs(cosched_ctl_t *c, job_record_t *job_ptr)
 		c->queue_jobs = 0;
 		it = list_iterator_create(*c->job_list);
 		while ((jp = list_next(it)))
-			if (IS_JOB_PENDING(jp) && jp->priority != 0)
+			if (_waiting(jp))
 				c->queue_jobs++;
 		list_iterator_destroy(it);
 		c->queue_counted = now;
 	}
-	if (IS_JOB_PENDING(job_ptr) && job_ptr->priority != 0)
+	if (_waiting(job_ptr))
 		own = 1;
 	return c->queue_jobs > own ? c->queue_jobs - own : 0;
 }
@@ -184,7 +190,7 @@ static int _place(cosched_ctl_t *c, job_record_t *job_ptr, job_view_t *v,
 	cosched_place_job(c->place, &v->job, allowed, pm, ends, nends,
 			  _try_units, &t, &res);
 	if (!res.rc && pm == COSCHED_PLACE_RUN_NOW && c->queue_jobs > 0 &&
-	    IS_JOB_PENDING(job_ptr) && job_ptr->priority != 0)
+	    _waiting(job_ptr))
 		c->queue_jobs--;	/* it leaves the queue */
 	xfree(allowed);
 	xfree(ends);
