@@ -180,6 +180,9 @@ typedef struct {
 	bool dvfs;
 	uint64_t seed;		/* Miss-Rate Bound's random start */
 	double mrb_weight, mrb_threshold;
+	int max_apps;		/* applications per gang (--gang-max-apps,
+				 * cosched.conf GangMaxApps); 0 = the
+				 * policy's own */
 	bool mrb_start_zero;	/* thesis: every MPKI starts at 0 */
 	sim_quantum_fn on_quantum;	/* NULL, or told every quantum */
 	void *on_quantum_ctx;
@@ -252,6 +255,8 @@ typedef struct {
 	size_t queue_depth;	/* queued jobs tried per pass (Slurm's
 				 * default_queue_depth is 100) */
 	double bsld_tau_s;	/* bounded slowdown threshold, 10 s */
+	int max_apps;		/* jobs per socket (--gang-max-apps); 0 =
+				 * the policy's own */
 } sim_ss_conf_t;
 
 void sim_ss_conf_default(sim_ss_conf_t *c);

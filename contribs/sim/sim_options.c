@@ -28,6 +28,7 @@ static void usage(FILE *f)
 "  --optimum            time-shared: the exact best gang partition (<= 12 apps)\n"
 "  --window S --quantum S --capacity CORES --seed N\n"
 "  --mrb-weight A --mrb-threshold T --mrb-start workload|zero\n"
+"  --gang-max-apps N     applications per gang or socket (0: the policy's)\n"
 "  --table seed002|seed001|FILE  --catastrophic X  --scaling FILE\n"
 "  --miss-gain CAT=G[,...]  --freq-domain per-app|max\n"
 "  --nodes N --sockets S --cores C --queue-depth N     (space)\n"
@@ -83,7 +84,7 @@ enum {
 	O_WINDOW, O_QUANTUM, O_CAPACITY, O_SEED, O_TABLE, O_CATA, O_SCALING,
 	O_MISS_GAIN, O_FREQ_DOMAIN, O_NODES, O_SOCKETS, O_CORES, O_QDEPTH,
 	O_SWF, O_GENERATE, O_LOAD, O_MIX, O_CALIBRATE, O_TARGET, O_TIMELINE, O_CSV,
-	O_JSON, O_MRB_W, O_MRB_T, O_MRB_START, O_BENCH, O_SEED000, O_SETS,
+	O_JSON, O_MRB_W, O_MRB_T, O_MRB_START, O_MAX_APPS, O_BENCH, O_SEED000, O_SETS,
 	O_PROCS, O_REQUESTS, O_FREEZE, O_PLOT, O_ANCHOR,
 };
 
@@ -117,6 +118,7 @@ static const struct option longopts[] = {
 	{ "mrb-weight", required_argument, NULL, O_MRB_W },
 	{ "mrb-threshold", required_argument, NULL, O_MRB_T },
 	{ "mrb-start", required_argument, NULL, O_MRB_START },
+	{ "gang-max-apps", required_argument, NULL, O_MAX_APPS },
 	{ "bench-scale", required_argument, NULL, O_BENCH },
 	{ "plot", required_argument, NULL, O_PLOT },
 	{ "anchor", no_argument, NULL, O_ANCHOR },
@@ -338,6 +340,12 @@ int sim_options_parse(int argc, char **argv, opts_t *o, sim_model_t *m)
 			if (num("--mrb-threshold", optarg, 1e-6, 1000,
 				&o->ts.mrb_threshold))
 				return SIM_EXIT_USAGE;
+			break;
+		case O_MAX_APPS:
+			if (inum("--gang-max-apps", optarg, 0,
+				 COSCHED_GANG_MAX_CAPACITY, &l))
+				return SIM_EXIT_USAGE;
+			o->ts.max_apps = o->ss.max_apps = (int)l;
 			break;
 		case O_MRB_START:
 			if (!strcmp(optarg, "zero")) o->ts.mrb_start_zero = true;

@@ -329,7 +329,8 @@ int sim_ss_run(const sim_model_t *m, const sim_workload_t *w,
 	cosched_place_conf_t pc = {
 		.policy = policy, .strict = true, .interference = &m->interf,
 		.max_slowdown = 1.0 + COSCHED_CORUN_SLOWDOWN_PCT_DEFAULT / 100.0,
-		.pack_demand = COSCHED_PACK_DEMAND_DEFAULT };
+		.pack_demand = COSCHED_PACK_DEMAND_DEFAULT,
+		.max_apps = c->max_apps };
 	int *units = NULL, *cores = NULL;
 	size_t *order = NULL, *same_after = NULL, next_arrival = 0, done = 0;
 	size_t n = w->n;

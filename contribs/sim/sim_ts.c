@@ -231,6 +231,7 @@ static void gang_params(const sim_model_t *m, const sim_ts_conf_t *c,
 	p->seed = c->seed;
 	p->mrb_weight = c->mrb_weight;
 	p->mrb_threshold = c->mrb_threshold;
+	p->max_apps = c->max_apps < c->capacity ? c->max_apps : c->capacity;
 	p->pref = &m->interf.pref;
 	p->interference = &m->interf;
 }

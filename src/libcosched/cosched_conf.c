@@ -24,6 +24,8 @@
 static const cosched_range_t node_peak_bw_range = { 0.0, 1e8, true };
 
 const cosched_range_t cosched_profile_refresh_range = { 1.0, 3600.0, false };
+const cosched_range_t cosched_max_apps_range = {
+	0.0, (double)COSCHED_GANG_MAX_CAPACITY, false };
 const cosched_range_t cosched_sample_interval_range = { 0.05, 3600.0, false };
 
 const cosched_range_t cosched_interference_min_samples_range = { 1.0, 1e6, false };
@@ -182,6 +184,8 @@ static const conf_key_t keys[] = {
 	  &cosched_mrb_weight_range },
 	{ "PackDemand", K_NUMBER, OFF(pack_demand), &cosched_pack_demand_range },
 	{ "MaxCorunSlowdown", K_CORUN, OFF(corun_slowdown_pct), NULL },
+	{ "GangMaxApps", K_INTEGER, OFF(max_apps),
+	  &cosched_max_apps_range },
 	{ "PowerPolicy", K_POWER, OFF(power_policy), NULL },
 	{ "MaxSlowdown", K_SLOWDOWN, OFF(max_slowdown_pct), NULL },
 	{ "FreqDomainRule", K_FREQ_RULE, OFF(freq_rule), NULL },
@@ -569,7 +573,8 @@ static int strip_comment(char *line, const char *where, cosched_error_t *err)
  * same reconfigure, and the administrator sees it there. */
 static const char *const ctld_only_keys[] = {
 	"CoschedPolicy", "MissRateBoundThreshold", "MissRateBoundWeight",
-	"PackDemand", "MaxCorunSlowdown", "PowerPolicy", "MaxSlowdown", "GangScope", "PlacementMode",
+	"PackDemand", "MaxCorunSlowdown", "GangMaxApps", "PowerPolicy",
+	"MaxSlowdown", "GangScope", "PlacementMode",
 	"DefaultClass", "DebugFlags", "ProfileCacheRefresh", "LiveLoadRefresh",
 	"Interference", "PreferenceTable", "InterferenceSource",
 	"InterferenceMinSamples", "InterferenceHalfLife",
@@ -774,5 +779,6 @@ void cosched_conf_place(const cosched_conf_t *conf,
 		.interference = interference,
 		.max_slowdown = 1.0 + conf->corun_slowdown_pct / 100.0,
 		.pack_demand = conf->pack_demand,
+		.max_apps = conf->max_apps,
 	};
 }

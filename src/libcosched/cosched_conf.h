@@ -42,6 +42,8 @@
 /* ProfileCacheRefresh=, seconds between rescans of ProfileDir by slurmctld. */
 #define COSCHED_PROFILE_REFRESH_DEFAULT 10
 extern const cosched_range_t cosched_profile_refresh_range;	/* [1, 3600] */
+/* GangMaxApps: 0 (the policy's own bound) .. the largest capacity. */
+extern const cosched_range_t cosched_max_apps_range;
 /* LiveLoadRefresh=, seconds between reads of ProfileDir/live (the same
  * range). */
 #define COSCHED_LIVE_REFRESH_DEFAULT 2
@@ -133,6 +135,8 @@ typedef struct cosched_conf {
 	double max_slowdown_pct;		/* MaxSlowdown, percent */
 	double pack_demand;			/* PackDemand (min_slowdown) */
 	double corun_slowdown_pct;		/* MaxCorunSlowdown, percent */
+	int max_apps;				/* GangMaxApps (0: the
+						 * policy's own) */
 	cosched_freq_rule_t freq_rule;		/* FreqDomainRule (both sides) */
 	/* The node side (task/cosched). */
 	bool enforce_cores;			/* EnforceCores */

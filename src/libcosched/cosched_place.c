@@ -33,6 +33,8 @@ void cosched_place_gang_params(const cosched_place_t *p, int capacity,
 	params->pref = p->conf.interference ? &p->conf.interference->pref :
 					      NULL;
 	params->interference = p->conf.interference;
+	params->max_apps = p->conf.max_apps < capacity ? p->conf.max_apps :
+							 capacity;
 }
 
 static int alloc_arrays(cosched_place_t *p)
@@ -62,6 +64,11 @@ cosched_place_t *cosched_place_create(const cosched_place_conf_t *conf,
 
 	if (!conf || (nnodes && (!units || !unit_cores))) {
 		cosched_error_set(err, "placement: no configuration or layout");
+		return NULL;
+	}
+	if (conf->max_apps < 0) {
+		cosched_error_set(err, "placement: max_apps %d (0 or more)",
+				  conf->max_apps);
 		return NULL;
 	}
 	if (!(conf->max_slowdown == 0 ||

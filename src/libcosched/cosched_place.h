@@ -95,6 +95,10 @@ typedef struct {
 	 * pack, the time-shared reading. */
 	double max_slowdown;
 	double pack_demand;
+	/* Jobs per unit (GangMaxApps): 0 = the policy's own bound
+	 * (cosched_gang_max_apps); a value above a unit's cores bounds
+	 * nothing beyond its cores.  GANG keeps one. */
+	int max_apps;
 } cosched_place_conf_t;
 
 typedef struct cosched_place cosched_place_t;

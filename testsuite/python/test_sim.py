@@ -554,3 +554,32 @@ def test_mix_changes_the_categories():
     assert r.returncode == 2
     assert '--mix: invalid value "heavy" (allowed: balanced, memory, ' \
         'compute)' in r.stderr
+
+
+WORKLOADS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                         "..", "contribs", "sim", "workloads")
+
+
+def test_gang_max_apps_tighter_reading():
+    """cosched-policies(7), READINGS OF THE SEED: on ten programs of 2..6
+    threads, Application-Aware's seed reading (at most 2 per gang) leaves
+    large programs alone, below 0.9 of the optimum; --gang-max-apps 3 (the
+    tighter reading, cosched.conf GangMaxApps) reaches 0.99.  GANG keeps
+    one per gang whatever the bound.  Bad values are refused by name."""
+    wl = os.path.join(WORKLOADS, "mixed10.txt")
+    got = {}
+    for m in ("0", "3"):
+        doc = json.loads(sim(wl, "--window", "600", "--optimum",
+                             "--gang-max-apps", m, "--json").stdout)
+        got[m] = rows(doc)
+    assert got["0"]["app_aware"]["opt_ratio"] < 0.90, got["0"]["app_aware"]
+    assert got["3"]["app_aware"]["opt_ratio"] >= 0.99, got["3"]["app_aware"]
+    assert got["0"]["app_aware"]["gangs"] > got["3"]["app_aware"]["gangs"]
+    assert got["3"]["gang"]["gangs"] == got["0"]["gang"]["gangs"] == 10
+    # A bound can only tighten the optimum's judge: it is computed alone.
+    assert got["0"]["optimum"]["runs_per_h"] == \
+        got["3"]["optimum"]["runs_per_h"]
+    for bad in ("-1", "1025", "x"):
+        r = sim(wl, "--gang-max-apps", bad, check=False)
+        assert r.returncode == 2 and "--gang-max-apps" in r.stderr \
+            and bad in r.stderr, (bad, r.stderr)

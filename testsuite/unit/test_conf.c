@@ -31,7 +31,7 @@ START_TEST(test_defaults_documented)
 	static const char *const keys[] = {
 		"CoschedPolicy", "MissRateBoundThreshold", "MissRateBoundWeight",
 		"PowerPolicy", "MaxSlowdown", "FreqDomainRule", "PackDemand",
-		"MaxCorunSlowdown",
+		"MaxCorunSlowdown", "GangMaxApps",
 		"ClassifyMemBandwidthFraction",
 		"ClassifyMemMPKI", "ClassifyLimBandwidthFraction", "ClassifyLimMPKI",
 		"ClassifyRandReuse", "ClassifyRandCacheBandwidth", "LcaAlpha",
@@ -313,6 +313,9 @@ START_TEST(test_refusals)
 		{ "ProfileMaxSamples=0\n", "ProfileMaxSamples: value 0 out of range (1 <= value <= 4096)" },
 		{ "ProfileMaxSamples=5000\n", "ProfileMaxSamples: value 5000 out of range" },
 		{ "ProfileMaxSamples=3.5\n", "ProfileMaxSamples: invalid value \"3.5\" (expected an integer)" },
+		{ "GangMaxApps=-1\n", "GangMaxApps: value -1 out of range (0 <= value <= 1024)" },
+		{ "GangMaxApps=1025\n", "GangMaxApps: value 1025 out of range" },
+		{ "GangMaxApps=two\n", "GangMaxApps: invalid value \"two\" (expected an integer)" },
 		{ "CoschedPolicy=fifo\n", "CoschedPolicy: invalid value \"fifo\" (allowed: gang, greedy_thread, miss_rate_balance, miss_rate_bound, app_aware, min_slowdown, none)" },
 		{ "MissRateBoundThreshold=0\n", "MissRateBoundThreshold: value 0 out of range" },
 		{ "MissRateBoundWeight=1.5\n", "MissRateBoundWeight: value 1.5 out of range" },
@@ -649,7 +652,7 @@ START_TEST(test_long_value_message_bounded)
 	static const char *const keys[] = {
 		"CoschedPolicy", "MissRateBoundThreshold", "MissRateBoundWeight",
 		"PowerPolicy", "MaxSlowdown", "FreqDomainRule", "PackDemand",
-		"MaxCorunSlowdown",
+		"MaxCorunSlowdown", "GangMaxApps",
 		"ClassifyMemBandwidthFraction",
 		"ClassifyMemMPKI", "ClassifyLimBandwidthFraction", "ClassifyLimMPKI",
 		"ClassifyRandReuse", "ClassifyRandCacheBandwidth", "LcaAlpha",

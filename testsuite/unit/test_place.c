@@ -400,6 +400,53 @@ START_TEST(test_copy_is_independent)
 }
 END_TEST
 
+/* GangMaxApps (cosched.conf(5)): Application-Aware's seed reading lets 2
+ * jobs share a socket, so a third 1-core cpu job on a node of one
+ * 4-core socket waits in strict mode though 2 cores are free ("gang
+ * full"); with max_apps 4 (or any value at or above the cores) it joins.
+ * A negative value is refused by name. */
+START_TEST(test_gang_max_apps)
+{
+	cosched_place_conf_t pc = { .policy = COSCHED_POLICY_APP_AWARE,
+				    .strict = true, .explain = true };
+	int units[1] = { 1 }, cores[1] = { 4 };
+	int bounds[3] = { 0, 4, 1000 };
+
+	for (int b = 0; b < 3; b++) {
+		cosched_place_t *p;
+		cosched_place_job_t c[3];
+		cosched_place_result_t res;
+		alloc_t a = { 0 };
+		int rc;
+
+		pc.max_apps = bounds[b];
+		p = cosched_place_create(&pc, 1, units, cores, &err);
+		ck_assert_msg(p != NULL, "%s", err.msg);
+		cosched_place_set_node_ok(p, 0, true);
+		for (int k = 0; k < 3; k++)
+			c[k] = job(p, (uint32_t)k + 1, COSCHED_CAT_CPU, 1, 1);
+		ck_assert_int_eq(run(p, &c[0]), 0);
+		ck_assert_int_eq(run(p, &c[1]), 0);
+		rc = cosched_place_job(p, &c[2], NULL, COSCHED_PLACE_RUN_NOW,
+				       NULL, 0, fake_try, &a, &res);
+		if (bounds[b] == 0) {
+			ck_assert_int_eq(rc, -1);
+			ck_assert_msg(strstr(res.why,
+				"gang full (2 of 2 applications)") != NULL,
+				"%s", res.why);
+		} else {
+			ck_assert_int_eq(rc, 0);
+			ck_assert_int_eq(res.unit, 0);
+		}
+		ck_assert_int_eq(cosched_place_check(p, &err), 0);
+		cosched_place_free(p);
+	}
+	pc.max_apps = -1;
+	ck_assert_ptr_null(cosched_place_create(&pc, 1, units, cores, &err));
+	ck_assert_ptr_nonnull(strstr(err.msg, "max_apps -1"));
+}
+END_TEST
+
 Suite *cosched_test_suite(void)
 {
 	Suite *s = suite_create("place");
@@ -415,6 +462,7 @@ Suite *cosched_test_suite(void)
 	tcase_add_test(tc, test_will_run_on_a_copy);
 	tcase_add_test(tc, test_lenient_least_bad);
 	tcase_add_test(tc, test_copy_is_independent);
+	tcase_add_test(tc, test_gang_max_apps);
 	tcase_add_test(tc, test_live_load_leaves_with_its_file);
 	suite_add_tcase(s, tc);
 	return s;
