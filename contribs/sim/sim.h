@@ -247,6 +247,21 @@ typedef enum {
 	SIM_VAR_BLIND,		/* cores in order, contention-blind */
 } sim_variant_kind_t;
 
+/* How the waiting jobs start (--queue).  FIRST_FIT: at every event each
+ * queued job, in order, starts if a unit accepts it now, as if backfill
+ * knew nothing of run times.  EASY: the same, but the first job that
+ * cannot start gets a reservation (the unit and time a will-run query of
+ * the placement engine gives, from the running jobs' expected ends) and a
+ * later job may not take that unit unless its estimated end (submit
+ * estimate: its standalone run time) comes before the reservation, as
+ * Slurm's backfill plans around the top job. */
+typedef enum {
+	SIM_QUEUE_FIRST_FIT = 0,
+	SIM_QUEUE_EASY,
+	SIM_QUEUE_COUNT
+} sim_queue_t;
+extern const char *const sim_queue_names[SIM_QUEUE_COUNT];
+
 typedef struct {
 	size_t nodes;
 	int sockets;		/* per node */
@@ -257,6 +272,7 @@ typedef struct {
 	double bsld_tau_s;	/* bounded slowdown threshold, 10 s */
 	int max_apps;		/* jobs per socket (--gang-max-apps); 0 =
 				 * the policy's own */
+	sim_queue_t queue;	/* --queue: how waiting jobs start */
 } sim_ss_conf_t;
 
 void sim_ss_conf_default(sim_ss_conf_t *c);
@@ -277,6 +293,10 @@ typedef struct {
 	size_t pushes;		/* completion events entered or moved */
 	size_t heap_max;	/* most events in the heap at once */
 	double occ_avg;		/* co-runners re-rated per socket change */
+	/* The queue: jobs that started while an earlier job waited, the
+	 * reservations made (EASY) and the offers of a reserved unit refused
+	 * to a job that would still run at the reservation's time. */
+	size_t passed, reservations, reserve_refusals;
 } sim_ss_result_t;
 
 int sim_ss_run(const sim_model_t *m, const sim_workload_t *w,
@@ -289,11 +309,16 @@ int sim_ss_run(const sim_model_t *m, const sim_workload_t *w,
  * placement engine's best unit for it as a single job, taken at once (the
  * simulated allocator never refuses), and the job entered there.  *unit
  * is the unit, or -1 when no unit accepts it now (not an error); *threads
- * the threads the policy gives it.  The replay (sim_replay.c) calls it
+ * the threads the policy gives it.  try/ctx is the allocator the engine
+ * offers units to (NULL: sim_ss_take_unit).  The replay (sim_replay.c) calls it
  * too, so that a sequence can be compared with the controller's choices.
  */
 int sim_ss_place(cosched_place_t *place, const cosched_gang_job_t *gj,
-		 long *unit, int *threads, cosched_error_t *err);
+		 cosched_place_try_fn try, void *ctx, long *unit,
+		 int *threads, cosched_error_t *err);
+/* The allocator sim_ss_place uses when given none: every unit offered is
+ * taken. */
+int sim_ss_take_unit(void *ctx, const size_t *units, size_t n);
 
 /* The category mix of jobs whose trace carries none (--mix). */
 typedef enum {

@@ -29,6 +29,11 @@ double sim_rng_unit(uint64_t *s)
 	return cosched_random_unit(s);
 }
 
+const char *const sim_queue_names[SIM_QUEUE_COUNT] = {
+	[SIM_QUEUE_FIRST_FIT] = "first-fit",
+	[SIM_QUEUE_EASY] = "easy",
+};
+
 const char *const sim_mix_names[SIM_MIX_COUNT] = {
 	[SIM_MIX_BALANCED] = "balanced",
 	[SIM_MIX_MEMORY] = "memory",

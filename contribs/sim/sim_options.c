@@ -32,6 +32,7 @@ static void usage(FILE *f)
 "  --table seed002|seed001|FILE  --catastrophic X  --scaling FILE\n"
 "  --miss-gain CAT=G[,...]  --freq-domain per-app|max\n"
 "  --nodes N --sockets S --cores C --queue-depth N     (space)\n"
+"  --queue first-fit|easy  how waiting jobs start (space; default first-fit)\n"
 "  --swf FILE  --generate N  --load L                  (space arrivals)\n"
 "  --mix balanced|memory|compute  their categories (default balanced)\n"
 "  --bench-scale SMALL,LARGE  time every space-shared variant at two job\n"
@@ -84,7 +85,7 @@ enum {
 	O_WINDOW, O_QUANTUM, O_CAPACITY, O_SEED, O_TABLE, O_CATA, O_SCALING,
 	O_MISS_GAIN, O_FREQ_DOMAIN, O_NODES, O_SOCKETS, O_CORES, O_QDEPTH,
 	O_SWF, O_GENERATE, O_LOAD, O_MIX, O_CALIBRATE, O_TARGET, O_TIMELINE, O_CSV,
-	O_JSON, O_MRB_W, O_MRB_T, O_MRB_START, O_MAX_APPS, O_BENCH, O_SEED000, O_SETS,
+	O_JSON, O_MRB_W, O_MRB_T, O_MRB_START, O_MAX_APPS, O_QUEUE, O_BENCH, O_SEED000, O_SETS,
 	O_PROCS, O_REQUESTS, O_FREEZE, O_PLOT, O_ANCHOR,
 };
 
@@ -119,6 +120,7 @@ static const struct option longopts[] = {
 	{ "mrb-threshold", required_argument, NULL, O_MRB_T },
 	{ "mrb-start", required_argument, NULL, O_MRB_START },
 	{ "gang-max-apps", required_argument, NULL, O_MAX_APPS },
+	{ "queue", required_argument, NULL, O_QUEUE },
 	{ "bench-scale", required_argument, NULL, O_BENCH },
 	{ "plot", required_argument, NULL, O_PLOT },
 	{ "anchor", no_argument, NULL, O_ANCHOR },
@@ -171,6 +173,13 @@ static int check_combination(const opts_t *o)
 		fprintf(stderr, PROG ": --optimum is the best gang partition of "
 			"the time-shared setting; --setting space, --anchor, "
 			"--seed000 and --bench-scale have none\n");
+		return SIM_EXIT_USAGE;
+	}
+	if (o->ss.queue != SIM_QUEUE_FIRST_FIT &&
+	    (o->seed000 || (!o->space && !o->anchor && !o->bench_large))) {
+		fprintf(stderr, PROG ": --queue %s orders a space-shared "
+			"queue; the time-shared setting and --seed000 have "
+			"none\n", sim_queue_names[o->ss.queue]);
 		return SIM_EXIT_USAGE;
 	}
 	if (o->bench_large) {
@@ -324,6 +333,19 @@ int sim_options_parse(int argc, char **argv, opts_t *o, sim_model_t *m)
 				return SIM_EXIT_USAGE;
 			}
 			o->mix = (sim_mix_t)k;
+			break;
+		}
+		case O_QUEUE: {
+			cosched_error_t err;
+			int k = cosched_name_parse("--queue", "value",
+						   sim_queue_names, 0,
+						   SIM_QUEUE_COUNT, optarg,
+						   true, &err);
+			if (k < 0) {
+				fprintf(stderr, PROG ": %s\n", err.msg);
+				return SIM_EXIT_USAGE;
+			}
+			o->ss.queue = (sim_queue_t)k;
 			break;
 		}
 		case O_CALIBRATE: o->calibrate = true; break;

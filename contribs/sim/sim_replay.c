@@ -106,7 +106,7 @@ static int replay_line(cosched_place_t *place, char *line, long lineno)
 			err.msg[0] ? err.msg : "mpki: not a number");
 		return -1;
 	}
-	if (sim_ss_place(place, &gj, &unit, &threads, &err) < 0) {
+	if (sim_ss_place(place, &gj, NULL, NULL, &unit, &threads, &err) < 0) {
 		fprintf(stderr, "cosched-sim-replay: line %ld: %s\n", lineno,
 			err.msg);
 		return -1;

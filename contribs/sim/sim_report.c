@@ -305,8 +305,9 @@ void sim_report_ss(const opts_t *o, const sim_model_t *m,
 		return;
 	}
 	printf("space-shared: %zu jobs, %zu nodes x %d sockets x %d cores, "
-	       "dvfs %s, table %s\n", w->n, o->ss.nodes, o->ss.sockets,
-	       o->ss.cores, o->ss.dvfs ? "on" : "off", m->table);
+	       "dvfs %s, table %s, queue %s\n", w->n, o->ss.nodes,
+	       o->ss.sockets, o->ss.cores, o->ss.dvfs ? "on" : "off", m->table,
+	       sim_queue_names[o->ss.queue]);
 	printf("%-18s %11s %10s %6s %6s %9s %7s %6s %6s %10s %9s %8s\n",
 	       "variant", "makespan_s", "jobs/h", "tput", "util", "wait_s",
 	       "bsld", "fair", "worst", "energy_kJ", "EDP", "sim_s");
@@ -332,6 +333,7 @@ json_t *sim_json_ss(const opts_t *o, const sim_workload_t *w,
 	JINT(&b, doc, "sockets", o->ss.sockets);
 	JINT(&b, doc, "cores", o->ss.cores);
 	JBOOL(&b, doc, "dvfs", o->ss.dvfs);
+	JSTR(&b, doc, "queue", sim_queue_names[o->ss.queue]);
 	JINT(&b, doc, "jobs", w->n);
 	for (size_t i = 0; i < rep->n; i++) {
 		const sim_ss_result_t *r = &rep->rows[i];
@@ -354,6 +356,9 @@ json_t *sim_json_ss(const opts_t *o, const sim_workload_t *w,
 		JINT(&b, row, "heap_updates", r->pushes);
 		JINT(&b, row, "heap_max", r->heap_max);
 		JREAL(&b, row, "occ_avg", r->occ_avg);
+		JINT(&b, row, "passed", r->passed);
+		JINT(&b, row, "reservations", r->reservations);
+		JINT(&b, row, "reserve_refusals", r->reserve_refusals);
 		JREAL(&b, row, "sim_s", r->sim_s);
 		jb_push(&b, rows, row);
 	}

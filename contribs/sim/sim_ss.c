@@ -80,6 +80,15 @@ typedef struct {
 	double *due;
 	size_t *hpos;
 	size_t qhead, qtail, qlen;	/* queue: linked list of jobs */
+	/* EASY (sim_queue_t): the reserved unit (-1: none) and the time
+	 * it is reserved from; cand_end is the estimated end of the job
+	 * being offered units; will_run makes the allocator take any unit
+	 * and remember it in found (the will-run query's answer). */
+	long res_unit;
+	double res_time, cand_end;
+	bool will_run;
+	long found;
+	cosched_place_ending_t *ends;	/* a will-run query's running jobs */
 
 	sim_member_t *mem;
 	sim_perf_t *perf;
@@ -199,14 +208,36 @@ static void energy_to(ss_t *s, size_t k, double now)
 
 /* The allocator of the simulated cluster: a unit the engine offers has
  * the cores (the engine checks them), so it always takes it. */
-static int take_unit(void *ctx, const size_t *units, size_t n)
+int sim_ss_take_unit(void *ctx, const size_t *units, size_t n)
 {
 	(void)ctx;
 	return units && n == 1 ? 0 : -1;
 }
 
+/* The allocator with a queue: under EASY it refuses the reserved unit to
+ * a job whose estimated end comes after the reservation's time; in a
+ * will-run query it takes the unit and remembers it. */
+static int queue_take_unit(void *ctx, const size_t *units, size_t n)
+{
+	ss_t *s = ctx;
+
+	if (!units || n != 1)
+		return -1;
+	if (s->will_run) {
+		s->found = (long)units[0];
+		return 0;
+	}
+	if (s->res_unit >= 0 && (long)units[0] == s->res_unit &&
+	    s->cand_end > s->res_time) {
+		s->r->reserve_refusals++;
+		return -1;
+	}
+	return 0;
+}
+
 int sim_ss_place(cosched_place_t *place, const cosched_gang_job_t *gj,
-		 long *unit, int *threads, cosched_error_t *err)
+		 cosched_place_try_fn try, void *ctx, long *unit,
+		 int *threads, cosched_error_t *err)
 {
 	cosched_place_job_t pj = { .gj = *gj, .cores = gj->threads,
 				   .kind = COSCHED_PLACE_SINGLE };
@@ -214,8 +245,10 @@ int sim_ss_place(cosched_place_t *place, const cosched_gang_job_t *gj,
 	cosched_hold_t hold;
 
 	*unit = -1;
+	if (!try)
+		try = sim_ss_take_unit;
 	if (cosched_place_job(place, &pj, NULL, COSCHED_PLACE_RUN_NOW, NULL, 0,
-			      take_unit, NULL, &res)) {
+			      try, ctx, &res)) {
 		/* Without explain, why holds only a refused query. */
 		return res.why[0] ? cosched_error_set(err, "%s", res.why) : 0;
 	}
@@ -235,10 +268,14 @@ static int try_place(ss_t *s, size_t j, double now, bool *placed)
 	sock_t *so;
 
 	*placed = false;
-	if (sim_ss_place(s->place, &s->gj[j], &k, &threads, s->err) < 0)
+	s->cand_end = now + s->w->apps[j].solo_s;
+	if (sim_ss_place(s->place, &s->gj[j], queue_take_unit, s, &k,
+			 &threads, s->err) < 0)
 		return -1;
 	if (k < 0)
 		return 0;
+	if (s->qlen > 0 && s->qhead != j)
+		s->r->passed++;	/* an earlier job still waits */
 	so = &s->sock[k];
 	if (so->n >= s->slots)
 		return cosched_error_set(s->err, "socket %ld: more than %d jobs",
@@ -255,12 +292,48 @@ static int try_place(ss_t *s, size_t j, double now, bool *placed)
 	return socket_changed(s, (size_t)k, now);
 }
 
+/* EASY: the reservation of job j, which cannot start now: the unit and
+ * time at which the placement engine's will-run query (the running jobs
+ * leaving in the order of their expected ends, as slurmctld's backfill
+ * asks the select plugin) lets it start.  None when no unit accepts it
+ * within the query's horizon (COSCHED_PLACE_MAX_FUTURE ends). */
+static void reserve(ss_t *s, size_t j)
+{
+	cosched_place_job_t pj = { .gj = s->gj[j], .cores = s->gj[j].threads,
+				   .kind = COSCHED_PLACE_SINGLE };
+	cosched_place_result_t res;
+	size_t n = s->heap.n;
+
+	for (size_t k = 0; k < n; k++) {
+		size_t x = s->heap.v[k];
+		s->ends[k].job_id = s->gj[x].job_id;
+		/* Milliseconds: the engine compares whole numbers. */
+		s->ends[k].end = (int64_t)ceil(s->due[x] * 1000.0);
+	}
+	s->will_run = true;
+	s->found = -1;
+	if (!cosched_place_job(s->place, &pj, NULL, COSCHED_PLACE_WILL_RUN,
+			       s->ends, n, queue_take_unit, s, &res) &&
+	    s->found >= 0 && res.start_after > 0) {
+		s->res_unit = s->found;
+		s->res_time = (double)res.start_after / 1000.0;
+		s->r->reservations++;
+	}
+	s->will_run = false;
+}
+
 /* Try the first queue_depth queued jobs in order (Slurm's main scheduler
- * looks at default_queue_depth = 100 jobs per pass). */
+ * looks at default_queue_depth = 100 jobs per pass).  Under EASY the
+ * first that cannot start reserves its unit for the jobs behind it; when
+ * its will-run finds none, no job has a reservation until the next pass
+ * (one will-run per pass, as EASY plans for the top job only). */
 static int pass(ss_t *s, double now)
 {
 	size_t j = s->qhead, tried = 0;
 
+	bool reserved = false;
+
+	s->res_unit = -1;
 	while (j != NIL && tried < s->c->queue_depth) {
 		size_t next = s->job[j].next;
 		bool placed;
@@ -271,6 +344,10 @@ static int pass(ss_t *s, double now)
 			return -1;
 		if (placed)
 			queue_remove(s, j);
+		else if (s->c->queue == SIM_QUEUE_EASY && !reserved) {
+			reserve(s, j);
+			reserved = true;
+		}
 		tried++;
 		j = next;
 	}
@@ -347,6 +424,7 @@ int sim_ss_run(const sim_model_t *m, const sim_workload_t *w,
 	s.r = r;
 	s.err = err;
 	s.qhead = s.qtail = NIL;
+	s.res_unit = -1;
 	if (n == 0)
 		return cosched_error_set(err, "empty workload");
 	if (c->nodes < 1 || c->sockets < 1 || c->cores < 1 ||
@@ -398,9 +476,12 @@ int sim_ss_run(const sim_model_t *m, const sim_workload_t *w,
 	s.perf = calloc((size_t)s.slots + 1, sizeof(*s.perf));
 	s.due = malloc(n * sizeof(*s.due));
 	s.hpos = malloc(n * sizeof(*s.hpos));
+	s.ends = c->queue == SIM_QUEUE_EASY ?
+		malloc(n * sizeof(*s.ends)) : NULL;
 	order = malloc(n * sizeof(size_t));
 	if (!s.gj || !s.job || !s.sock || !s.occupant || !s.mem || !s.perf ||
-	    !s.due || !s.hpos || !order) {
+	    !s.due || !s.hpos || !order ||
+	    (c->queue == SIM_QUEUE_EASY && !s.ends)) {
 		cosched_error_set(err, "out of memory for %zu jobs", n);
 		goto out;
 	}
@@ -466,8 +547,14 @@ int sim_ss_run(const sim_model_t *m, const sim_workload_t *w,
 			if (s.qlen < c->queue_depth &&
 			    try_place(&s, j, ta, &placed) < 0)
 				goto out;
-			if (!placed)
+			if (!placed) {
 				queue_append(&s, j);
+				/* The first job that waits reserves, as in
+				 * a pass (pass); behind others, the pass
+				 * decided. */
+				if (c->queue == SIM_QUEUE_EASY && s.qlen == 1)
+					reserve(&s, j);
+			}
 		}
 	}
 	if (done != n) {
@@ -522,6 +609,7 @@ out:
 	cosched_heap_free(&s.heap);
 	free(s.due);
 	free(s.hpos);
+	free(s.ends);
 	free(order);
 	free(same_after);
 	return rc;

@@ -583,3 +583,37 @@ def test_gang_max_apps_tighter_reading():
         r = sim(wl, "--gang-max-apps", bad, check=False)
         assert r.returncode == 2 and "--gang-max-apps" in r.stderr \
             and bad in r.stderr, (bad, r.stderr)
+
+
+def test_easy_backfill_reserves_for_the_first_waiting_job(tmp_path):
+    """--queue easy (cosched-sim(1)): B (4 cores) waits behind A (2 of the
+    socket's 4, 100 s); C (2 cores) came after B.  first-fit starts C at
+    once, so B waits for both; EASY reserves the socket for B at A's end
+    and refuses it to C, whose estimated end (200 s) comes later, but not
+    to a C that ends before the reservation (50 s)."""
+    def run(c_solo, queue):
+        wl = tmp_path / f"w{c_solo}.txt"
+        wl.write_text("A 2 0.01 2200 cpu 100 submit=0\n"
+                      "B 4 0.01 2200 cpu 100 submit=1\n"
+                      f"C 2 0.01 2200 cpu {c_solo} submit=2\n")
+        doc = json.loads(sim("--setting", "space", str(wl), "--nodes", "1",
+                             "--sockets", "1", "--cores", "4", "--policy",
+                             "app_aware", "--queue", queue, "--json").stdout)
+        assert doc["queue"] == queue
+        return {r["variant"]: r for r in doc["rows"]}["app_aware"]
+
+    ff, easy = run(200, "first-fit"), run(200, "easy")
+    assert ff["passed"] == 1 and ff["reservations"] == 0
+    assert ff["makespan_s"] == pytest.approx(302, abs=0.5)   # C, then B
+    assert easy["passed"] == 0 and easy["reserve_refusals"] >= 1
+    assert easy["reservations"] >= 1
+    assert easy["makespan_s"] == pytest.approx(400, abs=0.5)  # B, then C
+    short = run(50, "easy")
+    assert short["passed"] == 1 and short["reserve_refusals"] == 0
+    assert short["makespan_s"] == pytest.approx(200, abs=0.5)
+    # Bad values and the setting without a queue are refused by name.
+    r = sim("--setting", "space", "--seed002", "--queue", "fifo",
+            check=False)
+    assert r.returncode == 2 and "--queue" in r.stderr and "fifo" in r.stderr
+    r = sim("--seed002", "--queue", "easy", check=False)
+    assert r.returncode == 2 and "time-shared" in r.stderr, r.stderr
