@@ -91,6 +91,12 @@ const char *cosched_decision_policy_text(cosched_policy_t p)
 						    cosched_policy_name(p);
 }
 
+const char *cosched_decision_policy_of(const cosched_decision_t *d)
+{
+	return d->policy == COSCHED_DECISION_POLICY_NEWER ? d->newer_policy :
+		cosched_decision_policy_text(d->policy);
+}
+
 /* ---- nodes and reason ------------------------------------------------- */
 
 int cosched_decision_key_index(const char *name)
@@ -132,6 +138,7 @@ void cosched_decision_init(cosched_decision_t *d)
 	memset((char *) d + TAIL_AT, 0, sizeof(*d) - TAIL_AT);
 	d->state = COSCHED_DECISION_PLACED;
 	d->policy = COSCHED_DECISION_POLICY_NONE;
+	d->newer_policy[0] = '\0';
 	d->scope = COSCHED_SCOPE_SOCKET;
 	d->has_class = false;
 	d->category = COSCHED_CAT_UNKNOWN;
@@ -404,6 +411,8 @@ bool cosched_decision_equal(const cosched_decision_t *a,
 	if (a->job_id != b->job_id || a->state != b->state ||
 	    strcmp(a->app, b->app) ||
 	    a->policy != b->policy || a->scope != b->scope ||
+	    (a->policy == COSCHED_DECISION_POLICY_NEWER &&
+	     strcmp(a->newer_policy, b->newer_policy)) ||
 	    a->has_class != b->has_class || !double_same(a->mpki, b->mpki) ||
 	    a->threads != b->threads || a->nnodes != b->nnodes ||
 	    a->membind != b->membind || a->power != b->power ||

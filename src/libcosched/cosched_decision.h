@@ -149,11 +149,20 @@ typedef struct {
 
 /* policy=none: CoschedPolicy=none, cons_tres places, cosched records. */
 #define COSCHED_DECISION_POLICY_NONE COSCHED_POLICY_COUNT
+/* A policy a newer minor of the schema names and this reader does not
+ * know (one added after this release): the record is read, the name kept
+ * in newer_policy, and the formatter refuses it (this release never
+ * writes a policy it does not have).  Names are 1 to
+ * COSCHED_DECISION_POLICY_NAME_MAX bytes of [a-z0-9_], a letter first. */
+#define COSCHED_DECISION_POLICY_NEWER (COSCHED_POLICY_COUNT + 1)
+#define COSCHED_DECISION_POLICY_NAME_MAX 31
 
 typedef struct {
 	uint32_t job_id;			/* > 0 */
 	cosched_decision_state_t state;
-	cosched_policy_t policy;		/* or COSCHED_DECISION_POLICY_NONE */
+	cosched_policy_t policy;		/* or COSCHED_DECISION_POLICY_NONE,
+						 * _NEWER */
+	char newer_policy[COSCHED_DECISION_POLICY_NAME_MAX + 1]; /* _NEWER */
 	cosched_scope_t scope;
 	char app[COSCHED_APP_NAME_MAX + 1];	/* "" = unset */
 	bool has_class;				/* class, lca, source */
@@ -179,6 +188,10 @@ typedef struct {
 /* Everything unset: state placed, policy none, scope socket, no node. */
 void cosched_decision_init(cosched_decision_t *d);
 
+/* The record's policy as its text names it: "none", a policy of this
+ * release, or a newer minor's name this release does not know. */
+const char *cosched_decision_policy_of(const cosched_decision_t *d);
+
 /* The node entry named name, added when absent (NULL when full or name
  * invalid; err says which). */
 cosched_decision_node_t *cosched_decision_node(cosched_decision_t *d,
@@ -191,7 +204,7 @@ void cosched_decision_set_reason(cosched_decision_t *d, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
 /* One line, no newline.  Returns 0, or -1 when d is invalid (err names the
- * field) or len is too small. */
+ * field) or len is too small; buf then holds "" when it was invalid. */
 int cosched_decision_format(const cosched_decision_t *d, char *buf, size_t len,
 			    cosched_error_t *err);
 

@@ -46,6 +46,10 @@ static int decision_check(const cosched_decision_t *d, double_texts_t *texts,
 	if ((int) d->state < 0 || d->state >= COSCHED_DECISION_STATE_COUNT)
 		return cosched_error_set(err, "state: unknown state %d",
 					 (int) d->state);
+	if (d->policy == COSCHED_DECISION_POLICY_NEWER)
+		return cosched_error_set(err,
+			"policy: %s is a newer release's policy, which this one does not write",
+			COSCHED_QUOTE(d->newer_policy));
 	if ((int) d->policy < 0 || d->policy > COSCHED_DECISION_POLICY_NONE)
 		return cosched_error_set(err, "policy: unknown policy %d",
 					 (int) d->policy);
@@ -167,6 +171,9 @@ int cosched_decision_format(const cosched_decision_t *d, char *buf, size_t len,
 	double_texts_t texts;
 	cosched_kv_out_t o;
 
+	/* A refused record leaves an empty line, never the bytes before. */
+	if (buf && len)
+		buf[0] = '\0';
 	if (decision_check(d, &texts, err))
 		return -1;
 	cosched_kv_out_fixed(&o, buf, len);

@@ -13,22 +13,6 @@
 #include "cosched_nametable.h"
 #include "cosched_text.h"
 
-static int policy_parse(const char *value, cosched_policy_t *out,
-			cosched_error_t *err)
-{
-	const char *names[COSCHED_POLICY_COUNT + 1];
-	int i;
-
-	for (i = 0; i <= COSCHED_POLICY_COUNT; i++)
-		names[i] = cosched_decision_policy_text((cosched_policy_t) i);
-	i = cosched_name_parse("policy", "value", names, 0,
-			       COSCHED_POLICY_COUNT + 1, value, false, err);
-	if (i < 0)
-		return -1;
-	*out = (cosched_policy_t) i;
-	return 0;
-}
-
 static int source_parse(const char *value, cosched_class_source_t *out,
 			cosched_error_t *err)
 {
@@ -74,6 +58,51 @@ typedef struct {
 	bool nodes_set;		/* a node list was read: the others match */
 	cosched_decision_compat_t compat;
 } parse_t;
+
+/* A name a newer release may give a policy: a letter, then [a-z0-9_],
+ * at most COSCHED_DECISION_POLICY_NAME_MAX bytes. */
+static bool newer_policy_name_ok(const char *value)
+{
+	size_t n = strlen(value);
+
+	if (!n || n > COSCHED_DECISION_POLICY_NAME_MAX || value[0] < 'a' ||
+	    value[0] > 'z')
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!((value[i] >= 'a' && value[i] <= 'z') ||
+		      (value[i] >= '0' && value[i] <= '9') || value[i] == '_'))
+			return false;
+	return true;
+}
+
+/* A policy of this release, or, in a record of a newer minor, one added
+ * since (COSCHED_DECISION_POLICY_NEWER): the node enforces the record's
+ * cores, memory and frequency whatever policy chose them. */
+static int policy_parse(const parse_t *ps, const char *value,
+			cosched_decision_t *d, cosched_error_t *err)
+{
+	const char *names[COSCHED_POLICY_COUNT + 1];
+	int i;
+
+	for (i = 0; i <= COSCHED_POLICY_COUNT; i++)
+		names[i] = cosched_decision_policy_text((cosched_policy_t) i);
+	i = cosched_name_parse("policy", "value", names, 0,
+			       COSCHED_POLICY_COUNT + 1, value, false, err);
+	if (i >= 0) {
+		d->policy = (cosched_policy_t) i;
+		d->newer_policy[0] = '\0';
+		return 0;
+	}
+	if (!cosched_kv_version_newer_minor(ps->compat.version,
+					    cosched_decision_own_version()) ||
+	    !newer_policy_name_ok(value))
+		return -1;
+	if (err)
+		cosched_error_clear(err);
+	d->policy = COSCHED_DECISION_POLICY_NEWER;
+	memcpy(d->newer_policy, value, strlen(value) + 1);
+	return 0;
+}
 
 /* sockets=, cores= or numa=: "NODE:LIST;NODE:LIST". */
 static int parse_nodes(parse_t *ps, int key, char *value, cosched_error_t *err)
@@ -211,7 +240,7 @@ static int parse_value(parse_t *ps, int key, char *value, cosched_error_t *err)
 		d->state = (cosched_decision_state_t) i;
 		return 0;
 	case K_POLICY:
-		return policy_parse(value, &d->policy, err);
+		return policy_parse(ps, value, d, err);
 	case K_SCOPE:
 		return cosched_scope_parse("scope", value, &d->scope, err);
 	case K_CLASS:

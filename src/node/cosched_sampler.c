@@ -638,8 +638,7 @@ static json_t *decision_json(void)
 	json_object_set_new(o, "state", json_string(
 		cosched_decision_state_name(d.state)));
 	json_object_set_new(o, "policy", json_string(
-		d.policy == COSCHED_DECISION_POLICY_NONE ? "none" :
-		cosched_policy_name(d.policy)));
+		cosched_decision_policy_of(&d)));
 	if (d.has_class) {
 		json_object_set_new(o, "class", json_string(
 			cosched_category_name(d.category)));

@@ -546,8 +546,7 @@ static void explain_job(status_report_t *r, FILE *out)
 	fprintf(out, "  record:     %.*s\n", (int) len, line);
 	fprintf(out, "  decision:   %s, policy %s, scope %s\n",
 		cosched_decision_state_name(d->state),
-		d->policy == COSCHED_DECISION_POLICY_NONE ? "none" :
-		cosched_policy_name(d->policy), cosched_scope_name(d->scope));
+		cosched_decision_policy_of(d), cosched_scope_name(d->scope));
 	if (d->has_class)
 		fprintf(out, "  class:      %s (LCA %s), from %s\n",
 			cosched_category_name(d->category),
@@ -658,8 +657,7 @@ static json_t *json_decision(const cosched_decision_t *d, const char *line,
 	json_object_set_new(o, "state",
 			    json_string(cosched_decision_state_name(d->state)));
 	json_object_set_new(o, "policy", json_string(
-		d->policy == COSCHED_DECISION_POLICY_NONE ? "none" :
-		cosched_policy_name(d->policy)));
+		cosched_decision_policy_of(d)));
 	json_object_set_new(o, "scope", json_string(cosched_scope_name(d->scope)));
 	json_object_set_new(o, "class", d->has_class ?
 		json_string(cosched_category_name(d->category)) : json_null());

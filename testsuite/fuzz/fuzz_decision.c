@@ -9,7 +9,8 @@
  *     message is written, terminated inside the 512-byte buffer, not empty
  *     and free of control characters;
  *   - a record that parsed formats again (into COSCHED_DECISION_TEXT_MAX
- *     bytes), and that text parses to an equal record; when the line was
+ *     bytes), unless it names a policy a newer minor added, which only a
+ *     newer minor's record may and the formatter refuses; and that text parses to an equal record; when the line was
  *     of the writer's own version as it writes it ("cosched/1", not
  *     "cosched/1.0" or a newer minor, whose unknown keys are skipped), the
  *     text is exactly the line; the formatter never overruns a short
@@ -100,6 +101,21 @@ static void check_parsed(const cosched_decision_t *d, const char *line,
 	cosched_decision_t again;
 	cosched_error_t err;
 
+	/* A policy a newer minor added: read, never written again. */
+	if (d->policy == COSCHED_DECISION_POLICY_NEWER) {
+		FUZZ_CHECK(cosched_kv_version_newer_minor(compat->version,
+				(cosched_kv_version_t){ COSCHED_DECISION_SCHEMA,
+						COSCHED_DECISION_SCHEMA_MINOR }),
+			   "an unknown policy read from this release's record",
+			   d->newer_policy);
+		fuzz_error_poison(&err);
+		FUZZ_CHECK(cosched_decision_format(d, text, sizeof(text),
+						   &err) == -1 &&
+			   strstr(err.msg, "newer release's policy"),
+			   "a newer release's policy was written", err.msg);
+		check_format_bounds(d);
+		return;
+	}
 	fuzz_error_poison(&err);
 	FUZZ_CHECK(cosched_decision_format(d, text, sizeof(text), &err) == 0,
 		   "a parsed record does not format", err.msg);

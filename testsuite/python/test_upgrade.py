@@ -38,11 +38,13 @@ def _fields(text):
     return tag, re.findall(r'(\w+)=("(?:[^"\\]|\\.)*"|\S+)', rest)
 
 
-def _newer(text, tag, membind, extra_mid, extra_end):
+def _newer(text, tag, membind, extra_mid, extra_end, policy=None):
     """text as a newer writer would write it: tag, membind changed, an
-    unknown key after scope and another after reason."""
+    unknown key after scope and another after reason, and the policy
+    renamed to one a newer release could add."""
     _, fields = _fields(text)
-    fields = [(k, v) for k, v in fields if k != "membind"]
+    fields = [(k, policy if k == "policy" and policy else v)
+              for k, v in fields if k != "membind"]
     fields.append(("membind", membind))
     fields.sort(key=lambda kv: ORDER.index(kv[0]))
     at = [k for k, _ in fields].index("scope") + 1
@@ -88,10 +90,11 @@ def test_newer_minor_enforced_newer_major_refused(make_cluster):
         written = f.read()
     assert written.startswith("cosched/1 job="), written
 
-    # A newer minor with two keys this node does not know: enforced.
+    # A newer minor with two keys this node does not know and a policy
+    # added after this release (cosched(8) UPGRADE): enforced.
     with open(cache, "w") as f:
         f.write(_newer(written, "cosched/1.9", "bind", ("gpu", "a100"),
-                       ("future", '"two words"')))
+                       ("future", '"two words"'), policy="future_policy"))
     open(os.path.join(c.workdir, "jobs", "go1"), "w").close()
     assert _step_membind(c, j, 1) == "bind 0"
 

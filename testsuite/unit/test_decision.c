@@ -478,7 +478,7 @@ START_TEST(test_format_refuses)
 	ck_assert_int_eq(cosched_decision_format(&d, buf, sizeof(buf), &err), -1);
 	ck_assert_ptr_nonnull(strstr(err.msg, "nodes: node n1 has no socket, core or NUMA id"));
 	d.nnodes = 0;
-	d.policy = (cosched_policy_t) (COSCHED_DECISION_POLICY_NONE + 1);
+	d.policy = (cosched_policy_t) (COSCHED_DECISION_POLICY_NEWER + 1);
 	ck_assert_int_eq(cosched_decision_format(&d, buf, sizeof(buf), &err), -1);
 	ck_assert_ptr_nonnull(strstr(err.msg, "policy: unknown policy"));
 	d.policy = COSCHED_DECISION_POLICY_NONE;
@@ -1012,6 +1012,65 @@ START_TEST(test_documented)
 }
 END_TEST
 
+/* A policy a newer minor added (cosched(8) UPGRADE): a node of this
+ * release reads the record, keeping the name to show, and enforces it;
+ * this release's own records, or a malformed name, are still refused;
+ * the formatter never writes it. */
+START_TEST(test_newer_minor_policy)
+{
+	static const char *const rec =
+		"cosched/1.1 job=3 state=placed policy=future_policy scope=socket sockets=n1:0 cores=n1:2";
+	char name[64], text[256], buf[512];
+	cosched_decision_t d, again;
+
+	ck_assert_int_eq(cosched_decision_parse(rec, &d, &err), 0);
+	ck_assert_int_eq(d.policy, COSCHED_DECISION_POLICY_NEWER);
+	ck_assert_str_eq(d.newer_policy, "future_policy");
+	ck_assert_str_eq(cosched_decision_policy_of(&d), "future_policy");
+	ck_assert_int_eq(d.nnodes, 1);		/* the rest read as before */
+	ck_assert_int_eq(cosched_decision_parse(rec, &again, &err), 0);
+	ck_assert(cosched_decision_equal(&d, &again));
+	snprintf(again.newer_policy, sizeof(again.newer_policy), "other");
+	ck_assert(!cosched_decision_equal(&d, &again));
+	/* As a node finds it in a SystemComment. */
+	snprintf(buf, sizeof(buf), "note\n%s\n", rec);
+	ck_assert_int_eq(cosched_decision_find(buf, &again, &err), 1);
+	ck_assert_str_eq(cosched_decision_policy_of(&again), "future_policy");
+	/* Never written by this release. */
+	ck_assert_int_eq(cosched_decision_format(&d, buf, sizeof(buf), &err), -1);
+	ck_assert_ptr_nonnull(strstr(err.msg,
+		"policy: \"future_policy\" is a newer release's policy"));
+	/* This release's version: every policy it may write is known. */
+	expect_error("cosched/1 job=3 state=placed policy=future_policy scope=socket",
+		     "policy", "future_policy");
+	expect_error("cosched/1.0 job=3 state=placed policy=future_policy scope=socket",
+		     "policy", "future_policy");
+	/* A name no release gives: refused in a newer minor too. */
+	expect_error("cosched/1.1 job=3 state=placed policy=Future scope=socket",
+		     "policy", "Future");
+	expect_error("cosched/1.1 job=3 state=placed policy=9lives scope=socket",
+		     "policy", "9lives");
+	expect_error("cosched/1.1 job=3 state=placed policy=a-b scope=socket",
+		     "policy", "a-b");
+	memset(name, 'a', COSCHED_DECISION_POLICY_NAME_MAX + 1);
+	name[COSCHED_DECISION_POLICY_NAME_MAX + 1] = '\0';
+	snprintf(text, sizeof(text),
+		 "cosched/1.1 job=3 state=placed policy=%s scope=socket", name);
+	expect_error(text, "policy");
+	name[COSCHED_DECISION_POLICY_NAME_MAX] = '\0';	/* the longest */
+	snprintf(text, sizeof(text),
+		 "cosched/1.1 job=3 state=placed policy=%s scope=socket", name);
+	ck_assert_int_eq(cosched_decision_parse(text, &d, &err), 0);
+	ck_assert_str_eq(d.newer_policy, name);
+	/* A known policy after a newer one leaves no name behind. */
+	ck_assert_int_eq(cosched_decision_parse(
+		"cosched/1.1 job=3 state=placed policy=gang scope=socket", &d,
+		&err), 0);
+	ck_assert_int_eq(d.policy, COSCHED_POLICY_GANG);
+	ck_assert_str_eq(cosched_decision_policy_of(&d), "gang");
+}
+END_TEST
+
 Suite *cosched_test_suite(void)
 {
 	Suite *s = suite_create("decision");
@@ -1032,6 +1091,7 @@ Suite *cosched_test_suite(void)
 	tcase_add_test(tc, test_set_slowdown);
 	tcase_add_test(tc, test_double_text);
 	tcase_add_test(tc, test_documented);
+	tcase_add_test(tc, test_newer_minor_policy);
 	suite_add_tcase(s, tc);
 	return s;
 }
