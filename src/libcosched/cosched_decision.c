@@ -389,15 +389,20 @@ int cosched_decision_double_write(const char *key, double x, double lo,
 	return 0;
 }
 
-bool cosched_decision_governor_ok(const char *g, size_t n)
+bool cosched_decision_word_ok(const char *w, size_t n, size_t max)
 {
-	if (n < 1 || n > COSCHED_DECISION_GOVERNOR_MAX)
+	if (n < 1 || n > max)
 		return false;
 	for (size_t i = 0; i < n; i++)
-		if (!((g[i] >= 'a' && g[i] <= 'z') ||
-		      (g[i] >= '0' && g[i] <= '9') || g[i] == '_'))
+		if (!((w[i] >= 'a' && w[i] <= 'z') ||
+		      (w[i] >= '0' && w[i] <= '9') || w[i] == '_'))
 			return false;
 	return true;
+}
+
+bool cosched_decision_governor_ok(const char *g, size_t n)
+{
+	return cosched_decision_word_ok(g, n, COSCHED_DECISION_GOVERNOR_MAX);
 }
 
 static bool double_same(double a, double b)

@@ -63,16 +63,9 @@ typedef struct {
  * at most COSCHED_DECISION_POLICY_NAME_MAX bytes. */
 static bool newer_policy_name_ok(const char *value)
 {
-	size_t n = strlen(value);
-
-	if (!n || n > COSCHED_DECISION_POLICY_NAME_MAX || value[0] < 'a' ||
-	    value[0] > 'z')
-		return false;
-	for (size_t i = 0; i < n; i++)
-		if (!((value[i] >= 'a' && value[i] <= 'z') ||
-		      (value[i] >= '0' && value[i] <= '9') || value[i] == '_'))
-			return false;
-	return true;
+	return value[0] >= 'a' && value[0] <= 'z' &&
+	       cosched_decision_word_ok(value, strlen(value),
+					COSCHED_DECISION_POLICY_NAME_MAX);
 }
 
 /* A policy of this release, or, in a record of a newer minor, one added
