@@ -221,12 +221,17 @@ static int queue_take_unit(void *ctx, const size_t *units, size_t n)
 {
 	ss_t *s = ctx;
 
-	if (!units || n != 1)
+	if (!units || n == 0)
 		return -1;
+	/* A will-run query offers one unit per node that accepts the job
+	 * (several when running jobs on several nodes end together): the
+	 * reservation takes the engine's first. */
 	if (s->will_run) {
 		s->found = (long)units[0];
 		return 0;
 	}
+	if (n != 1)
+		return -1;
 	if (s->res_unit >= 0 && (long)units[0] == s->res_unit &&
 	    s->cand_end > s->res_time) {
 		s->r->reserve_refusals++;

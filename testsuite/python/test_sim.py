@@ -611,6 +611,18 @@ def test_easy_backfill_reserves_for_the_first_waiting_job(tmp_path):
     short = run(50, "easy")
     assert short["passed"] == 1 and short["reserve_refusals"] == 0
     assert short["makespan_s"] == pytest.approx(200, abs=0.5)
+    # Jobs on two nodes ending together: the will-run query offers a unit
+    # on each node at once, and B still gets its reservation (it had none
+    # when the allocator took only single offers).
+    wl = tmp_path / "two.txt"
+    wl.write_text("A1 4 0.01 2200 cpu 100 submit=0\n"
+                  "A2 2 0.01 2200 cpu 100 submit=0\n"
+                  "B 4 0.01 2200 cpu 100 submit=1\n")
+    doc = json.loads(sim("--setting", "space", str(wl), "--nodes", "2",
+                         "--sockets", "1", "--cores", "4", "--policy",
+                         "app_aware", "--queue", "easy", "--json").stdout)
+    for r in doc["rows"]:
+        assert r["reservations"] == 1, r
     # Bad values and the setting without a queue are refused by name.
     r = sim("--setting", "space", "--seed002", "--queue", "fifo",
             check=False)
