@@ -95,8 +95,15 @@ def bind_check(vm, *args, mib=MIB):
     r = guest_run(vm, argv, timeout=60)
     assert r.rc == 0, (argv, r)
     lines = r.stdout.splitlines()
-    assert len(lines) == 1 and lines[0].startswith("numa_bind_check "), r
-    report = dict(tok.split("=", 1) for tok in shlex.split(lines[0])[1:])
+    assert len(lines) == 1, r
+    return _report(lines[0], r)
+
+
+def _report(line, r):
+    """numa_bind_check's report line as a dict, with "pages_on" and the
+    stderr of the guest command r."""
+    assert line.startswith("numa_bind_check "), r
+    report = dict(tok.split("=", 1) for tok in shlex.split(line)[1:])
     report["pages_on"] = {int(k[1:]): int(v) for k, v in report.items()
                           if k[0] == "N" and k[1:].isdigit()}
     report["stderr"] = r.stderr
@@ -129,11 +136,20 @@ def test_prefer_lands_on_preferred_node(vm2):
 def test_prefer_spills_where_bind_would_not(vm2):
     # What makes prefer differ from bind: past the preferred node's free
     # memory the allocation goes on elsewhere instead of failing.
-    r = guest_run(vm2, "sed -n 's/.*MemFree: *\\([0-9]*\\) kB/\\1/p' "
-                "/sys/devices/system/node/node1/meminfo")
-    free_mib = int(r.stdout) // 1024
+    # One guest command measures node 1's free memory and asks 32 MiB
+    # more, so that guest_run's retry on a fresh boot measures again (a
+    # fresh guest has more free: measured before a reboot, the spill came
+    # out at 8.9 MiB instead of 32).
+    r = guest_run(vm2, "f=$(sed -n 's/.*MemFree: *\\([0-9]*\\) kB/\\1/p' "
+                  "/sys/devices/system/node/node1/meminfo); echo free_kib=$f; "
+                  "numa_bind_check --nodes 1 --mode prefer "
+                  "--mib $((f / 1024 + 32))", timeout=60)
+    assert r.rc == 0, r
+    lines = r.stdout.splitlines()
+    assert len(lines) == 2 and lines[0].startswith("free_kib="), r
+    free_mib = int(lines[0].split("=", 1)[1]) // 1024
     mib = free_mib + 32
-    rep = bind_check(vm2, "--nodes", "1", "--mode", "prefer", mib=mib)
+    rep = _report(lines[1], r)
     on = rep["pages_on"]
     assert on[0] + on[1] == mib * 256, rep
     assert on[1] > (free_mib - 32) * 256, rep   # the node filled first
