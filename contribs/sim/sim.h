@@ -310,15 +310,12 @@ int sim_ss_run(const sim_model_t *m, const sim_workload_t *w,
  * simulated allocator never refuses), and the job entered there.  *unit
  * is the unit, or -1 when no unit accepts it now (not an error); *threads
  * the threads the policy gives it.  try/ctx is the allocator the engine
- * offers units to (NULL: sim_ss_take_unit).  The replay (sim_replay.c) calls it
+ * offers units to (NULL: every unit offered is taken).  The replay (sim_replay.c) calls it
  * too, so that a sequence can be compared with the controller's choices.
  */
 int sim_ss_place(cosched_place_t *place, const cosched_gang_job_t *gj,
 		 cosched_place_try_fn try, void *ctx, long *unit,
 		 int *threads, cosched_error_t *err);
-/* The allocator sim_ss_place uses when given none: every unit offered is
- * taken. */
-int sim_ss_take_unit(void *ctx, const size_t *units, size_t n);
 
 /* The category mix of jobs whose trace carries none (--mix). */
 typedef enum {

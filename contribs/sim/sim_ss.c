@@ -208,7 +208,7 @@ static void energy_to(ss_t *s, size_t k, double now)
 
 /* The allocator of the simulated cluster: a unit the engine offers has
  * the cores (the engine checks them), so it always takes it. */
-int sim_ss_take_unit(void *ctx, const size_t *units, size_t n)
+static int take_unit(void *ctx, const size_t *units, size_t n)
 {
 	(void)ctx;
 	return units && n == 1 ? 0 : -1;
@@ -230,14 +230,12 @@ static int queue_take_unit(void *ctx, const size_t *units, size_t n)
 		s->found = (long)units[0];
 		return 0;
 	}
-	if (n != 1)
-		return -1;
 	if (s->res_unit >= 0 && (long)units[0] == s->res_unit &&
 	    s->cand_end > s->res_time) {
 		s->r->reserve_refusals++;
 		return -1;
 	}
-	return 0;
+	return take_unit(NULL, units, n);
 }
 
 int sim_ss_place(cosched_place_t *place, const cosched_gang_job_t *gj,
@@ -251,7 +249,7 @@ int sim_ss_place(cosched_place_t *place, const cosched_gang_job_t *gj,
 
 	*unit = -1;
 	if (!try)
-		try = sim_ss_take_unit;
+		try = take_unit;
 	if (cosched_place_job(place, &pj, NULL, COSCHED_PLACE_RUN_NOW, NULL, 0,
 			      try, ctx, &res)) {
 		/* Without explain, why holds only a refused query. */
@@ -335,7 +333,6 @@ static void reserve(ss_t *s, size_t j)
 static int pass(ss_t *s, double now)
 {
 	size_t j = s->qhead, tried = 0;
-
 	bool reserved = false;
 
 	s->res_unit = -1;

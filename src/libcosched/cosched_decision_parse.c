@@ -71,9 +71,9 @@ static bool newer_policy_name_ok(const char *value)
 /* A policy of this release, or, in a record of a newer minor, one added
  * since (COSCHED_DECISION_POLICY_NEWER): the node enforces the record's
  * cores, memory and frequency whatever policy chose them. */
-static int policy_parse(const parse_t *ps, const char *value,
-			cosched_decision_t *d, cosched_error_t *err)
+static int policy_parse(parse_t *ps, const char *value, cosched_error_t *err)
 {
+	cosched_decision_t *d = &ps->d;
 	const char *names[COSCHED_POLICY_COUNT + 1];
 	int i;
 
@@ -233,7 +233,7 @@ static int parse_value(parse_t *ps, int key, char *value, cosched_error_t *err)
 		d->state = (cosched_decision_state_t) i;
 		return 0;
 	case K_POLICY:
-		return policy_parse(ps, value, d, err);
+		return policy_parse(ps, value, err);
 	case K_SCOPE:
 		return cosched_scope_parse("scope", value, &d->scope, err);
 	case K_CLASS:
