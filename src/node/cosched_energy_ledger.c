@@ -146,11 +146,18 @@ static int ledger_load(const char *dir, const char *boot, ledger_t *l,
 	return 0;
 }
 
-int cosched_energy_ledger_update(cosched_rapl_t *rapl, const char *dir,
-				 const cosched_ledger_step_t *me, bool leave,
-				 int wait_ms, cosched_ledger_step_t *out,
-				 cosched_ledger_outcome_t *outcome,
-				 cosched_error_t *err)
+/*
+ * The update and the settle in one: with me, me's sampler brings the
+ * ledger up to now (joining, leaving, giving its rates); with me NULL,
+ * anyone brings it up to now for step id, which must be present, and no
+ * step's entry changes but by the split.  1: id is not in the ledger
+ * (settle only; nothing written).
+ */
+static int advance(cosched_rapl_t *rapl, const char *dir,
+		   const cosched_step_ref_t *id,
+		   const cosched_ledger_step_t *me, bool leave, int wait_ms,
+		   cosched_ledger_step_t *out,
+		   cosched_ledger_outcome_t *outcome, cosched_error_t *err)
 {
 	cosched_ledger_outcome_t oc_local, *oc = outcome ? outcome : &oc_local;
 	char boot[COSCHED_BOOT_ID_LEN + 1];
@@ -161,7 +168,7 @@ int cosched_energy_ledger_update(cosched_rapl_t *rapl, const char *dir,
 	int lock, rc = -1, mine = -1, present;
 
 	memset(oc, 0, sizeof(*oc));
-	if (!me->cores)
+	if (me && !me->cores)
 		return cosched_error_set(err, "energy ledger: a step with 0 cores");
 	if (cosched_spool_dir_ready("energy ledger directory", dir, err))
 		return -1;
@@ -224,7 +231,7 @@ int cosched_energy_ledger_update(cosched_rapl_t *rapl, const char *dir,
 	/* Those found dead keep nothing: their sampler never writes a
 	 * record.  What they had been given is counted as abandoned. */
 	for (int i = 0; i < l->n;) {
-		if (!cosched_step_ref_eq(&l->step[i].id, &me->id) &&
+		if (!(me && cosched_step_ref_eq(&l->step[i].id, id)) &&
 		    !cosched_proc_alive(&l->step[i].proc)) {
 			l->abandoned += l->step[i].energy.total_uj;
 			l->step[i] = l->step[--l->n];
@@ -233,12 +240,18 @@ int cosched_energy_ledger_update(cosched_rapl_t *rapl, const char *dir,
 		i++;
 	}
 	for (int i = 0; i < l->n; i++)
-		if (cosched_step_ref_eq(&l->step[i].id, &me->id))
+		if (cosched_step_ref_eq(&l->step[i].id, id))
 			mine = i;
+	if (!me && (mine < 0 || oc->restarted)) {
+		/* Settling for a step the ledger does not hold (any more):
+		 * the samplers start, restart and end ledgers. */
+		rc = 1;
+		goto done;
+	}
 	/* The interval is split among the steps present during it: a
 	 * joining step was not (it is added after the split). */
 	present = l->n;
-	if (mine >= 0) {
+	if (me && mine >= 0) {
 		/* Its rate over its last interval: the best it can say of
 		 * the interval being split. */
 		l->step[mine].proc = me->proc;
@@ -267,8 +280,10 @@ int cosched_energy_ledger_update(cosched_rapl_t *rapl, const char *dir,
 		}
 	}
 	/* A joining step's rate counts from the next split. */
-	l->step[mine].rate = me->rate;
-	l->step[mine].mem_rate = me->mem_rate;
+	if (me) {
+		l->step[mine].rate = me->rate;
+		l->step[mine].mem_rate = me->mem_rate;
+	}
 
 	/* The reading moves on with RAPL; a presence-only update leaves the
 	 * ledger's zones and reading as they were. */
@@ -303,4 +318,27 @@ done:
 	free(l);
 	close(lock);
 	return rc;
+}
+
+int cosched_energy_ledger_update(cosched_rapl_t *rapl, const char *dir,
+				 const cosched_ledger_step_t *me, bool leave,
+				 int wait_ms, cosched_ledger_step_t *out,
+				 cosched_ledger_outcome_t *outcome,
+				 cosched_error_t *err)
+{
+	return advance(rapl, dir, &me->id, me, leave, wait_ms, out, outcome,
+		       err);
+}
+
+int cosched_energy_ledger_settle(cosched_rapl_t *rapl, const char *dir,
+				 const cosched_step_ref_t *id, int wait_ms,
+				 cosched_ledger_step_t *out,
+				 cosched_ledger_outcome_t *outcome,
+				 cosched_error_t *err)
+{
+	if (!rapl)
+		return cosched_error_set(err,
+			"energy ledger: settling needs RAPL");
+	return advance(rapl, dir, id, NULL, false, wait_ms, out, outcome,
+		       err);
 }

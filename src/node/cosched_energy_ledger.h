@@ -112,6 +112,23 @@ int cosched_energy_ledger_update(cosched_rapl_t *rapl, const char *dir,
 				 cosched_ledger_outcome_t *outcome,
 				 cosched_error_t *err);
 
+/*
+ * Bring the ledger in dir up to now for step id, as its sampler's update
+ * would, but changing no step's cores or rates (the samplers give those):
+ * what Slurm's accounting asks of a step at each of its polls
+ * (acct_gather_energy/cosched), so that what slurmstepd reports is the
+ * share up to the poll, and the energy it settles is handed out once
+ * like any other.  0: *out (may be NULL) gets id's entry; 1: id has no
+ * entry (never joined, left, found dead, or the ledger restarted; nothing
+ * is written then: only samplers start and restart ledgers); -1 (err) as
+ * for an update.  Needs RAPL (rapl not NULL).
+ */
+int cosched_energy_ledger_settle(cosched_rapl_t *rapl, const char *dir,
+				 const cosched_step_ref_t *id, int wait_ms,
+				 cosched_ledger_step_t *out,
+				 cosched_ledger_outcome_t *outcome,
+				 cosched_error_t *err);
+
 /* "JOB.STEP" with Slurm's special step ids as numbers. */
 void cosched_step_ref_format(const cosched_step_ref_t *r, char *buf,
 			     size_t len);

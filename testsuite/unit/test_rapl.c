@@ -15,45 +15,13 @@
 #include <unistd.h>
 
 #include "cosched_check.h"
-#include "src/node/cosched_energy_ledger.h"
+#include "fake_rapl.h"
 #include "src/node/cosched_rapl.h"
 #include "src/node/cosched_spool.h"
 
-typedef cosched_check_tree_t tree_t;	/* the test's directory, SysfsRoot */
+typedef fake_rapl_tree_t tree_t;
 
 static cosched_error_t err;
-
-/* A fake tree made with fake_powercap.py create ROOT ARGS. */
-static void tree_make(tree_t *t, const char *args)
-{
-	cosched_check_tree_make(t, "rapl", COSCHED_FAKE_POWERCAP, args);
-}
-
-/* fake_powercap.py CMD ROOT ARGS, its output discarded. */
-static void fake(const tree_t *t, const char *cmd, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void fake(const tree_t *t, const char *cmd, const char *fmt, ...)
-{
-	char args[512];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(args, sizeof(args), fmt, ap);
-	va_end(ap);
-	cosched_check_sh("%s %s %s %s %s >/dev/null", COSCHED_PYTHON3,
-			 COSCHED_FAKE_POWERCAP, cmd, t->root, args);
-}
-
-static cosched_rapl_t *tree_open(const tree_t *t)
-{
-	cosched_rapl_t *r;
-
-	err.msg[0] = '\0';
-	r = cosched_rapl_open(t->root, &err);
-	ck_assert_msg(r != NULL, "open %s: %s", t->root, err.msg);
-	return r;
-}
 
 static void open_fails(const tree_t *t, const char *want)
 {
@@ -111,8 +79,8 @@ START_TEST(t_scan_two_packages)
 	tree_t t;
 	cosched_rapl_t *r;
 
-	tree_make(&t, "--packages 2");
-	r = tree_open(&t);
+	fake_rapl_make(&t, "--packages 2");
+	r = fake_rapl_open(&t);
 	ck_assert_int_eq(cosched_rapl_nzones(r), 6);
 	zone_is(r, 0, "intel-rapl:0", "package-0", COSCHED_RAPL_PACKAGE, 0, -1,
 		262143328850ull);
@@ -141,8 +109,8 @@ START_TEST(t_scan_many_packages)
 	tree_t t;
 	cosched_rapl_t *r;
 
-	tree_make(&t, "--packages 12 --no-dram");
-	r = tree_open(&t);
+	fake_rapl_make(&t, "--packages 12 --no-dram");
+	r = fake_rapl_open(&t);
 	ck_assert_int_eq(cosched_rapl_nzones(r), 24);
 	zone_is(r, 4, "intel-rapl:2", "package-2", COSCHED_RAPL_PACKAGE, 2, -1,
 		262143328850ull);
@@ -160,8 +128,8 @@ START_TEST(t_missing_zones)
 	cosched_rapl_t *r;
 	cosched_energy_node_t n;
 
-	tree_make(&t, "--packages 2 --no-dram");
-	r = tree_open(&t);
+	fake_rapl_make(&t, "--packages 2 --no-dram");
+	r = fake_rapl_open(&t);
 	ck_assert_int_eq(cosched_rapl_nzones(r), 4);
 	ck_assert_str_eq(cosched_rapl_notes(r),
 			 "package-0: no dram zone; package-1: no dram zone");
@@ -174,13 +142,13 @@ START_TEST(t_missing_zones)
 	cosched_check_tree_free(&t);
 
 	/* One package without its core zone: no node-wide core figure. */
-	tree_make(&t, "--packages 2");
+	fake_rapl_make(&t, "--packages 2");
 	cosched_check_sh("rm %s/sys/class/powercap/intel-rapl:1:0", t.root);
-	r = tree_open(&t);
+	r = fake_rapl_open(&t);
 	ck_assert_int_eq(cosched_rapl_nzones(r), 5);
 	ck_assert_str_eq(cosched_rapl_notes(r), "package-1: no core zone");
 	ck_assert(!cosched_rapl_has_core(r));
-	fake(&t, "advance", "intel-rapl:0:0 500");
+	fake_rapl(&t, "advance", "intel-rapl:0:0 500");
 	n = sample_ok(r, NULL);
 	ck_assert(!n.has_core);
 	ck_assert_uint_eq(n.core_uj, 0);
@@ -196,8 +164,8 @@ START_TEST(t_amd)
 	tree_t t;
 	cosched_rapl_t *r;
 
-	tree_make(&t, "--vendor amd --packages 1");
-	r = tree_open(&t);
+	fake_rapl_make(&t, "--vendor amd --packages 1");
+	r = fake_rapl_open(&t);
 	ck_assert_int_eq(cosched_rapl_nzones(r), 2);
 	zone_is(r, 1, "intel-rapl:0:0", "core", COSCHED_RAPL_CORE, 0, -1,
 		262143328850ull);
@@ -214,8 +182,8 @@ START_TEST(t_psys_uncore_dies)
 	tree_t t;
 	cosched_rapl_t *r;
 
-	tree_make(&t, "--packages 1 --uncore --psys");
-	r = tree_open(&t);
+	fake_rapl_make(&t, "--packages 1 --uncore --psys");
+	r = fake_rapl_open(&t);
 	ck_assert_int_eq(cosched_rapl_nzones(r), 3);
 	zone_is(r, 2, "intel-rapl:0:2", "dram", COSCHED_RAPL_DRAM, 0, -1,
 		65712999613ull);
@@ -223,8 +191,8 @@ START_TEST(t_psys_uncore_dies)
 	cosched_rapl_close(r);
 	cosched_check_tree_free(&t);
 
-	tree_make(&t, "--packages 1 --dies 2");
-	r = tree_open(&t);
+	fake_rapl_make(&t, "--packages 1 --dies 2");
+	r = fake_rapl_open(&t);
 	ck_assert_int_eq(cosched_rapl_nzones(r), 6);
 	zone_is(r, 3, "intel-rapl:1", "package-0-die-1", COSCHED_RAPL_PACKAGE,
 		0, 1, 262143328850ull);
@@ -241,9 +209,9 @@ START_TEST(t_unknown_zone)
 	tree_t t;
 	cosched_rapl_t *r;
 
-	tree_make(&t, "--packages 1");
+	fake_rapl_make(&t, "--packages 1");
 	put(&t, "intel-rapl:0:1", "name", "hbm\n");
-	r = tree_open(&t);
+	r = fake_rapl_open(&t);
 	ck_assert_int_eq(cosched_rapl_nzones(r), 2);
 	ck_assert_str_eq(cosched_rapl_notes(r),
 			 "intel-rapl:0:1: zone \"hbm\" not used; package-0: no dram zone");
@@ -259,7 +227,7 @@ START_TEST(t_no_powercap)
 	tree_t t;
 	char want[400];
 
-	tree_make(&t, "--no-powercap");
+	fake_rapl_make(&t, "--no-powercap");
 	snprintf(want, sizeof(want),
 		 "energy unavailable: no powercap under %s/sys/class/powercap",
 		 t.root);
@@ -311,7 +279,7 @@ START_TEST(t_malformed)
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		tree_t t;
 
-		tree_make(&t, "--packages 1");
+		fake_rapl_make(&t, "--packages 1");
 		put(&t, cases[i].zone, cases[i].file, cases[i].text);
 		open_fails(&t, cases[i].want);
 		cosched_check_tree_free(&t);
@@ -324,7 +292,7 @@ START_TEST(t_duplicates)
 {
 	tree_t t;
 
-	tree_make(&t, "--packages 2");
+	fake_rapl_make(&t, "--packages 2");
 	put(&t, "intel-rapl:0:1", "name", "core\n");
 	open_fails(&t, "two core zones in package-0");
 	put(&t, "intel-rapl:0:1", "name", "dram\n");
@@ -341,7 +309,7 @@ START_TEST(t_links)
 	tree_t t;
 	cosched_rapl_t *r;
 
-	tree_make(&t, "--packages 1");
+	fake_rapl_make(&t, "--packages 1");
 	cosched_check_sh("mkdir %s/elsewhere && cp -a %s/sys/devices/virtual/powercap/intel-rapl/intel-rapl:0/intel-rapl:0:1 %s/elsewhere/",
 	   t.top, t.root, t.top);
 	cosched_check_sh("ln -sfn %s/elsewhere/intel-rapl:0:1 %s/sys/class/powercap/intel-rapl:0:1",
@@ -349,7 +317,7 @@ START_TEST(t_links)
 	open_fails(&t, "intel-rapl:0:1: leads out of");
 	cosched_check_sh("ln -sfn ../../devices/virtual/powercap/intel-rapl/intel-rapl:0/intel-rapl:0:1 %s/sys/class/powercap/intel-rapl:0:1",
 	   t.root);
-	r = tree_open(&t);
+	r = fake_rapl_open(&t);
 	cosched_rapl_close(r);
 	cosched_check_sh("cd %s/sys/devices/virtual/powercap/intel-rapl/intel-rapl:0 && mv energy_uj real && ln -s real energy_uj",
 	   t.root);
@@ -367,20 +335,20 @@ START_TEST(t_unreadable)
 	cosched_rapl_delta_t d[3];
 	cosched_energy_node_t n;
 
-	tree_make(&t, "--packages 1");
-	fake(&t, "unreadable", "intel-rapl:0:0");
+	fake_rapl_make(&t, "--packages 1");
+	fake_rapl(&t, "unreadable", "intel-rapl:0:0");
 	open_fails(&t, "intel-rapl:0:0/energy_uj: not a regular file");
-	fake(&t, "readable", "intel-rapl:0:0");
-	r = tree_open(&t);
-	fake(&t, "advance", "intel-rapl:0 100");
-	fake(&t, "unreadable", "intel-rapl:0:0");
+	fake_rapl(&t, "readable", "intel-rapl:0:0");
+	r = fake_rapl_open(&t);
+	fake_rapl(&t, "advance", "intel-rapl:0 100");
+	fake_rapl(&t, "unreadable", "intel-rapl:0:0");
 	err.msg[0] = '\0';
 	ck_assert_int_eq(cosched_rapl_sample(r, d, &n, &err), -1);
 	ck_assert_msg(strstr(err.msg, "energy unavailable: ") == err.msg &&
 		      strstr(err.msg, "intel-rapl:0:0/energy_uj: not a regular file"),
 		      "%s", err.msg);
-	fake(&t, "readable", "intel-rapl:0:0");
-	fake(&t, "advance", "intel-rapl:0 50");
+	fake_rapl(&t, "readable", "intel-rapl:0:0");
+	fake_rapl(&t, "advance", "intel-rapl:0 50");
 	n = sample_ok(r, d);
 	ck_assert_uint_eq(d[0].uj, 150);	/* both intervals */
 	ck_assert_uint_eq(n.package_uj, 150);
@@ -427,7 +395,7 @@ START_TEST(t_eacces_real)
 
 	if (geteuid() != 0)
 		return;		/* the tree's own 0400 files bind us already */
-	tree_make(&t, "--packages 1");
+	fake_rapl_make(&t, "--packages 1");
 	ck_assert_int_eq(chmod(t.top, 0755), 0);
 	cosched_child_run("open as nobody", open_as_nobody, &t,
 			  COSCHED_CHILD_AS_NOBODY, 10);
@@ -465,9 +433,9 @@ START_TEST(t_read)
 	uint64_t uj[3];
 	cosched_rapl_delta_t d[3];
 
-	tree_make(&t, "--packages 1 --energy 1000");
-	r = tree_open(&t);
-	fake(&t, "advance", "intel-rapl:0:1 234");
+	fake_rapl_make(&t, "--packages 1 --energy 1000");
+	r = fake_rapl_open(&t);
+	fake_rapl(&t, "advance", "intel-rapl:0:1 234");
 	ck_assert_int_eq(cosched_rapl_read(r, uj, &err), 0);
 	ck_assert_uint_eq(uj[0], 1000);
 	ck_assert_uint_eq(uj[1], 1000);
@@ -493,11 +461,11 @@ START_TEST(t_wraparound)
 	cosched_rapl_delta_t d[3];
 	cosched_energy_node_t n;
 
-	tree_make(&t, "--packages 1 --max-range 1000000 --dram-max-range 1000000 --energy 700000");
-	r = tree_open(&t);
-	fake(&t, "advance", "intel-rapl:0 500000");
-	fake(&t, "advance", "intel-rapl:0:0 200000");
-	fake(&t, "advance", "intel-rapl:0:1 300001");
+	fake_rapl_make(&t, "--packages 1 --max-range 1000000 --dram-max-range 1000000 --energy 700000");
+	r = fake_rapl_open(&t);
+	fake_rapl(&t, "advance", "intel-rapl:0 500000");
+	fake_rapl(&t, "advance", "intel-rapl:0:0 200000");
+	fake_rapl(&t, "advance", "intel-rapl:0:1 300001");
 	n = sample_ok(r, d);
 	ck_assert_uint_eq(d[0].uj, 500000);
 	ck_assert(d[0].wrapped);
@@ -512,7 +480,7 @@ START_TEST(t_wraparound)
 	n = sample_ok(r, d);
 	ck_assert_uint_eq(n.package_uj + n.core_uj + n.dram_uj, 0);
 	/* 2 x 1000001 + 10: two whole wraps are invisible. */
-	fake(&t, "advance", "intel-rapl:0 2000012");
+	fake_rapl(&t, "advance", "intel-rapl:0 2000012");
 	n = sample_ok(r, d);
 	ck_assert_uint_eq(d[0].uj, 10);
 	cosched_rapl_close(r);
@@ -544,15 +512,15 @@ START_TEST(t_two_jobs_through_a_wrap)
 	cosched_energy_share_t sh[2];
 	cosched_energy_split_t s;
 
-	tree_make(&t, "--packages 2 --max-range 10000000 --dram-max-range 10000000");
-	fake(&t, "set", "intel-rapl:0 8000000");
-	r = tree_open(&t);
-	fake(&t, "advance", "intel-rapl:0 6000000");
-	fake(&t, "advance", "intel-rapl:0:0 4000000");
-	fake(&t, "advance", "intel-rapl:0:1 2000000");
-	fake(&t, "advance", "intel-rapl:1 3000000");
-	fake(&t, "advance", "intel-rapl:1:0 1000000");
-	fake(&t, "advance", "intel-rapl:1:1 1000000");
+	fake_rapl_make(&t, "--packages 2 --max-range 10000000 --dram-max-range 10000000");
+	fake_rapl(&t, "set", "intel-rapl:0 8000000");
+	r = fake_rapl_open(&t);
+	fake_rapl(&t, "advance", "intel-rapl:0 6000000");
+	fake_rapl(&t, "advance", "intel-rapl:0:0 4000000");
+	fake_rapl(&t, "advance", "intel-rapl:0:1 2000000");
+	fake_rapl(&t, "advance", "intel-rapl:1 3000000");
+	fake_rapl(&t, "advance", "intel-rapl:1:0 1000000");
+	fake_rapl(&t, "advance", "intel-rapl:1:1 1000000");
 	n = sample_ok(r, d);
 	ck_assert(d[0].wrapped);
 	ck_assert_uint_eq(d[0].uj, 6000000);
@@ -574,299 +542,6 @@ START_TEST(t_two_jobs_through_a_wrap)
 	ck_assert_uint_eq(sh[0].total_uj, 4900000);
 	ck_assert_uint_eq(sh[1].total_uj, 7100000);
 	ck_assert_uint_eq(sh[0].total_uj + sh[1].total_uj, s.node_uj);
-	cosched_rapl_close(r);
-	cosched_check_tree_free(&t);
-}
-END_TEST
-
-/* ---- the node's energy ledger (src/node/cosched_energy_ledger.c) ------ */
-
-static cosched_ledger_step_t ledger_step(uint32_t job, uint32_t cores,
-					 uint64_t rate, uint64_t mem_rate)
-{
-	cosched_ledger_step_t s;
-
-	memset(&s, 0, sizeof(s));
-	s.id.job_id = job;
-	s.id.step_id = 0;
-	ck_assert(cosched_proc_self(&s.proc, &err) == 0);
-	s.cores = cores;
-	s.rate = rate;
-	s.mem_rate = mem_rate;
-	return s;
-}
-
-static cosched_ledger_step_t ledger_update(cosched_rapl_t *r, const char *dir,
-					   const cosched_ledger_step_t *me,
-					   bool leave,
-					   cosched_ledger_outcome_t *oc)
-{
-	cosched_ledger_step_t out;
-
-	err.msg[0] = '\0';
-	ck_assert_msg(cosched_energy_ledger_update(r, dir, me, leave, 1000,
-						   &out, oc, &err) == 0,
-		      "%s", err.msg);
-	return out;
-}
-
-/* Advance package, core and dram of package 0 by whole joules. */
-static void spend(const tree_t *t, int pkg_j, int core_j, int dram_j)
-{
-	fake(t, "advance", "intel-rapl:0 %d", pkg_j * 1000000);
-	fake(t, "advance", "intel-rapl:0:0 %d", core_j * 1000000);
-	fake(t, "advance", "intel-rapl:0:1 %d", dram_j * 1000000);
-}
-
-static void ledger_dir(const tree_t *t, char *dir, size_t len)
-{
-	snprintf(dir, len, "%s/spool", t->top);
-}
-
-START_TEST(t_ledger_shares_add_up)
-{
-	cosched_ledger_step_t a = ledger_step(10, 2, 0, COSCHED_ENERGY_UNKNOWN);
-	cosched_ledger_step_t b = ledger_step(11, 6, 0, COSCHED_ENERGY_UNKNOWN);
-	cosched_ledger_step_t ga, gb;
-	cosched_ledger_outcome_t oc;
-	char dir[400], path[500];
-	cosched_rapl_t *r;
-	tree_t t;
-
-	tree_make(&t, "--packages 1");
-	r = tree_open(&t);
-	ledger_dir(&t, dir, sizeof(dir));
-	snprintf(path, sizeof(path), "%s/" COSCHED_ENERGY_LEDGER_FILE, dir);
-
-	ga = ledger_update(r, dir, &a, false, &oc);	/* a joins */
-	ck_assert(oc.restarted);
-	ck_assert_str_eq(oc.note, "new ledger");
-	ck_assert_uint_eq(ga.energy.total_uj, 0);
-
-	/* a alone: all of it. */
-	spend(&t, 10, 4, 2);
-	gb = ledger_update(r, dir, &b, false, &oc);	/* b joins */
-	ck_assert(!oc.restarted);
-	ck_assert_uint_eq(oc.split_uj, 12000000);
-	ck_assert_int_eq(oc.present, 1);
-	ck_assert_uint_eq(gb.energy.total_uj, 0);
-
-	/* b has no rate yet: a's activity takes the core energy; idle and
-	 * uncore by cores 2:6; no memory rate: dram by activity. */
-	spend(&t, 8, 4, 2);
-	a.rate = 1000;
-	a.mem_rate = 100;
-	ga = ledger_update(r, dir, &a, false, &oc);
-	ck_assert_int_eq(oc.present, 2);
-	ck_assert_uint_eq(ga.energy.total_uj, 12000000 + 1000000 + 4000000 +
-					     2000000);
-	b.rate = 3000;
-	b.mem_rate = 300;
-	gb = ledger_update(r, dir, &b, false, &oc);
-	ck_assert_uint_eq(oc.split_uj, 0);
-	ck_assert_uint_eq(gb.energy.total_uj, 3000000);
-
-	/* Rates 1:3 for core and dram, cores 2:6 for the rest. */
-	spend(&t, 8, 4, 2);
-	ga = ledger_update(r, dir, &a, true, &oc);	/* a leaves */
-	/* alone 6 + 4 + 2, then 1 + 4 + 2, then 1 + 1 + 0.5 J */
-	ck_assert_uint_eq(ga.energy.uncore_uj, 8000000);
-	ck_assert_uint_eq(ga.energy.core_uj, 9000000);
-	ck_assert_uint_eq(ga.energy.dram_uj, 4500000);
-	ck_assert_uint_eq(ga.energy.total_uj, 21500000);
-	ck_assert_uint_eq(ga.node_uj, 32000000);
-	ck_assert_int_eq(ga.ncorunners, 1);
-	ck_assert_uint_eq(ga.corunners[0].job_id, 11);
-	ck_assert_int_eq(access(path, F_OK), 0);
-
-	gb = ledger_update(r, dir, &b, true, &oc);	/* b leaves, last */
-	ck_assert_uint_eq(gb.energy.total_uj, 10500000);
-	ck_assert_uint_eq(gb.node_uj, 20000000);
-	ck_assert_int_eq(gb.ncorunners, 1);
-	ck_assert_uint_eq(gb.corunners[0].job_id, 10);
-	/* Every joule spent while a step was present, handed out once. */
-	ck_assert_uint_eq(ga.energy.total_uj + gb.energy.total_uj, 32000000);
-	ck_assert_msg(access(path, F_OK) && errno == ENOENT,
-		      "%s left behind", path);
-	cosched_rapl_close(r);
-	cosched_check_tree_free(&t);
-}
-END_TEST
-
-/* Without RAPL the ledger keeps presence only (who shared the node);
- * a step without RAPL on a node whose ledger counts zones (a sampler
- * that could not open them) neither restarts the ledger nor takes or
- * loses energy, and a step with RAPL finding a presence-only ledger
- * starts counting from its own reading, keeping the steps present. */
-START_TEST(t_ledger_presence)
-{
-	cosched_ledger_step_t a = ledger_step(30, 2, 0, COSCHED_ENERGY_UNKNOWN);
-	cosched_ledger_step_t b = ledger_step(31, 2, 0, COSCHED_ENERGY_UNKNOWN);
-	cosched_ledger_step_t c = ledger_step(32, 2, 0, COSCHED_ENERGY_UNKNOWN);
-	cosched_ledger_step_t ga, gb, gc;
-	cosched_ledger_outcome_t oc;
-	char dir[400];
-	cosched_rapl_t *r;
-	tree_t t;
-
-	tree_make(&t, "--packages 1");
-	r = tree_open(&t);
-	ledger_dir(&t, dir, sizeof(dir));
-
-	/* Presence only: a and b name each other, no energy. */
-	ledger_update(NULL, dir, &a, false, &oc);
-	ledger_update(NULL, dir, &b, false, &oc);
-	ck_assert(!oc.restarted);
-	/* c, with RAPL, joins: it starts from its reading, a and b stay. */
-	spend(&t, 10, 4, 2);
-	gc = ledger_update(r, dir, &c, false, &oc);
-	ck_assert(!oc.restarted);
-	ck_assert_uint_eq(oc.split_uj, 0);
-	ck_assert_int_eq(gc.ncorunners, 2);
-	/* a updates without RAPL: no restart, nothing split. */
-	spend(&t, 6, 2, 1);
-	ga = ledger_update(NULL, dir, &a, false, &oc);
-	ck_assert(!oc.restarted);
-	ck_assert_uint_eq(ga.energy.total_uj, 0);
-	ck_assert_int_eq(ga.ncorunners, 2);
-	/* c updates with RAPL: the 7 J since its reading are split among
-	 * the three present (a and b keep shares their records never
-	 * show: they have no RAPL), every joule to one step. */
-	gc = ledger_update(r, dir, &c, false, &oc);
-	ck_assert(!oc.restarted);
-	ck_assert_uint_eq(oc.split_uj, 7000000);
-	ck_assert_int_eq(oc.present, 3);
-	gb = ledger_update(NULL, dir, &b, true, &oc);
-	ck_assert(!oc.restarted);
-	ck_assert_int_eq(gb.ncorunners, 2);
-	ga = ledger_update(NULL, dir, &a, true, &oc);
-	gc = ledger_update(r, dir, &c, true, &oc);
-	ck_assert_int_eq(gc.ncorunners, 2);
-	ck_assert_uint_eq(ga.energy.total_uj + gb.energy.total_uj +
-			  gc.energy.total_uj, 7000000);
-	cosched_rapl_close(r);
-	cosched_check_tree_free(&t);
-}
-END_TEST
-
-START_TEST(t_ledger_dead_sampler)
-{
-	cosched_ledger_step_t a = ledger_step(20, 4, 100, 1);
-	cosched_ledger_step_t d = ledger_step(21, 4, 100, 1);
-	cosched_ledger_outcome_t oc;
-	char dir[400], path[500];
-	cosched_rapl_t *r;
-	int status;
-	pid_t pid;
-	tree_t t;
-
-	tree_make(&t, "--packages 1");
-	r = tree_open(&t);
-	ledger_dir(&t, dir, sizeof(dir));
-	snprintf(path, sizeof(path), "%s/" COSCHED_ENERGY_LEDGER_FILE, dir);
-	/* d's sampler: a child that joins, is given energy, and dies. */
-	pid = fork();
-	ck_assert_int_ge(pid, 0);
-	if (pid == 0) {
-		d.proc.pid = getpid();
-		if (cosched_proc_self(&d.proc, &err) ||
-		    cosched_energy_ledger_update(r, dir, &d, false, 1000, NULL,
-						 NULL, &err))
-			_exit(1);
-		_exit(0);
-	}
-	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
-	ck_assert_int_eq(status, 0);
-	ck_assert_ptr_nonnull(strstr(cosched_check_read_file(path), "step 21.0 "));
-	/* The dead step is dropped on a's joining: nothing spent yet. */
-	spend(&t, 4, 2, 0);
-	ledger_update(r, dir, &a, false, &oc);
-	ck_assert_int_eq(oc.present, 0);
-	ck_assert_ptr_null(strstr(cosched_check_read_file(path), "step 21.0 "));
-	ck_assert_ptr_nonnull(strstr(cosched_check_read_file(path), "abandoned=0\n"));
-	spend(&t, 4, 2, 0);
-	ck_assert_uint_eq(ledger_update(r, dir, &a, true, &oc).energy.total_uj,
-			  4000000);
-	cosched_rapl_close(r);
-	cosched_check_tree_free(&t);
-}
-END_TEST
-
-START_TEST(t_ledger_unreadable_and_wrap)
-{
-	cosched_ledger_step_t a = ledger_step(30, 1, 0, COSCHED_ENERGY_UNKNOWN);
-	cosched_ledger_outcome_t oc;
-	char dir[400], path[500];
-	cosched_rapl_t *r;
-	tree_t t;
-
-	tree_make(&t, "--packages 1 --no-dram --max-range 99999999");
-	r = tree_open(&t);
-	ledger_dir(&t, dir, sizeof(dir));
-	snprintf(path, sizeof(path), "%s/" COSCHED_ENERGY_LEDGER_FILE, dir);
-	ck_assert_int_eq(mkdir(dir, 0700), 0);
-	cosched_check_write_file(path,
-		"cosched-energy-ledger/1 boot=x\nstep 1.0 pid=1\n");
-	fake(&t, "set", "intel-rapl:0 %d", 99000000);
-	ledger_update(r, dir, &a, false, &oc);
-	ck_assert(oc.restarted);
-	ck_assert_msg(strstr(oc.note, "unreadable (line 2: unexpected)") &&
-		      strstr(oc.note, ": set aside as "), "%s", oc.note);
-	ck_assert_ptr_nonnull(strstr(cosched_check_read_file(path), "cosched-energy-ledger/1 boot="));
-	/* 99 J, then 3 J on: past the 99.999999 J range. */
-	fake(&t, "advance", "intel-rapl:0 %d", 3000000);
-	ledger_update(r, dir, &a, false, &oc);
-	ck_assert_uint_eq(oc.split_uj, 3000000);
-	ck_assert_uint_eq(ledger_update(r, dir, &a, true, &oc).energy.total_uj,
-			  3000000);
-	cosched_rapl_close(r);
-	cosched_check_tree_free(&t);
-}
-END_TEST
-
-/* A ledger of NUL bytes, or a directory where the ledger was: set aside
- * once (its step says so), and every later step measures again; before,
- * every step found it and said "energy unavailable". */
-START_TEST(t_ledger_corrupt_set_aside)
-{
-	cosched_ledger_step_t a = ledger_step(30, 1, 0, COSCHED_ENERGY_UNKNOWN);
-	cosched_ledger_outcome_t oc;
-	char dir[400], path[500], aside[600];
-	cosched_rapl_t *r;
-	FILE *f;
-	tree_t t;
-
-	tree_make(&t, "--packages 1 --no-dram");
-	r = tree_open(&t);
-	ledger_dir(&t, dir, sizeof(dir));
-	snprintf(path, sizeof(path), "%s/" COSCHED_ENERGY_LEDGER_FILE, dir);
-	ck_assert_int_eq(mkdir(dir, 0700), 0);
-	ck_assert_ptr_nonnull(f = fopen(path, "w"));
-	for (int i = 0; i < 64; i++)
-		fputc('\0', f);
-	fclose(f);
-	ledger_update(r, dir, &a, false, &oc);
-	ck_assert(oc.restarted);
-	ck_assert_msg(strstr(oc.note, ": set aside as "), "%s", oc.note);
-	ck_assert(cosched_spool_aside(dir, COSCHED_ENERGY_LEDGER_FILE, aside,
-				      sizeof(aside)));
-	fake(&t, "advance", "intel-rapl:0 %d", 2000000);
-	ledger_update(r, dir, &a, false, &oc);
-	ck_assert(!oc.restarted);
-	ck_assert_uint_eq(oc.split_uj, 2000000);
-	ledger_update(r, dir, &a, true, &oc);
-	/* A directory where the file was. */
-	unlink(path);
-	ck_assert_int_eq(mkdir(path, 0700), 0);
-	ledger_update(r, dir, &a, false, &oc);
-	ck_assert(oc.restarted);
-	ck_assert_msg(strstr(oc.note, ": set aside as "), "%s", oc.note);
-	{
-		struct stat st;
-		ck_assert_int_eq(stat(path, &st), 0);
-		ck_assert(S_ISREG(st.st_mode));	/* a ledger again */
-	}
-	ledger_update(r, dir, &a, true, &oc);
 	cosched_rapl_close(r);
 	cosched_check_tree_free(&t);
 }
@@ -896,14 +571,6 @@ Suite *cosched_test_suite(void)
 	tcase_add_test(tc, t_read);
 	tcase_add_test(tc, t_wraparound);
 	tcase_add_test(tc, t_two_jobs_through_a_wrap);
-	suite_add_tcase(s, tc);
-	tc = tcase_create("ledger");
-	tcase_set_timeout(tc, 60);
-	tcase_add_test(tc, t_ledger_shares_add_up);
-	tcase_add_test(tc, t_ledger_presence);
-	tcase_add_test(tc, t_ledger_dead_sampler);
-	tcase_add_test(tc, t_ledger_unreadable_and_wrap);
-	tcase_add_test(tc, t_ledger_corrupt_set_aside);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -1,0 +1,415 @@
+/*
+ * test_energy_ledger.c - the node's energy ledger
+ * (src/node/cosched_energy_ledger.c) against fake powercap trees: every
+ * joule spent while a step was present goes to exactly one step, whoever
+ * brings the ledger up to date (a step's sampler, or Slurm's accounting
+ * settling for a step), and a broken ledger is set aside.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "fake_rapl.h"
+#include "src/node/cosched_energy_ledger.h"
+#include "src/node/cosched_spool.h"
+
+typedef fake_rapl_tree_t tree_t;
+
+static cosched_error_t err;
+
+static cosched_ledger_step_t ledger_step(uint32_t job, uint32_t cores,
+					 uint64_t rate, uint64_t mem_rate)
+{
+	cosched_ledger_step_t s;
+
+	memset(&s, 0, sizeof(s));
+	s.id.job_id = job;
+	s.id.step_id = 0;
+	ck_assert(cosched_proc_self(&s.proc, &err) == 0);
+	s.cores = cores;
+	s.rate = rate;
+	s.mem_rate = mem_rate;
+	return s;
+}
+
+static cosched_ledger_step_t ledger_update(cosched_rapl_t *r, const char *dir,
+					   const cosched_ledger_step_t *me,
+					   bool leave,
+					   cosched_ledger_outcome_t *oc)
+{
+	cosched_ledger_step_t out;
+
+	err.msg[0] = '\0';
+	ck_assert_msg(cosched_energy_ledger_update(r, dir, me, leave, 1000,
+						   &out, oc, &err) == 0,
+		      "%s", err.msg);
+	return out;
+}
+
+/* Advance package, core and dram of package 0 by whole joules. */
+static void spend(const tree_t *t, int pkg_j, int core_j, int dram_j)
+{
+	fake_rapl(t, "advance", "intel-rapl:0 %d", pkg_j * 1000000);
+	fake_rapl(t, "advance", "intel-rapl:0:0 %d", core_j * 1000000);
+	fake_rapl(t, "advance", "intel-rapl:0:1 %d", dram_j * 1000000);
+}
+
+static void ledger_dir(const tree_t *t, char *dir, size_t len)
+{
+	snprintf(dir, len, "%s/spool", t->top);
+}
+
+START_TEST(t_ledger_shares_add_up)
+{
+	cosched_ledger_step_t a = ledger_step(10, 2, 0, COSCHED_ENERGY_UNKNOWN);
+	cosched_ledger_step_t b = ledger_step(11, 6, 0, COSCHED_ENERGY_UNKNOWN);
+	cosched_ledger_step_t ga, gb;
+	cosched_ledger_outcome_t oc;
+	char dir[400], path[500];
+	cosched_rapl_t *r;
+	tree_t t;
+
+	fake_rapl_make(&t, "--packages 1");
+	r = fake_rapl_open(&t);
+	ledger_dir(&t, dir, sizeof(dir));
+	snprintf(path, sizeof(path), "%s/" COSCHED_ENERGY_LEDGER_FILE, dir);
+
+	ga = ledger_update(r, dir, &a, false, &oc);	/* a joins */
+	ck_assert(oc.restarted);
+	ck_assert_str_eq(oc.note, "new ledger");
+	ck_assert_uint_eq(ga.energy.total_uj, 0);
+
+	/* a alone: all of it. */
+	spend(&t, 10, 4, 2);
+	gb = ledger_update(r, dir, &b, false, &oc);	/* b joins */
+	ck_assert(!oc.restarted);
+	ck_assert_uint_eq(oc.split_uj, 12000000);
+	ck_assert_int_eq(oc.present, 1);
+	ck_assert_uint_eq(gb.energy.total_uj, 0);
+
+	/* b has no rate yet: a's activity takes the core energy; idle and
+	 * uncore by cores 2:6; no memory rate: dram by activity. */
+	spend(&t, 8, 4, 2);
+	a.rate = 1000;
+	a.mem_rate = 100;
+	ga = ledger_update(r, dir, &a, false, &oc);
+	ck_assert_int_eq(oc.present, 2);
+	ck_assert_uint_eq(ga.energy.total_uj, 12000000 + 1000000 + 4000000 +
+					     2000000);
+	b.rate = 3000;
+	b.mem_rate = 300;
+	gb = ledger_update(r, dir, &b, false, &oc);
+	ck_assert_uint_eq(oc.split_uj, 0);
+	ck_assert_uint_eq(gb.energy.total_uj, 3000000);
+
+	/* Rates 1:3 for core and dram, cores 2:6 for the rest. */
+	spend(&t, 8, 4, 2);
+	ga = ledger_update(r, dir, &a, true, &oc);	/* a leaves */
+	/* alone 6 + 4 + 2, then 1 + 4 + 2, then 1 + 1 + 0.5 J */
+	ck_assert_uint_eq(ga.energy.uncore_uj, 8000000);
+	ck_assert_uint_eq(ga.energy.core_uj, 9000000);
+	ck_assert_uint_eq(ga.energy.dram_uj, 4500000);
+	ck_assert_uint_eq(ga.energy.total_uj, 21500000);
+	ck_assert_uint_eq(ga.node_uj, 32000000);
+	ck_assert_int_eq(ga.ncorunners, 1);
+	ck_assert_uint_eq(ga.corunners[0].job_id, 11);
+	ck_assert_int_eq(access(path, F_OK), 0);
+
+	gb = ledger_update(r, dir, &b, true, &oc);	/* b leaves, last */
+	ck_assert_uint_eq(gb.energy.total_uj, 10500000);
+	ck_assert_uint_eq(gb.node_uj, 20000000);
+	ck_assert_int_eq(gb.ncorunners, 1);
+	ck_assert_uint_eq(gb.corunners[0].job_id, 10);
+	/* Every joule spent while a step was present, handed out once. */
+	ck_assert_uint_eq(ga.energy.total_uj + gb.energy.total_uj, 32000000);
+	ck_assert_msg(access(path, F_OK) && errno == ENOENT,
+		      "%s left behind", path);
+	cosched_rapl_close(r);
+	cosched_check_tree_free(&t);
+}
+END_TEST
+
+/* Without RAPL the ledger keeps presence only (who shared the node);
+ * a step without RAPL on a node whose ledger counts zones (a sampler
+ * that could not open them) neither restarts the ledger nor takes or
+ * loses energy, and a step with RAPL finding a presence-only ledger
+ * starts counting from its own reading, keeping the steps present. */
+START_TEST(t_ledger_presence)
+{
+	cosched_ledger_step_t a = ledger_step(30, 2, 0, COSCHED_ENERGY_UNKNOWN);
+	cosched_ledger_step_t b = ledger_step(31, 2, 0, COSCHED_ENERGY_UNKNOWN);
+	cosched_ledger_step_t c = ledger_step(32, 2, 0, COSCHED_ENERGY_UNKNOWN);
+	cosched_ledger_step_t ga, gb, gc;
+	cosched_ledger_outcome_t oc;
+	char dir[400];
+	cosched_rapl_t *r;
+	tree_t t;
+
+	fake_rapl_make(&t, "--packages 1");
+	r = fake_rapl_open(&t);
+	ledger_dir(&t, dir, sizeof(dir));
+
+	/* Presence only: a and b name each other, no energy. */
+	ledger_update(NULL, dir, &a, false, &oc);
+	ledger_update(NULL, dir, &b, false, &oc);
+	ck_assert(!oc.restarted);
+	/* c, with RAPL, joins: it starts from its reading, a and b stay. */
+	spend(&t, 10, 4, 2);
+	gc = ledger_update(r, dir, &c, false, &oc);
+	ck_assert(!oc.restarted);
+	ck_assert_uint_eq(oc.split_uj, 0);
+	ck_assert_int_eq(gc.ncorunners, 2);
+	/* a updates without RAPL: no restart, nothing split. */
+	spend(&t, 6, 2, 1);
+	ga = ledger_update(NULL, dir, &a, false, &oc);
+	ck_assert(!oc.restarted);
+	ck_assert_uint_eq(ga.energy.total_uj, 0);
+	ck_assert_int_eq(ga.ncorunners, 2);
+	/* c updates with RAPL: the 7 J since its reading are split among
+	 * the three present (a and b keep shares their records never
+	 * show: they have no RAPL), every joule to one step. */
+	gc = ledger_update(r, dir, &c, false, &oc);
+	ck_assert(!oc.restarted);
+	ck_assert_uint_eq(oc.split_uj, 7000000);
+	ck_assert_int_eq(oc.present, 3);
+	gb = ledger_update(NULL, dir, &b, true, &oc);
+	ck_assert(!oc.restarted);
+	ck_assert_int_eq(gb.ncorunners, 2);
+	ga = ledger_update(NULL, dir, &a, true, &oc);
+	gc = ledger_update(r, dir, &c, true, &oc);
+	ck_assert_int_eq(gc.ncorunners, 2);
+	ck_assert_uint_eq(ga.energy.total_uj + gb.energy.total_uj +
+			  gc.energy.total_uj, 7000000);
+	cosched_rapl_close(r);
+	cosched_check_tree_free(&t);
+}
+END_TEST
+
+START_TEST(t_ledger_dead_sampler)
+{
+	cosched_ledger_step_t a = ledger_step(20, 4, 100, 1);
+	cosched_ledger_step_t d = ledger_step(21, 4, 100, 1);
+	cosched_ledger_outcome_t oc;
+	char dir[400], path[500];
+	cosched_rapl_t *r;
+	int status;
+	pid_t pid;
+	tree_t t;
+
+	fake_rapl_make(&t, "--packages 1");
+	r = fake_rapl_open(&t);
+	ledger_dir(&t, dir, sizeof(dir));
+	snprintf(path, sizeof(path), "%s/" COSCHED_ENERGY_LEDGER_FILE, dir);
+	/* d's sampler: a child that joins, is given energy, and dies. */
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		d.proc.pid = getpid();
+		if (cosched_proc_self(&d.proc, &err) ||
+		    cosched_energy_ledger_update(r, dir, &d, false, 1000, NULL,
+						 NULL, &err))
+			_exit(1);
+		_exit(0);
+	}
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert_int_eq(status, 0);
+	ck_assert_ptr_nonnull(strstr(cosched_check_read_file(path), "step 21.0 "));
+	/* The dead step is dropped on a's joining: nothing spent yet. */
+	spend(&t, 4, 2, 0);
+	ledger_update(r, dir, &a, false, &oc);
+	ck_assert_int_eq(oc.present, 0);
+	ck_assert_ptr_null(strstr(cosched_check_read_file(path), "step 21.0 "));
+	ck_assert_ptr_nonnull(strstr(cosched_check_read_file(path), "abandoned=0\n"));
+	spend(&t, 4, 2, 0);
+	ck_assert_uint_eq(ledger_update(r, dir, &a, true, &oc).energy.total_uj,
+			  4000000);
+	cosched_rapl_close(r);
+	cosched_check_tree_free(&t);
+}
+END_TEST
+
+START_TEST(t_ledger_unreadable_and_wrap)
+{
+	cosched_ledger_step_t a = ledger_step(30, 1, 0, COSCHED_ENERGY_UNKNOWN);
+	cosched_ledger_outcome_t oc;
+	char dir[400], path[500];
+	cosched_rapl_t *r;
+	tree_t t;
+
+	fake_rapl_make(&t, "--packages 1 --no-dram --max-range 99999999");
+	r = fake_rapl_open(&t);
+	ledger_dir(&t, dir, sizeof(dir));
+	snprintf(path, sizeof(path), "%s/" COSCHED_ENERGY_LEDGER_FILE, dir);
+	ck_assert_int_eq(mkdir(dir, 0700), 0);
+	cosched_check_write_file(path,
+		"cosched-energy-ledger/1 boot=x\nstep 1.0 pid=1\n");
+	fake_rapl(&t, "set", "intel-rapl:0 %d", 99000000);
+	ledger_update(r, dir, &a, false, &oc);
+	ck_assert(oc.restarted);
+	ck_assert_msg(strstr(oc.note, "unreadable (line 2: unexpected)") &&
+		      strstr(oc.note, ": set aside as "), "%s", oc.note);
+	ck_assert_ptr_nonnull(strstr(cosched_check_read_file(path), "cosched-energy-ledger/1 boot="));
+	/* 99 J, then 3 J on: past the 99.999999 J range. */
+	fake_rapl(&t, "advance", "intel-rapl:0 %d", 3000000);
+	ledger_update(r, dir, &a, false, &oc);
+	ck_assert_uint_eq(oc.split_uj, 3000000);
+	ck_assert_uint_eq(ledger_update(r, dir, &a, true, &oc).energy.total_uj,
+			  3000000);
+	cosched_rapl_close(r);
+	cosched_check_tree_free(&t);
+}
+END_TEST
+
+/* A ledger of NUL bytes, or a directory where the ledger was: set aside
+ * once (its step says so), and every later step measures again; before,
+ * every step found it and said "energy unavailable". */
+START_TEST(t_ledger_corrupt_set_aside)
+{
+	cosched_ledger_step_t a = ledger_step(30, 1, 0, COSCHED_ENERGY_UNKNOWN);
+	cosched_ledger_outcome_t oc;
+	char dir[400], path[500], aside[600];
+	cosched_rapl_t *r;
+	FILE *f;
+	tree_t t;
+
+	fake_rapl_make(&t, "--packages 1 --no-dram");
+	r = fake_rapl_open(&t);
+	ledger_dir(&t, dir, sizeof(dir));
+	snprintf(path, sizeof(path), "%s/" COSCHED_ENERGY_LEDGER_FILE, dir);
+	ck_assert_int_eq(mkdir(dir, 0700), 0);
+	ck_assert_ptr_nonnull(f = fopen(path, "w"));
+	for (int i = 0; i < 64; i++)
+		fputc('\0', f);
+	fclose(f);
+	ledger_update(r, dir, &a, false, &oc);
+	ck_assert(oc.restarted);
+	ck_assert_msg(strstr(oc.note, ": set aside as "), "%s", oc.note);
+	ck_assert(cosched_spool_aside(dir, COSCHED_ENERGY_LEDGER_FILE, aside,
+				      sizeof(aside)));
+	fake_rapl(&t, "advance", "intel-rapl:0 %d", 2000000);
+	ledger_update(r, dir, &a, false, &oc);
+	ck_assert(!oc.restarted);
+	ck_assert_uint_eq(oc.split_uj, 2000000);
+	ledger_update(r, dir, &a, true, &oc);
+	/* A directory where the file was. */
+	unlink(path);
+	ck_assert_int_eq(mkdir(path, 0700), 0);
+	ledger_update(r, dir, &a, false, &oc);
+	ck_assert(oc.restarted);
+	ck_assert_msg(strstr(oc.note, ": set aside as "), "%s", oc.note);
+	{
+		struct stat st;
+		ck_assert_int_eq(stat(path, &st), 0);
+		ck_assert(S_ISREG(st.st_mode));	/* a ledger again */
+	}
+	ledger_update(r, dir, &a, true, &oc);
+	cosched_rapl_close(r);
+	cosched_check_tree_free(&t);
+}
+END_TEST
+
+static cosched_ledger_step_t settle(cosched_rapl_t *r, const char *dir,
+				    uint32_t job, int want)
+{
+	cosched_step_ref_t id = { .job_id = job, .step_id = 0 };
+	cosched_ledger_step_t out;
+
+	memset(&out, 0, sizeof(out));
+	err.msg[0] = '\0';
+	ck_assert_msg(cosched_energy_ledger_settle(r, dir, &id, 1000, &out,
+						   NULL, &err) == want,
+		      "settle %u: %s", job, err.msg);
+	return out;
+}
+
+/* Accounting settles for a step between its sampler's updates: the step
+ * gets its share up to now by the rates its sampler last gave, which stay
+ * as they were, and the energy settled is not handed out again at the next
+ * update.  A step the ledger does not hold is answered 1, with nothing
+ * written. */
+START_TEST(t_ledger_settle)
+{
+	cosched_ledger_step_t a = ledger_step(40, 2, 1000, 100);
+	cosched_ledger_step_t b = ledger_step(41, 6, 3000, 300);
+	cosched_ledger_step_t ga, gb;
+	cosched_ledger_outcome_t oc;
+	char dir[400], path[500], *before, *after;
+	cosched_rapl_t *r;
+	tree_t t;
+
+	fake_rapl_make(&t, "--packages 1");
+	r = fake_rapl_open(&t);
+	ledger_dir(&t, dir, sizeof(dir));
+	snprintf(path, sizeof(path), "%s/" COSCHED_ENERGY_LEDGER_FILE, dir);
+
+	/* Nothing to settle in a ledger that does not exist. */
+	settle(r, dir, 40, 1);
+	ck_assert_msg(access(path, F_OK) && errno == ENOENT, "%s made", path);
+	ledger_update(r, dir, &a, false, &oc);
+	ledger_update(r, dir, &b, false, &oc);
+
+	/* 8 J: uncore 4 by cores 2:6, core 4 and dram 2 by rates 1:3. */
+	spend(&t, 8, 4, 2);
+	ga = settle(r, dir, 40, 0);
+	ck_assert_uint_eq(ga.energy.uncore_uj, 1000000);
+	ck_assert_uint_eq(ga.energy.core_uj, 1000000);
+	ck_assert_uint_eq(ga.energy.dram_uj, 500000);
+	ck_assert_uint_eq(ga.energy.total_uj, 2500000);
+	ck_assert_uint_eq(ga.rate, 1000);
+	ck_assert_uint_eq(ga.mem_rate, 100);
+	/* Settled once: a second settle with nothing spent gives nothing. */
+	ga = settle(r, dir, 40, 0);
+	ck_assert_uint_eq(ga.energy.total_uj, 2500000);
+	/* b's sampler updates: b already has its share of those 10 J. */
+	gb = ledger_update(r, dir, &b, false, &oc);
+	ck_assert_uint_eq(oc.split_uj, 0);
+	ck_assert_uint_eq(gb.energy.total_uj, 7500000);
+	ck_assert_uint_eq(ga.energy.total_uj + gb.energy.total_uj, 10000000);
+
+	/* A step not in the ledger: 1, and the file is as it was. */
+	before = strdup(cosched_check_read_file(path));
+	spend(&t, 4, 2, 1);
+	settle(r, dir, 99, 1);
+	after = cosched_check_read_file(path);
+	ck_assert_str_eq(before, after);
+	free(before);
+	/* Settling needs RAPL: without it there is no energy to give. */
+	{
+		cosched_step_ref_t id = { .job_id = 40, .step_id = 0 };
+
+		ck_assert_int_eq(cosched_energy_ledger_settle(NULL, dir, &id,
+							      1000, NULL,
+							      NULL, &err),
+				 -1);
+		ck_assert_msg(strstr(err.msg, "RAPL"), "%s", err.msg);
+	}
+
+	ga = ledger_update(r, dir, &a, true, &oc);
+	gb = ledger_update(r, dir, &b, true, &oc);
+	ck_assert_uint_eq(ga.energy.total_uj + gb.energy.total_uj, 15000000);
+	/* A step that left is not settled for. */
+	settle(r, dir, 40, 1);
+	cosched_rapl_close(r);
+	cosched_check_tree_free(&t);
+}
+END_TEST
+
+Suite *cosched_test_suite(void)
+{
+	Suite *s = suite_create("energy_ledger");
+	TCase *tc = tcase_create("ledger");
+
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, t_ledger_shares_add_up);
+	tcase_add_test(tc, t_ledger_presence);
+	tcase_add_test(tc, t_ledger_dead_sampler);
+	tcase_add_test(tc, t_ledger_unreadable_and_wrap);
+	tcase_add_test(tc, t_ledger_corrupt_set_aside);
+	tcase_add_test(tc, t_ledger_settle);
+	suite_add_tcase(s, tc);
+	return s;
+}
