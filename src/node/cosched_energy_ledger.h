@@ -50,6 +50,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "src/libcosched/cosched_energy.h"
 #include "src/libcosched/cosched_error.h"
@@ -128,6 +129,17 @@ int cosched_energy_ledger_settle(cosched_rapl_t *rapl, const char *dir,
 				 cosched_ledger_step_t *out,
 				 cosched_ledger_outcome_t *outcome,
 				 cosched_error_t *err);
+
+/*
+ * The ledger in dir as Prometheus metrics (cosched_prom.h) labelled with
+ * node: the steps present, each one's cores and, where the ledger counts
+ * RAPL, its share so far and the node's energy while it was present, and
+ * the ledger's totals.  Read without the lock (the file is replaced
+ * atomically); no ledger is no step.  -1 (err) when the ledger cannot be
+ * read or parsed, or out cannot be written.
+ */
+int cosched_energy_ledger_metrics(const char *dir, const char *node,
+				  FILE *out, cosched_error_t *err);
 
 /* "JOB.STEP" with Slurm's special step ids as numbers. */
 void cosched_step_ref_format(const cosched_step_ref_t *r, char *buf,

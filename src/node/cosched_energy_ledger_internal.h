@@ -1,7 +1,8 @@
 /*
  * cosched_energy_ledger_internal.h - the energy ledger in memory and its
  * text form (cosched_energy_ledger_text.c), shared with the update
- * (cosched_energy_ledger.c) and its fuzz target; not for use elsewhere.
+ * (cosched_energy_ledger.c), the metrics (cosched_energy_metrics.c) and
+ * the fuzz target; not for use elsewhere.
  */
 #ifndef COSCHED_ENERGY_LEDGER_INTERNAL_H
 #define COSCHED_ENERGY_LEDGER_INTERNAL_H

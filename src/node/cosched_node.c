@@ -12,6 +12,10 @@
  *                                    restore every domain the journal
  *                                    names; refused while a job's step
  *                                    still holds one, unless --force
+ *   cosched-node [options] metrics   the energy ledger's steps and their
+ *                                    shares so far, in Prometheus' text
+ *                                    format (node_exporter's textfile
+ *                                    collector)
  *
  * For a rollback (task/cosched removed from TaskPlugin) or a node that
  * must be handed back now; the same library calls as the plugin.
@@ -28,6 +32,7 @@
 #include "src/libcosched/cosched_conf.h"
 #include "src/node/cosched_cpufreq.h"
 #include "src/node/cosched_cpufreq_journal.h"
+#include "src/node/cosched_energy_ledger.h"
 
 #define DEFAULT_CONF "/etc/slurm/cosched.conf"
 #define DEFAULT_SPOOL "/var/spool/slurmd"	/* Slurm's SlurmdSpoolDir */
@@ -35,7 +40,7 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-"usage: cosched-node [--conf FILE] [--node NAME] [--spool DIR] show|sweep|restore [--force]\n"
+"usage: cosched-node [--conf FILE] [--node NAME] [--spool DIR] show|sweep|restore [--force]|metrics\n"
 "  --conf FILE   cosched.conf (default: $COSCHED_CONF, else " DEFAULT_CONF ")\n"
 "  --node NAME   the node's Slurm name, for %%n in SysfsRoot (default: host name)\n"
 "  --spool DIR   the node's SlurmdSpoolDir, %%n expanded (default " DEFAULT_SPOOL ")\n"
@@ -168,8 +173,8 @@ int main(int argc, char **argv)
 	}
 	cmd = argv[optind];
 	if (strcmp(cmd, "show") && strcmp(cmd, "sweep") &&
-	    strcmp(cmd, "restore")) {
-		fprintf(stderr, "cosched-node: unknown command \"%.64s\" (show, sweep or restore)\n",
+	    strcmp(cmd, "restore") && strcmp(cmd, "metrics")) {
+		fprintf(stderr, "cosched-node: unknown command \"%.64s\" (show, sweep, restore or metrics)\n",
 			cmd);
 		return 2;
 	}
@@ -203,6 +208,18 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	snprintf(dir, sizeof(dir), "%s/cosched", spool);
+	if (!strcmp(cmd, "metrics")) {
+		/* No cpufreq needed: a node without it still has energy. */
+		rc = cosched_energy_ledger_metrics(dir, node, stdout, &err);
+		if (!rc && fflush(stdout))
+			rc = cosched_error_set(&err, "standard output: %s",
+					       strerror(errno));
+		if (rc)
+			fprintf(stderr, "cosched-node: %s\n", err.msg);
+		free(root);
+		free(spool);
+		return rc ? 1 : 0;
+	}
 	c = cosched_cpufreq_open(root, &err);
 	if (!c) {
 		fprintf(stderr, "cosched-node: %s\n", err.msg);

@@ -398,6 +398,60 @@ START_TEST(t_ledger_settle)
 }
 END_TEST
 
+/* The metrics of a ledger: the steps present with their shares so far,
+ * read without the lock; a label value cannot break the format. */
+START_TEST(t_ledger_metrics)
+{
+	cosched_ledger_step_t a = ledger_step(50, 2, 1000, 100);
+	cosched_ledger_step_t b = ledger_step(51, 6, 3000, 300);
+	cosched_ledger_outcome_t oc;
+	char dir[400], *text = NULL;
+	size_t len = 0;
+	cosched_rapl_t *r;
+	FILE *f;
+	tree_t t;
+
+	fake_rapl_make(&t, "--packages 1");
+	r = fake_rapl_open(&t);
+	ledger_dir(&t, dir, sizeof(dir));
+	/* No ledger: no step, no energy. */
+	f = open_memstream(&text, &len);
+	ck_assert_int_eq(cosched_energy_ledger_metrics(dir, "n1", f, &err), 0);
+	fclose(f);
+	ck_assert_msg(strstr(text, "\ncosched_ledger_steps{node=\"n1\"} 0\n"),
+		      "%s", text);
+	ck_assert_msg(!strstr(text, "cosched_step_energy_joules_total{"), "%s",
+		      text);
+	free(text);
+
+	ledger_update(r, dir, &a, false, &oc);
+	ledger_update(r, dir, &b, false, &oc);
+	spend(&t, 8, 4, 2);
+	settle(r, dir, 40 + 10, 0);
+	f = open_memstream(&text, &len);
+	ck_assert_int_eq(cosched_energy_ledger_metrics(dir, "n\"1\n", f, &err),
+			 0);
+	fclose(f);
+	ck_assert_msg(strstr(text, "# TYPE cosched_step_energy_joules_total counter\n"),
+		      "%s", text);
+	ck_assert_msg(strstr(text, "cosched_ledger_steps{node=\"n\\\"1\\n\"} 2\n"),
+		      "%s", text);
+	ck_assert_msg(strstr(text, "cosched_step_energy_joules_total{node=\"n\\\"1\\n\",job=\"50\",step=\"0\"} 2.5\n"),
+		      "%s", text);
+	ck_assert_msg(strstr(text, "cosched_step_energy_joules_total{node=\"n\\\"1\\n\",job=\"51\",step=\"0\"} 7.5\n"),
+		      "%s", text);
+	ck_assert_msg(strstr(text, "cosched_step_node_energy_joules_total{node=\"n\\\"1\\n\",job=\"51\",step=\"0\"} 10\n"),
+		      "%s", text);
+	ck_assert_msg(strstr(text, "cosched_step_cores{node=\"n\\\"1\\n\",job=\"51\",step=\"0\"} 6\n"),
+		      "%s", text);
+	ck_assert_msg(strstr(text, "cosched_ledger_energy_joules{node=\"n\\\"1\\n\",kind=\"unattributed\"} 0\n"),
+		      "%s", text);
+	free(text);
+	cosched_rapl_close(r);
+	cosched_check_tree_free(&t);
+}
+END_TEST
+
 Suite *cosched_test_suite(void)
 {
 	Suite *s = suite_create("energy_ledger");
@@ -410,6 +464,7 @@ Suite *cosched_test_suite(void)
 	tcase_add_test(tc, t_ledger_unreadable_and_wrap);
 	tcase_add_test(tc, t_ledger_corrupt_set_aside);
 	tcase_add_test(tc, t_ledger_settle);
+	tcase_add_test(tc, t_ledger_metrics);
 	suite_add_tcase(s, tc);
 	return s;
 }
