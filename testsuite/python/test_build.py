@@ -140,7 +140,8 @@ def test_configure_optional_libraries(tmp_path):
 # What make install puts into the plugin directory: the plugins and
 # cosched_ctld.so, which the select plugin loads in slurmctld.
 PLUGINS = ("select_cons_tres_cosched.so", "task_cosched.so",
-           "spank_cosched.so", "cosched_ctld.so")
+           "spank_cosched.so", "acct_gather_energy_cosched.so",
+           "cosched_ctld.so")
 
 
 def test_make_install_renames_into_place(tmp_path):

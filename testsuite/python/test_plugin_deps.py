@@ -38,7 +38,7 @@ import pytest
 from cluster import DEBIAN_PLUGINDIR, default_builddir
 
 PLUGINS = ["select_cons_tres_cosched.so", "spank_cosched.so",
-           "task_cosched.so"]
+           "task_cosched.so", "acct_gather_energy_cosched.so"]
 GLIBC = {"libc.so.6", "libm.so.6", "libdl.so.2", "libpthread.so.0",
          "ld-linux-x86-64.so.2"}
 # Code that must not travel into any plugin: the store, the JSON form
@@ -58,7 +58,8 @@ POLICY = re.compile(
 CONTROLLER_ONLY = {"select_cons_tres_cosched.so": STORE_ONLY,
                    "spank_cosched.so": re.compile(
                        f"{STORE_ONLY.pattern}|{POLICY.pattern}"),
-                   "task_cosched.so": STORE_ONLY}
+                   "task_cosched.so": STORE_ONLY,
+                   "acct_gather_energy_cosched.so": STORE_ONLY}
 # Libraries a plugin may need beyond glibc: only those every daemon that
 # loads it already brings (Debian's slurmd links hwloc and libnuma, its
 # slurmstepd hwloc; both come in the slurmd package): a host that runs
@@ -93,7 +94,10 @@ def unversioned_undefined(path):
 
 DAEMONS = {"select_cons_tres_cosched.so": ("slurmctld", "slurmd", "srun"),
            "task_cosched.so": ("slurmd", "slurmstepd"),
-           "spank_cosched.so": ("srun", "slurmstepd")}
+           "spank_cosched.so": ("srun", "slurmstepd"),
+           # slurmctld loads energy plugins too (checking slurm.conf).
+           "acct_gather_energy_cosched.so": ("slurmctld", "slurmd",
+                                             "slurmstepd")}
 
 
 def slurm_provides(programs):
