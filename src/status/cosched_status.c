@@ -39,7 +39,7 @@ typedef __typeof__(slurm_hostlist_create(NULL)) hostlist_handle_t;
 static void usage(FILE *out)
 {
 	fprintf(out,
-"Usage: " PROG " [--json] [-j|--jobs JOBID] [-n|--nodes NODELIST]\n"
+"Usage: " PROG " [--json|--prometheus] [-j|--jobs JOBID] [-n|--nodes NODELIST]\n"
 "       " PROG " --interference [--json] [--conf FILE]\n"
 "       " PROG " --reset-interference [--conf FILE]\n"
 "       " PROG " --observations [--profile-dir DIR] [--min-overlap X] [--conf FILE]\n"
@@ -51,6 +51,9 @@ static void usage(FILE *out)
 "                        on each of its sockets\n"
 "  -n, --nodes NODELIST  only these nodes (e.g. n[1-3],n7)\n"
 "      --json            a JSON document (schema in cosched-status(1))\n"
+"      --prometheus      metrics in Prometheus' text format: per socket the\n"
+"                        jobs and the largest predicted slowdown, per job\n"
+"                        its predicted slowdown and frequency\n"
 "      --interference    the interference table slurmctld learned from the\n"
 "                        step records, beside the configured one\n"
 "      --reset-interference  start the learned table again (root, SlurmUser)\n"
@@ -160,6 +163,7 @@ int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "json", no_argument, NULL, 'J' },
+		{ "prometheus", no_argument, NULL, 'p' },
 		{ "jobs", required_argument, NULL, 'j' },
 		{ "nodes", required_argument, NULL, 'n' },
 		{ "help", no_argument, NULL, 'h' },
@@ -184,13 +188,16 @@ int main(int argc, char **argv)
 	char ***job_nodes = NULL;
 	status_report_t *report;
 	cosched_error_t err;
-	bool json = false;
+	bool json = false, prometheus = false;
 	int opt, rc = 1;
 
 	while ((opt = getopt_long(argc, argv, "j:n:hV", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'J':
 			json = true;
+			break;
+		case 'p':
+			prometheus = true;
 			break;
 		case 'I':
 			interference = true;
@@ -244,6 +251,11 @@ int main(int argc, char **argv)
 		return 2;
 	}
 
+	if (prometheus && (json || filter.job || interference || reset ||
+			   observations)) {
+		fprintf(stderr, PROG ": --prometheus: not with --json, --jobs, --interference, --reset-interference or --observations\n");
+		return 2;
+	}
 	if ((interference || reset || observations) &&
 	    (filter.job || nodes_expr)) {
 		fprintf(stderr, PROG ": %s: not with --interference, --reset-interference or --observations\n",
@@ -348,9 +360,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, PROG ": %s\n", err.msg);
 		goto out;
 	}
-	if (json ? status_report_json(report, stdout, &err) :
+	if (prometheus ? status_report_prometheus(report, stdout, &err) :
+	    json ? status_report_json(report, stdout, &err) :
 		   status_report_text(report, stdout))
-		fprintf(stderr, PROG ": %s\n", json ? err.msg :
+		fprintf(stderr, PROG ": %s\n", json || prometheus ? err.msg :
 			"cannot write the report");
 	else if (fflush(stdout) == 0)
 		rc = 0;

@@ -8,36 +8,10 @@
 #include "src/libcosched/cosched_decision.h"
 #include "src/libcosched/cosched_text.h"
 #include "src/status/status.h"
-
-enum { REC_NONE, REC_VALID, REC_INVALID };
+#include "src/status/status_internal.h"
 
 static const char *const rec_names[] = {
 	[REC_NONE] = "none", [REC_VALID] = "valid", [REC_INVALID] = "invalid",
-};
-
-typedef struct {
-	const status_job_t *in;
-	int rec;		/* REC_* */
-	char *error;		/* REC_INVALID: why, printable ASCII */
-	bool shown;
-} job_t;
-
-/* A job on a node and socket (-1: the socket is not known). */
-typedef struct {
-	char *node;
-	int socket;
-	size_t job;
-	bool shown;
-} slot_t;
-
-struct status_report {
-	job_t *jobs;
-	size_t njobs;
-	slot_t *slots;
-	size_t nslots, cap;
-	long explain;		/* index of filter->job, or -1 */
-	bool by_node;		/* --nodes given: no pending jobs */
-	cosched_decision_t *d;	/* one record at a time */
 };
 
 /* ---- text helpers --------------------------------------------------- */
@@ -300,8 +274,7 @@ void status_report_free(status_report_t *r)
 	free(r);
 }
 
-/* Re-read job i's record into r->d (it read before): whether it is valid. */
-static bool load(status_report_t *r, size_t i)
+bool status_job_load(status_report_t *r, size_t i)
 {
 	char *error;
 	int rec;
@@ -390,7 +363,7 @@ static size_t job_cells(status_report_t *r, size_t i, bool with_power,
 {
 	const job_t *j = &r->jobs[i];
 	const cosched_decision_t *d = r->d;
-	bool valid = load(r, i);
+	bool valid = status_job_load(r, i);
 	size_t n = 0;
 
 	c[n++] = printable(j->in->user, true);
@@ -537,7 +510,7 @@ static void explain_job(status_report_t *r, FILE *out)
 		fputs("  record:     none (no cosched record)\n", out);
 		return;
 	}
-	if (j->rec == REC_INVALID || !load(r, i)) {
+	if (j->rec == REC_INVALID || !status_job_load(r, i)) {
 		fprintf(out, "  record:     invalid cosched record: %s\n",
 			j->error ? j->error : "?");
 		return;
@@ -706,7 +679,7 @@ static json_t *json_job(status_report_t *r, size_t i)
 	json_object_set_new(o, "nodes", nodes);
 	json_object_set_new(o, "record", json_string(rec_names[j->rec]));
 	json_object_set_new(o, "error", json_text(j->error));
-	if (load(r, i)) {
+	if (status_job_load(r, i)) {
 		size_t len = 0;
 		const char *line = record_line(j->in->comment, &len);
 		json_object_set_new(o, "decision", json_decision(r->d, line, len));

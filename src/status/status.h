@@ -69,4 +69,11 @@ int status_report_text(status_report_t *r, FILE *out);
  * set. */
 int status_report_json(status_report_t *r, FILE *out, cosched_error_t *err);
 
+/* Prometheus' text format (cosched-status(1), "PROMETHEUS"): per node and
+ * socket the jobs on it and the largest predicted slowdown, per job and
+ * socket its predicted slowdown, and the jobs by record state.  Returns
+ * 0, or -1 with err set when writing failed. */
+int status_report_prometheus(status_report_t *r, FILE *out,
+			     cosched_error_t *err);
+
 #endif

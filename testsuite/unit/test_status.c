@@ -401,6 +401,84 @@ START_TEST(test_json_explain_and_hostile)
 }
 END_TEST
 
+/* The metrics of jobs (cosched-status --prometheus); caller frees. */
+static char *metrics(const status_job_t *js, size_t n, const status_filter_t *f)
+{
+	cosched_error_t err;
+	status_report_t *r = status_report_build(js, n, f, &err);
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out;
+
+	ck_assert_msg(r != NULL, "status_report_build: %s", err.msg);
+	out = open_memstream(&text, &len);
+	ck_assert_ptr_nonnull(out);
+	ck_assert_msg(status_report_prometheus(r, out, &err) == 0, "%s", err.msg);
+	fclose(out);
+	status_report_free(r);
+	return text;
+}
+
+static void assert_sample(const char *text, const char *line)
+{
+	char want[600];
+
+	snprintf(want, sizeof(want), "\n%s\n", line);
+	ck_assert_msg(strstr(text, want), "no line \"%s\" in:\n%s", line, text);
+}
+
+START_TEST(test_prometheus)
+{
+	static const status_job_t hostile[] = {
+		{ 5, "RUNNING", false, "us\"er\n\xff", NULL,
+		  "cosched/1 job=5 state=placed policy=gang scope=socket "
+		  "sockets=n1:0 slowdown=1.5", N1, 1 },
+	};
+	static const char *const documented[] = {
+		"cosched_socket_jobs", "cosched_socket_predicted_slowdown_max",
+		"cosched_job_predicted_slowdown", "cosched_job_frequency_khz",
+		"cosched_jobs",
+	};
+	char *man = cosched_check_read_doc("doc/cosched-status.1");
+	status_filter_t f = { .nodes = N2, .nnodes = 1 };
+	char *t = metrics(jobs, NJOBS, NULL);
+
+	assert_sample(t, "# TYPE cosched_socket_jobs gauge");
+	assert_sample(t, "cosched_socket_jobs{node=\"n1\",socket=\"0\"} 1");
+	assert_sample(t, "cosched_socket_jobs{node=\"n1\",socket=\"1\"} 2");
+	assert_sample(t, "cosched_socket_jobs{node=\"n1\",socket=\"unknown\"} 1");
+	assert_sample(t, "cosched_socket_predicted_slowdown_max{node=\"n1\",socket=\"1\"} 1.25");
+	/* no record predicts a slowdown on n1 socket 0: no sample */
+	ck_assert_msg(!strstr(t, "cosched_socket_predicted_slowdown_max{node=\"n1\",socket=\"0\"}"),
+		      "%s", t);
+	assert_sample(t, "cosched_job_predicted_slowdown{job=\"42\",user=\"bob\",node=\"n1\",socket=\"1\",class=\"mem\",policy=\"app_aware\"} 1.25");
+	assert_sample(t, "cosched_job_predicted_slowdown{job=\"40\",user=\"alice\",node=\"n1\",socket=\"1\",class=\"cpu\",policy=\"app_aware\"} 1.05");
+	assert_sample(t, "cosched_job_frequency_khz{job=\"42\",user=\"bob\"} 1400000");
+	/* placed 40, 42, 43; pending 61; none 57, 62; invalid 58, 59, 63 */
+	assert_sample(t, "cosched_jobs{state=\"placed\"} 3");
+	assert_sample(t, "cosched_jobs{state=\"pending\"} 1");
+	assert_sample(t, "cosched_jobs{state=\"off\"} 0");
+	assert_sample(t, "cosched_jobs{state=\"none\"} 2");
+	assert_sample(t, "cosched_jobs{state=\"invalid\"} 3");
+	for (size_t i = 0; i < sizeof(documented) / sizeof(documented[0]); i++)
+		ck_assert_msg(strstr(man, documented[i]),
+			      "cosched-status(1) lacks %s", documented[i]);
+	free(t);
+
+	/* --nodes n2: n1's sockets are not listed */
+	t = metrics(jobs, NJOBS, &f);
+	assert_sample(t, "cosched_socket_jobs{node=\"n2\",socket=\"0\"} 1");
+	ck_assert_msg(!strstr(t, "node=\"n1\""), "%s", t);
+	free(t);
+
+	/* a user name cannot break a line or a label */
+	t = metrics(hostile, 1, NULL);
+	ck_assert_msg(strstr(t, "user=\"us\\\"er\\n?\""), "%s", t);
+	free(t);
+	free(man);
+}
+END_TEST
+
 /* cosched-status(1) documents every key of the JSON document. */
 START_TEST(test_json_documented)
 {
@@ -437,6 +515,7 @@ Suite *cosched_test_suite(void)
 	tcase_add_test(tc, test_json);
 	tcase_add_test(tc, test_json_explain_and_hostile);
 	tcase_add_test(tc, test_json_documented);
+	tcase_add_test(tc, test_prometheus);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -1,0 +1,46 @@
+/*
+ * status_internal.h - the report of cosched-status(1) in memory, shared
+ * by its writers: the table and JSON (status.c) and the Prometheus
+ * metrics (status_prometheus.c); not for use elsewhere.
+ */
+#ifndef COSCHED_STATUS_INTERNAL_H
+#define COSCHED_STATUS_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "src/libcosched/cosched_decision.h"
+#include "src/status/status.h"
+
+enum { REC_NONE, REC_VALID, REC_INVALID };
+
+typedef struct {
+	const status_job_t *in;
+	int rec;		/* REC_* */
+	char *error;		/* REC_INVALID: why, printable ASCII */
+	bool shown;
+} job_t;
+
+/* A job on a node and socket (-1: the socket is not known). */
+typedef struct {
+	char *node;
+	int socket;
+	size_t job;
+	bool shown;
+} slot_t;
+
+struct status_report {
+	job_t *jobs;
+	size_t njobs;
+	slot_t *slots;		/* sorted by node, socket, job */
+	size_t nslots, cap;
+	long explain;		/* index of filter->job, or -1 */
+	bool by_node;		/* --nodes given: no pending jobs */
+	cosched_decision_t *d;	/* one record at a time */
+};
+
+/* Read job i's record again into r->d (it was read when the report was
+ * built): whether it is valid. */
+bool status_job_load(status_report_t *r, size_t i);
+
+#endif
