@@ -206,3 +206,26 @@ def test_status_shows_records_of_jobs_sharing_a_socket(make_cluster):
     assert [(g["node"], g["socket"], sorted(g["jobs"]))
             for g in doc["sockets"]] == [("n1", sock, sorted([mem, cpu]))]
     assert {j["job_id"] for j in doc["jobs"]} == {mem, cpu}
+
+    # Prometheus: the occupancy Slurm shows, each job's slowdown as its
+    # record says, and a refused combination.
+    r = _status(c, "--prometheus")
+    assert r.returncode == 0, r.stderr
+    samples = {}
+    for line in r.stdout.splitlines():
+        if line.startswith("#"):
+            continue
+        name, value = line.rsplit(" ", 1)
+        samples[name] = float(value)
+    assert samples[f'cosched_socket_jobs{{node="n1",socket="{sock}"}}'] == 2
+    assert samples[f'cosched_socket_jobs{{node="n1",socket="{1 - sock}"}}'] == 1
+    for j, cls in ((mem, "mem"), (cpu, "cpu"), (other, "mem")):
+        key = (f'cosched_job_predicted_slowdown{{job="{j}",user="root",'
+               f'node="n1",socket="{where[j]["n1"][0]}",class="{cls}",'
+               f'policy="app_aware"}}')
+        assert samples[key] == float(rec[j]["slowdown"]), r.stdout
+    assert samples[f'cosched_socket_predicted_slowdown_max{{node="n1",socket="{sock}"}}'] == \
+        max(float(rec[mem]["slowdown"]), float(rec[cpu]["slowdown"]))
+    assert samples['cosched_jobs{state="placed"}'] == 3, r.stdout
+    r = _status(c, "--prometheus", "--json")
+    assert r.returncode == 2 and "--prometheus: not with" in r.stderr
