@@ -2,10 +2,12 @@
 
 munged, slurmctld and N slurmd daemons ("slurmd -N <name>") run from
 Debian's packages on 127.0.0.1 with ports chosen free at start, so two runs
-never collide.  PluginDir lists the build's plugins before Debian's.  Every
-daemon started here is stopped by pid, and ends with the process that
-started it, unless the cluster is kept (keep=True, detach(), stop_kept());
-a failed start raises ClusterStartError carrying the daemons' logs.
+never collide; with accounting=True also a slurmdbd with a MariaDB server of
+its own (lib/accounting.py).  PluginDir lists the build's plugins before
+Debian's.  Every daemon started here is stopped by pid, and ends with the
+process that started it, unless the cluster is kept (keep=True, detach(),
+stop_kept()); a failed start raises ClusterStartError carrying the daemons'
+logs.
 """
 
 import ctypes
@@ -74,8 +76,84 @@ def _tail(path, lines=60):
         return f"(no log: {e})\n"
 
 
-# slurmscriptd: slurmctld's helper for scripts, a process of its own.
-DAEMONS = ("munged", "slurmctld", "slurmscriptd", "slurmd", "slurmstepd")
+def log_path(workdir, daemon):
+    """Where a daemon of the cluster in workdir logs: log/<daemon>.log."""
+    if daemon == "munged":  # --foreground logs to stderr
+        return os.path.join(workdir, "log", "munged.stdout")
+    return os.path.join(workdir, "log", f"{daemon}.log")
+
+
+def daemon_logs(workdir, names, lines=60):
+    """The last lines of the named daemons' logs, one section each."""
+    out = []
+    for n in names:
+        out.append(f"===== {n} ({log_path(workdir, n)}) =====\n")
+        out.append(_tail(log_path(workdir, n), lines))
+        # What a daemon printed before it opened its log (fatal errors
+        # in start-up) lands here.
+        stdout = os.path.join(workdir, "log", f"{n}.stdout")
+        if (not os.path.exists(log_path(workdir, n)) and
+                os.path.exists(stdout) and os.path.getsize(stdout)):
+            out.append(f"----- {n} stdout/stderr -----\n")
+            out.append(_tail(stdout, lines))
+    return "".join(out)
+
+
+def spawn_daemon(workdir, name, argv, env, keep):
+    """Start a daemon in a session of its own, its output appended to
+    log/<name>.stdout.  A kept cluster's daemons must survive this
+    process (keep=True): with a parent-death signal they would end with
+    it, leaving the jobs' steps and tasks running without their slurmd."""
+    with open(os.path.join(workdir, "log", f"{name}.stdout"), "ab") as out:
+        return subprocess.Popen(
+            argv, stdout=out, stderr=subprocess.STDOUT, env=env,
+            start_new_session=True,
+            preexec_fn=None if keep else _die_with_parent)
+
+
+def wait_for(cond, what, procs, logs, timeout):
+    """Poll cond() until true; ClusterStartError with logs() when one of
+    procs (Popen objects, None for a daemon not started) exits first or
+    timeout seconds pass."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        for name, p in procs.items():
+            if p is not None and p.poll() is not None:
+                raise ClusterStartError(
+                    f"{name} exited with status {p.returncode} while "
+                    f"waiting for {what}\n{logs()}")
+        try:
+            if cond():
+                return
+        except subprocess.TimeoutExpired:
+            pass
+        time.sleep(0.3)
+    raise ClusterStartError(
+        f"timed out after {timeout}s waiting for {what}\n{logs()}")
+
+
+def terminate(p, sig=signal.SIGTERM, timeout=20):
+    """Stop a daemon started here: sig, then SIGKILL after timeout."""
+    if p is None or p.poll() is not None:
+        return
+    try:
+        p.send_signal(sig)
+        p.wait(timeout)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        try:
+            p.wait(10)
+        except subprocess.TimeoutExpired:
+            pass
+
+
+# slurmscriptd: slurmctld's helper for scripts, a process of its own;
+# slurmdbd and mariadbd: a cluster's accounting (accounting=True).
+DAEMONS = ("munged", "slurmctld", "slurmscriptd", "slurmd", "slurmstepd",
+           "slurmdbd", "mariadbd")
+# Job states after which a job's accounting record changes no more.
+FINAL_STATES = {"BOOT_FAIL", "CANCELLED", "COMPLETED", "DEADLINE", "FAILED",
+                "NODE_FAIL", "OUT_OF_MEMORY", "PREEMPTED", "TIMEOUT"}
 
 
 def _read_proc(pid, name):
@@ -121,10 +199,11 @@ def _ancestors():
 
 def cluster_processes(workdir):
     """The processes of the cluster in workdir that are still alive: its
-    daemons and step daemons (munged, slurmctld, slurmd, slurmstepd naming
-    workdir on their command line or in SLURM_CONF, or holding a file under
-    it open: Slurm 24.11's slurmstepd shows neither, but writes its node's
-    log; "slurmctld-wlm" and the like count as their daemon), and its
+    daemons and step daemons (munged, slurmctld, slurmd, slurmstepd,
+    slurmdbd, mariadbd naming workdir on their command line or in
+    SLURM_CONF, or holding a file under it open: Slurm 24.11's slurmstepd
+    shows neither, but writes its node's log; "slurmctld-wlm" and the like
+    count as their daemon), and its
     jobs' processes (SLURM_JOB_ID and that SLURM_CONF in their
     environment).  Never this process or its ancestors.  A list of
     {"pid", "comm", "cmdline"}."""
@@ -189,7 +268,8 @@ def _wait_gone(pids, timeout):
 def stop_kept(workdir, timeout=30, log=print):
     """Stop a cluster left running by Cluster.detach(), from any process:
     cancel its jobs and wait for their steps to end, stop its slurmd,
-    slurmctld and munged (SIGTERM, in that order, each waited for), then
+    slurmctld, slurmdbd, mariadbd and munged (SIGTERM, in that order, each
+    waited for; slurmctld hands its last records to slurmdbd), then
     end whatever process of it is left (cluster_processes(): SIGTERM, then
     SIGKILL), and remove workdir.  Returns the processes that had to be
     killed that way (none when the cluster stopped cleanly)."""
@@ -199,7 +279,7 @@ def stop_kept(workdir, timeout=30, log=print):
         _cancel_jobs(env, timeout)
         _wait_gone([p["pid"] for p in procs if p["comm"] == "slurmstepd"],
                    timeout)
-    for comm in ("slurmd", "slurmctld", "munged"):
+    for comm in ("slurmd", "slurmctld", "slurmdbd", "mariadbd", "munged"):
         pids = [p["pid"] for p in cluster_processes(workdir)
                 if p["comm"] == comm]
         for pid in pids:
@@ -276,6 +356,10 @@ class Cluster:
     keep: the daemons may outlive this process (no parent-death signal):
     detach() then leaves them running, and stop_kept() stops them from
     any process.  Until detach(), stop() and cleanup() stop them as usual.
+    accounting: also run slurmdbd on a MariaDB server of the cluster's own
+    (lib/accounting.py), started before slurmctld, which sends it the
+    jobs' records (sacct(), wait_accounted()); slurmdbd_conf_extra: lines
+    appended to its slurmdbd.conf.
     """
 
     def __init__(self, nodes=4, sockets=2, cores=4, threads=1,
@@ -285,7 +369,7 @@ class Cluster:
                  slurm_conf_extra=(), cosched_conf_extra=(),
                  builddir=None, plugindir=None, plugin_dirs=None,
                  debug="debug", workdir=None, name="cosched",
-                 keep=False):
+                 keep=False, accounting=False, slurmdbd_conf_extra=()):
         self.nodes = [f"n{i}" for i in range(1, nodes + 1)]
         self.sockets, self.cores, self.threads = sockets, cores, threads
         self.real_memory = real_memory
@@ -303,6 +387,9 @@ class Cluster:
         self.debug = debug
         self.name = name
         self.keep = keep
+        self.accounting = accounting
+        self.slurmdbd_conf_extra = list(slurmdbd_conf_extra)
+        self.accounting_db = None  # AccountingDB, made by _write_configs
         self.workdir = workdir or tempfile.mkdtemp(prefix="cosched-cluster-")
         os.makedirs(self.workdir, exist_ok=True)
         os.chmod(self.workdir, 0o755)
@@ -318,8 +405,27 @@ class Cluster:
                                                for n in self.nodes]:
             os.makedirs(os.path.join(w, sub), exist_ok=True)
         os.chmod(os.path.join(w, "jobs"), 0o1777)
-        ports = _free_ports(1 + len(self.nodes))
-        self.ctld_port, node_ports = ports[0], ports[1:]
+        ports = _free_ports(1 + len(self.nodes) +
+                            (2 if self.accounting else 0))
+        self.ctld_port = ports.pop(0)
+        node_ports = ports[:len(self.nodes)]
+        accounting = ["JobAcctGatherType=jobacct_gather/none",
+                      "AccountingStorageType=accounting_storage/none"]
+        if self.accounting:
+            # Imported here: lib/accounting.py builds on this module.
+            from accounting import AccountingDB
+            self.accounting_db = AccountingDB(
+                w, f"{w}/munge.sock", ports=ports[len(self.nodes):],
+                conf_extra=self.slurmdbd_conf_extra, keep=self.keep)
+            # The tasks' usage every second (jobacct_gather/linux: the
+            # cluster tracks processes by linuxproc, not cgroup), and the
+            # energy TRES as doc/cosched.8 configures it for
+            # acct_gather_energy/cosched (Slurm tracks it by default too).
+            accounting = [
+                "JobAcctGatherType=jobacct_gather/linux",
+                "JobAcctGatherFrequency=task=1",
+                *self.accounting_db.slurm_conf_lines(),
+                "AccountingStorageTRES=energy"]
         plugstack = os.path.join(w, "plugstack.conf")
         with open(plugstack, "w") as f:
             f.write(f"required {self.plugindir}/spank_cosched.so\n")
@@ -345,8 +451,7 @@ class Cluster:
             "SelectTypeParameters=CR_Core_Memory",
             f"TaskPlugin={self.task_plugin}",
             "ProctrackType=proctrack/linuxproc",
-            "JobAcctGatherType=jobacct_gather/none",
-            "AccountingStorageType=accounting_storage/none",
+            *accounting,
             "JobCompType=jobcomp/none",
             "MpiDefault=none",
             "SchedulerType=sched/backfill",
@@ -421,35 +526,17 @@ class Cluster:
 
     # -- daemons -------------------------------------------------------
     def log_path(self, daemon):
-        if daemon == "munged":  # --foreground logs to stderr
-            return os.path.join(self.workdir, "log", "munged.stdout")
-        return os.path.join(self.workdir, "log", f"{daemon}.log")
+        return log_path(self.workdir, daemon)
 
     def logs(self, lines=60):
         names = ["munged", "slurmctld"] + [f"slurmd-{n}" for n in self.nodes]
-        out = []
-        for n in names:
-            out.append(f"===== {n} ({self.log_path(n)}) =====\n")
-            out.append(_tail(self.log_path(n), lines))
-            # What a daemon printed before it opened its log (fatal errors
-            # in start-up) lands here.
-            stdout = os.path.join(self.workdir, "log", f"{n}.stdout")
-            if (not os.path.exists(self.log_path(n)) and
-                    os.path.exists(stdout) and os.path.getsize(stdout)):
-                out.append(f"----- {n} stdout/stderr -----\n")
-                out.append(_tail(stdout, lines))
-        return "".join(out)
+        if self.accounting:
+            names += ["slurmdbd", "mariadbd"]
+        return daemon_logs(self.workdir, names, lines)
 
     def _spawn(self, name, argv):
-        out = open(os.path.join(self.workdir, "log", f"{name}.stdout"), "ab")
-        # A kept cluster's daemons must survive this process: with a
-        # parent-death signal they would end with it, leaving the jobs'
-        # steps and tasks running without their slurmd.
-        self.procs[name] = subprocess.Popen(
-            argv, stdout=out, stderr=subprocess.STDOUT, env=self.env,
-            start_new_session=True,
-            preexec_fn=None if self.keep else _die_with_parent)
-        out.close()
+        self.procs[name] = spawn_daemon(self.workdir, name, argv, self.env,
+                                        self.keep)
 
     def _start_munged(self):
         w = self.workdir
@@ -489,29 +576,31 @@ class Cluster:
                 all(s == "idle" for s in states.values()))
 
     def _wait(self, cond, what, daemons, timeout):
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            for d in daemons:
-                p = self.procs.get(d)
-                if p is not None and p.poll() is not None:
-                    raise ClusterStartError(
-                        f"{d} exited with status {p.returncode} while "
-                        f"waiting for {what}\n{self.logs()}")
-            try:
-                if cond():
-                    return
-            except subprocess.TimeoutExpired:
-                pass
-            time.sleep(0.3)
-        raise ClusterStartError(
-            f"timed out after {timeout}s waiting for {what}\n{self.logs()}")
+        wait_for(cond, what, {d: self.procs.get(d) for d in daemons},
+                 self.logs, timeout)
+
+    def _registered(self):
+        """Whether slurmdbd lists this cluster with its slurmctld's
+        address: slurmctld has registered (adding the cluster, its root
+        account and root's association on first contact), so sacctmgr can
+        add accounts and users on it."""
+        r = self.run(["sacctmgr", "-n", "-P", "show", "cluster",
+                      "format=cluster,controlhost"], check=False, timeout=20)
+        return any(l.split("|")[0] == self.name and l.split("|")[1]
+                   for l in r.stdout.splitlines() if "|" in l)
 
     def start(self):
         for attempt in (1, 2):
             self._write_configs()
             try:
                 self._start_munged()
+                if self.accounting:
+                    self.accounting_db.start()
                 self.start_slurmctld(clear_state=True)
+                if self.accounting:
+                    self._wait(self._registered,
+                               "slurmctld to register with slurmdbd",
+                               ["slurmctld"], START_TIMEOUT)
                 for n in self.nodes:
                     self.start_slurmd(n)
                 self._wait(self._nodes_idle, "all nodes idle",
@@ -531,18 +620,7 @@ class Cluster:
         return self
 
     def _stop_proc(self, name, sig=signal.SIGTERM, timeout=20):
-        p = self.procs.pop(name, None)
-        if p is None or p.poll() is not None:
-            return
-        try:
-            p.send_signal(sig)
-            p.wait(timeout)
-        except subprocess.TimeoutExpired:
-            p.kill()
-            try:
-                p.wait(10)
-            except subprocess.TimeoutExpired:
-                pass
+        terminate(self.procs.pop(name, None), sig, timeout)
 
     def stop_slurmctld(self):
         self._stop_proc("slurmctld")
@@ -580,6 +658,9 @@ class Cluster:
             for name in [n for n in self.procs if n.startswith("slurmd-")]:
                 self._stop_proc(name)
             self._stop_proc("slurmctld")
+            # After slurmctld, which hands it the records it still holds.
+            if self.accounting_db is not None:
+                self.accounting_db.stop()
             self._stop_proc("munged")
             self.started = False
 
@@ -595,6 +676,8 @@ class Cluster:
             raise RuntimeError("detach() needs a cluster made with keep=True:"
                                " the others' daemons end with this process")
         self.procs.clear()
+        if self.accounting_db is not None:
+            self.accounting_db.detach()
         self.started = False
 
     # -- client commands -------------------------------------------------
@@ -658,6 +741,43 @@ class Cluster:
         raise AssertionError(
             f"job {jobid} is {last} (Reason={info.get('Reason')}), not "
             f"{sorted(states)} after {timeout}s")
+
+    def sacct(self, *args, user=None):
+        """sacct with args, as user (runuser) when given: one dict per row,
+        keyed by the field names sacct prints in its header.  Fields are
+        split at a control character, not "|", which a job's name may
+        hold."""
+        argv = ["sacct", "--parsable2", "--delimiter=\x1f", *args]
+        if user is not None:
+            argv = ["runuser", "-u", user, "--", *argv]
+        lines = self.run(argv).stdout.splitlines()
+        if not lines:
+            return []
+        header = lines[0].split("\x1f")
+        return [dict(zip(header, l.split("\x1f"))) for l in lines[1:]]
+
+    def wait_accounted(self, jobid,
+                       fields="JobID,State,ExitCode",
+                       timeout=JOB_TIMEOUT):
+        """The job's row in slurmdbd (sacct -X -o fields, which must name
+        State) once it holds a final state.  slurmctld sends a job's
+        records to slurmdbd asynchronously (queued while slurmdbd is away,
+        retried every 10 s), so for a while after the job ended sacct may
+        not know it or still say RUNNING."""
+        deadline = time.monotonic() + timeout
+        last = None
+        while time.monotonic() < deadline:
+            try:
+                last = self.sacct("-X", "-j", str(jobid), "-o", fields)
+            except AssertionError as e:  # slurmdbd does not answer (yet)
+                last = str(e)
+            else:
+                # "CANCELLED by 0": the state is the first word.
+                if last and last[0]["State"].split()[0] in FINAL_STATES:
+                    return last[0]
+            time.sleep(0.5)
+        raise AssertionError(f"job {jobid}'s record in slurmdbd after "
+                             f"{timeout}s: {last}")
 
     def job_output(self, jobid):
         with open(f"{self.workdir}/jobs/{jobid}.out") as f:
