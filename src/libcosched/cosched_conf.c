@@ -59,6 +59,7 @@ void cosched_conf_init(cosched_conf_t *conf)
 	conf->default_class = COSCHED_CAT_UNKNOWN;
 	conf->profile_refresh_s = COSCHED_PROFILE_REFRESH_DEFAULT;
 	conf->live_loads = true;
+	conf->record_admin_comment = true;
 	conf->live_refresh_s = COSCHED_LIVE_REFRESH_DEFAULT;
 	conf->mrb_threshold = COSCHED_MRB_THRESHOLD_DEFAULT;
 	conf->mrb_weight = COSCHED_MRB_WEIGHT_DEFAULT;
@@ -196,6 +197,7 @@ static const conf_key_t keys[] = {
 	{ "DebugFlags", K_DEBUG, OFF(debug_flags), NULL },
 	{ "ProfileCacheRefresh", K_INTEGER, OFF(profile_refresh_s),
 	  &cosched_profile_refresh_range },
+	{ "RecordInAdminComment", K_BOOL, OFF(record_admin_comment), NULL },
 	/* Both sides: the samplers publish, slurmctld reads. */
 	{ "LiveLoads", K_BOOL, OFF(live_loads), NULL },
 	{ "LiveLoadRefresh", K_INTEGER, OFF(live_refresh_s),
@@ -576,6 +578,7 @@ static const char *const ctld_only_keys[] = {
 	"PackDemand", "MaxCorunSlowdown", "GangMaxApps", "PowerPolicy",
 	"MaxSlowdown", "GangScope", "PlacementMode",
 	"DefaultClass", "DebugFlags", "ProfileCacheRefresh", "LiveLoadRefresh",
+	"RecordInAdminComment",
 	"Interference", "PreferenceTable", "InterferenceSource",
 	"InterferenceMinSamples", "InterferenceHalfLife",
 };

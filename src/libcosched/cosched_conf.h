@@ -127,6 +127,7 @@ typedef struct cosched_conf {
 	cosched_category_t default_class;	/* DefaultClass */
 	unsigned debug_flags;			/* DebugFlags, COSCHED_DEBUG_* */
 	int profile_refresh_s;			/* ProfileCacheRefresh */
+	bool record_admin_comment;		/* RecordInAdminComment */
 	bool live_loads;			/* LiveLoads (both sides) */
 	int live_refresh_s;			/* LiveLoadRefresh */
 	double mrb_threshold;			/* MissRateBoundThreshold */

@@ -9,12 +9,13 @@
  * Where it travels: slurmctld (the select plugin, and nothing else) writes
  * it into the job's SystemComment, which only slurmctld can set (no
  * submission or update RPC carries it, in 22.05 and 24.11 alike), which
- * slurmctld keeps across restarts and sends to slurmdbd.  Readers take it
- * from there through libslurm (slurm_load_job), never from the job's
- * environment or comment, which the user controls.  The copy in slurmdbd
- * (sacct -o SystemComment) is slurmctld's, but accounting operators and
- * administrators can change it there (sacctmgr modify job ... set
- * SystemComment=): a report that reads sacct trusts them too.
+ * slurmctld keeps across restarts but never sends to slurmdbd; slurmctld
+ * copies the line into AdminComment (administrators only, sent to slurmdbd
+ * at the job's end) for accounting.  Readers take it from slurmctld through
+ * libslurm (slurm_load_job), never from the job's environment or comment,
+ * which the user controls.  The copy in slurmdbd (sacct -o AdminComment)
+ * is slurmctld's, but accounting operators and administrators can change
+ * it there: a report that reads sacct trusts them too.
  *
  * SystemComment may hold other lines (Slurm's burst buffer code appends its
  * own): the record is the line that starts with COSCHED_DECISION_TAG.
@@ -252,6 +253,10 @@ int cosched_decision_find(const char *comment, cosched_decision_t *d,
 int cosched_decision_find_compat(const char *comment, cosched_decision_t *d,
 				 cosched_decision_compat_t *compat,
 				 cosched_error_t *err);
+
+/* The record line of comment (to its line end), or NULL when it has none
+ * or more than one: what is copied elsewhere whole (AdminComment). */
+const char *cosched_decision_record_line(const char *comment);
 
 /*
  * A new SystemComment: comment (may be NULL) with its record line replaced

@@ -214,6 +214,14 @@ int cosched_decision_find(const char *comment, cosched_decision_t *d,
 	return cosched_decision_find_compat(comment, d, NULL, err);
 }
 
+const char *cosched_decision_record_line(const char *comment)
+{
+	const char *record = NULL;
+	cosched_error_t err;
+
+	return record_line(comment, &record, &err) == 1 ? record : NULL;
+}
+
 char *cosched_decision_splice(const char *comment, const char *record)
 {
 	size_t clen = comment ? strlen(comment) : 0;

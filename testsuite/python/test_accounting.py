@@ -69,23 +69,36 @@ def test_jobs_reach_slurmdbd(accounting_cluster):
 
 
 @pytest.mark.cluster
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
-    "doc/cosched.8 (DECISION RECORD) says slurmctld sends SystemComment to "
-    "slurmdbd with the job's record; Slurm 22.05 and 24.11 do not: "
-    "accounting_storage/slurmdbd's job start message has no system "
-    "comment and jobacct_storage_p_job_complete() leaves "
-    "req.system_comment empty, so sacct shows the field empty.  Only "
-    "`sacctmgr modify job ... set SystemComment=` writes it there."))
 def test_record_reaches_slurmdbd(accounting_cluster):
-    """slurmdbd's copy of a job's decision record (sacct -o SystemComment)
-    equals the controller's once the job ended."""
+    """slurmdbd's copy of a job's decision record is in AdminComment (sacct
+    -o AdminComment): the controller's record line, the site's own
+    AdminComment lines kept beside it.  SystemComment, which holds the
+    record in slurmctld, never reaches slurmdbd (Slurm sends it with no
+    job message: cosched(8) DECISION RECORD), so sacct shows it empty.
+    With RecordInAdminComment=no the copy is not made."""
     c = accounting_cluster()
-    j = c.sbatch("--wrap=sleep 1")
+    j = c.sbatch("--hold", "--wrap=sleep 1")
+    # An administrator's note, set before cosched writes the record.
+    c.run(["scontrol", "update", f"jobid={j}", "AdminComment=site note"])
+    c.run(["scontrol", "release", str(j)])
     c.wait_state(j, "COMPLETED")
     ctld = _system_comment(c, j)
     assert parse_record(ctld)["job"] == str(j), ctld
-    row = c.wait_accounted(j, "JobID,State,SystemComment")
-    assert row["SystemComment"] == ctld, (row, ctld)
+    row = c.wait_accounted(j, "JobID,State,SystemComment,AdminComment")
+    assert row["SystemComment"] == "", row
+    # sacct prints a multi-line field with its line end as is.
+    lines = [l for l in c.run(["sacct", "-X", "-n", "-P", "-j", str(j), "-o",
+                               "AdminComment%2000"]).stdout.splitlines()
+             if l]
+    assert lines == ["site note", ctld], lines
+
+    c.write_cosched_conf(["RecordInAdminComment=no"])
+    c.run(["scontrol", "reconfigure"])
+    k = c.sbatch("--wrap=sleep 1")
+    c.wait_state(k, "COMPLETED")
+    assert parse_record(_system_comment(c, k))["job"] == str(k)
+    row = c.wait_accounted(k, "JobID,State,AdminComment")
+    assert row["AdminComment"] == "", row
 
 
 @pytest.mark.cluster

@@ -39,6 +39,7 @@ START_TEST(test_defaults_documented)
 		"CorePeakIPC", "NodePeakBandwidth", "ProfileDir",
 		"ProfileMergeWeight", "ProfileMaxSamples", "GangScope",
 		"PlacementMode", "DefaultClass", "ProfileCacheRefresh",
+		"RecordInAdminComment",
 		"LiveLoads", "LiveLoadRefresh",
 		"EnforceCores", "EnforceMemBind", "EnforceCpuFreq", "MemBind",
 		"SysfsRoot", "Topology", "ProfileJobs", "SampleInterval",

@@ -1007,7 +1007,7 @@ START_TEST(test_documented)
 			      tok);
 	}
 	ck_assert_ptr_nonnull(strstr(section, "SystemComment"));
-	ck_assert_ptr_nonnull(strstr(section, "sacct -o SystemComment"));
+	ck_assert_ptr_nonnull(strstr(section, "sacct -o AdminComment"));
 	free(doc);
 }
 END_TEST

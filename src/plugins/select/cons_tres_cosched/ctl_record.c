@@ -1,7 +1,8 @@
 /*****************************************************************************\
  *  ctl_record.c - the decision record in the job's SystemComment: read
  *  back (only slurmctld writes it: a user cannot forge it), initialised
- *  from a job's view, written when it changed (cosched_decision.h).
+ *  from a job's view, written when it changed (cosched_decision.h), and
+ *  copied into AdminComment for accounting.
 \*****************************************************************************/
 
 #include <stdio.h>
@@ -67,6 +68,32 @@ void ctl_record_init(cosched_ctl_t *c, cosched_decision_t *d,
 	}
 }
 
+/*
+ * The record's copy in the job's AdminComment (RecordInAdminComment=yes),
+ * its other lines kept: slurmctld sends AdminComment to slurmdbd with the
+ * job's end and SystemComment never (Slurm 22.05 to 24.11), so this copy
+ * is what sacct -o AdminComment and the reports read.  Like SystemComment
+ * only an administrator can set it, so no user can forge the copy; an
+ * administrator who rewrites AdminComment removes it until the next
+ * change of the record.
+ */
+static void _copy_to_admin_comment(cosched_ctl_t *c, job_record_t *job_ptr)
+{
+	const char *line = cosched_decision_record_line(job_ptr->system_comment);
+	char *spliced;
+
+	if (!c->conf.record_admin_comment || !line)
+		return;
+	spliced = cosched_decision_splice(job_ptr->admin_comment, line);
+	if (!spliced)
+		return;
+	if (!job_ptr->admin_comment || strcmp(spliced, job_ptr->admin_comment)) {
+		xfree(job_ptr->admin_comment);
+		job_ptr->admin_comment = xstrdup(spliced);
+	}
+	free(spliced);
+}
+
 /* The job's SystemComment becomes comment (malloc'd, freed here) when it
  * differs, and slurmctld saves the job; what changed goes to the
  * placement log. */
@@ -80,6 +107,7 @@ static void _set_comment(cosched_ctl_t *c, job_record_t *job_ptr,
 	xfree(job_ptr->system_comment);
 	job_ptr->system_comment = xstrdup(comment);
 	free(comment);
+	_copy_to_admin_comment(c, job_ptr);
 	*c->last_job_update = time(NULL);
 	if (c->conf.debug_flags & COSCHED_DEBUG_PLACEMENT)
 		info("%s: %pJ %s", plugin_type, job_ptr, what);
