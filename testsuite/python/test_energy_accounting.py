@@ -27,15 +27,6 @@ ENERGY_CONF = ["AcctGatherEnergyType=acct_gather_energy/cosched",
                "AcctGatherNodeFreq=1"]
 
 
-def _ledger(c, node="n1"):
-    path = os.path.join(c.workdir, "spool", node, "cosched", "energy.ledger")
-    try:
-        with open(path) as f:
-            return f.read()
-    except FileNotFoundError:
-        return ""
-
-
 def _record(c, step, node="n1"):
     path = os.path.join(c.profile_dir, "jobs", f"{step}.{node}.json")
     deadline = time.monotonic() + 30
@@ -46,10 +37,11 @@ def _record(c, step, node="n1"):
         return json.load(f)
 
 
-def _wait_ledger(c, jobs):
+def _wait_ledger(c, steps):
+    """Until every step ("JOB.STEP") is in the node's ledger."""
     deadline = time.monotonic() + 30
-    while not all(f"step {j}.{BATCH} " in _ledger(c) for j in jobs):
-        assert time.monotonic() < deadline, _ledger(c)
+    while not all(f"step {s} " in (c.energy_ledger() or "") for s in steps):
+        assert time.monotonic() < deadline, c.energy_ledger()
         time.sleep(0.1)
 
 
@@ -105,7 +97,7 @@ def test_shared_node_energy_in_sacct(make_cluster):
             for i in (1, 2)]
     for j in jobs:
         c.wait_state(j, "RUNNING")
-    _wait_ledger(c, jobs)
+    _wait_ledger(c, [f"{j}.{BATCH}" for j in jobs])
     c.accounting_db.stop_slurmdbd()
     # 10 J in the package (6 in the cores), 2 J in DRAM.
     _spend(root, 10, 6, 2)
@@ -128,10 +120,7 @@ def test_shared_node_energy_in_sacct(make_cluster):
     # step's energy to the job's; cosched(8) says so).
     alone = c.sbatch("-n1", "-Jalone", "--wrap", "srun -n1 sleep 4")
     c.wait_state(alone, "RUNNING")
-    deadline = time.monotonic() + 30
-    while not all(f"step {alone}.{s} " in _ledger(c) for s in (BATCH, 0)):
-        assert time.monotonic() < deadline, _ledger(c)
-        time.sleep(0.1)
+    _wait_ledger(c, [f"{alone}.{BATCH}", f"{alone}.0"])
     _spend(root, 5, 3, 2)
     c.wait_state(alone, "COMPLETED", timeout=60)
     steps = {s: _record(c, f"{alone}.{s}")["energy"]["total_uj"]

@@ -187,15 +187,6 @@ def test_profile_merged_and_used(make_cluster):
     _not_drained(c)
 
 
-def _ledger(c, node="n1"):
-    path = os.path.join(c.workdir, "spool", node, "cosched", "energy.ledger")
-    try:
-        with open(path) as f:
-            return f.read()
-    except FileNotFoundError:
-        return None
-
-
 def test_shared_node_energy_adds_up(make_cluster):
     """Two jobs share a node whose RAPL (a fake powercap tree) the test
     advances while both run: each job's record holds its share by the
@@ -220,8 +211,8 @@ def test_shared_node_energy_adds_up(make_cluster):
     for j in jobs:
         c.wait_state(j, "RUNNING")
     deadline = time.monotonic() + 20
-    while not all(f"step {j}.{BATCH} " in (_ledger(c) or "") for j in jobs):
-        assert time.monotonic() < deadline, _ledger(c)
+    while not all(f"step {j}.{BATCH} " in (c.energy_ledger() or "") for j in jobs):
+        assert time.monotonic() < deadline, c.energy_ledger()
         time.sleep(0.1)
     # 10 J in the package, 6 of them in the cores, 2 J in DRAM.
     fake_powercap.advance(root, fake_powercap.zone(root, 0, "package"),
@@ -250,7 +241,7 @@ def test_shared_node_energy_adds_up(make_cluster):
         assert d["sockets"] == c.record(j)["sockets"].split(":", 1)[1], r
         assert d["predicted_slowdown"] >= 1.0, r
         assert 4.5 <= r["runtime_s"] <= 30, r
-    assert _ledger(c) is None
+    assert c.energy_ledger() is None
     # Reports read every node's records in one place: the store.
     for j, r in zip(jobs, recs):
         central = os.path.join(c.profile_dir, "jobs", f"{j}.{BATCH}.n1.json")

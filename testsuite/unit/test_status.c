@@ -45,9 +45,12 @@ static status_job_t jobs[] = {
 };
 #define NJOBS (sizeof(jobs) / sizeof(jobs[0]))
 
-/* The report of jobs under filter, as text or JSON; caller frees. */
-static char *report(const status_job_t *js, size_t n, const status_filter_t *f,
-		    bool json)
+enum { TEXT, JSON, PROMETHEUS };
+
+/* The report of jobs under filter, as text, JSON or metrics; caller
+ * frees. */
+static char *report_as(const status_job_t *js, size_t n,
+		       const status_filter_t *f, int format)
 {
 	cosched_error_t err;
 	status_report_t *r = status_report_build(js, n, f, &err);
@@ -58,8 +61,11 @@ static char *report(const status_job_t *js, size_t n, const status_filter_t *f,
 	ck_assert_msg(r != NULL, "status_report_build: %s", err.msg);
 	out = open_memstream(&text, &len);
 	ck_assert_ptr_nonnull(out);
-	if (json)
+	if (format == JSON)
 		ck_assert_msg(status_report_json(r, out, &err) == 0, "%s", err.msg);
+	else if (format == PROMETHEUS)
+		ck_assert_msg(status_report_prometheus(r, out, &err) == 0, "%s",
+			      err.msg);
 	else
 		ck_assert_int_eq(status_report_text(r, out), 0);
 	fclose(out);
@@ -68,6 +74,12 @@ static char *report(const status_job_t *js, size_t n, const status_filter_t *f,
 		ck_assert_msg(*p == '\n' || (*p >= 0x20 && *p < 0x7f),
 			      "byte 0x%02x in the report:\n%s", *p, text);
 	return text;
+}
+
+static char *report(const status_job_t *js, size_t n, const status_filter_t *f,
+		    bool json)
+{
+	return report_as(js, n, f, json ? JSON : TEXT);
 }
 
 /* The index of the line of text that starts with prefix, blanks squeezed
@@ -404,19 +416,7 @@ END_TEST
 /* The metrics of jobs (cosched-status --prometheus); caller frees. */
 static char *metrics(const status_job_t *js, size_t n, const status_filter_t *f)
 {
-	cosched_error_t err;
-	status_report_t *r = status_report_build(js, n, f, &err);
-	char *text = NULL;
-	size_t len = 0;
-	FILE *out;
-
-	ck_assert_msg(r != NULL, "status_report_build: %s", err.msg);
-	out = open_memstream(&text, &len);
-	ck_assert_ptr_nonnull(out);
-	ck_assert_msg(status_report_prometheus(r, out, &err) == 0, "%s", err.msg);
-	fclose(out);
-	status_report_free(r);
-	return text;
+	return report_as(js, n, f, PROMETHEUS);
 }
 
 static void assert_sample(const char *text, const char *line)

@@ -779,6 +779,17 @@ class Cluster:
         raise AssertionError(f"job {jobid}'s record in slurmdbd after "
                              f"{timeout}s: {last}")
 
+    def energy_ledger(self, node="n1"):
+        """The node's energy ledger (SlurmdSpoolDir/cosched/energy.ledger)
+        as text, None when the node has none (no step present)."""
+        path = os.path.join(self.workdir, "spool", node, "cosched",
+                            "energy.ledger")
+        try:
+            with open(path) as f:
+                return f.read()
+        except FileNotFoundError:
+            return None
+
     def job_output(self, jobid):
         with open(f"{self.workdir}/jobs/{jobid}.out") as f:
             return f.read()
