@@ -23,7 +23,9 @@ typedef struct {
 	const char *value;	/* any text: escaped here */
 } cosched_prom_label_t;
 
-/* "# HELP name help" and "# TYPE name type" (gauge, counter, ...). */
+/* "# HELP name help" and "# TYPE name type" (gauge, counter, ...); help
+ * is the caller's literal, a line without '\\' (the format escapes it
+ * there). */
 void cosched_prom_family(FILE *out, const char *name, const char *type,
 			 const char *help);
 

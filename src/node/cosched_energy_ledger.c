@@ -101,9 +101,12 @@ out:
 }
 
 /* Load dir's ledger into l; a missing one, one from another boot and one
- * that does not parse give an empty ledger with the reason in oc. */
-static int ledger_load(const char *dir, const char *boot, ledger_t *l,
-		       cosched_ledger_outcome_t *oc, cosched_error_t *err)
+ * that does not parse give an empty ledger with the reason in oc (one
+ * that does not parse is set aside, unless keep: a settle leaves that to
+ * the samplers, whose records say why). */
+static int ledger_load(const char *dir, const char *boot, bool keep,
+		       ledger_t *l, cosched_ledger_outcome_t *oc,
+		       cosched_error_t *err)
 {
 	char path[COSCHED_PATH_MAX];
 	cosched_error_t perr;
@@ -127,6 +130,10 @@ static int ledger_load(const char *dir, const char *boot, ledger_t *l,
 
 		memset(l, 0, sizeof(*l));
 		oc->restarted = true;
+		if (keep) {
+			free(text);
+			return 0;
+		}
 		if (cosched_spool_set_aside(dir, COSCHED_ENERGY_LEDGER_FILE, bad,
 					    sizeof(bad), err)) {
 			free(text);
@@ -183,8 +190,14 @@ static int advance(cosched_rapl_t *rapl, const char *dir,
 		goto done;
 	}
 	cosched_boot_id(boot);
-	if (ledger_load(dir, boot, l, oc, err))
+	if (ledger_load(dir, boot, !me, l, oc, err))
 		goto done;
+	if (!me && (oc->restarted || l->nzones == 0)) {
+		/* Settling in a ledger the samplers must start or restart
+		 * first, or one that counts no energy yet. */
+		rc = 1;
+		goto done;
+	}
 
 	/* What was spent since the ledger's reading.  A step without RAPL
 	 * (rapl NULL) only says it is present: it never restarts a ledger
@@ -242,7 +255,7 @@ static int advance(cosched_rapl_t *rapl, const char *dir,
 	for (int i = 0; i < l->n; i++)
 		if (cosched_step_ref_eq(&l->step[i].id, id))
 			mine = i;
-	if (!me && (mine < 0 || oc->restarted)) {
+	if (!me && mine < 0) {
 		/* Settling for a step the ledger does not hold (any more):
 		 * the samplers start, restart and end ledgers. */
 		rc = 1;

@@ -120,8 +120,9 @@ int cosched_energy_ledger_update(cosched_rapl_t *rapl, const char *dir,
  * (acct_gather_energy/cosched), so that what slurmstepd reports is the
  * share up to the poll, and the energy it settles is handed out once
  * like any other.  0: *out (may be NULL) gets id's entry; 1: id has no
- * entry (never joined, left, found dead, or the ledger restarted; nothing
- * is written then: only samplers start and restart ledgers); -1 (err) as
+ * entry (never joined, left, found dead), or the ledger is missing, from
+ * another boot, unreadable or counts no energy yet: nothing is written
+ * then (only samplers start, restart and set aside ledgers); -1 (err) as
  * for an update.  Needs RAPL (rapl not NULL).
  */
 int cosched_energy_ledger_settle(cosched_rapl_t *rapl, const char *dir,

@@ -24,14 +24,14 @@ static void socket_label(int socket, char *buf, size_t len)
 }
 
 /* Per node and socket (the slots are sorted: one run each): how many jobs
- * and their largest predicted slowdown (where a record predicts one). */
-static void sockets(status_report_t *r, FILE *out)
+ * (slowdown false) or their largest predicted slowdown, where a record
+ * predicts one (slowdown true).  One family at a time: the format wants
+ * each family's samples together. */
+static void socket_samples(status_report_t *r, FILE *out, bool slowdown)
 {
-	cosched_prom_family(out, "cosched_socket_jobs", "gauge",
-		"Jobs running on the socket (socket unknown: on the node, where no record names a socket).");
-	cosched_prom_family(out, "cosched_socket_predicted_slowdown_max",
-		"gauge",
-		"The largest predicted slowdown among the socket's jobs, as their records predicted it at their start.");
+	const char *name = slowdown ? "cosched_socket_predicted_slowdown_max" :
+				      "cosched_socket_jobs";
+
 	for (size_t k = 0; k < r->nslots;) {
 		const slot_t *first = &r->slots[k];
 		char sock[16];
@@ -46,20 +46,27 @@ static void sockets(status_report_t *r, FILE *out)
 			if (!r->slots[k].shown)
 				continue;
 			n++;
-			if (status_job_load(r, r->slots[k].job) &&
+			if (slowdown && status_job_load(r, r->slots[k].job) &&
 			    !isnan(r->d->slowdown) &&
 			    (isnan(worst) || r->d->slowdown > worst))
 				worst = r->d->slowdown;
 		}
-		if (!n)
-			continue;	/* not asked for (--nodes) */
+		if (!n || (slowdown && isnan(worst)))
+			continue;	/* not asked for (--nodes), or none */
 		socket_label(first->socket, sock, sizeof(sock));
-		cosched_prom_sample(out, "cosched_socket_jobs", l, 2, (double) n);
-		if (!isnan(worst))
-			cosched_prom_sample(out,
-				"cosched_socket_predicted_slowdown_max", l, 2,
-				worst);
+		cosched_prom_sample(out, name, l, 2, slowdown ? worst : (double) n);
 	}
+}
+
+static void sockets(status_report_t *r, FILE *out)
+{
+	cosched_prom_family(out, "cosched_socket_jobs", "gauge",
+		"Jobs running on the socket (socket unknown: on the node, where no record names a socket).");
+	socket_samples(r, out, false);
+	cosched_prom_family(out, "cosched_socket_predicted_slowdown_max",
+		"gauge",
+		"The largest predicted slowdown among the socket's jobs, as their records predicted it at their start.");
+	socket_samples(r, out, true);
 }
 
 /* Per job and socket: its predicted slowdown and decided frequency. */

@@ -167,7 +167,7 @@ def test_make_install_renames_into_place(tmp_path):
             assert (dest / p).read_bytes() == built.read()
     assert sorted(os.listdir(dest)) == sorted(PLUGINS)  # no temporaries
     assert sorted(os.listdir(bindir)) == ["cosched-model-check",
-                                          "cosched-status"]
+                                          "cosched-report", "cosched-status"]
     assert sorted(os.listdir(sbindir)) == [
         "cosched-calibrate", "cosched-characterise", "cosched-node"]
     assert "cosched-sampler" in os.listdir(libexecdir / "cosched")
@@ -187,6 +187,15 @@ def test_make_install_renames_into_place(tmp_path):
                        text=True, timeout=30, cwd=tmp_path,
                        env={"PATH": "/usr/bin:/bin"})
     assert r.returncode == 0 and "0 step records" in r.stdout, r
+    # cosched-report finds its modules where install put them
+    # (pkglibexecdir), nothing of the source tree.
+    r = subprocess.run([str(bindir / "cosched-report"), "--help"],
+                       capture_output=True, text=True, timeout=30,
+                       cwd=tmp_path, env={"PATH": "/usr/bin:/bin"})
+    assert r.returncode == 0 and "--starttime" in r.stdout, r
+    assert sorted(os.listdir(libexecdir / "cosched" / "cosched_report")) == [
+        "__init__.py", "accounting.py", "cli.py", "energy.py", "output.py",
+        "plot.py", "record.py"]
 
     # A daemon holding the old file keeps it: install replaces the name,
     # never the bytes of the file already open.

@@ -144,5 +144,11 @@ def test_node_without_rapl_gives_unknown_energy(make_cluster):
     job = c.sbatch("-n1", "-Jnorapl", "--wrap", "sleep 2")
     c.wait_state(job, "COMPLETED", timeout=60)
     assert _batch_energy(c, job) == ""
+    # No power figure is made up either (Slurm's NO_VAL as watts would
+    # show as energy=4294967294 in the step's TRES usage).
+    row = [r for r in c.sacct("-j", str(job), "-o",
+                              "JobID,TRESUsageOutMax,TRESUsageOutTot")
+           if r["JobID"] == f"{job}.batch"][0]
+    assert "4294967294" not in str(row), row
     rec = _record(c, f"{job}.{BATCH}")
     assert rec["energy"]["state"].startswith("energy unavailable"), rec

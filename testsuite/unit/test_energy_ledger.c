@@ -393,6 +393,20 @@ START_TEST(t_ledger_settle)
 	ck_assert_uint_eq(ga.energy.total_uj + gb.energy.total_uj, 15000000);
 	/* A step that left is not settled for. */
 	settle(r, dir, 40, 1);
+
+	/* A ledger of presence only (its samplers have no RAPL) is not
+	 * turned into one that counts, and an unreadable one is left for
+	 * the samplers to set aside (their records say why). */
+	ledger_update(NULL, dir, &a, false, &oc);
+	before = strdup(cosched_check_read_file(path));
+	settle(r, dir, 40, 1);
+	ck_assert_str_eq(before, cosched_check_read_file(path));
+	free(before);
+	cosched_check_write_file(path, "not a ledger\n");
+	settle(r, dir, 40, 1);
+	ck_assert_str_eq(cosched_check_read_file(path), "not a ledger\n");
+	ck_assert(!cosched_spool_aside(dir, COSCHED_ENERGY_LEDGER_FILE, path,
+				       sizeof(path)));
 	cosched_rapl_close(r);
 	cosched_check_tree_free(&t);
 }

@@ -444,6 +444,9 @@ START_TEST(test_prometheus)
 	char *t = metrics(jobs, NJOBS, NULL);
 
 	assert_sample(t, "# TYPE cosched_socket_jobs gauge");
+	/* each family's samples together, as the format wants */
+	ck_assert_msg(!strstr(strstr(t, "# TYPE cosched_socket_predicted_slowdown_max"),
+			      "\ncosched_socket_jobs{"), "%s", t);
 	assert_sample(t, "cosched_socket_jobs{node=\"n1\",socket=\"0\"} 1");
 	assert_sample(t, "cosched_socket_jobs{node=\"n1\",socket=\"1\"} 2");
 	assert_sample(t, "cosched_socket_jobs{node=\"n1\",socket=\"unknown\"} 1");

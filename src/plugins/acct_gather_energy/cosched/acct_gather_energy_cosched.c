@@ -26,12 +26,14 @@
  *  a share keeps its last one when a later settle fails (the ledger busy
  *  past the wait, or gone as the sampler left).
  *
- *  Call order: init and conf_set (both daemons; RAPL is opened at the
- *  first call after them, when the daemon knows its node); slurmd:
- *  set_data(PROFILE) every AcctGatherNodeFreq, update_node_energy and
- *  get_data(NODE_ENERGY) when asked (registrations, pings); slurmstepd:
- *  set_data(STEP_PTR) before the tasks start, then get_data(NODE_ENERGY_UP)
- *  at each poll of jobacct_gather and at each task's end.
+ *  Call order (every call under Slurm's g_context_lock): init and
+ *  conf_set (both daemons; RAPL is opened at the first call after them,
+ *  when the daemon knows its node); slurmd: update_node_energy then
+ *  get_data(NODE_ENERGY) when slurmctld pings (AcctGatherNodeFreq) and at
+ *  registration; slurmstepd: set_data(STEP_PTR) before the tasks start,
+ *  then get_data(NODE_ENERGY_UP, or NODE_ENERGY with energy profiling) at
+ *  each poll of jobacct_gather, at each task's end and for sstat, and
+ *  set_data(PROFILE) on the energy profiling timer.
  *
  *  Nothing here fails a step or drains a node (rapl sends a drain request
  *  when its MSR cannot be read; a shared node must not be lost to a
@@ -74,21 +76,37 @@ static bool loaded;		/* conf read and RAPL tried, once */
 static cosched_rapl_t *rapl;	/* NULL: energy unknown on this node */
 static char *ledger_dir;	/* SlurmdSpoolDir/cosched */
 
+/* Watts are figured over at least this long: two polls a few
+ * microseconds apart (a ping's update then its read, the polls at each
+ * task's end) would give one RAPL tick's worth, 0 or thousands of W. */
+#define WATTS_MIN_INTERVAL_S 1.0
+
 /* slurmd: the node's energy since slurmd started. */
 static acct_gather_energy_t node_energy;
 static uint64_t node_uj;
-static struct timespec node_last;
+static struct timespec node_start, node_last;
 
-/* slurmstepd: the step, and its share at the last settle. */
+/* slurmstepd: the step, and its share at the last settle.  share_base
+ * holds what earlier ledgers gave it, when the ledger started again under
+ * it (set aside as unreadable, another major during an upgrade): its
+ * entry starts from 0 there, and the step's total must not go back. */
 static cosched_step_ref_t step_ref;
 static bool have_step, have_share;
-static uint64_t share_uj;
+static uint64_t share_uj, share_base, share_last_uj;
+static uint32_t step_watts;
 static struct timespec share_first, share_last;
 
 static double _seconds(const struct timespec *a, const struct timespec *b)
 {
 	return (double) (b->tv_sec - a->tv_sec) +
 	       (double) (b->tv_nsec - a->tv_nsec) / 1e9;
+}
+
+static uint32_t _watts(uint64_t uj, double seconds)
+{
+	double w = (double) uj / 1e6 / seconds + 0.5;
+
+	return w < (double) UINT32_MAX - 1 ? (uint32_t) w : UINT32_MAX - 2;
 }
 
 /* slurmd's configuration (node name, spool directory), in slurmd and
@@ -102,10 +120,12 @@ static slurmd_conf_t *_slurmd_conf(void)
 }
 
 /* cosched.conf's SysfsRoot for this node, and RAPL under it; once per
- * process (slurmd, or one step's slurmstepd). */
+ * process (slurmd, or one step's slurmstepd).  A change of cosched.conf
+ * or of the node's RAPL is seen at slurmd's next start (and by each new
+ * step). */
 static void _load(void)
 {
-	slurmd_conf_t *sc = _slurmd_conf();
+	slurmd_conf_t *sc;
 	cosched_conf_t c;
 	cosched_error_t err;
 	char *path, *root;
@@ -113,6 +133,7 @@ static void _load(void)
 	if (loaded || !running_in_slurmd_stepd())
 		return;
 	loaded = true;
+	sc = _slurmd_conf();
 	node_energy.current_watts = NO_VAL;
 	node_energy.consumed_energy = NO_VAL64;
 	path = cosched_plugin_conf_path();
@@ -134,11 +155,14 @@ static void _load(void)
 	if (rapl) {
 		node_energy.current_watts = 0;
 		node_energy.consumed_energy = 0;
-		clock_gettime(CLOCK_MONOTONIC, &node_last);
+		clock_gettime(CLOCK_MONOTONIC, &node_start);
+		node_last = node_start;
 	}
 }
 
-/* slurmd: add what RAPL counted since the last update. */
+/* slurmd: add what RAPL counted since the last sample, at most once a
+ * WATTS_MIN_INTERVAL_S (a sample in between would only shorten the
+ * interval the power is figured over). */
 static void _node_update(void)
 {
 	cosched_energy_node_t n;
@@ -149,68 +173,88 @@ static void _node_update(void)
 
 	if (!rapl)
 		return;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	dt = _seconds(&node_last, &now);
+	if (dt < WATTS_MIN_INTERVAL_S)
+		return;
 	if (cosched_rapl_sample(rapl, NULL, &n, &err)) {
 		/* The next sample covers this interval too. */
 		debug("%s: %s", plugin_type, err.msg);
 		return;
 	}
-	clock_gettime(CLOCK_MONOTONIC, &now);
 	uj = n.package_uj + (n.has_dram ? n.dram_uj : 0);
 	node_uj += uj;
-	dt = _seconds(&node_last, &now);
 	node_last = now;
 	node_energy.consumed_energy = (node_uj + 500000) / 1000000;
 	node_energy.previous_consumed_energy = node_energy.consumed_energy;
-	if (dt > 0)
-		node_energy.current_watts = (uint32_t) ((double) uj / 1e6 / dt +
-							 0.5);
+	node_energy.current_watts = _watts(uj, dt);
+	node_energy.ave_watts = _watts(node_uj, _seconds(&node_start, &now));
 	node_energy.poll_time = time(NULL);
 }
 
-/* slurmstepd: the step's share up to now into *e. */
-static void _step_energy(acct_gather_energy_t *e)
+/* slurmstepd: settle the ledger for the step, and keep its share. */
+static void _step_settle(void)
 {
 	cosched_ledger_step_t out;
 	cosched_error_t err;
 	struct timespec now;
-	uint64_t prev_uj = share_uj;
+	uint64_t total;
 	double dt;
 	int rc;
 
-	if (!rapl || !have_step || !ledger_dir) {
-		e->consumed_energy = NO_VAL64;
-		e->current_watts = NO_VAL;
+	if (!rapl || !have_step || !ledger_dir)
 		return;
-	}
 	rc = cosched_energy_ledger_settle(rapl, ledger_dir, &step_ref,
 					  LEDGER_WAIT_MS, &out, NULL, &err);
-	clock_gettime(CLOCK_MONOTONIC, &now);
 	if (rc < 0)
 		debug("%s: settling the energy ledger: %s", plugin_type,
 		      err.msg);
-	if (rc == 0) {
-		if (!have_share)
-			share_first = share_last = now;
-		have_share = true;
-		share_uj = out.energy.total_uj;
-	}
+	if (rc)
+		return;		/* the last share stands */
+	clock_gettime(CLOCK_MONOTONIC, &now);
 	if (!have_share) {
-		e->consumed_energy = NO_VAL64;
-		e->current_watts = NO_VAL;
-		return;
+		share_first = share_last = now;
+		have_share = true;
 	}
-	e->base_consumed_energy = 0;
-	e->consumed_energy = (share_uj + 500000) / 1000000;
-	e->previous_consumed_energy = e->consumed_energy;
+	/* A ledger that started again holds less than it had given. */
+	if (share_base + out.energy.total_uj < share_uj)
+		share_base = share_uj;
+	total = share_base + out.energy.total_uj;
+	share_uj = total;
 	dt = _seconds(&share_last, &now);
-	if (rc == 0 && dt > 0) {
-		e->current_watts = (uint32_t) ((double) (share_uj - prev_uj) /
-					       1e6 / dt + 0.5);
+	if (dt >= WATTS_MIN_INTERVAL_S) {
+		step_watts = _watts(total - share_last_uj, dt);
+		share_last_uj = total;
 		share_last = now;
 	}
+}
+
+/*
+ * slurmstepd: the step's share into *e, for every kind of read
+ * (NODE_ENERGY_UP, and STRUCT or NODE_ENERGY when energy profiling is on:
+ * jobacct_gather then asks for those).  Unknown: consumed_energy NO_VAL64
+ * with 0 W, as acct_gather_energy/rapl (a NO_VAL in current_watts would
+ * reach the step's TRES usage as 4294967294 W).
+ */
+static void _step_energy(acct_gather_energy_t *e)
+{
+	struct timespec now;
+	double dt;
+
+	_step_settle();
+	e->base_consumed_energy = 0;
+	e->current_watts = step_watts;
+	if (!have_share) {
+		e->consumed_energy = NO_VAL64;
+		e->previous_consumed_energy = 0;
+		e->ave_watts = 0;
+		return;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	e->consumed_energy = (share_uj + 500000) / 1000000;
+	e->previous_consumed_energy = e->consumed_energy;
 	dt = _seconds(&share_first, &now);
-	e->ave_watts = dt > 0 ? (uint32_t) ((double) share_uj / 1e6 / dt +
-					    0.5) : 0;
+	e->ave_watts = dt >= WATTS_MIN_INTERVAL_S ? _watts(share_uj, dt) : 0;
 	e->poll_time = time(NULL);
 }
 
@@ -245,20 +289,20 @@ extern int acct_gather_energy_p_get_data(enum acct_energy_type data_type,
 	switch (data_type) {
 	case ENERGY_DATA_JOULES_TASK:
 	case ENERGY_DATA_NODE_ENERGY_UP:
+	case ENERGY_DATA_STRUCT:
+	case ENERGY_DATA_NODE_ENERGY:
+		/* In a step every read is the step's: with energy profiling
+		 * jobacct_gather reads NODE_ENERGY, not NODE_ENERGY_UP. */
 		if (running_in_slurmstepd()) {
 			_step_energy(energy);
 			break;
 		}
-		/* fall through */
-	case ENERGY_DATA_STRUCT:
-	case ENERGY_DATA_NODE_ENERGY:
-		/* A few sysfs reads: always the latest. */
-		if (running_in_slurmd())
-			_node_update();
+		_node_update();
 		memcpy(energy, &node_energy, sizeof(node_energy));
 		break;
 	case ENERGY_DATA_LAST_POLL:
-		*(time_t *) data = node_energy.poll_time;
+		*(time_t *) data = running_in_slurmstepd() ? time(NULL) :
+				   node_energy.poll_time;
 		break;
 	case ENERGY_DATA_SENSOR_CNT:
 		*(uint16_t *) data = 1;
@@ -284,12 +328,13 @@ extern int acct_gather_energy_p_set_data(enum acct_energy_type data_type,
 		break;
 	}
 	case ENERGY_DATA_PROFILE:
-		/* The timer of AcctGatherNodeFreq.  No energy series
-		 * (acct_gather_profile) of a step: its share is in its record
-		 * and in accounting. */
+		/* The energy profiling timer (slurmstepd only): settle, so
+		 * the step's share keeps up.  No energy series of its own
+		 * (acct_gather_profile): the share is in its record and in
+		 * accounting. */
 		_load();
-		if (running_in_slurmd())
-			_node_update();
+		if (running_in_slurmstepd())
+			_step_settle();
 		break;
 	case ENERGY_DATA_RECONFIG:
 		break;

@@ -1,0 +1,522 @@
+"""cosched-report(1) against a real slurmdbd with MariaDB: each job's
+energy as the sum of its step lines in sacct, the sums per group, the
+co-runners, the savings against the runs under policy none, a node
+without RAPL, a user who sees only their own jobs, the figure, and the
+refusals.
+
+One cluster holds every case: node n1 has a fake RAPL the test advances by
+known joules (lib/fake_powercap.py, as test_energy_accounting.py), node n2
+has no powercap at all (as these machines).  On n1 two jobs share the node,
+then one runs alone (a batch step and an srun step); on n2 at the same time
+a job of root's and one of nobody's, whose energies are unknown.
+slurmdbd has PrivateData=jobs.
+"""
+
+import csv
+import io
+import json
+import os
+import re
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+
+import pytest
+
+from cluster import DEBIAN_PLUGINDIR, FINAL_STATES
+from conftest import require_environment
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "lib"))
+import fake_powercap  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TOOL = os.path.normpath(os.path.join(HERE, "..", "..", "contribs", "report",
+                                     "cosched-report"))
+# The system's python3 (Debian's matplotlib, and one nobody can run).
+PY = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") \
+    else sys.executable
+BATCH = 4294967291
+ENERGY_CONF = ["AcctGatherEnergyType=acct_gather_energy/cosched",
+               "AcctGatherNodeFreq=1"]
+SINCE = ["-S", "now-1hour"]
+
+
+def _require_accounting():
+    require_environment()
+    missing = [p for p in ("mariadb-install-db", "mariadbd", "slurmdbd",
+                           "sacctmgr", "sacct", "runuser")
+               if shutil.which(p) is None]
+    if not os.path.exists(os.path.join(DEBIAN_PLUGINDIR,
+                                       "accounting_storage_mysql.so")):
+        missing.append("accounting_storage_mysql.so")
+    if missing:
+        pytest.fail("missing for accounting: " + ", ".join(missing) +
+                    " (run scripts/install-deps)")
+
+
+def _has_matplotlib():
+    return subprocess.run([PY, "-c", "import matplotlib"],
+                          capture_output=True).returncode == 0
+
+
+def report(*args, env=None, user=None, check=True):
+    argv = [PY, TOOL, *args]
+    if user:
+        argv = ["runuser", "-u", user, "--", *argv]
+    r = subprocess.run(argv, env=env, capture_output=True, text=True,
+                       timeout=120, cwd="/tmp")
+    if check:
+        assert r.returncode == 0, r
+    return r
+
+
+def _ledger(c, node="n1"):
+    path = os.path.join(c.workdir, "spool", node, "cosched", "energy.ledger")
+    try:
+        with open(path) as f:
+            return f.read()
+    except FileNotFoundError:
+        return ""
+
+
+def _wait_ledger(c, steps):
+    deadline = time.monotonic() + 30
+    while not all(f"step {s} " in _ledger(c) for s in steps):
+        assert time.monotonic() < deadline, _ledger(c)
+        time.sleep(0.1)
+
+
+def _spend(root, package_j, core_j, dram_j):
+    for kind, j in (("package", package_j), ("core", core_j),
+                    ("dram", dram_j)):
+        fake_powercap.advance(root, fake_powercap.zone(root, 0, kind),
+                              j * 1000000)
+
+
+def _wait_steps(c, job, steps):
+    """Until sacct has the job's step lines (batch, 0, ...) completed."""
+    deadline = time.monotonic() + 60
+    rows = []
+    while time.monotonic() < deadline:
+        rows = {r["JobID"]: r["State"] for r in c.sacct(
+            "-a", "-j", str(job), "-o", "JobID,State")}
+        if all(rows.get(f"{job}.{s}") == "COMPLETED" for s in steps):
+            return
+        time.sleep(0.5)
+    raise AssertionError(f"steps of {job} in slurmdbd: {rows}")
+
+
+def _step_energy(c, job):
+    """The sum of the job's step lines' ConsumedEnergyRaw in sacct, None
+    when one is empty (unknown)."""
+    total = 0
+    for r in c.sacct("-a", "-j", str(job), "-o", "JobIDRaw,ConsumedEnergyRaw"):
+        if "." not in r["JobIDRaw"] or r["JobIDRaw"].endswith(".extern"):
+            continue
+        if r["ConsumedEnergyRaw"] == "":
+            return None
+        total += int(r["ConsumedEnergyRaw"])
+    return total
+
+
+def _admin_comment_policy(c, job):
+    """The policy of the record slurmctld copied into the job's AdminComment
+    in slurmdbd (None: no record there)."""
+    r = c.run(["sacct", "-X", "-n", "-P", "-j", str(job), "-o",
+               "AdminComment"])
+    for line in r.stdout.splitlines():
+        if line.startswith("cosched/"):
+            return dict(kv.split("=", 1) for kv in line.split()
+                        if "=" in kv)["policy"]
+    return None
+
+
+def _table(text):
+    """The table's header and rows (cells split at blanks: the test's
+    names have none), and the lines after it."""
+    lines = text.splitlines()
+    head = lines[0].split()
+    widths = [len(w) for w in lines[1].split()]
+    assert len(widths) == len(head), lines[:2]
+    rows, notes = [], []
+    for line in lines[2:]:
+        cells = line.split()
+        if notes or len(cells) != len(head) or line.startswith("energy "):
+            notes.append(line)
+        else:
+            rows.append(dict(zip(head, cells)))
+    return head, rows, notes
+
+
+def _cluster(make_cluster):
+    _require_accounting()
+    w = tempfile.mkdtemp(prefix="cosched-cluster-")
+    root = os.path.join(w, "sysfs", "n1")
+    fake_powercap.create(root, packages=1)
+    fake_powercap.create(os.path.join(w, "sysfs", "n2"), powercap=False)
+    counts = os.path.join(w, "counters")
+    with open(counts, "w") as f:
+        f.write("instructions 1000000000\ncycles 2000000000\n"
+                "LLC-load-misses 1000000\ntask-clock 500000000\n")
+    c = make_cluster(nodes=2, sockets=2, cores=2, workdir=w, accounting=True,
+                     slurm_conf_extra=ENERGY_CONF,
+                     slurmdbd_conf_extra=["PrivateData=jobs"],
+                     cosched_conf_extra=[
+                         f"SysfsRoot={w}/sysfs/%n", "SampleInterval=0.2",
+                         f"SampleBackend=test:{counts}",
+                         "SampleEvents=task-clock,instructions,cycles,"
+                         "LLC-load-misses"])
+    return c, root
+
+
+def _add_nobody(c):
+    c.run(["sacctmgr", "-i", "add", "account", "guests"])
+    c.run(["sacctmgr", "-i", "add", "user", "nobody", "account=guests"])
+    deadline = time.monotonic() + 30
+    while "UserName=nobody" not in c.run(
+            ["scontrol", "show", "assoc_mgr", "users=nobody",
+             "flags=assoc"]).stdout:
+        assert time.monotonic() < deadline, "no association for nobody"
+        time.sleep(0.5)
+
+
+def _run_jobs(c, root):
+    """The jobs of the module docstring; returns their ids by role."""
+    _add_nobody(c)
+    a = c.sbatch("-n1", "-x", "n2", "-Jstream", "--wrap", "sleep 5")
+    b = c.sbatch("-n1", "-x", "n2", "-Jstream", "--wrap", "sleep 5")
+    for j in (a, b):
+        c.wait_state(j, "RUNNING")
+    _wait_ledger(c, [f"{a}.{BATCH}", f"{b}.{BATCH}"])
+    _spend(root, 10, 6, 2)
+    for j in (a, b):
+        c.wait_state(j, "COMPLETED", timeout=60)
+    lone = c.sbatch("-n1", "-x", "n2", "-Jstream", "--wrap",
+                    "srun -n1 sleep 4")
+    norapl = c.sbatch("-n1", "-x", "n1", "-Jnorapl", "--wrap", "sleep 3")
+    r = subprocess.run(
+        ["runuser", "-u", "nobody", "--", "sbatch", "--parsable",
+         "--chdir=/tmp", "--output=/dev/null", "-n1", "-x", "n1",
+         "-Jtheirs", "--wrap=sleep 3"],
+        env=c.env, capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    theirs = int(r.stdout.strip().split(";")[0])
+    c.wait_state(lone, "RUNNING")
+    _wait_ledger(c, [f"{lone}.{BATCH}", f"{lone}.0"])
+    _spend(root, 5, 3, 2)
+    for j in (lone, norapl, theirs):
+        c.wait_state(j, "COMPLETED", timeout=60)
+    for j in (a, b, lone, norapl, theirs):
+        assert c.wait_accounted(j)["State"] in FINAL_STATES
+    for j in (a, b, norapl, theirs):
+        _wait_steps(c, j, ["batch"])
+    _wait_steps(c, lone, ["batch", "0"])
+    # The decisions: a under app_aware at a frequency, b under none (the
+    # baseline), each with its site's own line kept beside the record as
+    # slurmctld keeps it.  Written where sacct reads them, in slurmdbd's
+    # AdminComment (sacctmgr turns '"' into '`': no quotes here).
+    for j, rec in ((a, "policy=app_aware scope=socket app=stream class=mem "
+                    "lca=L source=profile freq_khz=1500000 newkey=1"),
+                   (b, "policy=none scope=socket app=stream class=mem lca=L "
+                    "source=profile")):
+        text = f"site note\ncosched/1.1 job={j} state=placed {rec} reason=test"
+        c.run(["sacctmgr", "-i", "modify", "job", "where", f"jobid={j}",
+               "set", f"AdminComment={text}"])
+    return {"a": a, "b": b, "lone": lone, "norapl": norapl, "theirs": theirs}
+
+
+def _check_jobs(c, ids, doc):
+    jobs = {j["job_id"]: j for j in doc["jobs"]}
+    assert set(jobs) == {str(v) for v in ids.values()}, jobs.keys()
+    a, b, lone = (jobs[str(ids[k])] for k in ("a", "b", "lone"))
+    norapl, theirs = jobs[str(ids["norapl"])], jobs[str(ids["theirs"])]
+    # (1) Each job's energy is the sum of its step lines, batch included.
+    for j in (a, b, lone):
+        assert j["energy_j"] == _step_energy(c, j["job_id"]), j
+    assert a["energy_j"] + b["energy_j"] == 12, (a, b)
+    assert lone["energy_j"] == 7 and lone["steps"] >= 2, lone
+    for j in (a, b, lone):
+        assert j["kwh"] == pytest.approx(j["energy_j"] / 3.6e6)
+        assert j["edp_js"] == j["energy_j"] * j["runtime_s"]
+        assert j["avg_power_w"] == pytest.approx(
+            j["energy_j"] / j["runtime_s"])
+    # Co-runners: the pair each other's, nobody beside the lone job, and
+    # the two jobs of n2 each other's (root sees both).
+    assert a["co_runners"] == [b["job_id"]], a
+    assert b["co_runners"] == [a["job_id"]], b
+    assert lone["co_runners"] == [], lone
+    assert norapl["co_runners"] == [theirs["job_id"]], norapl
+    # The records: policy, class, frequency; a key of a newer minor
+    # skipped; the lone job's is slurmctld's own copy, if it made one.
+    assert (a["policy"], a["class"], a["freq_khz"]) == (
+        "app_aware", "mem", 1500000), a
+    assert (b["policy"], b["freq_khz"]) == ("none", None), b
+    assert lone["policy"] == _admin_comment_policy(c, ids["lone"]), lone
+    assert a["app"] == b["app"] == lone["app"] == "stream"
+    # Savings against the one run under none.
+    for j in (a, b, lone):
+        assert j["baseline_runs"] == 1 and j["baseline_j"] == b["energy_j"]
+        if b["energy_j"]:
+            assert j["savings"] == pytest.approx(
+                1 - j["energy_j"] / b["energy_j"]), j
+    # (2) No RAPL on n2: unknown, never 0, with the run time all the same.
+    for j in (norapl, theirs):
+        assert j["energy_j"] is None and j["energy_unknown"] == "no_energy"
+        assert j["runtime_s"] >= 2 and j["avg_power_w"] is None, j
+        assert j["savings"] is None and j["edp_js"] is None, j
+    assert doc["unknown_energy"] == {"no_energy": 2}, doc["unknown_energy"]
+    assert any(n.startswith("energy unknown for 2 jobs: their nodes "
+                            "measured no energy (no RAPL") and
+               "cosched(8) ENERGY" in n for n in doc["notes"]), doc["notes"]
+    return jobs
+
+
+def _check_aggregates(doc):
+    """Every group of every grouping is the sum of its jobs."""
+    jobs = doc["jobs"]
+    for by, groups in doc["aggregates"].items():
+        assert sum(g["jobs"] for g in groups) == len(jobs), by
+        for g in groups:
+            members = [j for j in jobs if (j[by] or None) == g["name"]]
+            known = [j["energy_j"] for j in members
+                     if j["energy_j"] is not None]
+            assert g["jobs"] == len(members), (by, g)
+            assert g["runtime_s"] == sum(j["runtime_s"] for j in members)
+            assert g["known_energy_j"] == sum(known), (by, g)
+            assert g["unknown_jobs"] == len(members) - len(known)
+            assert g["energy_j"] == (sum(known) if len(known) == len(members)
+                                     else None), (by, g)
+            base = [j for j in members if j["baseline_j"]
+                    and j["energy_j"] is not None]
+            if base:
+                assert g["savings"] == pytest.approx(
+                    1 - sum(j["energy_j"] for j in base) /
+                    sum(j["baseline_j"] for j in base)), (by, g)
+    users = {g["name"]: g for g in doc["aggregates"]["user"]}
+    assert users["root"]["unknown_jobs"] == 1 and \
+        users["root"]["energy_j"] is None, users
+    assert users["nobody"]["energy_j"] is None, users
+    policies = {g["name"]: g for g in doc["aggregates"]["policy"]}
+    assert policies["none"]["energy_j"] == policies["none"]["known_energy_j"]
+
+
+def _cell(v, kind):
+    if kind == "energy":
+        return "unknown" if v is None else str(v)
+    if kind == "list":
+        return ",".join(v) if v else "-"
+    return "-" if v in (None, "") else str(v)
+
+
+def _check_formats(c, doc):
+    """The table, CSV and JSON say the same."""
+    head, rows, notes = _table(report("-a", *SINCE, env=c.env).stdout)
+    assert head[:3] == ["JobID", "User", "Account"] and "EnergyJ" in head
+    assert [n for n in notes if n.startswith("energy unknown")] == \
+        [n for n in doc["notes"] if n.startswith("energy unknown")]
+    text = report("-a", *SINCE, "--csv", env=c.env).stdout
+    table_csv = list(csv.reader(io.StringIO(text)))
+    assert table_csv[0] == head
+    assert [dict(zip(head, r)) for r in table_csv[1:]] == rows
+    by_id = {j["job_id"]: j for j in doc["jobs"]}
+    assert [r["JobID"] for r in rows] == [j["job_id"] for j in doc["jobs"]]
+    for r in rows:
+        j = by_id[r["JobID"]]
+        assert r["User"] == j["user"] and r["RuntimeS"] == str(j["runtime_s"])
+        assert r["EnergyJ"] == _cell(j["energy_j"], "energy"), (r, j)
+        assert r["CoRunners"] == _cell(j["co_runners"], "list"), (r, j)
+        assert r["Policy"] == _cell(j["policy"], "text"), (r, j)
+        assert r["FreqKHz"] == _cell(j["freq_khz"], "text"), (r, j)
+        assert r["BaseRuns"] == str(j["baseline_runs"])
+    for by, col in (("policy", "Policy"), ("user", "User")):
+        _, grows, _ = _table(report("-a", *SINCE, "--by", by,
+                                    env=c.env).stdout)
+        groups = doc["aggregates"][by]
+        assert [g[col] for g in grows] == [g["name"] or "-" for g in groups]
+        for g, d in zip(grows, groups):
+            assert g["Jobs"] == str(d["jobs"]), (g, d)
+            assert g["EnergyJ"] == _cell(d["energy_j"], "energy"), (g, d)
+            assert g["KnownJ"] == str(d["known_energy_j"]), (g, d)
+            assert g["Unknown"] == str(d["unknown_jobs"]), (g, d)
+        text = report("-a", *SINCE, "--by", by, "--csv", env=c.env).stdout
+        assert [dict(zip(next(csv.reader(io.StringIO(text))), r)) for r in
+                list(csv.reader(io.StringIO(text)))[1:]] == grows
+
+
+def _png_size(path):
+    data = open(path, "rb").read(32)
+    assert data[:8] == b"\x89PNG\r\n\x1a\n" and data[12:16] == b"IHDR", data
+    return struct.unpack(">II", data[16:24])
+
+
+def _check_plot(c, doc, tmp):
+    png = os.path.join(tmp, "energy.png")
+    if not _has_matplotlib():
+        # The Slurm roots have no matplotlib (scripts/install-deps puts it
+        # on the host only): --plot says so, and fails.
+        r = report("-a", *SINCE, "--plot", png, env=c.env, check=False)
+        assert r.returncode == 1 and "python3-matplotlib" in r.stderr, r
+        return
+    pdoc = json.loads(report("-a", *SINCE, "--json", "--plot", png,
+                             env=c.env).stdout)["plot"]
+    assert _png_size(png) == (1200, 900)
+    assert (pdoc["width_px"], pdoc["height_px"], pdoc["file"]) == \
+        (1200, 900, png)
+    small = os.path.join(tmp, "small.png")
+    report("-a", *SINCE, "--plot", small, "--dpi", "50", env=c.env)
+    assert _png_size(small) == (600, 450)
+    # The series drawn are the jobs of known energy: per policy and per
+    # application their sums, on n1 only (n2 measured nothing).
+    known = [j for j in doc["jobs"] if j["energy_j"] is not None]
+    want = {}
+    for j in known:
+        want[j["policy"]] = want.get(j["policy"], 0) + j["energy_j"]
+    assert {s["name"]: s["energy_j"] for s in pdoc["energy_by_policy"]} \
+        == want
+    assert [s["name"] for s in pdoc["energy_by_app"]] == ["stream"]
+    assert [n["node"] for n in pdoc["power_by_node"]] == ["n1"]
+    assert sorted(s["job_id"] for s in pdoc["power_by_node"][0]["jobs"]) \
+        == sorted(j["job_id"] for j in known)
+    assert pdoc["left_out_unknown"] == 2
+    # The SVG keeps its text: the names in the JSON are those drawn.
+    svg = os.path.join(tmp, "energy.svg")
+    sdoc = json.loads(report("-a", *SINCE, "--json", "--plot", svg,
+                             env=c.env).stdout)["plot"]
+    text = open(svg).read()
+    assert 'width="864pt" height="648pt"' in text
+    for s in sdoc["energy_by_policy"] + sdoc["energy_by_app"]:
+        assert f">{s['label']}<" in text, s
+    for n in sdoc["power_by_node"]:
+        assert f">{n['node']} (W)<" in text
+        for s in n["jobs"]:
+            assert f">job {s['job_id']}<" in text, s
+    assert "energy unknown for 2 jobs: left out of this figure" in text
+
+
+@pytest.mark.cluster
+def test_report_from_accounting(make_cluster, tmp_path):
+    c, root = _cluster(make_cluster)
+    ids = _run_jobs(c, root)
+    doc = json.loads(report("-a", *SINCE, "--json", env=c.env).stdout)
+    assert doc["schema"] == 1 and doc["by"] == "job"
+    _check_jobs(c, ids, doc)
+    _check_aggregates(doc)
+    _check_formats(c, doc)
+
+    # (3) nobody, not an administrator, with PrivateData=jobs: only
+    # nobody's job, and no co-runner sacct does not show nobody.
+    theirs = json.loads(report("-a", *SINCE, "--json", env=c.env,
+                               user="nobody").stdout)
+    assert [(j["job_id"], j["user"]) for j in theirs["jobs"]] == \
+        [(str(ids["theirs"]), "nobody")], theirs["jobs"]
+    assert theirs["jobs"][0]["co_runners"] == []
+    assert [g["name"] for g in theirs["aggregates"]["user"]] == ["nobody"]
+    _, rows, _ = _table(report("-a", *SINCE, env=c.env,
+                               user="nobody").stdout)
+    assert [r["JobID"] for r in rows] == [str(ids["theirs"])]
+
+    # -j passes through; a time sacct refuses is a bad option (2).
+    one = json.loads(report("-j", str(ids["lone"]), "--json",
+                            env=c.env).stdout)
+    assert [j["job_id"] for j in one["jobs"]] == [str(ids["lone"])]
+    assert one["jobs"][0]["energy_j"] == 7
+    r = report("-S", "garbage", env=c.env, check=False)
+    assert r.returncode == 2 and "-S/--starttime 'garbage'" in r.stderr, r
+
+    # (4) The figure.
+    _check_plot(c, doc, str(tmp_path))
+
+
+def test_bad_arguments_exit_2(tmp_path):
+    """Refused before sacct runs, naming the option and the value."""
+    env = dict(os.environ, SLURM_CONF=str(tmp_path / "no-such.conf"))
+    for args, words in ((["--by", "nope"], ["--by", "nope"]),
+                        (["--dpi", "abc"], ["--dpi", "abc"]),
+                        (["--dpi", "5"], ["--dpi", "5"]),
+                        (["--plot", "x.pdf"], ["--plot", "x.pdf"]),
+                        (["-j", "12,abc"], ["-j/--jobs", "abc"]),
+                        (["-u", "a\x1bb"], ["-u/--user", "\\x1b"]),
+                        (["--csv", "--json"], ["--csv", "--json"]),
+                        (["--nope"], ["--nope"])):
+        r = report(*args, env=env, check=False)
+        assert r.returncode == 2, (args, r)
+        assert all(w in r.stderr for w in words), (args, r.stderr)
+        assert "\x1b" not in r.stderr and r.stdout == "", (args, r)
+    assert not (tmp_path / "x.pdf").exists()
+
+
+def test_sacct_failing_exits_1(tmp_path):
+    """sacct's own message, exit 1 (here: a fake sacct on PATH)."""
+    fake = tmp_path / "sacct"
+    fake.write_text("#!/bin/sh\necho 'sacct: error: Problem talking to the "
+                    "database: Connection refused' >&2\nexit 1\n")
+    fake.chmod(0o755)
+    env = dict(os.environ, PATH=f"{tmp_path}:{os.environ['PATH']}")
+    r = report("-a", env=env, check=False)
+    assert r.returncode == 1 and r.stdout == "", r
+    assert "Problem talking to the database: Connection refused" in r.stderr
+
+
+def _package():
+    sys.path.insert(0, os.path.dirname(TOOL))
+    import cosched_report.accounting as accounting
+    import cosched_report.record as record
+    return accounting, record
+
+
+def test_host_lists_and_sacct_lines():
+    """NodeList as Slurm writes host lists, and sacct's lines holding line
+    ends (AdminComment) read back by counting fields."""
+    accounting, record = _package()
+    expand = accounting.expand_hostlist
+    assert expand("n[1-3],n7") == ["n1", "n2", "n3", "n7"]
+    assert expand("gpu[08-10]-ib,n1") == ["gpu08-ib", "gpu09-ib",
+                                          "gpu10-ib", "n1"]
+    assert expand("r[1-2]n[1,3]") == ["r1n1", "r1n3", "r2n1", "r2n3"]
+    assert expand("None assigned") == [] and expand("") == []
+    with pytest.raises(ValueError):
+        expand("n[1-")
+    d = "\x1fDELIM\x1e"
+    fields = ("JobIDRaw", "JobName", "AdminComment")
+    text = (f"7{d}a\nb{d}site\ncosched/1 job=7{d}7\n"
+            f"7.batch{d}batch{d}{d}7.batch\n")
+    rows = accounting.parse_rows(text, d, fields)
+    assert rows == [{"JobIDRaw": "7", "JobName": "a\nb",
+                     "AdminComment": "site\ncosched/1 job=7"},
+                    {"JobIDRaw": "7.batch", "JobName": "batch",
+                     "AdminComment": ""}]
+    with pytest.raises(accounting.SacctError):
+        accounting.parse_rows(f"7{d}x{d}{d}8\n", d, fields)
+    rec, err = record.from_admin_comment(
+        'x\ncosched/1.2 job=7 state=placed policy=none scope=socket '
+        'new="a \\" b" freq_khz=1200000 reason="r"', "7")
+    assert err is None and rec["freq_khz"] == 1200000 and rec["new"] == 'a " b'
+    for text, why in (("cosched/2 job=7 state=placed policy=none "
+                       "scope=socket", "cosched/2"),
+                      ("cosched/1 job=8 state=placed policy=none "
+                       "scope=socket", "names job 8"),
+                      ("cosched/1 job=7 state=placed policy=none scope=socket"
+                       "\ncosched/1 job=7 state=placed policy=gang "
+                       "scope=socket", "neither"),
+                      ("cosched/1 job=7 state=placed scope=socket",
+                       "no policy")):
+        rec, err = record.from_admin_comment(text, "7")
+        assert rec is None and why in err, (text, err)
+
+
+def test_man_page_documents_every_option():
+    with open(os.path.join(HERE, "..", "..", "doc", "cosched-report.1")) as f:
+        man = f.read()
+    text = report("--help").stdout
+    for opt in sorted(set(re.findall(r"--([a-z][a-z0-9-]+)", text))):
+        if opt in ("help", "version", "uid", "accounts"):
+            continue
+        assert "\\fB\\-\\-" + opt.replace("-", "\\-") + "\\fR" in man, opt
+    for key in ("schema", "record_schema", "jobs", "aggregates",
+                "unknown_energy", "never_started", "notes", "plot",
+                "energy_by_policy", "power_by_node", "co_runners",
+                "baseline_runs", "savings_jobs", "known_energy_j"):
+        assert "\\fB" + key + "\\fR" in man, key
