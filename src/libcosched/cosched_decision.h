@@ -254,9 +254,11 @@ int cosched_decision_find_compat(const char *comment, cosched_decision_t *d,
 				 cosched_decision_compat_t *compat,
 				 cosched_error_t *err);
 
-/* The record line of comment (to its line end), or NULL when it has none
- * or more than one: what is copied elsewhere whole (AdminComment). */
-const char *cosched_decision_record_line(const char *comment);
+/* The record line of comment, or NULL when it has none or more than one,
+ * with its length as the parser reads it into *len (may be NULL): what is
+ * copied elsewhere as slurmctld wrote it (AdminComment, the node's copy,
+ * the step record), so that keys of a newer minor travel with it. */
+const char *cosched_decision_record_line(const char *comment, size_t *len);
 
 /*
  * A new SystemComment: comment (may be NULL) with its record line replaced

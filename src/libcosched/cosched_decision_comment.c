@@ -214,12 +214,16 @@ int cosched_decision_find(const char *comment, cosched_decision_t *d,
 	return cosched_decision_find_compat(comment, d, NULL, err);
 }
 
-const char *cosched_decision_record_line(const char *comment)
+const char *cosched_decision_record_line(const char *comment, size_t *len)
 {
 	const char *record = NULL;
 	cosched_error_t err;
 
-	return record_line(comment, &record, &err) == 1 ? record : NULL;
+	if (record_line(comment, &record, &err) != 1)
+		return NULL;
+	if (len)
+		*len = cosched_decision_line_length(record);
+	return record;
 }
 
 char *cosched_decision_splice(const char *comment, const char *record)

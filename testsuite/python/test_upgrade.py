@@ -11,6 +11,7 @@ during a rollback of the node with the job running.  The parser is the
 same one that reads SystemComment.
 """
 
+import json
 import os
 import re
 import time
@@ -97,6 +98,14 @@ def test_newer_minor_enforced_newer_major_refused(make_cluster):
                        ("future", '"two words"'), policy="future_policy"))
     open(os.path.join(c.workdir, "jobs", "go1"), "w").close()
     assert _step_membind(c, j, 1) == "bind 0"
+    # The record of that step (Slurm's step 0) keeps the decision as
+    # written, the newer policy named: the node passes the record's line
+    # on, never a copy it formatted, which would refuse the name.
+    step1 = os.path.join(c.profile_dir, "jobs", f"{j}.0.n1.json")
+    _wait_file(step1)
+    with open(step1) as f:
+        decision = json.load(f)["decision"]
+    assert decision["policy"] == "future_policy", decision
 
     # A newer major: refused, named with this node's version in one log
     # line; the step runs on slurmctld's record.

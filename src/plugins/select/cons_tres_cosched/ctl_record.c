@@ -79,7 +79,8 @@ void ctl_record_init(cosched_ctl_t *c, cosched_decision_t *d,
  */
 static void _copy_to_admin_comment(cosched_ctl_t *c, job_record_t *job_ptr)
 {
-	const char *line = cosched_decision_record_line(job_ptr->system_comment);
+	const char *line = cosched_decision_record_line(job_ptr->system_comment,
+							NULL);
 	char *spliced;
 
 	if (!c->conf.record_admin_comment || !line)

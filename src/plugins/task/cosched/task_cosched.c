@@ -174,8 +174,10 @@ extern int init(void)
 
 extern int fini(void)
 {
-	if (step_valid)
+	if (step_valid) {
 		xfree(step.record);
+		xfree(step.record_line);
+	}
 	step_valid = false;
 	task_cosched_cpuset_fini();
 	task_cosched_membind_fini();
@@ -288,8 +290,10 @@ extern int task_p_pre_setuid(stepd_step_rec_t *job)
 	if (!conf_ok)
 		return SLURM_SUCCESS;
 
-	if (step_valid)
+	if (step_valid) {
 		xfree(step.record);
+		xfree(step.record_line);
+	}
 	memset(&step, 0, sizeof(step));
 	step.job_id = job->step_id.job_id;
 	step.uid = job->uid;
@@ -326,7 +330,8 @@ extern int task_p_pre_setuid(stepd_step_rec_t *job)
 	if (part_membind || part_cpufreq || part_profile) {
 		step.record = xmalloc(sizeof(*step.record));
 		switch (task_cosched_record_fetch(step.job_id, step.step_id,
-						  step.record, why,
+						  step.record,
+						  &step.record_line, why,
 						  sizeof(why))) {
 		case 1:
 			step.have_record = true;

@@ -84,8 +84,6 @@ void task_cosched_profile_step_start(task_cosched_step_t *st)
 	char *dir, *out, *interval, *job, *step, *threads, *ledger, *root;
 	char *freq = NULL, *uid = NULL;
 	char *argv[40], which[COSCHED_ERROR_MSG_LEN + 64];
-	char record[COSCHED_DECISION_TEXT_MAX];
-	cosched_error_t rerr;
 	const char *events;
 	int sv[2], k = 0;
 	pid_t pid;
@@ -168,14 +166,13 @@ void task_cosched_profile_step_start(task_cosched_step_t *st)
 		argv[k++] = "--app";
 		argv[k++] = st->record->app;
 	}
-	/* The whole record, from slurmctld (never the job's environment):
-	 * the step record keeps the class and the model's prediction beside
-	 * what the step measured. */
-	if (st->have_record &&
-	    !cosched_decision_format(st->record, record, sizeof(record),
-				     &rerr)) {
+	/* The whole record as slurmctld wrote it (never the job's
+	 * environment; a newer minor's keys and policy kept): the step
+	 * record keeps the class and the model's prediction beside what the
+	 * step measured. */
+	if (st->have_record && st->record_line) {
 		argv[k++] = "--record";
-		argv[k++] = record;
+		argv[k++] = st->record_line;
 	}
 	argv[k] = NULL;
 

@@ -68,20 +68,24 @@ static void _compat_note(uint32_t job_id,
 		debug("%s: job %u: %s", plugin_type, job_id, note);
 }
 
-static int _cache_read(uint32_t job_id, cosched_decision_t *d)
+static int _cache_read(uint32_t job_id, cosched_decision_t *d, char **line)
 {
 	char *path = _path(job_id), *text;
 	cosched_decision_compat_t compat;
 	cosched_error_t err;
 	int parsed, rc = -1;
+	size_t n = 0;
+	const char *rec;
 
 	if (!path)
 		return -1;
 	text = cosched_read_file(path, COSCHED_DECISION_TEXT_MAX, NULL, &err);
 	parsed = text ? cosched_decision_parse_compat(text, d, &compat, &err) :
 			-1;
-	if (!parsed && d->job_id == job_id) {
+	rec = text ? cosched_decision_record_line(text, &n) : NULL;
+	if (!parsed && d->job_id == job_id && rec) {
 		_compat_note(job_id, &compat);
+		*line = xstrndup(rec, n);
 		rc = 0;
 	} else if (text) {
 		/* Written by another release of this node's cosched (a
@@ -96,16 +100,15 @@ static int _cache_read(uint32_t job_id, cosched_decision_t *d)
 	return rc;
 }
 
-/* The node's copy, root's only (0600): a cache, so not durable (a copy
- * torn by a crash does not parse and is fetched again). */
-static void _cache_write(uint32_t job_id, const cosched_decision_t *d)
+/* The node's copy, root's only (0600), the record as slurmctld wrote it
+ * (a newer minor's keys kept): a cache, so not durable (a copy torn by a
+ * crash does not parse and is fetched again). */
+static void _cache_write(uint32_t job_id, const char *line)
 {
 	char *dir = _path(0), *path = _path(job_id);
-	char line[COSCHED_DECISION_TEXT_MAX];
 	cosched_error_t err;
 
-	if (dir && !cosched_decision_format(d, line, sizeof(line), &err) &&
-	    (!mkdir(dir, 0700) || errno == EEXIST) &&
+	if (dir && (!mkdir(dir, 0700) || errno == EEXIST) &&
 	    cosched_file_replace(path, line, strlen(line), 0600, 0, &err))
 		debug("%s: %s", plugin_type, err.msg);
 	xfree(dir);
@@ -128,8 +131,8 @@ static void _cache_parent(void)
 	xfree(dir);
 }
 
-static int _fetch(uint32_t job_id, cosched_decision_t *d, char *why,
-		  size_t len)
+static int _fetch(uint32_t job_id, cosched_decision_t *d, char **line,
+		  char *why, size_t len)
 {
 	job_info_msg_t *msg = NULL;
 	const char *comment = NULL;
@@ -163,13 +166,19 @@ static int _fetch(uint32_t job_id, cosched_decision_t *d, char *why,
 		 * the controller writes its own. */
 		snprintf(why, len, "the record names job %u", d->job_id);
 		rc = 0;
+	} else {
+		size_t n = 0;
+		const char *rec = cosched_decision_record_line(comment, &n);
+
+		*line = xstrndup(rec, n);
 	}
 	slurm_free_job_info_msg(msg);
 	return rc;
 }
 
 int task_cosched_record_fetch(uint32_t job_id, uint32_t step_id,
-			      cosched_decision_t *d, char *why, size_t len)
+			      cosched_decision_t *d, char **line, char *why,
+			      size_t len)
 {
 	int rc;
 
@@ -182,12 +191,12 @@ int task_cosched_record_fetch(uint32_t job_id, uint32_t step_id,
 		snprintf(why, len, "the extern step needs no record");
 		return 0;
 	}
-	if (!_cache_read(job_id, d))
+	if (!_cache_read(job_id, d, line))
 		return 1;
-	rc = _fetch(job_id, d, why, len);
+	rc = _fetch(job_id, d, line, why, len);
 	if (rc == 1) {
 		_cache_parent();
-		_cache_write(job_id, d);
+		_cache_write(job_id, *line);
 	}
 	return rc;
 }
