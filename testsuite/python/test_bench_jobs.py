@@ -27,7 +27,8 @@ def test_bench_jobs_smallest(tmp_path):
     r = subprocess.run([sys.executable, BENCH, "--builddir",
                         default_builddir(), "--repeats", "1", "--seconds",
                         "1", "--queue", "mem,mem,cpu", "--variants",
-                        "none,app_aware:strict", "--json", str(out)],
+                        "none,app_aware:strict", "--json", str(out),
+                        "--accounting"],
                        capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stdout + r.stderr
     assert "ratio to none" in r.stdout, r.stdout
@@ -54,6 +55,18 @@ def test_bench_jobs_smallest(tmp_path):
     assert mc["solo_runs"].get("cpu", 0) >= 1, mc
     assert mc["observations"] >= 1, mc
     assert "the model against every co-run above" in r.stdout
+    # --accounting: the report of every job from slurmdbd, per policy
+    # (the records' policy) and per job; this machine has no RAPL, so
+    # energy is unknown, with the reason, never a figure.
+    report = r.stdout[r.stdout.index("(cosched-report, from slurmdbd):"):]
+    per_policy = {l.split()[0]: l.split() for l in report.splitlines()
+                  if l.split() and l.split()[0] in ("none", "app_aware")}
+    # none: 2 solo runs and 3 co-run jobs; app_aware: 3 jobs.
+    assert per_policy["none"][1:3] == ["5", "5"], report
+    assert per_policy["app_aware"][1:3] == ["3", "3"], report
+    assert "unknown" in per_policy["none"], report
+    assert "energy unknown for 8 jobs: their nodes measured no energy" in \
+        report, report
 
     # A queue naming a program it does not have is refused at once.
     r = subprocess.run([sys.executable, BENCH, "--queue", "mem,gpu"],

@@ -112,7 +112,9 @@ def test_shared_node_energy_in_sacct(make_cluster):
         assert raw != "", (j, sacct)
         # Whole joules in accounting: the share rounded.
         assert int(raw) == (share + 500000) // 1000000, (j, raw, share)
-    assert sum(int(x) for x in sacct) == 12, sacct
+    # Each step is rounded to a whole joule: the sum is the node's 12 J
+    # within half a joule per step.
+    assert abs(sum(int(x) for x in sacct) - 12) <= len(sacct) / 2, sacct
 
     # Alone on the node, a job whose batch script runs one srun step: the
     # two steps share what the node spent while they ran, and the job
@@ -132,7 +134,7 @@ def test_shared_node_energy_in_sacct(make_cluster):
                              "JobID,ConsumedEnergyRaw")}
     assert rows[f"{alone}.batch"] == str((steps[BATCH] + 500000) // 1000000)
     assert rows[f"{alone}.0"] == str((steps[0] + 500000) // 1000000), rows
-    assert int(rows[f"{alone}.batch"]) + int(rows[f"{alone}.0"]) == 7, rows
+    assert abs(int(rows[f"{alone}.batch"]) + int(rows[f"{alone}.0"]) - 7) <= 1
     assert job["ConsumedEnergyRaw"] == rows[f"{alone}.0"], (job, rows)
 
 
