@@ -103,7 +103,7 @@ char *cosched_check_read_doc(const char *relpath)
 {
 	const char *srcdir = getenv("srcdir");
 	char path[4096], *text, *in, *out;
-	size_t n, cap = 1 << 16;
+	size_t n, cap = 1 << 18;	/* cosched(8) is over 64 KiB */
 	FILE *f;
 
 	snprintf(path, sizeof(path), "%s/%s", srcdir ? srcdir : ".", relpath);
