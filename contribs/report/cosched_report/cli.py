@@ -140,10 +140,29 @@ def _matplotlib_or_reexec(argv):
                 " scripts/install-deps installs it)")
 
 
+def all_steps(job_ids, chunk=200):
+    """Every step line of these jobs, whatever the window."""
+    steps = []
+    for i in range(0, len(job_ids), chunk):
+        ids = ",".join(job_ids[i:i + chunk])
+        steps += [r for r in accounting.sacct_rows(
+                      ["-j", ids], accounting.JOB_FIELDS)
+                  if "." in r["JobIDRaw"]]
+    return steps
+
+
 def report(a, now):
     """The two sacct queries and everything computed from them."""
     try:
         rows = accounting.sacct_rows(sacct_args(a), accounting.JOB_FIELDS)
+        if a.starttime or a.endtime:
+            # sacct gives only the steps that overlap -S/-E: a job's
+            # steps outside the window would be missing from its sum.
+            # All of them, by job id (sacct -j without a window: since
+            # the epoch).
+            ids = [r["JobIDRaw"] for r in rows if "." not in r["JobIDRaw"]]
+            rows = [r for r in rows if "." not in r["JobIDRaw"]] + \
+                all_steps(ids)
     except accounting.SacctError as e:
         raise sacct_failed(e, a)
     jobs, never = energy.build_jobs(rows, now)

@@ -71,7 +71,8 @@ def build_jobs(rows, now):
 def _job(raw, row, step_rows, start, now):
     state = row["State"].split()[0] if row["State"] else ""
     end = accounting.epoch(row["End"])
-    running = end is None or state not in _ENDED
+    # A resized job's earlier record ends RESIZING, with its end set.
+    running = end is None or state not in _ENDED | {"RESIZING"}
     try:
         runtime = int(row["ElapsedRaw"])
     except ValueError:

@@ -79,12 +79,24 @@ void ctl_record_init(cosched_ctl_t *c, cosched_decision_t *d,
  */
 static void _copy_to_admin_comment(cosched_ctl_t *c, job_record_t *job_ptr)
 {
+	size_t len = 0;
 	const char *line = cosched_decision_record_line(job_ptr->system_comment,
-							NULL);
+							&len);
 	char *spliced;
 
 	if (!c->conf.record_admin_comment || !line)
 		return;
+	/* slurmdbd (22.05 and 24.11) puts AdminComment into its SQL
+	 * unescaped: a quote would fail the job's completion there, a
+	 * backslash would be eaten.  Such a record (a reason quoting
+	 * something) is not copied, and an older copy goes. */
+	if (memchr(line, '\'', len) || memchr(line, '\\', len)) {
+		debug("%s: %pJ: decision record not copied to AdminComment: it holds ' or \\, which slurmdbd does not escape",
+		      plugin_type, job_ptr);
+		line = NULL;
+		if (!job_ptr->admin_comment)
+			return;
+	}
 	spliced = cosched_decision_splice(job_ptr->admin_comment, line);
 	if (!spliced)
 		return;
