@@ -132,16 +132,7 @@ def test_private_jobs(accounting_cluster):
     shows a user who is not an administrator the jobs of that user's
     associations, so nobody gets one."""
     c = accounting_cluster(slurmdbd_conf_extra=["PrivateData=jobs"])
-    c.run(["sacctmgr", "-i", "add", "account", "guests"])
-    c.run(["sacctmgr", "-i", "add", "user", "nobody", "account=guests"])
-    # slurmdbd pushes the association to slurmctld, which gives it to
-    # nobody's job at submission: wait until slurmctld has it.
-    deadline = time.monotonic() + 30
-    while "UserName=nobody" not in c.run(
-            ["scontrol", "show", "assoc_mgr", "users=nobody",
-             "flags=assoc"]).stdout:
-        assert time.monotonic() < deadline, "no association for nobody"
-        time.sleep(0.5)
+    c.add_accounting_user("nobody", "guests")
     mine = c.sbatch("--wrap=sleep 1")
     r = subprocess.run(
         ["runuser", "-u", "nobody", "--", "sbatch", "--parsable",

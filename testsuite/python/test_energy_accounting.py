@@ -21,6 +21,7 @@ import pytest
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "lib"))
 import fake_powercap  # noqa: E402
+from cluster import sampler_test_conf  # noqa: E402
 
 BATCH = 4294967291          # Slurm's batch step id, as the records name it
 ENERGY_CONF = ["AcctGatherEnergyType=acct_gather_energy/cosched",
@@ -71,17 +72,9 @@ def _cluster(make_cluster, powercap=True):
     w = tempfile.mkdtemp(prefix="cosched-cluster-")
     root = os.path.join(w, "sysfs", "n1")
     fake_powercap.create(root, packages=1, powercap=powercap)
-    counts = os.path.join(w, "counters")
-    with open(counts, "w") as f:
-        f.write("instructions 1000000000\ncycles 2000000000\n"
-                "LLC-load-misses 1000000\ntask-clock 500000000\n")
     c = make_cluster(nodes=1, sockets=2, cores=2, workdir=w, accounting=True,
                      slurm_conf_extra=ENERGY_CONF,
-                     cosched_conf_extra=[
-                         f"SysfsRoot={w}/sysfs/%n", "SampleInterval=0.2",
-                         f"SampleBackend=test:{counts}",
-                         "SampleEvents=task-clock,instructions,cycles,"
-                         "LLC-load-misses"])
+                     cosched_conf_extra=sampler_test_conf(w))
     return c, root
 
 

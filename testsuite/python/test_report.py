@@ -25,7 +25,7 @@ import time
 
 import pytest
 
-from cluster import FINAL_STATES
+from cluster import FINAL_STATES, sampler_test_conf
 from test_accounting import _require_accounting
 from test_energy_accounting import BATCH, ENERGY_CONF, _spend, _wait_ledger
 
@@ -120,35 +120,16 @@ def _cluster(make_cluster):
     root = os.path.join(w, "sysfs", "n1")
     fake_powercap.create(root, packages=1)
     fake_powercap.create(os.path.join(w, "sysfs", "n2"), powercap=False)
-    counts = os.path.join(w, "counters")
-    with open(counts, "w") as f:
-        f.write("instructions 1000000000\ncycles 2000000000\n"
-                "LLC-load-misses 1000000\ntask-clock 500000000\n")
     c = make_cluster(nodes=2, sockets=2, cores=2, workdir=w, accounting=True,
                      slurm_conf_extra=ENERGY_CONF,
                      slurmdbd_conf_extra=["PrivateData=jobs"],
-                     cosched_conf_extra=[
-                         f"SysfsRoot={w}/sysfs/%n", "SampleInterval=0.2",
-                         f"SampleBackend=test:{counts}",
-                         "SampleEvents=task-clock,instructions,cycles,"
-                         "LLC-load-misses"])
+                     cosched_conf_extra=sampler_test_conf(w))
     return c, root
-
-
-def _add_nobody(c):
-    c.run(["sacctmgr", "-i", "add", "account", "guests"])
-    c.run(["sacctmgr", "-i", "add", "user", "nobody", "account=guests"])
-    deadline = time.monotonic() + 30
-    while "UserName=nobody" not in c.run(
-            ["scontrol", "show", "assoc_mgr", "users=nobody",
-             "flags=assoc"]).stdout:
-        assert time.monotonic() < deadline, "no association for nobody"
-        time.sleep(0.5)
 
 
 def _run_jobs(c, root):
     """The jobs of the module docstring; returns their ids by role."""
-    _add_nobody(c)
+    c.add_accounting_user("nobody", "guests")
     a = c.sbatch("-n1", "-x", "n2", "-Jstream", "--wrap", "sleep 5")
     b = c.sbatch("-n1", "-x", "n2", "-Jstream", "--wrap", "sleep 5")
     for j in (a, b):

@@ -331,6 +331,20 @@ def expand_hostlist(nodes):
     return [f"{m.group(1)}{i}" for i in expand(m.group(2))]
 
 
+def sampler_test_conf(workdir):
+    """cosched.conf lines that make each step's sampler read counts from a
+    file (this machine has no PMU) and the nodes' RAPL from
+    WORKDIR/sysfs/NODE (fake_powercap.py trees), every 0.2 s: what the
+    energy ledger needs to split known joules by the documented rule."""
+    counts = os.path.join(workdir, "counters")
+    with open(counts, "w") as f:
+        f.write("instructions 1000000000\ncycles 2000000000\n"
+                "LLC-load-misses 1000000\ntask-clock 500000000\n")
+    return [f"SysfsRoot={workdir}/sysfs/%n", "SampleInterval=0.2",
+            f"SampleBackend=test:{counts}",
+            "SampleEvents=task-clock,instructions,cycles,LLC-load-misses"]
+
+
 def parse_record(text):
     """A decision record line -> dict (reason unquoted)."""
     text = text.strip()
@@ -778,6 +792,20 @@ class Cluster:
             time.sleep(0.5)
         raise AssertionError(f"job {jobid}'s record in slurmdbd after "
                              f"{timeout}s: {last}")
+
+    def add_accounting_user(self, user, account):
+        """user in account in slurmdbd (sacctmgr), once slurmctld has the
+        association: slurmdbd pushes it to slurmctld, which gives it to
+        the user's jobs at submission."""
+        self.run(["sacctmgr", "-i", "add", "account", account])
+        self.run(["sacctmgr", "-i", "add", "user", user,
+                  f"account={account}"])
+        deadline = time.monotonic() + 30
+        while f"UserName={user}" not in self.run(
+                ["scontrol", "show", "assoc_mgr", f"users={user}",
+                 "flags=assoc"]).stdout:
+            assert time.monotonic() < deadline, f"no association for {user}"
+            time.sleep(0.5)
 
     def energy_ledger(self, node="n1"):
         """The node's energy ledger (SlurmdSpoolDir/cosched/energy.ledger)
