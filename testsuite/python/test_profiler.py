@@ -17,6 +17,7 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "lib"))
 import fake_powercap  # noqa: E402
+from cluster import sampler_test_conf  # noqa: E402
 
 BATCH = 4294967291      # Slurm's batch step id (SLURM_BATCH_SCRIPT)
 
@@ -196,16 +197,8 @@ def test_shared_node_energy_adds_up(make_cluster):
     w = tempfile.mkdtemp(prefix="cosched-cluster-")
     root = os.path.join(w, "sysfs", "n1")
     fake_powercap.create(root, packages=1)
-    counts = os.path.join(w, "counters")
-    with open(counts, "w") as f:
-        f.write("instructions 1000000000\ncycles 2000000000\n"
-                "LLC-load-misses 1000000\ntask-clock 500000000\n")
     c = make_cluster(nodes=1, sockets=2, cores=1, workdir=w,
-                     cosched_conf_extra=[
-                         f"SysfsRoot={w}/sysfs/%n", "SampleInterval=0.2",
-                         f"SampleBackend=test:{counts}",
-                         "SampleEvents=task-clock,instructions,cycles,"
-                         "LLC-load-misses"])
+                     cosched_conf_extra=sampler_test_conf(w))
     jobs = [c.sbatch("-n1", f"-Jwatt{i}", "--wrap", "sleep 5")
             for i in (1, 2)]
     for j in jobs:
