@@ -28,6 +28,13 @@ const cosched_range_t cosched_max_apps_range = {
 	0.0, (double)COSCHED_GANG_MAX_CAPACITY, false };
 const cosched_range_t cosched_sample_interval_range = { 0.05, 3600.0, false };
 
+const cosched_range_t cosched_numa_batch_range = { 1.0, 65536.0, false };
+const cosched_range_t cosched_numa_rate_range = { 1.0, 1e8, false };
+const cosched_range_t cosched_numa_freeze_range = { 0.0, 86400.0, false };
+const cosched_range_t cosched_numa_scan_range = { 0.05, 3600.0, false };
+const cosched_range_t cosched_numa_high_scans_range = { 1.0, 100.0, false };
+const cosched_range_t cosched_numa_high_moves_range = { 0.0, 1000.0, false };
+
 const cosched_range_t cosched_interference_min_samples_range = { 1.0, 1e6, false };
 const cosched_range_t cosched_interference_half_life_range = { 0.0, 3650.0, false };
 
@@ -87,6 +94,18 @@ void cosched_conf_init(cosched_conf_t *conf)
 	snprintf(conf->sample_backend, sizeof(conf->sample_backend), "perf");
 	snprintf(conf->sampler_program, sizeof(conf->sampler_program), "%s",
 		 COSCHED_SAMPLER_PROGRAM_DEFAULT);
+	snprintf(conf->numa.socket, sizeof(conf->numa.socket), "%s",
+		 COSCHED_NUMA_SOCKET_DEFAULT);
+	snprintf(conf->numa.state_dir, sizeof(conf->numa.state_dir), "%s",
+		 COSCHED_NUMA_STATE_DIR_DEFAULT);
+	snprintf(conf->numa.step_dir, sizeof(conf->numa.step_dir), "%s",
+		 COSCHED_NUMA_STEP_DIR_DEFAULT);
+	conf->numa.batch_pages = COSCHED_NUMA_BATCH_PAGES_DEFAULT;
+	conf->numa.pages_per_second = COSCHED_NUMA_PAGES_PER_SECOND_DEFAULT;
+	conf->numa.freeze_window_s = COSCHED_NUMA_FREEZE_WINDOW_DEFAULT;
+	conf->numa.scan_interval_s = COSCHED_NUMA_SCAN_INTERVAL_DEFAULT;
+	conf->numa.high_scans = COSCHED_NUMA_HIGH_SCANS_DEFAULT;
+	conf->numa.high_moves = COSCHED_NUMA_HIGH_MOVES_DEFAULT;
 }
 
 void cosched_conf_merge_params(const cosched_conf_t *conf,
@@ -220,6 +239,24 @@ static const conf_key_t keys[] = {
 	{ "SampleBackend", K_BACKEND, OFF(sample_backend), NULL },
 	{ "SamplerProgram", K_PROGRAM, OFF(sampler_program), NULL },
 	{ "ProfileShare", K_SHARE, OFF(profile_share), NULL },
+	/* The NUMA manager (cosched-numad; task/cosched names each step's
+	 * processes in NumaStepDir when that directory exists). */
+	{ "NumaSocket", K_PATH, OFF(numa.socket), NULL },
+	{ "NumaStateDir", K_PATH, OFF(numa.state_dir), NULL },
+	{ "NumaStepDir", K_PATH, OFF(numa.step_dir), NULL },
+	{ "NumaBatchPages", K_INTEGER, OFF(numa.batch_pages),
+	  &cosched_numa_batch_range },
+	{ "NumaMaxPagesPerSecond", K_INTEGER, OFF(numa.pages_per_second),
+	  &cosched_numa_rate_range },
+	{ "NumaFreezeWindow", K_NUMBER, OFF(numa.freeze_window_s),
+	  &cosched_numa_freeze_range },
+	{ "NumaScanInterval", K_NUMBER, OFF(numa.scan_interval_s),
+	  &cosched_numa_scan_range },
+	{ "NumaHighScans", K_INTEGER, OFF(numa.high_scans),
+	  &cosched_numa_high_scans_range },
+	{ "NumaHighMovesMax", K_INTEGER, OFF(numa.high_moves),
+	  &cosched_numa_high_moves_range },
+	{ "NumaMakeRoom", K_BOOL, OFF(numa.make_room), NULL },
 };
 #define N_KEYS (sizeof(keys) / sizeof(keys[0]))
 
@@ -569,10 +606,12 @@ static int strip_comment(char *line, const char *where, cosched_error_t *err)
 	return 0;
 }
 
-/* Keys only slurmctld uses: the placement, power and profile-cache
- * settings.  A node reading the file skips such a line when it is wrong
- * (cosched_conf_parse_file_for): slurmctld refuses the whole file at the
- * same reconfigure, and the administrator sees it there. */
+/* Keys task/cosched and the sampler do not use: slurmctld's placement,
+ * power and profile-cache settings, and the NUMA manager's own (all but
+ * NumaStepDir, where task/cosched writes).  A node's task plugin or
+ * sampler reading the file skips such a line when it is wrong
+ * (cosched_conf_parse_file_for): slurmctld, or cosched-numad, refuses the
+ * whole file, and the administrator sees it there. */
 static const char *const ctld_only_keys[] = {
 	"CoschedPolicy", "MissRateBoundThreshold", "MissRateBoundWeight",
 	"PackDemand", "MaxCorunSlowdown", "GangMaxApps", "PowerPolicy",
@@ -581,6 +620,9 @@ static const char *const ctld_only_keys[] = {
 	"RecordInAdminComment",
 	"Interference", "PreferenceTable", "InterferenceSource",
 	"InterferenceMinSamples", "InterferenceHalfLife",
+	"NumaSocket", "NumaStateDir", "NumaBatchPages", "NumaMaxPagesPerSecond",
+	"NumaFreezeWindow", "NumaScanInterval", "NumaHighScans",
+	"NumaHighMovesMax", "NumaMakeRoom",
 };
 
 static bool ctld_only(const conf_key_t *k)

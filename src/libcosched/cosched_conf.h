@@ -107,6 +107,39 @@ typedef struct {
 #define COSCHED_SAMPLER_PROGRAM_DEFAULT "/usr/local/libexec/cosched/cosched-sampler"
 #endif
 
+/*
+ * The node's NUMA manager (cosched-numad(8)): where it listens and keeps
+ * its state, where task/cosched names each step's processes for it, and
+ * how hard it may move pages.
+ */
+#define COSCHED_NUMA_SOCKET_DEFAULT "/run/cosched/numad.sock"
+#define COSCHED_NUMA_STATE_DIR_DEFAULT "/var/lib/cosched/numad"
+#define COSCHED_NUMA_STEP_DIR_DEFAULT "/run/cosched/steps"
+#define COSCHED_NUMA_BATCH_PAGES_DEFAULT 256
+#define COSCHED_NUMA_PAGES_PER_SECOND_DEFAULT 65536	/* 256 MiB/s of 4 KiB */
+#define COSCHED_NUMA_FREEZE_WINDOW_DEFAULT 60.0		/* seconds */
+#define COSCHED_NUMA_SCAN_INTERVAL_DEFAULT 5.0		/* seconds */
+#define COSCHED_NUMA_HIGH_SCANS_DEFAULT 2
+#define COSCHED_NUMA_HIGH_MOVES_DEFAULT 1
+extern const cosched_range_t cosched_numa_batch_range;	   /* [1, 65536] */
+extern const cosched_range_t cosched_numa_rate_range;	   /* [1, 1e8] */
+extern const cosched_range_t cosched_numa_freeze_range;	   /* [0, 86400] */
+extern const cosched_range_t cosched_numa_scan_range;	   /* [0.05, 3600] */
+extern const cosched_range_t cosched_numa_high_scans_range; /* [1, 100] */
+extern const cosched_range_t cosched_numa_high_moves_range; /* [0, 1000] */
+typedef struct {
+	char socket[COSCHED_PATH_MAX];		/* NumaSocket */
+	char state_dir[COSCHED_PATH_MAX];	/* NumaStateDir */
+	char step_dir[COSCHED_PATH_MAX];	/* NumaStepDir */
+	int batch_pages;			/* NumaBatchPages */
+	int pages_per_second;			/* NumaMaxPagesPerSecond */
+	double freeze_window_s;			/* NumaFreezeWindow */
+	double scan_interval_s;			/* NumaScanInterval */
+	int high_scans;				/* NumaHighScans */
+	int high_moves;				/* NumaHighMovesMax */
+	bool make_room;				/* NumaMakeRoom */
+} cosched_numa_conf_t;
+
 typedef struct cosched_conf {
 	cosched_classify_conf_t classify;	/* Classify*, Lca*, CorePeak* */
 	double node_peak_bw_mbs;		/* NodePeakBandwidth */
@@ -154,6 +187,7 @@ typedef struct cosched_conf {
 	char sample_backend[COSCHED_PATH_MAX];	/* SampleBackend */
 	char sampler_program[COSCHED_PATH_MAX];	/* SamplerProgram */
 	char profile_share[COSCHED_PROFILE_SHARE_MAX];	/* ProfileShare */
+	cosched_numa_conf_t numa;		/* Numa* (the NUMA manager) */
 } cosched_conf_t;
 
 /* All defaults. */

@@ -186,6 +186,11 @@ typedef struct {
 	char reason[COSCHED_DECISION_REASON_MAX + 1];	/* "" = unset */
 } cosched_decision_t;
 
+/* A node name of n bytes (not necessarily terminated) is valid:
+ * [A-Za-z0-9._-], 1 .. COSCHED_DECISION_NODE_NAME_MAX bytes (the node's
+ * step files for the NUMA manager name nodes by the same rule). */
+bool cosched_decision_node_name_ok(const char *name, size_t n);
+
 /* Everything unset: state placed, policy none, scope socket, no node. */
 void cosched_decision_init(cosched_decision_t *d);
 

@@ -20,8 +20,7 @@
 
 /* ---- processes -------------------------------------------------------- */
 
-/* /proc/PID/stat: state and start time (field 22).  -1 with errno. */
-static int proc_stat(pid_t pid, char *state, unsigned long long *start)
+int cosched_proc_stat(pid_t pid, cosched_proc_stat_t *ps)
 {
 	char path[64], buf[4096];
 	const char *p;
@@ -44,17 +43,37 @@ static int proc_stat(pid_t pid, char *state, unsigned long long *start)
 		return -1;
 	}
 	p += 2;
-	*state = *p;
+	memset(ps, 0, sizeof(*ps));
+	ps->state = *p;
 	for (field = 3; field < 22 && p; field++) {
 		p = strchr(p, ' ');
-		if (p)
-			p++;
+		if (!p)
+			break;
+		p++;
+		if (field + 1 == 4)
+			ps->ppid = (pid_t) strtol(p, NULL, 10);
+		else if (field + 1 == 14)
+			ps->utime = strtoull(p, NULL, 10);
+		else if (field + 1 == 15)
+			ps->stime = strtoull(p, NULL, 10);
 	}
 	if (!p || *p < '0' || *p > '9') {
 		errno = EINVAL;
 		return -1;
 	}
-	*start = strtoull(p, NULL, 10);
+	ps->start_time = strtoull(p, NULL, 10);
+	return 0;
+}
+
+/* /proc/PID/stat: state and start time (field 22).  -1 with errno. */
+static int proc_stat(pid_t pid, char *state, unsigned long long *start)
+{
+	cosched_proc_stat_t ps;
+
+	if (cosched_proc_stat(pid, &ps))
+		return -1;
+	*state = ps.state;
+	*start = ps.start_time;
 	return 0;
 }
 

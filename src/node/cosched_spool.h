@@ -29,6 +29,16 @@ typedef struct {
 	unsigned long long start_time;	/* /proc/PID/stat field 22 */
 } cosched_proc_id_t;
 
+/* What /proc/PID/stat says of a process that cosched reads. */
+typedef struct {
+	char state;			/* field 3: R, S, Z, ... */
+	pid_t ppid;			/* field 4 */
+	unsigned long long utime, stime;	/* fields 14, 15: clock ticks */
+	unsigned long long start_time;	/* field 22 */
+} cosched_proc_stat_t;
+/* 0, or -1 with errno (ENOENT: no such process). */
+int cosched_proc_stat(pid_t pid, cosched_proc_stat_t *ps);
+
 /* The calling process. */
 int cosched_proc_self(cosched_proc_id_t *p, cosched_error_t *err);
 

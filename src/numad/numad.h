@@ -1,0 +1,179 @@
+/*
+ * numad.h - what the parts of cosched-numad, the node's NUMA memory
+ * manager (cosched-numad(8)), share.
+ *
+ *   numad_main.c     options, cosched.conf, the socket and the loop
+ *   numad_scan.c     the Slurm steps on the node, their processes, each
+ *                    one's pages per NUMA node, CPU node and bandwidth
+ *   numad_pages.c    finding a process's pages on a node and moving them
+ *                    (move_pages(2)); the freeze window
+ *   numad_request.c  the commands: migrate, drain, priority, status
+ *   numad_state.c    what survives a restart (NumaStateDir/numad.state)
+ *
+ * One thread: requests are served between the batches of a migration, so
+ * a request never stalls the node and the daemon never holds a job's
+ * memory (no mlock; a batch is NumaBatchPages pages).
+ */
+#ifndef NUMAD_H
+#define NUMAD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <syslog.h>
+
+#include "src/libcosched/cosched_conf.h"
+#include "src/libcosched/cosched_error.h"
+#include "src/libcosched/cosched_kv.h"
+#include "src/libcosched/cosched_victim.h"
+#include "src/node/cosched_spool.h"
+
+#define NUMAD_PROCS_MAX 4096
+#define NUMAD_FROZEN_MAX 65536		/* runs of frozen pages kept */
+#define NUMAD_RECENT_MAX 16		/* finished requests kept for status */
+#define NUMAD_PRIORITIES_MAX 1024
+#define NUMAD_STATE_FILE "numad.state"
+#define NUMAD_REQUEST_MAX 1024		/* bytes of a request line */
+
+typedef enum {
+	NUMAD_PRIO_DEFAULT = 0, NUMAD_PRIO_HIGH, NUMAD_PRIO_LOW
+} numad_prio_t;
+const char *numad_prio_name(numad_prio_t p);
+
+/* Where a process's bandwidth figure comes from. */
+#define NUMAD_BW_ESTIMATE "estimate:cpu"
+
+/* A process of a Slurm step on this node, as the last scan saw it. */
+typedef struct {
+	cosched_proc_id_t id;
+	uint32_t job_id, step_id, uid;
+	int cpu_node;			/* -1: several nodes or unknown */
+	uint64_t pages[COSCHED_VICTIM_MAX_NODES];	/* movable, per node */
+	uint64_t other_pages;		/* file-backed and huge: not moved */
+	double bandwidth;		/* NUMAD_BW_ESTIMATE: CPU s per s */
+	unsigned long long cpu_ticks;	/* utime + stime at the scan */
+	double scanned_at;		/* monotonic seconds */
+} numad_proc_t;
+
+/* Pages that arrived on node by a migration, frozen there until until
+ * (wall clock, so the window survives a restart). */
+typedef struct {
+	cosched_proc_id_t id;
+	uint64_t addr;
+	uint32_t pages;
+	int node;
+	double until;
+} numad_frozen_t;
+
+typedef enum {
+	NUMAD_REQ_RUNNING = 0, NUMAD_REQ_DONE, NUMAD_REQ_PARTIAL,
+	NUMAD_REQ_INTERRUPTED, NUMAD_REQ_PLANNED
+} numad_req_state_t;
+const char *numad_req_state_name(numad_req_state_t s);
+
+#define NUMAD_VICTIMS_MAX 256
+typedef struct {
+	cosched_proc_id_t id;
+	uint32_t job_id;
+	uint64_t planned, moved;
+	uint64_t cursor;		/* next address to look at */
+	bool gone;			/* exited during the request */
+} numad_victim_t;
+
+typedef struct {
+	uint64_t id;
+	char kind[8];			/* "migrate" | "drain" */
+	int src, dst;
+	uint64_t asked;
+	cosched_victim_order_t order;
+	uint32_t job_id;		/* 0: every job */
+	uint32_t uid;			/* who asked */
+	numad_req_state_t state;
+	uint64_t planned, moved, failed_busy, failed_shared, failed_other,
+		 skipped;
+	double started, ended;		/* wall clock */
+	int nvictims, current;
+	numad_victim_t victims[NUMAD_VICTIMS_MAX];
+	char note[160];			/* why it stopped short, or "" */
+	int client;			/* fd waiting for the outcome, or -1 */
+} numad_request_t;
+
+typedef struct {
+	uint32_t job_id;
+	numad_prio_t prio;
+} numad_priority_t;
+
+typedef struct {
+	cosched_conf_t conf;
+	char conf_path[COSCHED_PATH_MAX];
+	long slurm_uid;			/* SlurmUser: may migrate; -1 none */
+	char slurm_user[64];
+	int nnodes;			/* NUMA nodes (possible ids) */
+	bool node_has_mem[COSCHED_VICTIM_MAX_NODES];
+	unsigned distance[COSCHED_VICTIM_MAX_NODES * COSCHED_VICTIM_MAX_NODES];
+	char boot[COSCHED_BOOT_ID_LEN + 1];
+	int nprocs;
+	numad_proc_t procs[NUMAD_PROCS_MAX];
+	int nfrozen;
+	numad_frozen_t frozen[NUMAD_FROZEN_MAX];
+	int npriorities;
+	numad_priority_t priorities[NUMAD_PRIORITIES_MAX];
+	bool busy;			/* active is running */
+	numad_request_t active;
+	int nrecent;
+	numad_request_t recent[NUMAD_RECENT_MAX];	/* oldest first */
+	uint64_t next_id;
+	double next_batch;		/* monotonic: the rate bound */
+	bool stop;
+} numad_t;
+
+double numad_now(void);		/* monotonic seconds */
+double numad_wall(void);	/* wall clock seconds */
+void numad_log(int level, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* numad_scan.c */
+/* The machine: nodes, which have memory, distances (libnuma). */
+int numad_machine(numad_t *d, cosched_error_t *err);
+/* Rescan the steps and their processes. */
+int numad_scan(numad_t *d, cosched_error_t *err);
+numad_prio_t numad_job_prio(const numad_t *d, uint32_t job_id);
+int numad_set_prio(numad_t *d, uint32_t job_id, numad_prio_t p,
+		   cosched_error_t *err);
+numad_proc_t *numad_find_proc(numad_t *d, const cosched_proc_id_t *id);
+/* kernel.numa_balancing: 0 off, >0 on, -1 unknown.  When on, the kernel
+ * itself moves a running process's pages back towards the CPUs that touch
+ * them, undoing a migration that went the other way. */
+int numad_numa_balancing(void);
+/* The node's free memory in pages (-1: unknown). */
+long long numad_node_free_pages(int node);
+
+/* numad_pages.c */
+/* Pages of p frozen on node now. */
+uint64_t numad_frozen_on(const numad_t *d, const cosched_proc_id_t *id,
+			 int node);
+void numad_frozen_expire(numad_t *d);
+/*
+ * Move up to max of v's eligible pages from src to dst, looking from
+ * v->cursor on: *moved, and the refused counted into r.  Returns 0, 1
+ * when v has no eligible page left on src, -1 when the process is gone.
+ */
+int numad_move_batch(numad_t *d, numad_request_t *r, numad_victim_t *v,
+		     uint64_t max, uint64_t *moved);
+
+/* numad_request.c */
+/* Serve one request line from uid; the reply goes to fd (kept open in
+ * the active request when it waits for a migration's end). */
+void numad_serve(numad_t *d, int fd, uid_t uid, char *line);
+/* One batch of the active request, if its time has come. */
+void numad_work(numad_t *d);
+/* The line a request prints in status, logs and replies. */
+void numad_request_line(const numad_request_t *r, cosched_kv_out_t *o);
+
+/* numad_state.c */
+int numad_state_save(numad_t *d, cosched_error_t *err);
+/* At start: what the previous run left (a request it was in the middle
+ * of is reported interrupted, never resumed). */
+int numad_state_load(numad_t *d, cosched_error_t *err);
+
+#endif

@@ -1,0 +1,295 @@
+/*
+ * numad_pages.c - finding a process's pages on a NUMA node and moving
+ * them with move_pages(2), and the freeze window of seeds 003-004.
+ *
+ * A victim's pages are found in address order from a cursor that only
+ * moves forward: the anonymous mappings of /proc/PID/maps (file-backed
+ * ones hold page cache that other processes share), asked page by page
+ * where each page is (move_pages with no target), at most one batch of
+ * pages on src at a time.  So within a request no address is looked at
+ * twice, and no page is moved twice.
+ *
+ * Freeze window: every page a migration moved is frozen on its new node
+ * for NumaFreezeWindow seconds (kept as runs of consecutive pages, in the
+ * state file across restarts): no request moves it again before then, so
+ * a request src -> dst right after dst -> src does not undo it.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <numaif.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "numad.h"
+
+/* Pages asked where they are in one call. */
+#define QUERY_CHUNK 1024
+/* Queries in one batch at most: a batch's work stays bounded in a
+ * mapping of many gigabytes with few pages on src (the rest of it is
+ * looked at in the next batches). */
+#define QUERY_CHUNKS_MAX 64
+
+uint64_t numad_frozen_on(const numad_t *d, const cosched_proc_id_t *id,
+			 int node)
+{
+	double now = numad_wall();
+	uint64_t n = 0;
+
+	for (int i = 0; i < d->nfrozen; i++) {
+		const numad_frozen_t *f = &d->frozen[i];
+
+		if (f->node == node && f->until > now &&
+		    f->id.pid == id->pid && f->id.start_time == id->start_time)
+			n += f->pages;
+	}
+	return n;
+}
+
+void numad_frozen_expire(numad_t *d)
+{
+	double now = numad_wall();
+	int k = 0;
+
+	for (int i = 0; i < d->nfrozen; i++)
+		if (d->frozen[i].until > now &&
+		    cosched_proc_alive(&d->frozen[i].id) == 1)
+			d->frozen[k++] = d->frozen[i];
+	d->nfrozen = k;
+}
+
+typedef struct {
+	uint64_t lo, hi;	/* [lo, hi) */
+} span_t;
+
+static int by_lo(const void *a, const void *b)
+{
+	const span_t *x = a, *y = b;
+
+	return (x->lo > y->lo) - (x->lo < y->lo);
+}
+
+/* This process's frozen spans, sorted (malloc'd; *n may be 0). */
+static span_t *frozen_spans(const numad_t *d, const cosched_proc_id_t *id,
+			    size_t *n, long page)
+{
+	double now = numad_wall();
+	span_t *s = malloc(((size_t) d->nfrozen + 1) * sizeof(*s));
+
+	*n = 0;
+	if (!s)
+		return NULL;
+	for (int i = 0; i < d->nfrozen; i++) {
+		const numad_frozen_t *f = &d->frozen[i];
+
+		if (f->until > now && f->id.pid == id->pid &&
+		    f->id.start_time == id->start_time)
+			s[(*n)++] = (span_t){ f->addr, f->addr +
+					      (uint64_t) f->pages * page };
+	}
+	qsort(s, *n, sizeof(*s), by_lo);
+	return s;
+}
+
+static bool in_spans(const span_t *s, size_t n, uint64_t addr)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (addr < s[mid].lo)
+			hi = mid;
+		else if (addr >= s[mid].hi)
+			lo = mid + 1;
+		else
+			return true;
+	}
+	return false;
+}
+
+/* Record pages moved to node (sorted addresses) as frozen runs. */
+static void freeze(numad_t *d, const cosched_proc_id_t *id, void **addrs,
+		   const int *status, size_t n, int node, long page)
+{
+	double until = numad_wall() + d->conf.numa.freeze_window_s;
+
+	if (d->conf.numa.freeze_window_s <= 0)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t a = (uint64_t)(uintptr_t) addrs[i];
+		numad_frozen_t *last = d->nfrozen ?
+				       &d->frozen[d->nfrozen - 1] : NULL;
+
+		if (status[i] != node)
+			continue;
+		if (last && last->node == node && last->id.pid == id->pid &&
+		    last->id.start_time == id->start_time &&
+		    last->addr + (uint64_t) last->pages * page == a &&
+		    last->pages < UINT32_MAX) {
+			last->pages++;
+			last->until = until;
+			continue;
+		}
+		if (d->nfrozen == NUMAD_FROZEN_MAX) {
+			/* Full: the oldest run thaws early (said once). */
+			static bool said;
+
+			if (!said)
+				numad_log(LOG_WARNING,
+					  "more than %d frozen runs: the oldest thaw early",
+					  NUMAD_FROZEN_MAX);
+			said = true;
+			memmove(d->frozen, d->frozen + 1,
+				(NUMAD_FROZEN_MAX - 1) * sizeof(*d->frozen));
+			d->nfrozen--;
+		}
+		d->frozen[d->nfrozen++] = (numad_frozen_t){ *id, a, 1, node,
+							     until };
+	}
+}
+
+/* The next anonymous mapping ending after from: [*lo, *hi); 0, 1 none. */
+static int next_anon_map(pid_t pid, uint64_t from, uint64_t *lo,
+			 uint64_t *hi)
+{
+	char path[64], line[4096];
+	FILE *f;
+	int rc = 1;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int) pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long a, b, ino;
+		char perms[8], name[16] = "";
+		int off = 0;
+
+		if (sscanf(line, "%llx-%llx %7s %*s %*s %llu %n", &a, &b,
+			   perms, &ino, &off) < 4)
+			continue;
+		if (off > 0)
+			sscanf(line + off, "%15s", name);
+		/* Page cache, and the kernel's own mappings, stay. */
+		if (ino || (name[0] && name[0] != '[') ||
+		    !strcmp(name, "[vsyscall]") || !strcmp(name, "[vvar]") ||
+		    !strcmp(name, "[vdso]") || b <= from)
+			continue;
+		*lo = a > from ? a : from;
+		*hi = b;
+		rc = 0;
+		break;
+	}
+	fclose(f);
+	return rc;
+}
+
+int numad_move_batch(numad_t *d, numad_request_t *r, numad_victim_t *v,
+		     uint64_t max, uint64_t *moved)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	void *q[QUERY_CHUNK];
+	int qs[QUERY_CHUNK];
+	void **pick;
+	int *nodes, *status;
+	size_t npick = 0, nspans;
+	span_t *spans;
+	pid_t pid = v->id.pid;
+	int rc = 0, chunks = 0;
+
+	*moved = 0;
+	if (cosched_proc_alive(&v->id) != 1)
+		return -1;
+	if (max > QUERY_CHUNK * 16)
+		max = QUERY_CHUNK * 16;
+	pick = malloc(max * sizeof(*pick));
+	nodes = malloc(max * sizeof(*nodes));
+	status = malloc(max * sizeof(*status));
+	spans = frozen_spans(d, &v->id, &nspans, page);
+	if (!pick || !nodes || !status || !spans) {
+		free(pick); free(nodes); free(status); free(spans);
+		snprintf(r->note, sizeof(r->note), "out of memory");
+		return 1;
+	}
+	/* Collect up to max of its pages on src, from the cursor on. */
+	while (npick < max && chunks++ < QUERY_CHUNKS_MAX) {
+		uint64_t lo, hi;
+		size_t n = 0;
+		long got;
+		int m = next_anon_map(pid, v->cursor, &lo, &hi);
+
+		if (m < 0) {
+			rc = -1;
+			break;
+		}
+		if (m > 0) {
+			rc = npick ? 0 : 1;
+			v->cursor = UINT64_MAX;
+			break;
+		}
+		for (uint64_t a = lo; a < hi && n < QUERY_CHUNK; a += page)
+			q[n++] = (void *)(uintptr_t) a;
+		got = move_pages(pid, n, q, NULL, qs, 0);
+		if (got < 0) {
+			rc = errno == ESRCH ? -1 : 1;
+			if (rc > 0)
+				snprintf(r->note, sizeof(r->note),
+					 "move_pages(pid %d): %s", (int) pid,
+					 strerror(errno));
+			break;
+		}
+		for (size_t i = 0; i < n; i++) {
+			uint64_t a = (uint64_t)(uintptr_t) q[i];
+
+			v->cursor = a + page;
+			if (qs[i] != r->src)
+				continue;
+			if (in_spans(spans, nspans, a)) {
+				r->skipped++;	/* frozen: arrived lately */
+				continue;
+			}
+			pick[npick++] = q[i];
+			if (npick == max)
+				break;
+		}
+	}
+	if (npick) {
+		long got;
+
+		for (size_t i = 0; i < npick; i++)
+			nodes[i] = r->dst;
+		got = move_pages(pid, npick, pick, nodes, status,
+				 MPOL_MF_MOVE);
+		if (got < 0) {
+			if (errno == ESRCH) {
+				rc = -1;
+			} else {
+				r->failed_other += npick;
+				snprintf(r->note, sizeof(r->note),
+					 "move_pages(pid %d): %s", (int) pid,
+					 strerror(errno));
+			}
+		} else {
+			for (size_t i = 0; i < npick; i++) {
+				if (status[i] == r->dst)
+					(*moved)++;
+				else if (status[i] == -EBUSY)
+					r->failed_busy++;
+				else if (status[i] == -EACCES)
+					r->failed_shared++;
+				else if (status[i] == -ENOMEM) {
+					r->failed_other++;
+					snprintf(r->note, sizeof(r->note),
+						 "node %d has no free memory left",
+						 r->dst);
+				} else
+					r->failed_other++;
+			}
+			freeze(d, &v->id, pick, status, npick, r->dst, page);
+		}
+	}
+	free(pick); free(nodes); free(status); free(spans);
+	return rc;
+}

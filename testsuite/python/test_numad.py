@@ -1,0 +1,488 @@
+"""The node's NUMA memory manager (cosched-numad, cosched-numa) on real
+NUMA nodes, in qemu guests (testsuite/numavm): 2 nodes, and 4 nodes at
+seed 000's distances.
+
+Each scenario starts its own daemon with its own directories in the guest
+and its own test processes (numa_mem_prog: memory of a known size on a
+chosen node, named as a Slurm step exactly as task/cosched names one), and
+reads where the pages are from the guest kernel's /proc/PID/numa_maps.
+The guest has no PMU, so every bandwidth figure is the daemon's estimate
+(CPU time), which the test processes make known: "spin" streams through
+its memory on one CPU (high), "sleep" does nothing (0).
+
+A guest that stops answering (the harness's serial-channel stall, seen
+under load) makes the scenario run again from the start on a fresh boot:
+nothing of the first try survives a reboot (no daemon, no state, no
+process), so no request can be made twice against one state.
+
+The daemon's rights and replies that need no second node run on the host
+in test_numad_host.py.
+"""
+
+import os
+import re
+import shlex
+import sys
+import time
+
+import pytest
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "numavm"))
+
+import numavm  # noqa: E402
+from cluster import default_builddir  # noqa: E402
+
+BATCH = 64
+
+
+def _programs():
+    b = default_builddir()
+    progs = [os.path.join(b, "src", "numad", "cosched-numad"),
+             os.path.join(b, "src", "numad", "cosched-numa"),
+             os.path.join(b, "testsuite", "numavm", "numa_mem_prog")]
+    missing = [p for p in progs if not os.access(p, os.X_OK)]
+    if missing:
+        if os.path.exists(os.path.join(b, "src", "node",
+                                       "libcosched_node.la")):
+            pytest.fail(f"not built: {missing} (scripts/build)")
+        pytest.skip("this build has no node side (no hwloc or libnuma)")
+    return progs
+
+
+def _boot(**kw):
+    reason = numavm.unavailable_reason()
+    if reason:
+        pytest.skip(f"qemu NUMA guest cannot run here: {reason}")
+    return numavm.boot(programs=_programs(), **kw)
+
+
+@pytest.fixture(scope="module")
+def vm2():
+    vm = _boot(nodes=2, cpus=4, mem=512)
+    yield vm
+    vm.shutdown()
+
+
+@pytest.fixture(scope="module")
+def vm4():
+    vm = _boot(nodes=4, cpus=4, mem=512,
+               distances=numavm.SEED000_DISTANCES)
+    yield vm
+    vm.shutdown()
+
+
+def scenario(vm, body):
+    """Run body(Guest) once; on the harness's stall, reboot and run it
+    once more from the start (see the module's docstring)."""
+    try:
+        return body(Guest(vm))
+    except numavm.GuestError as e:
+        if "no answer from the guest in time" not in str(e):
+            raise
+        sys.stderr.write("\nnumad: guest stopped answering; the scenario "
+                         f"runs again on a fresh boot:\n{str(e)[-2000:]}\n")
+        vm.reboot()
+        return body(Guest(vm))
+
+
+_serial = [0]
+
+
+class Guest:
+    """One scenario's daemon, directories and processes in the guest."""
+
+    def __init__(self, vm):
+        _serial[0] += 1
+        self.vm = vm
+        self.dir = f"/tmp/numad{_serial[0]}"
+        self.procs = {}
+
+    def sh(self, cmd, timeout=60, check=True):
+        r = self.vm.run(cmd, timeout=timeout)
+        if check:
+            assert r.rc == 0, (cmd, r)
+        return r
+
+    def start(self, balancing=0, **conf):
+        # The kernel's own NUMA balancing moves a streaming process's
+        # pages back to its CPUs, undoing a move away from them (what
+        # test_kernel_balancing_is_reported shows); the scenarios turn
+        # it off as cosched-numad(8) tells sites to.
+        self.sh(f"echo {balancing} > /proc/sys/kernel/numa_balancing")
+        settings = {"NumaSocket": f"{self.dir}/sock",
+                    "NumaStateDir": f"{self.dir}/state",
+                    "NumaStepDir": f"{self.dir}/steps",
+                    "NumaScanInterval": "0.5", "NumaBatchPages": BATCH}
+        settings.update(conf)
+        text = "".join(f"{k}={v}\n" for k, v in settings.items())
+        self.sh(f"mkdir -p {self.dir} && printf '%s' '{text}' > "
+                f"{self.dir}/cosched.conf")
+        self.daemon()
+
+    def daemon(self):
+        self.sh(f"cosched-numad -D -f {self.dir}/cosched.conf -L "
+                f"{self.dir}/log </dev/null >/dev/null 2>&1 & "
+                f"echo $! > {self.dir}/daemon.pid; "
+                f"i=0; while [ ! -S {self.dir}/sock ] && [ $i -lt 100 ]; "
+                "do sleep 0.05; i=$((i+1)); done; "
+                f"test -S {self.dir}/sock")
+
+    def kill_daemon(self, sig="KILL"):
+        self.sh(f"kill -{sig} $(cat {self.dir}/daemon.pid); sleep 0.2")
+
+    def log(self):
+        return self.sh(f"cat {self.dir}/log", check=False).stdout
+
+    def prog(self, name, job, cpus, mem, mib, mode):
+        out = f"{self.dir}/{name}.out"
+        self.sh(f"numa_mem_prog --job {job} --stepdir {self.dir}/steps "
+                f"--cpus {cpus} --mem {mem} --mib {mib} --mode {mode} "
+                f"</dev/null >{out} 2>&1 & "
+                f"i=0; while ! grep -q ready {out} && [ $i -lt 200 ]; "
+                "do sleep 0.05; i=$((i+1)); done; cat " + out)
+        line = self.sh(f"cat {out}").stdout
+        m = re.search(r"ready pid=(\d+)", line)
+        assert m, line
+        self.procs[name] = int(m.group(1))
+        return self.procs[name]
+
+    def kill(self, name):
+        self.sh(f"kill -9 {self.procs[name]}; sleep 0.1")
+
+    def numa(self, *args, rc=None):
+        r = self.sh("cosched-numa -f " + f"{self.dir}/cosched.conf "
+                    + " ".join(str(a) for a in args), check=False)
+        if rc is not None:
+            assert r.rc == rc, (args, r, self.log())
+        return r
+
+    def pages(self, name):
+        """{node: pages} of a process's anonymous base pages: the pages
+        the manager may move (numa_maps lines without file= or huge)."""
+        pid = self.procs[name]
+        text = self.sh(f"cat /proc/{pid}/numa_maps").stdout
+        on = {}
+        for line in text.splitlines():
+            if " file=" in line or " huge" in line:
+                continue
+            for node, n in re.findall(r" N(\d+)=(\d+)", line):
+                on[int(node)] = on.get(int(node), 0) + int(n)
+        return on
+
+    def status(self):
+        r = self.numa("status", rc=0)
+        procs, reqs = {}, []
+        for line in r.stdout.splitlines():
+            kv = dict(t.split("=", 1) for t in shlex.split(line)[1:]
+                      if "=" in t)
+            if line.startswith("proc "):
+                procs[int(kv["pid"])] = kv
+            elif line.startswith("request "):
+                reqs.append(kv)
+        return procs, reqs
+
+    def wait_bandwidth(self, name, low=None, high=None, timeout=10):
+        """Until the daemon's estimate for name is below low / above
+        high (a scan every 0.5 s)."""
+        pid = self.procs[name]
+        t0 = time.monotonic()
+        while True:
+            procs, _ = self.status()
+            bw = float(procs[pid]["bandwidth"]) if pid in procs else None
+            if bw is not None and (low is None or bw < low) and \
+                    (high is None or bw > high):
+                return bw
+            assert time.monotonic() - t0 < timeout, (name, procs)
+            time.sleep(0.3)
+
+    def cleanup(self):
+        self.sh(f"kill -9 {' '.join(str(p) for p in self.procs.values())}"
+                f" $(cat {self.dir}/daemon.pid) 2>/dev/null; true",
+                check=False)
+
+
+def gained(before, after, node=1):
+    """Pages a process has more on node than before."""
+    return after.get(node, 0) - before.get(node, 0)
+
+
+def plan_of(r):
+    """The plan line and the victim lines of a migrate reply."""
+    plan, victims = None, []
+    for line in r.stdout.splitlines():
+        kv = dict(t.split("=", 1) for t in line.split()[1:] if "=" in t)
+        if line.startswith("plan "):
+            plan = kv
+        elif line.startswith("victim "):
+            victims.append(kv)
+    return plan, victims
+
+
+def _two_procs(g, spin_mib=8, sleep_mib=8):
+    """A streaming process and an idle one, both running on node 0 with
+    their memory there; waits until the daemon's estimates tell them
+    apart."""
+    g.prog("hog", 1, "0", 0, spin_mib, "spin")
+    g.prog("idle", 2, "1", 0, sleep_mib, "sleep")
+    g.wait_bandwidth("hog", high=0.5)
+    g.wait_bandwidth("idle", low=0.05)
+
+
+def test_best_moves_the_idle_process_worst_the_streaming_one(vm2):
+    def body(g):
+        g.start()
+        try:
+            _two_procs(g)
+            hog0, idle0 = g.pages("hog"), g.pages("idle")
+
+            # Best: neither runs on dst, so the lowest bandwidth first.
+            r = g.numa("migrate", 0, 1, 1000, "--order", "best", rc=0)
+            plan, victims = plan_of(r)
+            assert plan["planned"] == "1000", r
+            assert [int(v["pid"]) for v in victims] == \
+                [g.procs["idle"]], r
+            assert "state=done" in r.stdout and "moved=1000" in r.stdout
+            idle1, hog1 = g.pages("idle"), g.pages("hog")
+            assert 1000 <= gained(idle0, idle1) <= 1000 + BATCH, idle1
+            assert hog1.get(1, 0) == hog0.get(1, 0), hog1
+
+            # Worst: the reverse, the streaming process's pages go.
+            r = g.numa("migrate", 0, 1, 1000, "--order", "worst", rc=0)
+            plan, victims = plan_of(r)
+            assert [int(v["pid"]) for v in victims] == \
+                [g.procs["hog"]], r
+            hog2 = g.pages("hog")
+            assert 1000 <= gained(hog0, hog2) <= 1000 + BATCH, hog2
+            # The idle process kept what it had (no page moved twice).
+            assert g.pages("idle") == idle1
+            # A worst move costs more than a best one (plan's figure:
+            # bandwidth share times distance gained).
+            _, reqs = g.status()
+            assert [q["state"] for q in reqs] == ["done", "done"], reqs
+            assert [q["order"] for q in reqs] == ["best", "worst"]
+        finally:
+            g.cleanup()
+    scenario(vm2, body)
+
+
+def test_kernel_balancing_is_reported(vm2):
+    def body(g):
+        g.start(balancing=1)
+        try:
+            r = g.numa("status", rc=0)
+            assert "numa_balancing=1" in r.stdout, r
+            assert "kernel.numa_balancing is on" in g.log()
+        finally:
+            g.cleanup()
+    scenario(vm2, body)
+
+
+def test_just_enough_pages_across_victims(vm2):
+    # More than the idle process holds: the plan takes all of its
+    # eligible pages, then the remainder from the next victim.
+    def body(g):
+        g.start()
+        try:
+            _two_procs(g, spin_mib=8, sleep_mib=2)
+            idle0, hog0 = g.pages("idle"), g.pages("hog")
+            idle_total = idle0.get(0, 0)
+            ask = idle_total + 300
+            r = g.numa("migrate", 0, 1, ask, rc=0)
+            plan, victims = plan_of(r)
+            assert [int(v["pid"]) for v in victims] == \
+                [g.procs["idle"], g.procs["hog"]], r
+            assert int(victims[1]["pages"]) == ask - int(victims[0]["pages"])
+            moved = gained(idle0, g.pages("idle")) + \
+                gained(hog0, g.pages("hog"))
+            assert ask <= moved <= ask + BATCH, (moved, r.stdout)
+        finally:
+            g.cleanup()
+    scenario(vm2, body)
+
+
+def test_refusals_name_the_reason_and_move_nothing(vm2):
+    def body(g):
+        g.start(NumaMaxPagesPerSecond=200)
+        try:
+            _two_procs(g)
+            before = (g.pages("hog"), g.pages("idle"))
+            r = g.numa("migrate", 0, 5, 10, rc=1)
+            assert "NUMA node 5 does not exist (this node has 0-1)" in \
+                r.stderr, r
+            r = g.numa("migrate", 0, 0, 10, rc=1)
+            assert "src and dst are both NUMA node 0" in r.stderr, r
+            r = g.numa("migrate", 0, 1, 10 ** 9, rc=1)
+            m = re.search(r"not enough eligible pages: 1000000000 asked, "
+                          r"(\d+) could move from NUMA node 0", r.stderr)
+            assert m, r
+            assert int(m.group(1)) == before[0][0] + before[1][0]
+            r = g.numa("priority", 4242, "high", rc=1)
+            assert "unknown job 4242: no process of it runs on this " \
+                "node" in r.stderr, r
+            r = g.numa("migrate", 0, 1, 100, "--job", 4242, rc=1)
+            assert "unknown job 4242" in r.stderr, r
+            # A dry run prints the plan and moves nothing.
+            r = g.numa("migrate", 0, 1, 500, "--dry-run", rc=0)
+            assert plan_of(r)[0]["planned"] == "500"
+            assert "state=planned" in r.stdout, r
+            assert (g.pages("hog"), g.pages("idle")) == before
+            # One request at a time: 1000 pages at 200 a second.
+            r = g.numa("migrate", 0, 1, 1000, "--no-wait", rc=0)
+            assert "state=running" in r.stdout, r
+            r = g.numa("migrate", 0, 1, 10, rc=1)
+            assert re.search(r"a migration is already pending: request "
+                             r"\d+ \(\d+ of 1000 pages moved\)", r.stderr), r
+            # The rate bound holds: not all of it within a second.
+            moved = gained(before[1], g.pages("idle"))
+            assert moved < 1000, moved
+        finally:
+            g.cleanup()
+    scenario(vm2, body)
+
+
+def test_drain_moves_everything_movable_but_a_high_priority_job(vm2):
+    def body(g):
+        g.start()
+        try:
+            _two_procs(g)
+            g.numa("priority", 1, "high", rc=0)
+            procs, _ = g.status()
+            assert procs[g.procs["hog"]]["priority"] == "high"
+            hog0 = g.pages("hog")
+            r = g.numa("drain", 0, rc=0)
+            plan, victims = plan_of(r)
+            assert [int(v["pid"]) for v in victims] == \
+                [g.procs["idle"]], r
+            assert plan["dst"] == "1"
+            idle = g.pages("idle")
+            # Everything of it that was on node 0 (what the plan saw)
+            # went; only what it allocated since (its stack growing) may
+            # be left.
+            assert idle.get(0, 0) <= BATCH, idle
+            assert idle.get(1, 0) >= int(plan["planned"]), (idle, plan)
+            assert g.pages("hog") == hog0
+            # Nothing eligible left: the refusal says why.
+            r = g.numa("drain", 0, rc=1)
+            assert "of high-priority jobs" in r.stderr, r
+        finally:
+            g.cleanup()
+    scenario(vm2, body)
+
+
+def test_freeze_window_keeps_moved_pages_from_bouncing_back(vm2):
+    def body(g):
+        g.start(NumaFreezeWindow=3)
+        try:
+            _two_procs(g)
+            idle0 = g.pages("idle")
+            g.numa("migrate", 0, 1, 800, "--job", 2, rc=0)
+            on1 = g.pages("idle")[1]
+            assert gained(idle0, g.pages("idle")) >= 800
+            # Right after, the way back is refused: the pages are frozen.
+            r = g.numa("migrate", 1, 0, 100, "--job", 2, rc=1)
+            assert re.search(r"(\d+) are frozen by an earlier migration",
+                             r.stderr), r
+            procs, _ = g.status()
+            frozen = dict(x.split(":") for x in
+                          procs[g.procs["idle"]]["frozen"].split(","))
+            assert int(frozen["1"]) >= 800 and frozen["0"] == "0", procs
+            assert g.pages("idle")[1] == on1
+            # When the window ends they may move again.
+            time.sleep(3.2)
+            g.numa("migrate", 1, 0, 100, "--job", 2, rc=0)
+            assert g.pages("idle")[1] <= on1 - 100
+        finally:
+            g.cleanup()
+    scenario(vm2, body)
+
+
+def test_daemon_killed_mid_request_leaves_a_consistent_report(vm2):
+    def body(g):
+        g.start(NumaMaxPagesPerSecond=400)
+        try:
+            _two_procs(g)
+            idle0 = g.pages("idle")
+            g.numa("migrate", 0, 1, 1600, "--job", 2, "--no-wait", rc=0)
+            time.sleep(1.2)
+            g.kill_daemon("KILL")
+            on1 = gained(idle0, g.pages("idle"))
+            assert 0 < on1 < 1600, on1
+            time.sleep(0.5)
+            # Nothing moves while it is gone ...
+            assert gained(idle0, g.pages("idle")) == on1
+            g.daemon()
+            _, reqs = g.status()
+            assert len(reqs) == 1, reqs
+            q = reqs[0]
+            assert q["state"] == "interrupted", q
+            # ... and the report says what was done: every saved batch,
+            # at most the one batch in flight unsaved.
+            assert on1 - BATCH <= int(q["moved"]) <= on1, (q, on1)
+            # Not resumed: a second after, still as it was.
+            time.sleep(1.0)
+            assert gained(idle0, g.pages("idle")) == on1
+            assert "interrupted by the daemon's end" in g.log()
+            # And it takes new requests.
+            g.numa("migrate", 0, 1, 10, "--job", 2, rc=0)
+        finally:
+            g.cleanup()
+    scenario(vm2, body)
+
+
+def test_victim_exiting_mid_request_ends_it_partial(vm2):
+    def body(g):
+        g.start(NumaMaxPagesPerSecond=300)
+        try:
+            _two_procs(g)
+            g.numa("migrate", 0, 1, 1500, "--job", 2, "--no-wait", rc=0)
+            time.sleep(1.0)
+            g.kill("idle")
+            t0 = time.monotonic()
+            while True:
+                _, reqs = g.status()
+                if reqs and reqs[-1]["state"] != "running":
+                    break
+                assert time.monotonic() - t0 < 10, reqs
+                time.sleep(0.3)
+            q = reqs[-1]
+            assert q["state"] == "partial", q
+            assert 0 < int(q["moved"]) < 1500, q
+            assert int(q["skipped"]) == 1500 - int(q["moved"]), q
+            assert "ended during the request" in q.get("note", ""), q
+        finally:
+            g.cleanup()
+    scenario(vm2, body)
+
+
+def test_best_plus_on_seed000_machine(vm4):
+    """Seed 000's 4-node machine (N0-N3 at 30, N0-N1 and N0-N2 at 21):
+    migrate 0 -> 3.  A process running on node 3 takes its pages home
+    first; then, best_plus takes remote-to-remote before local-to-remote,
+    the pages getting closer first: one running on node 1 or 2 (its pages
+    go from 21 to 21 away)... and last the one running on node 0."""
+    def body(g):
+        g.start()
+        try:
+            # CPUs: node i has CPU i (4 CPUs, 4 nodes).
+            g.prog("home", 1, "3", 0, 2, "sleep")     # runs on dst
+            g.prog("away", 2, "1", 0, 2, "sleep")     # remote -> remote
+            g.prog("local", 3, "0", 0, 2, "sleep")    # local -> remote
+            for n in ("home", "away", "local"):
+                g.wait_bandwidth(n, low=0.05)
+            total = sum(g.pages(n).get(0, 0) for n in g.procs)
+            r = g.numa("migrate", 0, 3, total, "--order", "best_plus",
+                       "--dry-run", rc=0)
+            _, victims = plan_of(r)
+            assert [int(v["pid"]) for v in victims] == \
+                [g.procs["home"], g.procs["away"], g.procs["local"]], r
+            # The plan's cost: pages going home gain, local ones lose.
+            costs = [float(v["cost"]) for v in victims]
+            assert costs[0] <= 0 <= costs[2], r
+            r = g.numa("migrate", 0, 3, total, "--order", "worst_plus",
+                       "--dry-run", rc=0)
+            _, victims = plan_of(r)
+            assert [int(v["pid"]) for v in victims] == \
+                [g.procs["local"], g.procs["away"], g.procs["home"]], r
+        finally:
+            g.cleanup()
+    scenario(vm4, body)
