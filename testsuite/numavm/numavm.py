@@ -225,7 +225,16 @@ class _Cpio:
 
 # PID 1.  The console (ttyS0) gets the kernel's messages; the agent talks
 # on ttyS1 in raw mode (no echo, no CR/LF translation), so the framing
-# below passes through the tty unchanged.
+# below passes through the tty unchanged.  The agent is PID 1's child, not
+# PID 1 itself: every orphan in the guest (each command's `timeout`
+# watcher, a test's daemon and its children) is re-parented to PID 1, and
+# the SIGCHLD of its exit interrupts the poll() in busybox's `read`, which
+# throws away the part of the line read so far; ash then reads the rest
+# as a line of its own, and the request is lost (the idle-guest flake: a
+# request split across such an exit hung the guest every time).  PID 1
+# (this shell, in its wait for the agent) reaps the orphans instead;
+# should the agent ever exit, the guest powers off, so the host sees
+# "qemu exited" at once.
 _INIT = r"""#!/bin/sh
 export PATH=/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin HOME=/root
 mount -t proc proc /proc
@@ -234,13 +243,13 @@ mount -t devtmpfs devtmpfs /dev
 mount -t tmpfs tmpfs /tmp
 mkdir -p /root
 stty -F /dev/ttyS1 raw -echo
-# Every received byte raises an interrupt: with the 16550's default
-# trigger of 8, the last bytes of a request wait in the FIFO for the
-# character-timeout interrupt, and under a loaded host a guest was seen
-# idle with its agent still waiting for a request's end (the SysRq dump
-# of _diagnostics: no task running or blocked).
+# Every received byte raises an interrupt (the 16550's default trigger
+# is 8).  Added for the idle-guest flake before its cause (the SIGCHLD,
+# above) was found; harmless, so kept.
 echo 1 >/sys/class/tty/ttyS1/rx_trig_bytes 2>/dev/null
-exec /agent </dev/ttyS1 >/dev/ttyS1 2>/dev/console
+/agent </dev/ttyS1 >/dev/ttyS1 2>/dev/console
+echo "numavm: the agent exited with status $?" >/dev/console
+poweroff -f
 """
 
 # The command loop.  A request is one line "ID TIMEOUT BASE64-SCRIPT"; the
