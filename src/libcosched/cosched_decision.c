@@ -50,7 +50,7 @@ const char *const cosched_decision_key_names[K_COUNT] = {
 	[K_MEMBIND] = "membind", [K_POWER] = "power",
 	[K_FREQ_REQ] = "freq_req_khz", [K_FREQ] = "freq_khz",
 	[K_GOVERNOR] = "governor", [K_SLOWDOWN] = "slowdown",
-	[K_REASON] = "reason",
+	[K_REASON] = "reason", [K_NUMA_PRIORITY] = "numa_priority",
 };
 
 const char *cosched_decision_state_name(cosched_decision_state_t s)
@@ -424,7 +424,8 @@ bool cosched_decision_equal(const cosched_decision_t *a,
 	    a->freq_req_khz != b->freq_req_khz || a->freq_khz != b->freq_khz ||
 	    strncmp(a->governor, b->governor, sizeof(a->governor)) ||
 	    !double_same(a->slowdown, b->slowdown) ||
-	    strncmp(a->reason, b->reason, sizeof(a->reason)))
+	    strncmp(a->reason, b->reason, sizeof(a->reason)) ||
+	    a->numa_priority != b->numa_priority)
 		return false;
 	if (a->has_class && (a->category != b->category || a->lca != b->lca ||
 			     a->source != b->source))

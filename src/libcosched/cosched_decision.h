@@ -69,6 +69,9 @@
  *             sequence and every reader can print it); at most
  *             COSCHED_DECISION_REASON_MAX bytes, not empty
  *   class, lca, source: written together or not at all
+ *   numa_priority  high | low (1.1; after reason): --cosched-numa, for
+ *             the node's NUMA manager (high: kept local, never a
+ *             migration's victim)
  *
  * Numbers are written in one form: integers in decimal without sign or
  * leading zero, mpki and slowdown in the shortest "%g" form that reads back
@@ -97,16 +100,20 @@
 #include "cosched_error.h"
 #include "cosched_idset.h"
 #include "cosched_kv.h"
+#include "cosched_options.h"
 #include "cosched_policy.h"
 #include "cosched_power_policy.h"
 
 /* The schema version this release writes and reads: MAJOR[.MINOR]
  * (cosched_kv.h, cosched(8) UPGRADE).  The formatter writes "cosched/1"
  * while the minor is 0, as the releases before minors did, so that nodes
- * still running one keep enforcing records during a rolling upgrade; the
- * first key added bumps the minor. */
+ * still running one keep enforcing records during a rolling upgrade.
+ * A record is written at the lowest version that holds its keys: one
+ * without a 1.1 key (numa_priority) is "cosched/1", byte for byte what a
+ * 1.0 writer wrote; one with it is "cosched/1.1", which a 1.0 reader
+ * reads, skipping the key. */
 #define COSCHED_DECISION_SCHEMA 1
-#define COSCHED_DECISION_SCHEMA_MINOR 0
+#define COSCHED_DECISION_SCHEMA_MINOR 1
 /* "cosched/" followed by the schema version. */
 #define COSCHED_DECISION_TAG "cosched/"
 
@@ -184,6 +191,9 @@ typedef struct {
 	char governor[COSCHED_DECISION_GOVERNOR_MAX + 1];	/* "" = unset */
 	double slowdown;			/* NAN = unset */
 	char reason[COSCHED_DECISION_REASON_MAX + 1];	/* "" = unset */
+	/* 1.1: --cosched-numa (what the node's NUMA manager keeps local or
+	 * moves first); UNSET = omitted. */
+	cosched_numa_priority_t numa_priority;
 } cosched_decision_t;
 
 /* A node name of n bytes (not necessarily terminated) is valid:

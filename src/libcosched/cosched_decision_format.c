@@ -95,6 +95,10 @@ static int decision_check(const cosched_decision_t *d, double_texts_t *texts,
 				"nodes: node %s has no socket, core or NUMA id",
 				n->name);
 	}
+	if ((int) d->numa_priority < 0 ||
+	    d->numa_priority >= COSCHED_NUMA_COUNT)
+		return cosched_error_set(err, "numa_priority: unknown value %d",
+					 (int) d->numa_priority);
 	if ((int) d->membind < 0 || d->membind >= COSCHED_MEMBIND_COUNT)
 		return cosched_error_set(err, "membind: unknown value %d",
 					 (int) d->membind);
@@ -177,9 +181,12 @@ int cosched_decision_format(const cosched_decision_t *d, char *buf, size_t len,
 	if (decision_check(d, &texts, err))
 		return -1;
 	cosched_kv_out_fixed(&o, buf, len);
-	/* "cosched/1" while the minor is 0: what every 1.x reader reads. */
+	/* The lowest version that holds the record's keys: "cosched/1"
+	 * without a 1.1 key, what every 1.x reader reads as it is. */
 	cosched_kv_put_str(&o, cosched_kv_version_text(COSCHED_DECISION_TAG,
-		cosched_decision_own_version(), version, sizeof(version)));
+		(cosched_kv_version_t){ COSCHED_DECISION_SCHEMA,
+					d->numa_priority ? 1 : 0 },
+		version, sizeof(version)));
 	cosched_kv_put(&o, "job", "%u", d->job_id);
 	cosched_kv_put(&o, "state", "%s", cosched_decision_state_name(d->state));
 	cosched_kv_put(&o, "policy", "%s",
@@ -215,6 +222,9 @@ int cosched_decision_format(const cosched_decision_t *d, char *buf, size_t len,
 	write_double(&o, K_SLOWDOWN, texts.slowdown);
 	if (d->reason[0])
 		cosched_kv_put_quoted(&o, "reason", d->reason);
+	if (d->numa_priority != COSCHED_NUMA_UNSET)
+		cosched_kv_put(&o, "numa_priority", "%s",
+			       cosched_numa_priority_name(d->numa_priority));
 	if (o.over)
 		return cosched_error_set(err,
 			"record: does not fit %zu bytes (job %u, %d nodes)",

@@ -274,6 +274,16 @@ static int parse_value(parse_t *ps, int key, char *value, cosched_error_t *err)
 		return 0;
 	case K_POWER:
 		return power_parse(value, &d->power, err);
+	case K_NUMA_PRIORITY:
+		/* "default" is never written: the key is omitted then. */
+		i = cosched_name_parse("numa_priority", "value",
+				       cosched_numa_priority_names,
+				       COSCHED_NUMA_HIGH, COSCHED_NUMA_COUNT,
+				       value, false, err);
+		if (i < 0)
+			return -1;
+		d->numa_priority = (cosched_numa_priority_t) i;
+		return 0;
 	case K_FREQ_REQ:
 	case K_FREQ:
 		if (cosched_decision_parse_uint(cosched_decision_key_names[key], value, 1, FREQ_KHZ_MAX, &v, err))
@@ -340,6 +350,25 @@ static int unknown_key(parse_t *ps, const cosched_kv_field_t *f,
 				 COSCHED_QUOTE(f->value));
 }
 
+/* Whether rest (the text after reason's value) goes on with a key this
+ * release places after reason. */
+static bool after_reason(const char *rest)
+{
+	size_t n;
+
+	if (*rest != ' ')
+		return false;
+	rest++;
+	n = strcspn(rest, "= ");
+	if (rest[n] != '=')
+		return false;
+	for (int k = K_REASON + 1; k < K_COUNT; k++)
+		if (strlen(cosched_decision_key_names[k]) == n &&
+		    !strncmp(rest, cosched_decision_key_names[k], n))
+			return true;
+	return false;
+}
+
 static int parse_line(parse_t *ps, cosched_error_t *err)
 {
 	const size_t taglen = strlen(COSCHED_DECISION_TAG);
@@ -381,11 +410,13 @@ static int parse_line(parse_t *ps, cosched_error_t *err)
 		if (key == K_REASON) {
 			if (parse_reason(&f, d->reason, err))
 				return -1;
-			/* The last key of this version: only a newer minor
-			 * may add keys after it (which this reader skips). */
+			/* The last key of 1.0: only a later minor's keys
+			 * may follow it (this reader's, read in order, or a
+			 * newer minor's, skipped). */
 			if (*cosched_kv_rest(&r) &&
 			    !cosched_kv_version_newer_minor(ps->compat.version,
-					cosched_decision_own_version()))
+					cosched_decision_own_version()) &&
+			    !after_reason(cosched_kv_rest(&r)))
 				return cosched_error_set(err,
 					"reason: trailing bytes %s after the value (reason is the last key)",
 					COSCHED_QUOTE(cosched_kv_rest(&r)));
@@ -403,6 +434,17 @@ static int parse_line(parse_t *ps, cosched_error_t *err)
 	if (rc < 0)
 		return -1;
 
+	/* Written at the lowest version that holds its keys (so that
+	 * format(parse(text)) == text holds for 1.0 and 1.1 records). */
+	if (ps->compat.version.major == COSCHED_DECISION_SCHEMA) {
+		if (seen[K_NUMA_PRIORITY] && ps->compat.version.minor < 1)
+			return cosched_error_set(err,
+				"numa_priority: a key of cosched/1.1 in a cosched/1 record, value %s",
+				cosched_numa_priority_name(d->numa_priority));
+		if (!seen[K_NUMA_PRIORITY] && ps->compat.version.minor == 1)
+			return cosched_error_set(err,
+				"record: cosched/1.1 without a key of 1.1 (such a record is written as cosched/1)");
+	}
 	for (int k = K_JOB; k <= K_SCOPE; k++)
 		if (!seen[k])
 			return cosched_error_set(err, "%s: required key missing",

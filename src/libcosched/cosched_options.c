@@ -7,7 +7,7 @@
 #include "cosched_options.h"
 #include "cosched_text.h"
 
-static const char *const numa_names[COSCHED_NUMA_COUNT] = {
+const char *const cosched_numa_priority_names[COSCHED_NUMA_COUNT] = {
 	[COSCHED_NUMA_UNSET] = "default",
 	[COSCHED_NUMA_HIGH] = "high",
 	[COSCHED_NUMA_LOW] = "low",
@@ -72,7 +72,7 @@ int cosched_option_set(cosched_job_options_t *opts, const char *name,
 		return 0;
 	}
 	if (!strcmp(name, COSCHED_OPT_NUMA)) {
-		i = cosched_name_parse(field, "value", numa_names,
+		i = cosched_name_parse(field, "value", cosched_numa_priority_names,
 				       COSCHED_NUMA_HIGH, COSCHED_NUMA_COUNT,
 				       value, false, err);
 		if (i < 0)
@@ -125,7 +125,7 @@ int cosched_options_from_env(cosched_job_options_t *opts, char **env,
 
 const char *cosched_numa_priority_name(cosched_numa_priority_t p)
 {
-	return cosched_name_of(numa_names, COSCHED_NUMA_COUNT, (int) p,
+	return cosched_name_of(cosched_numa_priority_names, COSCHED_NUMA_COUNT, (int) p,
 			       "unknown");
 }
 

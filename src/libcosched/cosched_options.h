@@ -99,6 +99,9 @@ int cosched_option_set(cosched_job_options_t *opts, const char *name,
 int cosched_options_from_env(cosched_job_options_t *opts, char **env,
 			     int count, cosched_error_t *err);
 
+/* "default", "high", "low" (--cosched-numa=, the record's
+ * numa_priority=). */
+extern const char *const cosched_numa_priority_names[COSCHED_NUMA_COUNT];
 const char *cosched_numa_priority_name(cosched_numa_priority_t p);
 
 /*

@@ -12,6 +12,7 @@
 #include "src/libcosched/cosched_decision.h"
 #include "src/libcosched/cosched_file.h"
 #include "src/libcosched/cosched_kv.h"
+#include "src/libcosched/cosched_nametable.h"
 #include "src/libcosched/cosched_text.h"
 #include "cosched_numa_step.h"
 
@@ -34,6 +35,8 @@ char *cosched_numa_step_format(const cosched_numa_step_t *s,
 	cosched_kv_put(&o, "step", "%u", s->step_id);
 	cosched_kv_put(&o, "node", "%s", s->node);
 	cosched_kv_put(&o, "uid", "%u", s->uid);
+	cosched_kv_put(&o, "priority", "%s",
+		       cosched_numa_priority_name(s->priority));
 	cosched_kv_put_str(&o, "\n");
 	for (int i = 0; i < s->ntasks; i++)
 		cosched_kv_put_fmt(&o, "task pid=%d start=%llu\n",
@@ -123,7 +126,18 @@ int cosched_numa_step_parse(char *text, cosched_numa_step_t *s,
 					 COSCHED_QUOTE(node));
 	snprintf(s->node, sizeof(s->node), "%s", node);
 	if (expect_u32(&r, "uid", 0, &s->uid, err) ||
-	    cosched_kv_end_of(&r, seen, step_version, &skipped, err))
+	    cosched_kv_expect(&r, "priority", &node, err))
+		return -1;
+	{
+		int i = cosched_name_parse("priority", "value",
+					   cosched_numa_priority_names, 0,
+					   COSCHED_NUMA_COUNT, node, false, err);
+
+		if (i < 0)
+			return -1;
+		s->priority = (cosched_numa_priority_t) i;
+	}
+	if (cosched_kv_end_of(&r, seen, step_version, &skipped, err))
 		return -1;
 	for (line = next; line && *line; line = next) {
 		lineno++;

@@ -19,9 +19,11 @@
  * by SIGKILL) is stale, and the manager ignores it and removes it.
  *
  * The text (lines; the version by the rule of cosched_kv.h):
- *   cosched-numa-step/1 job=J step=S node=NODE uid=U
+ *   cosched-numa-step/1 job=J step=S node=NODE uid=U priority=P
  *   task pid=P start=T            (one a task; start: /proc/PID/stat 22)
- * S is Slurm's step id as a number (batch 4294967291 and the like).
+ * S is Slurm's step id as a number (batch 4294967291 and the like); P
+ * the job's --cosched-numa as the controller's decision record gives it
+ * (default, high, low).
  */
 #ifndef COSCHED_NUMA_STEP_H
 #define COSCHED_NUMA_STEP_H
@@ -30,6 +32,7 @@
 #include <stddef.h>
 
 #include "src/libcosched/cosched_error.h"
+#include "src/libcosched/cosched_options.h"
 #include "cosched_spool.h"
 
 #define COSCHED_NUMA_STEP_TAG "cosched-numa-step"
@@ -40,6 +43,7 @@
 
 typedef struct {
 	uint32_t job_id, step_id, uid;
+	cosched_numa_priority_t priority;	/* from the decision record */
 	char node[COSCHED_NUMA_STEP_NODE_MAX + 1];	/* [A-Za-z0-9._-] */
 	int ntasks;
 	cosched_proc_id_t tasks[COSCHED_NUMA_STEP_TASKS_MAX];

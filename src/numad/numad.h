@@ -25,6 +25,7 @@
 #include "src/libcosched/cosched_conf.h"
 #include "src/libcosched/cosched_error.h"
 #include "src/libcosched/cosched_kv.h"
+#include "src/libcosched/cosched_options.h"
 #include "src/libcosched/cosched_victim.h"
 #include "src/node/cosched_spool.h"
 
@@ -35,10 +36,6 @@
 #define NUMAD_STATE_FILE "numad.state"
 #define NUMAD_REQUEST_MAX 1024		/* bytes of a request line */
 
-typedef enum {
-	NUMAD_PRIO_DEFAULT = 0, NUMAD_PRIO_HIGH, NUMAD_PRIO_LOW
-} numad_prio_t;
-const char *numad_prio_name(numad_prio_t p);
 
 /* Where a process's bandwidth figure comes from. */
 #define NUMAD_BW_ESTIMATE "estimate:cpu"
@@ -47,6 +44,7 @@ const char *numad_prio_name(numad_prio_t p);
 typedef struct {
 	cosched_proc_id_t id;
 	uint32_t job_id, step_id, uid;
+	cosched_numa_priority_t step_prio;	/* the record's, by the step file */
 	int cpu_node;			/* -1: several nodes or unknown */
 	uint64_t pages[COSCHED_VICTIM_MAX_NODES];	/* movable, per node */
 	uint64_t other_pages;		/* file-backed and huge: not moved */
@@ -98,9 +96,10 @@ typedef struct {
 	int client;			/* fd waiting for the outcome, or -1 */
 } numad_request_t;
 
+/* An administrator's `priority JOB LEVEL`: over the record's. */
 typedef struct {
 	uint32_t job_id;
-	numad_prio_t prio;
+	cosched_numa_priority_t prio;
 } numad_priority_t;
 
 typedef struct {
@@ -137,8 +136,11 @@ void numad_log(int level, const char *fmt, ...)
 int numad_machine(numad_t *d, cosched_error_t *err);
 /* Rescan the steps and their processes. */
 int numad_scan(numad_t *d, cosched_error_t *err);
-numad_prio_t numad_job_prio(const numad_t *d, uint32_t job_id);
-int numad_set_prio(numad_t *d, uint32_t job_id, numad_prio_t p,
+/* A process's priority: its job's administrator's setting, else what its
+ * step file says (the decision record's numa_priority). */
+cosched_numa_priority_t numad_proc_prio(const numad_t *d,
+					const numad_proc_t *p);
+int numad_set_prio(numad_t *d, uint32_t job_id, cosched_numa_priority_t p,
 		   cosched_error_t *err);
 numad_proc_t *numad_find_proc(numad_t *d, const cosched_proc_id_t *id);
 /* kernel.numa_balancing: 0 off, >0 on, -1 unknown.  When on, the kernel

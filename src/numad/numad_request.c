@@ -139,7 +139,7 @@ typedef struct {
 	cosched_victim_order_t order;
 	bool dry_run, wait;
 	uint32_t job;
-	numad_prio_t level;
+	cosched_numa_priority_t level;
 	bool has_level;
 } req_t;
 
@@ -224,11 +224,11 @@ static int parse_request(char *line, req_t *q, cosched_error_t *err)
 			q->job = (uint32_t) x;
 		} else if (!strcmp(f.key, "level")) {
 			if (!strcmp(f.value, "high"))
-				q->level = NUMAD_PRIO_HIGH;
+				q->level = COSCHED_NUMA_HIGH;
 			else if (!strcmp(f.value, "low"))
-				q->level = NUMAD_PRIO_LOW;
+				q->level = COSCHED_NUMA_LOW;
 			else if (!strcmp(f.value, "default"))
-				q->level = NUMAD_PRIO_DEFAULT;
+				q->level = COSCHED_NUMA_UNSET;
 			else
 				return cosched_error_set(err,
 					"level: invalid value %s (high, low or default)",
@@ -299,7 +299,7 @@ static void status(numad_t *d, int fd, uid_t uid)
 		cosched_kv_put(&o, "uid", "%u", p->uid);
 		cosched_kv_put(&o, "cpu_node", "%d", p->cpu_node);
 		cosched_kv_put(&o, "priority", "%s",
-			       numad_prio_name(numad_job_prio(d, p->job_id)));
+			       cosched_numa_priority_name(numad_proc_prio(d, p)));
 		cosched_kv_put(&o, "bandwidth", "%.3f", p->bandwidth);
 		cosched_kv_put(&o, "source", "%s", NUMAD_BW_ESTIMATE);
 		put_pages(&o, "pages", d, p->pages);
@@ -336,8 +336,7 @@ static size_t victim_inputs(numad_t *d, uint32_t job, int src,
 		v->pid = (uint32_t) p->id.pid;
 		v->bandwidth = isfinite(p->bandwidth) ? p->bandwidth : 0;
 		v->cpu_node = p->cpu_node;
-		v->high_priority = numad_job_prio(d, p->job_id) ==
-				   NUMAD_PRIO_HIGH;
+		v->high_priority = numad_proc_prio(d, p) == COSCHED_NUMA_HIGH;
 		for (int k = 0; k < d->nnodes; k++) {
 			v->pages[k] = p->pages[k];
 			v->frozen[k] = numad_frozen_on(d, &p->id, k);
@@ -695,10 +694,10 @@ void numad_serve(numad_t *d, int fd, uid_t uid, char *line)
 			return;
 		}
 		numad_log(LOG_INFO, "job %u: NUMA priority %s (by uid %u)",
-			  q.job, numad_prio_name(q.level), (unsigned) uid);
+			  q.job, cosched_numa_priority_name(q.level), (unsigned) uid);
 		if (numad_state_save(d, &err))
 			numad_log(LOG_ERR, "state: %s", err.msg);
-		say(fd, "job %u: priority %s", q.job, numad_prio_name(q.level));
+		say(fd, "job %u: priority %s", q.job, cosched_numa_priority_name(q.level));
 		finish(fd, 0);
 		return;
 	}

@@ -91,34 +91,23 @@ long long numad_node_free_pages(int node)
 	return freeb / sysconf(_SC_PAGESIZE);
 }
 
-const char *numad_prio_name(numad_prio_t p)
-{
-	return p == NUMAD_PRIO_HIGH ? "high" : p == NUMAD_PRIO_LOW ? "low" :
-	       "default";
-}
-
-numad_prio_t numad_job_prio(const numad_t *d, uint32_t job_id)
+cosched_numa_priority_t numad_proc_prio(const numad_t *d,
+					const numad_proc_t *p)
 {
 	for (int i = 0; i < d->npriorities; i++)
-		if (d->priorities[i].job_id == job_id)
+		if (d->priorities[i].job_id == p->job_id)
 			return d->priorities[i].prio;
-	return NUMAD_PRIO_DEFAULT;
+	return p->step_prio;
 }
 
-int numad_set_prio(numad_t *d, uint32_t job_id, numad_prio_t p,
+int numad_set_prio(numad_t *d, uint32_t job_id, cosched_numa_priority_t p,
 		   cosched_error_t *err)
 {
 	for (int i = 0; i < d->npriorities; i++)
 		if (d->priorities[i].job_id == job_id) {
-			if (p == NUMAD_PRIO_DEFAULT)
-				d->priorities[i] =
-					d->priorities[--d->npriorities];
-			else
-				d->priorities[i].prio = p;
+			d->priorities[i].prio = p;
 			return 0;
 		}
-	if (p == NUMAD_PRIO_DEFAULT)
-		return 0;
 	if (d->npriorities == NUMAD_PRIORITIES_MAX)
 		return cosched_error_set(err,
 			"priority: %d jobs already have one", NUMAD_PRIORITIES_MAX);
@@ -399,12 +388,25 @@ int numad_scan(numad_t *d, cosched_error_t *err)
 		p->job_id = s->job_id;
 		p->step_id = s->step_id;
 		p->uid = s->uid;
+		p->step_prio = s->priority;
 		for (int k = 0; k < nold; k++)
 			if (old[k].id.pid == p->id.pid &&
 			    old[k].id.start_time == p->id.start_time)
 				was = &old[k];
 		measure(d, p, was, &ps, now);
 		d->nprocs++;
+	}
+	/* An administrator's setting lasts as long as its job has a step
+	 * here. */
+	for (int i = 0; i < d->npriorities;) {
+		bool present = false;
+
+		for (int s = 0; s < nsteps && !present; s++)
+			present = steps[s].job_id == d->priorities[i].job_id;
+		if (present)
+			i++;
+		else
+			d->priorities[i] = d->priorities[--d->npriorities];
 	}
 	free(old);
 	free(pt);

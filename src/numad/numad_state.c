@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "src/libcosched/cosched_file.h"
+#include "src/libcosched/cosched_nametable.h"
 #include "src/libcosched/cosched_number.h"
 #include "src/libcosched/cosched_text.h"
 #include "numad.h"
@@ -47,7 +48,7 @@ int numad_state_save(numad_t *d, cosched_error_t *err)
 	for (int i = 0; i < d->npriorities; i++)
 		cosched_kv_put_fmt(&o, "priority job=%u level=%s\n",
 				   d->priorities[i].job_id,
-				   numad_prio_name(d->priorities[i].prio));
+				   cosched_numa_priority_name(d->priorities[i].prio));
 	for (int i = 0; i < d->nfrozen; i++) {
 		const numad_frozen_t *f = &d->frozen[i];
 
@@ -215,10 +216,15 @@ static int parse_state(numad_t *d, char *text, cosched_error_t *err)
 			    cosched_kv_u64("job", v, UINT32_MAX, &a[0], err) ||
 			    cosched_kv_expect(&lr, "level", &v, err))
 				return -1;
-			if (numad_set_prio(d, (uint32_t) a[0],
-					   !strcmp(v, "high") ? NUMAD_PRIO_HIGH :
-					   NUMAD_PRIO_LOW, err))
-				return -1;
+			{
+				int lv = cosched_name_parse("level", "value",
+					cosched_numa_priority_names, 0,
+					COSCHED_NUMA_COUNT, v, false, err);
+
+				if (lv < 0 || numad_set_prio(d, (uint32_t) a[0],
+					(cosched_numa_priority_t) lv, err))
+					return -1;
+			}
 		} else if (!strncmp(line, "frozen ", 7)) {
 			static const char *const keys[] = { "pid", "start",
 				"addr", "pages", "node" };

@@ -121,9 +121,11 @@ static void check_parsed(const cosched_decision_t *d, const char *line,
 		   "a parsed record does not format", err.msg);
 	FUZZ_CHECK(!fuzz_has_control(text),
 		   "control character in a formatted record", text);
+	/* The version the formatter writes for this record: the lowest
+	 * that holds its keys (1.1 with numa_priority, else 1). */
 	cosched_kv_version_text(COSCHED_DECISION_TAG,
 		(cosched_kv_version_t){ COSCHED_DECISION_SCHEMA,
-					COSCHED_DECISION_SCHEMA_MINOR },
+					d->numa_priority ? 1 : 0 },
 		own, sizeof(own));
 	own_len = strlen(own);
 	if (!compat->skipped && len >= own_len && !memcmp(line, own, own_len) &&

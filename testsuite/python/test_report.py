@@ -166,7 +166,7 @@ def _run_jobs(c, root):
                     "lca=L source=profile freq_khz=1500000 newkey=1"),
                    (b, "policy=none scope=socket app=stream class=mem lca=L "
                     "source=profile")):
-        text = f"site note\ncosched/1.1 job={j} state=placed {rec} reason=test"
+        text = f"site note\ncosched/1.2 job={j} state=placed {rec} reason=test"
         c.run(["sacctmgr", "-i", "modify", "job", "where", f"jobid={j}",
                "set", f"AdminComment={text}"])
     return {"a": a, "b": b, "lone": lone, "norapl": norapl, "theirs": theirs}

@@ -29,6 +29,54 @@ START_TEST(test_writer_writes_1_0_as_before)
 }
 END_TEST
 
+/* 1.1 added numa_priority (--cosched-numa, for the node's NUMA manager):
+ * a record holding it is written as cosched/1.1, after reason; a 1.0
+ * reader (simulated here by the newer-minor rule it applies) skips it;
+ * the version and the keys must agree. */
+START_TEST(test_numa_priority_is_1_1)
+{
+	static const char *const with =
+		"cosched/1.1 " BASE " reason=\"r\" numa_priority=high";
+	cosched_decision_t d, back;
+	char text[256];
+
+	cosched_decision_init(&d);
+	d.job_id = 7;
+	d.policy = COSCHED_POLICY_GANG;
+	snprintf(d.reason, sizeof(d.reason), "r");
+	d.numa_priority = COSCHED_NUMA_HIGH;
+	ck_assert_int_eq(cosched_decision_format(&d, text, sizeof(text), &err), 0);
+	ck_assert_str_eq(text, with);
+	ck_assert_msg(cosched_decision_parse(text, &back, &err) == 0, "%s", err.msg);
+	ck_assert(cosched_decision_equal(&d, &back));
+	ck_assert_int_eq(back.numa_priority, COSCHED_NUMA_HIGH);
+	d.numa_priority = COSCHED_NUMA_LOW;
+	ck_assert_int_eq(cosched_decision_format(&d, text, sizeof(text), &err), 0);
+	ck_assert_ptr_nonnull(strstr(text, " numa_priority=low"));
+	/* Without it: 1.0, byte for byte. */
+	d.numa_priority = COSCHED_NUMA_UNSET;
+	ck_assert_int_eq(cosched_decision_format(&d, text, sizeof(text), &err), 0);
+	ck_assert_str_eq(text, "cosched/1 " BASE " reason=\"r\"");
+	/* The version and the keys agree, or the record is refused. */
+	ck_assert_int_eq(cosched_decision_parse("cosched/1 " BASE
+		" numa_priority=high", &back, &err), -1);
+	ck_assert_ptr_nonnull(strstr(err.msg, "a key of cosched/1.1 in a cosched/1 record"));
+	ck_assert_int_eq(cosched_decision_parse("cosched/1.1 " BASE, &back, &err), -1);
+	ck_assert_ptr_nonnull(strstr(err.msg, "cosched/1.1 without a key of 1.1"));
+	ck_assert_int_eq(cosched_decision_parse("cosched/1.1 " BASE
+		" numa_priority=default", &back, &err), -1);
+	ck_assert_ptr_nonnull(strstr(err.msg, "numa_priority"));
+	ck_assert_int_eq(cosched_decision_parse("cosched/1.1 numa_priority=high "
+		BASE, &back, &err), -1);
+	ck_assert_ptr_nonnull(strstr(err.msg, "out of order"));
+	/* A later release's key after it is skipped in its newer minor. */
+	ck_assert_msg(cosched_decision_parse("cosched/1.2 " BASE
+		" reason=\"r\" numa_priority=low gpu=1", &back, &err) == 0,
+		"%s", err.msg);
+	ck_assert_int_eq(back.numa_priority, COSCHED_NUMA_LOW);
+}
+END_TEST
+
 START_TEST(test_newer_minor_read_unknown_keys_skipped)
 {
 	static const char rec[] =
@@ -51,10 +99,10 @@ START_TEST(test_newer_minor_read_unknown_keys_skipped)
 	/* Said once a process, at the caller's debug level. */
 	ck_assert(cosched_decision_compat_note(&compat, note, sizeof(note)));
 	ck_assert_str_eq(note,
-		"decision record schema cosched/1.9 is newer than this node's (cosched/1): skipped 3 keys it does not know (first: \"gpu\")");
+		"decision record schema cosched/1.9 is newer than this node's (cosched/1.1): skipped 3 keys it does not know (first: \"gpu\")");
 	ck_assert(!cosched_decision_compat_note(&compat, note, sizeof(note)));
 	/* Through a SystemComment too. */
-	ck_assert_int_eq(cosched_decision_find_compat("bb\n" "cosched/1.1 " BASE
+	ck_assert_int_eq(cosched_decision_find_compat("bb\n" "cosched/1.2 " BASE
 						      " new=1\n", &d, &compat,
 						      &err), 1);
 	ck_assert_int_eq(compat.skipped, 1);
@@ -172,6 +220,7 @@ Suite *cosched_test_suite(void)
 
 	tcase_add_test(tc, test_writer_writes_1_0_as_before);
 	tcase_add_test(tc, test_newer_minor_read_unknown_keys_skipped);
+	tcase_add_test(tc, test_numa_priority_is_1_1);
 	tcase_add_test(tc, test_own_version_refuses_unknown_keys);
 	tcase_add_test(tc, test_newer_major_refused_naming_both);
 	tcase_add_test(tc, test_kv_version);

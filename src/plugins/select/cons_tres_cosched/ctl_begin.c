@@ -385,6 +385,8 @@ void cosched_ctl_job_begin(job_record_t *job_ptr)
 			    COSCHED_MEMBIND_PREFER :
 			    v.opts.numa == COSCHED_NUMA_HIGH ?
 			    COSCHED_MEMBIND_BIND : c->conf.membind;
+		/* And for the node's NUMA manager (record 1.1). */
+		d.numa_priority = v.opts.numa;
 		ctl_state_enter(c, job_ptr, &d);
 		h = cosched_occupancy_holds(occ, job_ptr->job_id, &nh);
 		if (h) {
