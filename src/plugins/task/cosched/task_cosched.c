@@ -64,7 +64,7 @@ cosched_conf_t task_cosched_conf;
 char *task_cosched_conf_path;
 cosched_topology_t *task_cosched_topo;
 
-static bool part_cpuset, part_membind, part_cpufreq, part_profile;
+static bool part_cpuset, part_membind, part_cpufreq, part_profile, part_numa;
 static bool conf_ok;
 
 /* The one step this slurmstepd runs (pre_setuid fills it; the tasks,
@@ -159,6 +159,9 @@ extern int init(void)
 	 * earlier configuration changed must always work. */
 	part_cpufreq = !task_cosched_cpufreq_init(&task_cosched_conf) &&
 		       task_cosched_conf.enforce_cpufreq;
+	/* Step files for the NUMA manager: slurmstepd's, always on (they
+	 * are written only where the manager made NumaStepDir). */
+	part_numa = running_in_slurmstepd();
 	/* The sampler runs from slurmstepd only. */
 	part_profile = running_in_slurmstepd() &&
 		       !task_cosched_profile_init(&task_cosched_conf);
@@ -327,7 +330,7 @@ extern int task_p_pre_setuid(stepd_step_rec_t *job)
 
 	/* Membind, cpufreq and the profile (its application) need more
 	 * than the credential. */
-	if (part_membind || part_cpufreq || part_profile) {
+	if (part_membind || part_cpufreq || part_profile || part_numa) {
 		step.record = xmalloc(sizeof(*step.record));
 		switch (task_cosched_record_fetch(step.job_id, step.step_id,
 						  step.record,
@@ -353,6 +356,8 @@ extern int task_p_pre_setuid(stepd_step_rec_t *job)
 		task_cosched_cpufreq_step_start(&step);
 	if (part_profile)
 		task_cosched_profile_step_start(&step);
+	if (part_numa)
+		task_cosched_numa_step_start(&step);
 	/* env_array_overwrite may have moved the array. */
 	job->env = step.env;
 	return SLURM_SUCCESS;
@@ -363,6 +368,8 @@ void task_cosched_task_forked(uint32_t node_tid, pid_t pid)
 	(void) node_tid;
 	if (step_valid && part_profile)
 		task_cosched_profile_task_forked(&step, pid);
+	if (step_valid && part_numa)
+		task_cosched_numa_task_forked(&step, pid);
 }
 
 /* In each task, as the job's user, after task/affinity's pre_launch. */
@@ -397,6 +404,8 @@ extern int task_p_post_step(stepd_step_rec_t *job)
 		task_cosched_cpufreq_step_end(&step);
 		if (part_profile)
 			task_cosched_profile_step_end(&step);
+		if (part_numa)
+			task_cosched_numa_step_end(&step);
 	}
 	return SLURM_SUCCESS;
 }

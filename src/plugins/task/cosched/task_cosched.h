@@ -16,10 +16,13 @@
  *    _node_sweep()     slurmd, root: at start and at every launch request
  *                      (cpufreq only: restores what crashed steps left)
  *    _task_forked()    slurmstepd, root, each task forked but not yet
- *                      running (profile only: the sampler attaches)
+ *                      running (profile: the sampler attaches; numa: the
+ *                      step file names it)
  *
  *  The profile part measures rather than enforces: cosched-sampler, a
  *  process of its own, counts each step's tasks (task_cosched_profile.c).
+ *  The numa part names each step's processes for the node's NUMA manager
+ *  (task_cosched_numa.c), in slurmstepd whenever the configuration reads.
  *
  *  No function returns an error to Slurm: every fault is logged and the
  *  job runs as it would without cosched.
@@ -118,6 +121,12 @@ void task_cosched_profile_task_forked(task_cosched_step_t *st, pid_t pid);
 void task_cosched_profile_task_exit(task_cosched_step_t *st, pid_t pid,
 				    int status);
 void task_cosched_profile_step_end(task_cosched_step_t *st);
+
+/* The step's processes, named for the node's NUMA manager (slurmstepd
+ * only; nothing where NumaStepDir does not exist). */
+void task_cosched_numa_step_start(task_cosched_step_t *st);
+void task_cosched_numa_task_forked(task_cosched_step_t *st, pid_t pid);
+void task_cosched_numa_step_end(task_cosched_step_t *st);
 
 /* slurmstepd, root, after it forked the step's task node_tid (pid) and
  * before that task runs (compat_<series>.c calls it from the hook its

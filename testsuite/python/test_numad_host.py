@@ -1,0 +1,158 @@
+"""cosched-numad beside a real loopback Slurm cluster (this machine's one
+NUMA node): task/cosched names each step's processes in NumaStepDir, the
+daemon sees the jobs with the priority their decision records carry
+(--cosched-numa), rights hold per caller, and what needs a second NUMA
+node is refused with its reason.  Moving pages is tested on real NUMA
+nodes in qemu guests (test_numad.py).
+"""
+
+import os
+import subprocess
+import time
+
+import pytest
+
+from cluster import default_builddir
+
+
+def _bin(name):
+    p = os.path.join(default_builddir(), "src", "numad", name)
+    if not os.access(p, os.X_OK):
+        pytest.skip(f"no {p}: this build has no node side")
+    return p
+
+
+def _conf(workdir):
+    d = os.path.join(workdir, "numa")
+    return [f"NumaSocket={d}/sock", f"NumaStateDir={d}/state",
+            f"NumaStepDir={d}/steps", "NumaScanInterval=0.5"]
+
+
+class Numad:
+    def __init__(self, c):
+        self.c = c
+        self.conf = os.path.join(c.workdir, "cosched.conf")
+        self.log = os.path.join(c.workdir, "numad.log")
+        self.proc = subprocess.Popen(
+            [_bin("cosched-numad"), "-D", "-f", self.conf, "-L", self.log,
+             "-u", "nobody-such-user"], stdin=subprocess.DEVNULL)
+        sock = os.path.join(c.workdir, "numa", "sock")
+        t0 = time.monotonic()
+        while not os.path.exists(sock):
+            assert self.proc.poll() is None, self.text()
+            assert time.monotonic() - t0 < 10, self.text()
+            time.sleep(0.05)
+
+    def text(self):
+        try:
+            with open(self.log) as f:
+                return f.read()
+        except OSError:
+            return ""
+
+    def numa(self, *args, user=None):
+        argv = [_bin("cosched-numa"), "-f", self.conf, *map(str, args)]
+        if user:
+            argv = ["runuser", "-u", user, "--", *argv]
+        return subprocess.run(argv, capture_output=True, text=True,
+                              timeout=30)
+
+    def procs(self, user=None):
+        r = self.numa("status", user=user)
+        assert r.returncode == 0, r
+        out = []
+        for line in r.stdout.splitlines():
+            if line.startswith("proc "):
+                out.append(dict(t.split("=", 1) for t in line.split()[1:]))
+        return out
+
+    def stop(self):
+        self.proc.terminate()
+        self.proc.wait(timeout=10)
+
+
+def _steps(c):
+    d = os.path.join(c.workdir, "numa", "steps")
+    return sorted(os.listdir(d)) if os.path.isdir(d) else None
+
+
+def test_steps_named_with_their_records_priority(make_cluster):
+    c = make_cluster(nodes=1, sockets=1, cores=2,
+                     cosched_conf_extra=["CoschedPolicy=app_aware"])
+    c.reconfigure(cosched_conf=["CoschedPolicy=app_aware"] + _conf(c.workdir))
+    d = Numad(c)
+    try:
+        hi = c.sbatch("-n1", "--cosched-numa=high", "--wrap", "sleep 30")
+        lo = c.sbatch("-n1", "--wrap", "sleep 30")
+        for j in (hi, lo):
+            c.wait_state(j, "RUNNING")
+        # The record carries it (record 1.1), the step file from it.
+        show = c.run(["scontrol", "show", "job", str(hi)]).stdout
+        assert "SystemComment=cosched/1.1 " in show, show
+        assert " numa_priority=high" in show, show
+        assert "numa_priority" not in c.run(
+            ["scontrol", "show", "job", str(lo)]).stdout
+        t0 = time.monotonic()
+        while True:
+            procs = d.procs()
+            jobs = {int(p["job"]) for p in procs}
+            if {int(hi), int(lo)} <= jobs:
+                break
+            assert time.monotonic() - t0 < 20, (procs, _steps(c), d.text())
+            time.sleep(0.3)
+        by_job = {}
+        for p in procs:
+            by_job.setdefault(int(p["job"]), []).append(p)
+        # The batch shell and its sleep: a task and its descendant.
+        assert len(by_job[int(hi)]) >= 2, by_job
+        assert {p["priority"] for p in by_job[int(hi)]} == {"high"}
+        assert {p["priority"] for p in by_job[int(lo)]} == {"default"}
+        assert all(p["source"] == "estimate:cpu" for p in procs)
+        names = _steps(c)
+        assert f"{hi}.4294967291.n1" in names, names      # the batch step
+        # An administrator's setting goes over the record's.
+        r = d.numa("priority", lo, "high")
+        assert r.returncode == 0, r
+        assert {p["priority"] for p in d.procs()
+                if p["job"] == str(lo)} == {"high"}
+        # This machine has one NUMA node: said, nothing moved.
+        r = d.numa("migrate", 0, 1, 10)
+        assert r.returncode == 1
+        assert "NUMA node 1 does not exist (this node has 0-0)" in \
+            r.stderr, r
+        r = d.numa("migrate", 0, 0, 10, "--job", hi)
+        assert r.returncode == 1 and "both NUMA node 0" in r.stderr, r
+        # Rights: another user sees none of root's processes and may
+        # not move pages or set priorities.
+        assert d.procs(user="nobody") == []
+        r = d.numa("migrate", 0, 0, 10, user="nobody")
+        assert r.returncode == 1
+        assert "permission denied: only root and SlurmUser" in r.stderr, r
+        r = d.numa("priority", hi, "low", user="nobody")
+        assert r.returncode == 1 and "permission denied" in r.stderr, r
+        # Malformed arguments are refused before asking, naming them.
+        r = d.numa("migrate", 0, 1, "lots")
+        assert r.returncode == 2
+        assert 'PAGES: invalid value "lots"' in r.stderr, r
+        r = d.numa("migrate", 0, 1, 5, "--order", "fastest")
+        assert r.returncode == 2 and "fastest" in r.stderr, r
+        # When a step ends its file goes.
+        c.run(["scancel", str(hi)])
+        c.wait_state(hi, ("CANCELLED", "COMPLETED"))
+        t0 = time.monotonic()
+        while any(n.startswith(f"{hi}.") for n in _steps(c)):
+            assert time.monotonic() - t0 < 20, _steps(c)
+            time.sleep(0.2)
+    finally:
+        d.stop()
+
+
+def test_no_manager_no_step_files(make_cluster):
+    # Without the daemon there is no NumaStepDir, and nothing is written.
+    c = make_cluster(nodes=1, sockets=1, cores=2,
+                     cosched_conf_extra=["CoschedPolicy=app_aware"])
+    c.reconfigure(cosched_conf=["CoschedPolicy=app_aware"] + _conf(c.workdir))
+    j = c.sbatch("-n1", "--cosched-numa=high", "--wrap", "sleep 1")
+    c.wait_state(j, "COMPLETED")
+    assert _steps(c) is None
+    assert not os.path.exists(os.path.join(c.workdir, "numa"))
