@@ -7,6 +7,7 @@
  *                    one's pages per NUMA node, CPU node and bandwidth
  *   numad_pages.c    finding a process's pages on a node and moving them
  *                    (move_pages(2)); the freeze window
+ *   numad_local.c    high-priority jobs kept local
  *   numad_request.c  the commands: migrate, drain, priority, status
  *   numad_state.c    what survives a restart (NumaStateDir/numad.state)
  *
@@ -51,7 +52,21 @@ typedef struct {
 	double bandwidth;		/* NUMAD_BW_ESTIMATE: CPU s per s */
 	unsigned long long cpu_ticks;	/* utime + stime at the scan */
 	double scanned_at;		/* monotonic seconds */
+	/* Kept local (high priority): pages pulled home, range pulls, and
+	 * where the next look starts. */
+	uint64_t pulled, pulls, local_cursor;
 } numad_proc_t;
+
+/* A 2 MiB range of a high-priority process's memory seen remote: how many
+ * looks in a row, and its pulls in the current window. */
+#define NUMAD_RANGE_BYTES (2u << 20)
+#define NUMAD_RANGES_MAX 16384
+typedef struct {
+	cosched_proc_id_t id;
+	uint64_t base;
+	int streak, moves;
+	double window_start;		/* wall clock */
+} numad_range_t;
 
 /* Pages that arrived on node by a migration, frozen there until until
  * (wall clock, so the window survives a restart). */
@@ -117,6 +132,8 @@ typedef struct {
 	numad_frozen_t frozen[NUMAD_FROZEN_MAX];
 	int npriorities;
 	numad_priority_t priorities[NUMAD_PRIORITIES_MAX];
+	int nranges;
+	numad_range_t ranges[NUMAD_RANGES_MAX];
 	bool busy;			/* active is running */
 	numad_request_t active;
 	int nrecent;
@@ -162,6 +179,29 @@ void numad_frozen_expire(numad_t *d);
  */
 int numad_move_batch(numad_t *d, numad_request_t *r, numad_victim_t *v,
 		     uint64_t max, uint64_t *moved);
+
+/* What numad_pages.c shares with numad_local.c. */
+typedef struct {
+	uint64_t lo, hi;	/* [lo, hi) */
+} numad_span_t;
+/* p's frozen address spans now, sorted (malloc'd; *n may be 0). */
+numad_span_t *numad_frozen_spans(const numad_t *d,
+				 const cosched_proc_id_t *id, size_t *n,
+				 long page);
+bool numad_in_spans(const numad_span_t *s, size_t n, uint64_t addr);
+/* Freeze, on node, the pages of addrs whose status says they are there. */
+void numad_freeze(numad_t *d, const cosched_proc_id_t *id, void **addrs,
+		  const int *status, size_t n, int node, long page);
+/* The next anonymous mapping of pid ending after from: [*lo, *hi); 0, 1
+ * when there is none, -1 when the process is gone. */
+int numad_next_anon_map(pid_t pid, uint64_t from, uint64_t *lo,
+			uint64_t *hi);
+
+/* numad_local.c */
+/* High-priority processes: pull home the ranges seen remote in
+ * NumaHighScans consecutive looks, at most NumaHighMovesMax times per
+ * range per NumaFreezeWindow.  After every scan. */
+void numad_keep_local(numad_t *d);
 
 /* numad_request.c */
 /* Serve one request line from uid; the reply goes to fd (kept open in

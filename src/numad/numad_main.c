@@ -322,6 +322,7 @@ int main(int argc, char **argv)
 			if (numad_scan(d, &err))
 				numad_log(LOG_WARNING, "scan: %s", err.msg);
 			numad_frozen_expire(d);
+			numad_keep_local(d);
 			next_scan = now + d->conf.numa.scan_interval_s;
 			wake = next_scan;
 		}

@@ -59,23 +59,20 @@ void numad_frozen_expire(numad_t *d)
 	d->nfrozen = k;
 }
 
-typedef struct {
-	uint64_t lo, hi;	/* [lo, hi) */
-} span_t;
-
 static int by_lo(const void *a, const void *b)
 {
-	const span_t *x = a, *y = b;
+	const numad_span_t *x = a, *y = b;
 
 	return (x->lo > y->lo) - (x->lo < y->lo);
 }
 
 /* This process's frozen spans, sorted (malloc'd; *n may be 0). */
-static span_t *frozen_spans(const numad_t *d, const cosched_proc_id_t *id,
-			    size_t *n, long page)
+numad_span_t *numad_frozen_spans(const numad_t *d,
+				  const cosched_proc_id_t *id, size_t *n,
+				  long page)
 {
 	double now = numad_wall();
-	span_t *s = malloc(((size_t) d->nfrozen + 1) * sizeof(*s));
+	numad_span_t *s = malloc(((size_t) d->nfrozen + 1) * sizeof(*s));
 
 	*n = 0;
 	if (!s)
@@ -85,14 +82,14 @@ static span_t *frozen_spans(const numad_t *d, const cosched_proc_id_t *id,
 
 		if (f->until > now && f->id.pid == id->pid &&
 		    f->id.start_time == id->start_time)
-			s[(*n)++] = (span_t){ f->addr, f->addr +
+			s[(*n)++] = (numad_span_t){ f->addr, f->addr +
 					      (uint64_t) f->pages * page };
 	}
 	qsort(s, *n, sizeof(*s), by_lo);
 	return s;
 }
 
-static bool in_spans(const span_t *s, size_t n, uint64_t addr)
+bool numad_in_spans(const numad_span_t *s, size_t n, uint64_t addr)
 {
 	size_t lo = 0, hi = n;
 
@@ -110,8 +107,8 @@ static bool in_spans(const span_t *s, size_t n, uint64_t addr)
 }
 
 /* Record pages moved to node (sorted addresses) as frozen runs. */
-static void freeze(numad_t *d, const cosched_proc_id_t *id, void **addrs,
-		   const int *status, size_t n, int node, long page)
+void numad_freeze(numad_t *d, const cosched_proc_id_t *id, void **addrs,
+		  const int *status, size_t n, int node, long page)
 {
 	double until = numad_wall() + d->conf.numa.freeze_window_s;
 
@@ -151,8 +148,8 @@ static void freeze(numad_t *d, const cosched_proc_id_t *id, void **addrs,
 }
 
 /* The next anonymous mapping ending after from: [*lo, *hi); 0, 1 none. */
-static int next_anon_map(pid_t pid, uint64_t from, uint64_t *lo,
-			 uint64_t *hi)
+int numad_next_anon_map(pid_t pid, uint64_t from, uint64_t *lo,
+			uint64_t *hi)
 {
 	char path[64], line[4096];
 	FILE *f;
@@ -195,7 +192,7 @@ int numad_move_batch(numad_t *d, numad_request_t *r, numad_victim_t *v,
 	void **pick;
 	int *nodes, *status;
 	size_t npick = 0, nspans;
-	span_t *spans;
+	numad_span_t *spans;
 	pid_t pid = v->id.pid;
 	int rc = 0, chunks = 0;
 
@@ -207,7 +204,7 @@ int numad_move_batch(numad_t *d, numad_request_t *r, numad_victim_t *v,
 	pick = malloc(max * sizeof(*pick));
 	nodes = malloc(max * sizeof(*nodes));
 	status = malloc(max * sizeof(*status));
-	spans = frozen_spans(d, &v->id, &nspans, page);
+	spans = numad_frozen_spans(d, &v->id, &nspans, page);
 	if (!pick || !nodes || !status || !spans) {
 		free(pick); free(nodes); free(status); free(spans);
 		snprintf(r->note, sizeof(r->note), "out of memory");
@@ -218,7 +215,7 @@ int numad_move_batch(numad_t *d, numad_request_t *r, numad_victim_t *v,
 		uint64_t lo, hi;
 		size_t n = 0;
 		long got;
-		int m = next_anon_map(pid, v->cursor, &lo, &hi);
+		int m = numad_next_anon_map(pid, v->cursor, &lo, &hi);
 
 		if (m < 0) {
 			rc = -1;
@@ -246,7 +243,7 @@ int numad_move_batch(numad_t *d, numad_request_t *r, numad_victim_t *v,
 			v->cursor = a + page;
 			if (qs[i] != r->src)
 				continue;
-			if (in_spans(spans, nspans, a)) {
+			if (numad_in_spans(spans, nspans, a)) {
 				r->skipped++;	/* frozen: arrived lately */
 				continue;
 			}
@@ -287,7 +284,7 @@ int numad_move_batch(numad_t *d, numad_request_t *r, numad_victim_t *v,
 				} else
 					r->failed_other++;
 			}
-			freeze(d, &v->id, pick, status, npick, r->dst, page);
+			numad_freeze(d, &v->id, pick, status, npick, r->dst, page);
 		}
 	}
 	free(pick); free(nodes); free(status); free(spans);

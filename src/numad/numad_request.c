@@ -305,6 +305,8 @@ static void status(numad_t *d, int fd, uid_t uid)
 		put_pages(&o, "pages", d, p->pages);
 		put_pages(&o, "frozen", d, frozen);
 		cosched_kv_put(&o, "other_pages", "%" PRIu64, p->other_pages);
+		cosched_kv_put(&o, "pulled", "%" PRIu64, p->pulled);
+		cosched_kv_put(&o, "pulls", "%" PRIu64, p->pulls);
 		say(fd, "%s", buf);
 	}
 	if (!admin)

@@ -394,6 +394,11 @@ int numad_scan(numad_t *d, cosched_error_t *err)
 			    old[k].id.start_time == p->id.start_time)
 				was = &old[k];
 		measure(d, p, was, &ps, now);
+		if (was) {
+			p->pulled = was->pulled;
+			p->pulls = was->pulls;
+			p->local_cursor = was->local_cursor;
+		}
 		d->nprocs++;
 	}
 	/* An administrator's setting lasts as long as its job has a step
