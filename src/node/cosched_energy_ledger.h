@@ -142,6 +142,17 @@ int cosched_energy_ledger_settle(cosched_rapl_t *rapl, const char *dir,
 int cosched_energy_ledger_metrics(const char *dir, const char *node,
 				  FILE *out, cosched_error_t *err);
 
+/*
+ * The memory rate (LLC misses per second) step id's sampler gave at its
+ * latest update, for the node's NUMA manager (cosched-numad ranks
+ * processes by it): 0 with *mem_rate (COSCHED_ENERGY_UNKNOWN where the
+ * sampler counts no LLC misses), 1 when the ledger holds no such step or
+ * there is no ledger, -1 (err) when it cannot be read.  No lock.
+ */
+int cosched_energy_ledger_mem_rate(const char *dir,
+				   const cosched_step_ref_t *id,
+				   uint64_t *mem_rate, cosched_error_t *err);
+
 /* "JOB.STEP" with Slurm's special step ids as numbers. */
 void cosched_step_ref_format(const cosched_step_ref_t *r, char *buf,
 			     size_t len);

@@ -98,3 +98,42 @@ out:
 	free(l);
 	return rc;
 }
+
+int cosched_energy_ledger_mem_rate(const char *dir,
+				   const cosched_step_ref_t *id,
+				   uint64_t *mem_rate, cosched_error_t *err)
+{
+	char path[COSCHED_PATH_MAX];
+	ledger_t *l = calloc(1, sizeof(*l));
+	char *text = NULL;
+	int missing = 0, rc = 1;
+
+	if (!l)
+		return cosched_error_set(err, "energy ledger: out of memory");
+	if (cosched_spool_path(path, sizeof(path), dir,
+			       COSCHED_ENERGY_LEDGER_FILE, "", err)) {
+		rc = -1;
+		goto out;
+	}
+	/* No lock: the file is replaced whole, atomically. */
+	text = cosched_read_file(path, LEDGER_BYTES_MAX, &missing, err);
+	if (!text) {
+		rc = missing ? 1 : -1;
+		goto out;
+	}
+	if (cosched_ledger_parse(text, l, err)) {
+		cosched_error_prefix(err, path);
+		rc = -1;
+		goto out;
+	}
+	for (int i = 0; i < l->n; i++)
+		if (cosched_step_ref_eq(&l->step[i].id, id)) {
+			*mem_rate = l->step[i].mem_rate;
+			rc = 0;
+			break;
+		}
+out:
+	free(text);
+	free(l);
+	return rc;
+}

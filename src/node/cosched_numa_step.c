@@ -37,6 +37,7 @@ char *cosched_numa_step_format(const cosched_numa_step_t *s,
 	cosched_kv_put(&o, "uid", "%u", s->uid);
 	cosched_kv_put(&o, "priority", "%s",
 		       cosched_numa_priority_name(s->priority));
+	cosched_kv_put_quoted(&o, "ledger", s->ledger);
 	cosched_kv_put_str(&o, "\n");
 	for (int i = 0; i < s->ntasks; i++)
 		cosched_kv_put_fmt(&o, "task pid=%d start=%llu\n",
@@ -136,6 +137,18 @@ int cosched_numa_step_parse(char *text, cosched_numa_step_t *s,
 		if (i < 0)
 			return -1;
 		s->priority = (cosched_numa_priority_t) i;
+	}
+	{
+		cosched_kv_field_t f;
+
+		if (cosched_kv_next(&r, &f, err) != 1 ||
+		    strcmp(f.key, "ledger") || !f.quoted)
+			return cosched_error_set(err,
+				"step file: expected ledger=\"DIR\" after priority");
+		if (f.value[0] && cosched_dir_path_check("ledger", f.value,
+					COSCHED_PATH_MAX - 64, err))
+			return -1;
+		snprintf(s->ledger, sizeof(s->ledger), "%s", f.value);
 	}
 	if (cosched_kv_end_of(&r, seen, step_version, &skipped, err))
 		return -1;

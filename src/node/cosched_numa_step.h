@@ -20,10 +20,13 @@
  *
  * The text (lines; the version by the rule of cosched_kv.h):
  *   cosched-numa-step/1 job=J step=S node=NODE uid=U priority=P
+ *                       ledger="DIR"
  *   task pid=P start=T            (one a task; start: /proc/PID/stat 22)
  * S is Slurm's step id as a number (batch 4294967291 and the like); P
  * the job's --cosched-numa as the controller's decision record gives it
- * (default, high, low).
+ * (default, high, low); DIR the directory of the node's energy ledger
+ * (SlurmdSpoolDir/cosched, where the step's sampler gives its LLC misses
+ * per second: the manager's measured bandwidth), "" when unknown.
  */
 #ifndef COSCHED_NUMA_STEP_H
 #define COSCHED_NUMA_STEP_H
@@ -32,6 +35,7 @@
 #include <stddef.h>
 
 #include "src/libcosched/cosched_error.h"
+#include "src/libcosched/cosched_file.h"
 #include "src/libcosched/cosched_options.h"
 #include "cosched_spool.h"
 
@@ -45,6 +49,7 @@ typedef struct {
 	uint32_t job_id, step_id, uid;
 	cosched_numa_priority_t priority;	/* from the decision record */
 	char node[COSCHED_NUMA_STEP_NODE_MAX + 1];	/* [A-Za-z0-9._-] */
+	char ledger[COSCHED_PATH_MAX];		/* "" = unknown */
 	int ntasks;
 	cosched_proc_id_t tasks[COSCHED_NUMA_STEP_TASKS_MAX];
 } cosched_numa_step_t;

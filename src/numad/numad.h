@@ -38,7 +38,13 @@
 #define NUMAD_REQUEST_MAX 1024		/* bytes of a request line */
 
 
-/* Where a process's bandwidth figure comes from. */
+/* Where a process's bandwidth figure comes from: its step's LLC misses
+ * per second, as the step's sampler last gave them in the node's energy
+ * ledger (shared among the step's processes by their CPU time), or, where
+ * the sampler counts none, an estimate from CPU time.  A plan ranks by
+ * the measured figure only when every process it ranks has one: the two
+ * are not in the same unit. */
+#define NUMAD_BW_MEASURED "measured:llc"
 #define NUMAD_BW_ESTIMATE "estimate:cpu"
 
 /* A process of a Slurm step on this node, as the last scan saw it. */
@@ -50,6 +56,9 @@ typedef struct {
 	uint64_t pages[COSCHED_VICTIM_MAX_NODES];	/* movable, per node */
 	uint64_t other_pages;		/* file-backed and huge: not moved */
 	double bandwidth;		/* NUMAD_BW_ESTIMATE: CPU s per s */
+	bool measured;			/* mem_rate is its step's sampler's */
+	double mem_rate;		/* its share of its step's LLC misses
+					 * per second (NUMAD_BW_MEASURED) */
 	unsigned long long cpu_ticks;	/* utime + stime at the scan */
 	double scanned_at;		/* monotonic seconds */
 	/* Kept local (high priority): pages pulled home, range pulls, and

@@ -300,8 +300,13 @@ static void status(numad_t *d, int fd, uid_t uid)
 		cosched_kv_put(&o, "cpu_node", "%d", p->cpu_node);
 		cosched_kv_put(&o, "priority", "%s",
 			       cosched_numa_priority_name(numad_proc_prio(d, p)));
-		cosched_kv_put(&o, "bandwidth", "%.3f", p->bandwidth);
-		cosched_kv_put(&o, "source", "%s", NUMAD_BW_ESTIMATE);
+		if (p->measured) {
+			cosched_kv_put(&o, "bandwidth", "%.0f", p->mem_rate);
+			cosched_kv_put(&o, "source", "%s", NUMAD_BW_MEASURED);
+		} else {
+			cosched_kv_put(&o, "bandwidth", "%.3f", p->bandwidth);
+			cosched_kv_put(&o, "source", "%s", NUMAD_BW_ESTIMATE);
+		}
 		put_pages(&o, "pages", d, p->pages);
 		put_pages(&o, "frozen", d, frozen);
 		cosched_kv_put(&o, "other_pages", "%" PRIu64, p->other_pages);
@@ -322,9 +327,15 @@ static void status(numad_t *d, int fd, uid_t uid)
 /* What the victim order ranks: the processes of job (0: all). */
 static size_t victim_inputs(numad_t *d, uint32_t job, int src,
 			    cosched_victim_proc_t *vp, size_t *index,
-			    uint64_t why[3])
+			    uint64_t why[3], bool *measured)
 {
 	size_t n = 0;
+
+	*measured = true;
+	for (int i = 0; i < d->nprocs; i++)
+		if ((!job || d->procs[i].job_id == job) &&
+		    !d->procs[i].measured)
+			*measured = false;
 
 	why[0] = why[1] = why[2] = 0;	/* frozen, high priority, other */
 	for (int i = 0; i < d->nprocs; i++) {
@@ -336,7 +347,9 @@ static size_t victim_inputs(numad_t *d, uint32_t job, int src,
 		v = &vp[n];
 		memset(v, 0, sizeof(*v));
 		v->pid = (uint32_t) p->id.pid;
-		v->bandwidth = isfinite(p->bandwidth) ? p->bandwidth : 0;
+		v->bandwidth = *measured ? p->mem_rate : p->bandwidth;
+		if (!isfinite(v->bandwidth) || v->bandwidth < 0)
+			v->bandwidth = 0;
 		v->cpu_node = p->cpu_node;
 		v->high_priority = numad_proc_prio(d, p) == COSCHED_NUMA_HIGH;
 		for (int k = 0; k < d->nnodes; k++) {
@@ -438,6 +451,7 @@ static void migrate(numad_t *d, int fd, uid_t uid, req_t *q)
 	cosched_error_t err;
 	numad_request_t *r;
 	double cost = 0;
+	bool measured;
 	int rc;
 
 	if (d->busy) {
@@ -489,7 +503,7 @@ static void migrate(numad_t *d, int fd, uid_t uid, req_t *q)
 		refuse(fd, 1, "out of memory");
 		return;
 	}
-	n = victim_inputs(d, q->job, (int) q->src, vp, index, why);
+	n = victim_inputs(d, q->job, (int) q->src, vp, index, why, &measured);
 	for (size_t i = 0; i < n; i++) {
 		total_src += vp[i].pages[q->src];
 		if (!vp[i].high_priority)
@@ -551,12 +565,12 @@ static void migrate(numad_t *d, int fd, uid_t uid, req_t *q)
 	say(fd, "plan id=%" PRIu64 " kind=%s src=%d dst=%d asked=%" PRIu64 " planned=%" PRIu64 " eligible=%" PRIu64 " order=%s victims=%d source=%s cost=%.4f",
 	    r->id, r->kind, m.src, m.dst, m.pages, planned, eligible,
 	    cosched_victim_order_name(q->order), r->nvictims,
-	    NUMAD_BW_ESTIMATE, cost);
+	    measured ? NUMAD_BW_MEASURED : NUMAD_BW_ESTIMATE, cost);
 	for (size_t i = 0; i < nmoves; i++) {
 		const cosched_victim_proc_t *v = &vp[moves[i].proc];
 		const numad_proc_t *p = &d->procs[index[moves[i].proc]];
 
-		say(fd, "victim pid=%d job=%u step=%u cpu_node=%d bandwidth=%.3f pages=%" PRIu64 " cost=%.4f",
+		say(fd, "victim pid=%d job=%u step=%u cpu_node=%d bandwidth=%g pages=%" PRIu64 " cost=%.4f",
 		    (int) p->id.pid, p->job_id, p->step_id, v->cpu_node,
 		    v->bandwidth, moves[i].pages,
 		    move_cost(d, v, moves[i].pages, m.src, m.dst));

@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "src/libcosched/cosched_text.h"
+#include "src/node/cosched_energy_ledger.h"
 #include "src/node/cosched_numa_step.h"
 #include "numad.h"
 
@@ -400,6 +401,36 @@ int numad_scan(numad_t *d, cosched_error_t *err)
 			p->local_cursor = was->local_cursor;
 		}
 		d->nprocs++;
+	}
+	/* Measured bandwidth: each step's LLC misses per second from the
+	 * ledger its step file names, shared among its processes by CPU
+	 * time (equally when none ran). */
+	for (int s = 0; s < nsteps; s++) {
+		cosched_step_ref_t ref = { steps[s].job_id, steps[s].step_id };
+		double cpu = 0;
+		uint64_t rate;
+		int nin = 0;
+
+		if (!steps[s].ledger[0] ||
+		    cosched_energy_ledger_mem_rate(steps[s].ledger, &ref,
+						   &rate, NULL) ||
+		    rate == COSCHED_ENERGY_UNKNOWN)
+			continue;
+		for (int i = 0; i < d->nprocs; i++)
+			if (d->procs[i].job_id == ref.job_id &&
+			    d->procs[i].step_id == ref.step_id) {
+				cpu += d->procs[i].bandwidth;
+				nin++;
+			}
+		for (int i = 0; i < d->nprocs; i++) {
+			numad_proc_t *p = &d->procs[i];
+
+			if (p->job_id != ref.job_id || p->step_id != ref.step_id)
+				continue;
+			p->measured = true;
+			p->mem_rate = cpu > 0 ? (double) rate * p->bandwidth / cpu :
+				      (double) rate / nin;
+		}
 	}
 	/* An administrator's setting lasts as long as its job has a step
 	 * here. */

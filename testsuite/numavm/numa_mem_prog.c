@@ -4,6 +4,7 @@
  *
  *   numa_mem_prog --job J [--step S] --stepdir DIR --cpus LIST --mem NODE
  *                 --mib N --mode spin|sleep|write [--threads-on LIST]
+ *                 [--ledger DIR --mem-rate R]
  *
  * Runs on the CPUs of LIST, allocates N MiB (one anonymous mapping) with
  * its pages placed on NUMA node NODE (mbind, then touched once), then
@@ -11,6 +12,11 @@
  * does (cosched_numa_step_write, the node library's code) and prints
  *
  *   ready pid=P addr=0xADDR pages=K
+ *
+ * With --ledger, it also stands in the node's energy ledger in DIR for
+ * its step with R LLC misses per second, through the same update a
+ * step's sampler makes (cosched_energy_ledger_update, no RAPL), and the
+ * step file names DIR: the manager's measured bandwidth.
  *
  * Then, until killed: spin touches every page over and over (a stream:
  * a high-bandwidth process); sleep does nothing (bandwidth 0); write
@@ -31,6 +37,7 @@
 #include <unistd.h>
 
 #include "src/libcosched/cosched_idset.h"
+#include "src/node/cosched_energy_ledger.h"
 #include "src/node/cosched_numa_step.h"
 
 static volatile unsigned char *mem;
@@ -68,7 +75,8 @@ static void *spin(void *arg)
 int main(int argc, char **argv)
 {
 	const char *stepdir = NULL, *cpus = NULL, *mode = "sleep",
-		   *other = NULL;
+		   *other = NULL, *ledger = NULL;
+	unsigned long long mem_rate = 0;
 	long job = 0, step = 0, node = -1, mib = 0;
 	long page = sysconf(_SC_PAGESIZE);
 	cosched_numa_step_t s;
@@ -84,6 +92,8 @@ int main(int argc, char **argv)
 		{ "mib", required_argument, NULL, 'n' },
 		{ "mode", required_argument, NULL, 'M' },
 		{ "threads-on", required_argument, NULL, 't' },
+		{ "ledger", required_argument, NULL, 'l' },
+		{ "mem-rate", required_argument, NULL, 'r' },
 		{ NULL, 0, NULL, 0 }
 	};
 
@@ -97,6 +107,8 @@ int main(int argc, char **argv)
 		case 'n': mib = atol(optarg); break;
 		case 'M': mode = optarg; break;
 		case 't': other = optarg; break;
+		case 'l': ledger = optarg; break;
+		case 'r': mem_rate = strtoull(optarg, NULL, 10); break;
 		default: return 2;
 		}
 	}
@@ -137,6 +149,23 @@ int main(int argc, char **argv)
 	s.uid = (uint32_t) getuid();
 	snprintf(s.node, sizeof(s.node), "guest");
 	s.ntasks = 1;
+	if (ledger) {
+		cosched_ledger_step_t me;
+		cosched_ledger_outcome_t outcome;
+
+		snprintf(s.ledger, sizeof(s.ledger), "%s", ledger);
+		memset(&me, 0, sizeof(me));
+		me.id.job_id = s.job_id;
+		me.id.step_id = s.step_id;
+		me.cores = 1;
+		me.mem_rate = mem_rate;
+		if (cosched_proc_self(&me.proc, &err) ||
+		    cosched_energy_ledger_update(NULL, ledger, &me, false, 2000,
+						 NULL, &outcome, &err)) {
+			fprintf(stderr, "numa_mem_prog: %s\n", err.msg);
+			return 1;
+		}
+	}
 	if (cosched_proc_self(&s.tasks[0], &err) ||
 	    cosched_numa_step_write(stepdir, &s, &err) < 0) {
 		fprintf(stderr, "numa_mem_prog: %s\n", err.msg);

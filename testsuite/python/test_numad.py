@@ -269,6 +269,48 @@ def test_kernel_balancing_is_reported(vm2):
     scenario(vm2, body)
 
 
+def test_measured_bandwidth_ranks_where_every_process_has_it(vm2):
+    """Two idle processes (the same CPU-time estimate, 0) whose steps'
+    samplers gave the node's energy ledger different LLC miss rates, the
+    way cosched-sampler does: the manager ranks by the measured rates
+    and says so; with one process unmeasured it ranks every process by
+    the estimate (the two are not in one unit) and says that."""
+    def body(g):
+        g.start()
+        try:
+            ledger = f"{g.dir}/spool"
+            g.prog("heavy", 1, "0", 0, 4,
+                   f"sleep --ledger {ledger} --mem-rate 500000000")
+            g.prog("light", 2, "1", 0, 4,
+                   f"sleep --ledger {ledger} --mem-rate 1000000")
+            procs, _ = g.status()
+            heavy, light = procs[g.procs["heavy"]], procs[g.procs["light"]]
+            assert heavy["source"] == light["source"] == "measured:llc"
+            assert float(heavy["bandwidth"]) == 500000000, heavy
+            assert float(light["bandwidth"]) == 1000000, light
+            r = g.numa("migrate", 0, 1, 300, "--order", "best",
+                       "--dry-run", rc=0)
+            plan, victims = plan_of(r)
+            assert plan["source"] == "measured:llc", r
+            assert [int(v["pid"]) for v in victims] == \
+                [g.procs["light"]], r
+            r = g.numa("migrate", 0, 1, 300, "--order", "worst",
+                       "--dry-run", rc=0)
+            assert [int(v["pid"]) for v in plan_of(r)[1]] == \
+                [g.procs["heavy"]], r
+            # One process without a measurement: all by the estimate.
+            g.prog("unmeasured", 3, "1", 0, 4, "sleep")
+            r = g.numa("migrate", 0, 1, 300, "--dry-run", rc=0)
+            assert plan_of(r)[0]["source"] == "estimate:cpu", r
+            # Within one job, its own measurement still ranks.
+            r = g.numa("migrate", 0, 1, 300, "--job", 1, "--dry-run",
+                       rc=0)
+            assert plan_of(r)[0]["source"] == "measured:llc", r
+        finally:
+            g.cleanup()
+    scenario(vm2, body)
+
+
 def test_just_enough_pages_across_victims(vm2):
     # More than the idle process holds: the plan takes all of its
     # eligible pages, then the remainder from the next victim.

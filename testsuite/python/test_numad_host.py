@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from cluster import default_builddir
+from cluster import default_builddir, sampler_test_conf
 
 
 def _bin(name):
@@ -79,7 +79,10 @@ def _steps(c):
 def test_steps_named_with_their_records_priority(make_cluster):
     c = make_cluster(nodes=1, sockets=1, cores=2,
                      cosched_conf_extra=["CoschedPolicy=app_aware"])
-    c.reconfigure(cosched_conf=["CoschedPolicy=app_aware"] + _conf(c.workdir))
+    # The samplers count from a file (no PMU here) and put each step's
+    # LLC misses per second in the node's energy ledger.
+    c.reconfigure(cosched_conf=["CoschedPolicy=app_aware"] + _conf(c.workdir)
+                  + sampler_test_conf(c.workdir))
     d = Numad(c)
     try:
         hi = c.sbatch("-n1", "--cosched-numa=high", "--wrap", "sleep 30")
@@ -107,7 +110,14 @@ def test_steps_named_with_their_records_priority(make_cluster):
         assert len(by_job[int(hi)]) >= 2, by_job
         assert {p["priority"] for p in by_job[int(hi)]} == {"high"}
         assert {p["priority"] for p in by_job[int(lo)]} == {"default"}
-        assert all(p["source"] == "estimate:cpu" for p in procs)
+        # Measured: each step's sampler's LLC misses per second, from
+        # the ledger its step file names (the sampler's first update
+        # comes within its 0.2 s interval).
+        t0 = time.monotonic()
+        while not all(p["source"] == "measured:llc" for p in procs):
+            assert time.monotonic() - t0 < 10, procs
+            time.sleep(0.3)
+            procs = [p for p in d.procs() if int(p["job"]) in by_job]
         names = _steps(c)
         assert f"{hi}.4294967291.n1" in names, names      # the batch step
         # An administrator's setting goes over the record's.

@@ -6,7 +6,9 @@
  *  and not cgroups).
  *
  *  Only where the manager runs: it makes NumaStepDir, and without that
- *  directory nothing is written.  The job's --cosched-numa comes from the
+ *  directory nothing is written.  The step file names the node's energy
+ *  ledger too, where the sampler gives the step's LLC misses per second.
+ *  The job's --cosched-numa comes from the
  *  controller's decision record (numa_priority, record 1.1), never from
  *  the task environment a user can change.  Like the profile part it logs
  *  with info(), never error(): a step's error() reaches the job's stderr.
@@ -19,6 +21,7 @@
 #include "src/common/slurm_xlator.h"
 
 #include "src/common/log.h"
+#include "src/slurmd/slurmd/slurmd.h"
 
 #include "src/node/cosched_numa_step.h"
 
@@ -57,6 +60,11 @@ void task_cosched_numa_step_start(task_cosched_step_t *st)
 	snprintf(numa_step.node, sizeof(numa_step.node), "%s", st->node_name);
 	if (st->have_record)
 		numa_step.priority = st->record->numa_priority;
+	/* Where the step's sampler gives its LLC misses per second (the
+	 * energy ledger): the manager's measured bandwidth. */
+	if (conf && conf->spooldir)
+		snprintf(numa_step.ledger, sizeof(numa_step.ledger),
+			 "%s/cosched", conf->spooldir);
 	_write(st);
 	if (numa_active)
 		debug("%s: %s: named for the NUMA manager in %s (priority %s)",
