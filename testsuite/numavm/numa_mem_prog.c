@@ -3,7 +3,8 @@
  * the NUMA manager's tests (testsuite/python/test_numad.py).
  *
  *   numa_mem_prog --job J [--step S] --stepdir DIR --cpus LIST --mem NODE
- *                 --mib N --mode spin|sleep|write [--threads-on LIST]
+ *                 --mib N --mode spin|sleep|write|shared
+ *                 [--threads-on LIST]
  *                 [--ledger DIR --mem-rate R]
  *
  * Runs on the CPUs of LIST, allocates N MiB (one anonymous mapping) with
@@ -21,7 +22,10 @@
  * Then, until killed: spin touches every page over and over (a stream:
  * a high-bandwidth process); sleep does nothing (bandwidth 0); write
  * spins like spin from two threads, the second pinned to the CPUs of
- * --threads-on (a writer whose pages are touched from two nodes).
+ * --threads-on (a writer whose pages are touched from two nodes); shared
+ * sleeps after forking a child that keeps every page mapped too (copy on
+ * write: pages two processes map, which move_pages(2) refuses to move)
+ * and dies with it.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -33,7 +37,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include "src/libcosched/cosched_idset.h"
@@ -114,7 +120,7 @@ int main(int argc, char **argv)
 	}
 	if (job <= 0 || !stepdir || !cpus || node < 0 || node > 63 ||
 	    mib <= 0 || (strcmp(mode, "spin") && strcmp(mode, "sleep") &&
-			  strcmp(mode, "write"))) {
+			  strcmp(mode, "write") && strcmp(mode, "shared"))) {
 		fprintf(stderr, "numa_mem_prog: --job --stepdir --cpus --mem --mib required; --mode spin|sleep|write\n");
 		return 2;
 	}
@@ -142,6 +148,19 @@ int main(int argc, char **argv)
 	if (mbind((void *) mem, len, MPOL_DEFAULT, NULL, 0, 0)) {
 		perror("numa_mem_prog: mbind default");
 		return 1;
+	}
+	if (!strcmp(mode, "shared")) {
+		pid_t child = fork();
+
+		if (child < 0) {
+			perror("numa_mem_prog: fork");
+			return 1;
+		}
+		if (!child) {
+			prctl(PR_SET_PDEATHSIG, SIGKILL);
+			for (;;)
+				pause();
+		}
 	}
 	memset(&s, 0, sizeof(s));
 	s.job_id = (uint32_t) job;
@@ -179,7 +198,8 @@ int main(int argc, char **argv)
 
 		pthread_create(&t, NULL, spin, (void *) other);
 	}
-	if (strcmp(mode, "sleep"))
+	/* shared sleeps: a write would copy the pages it shares. */
+	if (!strcmp(mode, "spin") || !strcmp(mode, "write"))
 		spin(NULL);
 	for (;;)
 		pause();

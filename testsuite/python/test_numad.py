@@ -432,6 +432,33 @@ def test_freeze_window_keeps_moved_pages_from_bouncing_back(vm2):
     scenario(vm2, body)
 
 
+def test_pages_the_kernel_refuses_are_counted_not_hidden(vm2):
+    """A process whose pages a forked child maps too (copy on write):
+    move_pages(2) refuses to move pages two processes map.  The request
+    ends partial, counting them as shared, and nothing of them moved."""
+    def body(g):
+        g.start()
+        try:
+            g.prog("cow", 1, "0", 0, 2, "shared")
+            before = g.pages("cow")
+            r = g.numa("migrate", 0, 1, 200, "--job", 1, "--order", "best",
+                       rc=1)
+            m = re.search(r"state=partial .*moved=(\d+) busy=\d+ "
+                          r"shared=(\d+)", r.stdout)
+            assert m, r
+            assert int(m.group(2)) >= 100, r
+            assert int(m.group(1)) < 200, r
+            # What moved is the pages one process alone maps (stacks, and
+            # the like), of either process.
+            assert gained(before, g.pages("cow")) <= int(m.group(1))
+            # Logged once, with the counts.
+            assert re.search(r"request id=\d+ kind=migrate .*shared=" +
+                             m.group(2), g.log()), g.log()
+        finally:
+            g.cleanup()
+    scenario(vm2, body)
+
+
 def test_daemon_killed_mid_request_leaves_a_consistent_report(vm2):
     def body(g):
         g.start(NumaMaxPagesPerSecond=400)
