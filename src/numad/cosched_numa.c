@@ -12,9 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 #include "src/libcosched/cosched_conf.h"
@@ -22,8 +20,19 @@
 #include "src/libcosched/cosched_number.h"
 #include "src/libcosched/cosched_text.h"
 #include "src/libcosched/cosched_victim.h"
+#include "src/node/cosched_numa_ask.h"
 
 #define DEFAULT_CONF "/etc/slurm/cosched.conf"
+
+/* A reply line: errors to stderr, the rest to stdout. */
+static void print_line(void *arg, const char *line)
+{
+	(void) arg;
+	if (!strncmp(line, "error: ", 7))
+		fprintf(stderr, "cosched-numa: %s\n", line + 7);
+	else
+		printf("%s\n", line);
+}
 
 static void usage(FILE *f)
 {
@@ -32,6 +41,7 @@ static void usage(FILE *f)
 		"  migrate SRC DST PAGES [--order O] [--job ID] [--dry-run] [--no-wait]\n"
 		"  drain NODE [--to DST] [--order O] [--job ID] [--dry-run] [--no-wait]\n"
 		"  priority JOB high|low|default\n"
+		"  make-room NODE PAGES --job ID\n"
 		"  status\n"
 		"Orders: best, best_plus, random, worst, worst_plus.  See cosched-numa(1).\n");
 }
@@ -61,16 +71,13 @@ int main(int argc, char **argv)
 	const char *sock = NULL, *conf_path = getenv("COSCHED_CONF");
 	const char *order = "best", *to = NULL, *job = NULL;
 	bool dry = false, wait = true;
-	char line[1024], buf[4096], *cmd, **args;
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	char line[1024], *cmd, **args;
 	cosched_victim_order_t o;
 	cosched_kv_out_t out;
 	cosched_error_t err;
 	cosched_conf_t conf;
-	int opt, fd, rc = 1, idx = 0, nargs;
+	int opt, rc, idx = 0, nargs;
 	long x, jobid = 0;
-	ssize_t n;
-	size_t kept = 0;
 	static const struct option longs[] = {
 		{ "order", required_argument, NULL, 'o' },
 		{ "to", required_argument, NULL, 't' },
@@ -155,6 +162,20 @@ int main(int argc, char **argv)
 			return bad("level", args[1], "high, low or default");
 		cosched_kv_put(&out, "cmd", "priority");
 		cosched_kv_put(&out, "level", "%s", args[1]);
+	} else if (!strcmp(cmd, "make-room")) {
+		/* What task/cosched asks when a high-priority job starts
+		 * (NumaMakeRoom=yes): for an administrator to try by hand. */
+		if (nargs != 2 || !job) {
+			fprintf(stderr, "cosched-numa: make-room takes NODE PAGES and --job ID\n");
+			return 2;
+		}
+		cosched_kv_put(&out, "cmd", "make_room");
+		if (number("NODE", args[0], 0, COSCHED_VICTIM_MAX_NODES - 1, &x))
+			return 2;
+		cosched_kv_put(&out, "src", "%ld", x);
+		if (number("PAGES", args[1], 1, 1L << 40, &x))
+			return 2;
+		cosched_kv_put(&out, "pages", "%ld", x);
 	} else if (!strcmp(cmd, "status")) {
 		if (nargs) {
 			fprintf(stderr, "cosched-numa: status takes no argument\n");
@@ -162,7 +183,7 @@ int main(int argc, char **argv)
 		}
 		cosched_kv_put(&out, "cmd", "status");
 	} else {
-		fprintf(stderr, "cosched-numa: unknown command %s (migrate, drain, priority, status)\n",
+		fprintf(stderr, "cosched-numa: unknown command %s (migrate, drain, priority, make-room, status)\n",
 			COSCHED_QUOTE(cmd));
 		return 2;
 	}
@@ -173,7 +194,6 @@ int main(int argc, char **argv)
 	}
 	if (jobid)
 		cosched_kv_put(&out, "job", "%ld", jobid);
-	cosched_kv_put_str(&out, "\n");
 	if (!sock) {
 		struct stat st;
 
@@ -185,43 +205,10 @@ int main(int argc, char **argv)
 		sock = conf.numa.socket[0] ? conf.numa.socket :
 		       COSCHED_NUMA_SOCKET_DEFAULT;
 	}
-	if (strlen(sock) >= sizeof(sa.sun_path)) {
-		fprintf(stderr, "cosched-numa: socket path too long\n");
-		return 2;
-	}
-	strcpy(sa.sun_path, sock);
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0 || connect(fd, (struct sockaddr *) &sa, sizeof(sa))) {
-		fprintf(stderr, "cosched-numa: cannot reach cosched-numad at %s: %s\n",
-			sock, strerror(errno));
+	rc = cosched_numa_ask(sock, line, -1, print_line, NULL, &err);
+	if (rc < 0) {
+		fprintf(stderr, "cosched-numa: %s\n", err.msg);
 		return 1;
 	}
-	if (write(fd, line, strlen(line)) != (ssize_t) strlen(line)) {
-		fprintf(stderr, "cosched-numa: %s: %s\n", sock, strerror(errno));
-		return 1;
-	}
-	shutdown(fd, SHUT_WR);
-	/* Print every line but the last, "rc=N", which is the exit status. */
-	while ((n = read(fd, buf + kept, sizeof(buf) - 1 - kept)) > 0) {
-		char *nl, *start = buf;
-
-		kept += (size_t) n;
-		buf[kept] = '\0';
-		while ((nl = strchr(start, '\n'))) {
-			*nl = '\0';
-			if (!strncmp(start, "rc=", 3))
-				rc = atoi(start + 3);
-			else if (!strncmp(start, "error: ", 7))
-				fprintf(stderr, "cosched-numa: %s\n", start + 7);
-			else
-				printf("%s\n", start);
-			start = nl + 1;
-		}
-		kept = strlen(start);
-		memmove(buf, start, kept);
-		if (kept == sizeof(buf) - 1)
-			kept = 0;	/* a line longer than the buffer */
-	}
-	close(fd);
 	return rc;
 }

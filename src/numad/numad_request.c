@@ -5,7 +5,13 @@
  *                  job=J|0 wait=yes|no
  *   cosched-numa/1 cmd=drain src=S dst=D|-1 order=O dry_run=.. job=.. wait=..
  *   cosched-numa/1 cmd=priority job=J level=high|low|default
+ *   cosched-numa/1 cmd=make_room src=S pages=N job=J
  *   cosched-numa/1 cmd=status
+ *
+ * make_room is task/cosched's (NumaMakeRoom=yes): job J, high priority,
+ * starts on node S and needs N pages there; when S has fewer free, the
+ * difference moves off S to its nearest node, best order, not waited
+ * for.  dst=-1 (migrate, drain) is that nearest node with memory.
  *
  * one line a connection; the reply is lines of text ending with "rc=N"
  * (0 done, 1 refused, 2 a malformed request).  Only root and SlurmUser
@@ -192,9 +198,10 @@ static int parse_request(char *line, req_t *q, cosched_error_t *err)
 			if (strcmp(f.value, "migrate") &&
 			    strcmp(f.value, "drain") &&
 			    strcmp(f.value, "priority") &&
+			    strcmp(f.value, "make_room") &&
 			    strcmp(f.value, "status"))
 				return cosched_error_set(err,
-					"cmd: unknown command %s (migrate, drain, priority, status)",
+					"cmd: unknown command %s (migrate, drain, priority, make_room, status)",
 					COSCHED_QUOTE(f.value));
 			snprintf(q->cmd, sizeof(q->cmd), "%s", f.value);
 		} else if (!strcmp(f.key, "src")) {
@@ -442,7 +449,8 @@ static void keep_recent(numad_t *d, const numad_request_t *r)
 
 static void migrate(numad_t *d, int fd, uid_t uid, req_t *q)
 {
-	bool drain = !strcmp(q->cmd, "drain");
+	bool drain = !strcmp(q->cmd, "drain"),
+	     room = !strcmp(q->cmd, "make_room");
 	cosched_victim_proc_t *vp;
 	cosched_victim_move_t *moves;
 	size_t *index, n, nmoves = 0;
@@ -452,6 +460,7 @@ static void migrate(numad_t *d, int fd, uid_t uid, req_t *q)
 	numad_request_t *r;
 	double cost = 0;
 	bool measured;
+	uint32_t room_job;
 	int rc;
 
 	if (d->busy) {
@@ -462,10 +471,36 @@ static void migrate(numad_t *d, int fd, uid_t uid, req_t *q)
 	}
 	if (!node_ok(d, fd, "src", q->src))
 		return;
-	if (drain && q->dst < 0) {
+	if (room) {
+		long long freep = numad_node_free_pages((int) q->src);
+
+		if (!q->job || !q->pages) {
+			refuse(fd, 2, "make_room: give job= and pages=");
+			return;
+		}
+		if (freep >= 0 && (uint64_t) freep >= q->pages) {
+			say(fd, "room: NUMA node %ld has %lld free pages, job %u needs %" PRIu64,
+			    q->src, freep, q->job, q->pages);
+			numad_log(LOG_INFO,
+				  "make room for job %u: NUMA node %ld has %lld free pages, it needs %" PRIu64 ": nothing to move",
+				  q->job, q->src, freep, q->pages);
+			finish(fd, 0);
+			return;
+		}
+		q->pages -= freep > 0 ? (uint64_t) freep : 0;
+		q->order = COSCHED_VICTIM_BEST;
+		q->wait = false;
+		q->dry_run = false;
+		q->dst = -1;
+		numad_log(LOG_INFO,
+			  "make room for job %u: NUMA node %ld is %" PRIu64 " pages short",
+			  q->job, q->src, q->pages);
+	}
+	if (q->dst < 0) {
 		q->dst = drain_target(d, (int) q->src);
 		if (q->dst < 0) {
-			refuse(fd, 1, "drain: no other NUMA node with memory");
+			refuse(fd, 1, "%s: no other NUMA node with memory",
+			       q->cmd);
 			return;
 		}
 	}
@@ -475,7 +510,7 @@ static void migrate(numad_t *d, int fd, uid_t uid, req_t *q)
 		refuse(fd, 1, "src and dst are both NUMA node %ld", q->src);
 		return;
 	}
-	if (!drain && !q->pages) {
+	if (!drain && !room && !q->pages) {
 		refuse(fd, 2, "pages: give at least 1");
 		return;
 	}
@@ -484,6 +519,11 @@ static void migrate(numad_t *d, int fd, uid_t uid, req_t *q)
 		return;
 	}
 	numad_frozen_expire(d);
+	/* make_room's job is who needs the room: every job's pages may
+	 * move but its own (it is high priority). */
+	room_job = q->job;
+	if (room)
+		q->job = 0;
 	if (q->job) {
 		bool found = false;
 
@@ -542,7 +582,7 @@ static void migrate(numad_t *d, int fd, uid_t uid, req_t *q)
 	r = &d->active;
 	memset(r, 0, sizeof(*r));
 	r->id = d->next_id++;
-	strcpy(r->kind, drain ? "drain" : "migrate");
+	strcpy(r->kind, drain ? "drain" : room ? "room" : "migrate");
 	r->src = m.src;
 	r->dst = m.dst;
 	r->asked = m.pages;
@@ -552,6 +592,8 @@ static void migrate(numad_t *d, int fd, uid_t uid, req_t *q)
 	r->planned = planned;
 	r->started = numad_wall();
 	r->client = -1;
+	if (room)
+		snprintf(r->note, sizeof(r->note), "room for job %u", room_job);
 	for (size_t i = 0; i < nmoves && r->nvictims < NUMAD_VICTIMS_MAX; i++) {
 		const numad_proc_t *p = &d->procs[index[moves[i].proc]];
 		numad_victim_t *v = &r->victims[r->nvictims++];
@@ -687,6 +729,10 @@ void numad_serve(numad_t *d, int fd, uid_t uid, char *line)
 		       q.cmd, d->slurm_user[0] ? d->slurm_user : "none",
 		       strcmp(q.cmd, "priority") ? "move pages" :
 		       "set a job's NUMA priority");
+		return;
+	}
+	if (!strcmp(q.cmd, "make_room") && !q.job) {
+		refuse(fd, 2, "make_room: give job= and pages=");
 		return;
 	}
 	if (!strcmp(q.cmd, "priority")) {

@@ -113,7 +113,8 @@ static int parse_request_line(char *line, numad_request_t *r,
 			if (u64_of(k, v, &r->id, err))
 				return -1;
 		} else if (!strcmp(k, "kind")) {
-			if (strcmp(v, "migrate") && strcmp(v, "drain"))
+			if (strcmp(v, "migrate") && strcmp(v, "drain") &&
+			    strcmp(v, "room"))
 				return cosched_error_set(err, "kind: %s",
 							 COSCHED_QUOTE(v));
 			snprintf(r->kind, sizeof(r->kind), "%s", v);

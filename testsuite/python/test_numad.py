@@ -459,6 +459,50 @@ def test_pages_the_kernel_refuses_are_counted_not_hidden(vm2):
     scenario(vm2, body)
 
 
+def test_make_room_moves_only_the_shortfall(vm2):
+    """What task/cosched asks when a high-priority job starts on a NUMA
+    node (NumaMakeRoom=yes), asked by hand: room enough moves nothing;
+    otherwise the shortfall moves off the node to its nearest one, by the
+    best order, the job's own pages never."""
+    def body(g):
+        g.start()
+        try:
+            _two_procs(g)
+            g.numa("priority", 1, "high", rc=0)
+            free = int(re.search(r"node id=0 memory=yes free_pages=(\d+)",
+                                 g.numa("status", rc=0).stdout).group(1))
+            r = g.numa("make-room", 0, 100, "--job", 1, rc=0)
+            assert "room: NUMA node 0 has" in r.stdout, r
+            assert "job 1 needs 100" in r.stdout, r
+            idle0, hog0 = g.pages("idle"), g.pages("hog")
+            r = g.numa("make-room", 0, free + 400, "--job", 1, rc=0)
+            assert "state=running" in r.stdout, r      # not waited for
+            plan, victims = plan_of(r)
+            assert plan["dst"] == "1" and plan["order"] == "best", r
+            short = int(plan["asked"])
+            # The shortfall, give or take what the node's free memory
+            # did between the two looks.
+            assert 300 <= short <= 500, r
+            assert [int(v["pid"]) for v in victims] == \
+                [g.procs["idle"]], r
+            t0 = time.monotonic()
+            while True:
+                _, reqs = g.status()
+                if reqs[-1]["state"] != "running":
+                    break
+                assert time.monotonic() - t0 < 10, reqs
+                time.sleep(0.2)
+            assert reqs[-1]["kind"] == "room" and \
+                reqs[-1]["state"] == "done", reqs
+            assert reqs[-1]["note"] == "room for job 1", reqs
+            assert short <= gained(idle0, g.pages("idle")) <= short + BATCH
+            assert g.pages("hog").get(0, 0) >= hog0.get(0, 0)
+            assert "make room for job 1: NUMA node 0 is" in g.log()
+        finally:
+            g.cleanup()
+    scenario(vm2, body)
+
+
 def test_daemon_killed_mid_request_leaves_a_consistent_report(vm2):
     def body(g):
         g.start(NumaMaxPagesPerSecond=400)

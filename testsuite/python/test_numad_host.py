@@ -82,10 +82,11 @@ def test_steps_named_with_their_records_priority(make_cluster):
     # The samplers count from a file (no PMU here) and put each step's
     # LLC misses per second in the node's energy ledger.
     c.reconfigure(cosched_conf=["CoschedPolicy=app_aware"] + _conf(c.workdir)
-                  + sampler_test_conf(c.workdir))
+                  + sampler_test_conf(c.workdir) + ["NumaMakeRoom=yes"])
     d = Numad(c)
     try:
-        hi = c.sbatch("-n1", "--cosched-numa=high", "--wrap", "sleep 30")
+        hi = c.sbatch("-n1", "--mem=64", "--cosched-numa=high", "--wrap",
+                      "sleep 30")
         lo = c.sbatch("-n1", "--wrap", "sleep 30")
         for j in (hi, lo):
             c.wait_state(j, "RUNNING")
@@ -118,6 +119,11 @@ def test_steps_named_with_their_records_priority(make_cluster):
             assert time.monotonic() - t0 < 10, procs
             time.sleep(0.3)
             procs = [p for p in d.procs() if int(p["job"]) in by_job]
+        # NumaMakeRoom=yes: the high-priority step asked for room for its
+        # 64 MB (16384 pages) on its NUMA node; this node has it.
+        assert f"make room for job {hi}: NUMA node 0 has" in d.text()
+        assert "it needs 16384: nothing to move" in d.text(), d.text()
+        assert f"make room for job {lo}" not in d.text()
         names = _steps(c)
         assert f"{hi}.4294967291.n1" in names, names      # the batch step
         # An administrator's setting goes over the record's.

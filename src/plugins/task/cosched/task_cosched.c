@@ -308,6 +308,7 @@ extern int task_p_pre_setuid(stepd_step_rec_t *job)
 	step.env = job->env;
 	step.user_mem_bind = _user_mem_bind(job);
 	step.user_cpu_freq = _user_cpu_freq(job);
+	step.mem_mb = job->step_mem ? job->step_mem : job->job_mem;
 
 	_load_topology();
 	step.have_cores = _parse_cores("job cores", job->job_alloc_cores,

@@ -59,6 +59,8 @@ typedef struct {
 	/* What the user asked Slurm for on this step. */
 	bool user_mem_bind;		/* --mem-bind other than none/verbose */
 	bool user_cpu_freq;		/* --cpu-freq, or CpuFreqDef */
+	uint64_t mem_mb;		/* the step's memory (--mem), or the
+					 * job's; 0 unknown */
 	char **env;			/* the tasks' environment (job->env) */
 } task_cosched_step_t;
 

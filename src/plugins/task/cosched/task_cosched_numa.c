@@ -14,7 +14,9 @@
  *  with info(), never error(): a step's error() reaches the job's stderr.
 \*****************************************************************************/
 
+#include <inttypes.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "slurm/slurm.h"
 
@@ -23,12 +25,16 @@
 #include "src/common/log.h"
 #include "src/slurmd/slurmd/slurmd.h"
 
+#include "src/libcosched/cosched_kv.h"
+#include "src/node/cosched_numa_ask.h"
 #include "src/node/cosched_numa_step.h"
 
 #include "task_cosched.h"
 
 static cosched_numa_step_t numa_step;
 static bool numa_active;	/* this step's file is written */
+
+static void _make_room(task_cosched_step_t *st);
 
 static void _write(task_cosched_step_t *st)
 {
@@ -66,11 +72,69 @@ void task_cosched_numa_step_start(task_cosched_step_t *st)
 		snprintf(numa_step.ledger, sizeof(numa_step.ledger),
 			 "%s/cosched", conf->spooldir);
 	_write(st);
-	if (numa_active)
-		debug("%s: %s: named for the NUMA manager in %s (priority %s)",
-		      plugin_type, st->step_name,
-		      task_cosched_conf.numa.step_dir,
-		      cosched_numa_priority_name(numa_step.priority));
+	if (!numa_active)
+		return;
+	debug("%s: %s: named for the NUMA manager in %s (priority %s)",
+	      plugin_type, st->step_name, task_cosched_conf.numa.step_dir,
+	      cosched_numa_priority_name(numa_step.priority));
+	_make_room(st);
+}
+
+static void _say(void *arg, const char *line)
+{
+	task_cosched_step_t *st = arg;
+
+	info("%s: %s: cosched-numad: %s", plugin_type, st->step_name, line);
+}
+
+/*
+ * NumaMakeRoom=yes: a high-priority step that will bind its memory to
+ * its NUMA nodes asks the manager for room there, its memory (--mem, as
+ * the credential gives it) shared evenly among them.  The manager
+ * decides whether anything must move and moves it by the best order
+ * without this step waiting (the reply comes at once; at most
+ * MAKE_ROOM_WAIT_MS).
+ */
+#define MAKE_ROOM_WAIT_MS 500
+static void _make_room(task_cosched_step_t *st)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	cosched_idset_t numa;
+	cosched_error_t err;
+	uint64_t pages;
+	int nnodes;
+
+	if (!task_cosched_conf.numa.make_room ||
+	    numa_step.priority != COSCHED_NUMA_HIGH || !st->mem_mb ||
+	    !st->have_cpus || !task_cosched_topo || page <= 0)
+		return;
+	if (cosched_topology_cpu_numa(task_cosched_topo, &st->step_cpus,
+				      &numa, &err)) {
+		info("%s: %s: no room asked: %s", plugin_type, st->step_name,
+		     err.msg);
+		return;
+	}
+	nnodes = cosched_idset_count(&numa);
+	if (nnodes <= 0)
+		return;
+	pages = st->mem_mb * (1024 * 1024 / (uint64_t) page) /
+		(uint64_t) nnodes;
+	for (int n = cosched_idset_next(&numa, 0); n >= 0;
+	     n = cosched_idset_next(&numa, n + 1)) {
+		char line[256];
+		cosched_kv_out_t o;
+
+		cosched_kv_out_fixed(&o, line, sizeof(line));
+		cosched_kv_put_str(&o, "cosched-numa/1");
+		cosched_kv_put(&o, "cmd", "make_room");
+		cosched_kv_put(&o, "src", "%d", n);
+		cosched_kv_put(&o, "pages", "%" PRIu64, pages);
+		cosched_kv_put(&o, "job", "%u", st->job_id);
+		if (cosched_numa_ask(task_cosched_conf.numa.socket, line,
+				     MAKE_ROOM_WAIT_MS, _say, st, &err) < 0)
+			info("%s: %s: no room asked on NUMA node %d: %s",
+			     plugin_type, st->step_name, n, err.msg);
+	}
 }
 
 void task_cosched_numa_task_forked(task_cosched_step_t *st, pid_t pid)
