@@ -608,7 +608,7 @@ static int strip_comment(char *line, const char *where, cosched_error_t *err)
 
 /* Keys task/cosched and the sampler do not use: slurmctld's placement,
  * power and profile-cache settings, and the NUMA manager's own (all but
- * NumaStepDir, where task/cosched writes).  A node's task plugin or
+ * NumaStepDir, NumaSocket and NumaMakeRoom, which task/cosched uses).  A node's task plugin or
  * sampler reading the file skips such a line when it is wrong
  * (cosched_conf_parse_file_for): slurmctld, or cosched-numad, refuses the
  * whole file, and the administrator sees it there. */
@@ -620,9 +620,9 @@ static const char *const ctld_only_keys[] = {
 	"RecordInAdminComment",
 	"Interference", "PreferenceTable", "InterferenceSource",
 	"InterferenceMinSamples", "InterferenceHalfLife",
-	"NumaSocket", "NumaStateDir", "NumaBatchPages", "NumaMaxPagesPerSecond",
+	"NumaStateDir", "NumaBatchPages", "NumaMaxPagesPerSecond",
 	"NumaFreezeWindow", "NumaScanInterval", "NumaHighScans",
-	"NumaHighMovesMax", "NumaMakeRoom",
+	"NumaHighMovesMax",
 };
 
 static bool ctld_only(const conf_key_t *k)

@@ -96,7 +96,12 @@ static uint64_t look(numad_t *d, numad_proc_t *p, uint64_t base,
 	if (!r)
 		return 0;	/* the table is full: looked at again later */
 	r->streak++;
-	if (now - r->window_start >= d->conf.numa.freeze_window_s) {
+	/* The cap's window: NumaFreezeWindow, and never shorter than a
+	 * scan (with no freeze window the cap still holds per scan). */
+	if (now - r->window_start >= (d->conf.numa.freeze_window_s >
+				      d->conf.numa.scan_interval_s ?
+				      d->conf.numa.freeze_window_s :
+				      d->conf.numa.scan_interval_s)) {
 		r->window_start = now;
 		r->moves = 0;
 	}

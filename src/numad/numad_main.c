@@ -5,9 +5,10 @@
  *
  *   cosched-numad [-D] [-f COSCHED_CONF] [-L LOGFILE] [-u SLURM_USER]
  *
- * Without -D it logs to syslog (daemon facility), like slurmd; -L sends
- * the log to a file instead; -D keeps it in the foreground (systemd's
- * Type=simple) and logs to stderr unless -L is given.
+ * It always stays in the foreground (systemd's Type=simple starts it; it
+ * never forks itself away).  It logs to syslog (daemon facility); -L sends
+ * the log to a file instead; -D sends it to stderr unless -L is given
+ * (for running it by hand).
  */
 #include <errno.h>
 #include <fcntl.h>

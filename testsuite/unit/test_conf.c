@@ -45,6 +45,9 @@ START_TEST(test_defaults_documented)
 		"SysfsRoot", "Topology", "ProfileJobs", "SampleInterval",
 		"SampleEvents", "SampleBackend", "InterferenceSource",
 		"InterferenceMinSamples", "InterferenceHalfLife",
+		"NumaSocket", "NumaStateDir", "NumaStepDir", "NumaBatchPages",
+		"NumaMaxPagesPerSecond", "NumaFreezeWindow", "NumaScanInterval",
+		"NumaHighScans", "NumaHighMovesMax", "NumaMakeRoom",
 	};
 	enum { NKEYS = sizeof(keys) / sizeof(keys[0]) };
 	bool seen[NKEYS] = { false };
