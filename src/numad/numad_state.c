@@ -17,6 +17,7 @@
  * is set aside (cosched_spool_set_aside) and the daemon starts afresh.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -92,12 +93,71 @@ static int double_of(const char *key, const char *v, double *out,
 	return 0;
 }
 
+/* The request line's counters, read by name. */
+static const struct {
+	const char *key;
+	size_t offset;
+} u64_fields[] = {
+	{ "id", offsetof(numad_request_t, id) },
+	{ "asked", offsetof(numad_request_t, asked) },
+	{ "planned", offsetof(numad_request_t, planned) },
+	{ "moved", offsetof(numad_request_t, moved) },
+	{ "busy", offsetof(numad_request_t, failed_busy) },
+	{ "shared", offsetof(numad_request_t, failed_shared) },
+	{ "failed", offsetof(numad_request_t, failed_other) },
+	{ "skipped", offsetof(numad_request_t, skipped) },
+};
+
+static int parse_request_field(numad_request_t *r, const char *k,
+			       const char *v, cosched_error_t *err)
+{
+	uint64_t x;
+
+	for (size_t i = 0; i < sizeof(u64_fields) / sizeof(u64_fields[0]); i++)
+		if (!strcmp(k, u64_fields[i].key))
+			return u64_of(k, v, (uint64_t *)((char *) r +
+						u64_fields[i].offset), err);
+	if (!strcmp(k, "kind")) {
+		if (strcmp(v, "migrate") && strcmp(v, "drain") &&
+		    strcmp(v, "room"))
+			return cosched_error_set(err, "kind: %s",
+						 COSCHED_QUOTE(v));
+		snprintf(r->kind, sizeof(r->kind), "%s", v);
+	} else if (!strcmp(k, "src") || !strcmp(k, "dst")) {
+		if (cosched_kv_u64(k, v, COSCHED_VICTIM_MAX_NODES - 1, &x, err))
+			return -1;
+		*(k[0] == 's' ? &r->src : &r->dst) = (int) x;
+	} else if (!strcmp(k, "order")) {
+		return cosched_victim_order_parse(k, v, &r->order, err);
+	} else if (!strcmp(k, "job") || !strcmp(k, "uid")) {
+		if (cosched_kv_u64(k, v, UINT32_MAX, &x, err))
+			return -1;
+		*(k[0] == 'j' ? &r->job_id : &r->uid) = (uint32_t) x;
+	} else if (!strcmp(k, "state")) {
+		int s;
+
+		for (s = 0; s <= NUMAD_REQ_PLANNED; s++)
+			if (!strcmp(v, numad_req_state_name(s)))
+				break;
+		if (s > NUMAD_REQ_PLANNED)
+			return cosched_error_set(err, "state: %s",
+						 COSCHED_QUOTE(v));
+		r->state = (numad_req_state_t) s;
+	} else if (!strcmp(k, "started") || !strcmp(k, "ended")) {
+		return double_of(k, v, k[0] == 's' ? &r->started : &r->ended,
+				 err);
+	} else if (!strcmp(k, "note")) {
+		snprintf(r->note, sizeof(r->note), "%s", v);
+	}
+	/* Any other key: a newer minor's, skipped. */
+	return 0;
+}
+
 static int parse_request_line(char *line, numad_request_t *r,
 			      cosched_error_t *err)
 {
 	cosched_kv_reader_t rd;
 	cosched_kv_field_t f;
-	uint64_t x;
 	char *word;
 	int rc;
 
@@ -106,72 +166,9 @@ static int parse_request_line(char *line, numad_request_t *r,
 	cosched_kv_begin(&rd, line, "request");
 	if (cosched_kv_word(&rd, &word, err))
 		return -1;
-	while ((rc = cosched_kv_next(&rd, &f, err)) == 1) {
-		const char *k = f.key, *v = f.value;
-
-		if (!strcmp(k, "id")) {
-			if (u64_of(k, v, &r->id, err))
-				return -1;
-		} else if (!strcmp(k, "kind")) {
-			if (strcmp(v, "migrate") && strcmp(v, "drain") &&
-			    strcmp(v, "room"))
-				return cosched_error_set(err, "kind: %s",
-							 COSCHED_QUOTE(v));
-			snprintf(r->kind, sizeof(r->kind), "%s", v);
-		} else if (!strcmp(k, "src") || !strcmp(k, "dst")) {
-			if (cosched_kv_u64(k, v, COSCHED_VICTIM_MAX_NODES - 1,
-					   &x, err))
-				return -1;
-			*(k[0] == 's' ? &r->src : &r->dst) = (int) x;
-		} else if (!strcmp(k, "asked")) {
-			if (u64_of(k, v, &r->asked, err))
-				return -1;
-		} else if (!strcmp(k, "order")) {
-			if (cosched_victim_order_parse(k, v, &r->order, err))
-				return -1;
-		} else if (!strcmp(k, "job") || !strcmp(k, "uid")) {
-			if (cosched_kv_u64(k, v, UINT32_MAX, &x, err))
-				return -1;
-			*(k[0] == 'j' ? &r->job_id : &r->uid) = (uint32_t) x;
-		} else if (!strcmp(k, "state")) {
-			int s;
-
-			for (s = 0; s <= NUMAD_REQ_PLANNED; s++)
-				if (!strcmp(v, numad_req_state_name(s)))
-					break;
-			if (s > NUMAD_REQ_PLANNED)
-				return cosched_error_set(err, "state: %s",
-							 COSCHED_QUOTE(v));
-			r->state = (numad_req_state_t) s;
-		} else if (!strcmp(k, "planned")) {
-			if (u64_of(k, v, &r->planned, err))
-				return -1;
-		} else if (!strcmp(k, "moved")) {
-			if (u64_of(k, v, &r->moved, err))
-				return -1;
-		} else if (!strcmp(k, "busy")) {
-			if (u64_of(k, v, &r->failed_busy, err))
-				return -1;
-		} else if (!strcmp(k, "shared")) {
-			if (u64_of(k, v, &r->failed_shared, err))
-				return -1;
-		} else if (!strcmp(k, "failed")) {
-			if (u64_of(k, v, &r->failed_other, err))
-				return -1;
-		} else if (!strcmp(k, "skipped")) {
-			if (u64_of(k, v, &r->skipped, err))
-				return -1;
-		} else if (!strcmp(k, "started")) {
-			if (double_of(k, v, &r->started, err))
-				return -1;
-		} else if (!strcmp(k, "ended")) {
-			if (double_of(k, v, &r->ended, err))
-				return -1;
-		} else if (!strcmp(k, "note")) {
-			snprintf(r->note, sizeof(r->note), "%s", v);
-		}
-		/* Any other key: a newer minor's, skipped. */
-	}
+	while ((rc = cosched_kv_next(&rd, &f, err)) == 1)
+		if (parse_request_field(r, f.key, f.value, err))
+			return -1;
 	return rc < 0 ? -1 : 0;
 }
 

@@ -30,30 +30,18 @@ import pytest
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "numavm"))
 
 import numavm  # noqa: E402
-from cluster import default_builddir  # noqa: E402
+from guests import boot_guest, guest_programs  # noqa: E402
 
 BATCH = 64
 
 
 def _programs():
-    b = default_builddir()
-    progs = [os.path.join(b, "src", "numad", "cosched-numad"),
-             os.path.join(b, "src", "numad", "cosched-numa"),
-             os.path.join(b, "testsuite", "numavm", "numa_mem_prog")]
-    missing = [p for p in progs if not os.access(p, os.X_OK)]
-    if missing:
-        if os.path.exists(os.path.join(b, "src", "node",
-                                       "libcosched_node.la")):
-            pytest.fail(f"not built: {missing} (scripts/build)")
-        pytest.skip("this build has no node side (no hwloc or libnuma)")
-    return progs
+    return guest_programs("src/numad/cosched-numad", "src/numad/cosched-numa",
+                          "testsuite/numavm/numa_mem_prog")
 
 
 def _boot(**kw):
-    reason = numavm.unavailable_reason()
-    if reason:
-        pytest.skip(f"qemu NUMA guest cannot run here: {reason}")
-    return numavm.boot(programs=_programs(), **kw)
+    return boot_guest(_programs(), **kw)
 
 
 @pytest.fixture(scope="module")

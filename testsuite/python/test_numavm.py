@@ -15,43 +15,21 @@ inside a Slurm root of scripts/slurm-root (the guest is the host's).
 import os
 import shlex
 import sys
-import time
 
 import pytest
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "numavm"))
 
 import numavm  # noqa: E402
-from cluster import default_builddir  # noqa: E402
+from guests import boot_guest, guest_programs  # noqa: E402
 
 MIB = 16
 PAGES = MIB * 256       # 4 KiB pages
 
 
-def _program():
-    builddir = default_builddir()
-    prog = os.path.join(builddir, "testsuite", "numavm", "numa_bind_check")
-    if os.access(prog, os.X_OK):
-        return prog
-    if os.path.exists(os.path.join(builddir, "src", "node",
-                                   "libcosched_node.la")):
-        pytest.fail(f"no {prog}: the node library is built but not the "
-                    "guest program; build first (scripts/build)")
-    pytest.skip(f"no {prog}: this build has no node side (configure found "
-                "no hwloc or libnuma)")
-
-
 def _boot(**kw):
-    reason = numavm.unavailable_reason()
-    if reason:
-        pytest.skip(f"qemu NUMA guest cannot run here: {reason}")
-    prog = _program()
-    t0 = time.monotonic()
-    vm = numavm.boot(programs=[prog], **kw)
-    sys.stderr.write(f"\nnumavm: {kw.get('nodes')}-node guest booted in "
-                     f"{vm.boot_seconds:.2f} s ({time.monotonic() - t0:.2f}"
-                     " s with the distance check)\n")
-    return vm
+    return boot_guest(guest_programs("testsuite/numavm/numa_bind_check"),
+                      **kw)
 
 
 @pytest.fixture(scope="module")
