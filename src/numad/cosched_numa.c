@@ -42,6 +42,7 @@ static void usage(FILE *f)
 		"  drain NODE [--to DST] [--order O] [--job ID] [--dry-run] [--no-wait]\n"
 		"  priority JOB high|low|default\n"
 		"  make-room NODE PAGES --job ID\n"
+		"  cancel REQUEST\n"
 		"  status\n"
 		"Orders: best, best_plus, random, worst, worst_plus.  See cosched-numa(1).\n");
 }
@@ -176,6 +177,15 @@ int main(int argc, char **argv)
 		if (number("PAGES", args[1], 1, 1L << 40, &x))
 			return 2;
 		cosched_kv_put(&out, "pages", "%ld", x);
+	} else if (!strcmp(cmd, "cancel")) {
+		if (nargs != 1) {
+			fprintf(stderr, "cosched-numa: cancel takes REQUEST (its id=)\n");
+			return 2;
+		}
+		if (number("REQUEST", args[0], 1, 1L << 62, &x))
+			return 2;
+		cosched_kv_put(&out, "cmd", "cancel");
+		cosched_kv_put(&out, "id", "%ld", x);
 	} else if (!strcmp(cmd, "status")) {
 		if (nargs) {
 			fprintf(stderr, "cosched-numa: status takes no argument\n");
@@ -183,7 +193,7 @@ int main(int argc, char **argv)
 		}
 		cosched_kv_put(&out, "cmd", "status");
 	} else {
-		fprintf(stderr, "cosched-numa: unknown command %s (migrate, drain, priority, make-room, status)\n",
+		fprintf(stderr, "cosched-numa: unknown command %s (migrate, drain, priority, make-room, cancel, status)\n",
 			COSCHED_QUOTE(cmd));
 		return 2;
 	}

@@ -22,6 +22,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
@@ -138,15 +139,43 @@ static int listen_on(const char *path, cosched_error_t *err)
 	return fd;
 }
 
-/* Read one request line from a new connection (at most 1 s: a client
- * that does not write does not hold the node's migrations up longer). */
-static void accept_one(numad_t *d, int lfd)
-{
+/*
+ * Connections whose request line has not all arrived: read as their bytes
+ * come, between batches, so that a client that connects and says nothing
+ * holds nothing up; one that has not sent a whole line within
+ * REQUEST_WAIT_S is answered with an error and closed.  Replies are
+ * written with a send timeout (REPLY_WAIT_S), so a client that never
+ * reads cannot stall the daemon either.
+ */
+#define PENDING_MAX 64
+#define REQUEST_WAIT_S 2.0
+#define REPLY_WAIT_S 2
+
+typedef struct {
+	int fd;
+	uid_t uid;
+	double deadline;
+	size_t len;
 	char line[NUMAD_REQUEST_MAX + 1];
+} pending_t;
+
+static pending_t pending[PENDING_MAX];
+static int npending;
+
+static void say_and_close(int fd, const char *msg)
+{
+	if (write(fd, msg, strlen(msg)) < 0) {
+		/* the client left */
+	}
+	close(fd);
+}
+
+static void accept_new(int lfd)
+{
+	struct timeval tv = { .tv_sec = REPLY_WAIT_S };
 	struct ucred cred;
 	socklen_t len = sizeof(cred);
-	size_t at = 0;
-	int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+	int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
 
 	if (fd < 0)
 		return;
@@ -154,31 +183,57 @@ static void accept_one(numad_t *d, int lfd)
 		close(fd);
 		return;
 	}
-	while (at < NUMAD_REQUEST_MAX) {
-		struct pollfd p = { .fd = fd, .events = POLLIN };
-		ssize_t n;
-
-		if (poll(&p, 1, 1000) <= 0)
-			break;
-		n = read(fd, line + at, NUMAD_REQUEST_MAX - at);
-		if (n <= 0)
-			break;
-		at += (size_t) n;
-		if (memchr(line, '\n', at))
-			break;
-	}
-	line[at] = '\0';
-	if (!memchr(line, '\n', at)) {
-		const char *msg = "error: request: no complete line (at most 1024 bytes, ended by a newline, within 1 s)\nrc=2\n";
-
-		if (write(fd, msg, strlen(msg)) < 0) {
-			/* the client left */
-		}
-		close(fd);
+	if (npending == PENDING_MAX) {
+		say_and_close(fd, "error: too many requests waiting; try again\nrc=1\n");
 		return;
 	}
-	line[strcspn(line, "\n")] = '\0';
-	numad_serve(d, fd, cred.uid, line);
+	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	pending[npending++] = (pending_t){ .fd = fd, .uid = cred.uid,
+		.deadline = numad_now() + REQUEST_WAIT_S };
+}
+
+/* Read what pending[i] sent; serve it once its line is whole.  Returns
+ * whether the connection left the pending list. */
+static bool read_pending(numad_t *d, int i)
+{
+	pending_t *p = &pending[i];
+	ssize_t n = read(p->fd, p->line + p->len, NUMAD_REQUEST_MAX - p->len);
+	char *nl;
+
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return false;
+	if (n > 0)
+		p->len += (size_t) n;
+	p->line[p->len] = '\0';
+	nl = memchr(p->line, '\n', p->len);
+	if (!nl && n > 0 && p->len < NUMAD_REQUEST_MAX)
+		return false;
+	if (!nl) {
+		say_and_close(p->fd, "error: request: no complete line (at most 1024 bytes, ended by a newline)\nrc=2\n");
+	} else {
+		int flags = fcntl(p->fd, F_GETFL);
+
+		*nl = '\0';
+		/* Replies are written whole (bounded by the send timeout). */
+		if (flags >= 0)
+			fcntl(p->fd, F_SETFL, flags & ~O_NONBLOCK);
+		numad_serve(d, p->fd, p->uid, p->line);
+	}
+	pending[i] = pending[--npending];
+	return true;
+}
+
+static void expire_pending(void)
+{
+	double now = numad_now();
+
+	for (int i = 0; i < npending;)
+		if (pending[i].deadline <= now) {
+			say_and_close(pending[i].fd, "error: request: no complete line within 2 s\nrc=2\n");
+			pending[i] = pending[--npending];
+		} else {
+			i++;
+		}
 }
 
 static void usage(FILE *f)
@@ -293,7 +348,6 @@ int main(int argc, char **argv)
 		numad_log(LOG_WARNING,
 			  "kernel.numa_balancing is on: the kernel moves a running process's pages back towards the CPUs that touch them, which can undo a migration (set it to 0 where cosched-numad places memory)");
 	while (!got_stop) {
-		struct pollfd p = { .fd = lfd, .events = POLLIN };
 		double now = numad_now(), wake = next_scan;
 		int timeout;
 
@@ -329,11 +383,32 @@ int main(int argc, char **argv)
 		}
 		if (d->busy && d->next_batch < wake)
 			wake = d->next_batch;
+		for (int i = 0; i < npending; i++)
+			if (pending[i].deadline < wake)
+				wake = pending[i].deadline;
 		timeout = (int)((wake - now) * 1000);
 		if (timeout < 0)
 			timeout = 0;
-		if (poll(&p, 1, timeout) > 0 && (p.revents & POLLIN))
-			accept_one(d, lfd);
+		{
+			struct pollfd p[PENDING_MAX + 1];
+			int np = npending;
+
+			p[0] = (struct pollfd){ .fd = lfd, .events = POLLIN };
+			for (int i = 0; i < np; i++)
+				p[i + 1] = (struct pollfd){ .fd = pending[i].fd,
+							    .events = POLLIN };
+			if (poll(p, (nfds_t) np + 1, timeout) > 0) {
+				/* From the end, so that a served one's
+				 * place (taken by the last) is not seen
+				 * twice. */
+				for (int i = np - 1; i >= 0; i--)
+					if (p[i + 1].revents)
+						read_pending(d, i);
+				if (p[0].revents & POLLIN)
+					accept_new(lfd);
+			}
+		}
+		expire_pending();
 		numad_work(d);
 	}
 	if (d->busy) {

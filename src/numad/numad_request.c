@@ -6,6 +6,7 @@
  *   cosched-numa/1 cmd=drain src=S dst=D|-1 order=O dry_run=.. job=.. wait=..
  *   cosched-numa/1 cmd=priority job=J level=high|low|default
  *   cosched-numa/1 cmd=make_room src=S pages=N job=J
+ *   cosched-numa/1 cmd=cancel id=N
  *   cosched-numa/1 cmd=status
  *
  * make_room is task/cosched's (NumaMakeRoom=yes): job J, high priority,
@@ -42,11 +43,12 @@ static const char *const state_names[] = {
 	[NUMAD_REQ_PARTIAL] = "partial",
 	[NUMAD_REQ_INTERRUPTED] = "interrupted",
 	[NUMAD_REQ_PLANNED] = "planned",
+	[NUMAD_REQ_CANCELLED] = "cancelled",
 };
 
 const char *numad_req_state_name(numad_req_state_t s)
 {
-	return s <= NUMAD_REQ_PLANNED ? state_names[s] : "unknown";
+	return s <= NUMAD_REQ_CANCELLED ? state_names[s] : "unknown";
 }
 
 /* ---- replies ------------------------------------------------------------ */
@@ -147,6 +149,7 @@ typedef struct {
 	uint32_t job;
 	cosched_numa_priority_t level;
 	bool has_level;
+	uint64_t id;			/* cancel */
 } req_t;
 
 static int parse_yes_no(const char *key, const char *v, bool *out,
@@ -199,9 +202,10 @@ static int parse_request(char *line, req_t *q, cosched_error_t *err)
 			    strcmp(f.value, "drain") &&
 			    strcmp(f.value, "priority") &&
 			    strcmp(f.value, "make_room") &&
+			    strcmp(f.value, "cancel") &&
 			    strcmp(f.value, "status"))
 				return cosched_error_set(err,
-					"cmd: unknown command %s (migrate, drain, priority, make_room, status)",
+					"cmd: unknown command %s (migrate, drain, priority, make_room, cancel, status)",
 					COSCHED_QUOTE(f.value));
 			snprintf(q->cmd, sizeof(q->cmd), "%s", f.value);
 		} else if (!strcmp(f.key, "src")) {
@@ -229,6 +233,10 @@ static int parse_request(char *line, req_t *q, cosched_error_t *err)
 					   err))
 				return -1;
 			q->job = (uint32_t) x;
+		} else if (!strcmp(f.key, "id")) {
+			if (cosched_kv_u64("id", f.value, UINT64_MAX - 1,
+					   &q->id, err))
+				return -1;
 		} else if (!strcmp(f.key, "level")) {
 			if (!strcmp(f.value, "high"))
 				q->level = COSCHED_NUMA_HIGH;
@@ -645,7 +653,7 @@ static void migrate(numad_t *d, int fd, uid_t uid, req_t *q)
 
 /* ---- the work ----------------------------------------------------------- */
 
-static void request_end(numad_t *d)
+static void request_end(numad_t *d, bool cancelled)
 {
 	numad_request_t *r = &d->active;
 	cosched_error_t err;
@@ -653,7 +661,8 @@ static void request_end(numad_t *d)
 	cosched_kv_out_t o;
 
 	r->ended = numad_wall();
-	r->state = r->moved >= r->asked ? NUMAD_REQ_DONE : NUMAD_REQ_PARTIAL;
+	r->state = cancelled ? NUMAD_REQ_CANCELLED :
+		   r->moved >= r->asked ? NUMAD_REQ_DONE : NUMAD_REQ_PARTIAL;
 	cosched_kv_out_fixed(&o, buf, sizeof(buf));
 	numad_request_line(r, &o);
 	numad_log(LOG_INFO, "%s", buf);
@@ -679,7 +688,7 @@ void numad_work(numad_t *d)
 	if (!d->busy || numad_now() < d->next_batch)
 		return;
 	if (r->current >= r->nvictims) {
-		request_end(d);
+		request_end(d, false);
 		return;
 	}
 	v = &r->victims[r->current];
@@ -703,7 +712,7 @@ void numad_work(numad_t *d)
 	d->next_batch = numad_now() + (double)(moved ? moved : max) /
 					      d->conf.numa.pages_per_second;
 	if (r->current >= r->nvictims)
-		request_end(d);
+		request_end(d, false);
 	else if (numad_state_save(d, &err))
 		numad_log(LOG_ERR, "state: %s", err.msg);
 }
@@ -729,6 +738,21 @@ void numad_serve(numad_t *d, int fd, uid_t uid, char *line)
 		       q.cmd, d->slurm_user[0] ? d->slurm_user : "none",
 		       strcmp(q.cmd, "priority") ? "move pages" :
 		       "set a job's NUMA priority");
+		return;
+	}
+	if (!strcmp(q.cmd, "cancel")) {
+		if (!d->busy || d->active.id != q.id) {
+			refuse(fd, 1, "cancel: request %" PRIu64 " is not running%s",
+			       q.id, d->busy ? "" : " (none is)");
+			return;
+		}
+		snprintf(d->active.note, sizeof(d->active.note),
+			 "cancelled by uid %u", (unsigned) uid);
+		numad_log(LOG_INFO, "request %" PRIu64 " cancelled by uid %u",
+			  q.id, (unsigned) uid);
+		request_end(d, true);
+		say_request(fd, &d->recent[d->nrecent - 1]);
+		finish(fd, 0);
 		return;
 	}
 	if (!strcmp(q.cmd, "make_room") && !q.job) {

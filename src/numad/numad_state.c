@@ -136,10 +136,10 @@ static int parse_request_field(numad_request_t *r, const char *k,
 	} else if (!strcmp(k, "state")) {
 		int s;
 
-		for (s = 0; s <= NUMAD_REQ_PLANNED; s++)
+		for (s = 0; s <= NUMAD_REQ_CANCELLED; s++)
 			if (!strcmp(v, numad_req_state_name(s)))
 				break;
-		if (s > NUMAD_REQ_PLANNED)
+		if (s > NUMAD_REQ_CANCELLED)
 			return cosched_error_set(err, "state: %s",
 						 COSCHED_QUOTE(v));
 		r->state = (numad_req_state_t) s;

@@ -357,6 +357,21 @@ def test_refusals_name_the_reason_and_move_nothing(vm2):
             # The rate bound holds: not all of it within a second.
             moved = gained(before[1], g.pages("idle"))
             assert moved < 1000, moved
+            # An administrator stops it: cancelled, what was done said.
+            rid = re.search(r"request id=(\d+)", r.stderr) or \
+                re.search(r"request (\d+)", r.stderr)
+            r = g.numa("cancel", rid.group(1), rc=0)
+            assert "state=cancelled" in r.stdout, r
+            stopped = gained(before[1], g.pages("idle"))
+            time.sleep(1.0)
+            assert gained(before[1], g.pages("idle")) == stopped
+            _, reqs = g.status()
+            q = reqs[-1]
+            assert q["state"] == "cancelled" and \
+                q["note"] == "cancelled by uid 0", q
+            assert stopped - BATCH <= int(q["moved"]) <= stopped, (q, stopped)
+            r = g.numa("cancel", rid.group(1), rc=1)
+            assert "is not running (none is)" in r.stderr, r
         finally:
             g.cleanup()
     scenario(vm2, body)

@@ -164,6 +164,41 @@ def test_steps_named_with_their_records_priority(make_cluster):
         d.stop()
 
 
+def test_a_silent_client_holds_nothing_up(make_cluster):
+    """A local user who connects and says nothing (or too much) does not
+    stall the daemon: others are served meanwhile, and the silent one is
+    told off after 2 s."""
+    import socket
+    c = make_cluster(nodes=1, sockets=1, cores=2,
+                     cosched_conf_extra=["CoschedPolicy=app_aware"])
+    c.reconfigure(cosched_conf=["CoschedPolicy=app_aware"] + _conf(c.workdir))
+    d = Numad(c)
+    try:
+        path = os.path.join(c.workdir, "numa", "sock")
+        silent = [socket.socket(socket.AF_UNIX) for _ in range(3)]
+        for s in silent:
+            s.connect(path)
+        t0 = time.monotonic()
+        r = d.numa("status")
+        assert r.returncode == 0 and "manager nodes=1" in r.stdout, r
+        assert time.monotonic() - t0 < 1.0
+        silent[0].settimeout(5)
+        reply = silent[0].recv(4096).decode()
+        assert "no complete line within 2 s" in reply and "rc=2" in reply
+        # A line that never ends within 1024 bytes.
+        big = socket.socket(socket.AF_UNIX)
+        big.connect(path)
+        big.sendall(b"x" * 2000)
+        big.settimeout(5)
+        assert "no complete line (at most 1024 bytes" in \
+            big.recv(4096).decode()
+        for s in silent + [big]:
+            s.close()
+        assert d.proc.poll() is None
+    finally:
+        d.stop()
+
+
 def test_no_manager_no_step_files(make_cluster):
     # Without the daemon there is no NumaStepDir, and nothing is written.
     c = make_cluster(nodes=1, sockets=1, cores=2,
