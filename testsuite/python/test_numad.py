@@ -593,6 +593,16 @@ def test_best_plus_on_seed000_machine(vm4):
             _, victims = plan_of(r)
             assert [int(v["pid"]) for v in victims] == \
                 [g.procs["local"], g.procs["away"], g.procs["home"]], r
+            # And for real: half of it, the dst-runner's pages first, then
+            # remote to remote; the local process keeps its memory.
+            before = {n: g.pages(n) for n in g.procs}
+            half = total // 2
+            r = g.numa("migrate", 0, 3, half, "--order", "best_plus", rc=0)
+            gain = {n: gained(before[n], g.pages(n), node=3)
+                    for n in g.procs}
+            assert half <= sum(gain.values()) <= half + BATCH, (gain, r)
+            assert gain["home"] == before["home"].get(0, 0), gain
+            assert gain["local"] == 0, gain
         finally:
             g.cleanup()
     scenario(vm4, body)
