@@ -465,6 +465,28 @@ def test_host_lists_and_sacct_lines():
         assert rec is None and why in err, (text, err)
 
 
+def test_csv_cells_never_run_as_formulas():
+    """A job name is the user's: in CSV a text cell that would start a
+    spreadsheet formula gets a leading ', numbers stay numbers."""
+    _package()
+    import cosched_report.output as output
+    row = {key: None for _, key, _, _ in output.JOB_COLUMNS}
+    row.update(job_id="7", user="mallory", app='=HYPERLINK("http://x")',
+               account="+acct", partition="@p", state="-x",
+               co_runners=["\t=1"], energy_j=12.0, savings=-0.25,
+               runtime_s=3)
+    out = io.StringIO()
+    output.write_csv([row], "job", out, False)
+    header, line = list(csv.reader(io.StringIO(out.getvalue())))
+    got = dict(zip(header, line))
+    assert got["App"] == '\'=HYPERLINK("http://x")', got
+    assert got["Account"] == "'+acct" and got["Partition"] == "'@p"
+    assert got["State"] == "'-x" and got["CoRunners"] == "'\t=1"
+    assert got["User"] == "mallory" and got["JobID"] == "7"
+    assert got["EnergyJ"] == "12" and got["Saved"] == "-25.0%", got
+    assert got["RuntimeS"] == "3"
+
+
 def test_man_page_documents_every_option():
     with open(os.path.join(HERE, "..", "..", "doc", "cosched-report.1")) as f:
         man = f.read()

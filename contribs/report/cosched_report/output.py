@@ -4,7 +4,8 @@ dashes, one row per job or group), as CSV and as one JSON document.
 Strings that users and sites control (job names, accounts, AdminComment
 text) are escaped for the table: no control character reaches the
 terminal (a line end is \\n, ESC is \\x1b, a backslash is \\\\).  CSV holds
-them as they are, quoted as CSV quotes (RFC 4180), and escaped like the
+them as they are, quoted as CSV quotes (RFC 4180), a text cell that
+would start a spreadsheet formula prefixed with ', and escaped like the
 table when standard output is a terminal.  JSON escapes every control
 character as JSON does.
 """
@@ -132,11 +133,27 @@ def table(rows, by, notes, out):
         out.write(escape(n) + "\n")
 
 
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_text(text):
+    """A text cell as a spreadsheet will show it and never run: one that
+    starts like a formula (=, +, -, @, or a tab or carriage return before
+    one) gets a leading ' (OWASP's advice against CSV injection); job
+    names are the users' own."""
+    return "'" + text if text.startswith(_FORMULA_START) else text
+
+
 def write_csv(rows, by, out, terminal):
-    """The table's cells as CSV (header first), quoted where CSV needs it;
-    escaped as the table's when out is a terminal."""
+    """The table's cells as CSV (header first), quoted where CSV needs it,
+    text cells kept from running as formulas (csv_text; numbers, the
+    right-aligned columns, are left as they are); escaped as the table's
+    when out is a terminal."""
     w = csv.writer(out, lineterminator="\n")
-    for line in cells(rows, by):
+    text_col = [not right for _, _, _, right in columns(by)]
+    for i, line in enumerate(cells(rows, by)):
+        if i:
+            line = [csv_text(c) if t else c for c, t in zip(line, text_col)]
         w.writerow([escape(c) for c in line] if terminal else line)
 
 
