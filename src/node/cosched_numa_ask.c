@@ -40,17 +40,24 @@ int cosched_numa_ask(const char *socket_path, const char *line,
 		return cosched_error_set(err, "NumaSocket %s: path too long",
 					 COSCHED_QUOTE(socket_path));
 	strcpy(sa.sun_path, socket_path);
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	/* Non-blocking: a Unix socket's connect() waits, without limit,
+	 * while the daemon's backlog is full; here it fails at once
+	 * (EAGAIN) and the caller goes on.  send() with MSG_NOSIGNAL: a
+	 * daemon that closed the connection is an error, not a SIGPIPE. */
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0)
 		return cosched_error_set(err, "socket: %s", strerror(errno));
 	if (connect(fd, (struct sockaddr *) &sa, sizeof(sa))) {
 		cosched_error_set(err, "cannot reach cosched-numad at %s: %s",
-				  socket_path, strerror(errno));
+				  socket_path, errno == EAGAIN ?
+				  "too many requests waiting" : strerror(errno));
 		close(fd);
 		return -1;
 	}
-	/* One line, then the end of what we say. */
-	if (write(fd, line, len) != (ssize_t) len || write(fd, "\n", 1) != 1) {
+	/* One line, then the end of what we say (a request fits the
+	 * socket's buffer: at most 1024 bytes). */
+	if (send(fd, line, len, MSG_NOSIGNAL) != (ssize_t) len ||
+	    send(fd, "\n", 1, MSG_NOSIGNAL) != 1) {
 		cosched_error_set(err, "%s: %s", socket_path, strerror(errno));
 		close(fd);
 		return -1;
@@ -76,7 +83,7 @@ int cosched_numa_ask(const char *socket_path, const char *line,
 		if (poll(&p, 1, wait) <= 0)
 			continue;	/* EINTR, or the deadline: checked above */
 		n = read(fd, buf + kept, sizeof(buf) - 1 - kept);
-		if (n < 0 && errno == EINTR)
+		if (n < 0 && (errno == EINTR || errno == EAGAIN))
 			continue;
 		if (n <= 0) {
 			cosched_error_set(err,

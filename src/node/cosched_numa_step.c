@@ -242,11 +242,22 @@ int cosched_numa_step_read(const char *dir, const char *name,
 	char *text;
 	int rc;
 
+	struct stat st;
+
 	if (cosched_spool_path(path, sizeof(path), dir, name, "", err))
 		return -1;
-	text = cosched_read_file(path, COSCHED_NUMA_STEP_FILE_MAX, NULL, err);
+	text = cosched_read_file_stat(path, COSCHED_NUMA_STEP_FILE_MAX, NULL,
+				      &st, err);
 	if (!text)
 		return -1;
+	/* slurmstepd writes them as root, 0600: anything else was put
+	 * there by someone else, and is not read. */
+	if (st.st_uid != geteuid() || (st.st_mode & 077)) {
+		free(text);
+		return cosched_error_set(err,
+			"%s: not a step file of slurmstepd's (owner %ld, mode %03o; expected this daemon's user and 0600)",
+			path, (long) st.st_uid, (unsigned) (st.st_mode & 0777));
+	}
 	rc = cosched_numa_step_parse(text, s, err);
 	free(text);
 	if (rc)

@@ -76,7 +76,8 @@ int cosched_numa_step_write(const char *dir, const cosched_numa_step_t *s,
 int cosched_numa_step_remove(const char *dir, const cosched_numa_step_t *s,
 			     cosched_error_t *err);
 /* Read dir/name (a regular file, not a link, at most
- * COSCHED_NUMA_STEP_FILE_MAX bytes) into *s. */
+ * COSCHED_NUMA_STEP_FILE_MAX bytes, owned by the caller's user - root -
+ * and 0600 as slurmstepd writes it) into *s. */
 int cosched_numa_step_read(const char *dir, const char *name,
 			   cosched_numa_step_t *s, cosched_error_t *err);
 

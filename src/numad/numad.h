@@ -137,6 +137,7 @@ typedef struct {
 	char boot[COSCHED_BOOT_ID_LEN + 1];
 	int nprocs;
 	numad_proc_t procs[NUMAD_PROCS_MAX];
+	double scanned_at;		/* monotonic: the last scan */
 	int nfrozen;
 	numad_frozen_t frozen[NUMAD_FROZEN_MAX];
 	int npriorities;
@@ -178,9 +179,12 @@ long long numad_node_free_pages(int node);
 
 /* numad_pages.c */
 /* Pages of p frozen on node now. */
-uint64_t numad_frozen_on(const numad_t *d, const cosched_proc_id_t *id,
-			 int node);
-void numad_frozen_expire(numad_t *d);
+/* Each process's pages frozen now, per node: tot[i] for procs[i]
+ * (malloc'd; NULL when out of memory).  One pass over the runs. */
+uint64_t (*numad_frozen_totals(const numad_t *d))[COSCHED_VICTIM_MAX_NODES];
+/* Drop the runs whose window ended or whose process is no step's any
+ * more (scanned: by the last scan; else, at start, by /proc). */
+void numad_frozen_expire(numad_t *d, bool scanned);
 /*
  * Move up to max of v's eligible pages from src to dst, looking from
  * v->cursor on: *moved, and the refused counted into r.  Returns 0, 1
@@ -201,10 +205,18 @@ bool numad_in_spans(const numad_span_t *s, size_t n, uint64_t addr);
 /* Freeze, on node, the pages of addrs whose status says they are there. */
 void numad_freeze(numad_t *d, const cosched_proc_id_t *id, void **addrs,
 		  const int *status, size_t n, int node, long page);
-/* The next anonymous mapping of pid ending after from: [*lo, *hi); 0, 1
- * when there is none, -1 when the process is gone. */
-int numad_next_anon_map(pid_t pid, uint64_t from, uint64_t *lo,
-			uint64_t *hi);
+/* Whether id is still the same process (pid and start time, not a
+ * zombie): what every move_pages(2) on a pid is preceded by, so that a
+ * pid recycled since the scan is never acted on. */
+bool numad_proc_same(const cosched_proc_id_t *id);
+/* id's anonymous mappings in address order (malloc'd; *n may be 0); -1
+ * when the process is gone or its maps are not the kernel's form. */
+int numad_anon_maps(const cosched_proc_id_t *id, numad_span_t **out,
+		    size_t *n);
+/* The part of the first of s[0..n) that ends after from: 0, or 1 when
+ * none does. */
+int numad_span_next(const numad_span_t *s, size_t n, uint64_t from,
+		    uint64_t *lo, uint64_t *hi);
 
 /* numad_local.c */
 /* High-priority processes: pull home the ranges seen remote in

@@ -60,8 +60,9 @@ static void prune(numad_t *d)
  * count, one cap for all of them); pull it home when its time has come.
  * Returns the pages pulled. */
 static uint64_t look(numad_t *d, numad_proc_t *p, uint64_t base,
-		     uint64_t from, const numad_span_t *spans, size_t nspans,
-		     long page, uint64_t budget)
+		     uint64_t from, const numad_span_t *maps, size_t nmaps,
+		     const numad_span_t *spans, size_t nspans, long page,
+		     uint64_t budget)
 {
 	enum { N = NUMAD_RANGE_BYTES / 4096 };
 	void *addrs[N], *remote[N];
@@ -73,14 +74,16 @@ static uint64_t look(numad_t *d, numad_proc_t *p, uint64_t base,
 
 	if (from < base)
 		from = base;
-	while (n < N && !numad_next_anon_map(p->id.pid, from, &lo, &hi) &&
+	while (n < N && !numad_span_next(maps, nmaps, from, &lo, &hi) &&
 	       lo < end) {
 		for (uint64_t a = lo; a < hi && a < end && n < N;
 		     a += (uint64_t) page)
 			addrs[n++] = (void *)(uintptr_t) a;
 		from = hi;
 	}
-	if (!n || move_pages(p->id.pid, n, addrs, NULL, status, 0) < 0)
+	/* The process scanned, not one that got its pid since. */
+	if (!n || !numad_proc_same(&p->id) ||
+	    move_pages(p->id.pid, n, addrs, NULL, status, 0) < 0)
 		return 0;
 	for (size_t i = 0; i < n; i++)
 		if (status[i] >= 0 && status[i] != p->cpu_node &&
@@ -110,7 +113,7 @@ static uint64_t look(numad_t *d, numad_proc_t *p, uint64_t base,
 		return 0;
 	for (size_t i = 0; i < nremote; i++)
 		nodes[i] = p->cpu_node;
-	if (move_pages(p->id.pid, nremote, remote, nodes, moved_st,
+	if (!numad_proc_same(&p->id) || move_pages(p->id.pid, nremote, remote, nodes, moved_st,
 		       MPOL_MF_MOVE) < 0)
 		return 0;
 	for (size_t i = 0; i < nremote; i++)
@@ -143,34 +146,41 @@ void numad_keep_local(numad_t *d)
 	for (int i = 0; i < d->nprocs && budget; i++) {
 		numad_proc_t *p = &d->procs[i];
 		uint64_t remote = 0, looked = 0, from = p->local_cursor;
-		numad_span_t *spans;
-		size_t nspans;
+		numad_span_t *spans, *maps;
+		size_t nspans, nmaps;
 
+		/* A home with memory to pull to. */
 		if (numad_proc_prio(d, p) != COSCHED_NUMA_HIGH ||
-		    p->cpu_node < 0)
+		    p->cpu_node < 0 || !d->node_has_mem[p->cpu_node])
 			continue;
 		for (int n = 0; n < d->nnodes; n++)
 			if (n != p->cpu_node)
 				remote += p->pages[n];
 		if (!remote)
 			continue;
-		spans = numad_frozen_spans(d, &p->id, &nspans, page);
-		if (!spans)
+		if (numad_anon_maps(&p->id, &maps, &nmaps))
 			continue;
+		spans = numad_frozen_spans(d, &p->id, &nspans, page);
+		if (!spans) {
+			free(maps);
+			continue;
+		}
 		while (looked < LOOK_PAGES && budget) {
 			uint64_t lo, hi, base, got;
 
-			if (numad_next_anon_map(p->id.pid, from, &lo, &hi)) {
+			if (numad_span_next(maps, nmaps, from, &lo, &hi)) {
 				from = 0;	/* next scan: from the start */
 				break;
 			}
 			base = lo & ~(uint64_t)(NUMAD_RANGE_BYTES - 1);
-			got = look(d, p, base, lo, spans, nspans, page, budget);
+			got = look(d, p, base, lo, maps, nmaps, spans, nspans,
+				   page, budget);
 			budget -= got < budget ? got : budget;
 			looked += NUMAD_RANGE_BYTES / (uint64_t) page;
 			from = base + NUMAD_RANGE_BYTES;
 		}
 		p->local_cursor = from;
 		free(spans);
+		free(maps);
 	}
 }

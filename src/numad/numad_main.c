@@ -330,6 +330,19 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
+	/* What task/cosched writes there is trusted: the directory must be
+	 * root's, a directory and not a link, and writable by no one else. */
+	{
+		struct stat st;
+
+		if (lstat(d->conf.numa.step_dir, &st) || !S_ISDIR(st.st_mode) ||
+		    st.st_uid != geteuid() || (st.st_mode & 022)) {
+			numad_log(LOG_ERR,
+				  "NumaStepDir %s: must be a directory of this daemon's user (root), writable by no one else",
+				  d->conf.numa.step_dir);
+			return 1;
+		}
+	}
 	lfd = listen_on(d->conf.numa.socket, &err);
 	if (lfd < 0) {
 		numad_log(LOG_ERR, "%s", err.msg);
@@ -376,7 +389,7 @@ int main(int argc, char **argv)
 		if (now >= next_scan) {
 			if (numad_scan(d, &err))
 				numad_log(LOG_WARNING, "scan: %s", err.msg);
-			numad_frozen_expire(d);
+			numad_frozen_expire(d, true);
 			numad_keep_local(d);
 			next_scan = now + d->conf.numa.scan_interval_s;
 			wake = next_scan;

@@ -31,32 +31,93 @@
  * looked at in the next batches). */
 #define QUERY_CHUNKS_MAX 64
 
-uint64_t numad_frozen_on(const numad_t *d, const cosched_proc_id_t *id,
-			 int node)
+/* procs' indices sorted by pid, for the one-pass walks below. */
+static int *by_pid_index(const numad_t *d)
 {
-	double now = numad_wall();
-	uint64_t n = 0;
+	int *ix = malloc(((size_t) d->nprocs + 1) * sizeof(*ix));
 
-	for (int i = 0; i < d->nfrozen; i++) {
-		const numad_frozen_t *f = &d->frozen[i];
+	if (!ix)
+		return NULL;
+	for (int i = 0; i < d->nprocs; i++)
+		ix[i] = i;
+	/* Insertion sort: the scan lists /proc in pid order already. */
+	for (int i = 1; i < d->nprocs; i++)
+		for (int j = i; j > 0 && d->procs[ix[j - 1]].id.pid >
+					  d->procs[ix[j]].id.pid; j--) {
+			int t = ix[j];
 
-		if (f->node == node && f->until > now &&
-		    f->id.pid == id->pid && f->id.start_time == id->start_time)
-			n += f->pages;
-	}
-	return n;
+			ix[j] = ix[j - 1];
+			ix[j - 1] = t;
+		}
+	return ix;
 }
 
-void numad_frozen_expire(numad_t *d)
+static int proc_index(const numad_t *d, const int *ix,
+		      const cosched_proc_id_t *id)
+{
+	int lo = 0, hi = d->nprocs;
+
+	while (lo < hi) {
+		int mid = (lo + hi) / 2;
+		const numad_proc_t *p = &d->procs[ix[mid]];
+
+		if (p->id.pid < id->pid)
+			lo = mid + 1;
+		else if (p->id.pid > id->pid)
+			hi = mid;
+		else
+			return p->id.start_time == id->start_time ? ix[mid] : -1;
+	}
+	return -1;
+}
+
+uint64_t (*numad_frozen_totals(const numad_t *d))[COSCHED_VICTIM_MAX_NODES]
+{
+	uint64_t (*tot)[COSCHED_VICTIM_MAX_NODES] =
+		calloc((size_t) d->nprocs + 1, sizeof(*tot));
+	int *ix = by_pid_index(d);
+	double now = numad_wall();
+
+	if (!tot || !ix) {
+		free(tot);
+		free(ix);
+		return NULL;
+	}
+	for (int i = 0; i < d->nfrozen; i++) {
+		const numad_frozen_t *f = &d->frozen[i];
+		int k;
+
+		if (f->until <= now || f->node < 0 ||
+		    f->node >= COSCHED_VICTIM_MAX_NODES)
+			continue;
+		k = proc_index(d, ix, &f->id);
+		if (k >= 0)
+			tot[k][f->node] += f->pages;
+	}
+	free(ix);
+	return tot;
+}
+
+void numad_frozen_expire(numad_t *d, bool scanned)
 {
 	double now = numad_wall();
+	int *ix = scanned ? by_pid_index(d) : NULL;
 	int k = 0;
 
-	for (int i = 0; i < d->nfrozen; i++)
-		if (d->frozen[i].until > now &&
-		    cosched_proc_alive(&d->frozen[i].id) == 1)
-			d->frozen[k++] = d->frozen[i];
+	/* After a scan, a run whose process is not a step's any more goes
+	 * (one lookup, no /proc read); at start, before any scan, each
+	 * run's process is asked whether it is still the same. */
+	for (int i = 0; i < d->nfrozen; i++) {
+		const numad_frozen_t *f = &d->frozen[i];
+		bool keep = f->until > now &&
+			    (ix ? proc_index(d, ix, &f->id) >= 0 :
+			     !scanned && numad_proc_same(&f->id));
+
+		if (keep)
+			d->frozen[k++] = *f;
+	}
 	d->nfrozen = k;
+	free(ix);
 }
 
 static int by_lo(const void *a, const void *b)
@@ -147,40 +208,91 @@ void numad_freeze(numad_t *d, const cosched_proc_id_t *id, void **addrs,
 	}
 }
 
-/* The next anonymous mapping ending after from: [*lo, *hi); 0, 1 none. */
-int numad_next_anon_map(pid_t pid, uint64_t from, uint64_t *lo,
-			uint64_t *hi)
+bool numad_proc_same(const cosched_proc_id_t *id)
 {
-	char path[64], line[4096];
-	FILE *f;
-	int rc = 1;
+	cosched_proc_stat_t ps;
 
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int) pid);
+	return id->pid > 0 && !cosched_proc_stat(id->pid, &ps) &&
+	       ps.state != 'Z' && ps.state != 'X' &&
+	       ps.start_time == id->start_time;
+}
+
+/*
+ * The anonymous mappings of /proc/PID/maps, in address order.  Each line
+ * is read whole (getline): a mapped file's name is the user's and may be
+ * long, and a line cut in two must not give a second line that looks
+ * like a mapping; every mapping must be non-empty and above the one
+ * before, or the file is not taken.
+ */
+int numad_anon_maps(const cosched_proc_id_t *id, numad_span_t **out,
+		    size_t *nout)
+{
+	char path[64], *line = NULL;
+	size_t cap = 0, n = 0, lcap = 0;
+	numad_span_t *spans = NULL;
+	uint64_t last = 0;
+	int rc = 0;
+	FILE *f;
+
+	*out = NULL;
+	*nout = 0;
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int) id->pid);
 	f = fopen(path, "re");
 	if (!f)
 		return -1;
-	while (fgets(line, sizeof(line), f)) {
+	while (getline(&line, &lcap, f) > 0) {
 		unsigned long long a, b, ino;
 		char perms[8], name[16] = "";
 		int off = 0;
 
 		if (sscanf(line, "%llx-%llx %7s %*s %*s %llu %n", &a, &b,
-			   perms, &ino, &off) < 4)
-			continue;
+			   perms, &ino, &off) < 4 || a >= b || a < last) {
+			rc = -1;	/* not the kernel's form: take nothing */
+			break;
+		}
+		last = b;
 		if (off > 0)
 			sscanf(line + off, "%15s", name);
-		/* Page cache, and the kernel's own mappings, stay. */
-		if (ino || (name[0] && name[0] != '[') ||
-		    !strcmp(name, "[vsyscall]") || !strcmp(name, "[vvar]") ||
-		    !strcmp(name, "[vdso]") || b <= from)
+		/* Page cache, and the kernel's own mappings ([vdso], [vvar],
+		 * [vsyscall] and the like), stay; [heap] and [stack] are
+		 * the process's own. */
+		if (ino || (name[0] && strcmp(name, "[heap]") &&
+			    strcmp(name, "[stack]")))
 			continue;
-		*lo = a > from ? a : from;
-		*hi = b;
-		rc = 0;
-		break;
+		if (n == cap) {
+			numad_span_t *g;
+
+			cap = cap ? 2 * cap : 64;
+			g = realloc(spans, cap * sizeof(*g));
+			if (!g) {
+				rc = -1;
+				break;
+			}
+			spans = g;
+		}
+		spans[n++] = (numad_span_t){ a, b };
 	}
+	free(line);
 	fclose(f);
-	return rc;
+	if (rc) {
+		free(spans);
+		return -1;
+	}
+	*out = spans;
+	*nout = n;
+	return 0;
+}
+
+int numad_span_next(const numad_span_t *s, size_t n, uint64_t from,
+		    uint64_t *lo, uint64_t *hi)
+{
+	for (size_t i = 0; i < n; i++)
+		if (s[i].hi > from) {
+			*lo = s[i].lo > from ? s[i].lo : from;
+			*hi = s[i].hi;
+			return 0;
+		}
+	return 1;
 }
 
 int numad_move_batch(numad_t *d, numad_request_t *r, numad_victim_t *v,
@@ -192,12 +304,14 @@ int numad_move_batch(numad_t *d, numad_request_t *r, numad_victim_t *v,
 	void **pick;
 	int *nodes, *status;
 	size_t npick = 0, nspans;
-	numad_span_t *spans;
+	numad_span_t *spans, *maps = NULL;
+	size_t nmaps = 0;
 	pid_t pid = v->id.pid;
 	int rc = 0, chunks = 0;
 
 	*moved = 0;
-	if (cosched_proc_alive(&v->id) != 1)
+	/* The process asked for, not another that got its pid since. */
+	if (!numad_proc_same(&v->id) || numad_anon_maps(&v->id, &maps, &nmaps))
 		return -1;
 	if (max > QUERY_CHUNK * 16)
 		max = QUERY_CHUNK * 16;
@@ -206,7 +320,7 @@ int numad_move_batch(numad_t *d, numad_request_t *r, numad_victim_t *v,
 	status = malloc(max * sizeof(*status));
 	spans = numad_frozen_spans(d, &v->id, &nspans, page);
 	if (!pick || !nodes || !status || !spans) {
-		free(pick); free(nodes); free(status); free(spans);
+		free(pick); free(nodes); free(status); free(spans); free(maps);
 		snprintf(r->note, sizeof(r->note), "out of memory");
 		return 1;
 	}
@@ -215,13 +329,7 @@ int numad_move_batch(numad_t *d, numad_request_t *r, numad_victim_t *v,
 		uint64_t lo, hi;
 		size_t n = 0;
 		long got;
-		int m = numad_next_anon_map(pid, v->cursor, &lo, &hi);
-
-		if (m < 0) {
-			rc = -1;
-			break;
-		}
-		if (m > 0) {
+		if (numad_span_next(maps, nmaps, v->cursor, &lo, &hi)) {
 			rc = npick ? 0 : 1;
 			v->cursor = UINT64_MAX;
 			break;
@@ -251,6 +359,11 @@ int numad_move_batch(numad_t *d, numad_request_t *r, numad_victim_t *v,
 			if (npick == max)
 				break;
 		}
+	}
+	/* Checked again just before: the queries took time. */
+	if (npick && !numad_proc_same(&v->id)) {
+		npick = 0;
+		rc = -1;
 	}
 	if (npick) {
 		long got;
@@ -287,6 +400,6 @@ int numad_move_batch(numad_t *d, numad_request_t *r, numad_victim_t *v,
 			numad_freeze(d, &v->id, pick, status, npick, r->dst, page);
 		}
 	}
-	free(pick); free(nodes); free(status); free(spans);
+	free(pick); free(nodes); free(status); free(spans); free(maps);
 	return rc;
 }

@@ -53,6 +53,11 @@ const char *numad_req_state_name(numad_req_state_t s)
 
 /* ---- replies ------------------------------------------------------------ */
 
+/* The connection a write failed on (its 2 s send timeout ran out, or the
+ * client left): nothing more is written to it, so a client that never
+ * reads costs one timeout, not one per line. */
+static int dead_fd = -1;
+
 static void say(int fd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 static void say(int fd, const char *fmt, ...)
@@ -61,7 +66,7 @@ static void say(int fd, const char *fmt, ...)
 	va_list ap;
 	int n;
 
-	if (fd < 0)
+	if (fd < 0 || fd == dead_fd)
 		return;
 	va_start(ap, fmt);
 	n = vsnprintf(buf, sizeof(buf) - 1, fmt, ap);
@@ -76,8 +81,10 @@ static void say(int fd, const char *fmt, ...)
 
 		if (w < 0 && errno == EINTR)
 			continue;
-		if (w <= 0)
-			return;	/* the client left: the request goes on */
+		if (w <= 0) {
+			dead_fd = fd;	/* the request goes on */
+			return;
+		}
 		p += w;
 		n -= (int) w;
 	}
@@ -88,6 +95,8 @@ static void finish(int fd, int rc)
 	say(fd, "rc=%d", rc);
 	if (fd >= 0)
 		close(fd);
+	if (fd == dead_fd)
+		dead_fd = -1;
 }
 
 static void refuse(int fd, int rc, const char *fmt, ...)
@@ -280,13 +289,22 @@ static void put_pages(cosched_kv_out_t *o, const char *key, const numad_t *d,
 	cosched_kv_put(o, key, "%s", buf);
 }
 
+/* The oldest scan a status shows a user who is not an administrator. */
+#define STATUS_SCAN_S 1.0
+
 static void status(numad_t *d, int fd, uid_t uid)
 {
 	bool admin = is_admin(d, uid);
 	cosched_error_t err;
 
-	if (numad_scan(d, &err))
+	uint64_t (*frozen)[COSCHED_VICTIM_MAX_NODES];
+
+	/* Root and SlurmUser get a fresh scan; other users at most one a
+	 * second between them: anyone may ask, as often as they like. */
+	if ((admin || numad_now() - d->scanned_at >= STATUS_SCAN_S) &&
+	    numad_scan(d, &err))
 		say(fd, "warning: %s", err.msg);
+	frozen = numad_frozen_totals(d);
 	say(fd, "manager nodes=%d numa_balancing=%d batch_pages=%d pages_per_second=%d freeze_window=%g",
 	    d->nnodes, numad_numa_balancing(), d->conf.numa.batch_pages,
 	    d->conf.numa.pages_per_second, d->conf.numa.freeze_window_s);
@@ -298,14 +316,12 @@ static void status(numad_t *d, int fd, uid_t uid)
 	}
 	for (int i = 0; i < d->nprocs; i++) {
 		const numad_proc_t *p = &d->procs[i];
-		uint64_t frozen[COSCHED_VICTIM_MAX_NODES] = { 0 };
+		static const uint64_t none[COSCHED_VICTIM_MAX_NODES];
 		char buf[2048];
 		cosched_kv_out_t o;
 
 		if (!admin && p->uid != uid)
 			continue;
-		for (int n = 0; n < d->nnodes; n++)
-			frozen[n] = numad_frozen_on(d, &p->id, n);
 		cosched_kv_out_fixed(&o, buf, sizeof(buf));
 		cosched_kv_put_str(&o, "proc");
 		cosched_kv_put(&o, "job", "%u", p->job_id);
@@ -323,12 +339,13 @@ static void status(numad_t *d, int fd, uid_t uid)
 			cosched_kv_put(&o, "source", "%s", NUMAD_BW_ESTIMATE);
 		}
 		put_pages(&o, "pages", d, p->pages);
-		put_pages(&o, "frozen", d, frozen);
+		put_pages(&o, "frozen", d, frozen ? frozen[i] : none);
 		cosched_kv_put(&o, "other_pages", "%" PRIu64, p->other_pages);
 		cosched_kv_put(&o, "pulled", "%" PRIu64, p->pulled);
 		cosched_kv_put(&o, "pulls", "%" PRIu64, p->pulls);
 		say(fd, "%s", buf);
 	}
+	free(frozen);
 	if (!admin)
 		return;
 	if (d->busy)
@@ -345,6 +362,7 @@ static size_t victim_inputs(numad_t *d, uint32_t job, int src,
 			    uint64_t why[3], bool *measured)
 {
 	size_t n = 0;
+	uint64_t (*frozen)[COSCHED_VICTIM_MAX_NODES] = numad_frozen_totals(d);
 
 	*measured = true;
 	for (int i = 0; i < d->nprocs; i++)
@@ -369,7 +387,10 @@ static size_t victim_inputs(numad_t *d, uint32_t job, int src,
 		v->high_priority = numad_proc_prio(d, p) == COSCHED_NUMA_HIGH;
 		for (int k = 0; k < d->nnodes; k++) {
 			v->pages[k] = p->pages[k];
-			v->frozen[k] = numad_frozen_on(d, &p->id, k);
+			/* Without the totals (no memory), nothing counts
+			 * as frozen here; the batches still skip frozen
+			 * pages one by one. */
+			v->frozen[k] = frozen ? frozen[i][k] : 0;
 			if (v->frozen[k] > v->pages[k])
 				v->frozen[k] = v->pages[k];
 		}
@@ -378,6 +399,7 @@ static size_t victim_inputs(numad_t *d, uint32_t job, int src,
 		why[0] += v->frozen[src];
 		index[n++] = (size_t) i;
 	}
+	free(frozen);
 	return n;
 }
 
@@ -526,7 +548,7 @@ static void migrate(numad_t *d, int fd, uid_t uid, req_t *q)
 		refuse(fd, 1, "cannot scan the node: %s", err.msg);
 		return;
 	}
-	numad_frozen_expire(d);
+	numad_frozen_expire(d, true);
 	/* make_room's job is who needs the room: every job's pages may
 	 * move but its own (it is high priority). */
 	room_job = q->job;
@@ -602,7 +624,19 @@ static void migrate(numad_t *d, int fd, uid_t uid, req_t *q)
 	r->client = -1;
 	if (room)
 		snprintf(r->note, sizeof(r->note), "room for job %u", room_job);
-	for (size_t i = 0; i < nmoves && r->nvictims < NUMAD_VICTIMS_MAX; i++) {
+	if (nmoves > NUMAD_VICTIMS_MAX) {
+		/* More processes than a request follows: the plan is cut,
+		 * and says so, rather than ending partial unexplained. */
+		nmoves = NUMAD_VICTIMS_MAX;
+		planned = 0;
+		for (size_t i = 0; i < nmoves; i++)
+			planned += moves[i].pages;
+		r->planned = planned;
+		snprintf(r->note, sizeof(r->note),
+			 "plan cut at %d victims: %" PRIu64 " of %" PRIu64 " pages planned",
+			 NUMAD_VICTIMS_MAX, planned, m.pages);
+	}
+	for (size_t i = 0; i < nmoves; i++) {
 		const numad_proc_t *p = &d->procs[index[moves[i].proc]];
 		numad_victim_t *v = &r->victims[r->nvictims++];
 
@@ -692,6 +726,21 @@ void numad_work(numad_t *d)
 		return;
 	}
 	v = &r->victims[r->current];
+	/* A job made high priority since the plan is no victim any more. */
+	{
+		numad_proc_t *p = numad_find_proc(d, &v->id);
+
+		if (p && numad_proc_prio(d, p) == COSCHED_NUMA_HIGH) {
+			r->skipped += v->planned - v->moved;
+			snprintf(r->note, sizeof(r->note),
+				 "job %u became high priority during the request",
+				 v->job_id);
+			r->current++;
+			if (r->current >= r->nvictims)
+				request_end(d, false);
+			return;
+		}
+	}
 	max = v->planned - v->moved;
 	if (max > (uint64_t) d->conf.numa.batch_pages)
 		max = (uint64_t) d->conf.numa.batch_pages;

@@ -130,24 +130,32 @@ numad_proc_t *numad_find_proc(numad_t *d, const cosched_proc_id_t *id)
 /* Pages per node from numa_maps: anonymous mappings of base pages are
  * movable; file-backed and huge pages are counted apart (page cache is
  * shared with other processes; huge pages move as a whole, which this
- * release does not do). */
+ * release does not do).  Lines are read whole: a mapped file's name is
+ * the user's and may be long, and the end of a cut line must not count
+ * as a mapping of its own. */
 static int read_numa_maps(numad_proc_t *p, int nnodes)
 {
-	char path[64], line[4096];
+	char path[64], base[40], *line = NULL;
+	size_t cap = 0;
 	FILE *f;
 
 	snprintf(path, sizeof(path), "/proc/%d/numa_maps", (int) p->id.pid);
 	f = fopen(path, "re");
 	if (!f)
 		return -1;
+	snprintf(base, sizeof(base), " kernelpagesize_kB=%ld",
+		 sysconf(_SC_PAGESIZE) / 1024);
 	memset(p->pages, 0, sizeof(p->pages));
 	p->other_pages = 0;
-	while (fgets(line, sizeof(line), f)) {
+	while (getline(&line, &cap, f) > 0) {
+		char *ps = strstr(line, " kernelpagesize_kB=");
 		bool movable = !strstr(line, " file=") &&
 			       !strstr(line, " huge") &&
-			       (!strstr(line, "kernelpagesize_kB=") ||
-				strstr(line, "kernelpagesize_kB=4\n") ||
-				strstr(line, "kernelpagesize_kB=4 "));
+			       (!ps || (!strncmp(ps, base, strlen(base)) &&
+					(ps[strlen(base)] == '\n' ||
+					 ps[strlen(base)] == ' ' ||
+					 !ps[strlen(base)])));
+
 		for (char *t = strstr(line, " N"); t; t = strstr(t + 1, " N")) {
 			char *end;
 			long node = strtol(t + 2, &end, 10);
@@ -162,6 +170,7 @@ static int read_numa_maps(numad_proc_t *p, int nnodes)
 				p->other_pages += n;
 		}
 	}
+	free(line);
 	fclose(f);
 	return 0;
 }
@@ -220,6 +229,8 @@ static void measure(numad_t *d, numad_proc_t *p, const numad_proc_t *old,
 	if (p->bandwidth < 0)
 		p->bandwidth = 0;
 	p->cpu_node = cpu_node_of(p->id.pid);
+	if (p->cpu_node >= d->nnodes)
+		p->cpu_node = -1;
 	if (read_numa_maps(p, d->nnodes))
 		memset(p->pages, 0, sizeof(p->pages));
 }
@@ -228,8 +239,19 @@ static void measure(numad_t *d, numad_proc_t *p, const numad_proc_t *old,
 
 typedef struct {
 	pid_t pid, ppid;
+	unsigned long long start;	/* /proc/PID/stat's start time */
 	int step;		/* index into steps, or -1 */
 } pentry_t;
+
+/* The owner of /proc/PID (the process's real user), or -1. */
+static long proc_uid(pid_t pid)
+{
+	char path[64];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/proc/%d", (int) pid);
+	return stat(path, &st) ? -1 : (long) st.st_uid;
+}
 
 static int by_pid(const void *a, const void *b)
 {
@@ -345,7 +367,7 @@ int numad_scan(numad_t *d, cosched_error_t *err)
 				break;
 			pt = g;
 		}
-		pt[npt++] = (pentry_t){ pid, ps.ppid, -1 };
+		pt[npt++] = (pentry_t){ pid, ps.ppid, ps.start_time, -1 };
 	}
 	closedir(dh);
 	qsort(pt, npt, sizeof(*pt), by_pid);
@@ -354,15 +376,21 @@ int numad_scan(numad_t *d, cosched_error_t *err)
 		for (int t = 0; t < steps[s].ntasks; t++) {
 			pentry_t *e = find_pid(pt, npt, steps[s].tasks[t].pid);
 
-			if (e && cosched_proc_alive(&steps[s].tasks[t]) == 1)
+			if (e && e->start == steps[s].tasks[t].start_time)
 				e->step = s;
 		}
-	/* Their descendants: the nearest task among the ancestors. */
+	/* Their descendants: the nearest task among the ancestors.  /proc
+	 * is read over time, not at one instant: a parent must have started
+	 * no later than its child, or the pid is another process's now. */
 	for (size_t i = 0; i < npt; i++) {
 		pentry_t *e = &pt[i];
 
-		for (int depth = 0; e && e->step < 0 && depth < 64; depth++)
-			e = e->ppid > 1 ? find_pid(pt, npt, e->ppid) : NULL;
+		for (int depth = 0; e && e->step < 0 && depth < 64; depth++) {
+			pentry_t *up = e->ppid > 1 ?
+				       find_pid(pt, npt, e->ppid) : NULL;
+
+			e = up && up->start <= e->start ? up : NULL;
+		}
 		if (e && e->step >= 0)
 			pt[i].step = e->step;
 	}
@@ -379,9 +407,14 @@ int numad_scan(numad_t *d, cosched_error_t *err)
 		numad_proc_t *p, *was = NULL;
 		const cosched_numa_step_t *s;
 
-		if (pt[i].step < 0 || cosched_proc_stat(pt[i].pid, &ps))
-			continue;
+		if (pt[i].step < 0 || cosched_proc_stat(pt[i].pid, &ps) ||
+		    ps.start_time != pt[i].start)
+			continue;	/* gone, or its pid is another's now */
 		s = &steps[pt[i].step];
+		/* The step's user's processes only: a setuid program a task
+		 * started (su, a root helper) is not the job's memory. */
+		if (proc_uid(pt[i].pid) != (long) s->uid)
+			continue;
 		p = &d->procs[d->nprocs];
 		memset(p, 0, sizeof(*p));
 		p->id.pid = pt[i].pid;
@@ -444,6 +477,7 @@ int numad_scan(numad_t *d, cosched_error_t *err)
 		else
 			d->priorities[i] = d->priorities[--d->npriorities];
 	}
+	d->scanned_at = now;
 	free(old);
 	free(pt);
 	free(steps);

@@ -213,7 +213,7 @@ static int parse_state(numad_t *d, char *text, cosched_error_t *err)
 			    cosched_kv_expect(&lr, "job", &v, err) ||
 			    cosched_kv_u64("job", v, UINT32_MAX, &a[0], err) ||
 			    cosched_kv_expect(&lr, "level", &v, err))
-				return -1;
+				goto bad;
 			{
 				int lv = cosched_name_parse("level", "value",
 					cosched_numa_priority_names, 0,
@@ -221,7 +221,7 @@ static int parse_state(numad_t *d, char *text, cosched_error_t *err)
 
 				if (lv < 0 || numad_set_prio(d, (uint32_t) a[0],
 					(cosched_numa_priority_t) lv, err))
-					return -1;
+					goto bad;
 			}
 		} else if (!strncmp(line, "frozen ", 7)) {
 			static const char *const keys[] = { "pid", "start",
@@ -230,14 +230,14 @@ static int parse_state(numad_t *d, char *text, cosched_error_t *err)
 
 			cosched_kv_begin(&lr, line, "frozen");
 			if (cosched_kv_word(&lr, &v, err))
-				return -1;
+				goto bad;
 			for (int k = 0; k < 5; k++)
 				if (cosched_kv_expect(&lr, keys[k], &v, err) ||
 				    u64_of(keys[k], v, &a[k], err))
-					return -1;
+					goto bad;
 			if (cosched_kv_expect(&lr, "until", &v, err) ||
 			    double_of("until", v, &until, err))
-				return -1;
+				goto bad;
 			if (d->nfrozen == NUMAD_FROZEN_MAX ||
 			    a[4] >= COSCHED_VICTIM_MAX_NODES ||
 			    a[3] > UINT32_MAX || !a[0] || a[0] > INT32_MAX)
@@ -252,8 +252,10 @@ static int parse_state(numad_t *d, char *text, cosched_error_t *err)
 		} else if (!strncmp(line, "request ", 8)) {
 			numad_request_t q;
 
-			if (parse_request_line(line, &q, err))
-				return cosched_error_prefix(err, "request");
+			if (parse_request_line(line, &q, err)) {
+				cosched_error_prefix(err, "request");
+				goto bad;
+			}
 			if (q.state == NUMAD_REQ_RUNNING) {
 				q.state = NUMAD_REQ_INTERRUPTED;
 				q.ended = numad_wall();
@@ -275,8 +277,18 @@ static int parse_state(numad_t *d, char *text, cosched_error_t *err)
 			return cosched_error_set(err, "line %d: unknown line %s",
 						 lineno, COSCHED_QUOTE(line));
 		}
+		continue;
+bad:
+		/* A newer minor may write values this reader does not know
+		 * (a new request state, a new level): that line is skipped,
+		 * the rest kept.  In this reader's own version it is an
+		 * error. */
+		if (!cosched_kv_version_newer_minor(seen, state_version))
+			return cosched_error_prefix(err, "line");
+		numad_log(LOG_DEBUG, "state line %d of a newer minor skipped: %s",
+			  lineno, err->msg);
 	}
-	numad_frozen_expire(d);
+	numad_frozen_expire(d, false);
 	return 0;
 }
 

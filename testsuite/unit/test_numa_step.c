@@ -144,6 +144,11 @@ START_TEST(t_write_read_remove)
 	ck_assert_int_eq(st.st_mode & 0777, 0600);	/* root's, unreadable */
 	ck_assert_int_eq(cosched_numa_step_read(dir, name, &back, &err), 0);
 	ck_assert(same(&s, &back));
+	/* One that others could have written is not slurmstepd's. */
+	ck_assert_int_eq(chmod(path, 0622), 0);
+	ck_assert_int_eq(cosched_numa_step_read(dir, name, &back, &err), -1);
+	ck_assert_ptr_nonnull(strstr(err.msg, "not a step file of slurmstepd's"));
+	ck_assert_int_eq(chmod(path, 0600), 0);
 	/* A symbolic link in its place is not followed. */
 	ck_assert_int_eq(cosched_numa_step_remove(dir, &s, &err), 0);
 	ck_assert_int_eq(symlink("/etc/passwd", path), 0);

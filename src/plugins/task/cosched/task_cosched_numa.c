@@ -16,6 +16,7 @@
 
 #include <inttypes.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "slurm/slurm.h"
@@ -102,7 +103,7 @@ static void _make_room(task_cosched_step_t *st)
 	cosched_idset_t numa;
 	cosched_error_t err;
 	uint64_t pages;
-	int nnodes;
+	int nnodes, left;
 
 	if (!task_cosched_conf.numa.make_room ||
 	    numa_step.priority != COSCHED_NUMA_HIGH || !st->mem_mb ||
@@ -119,8 +120,14 @@ static void _make_room(task_cosched_step_t *st)
 		return;
 	pages = st->mem_mb * (1024 * 1024 / (uint64_t) page) /
 		(uint64_t) nnodes;
-	for (int n = cosched_idset_next(&numa, 0); n >= 0;
+	/* One bound for all the step's nodes; the first that cannot be
+	 * asked ends it.  The manager runs one request at a time, so on a
+	 * step over several NUMA nodes the first node's room is made and
+	 * the others' are refused while it runs (said in the log). */
+	left = MAKE_ROOM_WAIT_MS;
+	for (int n = cosched_idset_next(&numa, 0); n >= 0 && left > 0;
 	     n = cosched_idset_next(&numa, n + 1)) {
+		struct timespec t0, t1;
 		char line[256];
 		cosched_kv_out_t o;
 
@@ -130,10 +137,16 @@ static void _make_room(task_cosched_step_t *st)
 		cosched_kv_put(&o, "src", "%d", n);
 		cosched_kv_put(&o, "pages", "%" PRIu64, pages);
 		cosched_kv_put(&o, "job", "%u", st->job_id);
+		clock_gettime(CLOCK_MONOTONIC, &t0);
 		if (cosched_numa_ask(task_cosched_conf.numa.socket, line,
-				     MAKE_ROOM_WAIT_MS, _say, st, &err) < 0)
+				     left, _say, st, &err) < 0) {
 			info("%s: %s: no room asked on NUMA node %d: %s",
 			     plugin_type, st->step_name, n, err.msg);
+			break;
+		}
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		left -= (int)((t1.tv_sec - t0.tv_sec) * 1000 +
+			      (t1.tv_nsec - t0.tv_nsec) / 1000000);
 	}
 }
 
