@@ -30,7 +30,7 @@ import pytest
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "numavm"))
 
 import numavm  # noqa: E402
-from guests import boot_guest, guest_programs  # noqa: E402
+from guests import guest_fixtures, guest_programs  # noqa: E402
 
 BATCH = 64
 
@@ -40,23 +40,7 @@ def _programs():
                           "testsuite/numavm/numa_mem_prog")
 
 
-def _boot(**kw):
-    return boot_guest(_programs(), **kw)
-
-
-@pytest.fixture(scope="module")
-def vm2():
-    vm = _boot(nodes=2, cpus=4, mem=512)
-    yield vm
-    vm.shutdown()
-
-
-@pytest.fixture(scope="module")
-def vm4():
-    vm = _boot(nodes=4, cpus=4, mem=512,
-               distances=numavm.SEED000_DISTANCES)
-    yield vm
-    vm.shutdown()
+vm2, vm4 = guest_fixtures(_programs)
 
 
 def scenario(vm, body):

@@ -21,32 +21,21 @@ import pytest
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "numavm"))
 
 import numavm  # noqa: E402
-from guests import boot_guest, guest_programs  # noqa: E402
+from guests import boot_guest, guest_fixtures, guest_programs  # noqa: E402
 
 MIB = 16
 PAGES = MIB * 256       # 4 KiB pages
 
 
+def _programs():
+    return guest_programs("testsuite/numavm/numa_bind_check")
+
+
 def _boot(**kw):
-    return boot_guest(guest_programs("testsuite/numavm/numa_bind_check"),
-                      **kw)
+    return boot_guest(_programs(), **kw)
 
 
-@pytest.fixture(scope="module")
-def vm2():
-    # 2 CPUs per node, so a task's CPUs map to a node through hwloc as on
-    # a real socket (CPUs 0-1 on node 0, 2-3 on node 1).
-    vm = _boot(nodes=2, cpus=4, mem=512)
-    yield vm
-    vm.shutdown()
-
-
-@pytest.fixture(scope="module")
-def vm4():
-    vm = _boot(nodes=4, cpus=4, mem=512,
-               distances=numavm.SEED000_DISTANCES)
-    yield vm
-    vm.shutdown()
+vm2, vm4 = guest_fixtures(_programs)
 
 
 def guest_run(vm, command, timeout=60):

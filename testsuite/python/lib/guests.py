@@ -43,3 +43,26 @@ def boot_guest(programs, **kw):
                      f"{vm.boot_seconds:.2f} s ({time.monotonic() - t0:.2f}"
                      " s with the distance check)\n")
     return vm
+
+
+def guest_fixtures(programs):
+    """The two guests of the suite as module-scoped fixtures, (vm2, vm4):
+    2 nodes with 2 CPUs each (a task's CPUs map to a node through hwloc
+    as on a real socket: CPUs 0-1 on node 0, 2-3 on node 1), and 4 nodes
+    at seed 000's distances; programs() names the programs to put in
+    them (called when a guest boots, so that a module without them
+    skips)."""
+    @pytest.fixture(scope="module")
+    def vm2():
+        vm = boot_guest(programs(), nodes=2, cpus=4, mem=512)
+        yield vm
+        vm.shutdown()
+
+    @pytest.fixture(scope="module")
+    def vm4():
+        vm = boot_guest(programs(), nodes=4, cpus=4, mem=512,
+                        distances=numavm.SEED000_DISTANCES)
+        yield vm
+        vm.shutdown()
+
+    return vm2, vm4
