@@ -167,9 +167,11 @@ def test_make_install_renames_into_place(tmp_path):
             assert (dest / p).read_bytes() == built.read()
     assert sorted(os.listdir(dest)) == sorted(PLUGINS)  # no temporaries
     assert sorted(os.listdir(bindir)) == ["cosched-model-check",
-                                          "cosched-report", "cosched-status"]
+                                          "cosched-numa", "cosched-report",
+                                          "cosched-status"]
     assert sorted(os.listdir(sbindir)) == [
-        "cosched-calibrate", "cosched-characterise", "cosched-node"]
+        "cosched-calibrate", "cosched-characterise", "cosched-node",
+        "cosched-numad"]
     assert "cosched-sampler" in os.listdir(libexecdir / "cosched")
     r = subprocess.run([str(bindir / "cosched-status"), "--version"],
                        capture_output=True, text=True, timeout=30)
