@@ -485,6 +485,7 @@ def test_csv_cells_never_run_as_formulas():
     assert got["User"] == "mallory" and got["JobID"] == "7"
     assert got["EnergyJ"] == "12" and got["Saved"] == "-25.0%", got
     assert got["RuntimeS"] == "3"
+    assert got["Class"] == "-"          # the table's "none" stays as it is
 
 
 def test_man_page_documents_every_option():

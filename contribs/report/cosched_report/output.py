@@ -141,7 +141,9 @@ def csv_text(text):
     starts like a formula (=, +, -, @, or a tab or carriage return before
     one) gets a leading ' (OWASP's advice against CSV injection); job
     names are the users' own."""
-    return "'" + text if text.startswith(_FORMULA_START) else text
+    if len(text) > 1 and text.startswith(_FORMULA_START):
+        return "'" + text
+    return text     # "-", the table's "none", is no formula
 
 
 def write_csv(rows, by, out, terminal):
