@@ -86,6 +86,10 @@
 /* The energy ledger is shared by the node's samplers: each waits this
  * long for it, and counts its sample unattributed to itself otherwise. */
 #define LEDGER_WAIT_MS 500
+/* Updates that may fail in a row (the lock busy past LEDGER_WAIT_MS on a
+ * loaded node) before the step's energy is given up; the last update,
+ * as the step leaves, is tried this many times too. */
+#define LEDGER_MISSES_MAX 10
 
 typedef struct {
 	cosched_counters_t *c;
@@ -123,6 +127,7 @@ static struct {
 	cosched_rapl_t *rapl;
 	cosched_ledger_step_t me;	/* ids, rates; totals after an update */
 	bool in_ledger;
+	int ledger_misses;		/* updates failed in a row */
 	bool corunners_known;		/* it joined the ledger, which names
 					 * the steps that shared the node */
 	double start_s;			/* the wall clock at the start */
@@ -239,13 +244,21 @@ static void energy_start(void)
 	S.me.id.step_id = S.step;
 	S.me.cores = S.threads > 0 ? (uint32_t) S.threads : 1;
 	S.me.mem_rate = COSCHED_ENERGY_UNKNOWN;
-	if (cosched_proc_self(&S.me.proc, &err) ||
-	    cosched_energy_ledger_update(S.rapl, S.ledger_dir, &S.me, false,
-					 LEDGER_WAIT_MS, NULL, NULL, &err)) {
+	if (cosched_proc_self(&S.me.proc, &err)) {
 		energy_off("energy unavailable: %.400s", err.msg);
 		return;
 	}
-	S.in_ledger = S.corunners_known = true;
+	if (cosched_energy_ledger_update(S.rapl, S.ledger_dir, &S.me, false,
+					 LEDGER_WAIT_MS, NULL, NULL, &err)) {
+		/* The ledger busy as the step starts: the next update joins
+		 * it (ledger_update), late, so the co-runners it names are
+		 * not all of them. */
+		S.ledger_misses = 1;
+		S.in_ledger = true;
+		S.corunners_known = false;
+	} else {
+		S.in_ledger = S.corunners_known = true;
+	}
 	if (S.rapl)
 		snprintf(S.energy_state, sizeof(S.energy_state), "measured");
 }
@@ -283,13 +296,23 @@ static void ledger_update(bool leave)
 
 	if (!S.in_ledger)
 		return;
-	if (cosched_energy_ledger_update(S.rapl, S.ledger_dir, &S.me, leave,
-					 LEDGER_WAIT_MS, &out, &oc, &err)) {
-		/* A busy or broken ledger loses this step's energy from here
-		 * on, and the record says why. */
+	while (cosched_energy_ledger_update(S.rapl, S.ledger_dir, &S.me, leave,
+					    LEDGER_WAIT_MS, &out, &oc, &err)) {
+		/* A failed update changed nothing, and the step is still in
+		 * the ledger, where the other steps' updates keep splitting
+		 * energy to it: a busy moment is made up by the next update
+		 * (the last one, as the step leaves, is tried again at once).
+		 * Only a ledger busy or broken this many times in a row loses
+		 * the step's energy, and the record says why. */
+		if (++S.ledger_misses < LEDGER_MISSES_MAX) {
+			if (leave)
+				continue;
+			return;
+		}
 		energy_off("energy unavailable: %.400s", err.msg);
 		return;
 	}
+	S.ledger_misses = 0;
 	S.me.energy = out.energy;
 	S.me.node_uj = out.node_uj;
 	S.me.ncorunners = out.ncorunners;
