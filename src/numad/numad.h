@@ -136,7 +136,7 @@ typedef struct {
 	unsigned distance[COSCHED_VICTIM_MAX_NODES * COSCHED_VICTIM_MAX_NODES];
 	char boot[COSCHED_BOOT_ID_LEN + 1];
 	int nprocs;
-	numad_proc_t procs[NUMAD_PROCS_MAX];
+	numad_proc_t procs[NUMAD_PROCS_MAX];	/* in pid order */
 	double scanned_at;		/* monotonic: the last scan */
 	int nfrozen;
 	numad_frozen_t frozen[NUMAD_FROZEN_MAX];
@@ -161,7 +161,8 @@ void numad_log(int level, const char *fmt, ...)
 /* numad_scan.c */
 /* The machine: nodes, which have memory, distances (libnuma). */
 int numad_machine(numad_t *d, cosched_error_t *err);
-/* Rescan the steps and their processes. */
+/* Rescan the steps and their processes (and drop the frozen runs that
+ * ended or lost their process). */
 int numad_scan(numad_t *d, cosched_error_t *err);
 /* A process's priority: its job's administrator's setting, else what its
  * step file says (the decision record's numa_priority). */
@@ -169,6 +170,9 @@ cosched_numa_priority_t numad_proc_prio(const numad_t *d,
 					const numad_proc_t *p);
 int numad_set_prio(numad_t *d, uint32_t job_id, cosched_numa_priority_t p,
 		   cosched_error_t *err);
+/* procs[] is in pid order (the scan builds it from /proc sorted by pid):
+ * the index of id there, or -1; the entry itself, or NULL. */
+int numad_proc_index(const numad_t *d, const cosched_proc_id_t *id);
 numad_proc_t *numad_find_proc(numad_t *d, const cosched_proc_id_t *id);
 /* kernel.numa_balancing: 0 off, >0 on, -1 unknown.  When on, the kernel
  * itself moves a running process's pages back towards the CPUs that touch
@@ -230,6 +234,9 @@ void numad_keep_local(numad_t *d);
 void numad_serve(numad_t *d, int fd, uid_t uid, char *line);
 /* One batch of the active request, if its time has come. */
 void numad_work(numad_t *d);
+/* Keep r among the recent requests (the oldest goes past
+ * NUMAD_RECENT_MAX), no client attached. */
+void numad_keep_recent(numad_t *d, const numad_request_t *r);
 /* The line a request prints in status, logs and replies. */
 void numad_request_line(const numad_request_t *r, cosched_kv_out_t *o);
 

@@ -389,7 +389,6 @@ int main(int argc, char **argv)
 		if (now >= next_scan) {
 			if (numad_scan(d, &err))
 				numad_log(LOG_WARNING, "scan: %s", err.msg);
-			numad_frozen_expire(d, true);
 			numad_keep_local(d);
 			next_scan = now + d->conf.numa.scan_interval_s;
 			wake = next_scan;

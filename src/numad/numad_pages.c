@@ -31,58 +31,14 @@
  * looked at in the next batches). */
 #define QUERY_CHUNKS_MAX 64
 
-/* procs' indices sorted by pid, for the one-pass walks below. */
-static int *by_pid_index(const numad_t *d)
-{
-	int *ix = malloc(((size_t) d->nprocs + 1) * sizeof(*ix));
-
-	if (!ix)
-		return NULL;
-	for (int i = 0; i < d->nprocs; i++)
-		ix[i] = i;
-	/* Insertion sort: the scan lists /proc in pid order already. */
-	for (int i = 1; i < d->nprocs; i++)
-		for (int j = i; j > 0 && d->procs[ix[j - 1]].id.pid >
-					  d->procs[ix[j]].id.pid; j--) {
-			int t = ix[j];
-
-			ix[j] = ix[j - 1];
-			ix[j - 1] = t;
-		}
-	return ix;
-}
-
-static int proc_index(const numad_t *d, const int *ix,
-		      const cosched_proc_id_t *id)
-{
-	int lo = 0, hi = d->nprocs;
-
-	while (lo < hi) {
-		int mid = (lo + hi) / 2;
-		const numad_proc_t *p = &d->procs[ix[mid]];
-
-		if (p->id.pid < id->pid)
-			lo = mid + 1;
-		else if (p->id.pid > id->pid)
-			hi = mid;
-		else
-			return p->id.start_time == id->start_time ? ix[mid] : -1;
-	}
-	return -1;
-}
-
 uint64_t (*numad_frozen_totals(const numad_t *d))[COSCHED_VICTIM_MAX_NODES]
 {
 	uint64_t (*tot)[COSCHED_VICTIM_MAX_NODES] =
 		calloc((size_t) d->nprocs + 1, sizeof(*tot));
-	int *ix = by_pid_index(d);
 	double now = numad_wall();
 
-	if (!tot || !ix) {
-		free(tot);
-		free(ix);
+	if (!tot)
 		return NULL;
-	}
 	for (int i = 0; i < d->nfrozen; i++) {
 		const numad_frozen_t *f = &d->frozen[i];
 		int k;
@@ -90,18 +46,16 @@ uint64_t (*numad_frozen_totals(const numad_t *d))[COSCHED_VICTIM_MAX_NODES]
 		if (f->until <= now || f->node < 0 ||
 		    f->node >= COSCHED_VICTIM_MAX_NODES)
 			continue;
-		k = proc_index(d, ix, &f->id);
+		k = numad_proc_index(d, &f->id);
 		if (k >= 0)
 			tot[k][f->node] += f->pages;
 	}
-	free(ix);
 	return tot;
 }
 
 void numad_frozen_expire(numad_t *d, bool scanned)
 {
 	double now = numad_wall();
-	int *ix = scanned ? by_pid_index(d) : NULL;
 	int k = 0;
 
 	/* After a scan, a run whose process is not a step's any more goes
@@ -110,14 +64,13 @@ void numad_frozen_expire(numad_t *d, bool scanned)
 	for (int i = 0; i < d->nfrozen; i++) {
 		const numad_frozen_t *f = &d->frozen[i];
 		bool keep = f->until > now &&
-			    (ix ? proc_index(d, ix, &f->id) >= 0 :
-			     !scanned && numad_proc_same(&f->id));
+			    (scanned ? numad_proc_index(d, &f->id) >= 0 :
+			     numad_proc_same(&f->id));
 
 		if (keep)
 			d->frozen[k++] = *f;
 	}
 	d->nfrozen = k;
-	free(ix);
 }
 
 static int by_lo(const void *a, const void *b)

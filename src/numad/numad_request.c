@@ -426,6 +426,15 @@ static double move_cost(const numad_t *d, const cosched_victim_proc_t *v,
 	return v->bandwidth * (double) k / (double) total * step;
 }
 
+/* Whether job has a process of a step on this node, by the last scan. */
+static bool job_here(const numad_t *d, uint32_t job)
+{
+	for (int i = 0; i < d->nprocs; i++)
+		if (d->procs[i].job_id == job)
+			return true;
+	return false;
+}
+
 static bool node_ok(const numad_t *d, int fd, const char *what, long node)
 {
 	if (node < 0 || node >= d->nnodes) {
@@ -465,7 +474,7 @@ static int drain_target(const numad_t *d, int src)
 	return best;
 }
 
-static void keep_recent(numad_t *d, const numad_request_t *r)
+void numad_keep_recent(numad_t *d, const numad_request_t *r)
 {
 	if (d->nrecent == NUMAD_RECENT_MAX) {
 		memmove(d->recent, d->recent + 1,
@@ -548,18 +557,13 @@ static void migrate(numad_t *d, int fd, uid_t uid, req_t *q)
 		refuse(fd, 1, "cannot scan the node: %s", err.msg);
 		return;
 	}
-	numad_frozen_expire(d, true);
 	/* make_room's job is who needs the room: every job's pages may
 	 * move but its own (it is high priority). */
 	room_job = q->job;
 	if (room)
 		q->job = 0;
 	if (q->job) {
-		bool found = false;
-
-		for (int i = 0; i < d->nprocs && !found; i++)
-			found = d->procs[i].job_id == q->job;
-		if (!found) {
+		if (!job_here(d, q->job)) {
 			refuse(fd, 1, "unknown job %u: no process of it runs on this node",
 			       q->job);
 			return;
@@ -663,7 +667,7 @@ static void migrate(numad_t *d, int fd, uid_t uid, req_t *q)
 	if (q->dry_run) {
 		r->state = NUMAD_REQ_PLANNED;
 		r->ended = r->started;
-		keep_recent(d, r);
+		numad_keep_recent(d, r);
 		say_request(fd, r);
 		finish(fd, 0);
 		return;
@@ -706,7 +710,7 @@ static void request_end(numad_t *d, bool cancelled)
 		r->client = -1;
 	}
 	d->busy = false;
-	keep_recent(d, r);
+	numad_keep_recent(d, r);
 	if (numad_state_save(d, &err))
 		numad_log(LOG_ERR, "state: %s", err.msg);
 }
@@ -809,17 +813,13 @@ void numad_serve(numad_t *d, int fd, uid_t uid, char *line)
 		return;
 	}
 	if (!strcmp(q.cmd, "priority")) {
-		bool found = false;
-
 		if (!q.job || !q.has_level) {
 			refuse(fd, 2, "priority: give job= and level=");
 			return;
 		}
 		if (numad_scan(d, &err))
 			numad_log(LOG_WARNING, "scan: %s", err.msg);
-		for (int i = 0; i < d->nprocs && !found; i++)
-			found = d->procs[i].job_id == q.job;
-		if (!found) {
+		if (!job_here(d, q.job)) {
 			refuse(fd, 1, "unknown job %u: no process of it runs on this node",
 			       q.job);
 			return;

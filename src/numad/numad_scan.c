@@ -116,13 +116,29 @@ int numad_set_prio(numad_t *d, uint32_t job_id, cosched_numa_priority_t p,
 	return 0;
 }
 
+int numad_proc_index(const numad_t *d, const cosched_proc_id_t *id)
+{
+	int lo = 0, hi = d->nprocs;
+
+	while (lo < hi) {
+		int mid = (lo + hi) / 2;
+		const numad_proc_t *p = &d->procs[mid];
+
+		if (p->id.pid < id->pid)
+			lo = mid + 1;
+		else if (p->id.pid > id->pid)
+			hi = mid;
+		else
+			return p->id.start_time == id->start_time ? mid : -1;
+	}
+	return -1;
+}
+
 numad_proc_t *numad_find_proc(numad_t *d, const cosched_proc_id_t *id)
 {
-	for (int i = 0; i < d->nprocs; i++)
-		if (d->procs[i].id.pid == id->pid &&
-		    d->procs[i].id.start_time == id->start_time)
-			return &d->procs[i];
-	return NULL;
+	int i = numad_proc_index(d, id);
+
+	return i < 0 ? NULL : &d->procs[i];
 }
 
 /* ---- one process ---------------------------------------------------- */
@@ -478,6 +494,8 @@ int numad_scan(numad_t *d, cosched_error_t *err)
 			d->priorities[i] = d->priorities[--d->npriorities];
 	}
 	d->scanned_at = now;
+	/* Frozen runs of processes no step has any more go with them. */
+	numad_frozen_expire(d, true);
 	free(old);
 	free(pt);
 	free(steps);

@@ -265,13 +265,7 @@ static int parse_state(numad_t *d, char *text, cosched_error_t *err)
 					  "request %" PRIu64 " was interrupted by the daemon's end: %" PRIu64 " of %" PRIu64 " pages moved; not resumed",
 					  q.id, q.moved, q.asked);
 			}
-			if (d->nrecent == NUMAD_RECENT_MAX) {
-				memmove(d->recent, d->recent + 1,
-					(NUMAD_RECENT_MAX - 1) *
-						sizeof(*d->recent));
-				d->nrecent--;
-			}
-			d->recent[d->nrecent++] = q;
+			numad_keep_recent(d, &q);
 		} else if (!cosched_kv_version_newer_minor(seen,
 							   state_version)) {
 			return cosched_error_set(err, "line %d: unknown line %s",
