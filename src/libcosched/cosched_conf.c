@@ -67,6 +67,7 @@ void cosched_conf_init(cosched_conf_t *conf)
 	conf->profile_refresh_s = COSCHED_PROFILE_REFRESH_DEFAULT;
 	conf->live_loads = true;
 	conf->record_admin_comment = true;
+	conf->record_in_launch = true;
 	conf->live_refresh_s = COSCHED_LIVE_REFRESH_DEFAULT;
 	conf->mrb_threshold = COSCHED_MRB_THRESHOLD_DEFAULT;
 	conf->mrb_weight = COSCHED_MRB_WEIGHT_DEFAULT;
@@ -217,7 +218,9 @@ static const conf_key_t keys[] = {
 	{ "ProfileCacheRefresh", K_INTEGER, OFF(profile_refresh_s),
 	  &cosched_profile_refresh_range },
 	{ "RecordInAdminComment", K_BOOL, OFF(record_admin_comment), NULL },
-	/* Both sides: the samplers publish, slurmctld reads. */
+	/* Both sides: slurmctld writes the launch copy, the nodes trust
+	 * it; the samplers publish live loads, slurmctld reads them. */
+	{ "RecordInLaunch", K_BOOL, OFF(record_in_launch), NULL },
 	{ "LiveLoads", K_BOOL, OFF(live_loads), NULL },
 	{ "LiveLoadRefresh", K_INTEGER, OFF(live_refresh_s),
 	  &cosched_profile_refresh_range },

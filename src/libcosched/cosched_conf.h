@@ -161,6 +161,7 @@ typedef struct cosched_conf {
 	unsigned debug_flags;			/* DebugFlags, COSCHED_DEBUG_* */
 	int profile_refresh_s;			/* ProfileCacheRefresh */
 	bool record_admin_comment;		/* RecordInAdminComment */
+	bool record_in_launch;			/* RecordInLaunch (both sides) */
 	bool live_loads;			/* LiveLoads (both sides) */
 	int live_refresh_s;			/* LiveLoadRefresh */
 	double mrb_threshold;			/* MissRateBoundThreshold */

@@ -1,7 +1,8 @@
 /*
  * cosched_decision_comment.c - the decision record as one line of a
  * job's SystemComment (cosched_decision.h): finding it, splicing a new
- * one in, and setting its slowdown in place.
+ * one in, and setting its slowdown in place; and its launch copy, one
+ * entry of a batch job's SPANK environment.
  */
 #include <math.h>
 #include <stdbool.h>
@@ -224,6 +225,31 @@ const char *cosched_decision_record_line(const char *comment, size_t *len)
 	if (len)
 		*len = cosched_decision_line_length(record);
 	return record;
+}
+
+bool cosched_decision_launch_is(const char *entry)
+{
+	size_t n = strlen(COSCHED_DECISION_LAUNCH_NAME);
+
+	return entry && !strncmp(entry, COSCHED_DECISION_LAUNCH_NAME, n) &&
+	       entry[n] == '=';
+}
+
+const char *cosched_decision_launch_find(char *const *env, int count,
+					 size_t *len)
+{
+	const char *value = NULL;
+
+	for (int i = 0; env && (count < 0 ? env[i] != NULL : i < count); i++) {
+		if (!cosched_decision_launch_is(env[i]))
+			continue;
+		if (value)
+			return NULL;
+		value = env[i] + strlen(COSCHED_DECISION_LAUNCH_NAME) + 1;
+	}
+	if (value && len)
+		*len = cosched_decision_line_length(value);
+	return value;
 }
 
 char *cosched_decision_splice(const char *comment, const char *record)

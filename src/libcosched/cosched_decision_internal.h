@@ -67,7 +67,6 @@ void cosched_decision_copy_out(cosched_decision_t *dst,
 			       const cosched_decision_t *src);
 /* 1 to max bytes of [a-z0-9_]: a governor, a policy name. */
 bool cosched_decision_word_ok(const char *w, size_t n, size_t max);
-bool cosched_decision_governor_ok(const char *g, size_t n);
 
 /* The shortest "%.Ng" that reads back as x (0 without its sign). */
 void cosched_decision_double_text(char *buf, size_t len, double x);

@@ -117,17 +117,6 @@ static int read_khz(const char *dir, const char *name, long *khz,
 	return 0;
 }
 
-static bool governor_name_ok(const char *s, size_t n)
-{
-	if (!n || n > COSCHED_CPUFREQ_GOVERNOR_MAX)
-		return false;
-	for (size_t i = 0; i < n; i++)
-		if (!((s[i] >= 'a' && s[i] <= 'z') ||
-		      (s[i] >= '0' && s[i] <= '9') || s[i] == '_'))
-			return false;
-	return true;
-}
-
 /*
  * The kernel's list form: words separated by single spaces, optionally one
  * space after the last (cpufreq's show functions write "a b c \n").  Calls
@@ -176,7 +165,8 @@ static int governor_word(const char *w, size_t n, void *arg)
 {
 	govlist_t *l = arg;
 
-	if (!governor_name_ok(w, n) || *l->n == COSCHED_CPUFREQ_GOVERNORS_MAX)
+	if (!cosched_decision_governor_ok(w, n) ||
+	    *l->n == COSCHED_CPUFREQ_GOVERNORS_MAX)
 		return -1;
 	memcpy(l->names[*l->n], w, n);
 	l->names[*l->n][n] = '\0';
@@ -571,7 +561,7 @@ int cosched_cpufreq_read(const cosched_cpufreq_t *c, int index,
 	if (cosched_sysfs_read(dom->dir, "scaling_governor", buf, sizeof(buf),
 			       NULL, NULL, err))
 		return -1;
-	if (!governor_name_ok(buf, strlen(buf)))
+	if (!cosched_decision_governor_ok(buf, strlen(buf)))
 		return cosched_sysfs_malformed(dom->dir, "scaling_governor", buf,
 					       "a governor name ([a-z0-9_], at most 31 bytes)",
 					       err);

@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from cluster import ClusterStartError, default_builddir
+from cluster import ClusterStartError, default_builddir, parse_record
 
 MEM, CPU = "stream", "compute"
 
@@ -262,6 +262,16 @@ def test_power_decision_and_forgery(make_cluster):
     c.wait_state(k, "RUNNING")
     rec = c.record(k)
     assert rec["job"] == str(k) and rec.get("freq_khz") != "800000", rec
+    # The node's copy came with the batch launch request: slurmctld's
+    # record, the user's entry of the same name gone.
+    kept = os.path.join(c.workdir, "spool", "n1", "cosched", "records",
+                        str(k))
+    deadline = time.monotonic() + 20
+    while not os.path.exists(kept):
+        assert time.monotonic() < deadline, kept
+        time.sleep(0.2)
+    with open(kept) as f:
+        assert parse_record(f.read()) == rec, kept
     r = c.run(["scontrol", "update", f"jobid={j}",
                f"SystemComment={forged}"], check=False)
     assert r.returncode != 0, r.stdout + r.stderr
@@ -558,24 +568,59 @@ def _sdiag_rpcs(c):
 
 @pytest.mark.cluster
 def test_job_start_rpcs(make_cluster):
-    """What cosched adds to slurmctld's load per job: one JOB_INFO_SINGLE
-    per job and node (the node's first step asks for the decision record;
-    later steps read the node's copy), and no FED_INFO (the record is this
-    cluster's: the question is local)."""
-    c = make_cluster(nodes=1, cosched_conf_extra=["CoschedPolicy=app_aware"])
-    jobs = 3
-    # Nothing below asks slurmctld about jobs (no scontrol, no squeue):
-    # the jobs are waited for through their output files.
-    c.run(["sdiag", "-r"])
-    ids = [c.sbatch("-n1", "--wrap", "srun -n1 true; srun -n1 true; "
-                    "echo done") for _ in range(jobs)]
-    deadline = time.monotonic() + 60
-    for j in ids:
-        out = os.path.join(c.workdir, "jobs", f"{j}.out")
-        while not (os.path.exists(out) and "done" in open(out).read()):
-            assert time.monotonic() < deadline, f"job {j} did not finish"
-            time.sleep(0.2)
-    rpcs = _sdiag_rpcs(c)
-    # sbatch itself asks neither.
-    assert rpcs.get("REQUEST_JOB_INFO_SINGLE", 0) == jobs, rpcs
+    """What cosched adds to slurmctld's load per job: nothing for a batch
+    job on the node of its batch script (the record comes with the batch
+    launch request: RecordInLaunch), one JOB_INFO_SINGLE for each other
+    node of a job (its first step there asks; later steps read the node's
+    copy), and no FED_INFO (the record is this cluster's: the question is
+    local).  With RecordInLaunch=no, one per job and node.  The node's copy
+    is the record slurmctld wrote."""
+    c = make_cluster(nodes=2, cosched_conf_extra=["CoschedPolicy=app_aware"])
+
+    def run(jobs):
+        """sdiag's counts over jobs [(sbatch options, script)] run to
+        their end.  Nothing here asks slurmctld about jobs (no scontrol,
+        no squeue): the jobs are waited for through their output files."""
+        c.run(["sdiag", "-r"])
+        ids = [c.sbatch(*opts, "--wrap", f"{script}; echo done")
+               for opts, script in jobs]
+        deadline = time.monotonic() + 60
+        for j in ids:
+            out = os.path.join(c.workdir, "jobs", f"{j}.out")
+            while not (os.path.exists(out) and "done" in open(out).read()):
+                assert time.monotonic() < deadline, f"job {j} did not finish"
+                time.sleep(0.2)
+        return _sdiag_rpcs(c)
+
+    one = (["-N1", "-n1"], "srun -n1 true; srun -n1 true")
+    # Its second step's launch finds no step of the job on the other node,
+    # whose copy goes: that node asks again.
+    two = (["-N2", "-n2"], "srun -N2 -n2 true; srun -N2 -n2 true")
+    rpcs = run([one, one, one, two])
+    # sbatch itself asks neither; the two-node job's other node asks once
+    # per step.
+    assert rpcs.get("REQUEST_JOB_INFO_SINGLE", 0) == 2, rpcs
     assert rpcs.get("REQUEST_FED_INFO", 0) == 0, rpcs
+
+    # The batch step took the launch copy as the node's copy: the record
+    # as slurmctld wrote it.
+    j = c.sbatch("-N1", "-n1", "--wrap", "sleep 300")
+    c.wait_state(j, "RUNNING")
+    node = c.job(j)["NodeList"]
+    kept = os.path.join(c.workdir, "spool", node, "cosched", "records")
+    deadline = time.monotonic() + 20
+    while not os.path.exists(os.path.join(kept, str(j))):
+        assert time.monotonic() < deadline, os.listdir(kept)
+        time.sleep(0.2)
+    assert not os.path.exists(os.path.join(kept, f"{j}.launch"))
+    with open(os.path.join(kept, str(j))) as f:
+        copy = f.read()
+    line = [l.strip()[len("SystemComment="):] for l in
+            c.run(["scontrol", "show", "job", str(j)]).stdout.splitlines()
+            if l.strip().startswith("SystemComment=")]
+    assert line and copy == line[0], (copy, line)
+    c.run(["scancel", str(j)])
+
+    c.reconfigure(["CoschedPolicy=app_aware", "RecordInLaunch=no"])
+    rpcs = run([one, one])
+    assert rpcs.get("REQUEST_JOB_INFO_SINGLE", 0) == 2, rpcs

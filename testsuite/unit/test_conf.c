@@ -39,7 +39,7 @@ START_TEST(test_defaults_documented)
 		"CorePeakIPC", "NodePeakBandwidth", "ProfileDir",
 		"ProfileMergeWeight", "ProfileMaxSamples", "GangScope",
 		"PlacementMode", "DefaultClass", "ProfileCacheRefresh",
-		"RecordInAdminComment",
+		"RecordInAdminComment", "RecordInLaunch",
 		"LiveLoads", "LiveLoadRefresh",
 		"EnforceCores", "EnforceMemBind", "EnforceCpuFreq", "MemBind",
 		"SysfsRoot", "Topology", "ProfileJobs", "SampleInterval",

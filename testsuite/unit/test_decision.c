@@ -1,6 +1,6 @@
 /* test_decision.c - the per-job decision record
- * (src/libcosched/cosched_decision.c): formatter, strict parser, and the
- * SystemComment line (find, splice). */
+ * (src/libcosched/cosched_decision.c): formatter and strict parser (its
+ * copies in a comment and the launch copy: test_decision_comment.c). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,59 +9,11 @@
 #include "cosched_check.h"
 #include "src/libcosched/cosched_decision.h"
 #include "src/libcosched/cosched_decision_internal.h"
+#include "decision_example.h"
 
 static cosched_error_t err;
 
 #define BASE "cosched/1 job=1 state=placed policy=gang scope=socket"
-
-/* The record of the header's example, every key set, with a quote and a
- * backslash in the reason and a node without NUMA ids. */
-static const char FULL_TEXT[] =
-	"cosched/1 job=42 state=placed policy=app_aware scope=socket "
-	"app=stream class=mem lca=L source=profile mpki=21.5 threads=4 "
-	"sockets=n1:1;n2:0-1 cores=n1:4-7;n2:0-3,8,10 numa=n1:1;n2: "
-	"membind=bind power=edp freq_req_khz=1500000 freq_khz=1400000 "
-	"governor=userspace slowdown=1.25 "
-	"reason=\"joins \\\"cpu\\\" job 40 on n1 socket 1 \\\\ ok\"";
-
-static void full_record(cosched_decision_t *d)
-{
-	cosched_decision_node_t *n;
-
-	cosched_decision_init(d);
-	d->job_id = 42;
-	d->state = COSCHED_DECISION_PLACED;
-	d->policy = COSCHED_POLICY_APP_AWARE;
-	snprintf(d->app, sizeof(d->app), "stream");
-	d->has_class = true;
-	d->category = COSCHED_CAT_MEM;
-	d->lca = COSCHED_LCA_L;
-	d->source = COSCHED_CLASS_FROM_PROFILE;
-	d->mpki = 21.5;
-	d->threads = 4;
-	n = cosched_decision_node(d, "n1", &err);
-	ck_assert_ptr_nonnull(n);
-	ck_assert_int_eq(cosched_idset_add(&n->sockets, 1, &err), 0);
-	for (int c = 4; c <= 7; c++)
-		ck_assert_int_eq(cosched_idset_add(&n->cores, c, &err), 0);
-	ck_assert_int_eq(cosched_idset_add(&n->numa, 1, &err), 0);
-	n = cosched_decision_node(d, "n2", &err);
-	ck_assert_ptr_nonnull(n);
-	cosched_idset_add(&n->sockets, 0, &err);
-	cosched_idset_add(&n->sockets, 1, &err);
-	for (int c = 0; c <= 3; c++)
-		cosched_idset_add(&n->cores, c, &err);
-	cosched_idset_add(&n->cores, 8, &err);
-	cosched_idset_add(&n->cores, 10, &err);
-	d->membind = COSCHED_MEMBIND_BIND;
-	d->power = COSCHED_POWER_EDP;
-	d->freq_req_khz = 1500000;
-	d->freq_khz = 1400000;
-	strcpy(d->governor, "userspace");
-	d->slowdown = 1.25;
-	cosched_decision_set_reason(d, "joins \"cpu\" job %d on %s socket %d \\ ok",
-				    40, "n1", 1);
-}
 
 static void assert_printable(const char *s)
 {
@@ -94,10 +46,10 @@ START_TEST(test_round_trip_full)
 {
 	cosched_decision_t d, back;
 
-	full_record(&d);
-	round_trip(&d, FULL_TEXT);
+	decision_example(&d);
+	round_trip(&d, DECISION_EXAMPLE_TEXT);
 	/* The text read directly, its fields one by one. */
-	ck_assert_int_eq(cosched_decision_parse(FULL_TEXT, &back, &err), 0);
+	ck_assert_int_eq(cosched_decision_parse(DECISION_EXAMPLE_TEXT, &back, &err), 0);
 	ck_assert_uint_eq(back.job_id, 42);
 	ck_assert_str_eq(back.app, "stream");
 	ck_assert_int_eq(back.policy, COSCHED_POLICY_APP_AWARE);
@@ -116,10 +68,10 @@ START_TEST(test_round_trip_full)
 	ck_assert_str_eq(back.reason, "joins \"cpu\" job 40 on n1 socket 1 \\ ok");
 	/* A CRLF line end is not part of the record; nor is the next line. */
 	{
-		char crlf[sizeof(FULL_TEXT) + 16];
-		snprintf(crlf, sizeof(crlf), "%s\r\nnext line", FULL_TEXT);
+		char crlf[sizeof(DECISION_EXAMPLE_TEXT) + 16];
+		snprintf(crlf, sizeof(crlf), "%s\r\nnext line", DECISION_EXAMPLE_TEXT);
 		ck_assert_int_eq(cosched_decision_parse(crlf, &back, &err), 0);
-		full_record(&d);
+		decision_example(&d);
 		ck_assert(cosched_decision_equal(&d, &back));
 	}
 }
@@ -619,12 +571,12 @@ START_TEST(test_equal_and_names)
 {
 	cosched_decision_t a, b;
 
-	full_record(&a);
-	full_record(&b);
+	decision_example(&a);
+	decision_example(&b);
 	ck_assert(cosched_decision_equal(&a, &b));
 	b.nodes[1].cores.bits[0] ^= 1;
 	ck_assert(!cosched_decision_equal(&a, &b));
-	full_record(&b);
+	decision_example(&b);
 	b.slowdown = NAN;
 	ck_assert(!cosched_decision_equal(&a, &b));
 	a.slowdown = NAN;
@@ -649,126 +601,6 @@ START_TEST(test_equal_and_names)
 		ck_assert_int_eq(sc, COSCHED_SCOPE_NODE);
 		ck_assert_str_eq(err.msg,
 			"Scope: invalid scope \"gang\" (allowed: socket, node)");
-	}
-}
-END_TEST
-
-/* ---- SystemComment ---------------------------------------------------- */
-
-#define REC "cosched/1 job=9 state=pending policy=gang scope=socket"
-#define OLD "cosched/1 job=9 state=placed policy=none scope=socket"
-
-START_TEST(test_find)
-{
-	static const char *const none[] = {
-		"", "\n", "bb: staged in", "01/02/26 10:00:00 burst_buffer/lua: x\nmore",
-		"x cosched/1 job=9 state=pending policy=gang",	/* not at a line start */
-		" cosched/1 job=9 state=pending policy=gang",
-		"cosched1 job=9", "Cosched/1 job=9 state=pending policy=gang",
-	};
-	cosched_decision_t d, before;
-
-	memset(&d, 0x5a, sizeof(d));
-	memcpy(&before, &d, sizeof(d));
-	ck_assert_int_eq(cosched_decision_find(NULL, &d, &err), 0);
-	for (size_t i = 0; i < sizeof(none) / sizeof(none[0]); i++)
-		ck_assert_msg(cosched_decision_find(none[i], &d, &err) == 0,
-			      "found a record in \"%s\"", none[i]);
-	ck_assert(!memcmp(&d, &before, sizeof(d)));
-
-	ck_assert_int_eq(cosched_decision_find(REC, &d, &err), 1);
-	ck_assert_uint_eq(d.job_id, 9);
-	ck_assert_int_eq(d.state, COSCHED_DECISION_PENDING);
-	ck_assert_int_eq(cosched_decision_find("bb line\r\n" REC "\r\nafter\r\n",
-					       &d, &err), 1);
-	ck_assert_int_eq(cosched_decision_find("bb line\n" REC, &d, &err), 1);
-	ck_assert_int_eq(cosched_decision_find("bb line\n" REC "\r", &d, &err), 1);
-
-	memcpy(&before, &d, sizeof(d));
-	ck_assert_int_eq(cosched_decision_find("bb\n" REC " frob=1\nx", &d, &err), -1);
-	ck_assert_ptr_nonnull(strstr(err.msg, "invalid key \"frob\""));
-	ck_assert_int_eq(cosched_decision_find("cosched/2 job=9 x=y", &d, &err), -1);
-	ck_assert_ptr_nonnull(strstr(err.msg, "cosched/2.0 is newer"));
-	/* two record lines: a forgery or a bug, neither is believed */
-	ck_assert_int_eq(cosched_decision_find(REC "\nbb\n" OLD, &d, &err), -1);
-	ck_assert_ptr_nonnull(strstr(err.msg, "2 lines start with cosched/"));
-	ck_assert(!memcmp(&d, &before, sizeof(d)));
-}
-END_TEST
-
-START_TEST(test_splice)
-{
-	static const struct { const char *comment, *record, *want; } cases[] = {
-		{ NULL, REC, REC },
-		{ "", REC, REC },
-		{ "a", REC, "a\n" REC },
-		{ "a\n", REC, "a\n" REC "\n" },
-		{ "a\nb", REC, "a\nb\n" REC },
-		{ "a\r\nb\r\n", REC, "a\r\nb\r\n" REC "\r\n" },
-		{ "a\r\nb", REC, "a\r\nb\r\n" REC },
-		{ "\n", REC, "\n" REC "\n" },
-		/* a lone '\r' is a line's own byte, kept as it is */
-		{ "a\r", REC, "a\r\r\n" REC },
-		{ "a\nb\r", REC, "a\nb\r\r\n" REC },
-		{ "a\r\r\n" OLD, NULL, "a\r" },
-		/* replaced where it stands, keeping its line end */
-		{ OLD, REC, REC },
-		{ "a\n" OLD "\nb", REC, "a\n" REC "\nb" },
-		{ "a\r\n" OLD "\r\nb\r\n", REC, "a\r\n" REC "\r\nb\r\n" },
-		{ "a\n" OLD, REC, "a\n" REC },
-		{ OLD "\na\n", REC, REC "\na\n" },
-		/* a record line of another version is replaced too */
-		{ "a\ncosched/2 job=9 x=1\nb", REC, "a\n" REC "\nb" },
-		/* further record lines are dropped */
-		{ OLD "\nx\n" OLD, REC, REC "\nx" },
-		{ "a\n" OLD "\n" OLD "\nb", REC, "a\n" REC "\nb" },
-		/* removed */
-		{ NULL, NULL, "" },
-		{ "a\nb", NULL, "a\nb" },
-		{ OLD, NULL, "" },
-		{ OLD "\n", NULL, "" },
-		{ "a\n" OLD, NULL, "a" },
-		{ "a\r\n" OLD, NULL, "a" },
-		{ "a\n" OLD "\nb", NULL, "a\nb" },
-		{ "a\r\n" OLD "\r\nb\r\n", NULL, "a\r\nb\r\n" },
-		{ "a\n" OLD "\n", NULL, "a\n" },
-		/* the record is one line */
-		{ "a", REC "\nforged line", "a\n" REC },
-		{ "a", REC "\r\n", "a\n" REC },
-	};
-	static const char *const comments[] = {
-		"", "a", "a\n", "a\nb", "a\r\nb", "a\r\nb\r\n", "\n\n", "x\n\ny",
-		"a\r", "a\rb", "\r\n",
-	};
-	cosched_decision_t d;
-
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		char *got = cosched_decision_splice(cases[i].comment,
-						    cases[i].record);
-		ck_assert_ptr_nonnull(got);
-		ck_assert_msg(!strcmp(got, cases[i].want),
-			      "case %zu: got \"%s\", want \"%s\"", i, got,
-			      cases[i].want);
-		free(got);
-	}
-	/* add, find, replace, remove: the comment comes back */
-	for (size_t i = 0; i < sizeof(comments) / sizeof(comments[0]); i++) {
-		char *with = cosched_decision_splice(comments[i], OLD);
-		char *again = cosched_decision_splice(with, REC);
-		char *without = cosched_decision_splice(again, NULL);
-		ck_assert_int_eq(cosched_decision_find(with, &d, &err), 1);
-		ck_assert_int_eq(d.state, COSCHED_DECISION_PLACED);
-		ck_assert_int_eq(cosched_decision_find(again, &d, &err), 1);
-		ck_assert_int_eq(d.state, COSCHED_DECISION_PENDING);
-		ck_assert_uint_eq(strlen(again), strlen(with) + strlen(REC) -
-				  strlen(OLD));
-		ck_assert_msg(!strcmp(without, comments[i]),
-			      "comment \"%s\" came back as \"%s\"", comments[i],
-			      without);
-		ck_assert_int_eq(cosched_decision_find(without, &d, &err), 0);
-		free(with);
-		free(again);
-		free(without);
 	}
 }
 END_TEST
@@ -829,157 +661,6 @@ START_TEST(test_double_text)
 }
 END_TEST
 
-/* set_slowdown(comment, s) is what parse, set, format and splice give. */
-static void expect_set_slowdown(const char *comment, const cosched_decision_t *d,
-				double slowdown)
-{
-	char was[COSCHED_DECISION_TEXT_MAX], want[COSCHED_DECISION_TEXT_MAX];
-	cosched_decision_t with = *d;
-	char *start, *wanted, *got = (char *) 1;
-	int rc;
-
-	with.slowdown = slowdown;
-	ck_assert_int_eq(cosched_decision_format(d, was, sizeof(was), &err), 0);
-	ck_assert_int_eq(cosched_decision_format(&with, want, sizeof(want),
-						 &err), 0);
-	start = cosched_decision_splice(comment, was);
-	wanted = cosched_decision_splice(comment, want);
-	rc = cosched_decision_set_slowdown(start, d->job_id, slowdown, &got,
-					   &err);
-	if (!strcmp(start, wanted)) {
-		ck_assert_msg(rc == 0 && got == NULL,
-			      "%s with slowdown %g: rc %d", start, slowdown, rc);
-	} else {
-		ck_assert_msg(rc == 1, "%s with slowdown %g: rc %d (%s)", start,
-			      slowdown, rc, err.msg);
-		ck_assert_msg(!strcmp(got, wanted), "%s with slowdown %g:\n got %s\nwant %s",
-			      start, slowdown, got, wanted);
-		free(got);
-	}
-	free(start);
-	free(wanted);
-}
-
-START_TEST(test_set_slowdown)
-{
-	static const char *const comments[] = { NULL, "a", "a\r\nb\r\n", "x\n\ny" };
-	static const double values[] = { 1.0, 1.25, 1.7600000000000002, 1000,
-					 NAN };
-	cosched_decision_t d;
-	char *got;
-
-	for (size_t c = 0; c < sizeof(comments) / sizeof(comments[0]); c++) {
-		for (size_t v = 0; v < sizeof(values) / sizeof(values[0]); v++) {
-			/* every key; slowdown unset; nothing after it; only
-			 * the required keys and reason */
-			full_record(&d);
-			expect_set_slowdown(comments[c], &d, values[v]);
-			d.slowdown = NAN;
-			expect_set_slowdown(comments[c], &d, values[v]);
-			d.reason[0] = '\0';
-			expect_set_slowdown(comments[c], &d, values[v]);
-			d.slowdown = 3.5;
-			expect_set_slowdown(comments[c], &d, values[v]);
-			cosched_decision_init(&d);
-			d.job_id = 7;
-			d.policy = COSCHED_POLICY_GANG;
-			cosched_decision_set_reason(&d, "r \"q\" slowdown=9");
-			expect_set_slowdown(comments[c], &d, values[v]);
-		}
-	}
-	/* A newer minor's keys after reason stay where they are. */
-	ck_assert_int_eq(cosched_decision_set_slowdown(
-		"cosched/1.2 job=3 state=placed policy=gang scope=socket reason=\"x\" new=1",
-		3, 2.5, &got, &err), 1);
-	ck_assert_str_eq(got, "cosched/1.2 job=3 state=placed policy=gang scope=socket slowdown=2.5 reason=\"x\" new=1");
-	free(got);
-	/* ... and before the keys this release knows (found by fuzz_decision:
-	 * slowdown went before the unknown key, ahead of job=). */
-	ck_assert_int_eq(cosched_decision_set_slowdown(
-		"cosched/1.2 new=1 job=3 state=placed policy=gang scope=socket",
-		3, 2.5, &got, &err), 1);
-	ck_assert_str_eq(got, "cosched/1.2 new=1 job=3 state=placed policy=gang scope=socket slowdown=2.5");
-	free(got);
-	/* A newer minor's record takes the full path: an unknown key's
-	 * quoted value may hold anything, " slowdown=" too. */
-	ck_assert_int_eq(cosched_decision_set_slowdown(
-		"cosched/1.2 job=3 state=placed policy=gang scope=socket x=\"a slowdown=1.5\"",
-		3, 1.5, &got, &err), 1);
-	ck_assert_str_eq(got, "cosched/1.2 job=3 state=placed policy=gang scope=socket x=\"a slowdown=1.5\" slowdown=1.5");
-	free(got);
-	/* A '\r' inside an unknown key's value stays, and so does what
-	 * follows it (found by fuzz_decision: the splice cut the record
-	 * there, losing job=). */
-	ck_assert_int_eq(cosched_decision_set_slowdown(
-		"cosched/1.2 new=a\rb job=3 state=placed policy=gang scope=socket",
-		3, 2.5, &got, &err), 1);
-	ck_assert_str_eq(got, "cosched/1.2 new=a\rb job=3 state=placed policy=gang scope=socket slowdown=2.5");
-	free(got);
-	/* Nothing to change: no record, another job's (an array task's
-	 * copy), the same value. */
-	ck_assert_int_eq(cosched_decision_set_slowdown(NULL, 3, 2.5, &got, &err), 0);
-	ck_assert_int_eq(cosched_decision_set_slowdown("a\nb", 3, 2.5, &got, &err), 0);
-	ck_assert_int_eq(cosched_decision_set_slowdown(BASE, 2, 2.5, &got, &err), 0);
-	ck_assert_int_eq(cosched_decision_set_slowdown(BASE " slowdown=2.5", 1,
-						       2.5, &got, &err), 0);
-	ck_assert_ptr_null(got);
-	/* Refused, naming what: the value, two records, a field out of form,
-	 * no job. */
-	ck_assert_int_eq(cosched_decision_set_slowdown(BASE, 1, 0, &got, &err), -1);
-	ck_assert_ptr_nonnull(strstr(err.msg, "slowdown: value \"0\" out of range"));
-	ck_assert_int_eq(cosched_decision_set_slowdown(BASE, 1, 1000.5, &got, &err), -1);
-	ck_assert_ptr_nonnull(strstr(err.msg, "slowdown: value \"1000.5\" out of range"));
-	ck_assert_int_eq(cosched_decision_set_slowdown(BASE "\n" BASE, 1, 2, &got, &err), -1);
-	ck_assert_ptr_nonnull(strstr(err.msg, "2 lines start with cosched/"));
-	ck_assert_int_eq(cosched_decision_set_slowdown(BASE " frob", 1, 2, &got, &err), -1);
-	ck_assert_ptr_nonnull(strstr(err.msg, "has no value"));
-	ck_assert_int_eq(cosched_decision_set_slowdown("cosched/1 state=placed", 1, 2, &got, &err), -1);
-	ck_assert_ptr_nonnull(strstr(err.msg, "job: required key missing"));
-	ck_assert_int_eq(cosched_decision_set_slowdown(BASE " slowdown=\"2\"", 1, 1.5, &got, &err), -1);
-	ck_assert_ptr_nonnull(strstr(err.msg, "slowdown: value \"2\" is quoted"));
-	ck_assert_int_eq(cosched_decision_set_slowdown("cosched/2 job=1 state=placed policy=gang scope=socket",
-						       1, 1.5, &got, &err), -1);
-	ck_assert_ptr_nonnull(strstr(err.msg, "cosched/2.0 is newer"));
-	ck_assert_ptr_null(got);
-	/* A record that would outgrow the limit stays as it was, readable,
-	 * as the formatter refuses to write it. */
-	{
-		char text[COSCHED_DECISION_TEXT_MAX], name[61];
-		cosched_decision_t big;
-		size_t len = 0;
-
-		cosched_decision_init(&big);
-		big.job_id = 5;
-		big.slowdown = 1;
-		for (int k = 0; k < COSCHED_DECISION_NODES_MAX; k++) {
-			snprintf(name, sizeof(name), "%060d", k);
-			ck_assert_ptr_nonnull(cosched_decision_node(&big, name, &err));
-		}
-		/* Each id adds at most 15 bytes (",1022" in three keys):
-		 * stopped at 16367 or more, the record still fits. */
-		for (int i = 0; len < COSCHED_DECISION_TEXT_MAX - 17; i++) {
-			cosched_decision_node_t *node =
-				&big.nodes[i % COSCHED_DECISION_NODES_MAX];
-			int id = 2 * (i / COSCHED_DECISION_NODES_MAX);
-			cosched_idset_add(&node->sockets, id, &err);
-			cosched_idset_add(&node->cores, id, &err);
-			cosched_idset_add(&node->numa, id, &err);
-			if (i < COSCHED_DECISION_NODES_MAX - 1)
-				continue;	/* every node needs an id */
-			ck_assert_msg(cosched_decision_format(&big, text, sizeof(text), &err) == 0,
-				      "%d ids: %s", i, err.msg);
-			len = strlen(text);
-		}
-		ck_assert_int_eq(cosched_decision_format(&big, text, sizeof(text), &err), 0);
-		ck_assert_uint_gt(strlen(text) + 17, COSCHED_DECISION_TEXT_MAX - 1);
-		ck_assert_int_eq(cosched_decision_set_slowdown(text, 5, 1.7600000000000002,
-							       &got, &err), -1);
-		ck_assert_ptr_nonnull(strstr(err.msg, "longer than 16383"));
-		ck_assert_ptr_null(got);
-	}
-}
-END_TEST
-
 /* cosched(8) documents every key the record has, in the record's order. */
 START_TEST(test_documented)
 {
@@ -991,7 +672,7 @@ START_TEST(test_documented)
 
 	ck_assert_msg(section != NULL, "cosched(8) has no DECISION RECORD section");
 	at = section;
-	full_record(&d);
+	decision_example(&d);
 	ck_assert_int_eq(cosched_decision_format(&d, keys, sizeof(keys), &err), 0);
 	for (char *tok = strtok(keys + strlen("cosched/1 "), " "); tok;
 	     tok = strtok(NULL, " ")) {
@@ -1076,6 +757,11 @@ Suite *cosched_test_suite(void)
 	Suite *s = suite_create("decision");
 	TCase *tc = tcase_create("decision");
 
+	/* test_double_text compares about a million numbers' texts with a
+	 * plain search: 3.4 s on the development machine, near Check's
+	 * default of 4 s, and more on a loaded one.  A bound, not a target. */
+	tcase_set_timeout(tc, 60);
+
 	tcase_add_test(tc, test_round_trip_full);
 	tcase_add_test(tc, test_round_trip_minimal);
 	tcase_add_test(tc, test_round_trip_numbers);
@@ -1086,9 +772,6 @@ Suite *cosched_test_suite(void)
 	tcase_add_test(tc, test_format_refuses);
 	tcase_add_test(tc, test_idset_node_reason);
 	tcase_add_test(tc, test_equal_and_names);
-	tcase_add_test(tc, test_find);
-	tcase_add_test(tc, test_splice);
-	tcase_add_test(tc, test_set_slowdown);
 	tcase_add_test(tc, test_double_text);
 	tcase_add_test(tc, test_documented);
 	tcase_add_test(tc, test_newer_minor_policy);

@@ -355,6 +355,7 @@ void cosched_ctl_job_begin(job_record_t *job_ptr)
 	const cosched_occupancy_t *occ;
 	cosched_decision_t d;
 	job_view_t v;
+	bool placed = false;
 	double c0;
 
 	if (!c->on)
@@ -400,7 +401,12 @@ void cosched_ctl_job_begin(job_record_t *job_ptr)
 	}
 	ctl_record_write(c, job_ptr, &d);
 	ctl_state_check(c, "job begin");
+	placed = true;
 out:
+	/* Also when the state could not be built (then without a copy: the
+	 * record is an earlier start's): a user's own entry must never reach
+	 * the node. */
+	ctl_record_launch_copy(c, job_ptr, placed);
 	_begin_end_done(c, c0);
 	pthread_mutex_unlock(&c->mutex);
 }

@@ -6,7 +6,7 @@
  *    ctl_state.c    the placement engine's state from Slurm's node and job
  *                   records: rebuild, enter and leave, live loads applied
  *    ctl_view.c     a job as the decision core sees it
- *    ctl_record.c   the decision record in SystemComment
+ *    ctl_record.c   the decision record in SystemComment, its copies
  *    ctl_place.c    job_test: the engine's choice turned into steering
  *    ctl_begin.c    job begin (the decision as it happened, power) and end
  *  Locking: every call from Slurm takes c->mutex (under slurmctld's job
@@ -152,5 +152,10 @@ void ctl_record_write(cosched_ctl_t *c, job_record_t *job_ptr,
 /* Set only the predicted slowdown in the job's record (when it changed). */
 void ctl_record_set_slowdown(cosched_ctl_t *c, job_record_t *job_ptr,
 			     double slowdown);
+/* At job begin: any launch copy in the job's SPANK environment removed,
+ * and with copy (the record was just written) the record's put there for
+ * a batch job (RecordInLaunch). */
+void ctl_record_launch_copy(cosched_ctl_t *c, job_record_t *job_ptr,
+			    bool copy);
 
 #endif

@@ -2,7 +2,8 @@
  *  ctl_record.c - the decision record in the job's SystemComment: read
  *  back (only slurmctld writes it: a user cannot forge it), initialised
  *  from a job's view, written when it changed (cosched_decision.h), and
- *  copied into AdminComment for accounting.
+ *  copied into AdminComment for accounting and into a batch job's SPANK
+ *  environment for its node.
 \*****************************************************************************/
 
 #include <stdio.h>
@@ -165,4 +166,49 @@ void ctl_record_set_slowdown(cosched_ctl_t *c, job_record_t *job_ptr,
 		snprintf(what, sizeof(what), "slowdown=%g", slowdown);
 		_set_comment(c, job_ptr, edited, what);
 	}
+}
+
+/*
+ * The launch copy (cosched_decision.h): the record line as it is at the
+ * job's start, in the SPANK environment that slurmctld sends in the batch
+ * launch request, so that the node running the batch script needs no
+ * job-info RPC for it (one per job that each waited for slurmctld's job
+ * lock: doc/bench-controller.md).  Every entry of that name goes first,
+ * whether RecordInLaunch is on or not: a user may have submitted one, and
+ * nodes trust the entry they find in a batch launch request.  Only batch
+ * jobs get one (no other job has a batch launch request); the record's
+ * later edits (its neighbours' slowdown) are not copied: the node enforces
+ * what was decided at the start.
+ */
+void ctl_record_launch_copy(cosched_ctl_t *c, job_record_t *job_ptr,
+			    bool copy)
+{
+	uint32_t kept = 0;
+	size_t len = 0;
+	const char *line = NULL;
+
+	for (uint32_t i = 0; i < job_ptr->spank_job_env_size; i++) {
+		if (cosched_decision_launch_is(job_ptr->spank_job_env[i]))
+			xfree(job_ptr->spank_job_env[i]);
+		else
+			job_ptr->spank_job_env[kept++] =
+				job_ptr->spank_job_env[i];
+	}
+	job_ptr->spank_job_env_size = kept;
+	if (copy && c->conf.record_in_launch && job_ptr->batch_flag)
+		line = cosched_decision_record_line(job_ptr->system_comment,
+						    &len);
+	if (!line) {
+		if (!kept)
+			xfree(job_ptr->spank_job_env);
+		return;
+	}
+	/* One more for a NULL after the last: some of Slurm's readers of
+	 * such arrays stop at one. */
+	xrealloc(job_ptr->spank_job_env, sizeof(char *) * (kept + 2));
+	job_ptr->spank_job_env[kept++] =
+		xstrdup_printf("%s=%.*s", COSCHED_DECISION_LAUNCH_NAME,
+			       (int) len, line);
+	job_ptr->spank_job_env[kept] = NULL;
+	job_ptr->spank_job_env_size = kept;
 }

@@ -231,6 +231,8 @@ extern int task_p_slurmd_batch_request(batch_job_launch_msg_t *req)
 	_conf_watch();
 	task_cosched_cpufreq_node_sweep(_node_name());
 	task_cosched_record_sweep(_node_name());
+	task_cosched_record_from_launch(req->job_id, req->spank_job_env,
+					req->spank_job_env_size);
 	return SLURM_SUCCESS;
 }
 

@@ -10,13 +10,19 @@
  *  come from the signed credential; the record adds what the credential
  *  lacks: the memory-binding mode and the frequency.
  *
- *  One RPC per job and node, not per step (and not two: the question is
- *  asked of this cluster only, never of a federation): the first step keeps the record
- *  in SlurmdSpoolDir/cosched/records/JOBID (root only, written to a
- *  temporary file and renamed), later steps read it there, and slurmd's
- *  sweep removes the files of jobs with no step left on the node.  No RPC
- *  at all where no record can exist (another SelectType; the extern step,
- *  which runs no task of the job).
+ *  At most one RPC per job and node, not per step (and not two: the
+ *  question is asked of this cluster only, never of a federation): the
+ *  node's copy of the record is SlurmdSpoolDir/cosched/records/JOBID (root
+ *  only, written to a temporary file and renamed), later steps read it
+ *  there, and slurmd's sweep removes the files of jobs with no step left on
+ *  the node.  No RPC at all where no record can exist (another SelectType;
+ *  the extern step, which runs no task of the job), nor on the node that
+ *  runs a batch script: slurmd writes the record's launch copy from the
+ *  batch launch request (cosched_decision.h) as JOBID.launch before the
+ *  batch step starts, and that step takes it as the node's copy (a sweep
+ *  of another launch request may come first: JOBID.launch is kept for a
+ *  minute).  Each of those RPCs waited for slurmctld's job lock while it
+ *  was scheduling (doc/bench-controller.md).
 \*****************************************************************************/
 
 #include <dirent.h>
@@ -26,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "slurm/slurm.h"
@@ -44,17 +51,27 @@
 #include "task_cosched.h"
 
 #define RECORDS "records"
+/* The launch copy's suffix until the job's first step here takes it. */
+#define LAUNCH_SUFFIX ".launch"
+/* How long a launch copy no step took is kept: longer than a batch step
+ * takes to start after its launch request (a prolog included). */
+#define LAUNCH_KEEP_S 60
 
-/* SlurmdSpoolDir/cosched/records[/JOBID] (xmalloc'ed), NULL without a
- * spool directory. */
-static char *_path(uint32_t job_id)
+/* SlurmdSpoolDir/cosched/records[/JOBID[suffix]] (xmalloc'ed), NULL
+ * without a spool directory. */
+static char *_path_suffix(uint32_t job_id, const char *suffix)
 {
 	if (!conf || !conf->spooldir)
 		return NULL;
 	if (!job_id)
 		return xstrdup_printf("%s/cosched/" RECORDS, conf->spooldir);
-	return xstrdup_printf("%s/cosched/" RECORDS "/%u", conf->spooldir,
-			      job_id);
+	return xstrdup_printf("%s/cosched/" RECORDS "/%u%s", conf->spooldir,
+			      job_id, suffix);
+}
+
+static char *_path(uint32_t job_id)
+{
+	return _path_suffix(job_id, "");
 }
 
 /* A record of a newer minor: enforced, the keys this node does not know
@@ -70,7 +87,7 @@ static void _compat_note(uint32_t job_id,
 
 static int _cache_read(uint32_t job_id, cosched_decision_t *d, char **line)
 {
-	char *path = _path(job_id), *text;
+	char *path = _path(job_id), *text, *launch;
 	cosched_decision_compat_t compat;
 	cosched_error_t err;
 	int parsed, rc = -1;
@@ -79,6 +96,14 @@ static int _cache_read(uint32_t job_id, cosched_decision_t *d, char **line)
 
 	if (!path)
 		return -1;
+	/* The job's first step here takes the launch copy slurmd wrote from
+	 * the batch launch request (task_cosched_record_from_launch): it is
+	 * the node's copy from now on, swept when no step runs. */
+	launch = _path_suffix(job_id, LAUNCH_SUFFIX);
+	if (!rename(launch, path))
+		debug("%s: job %u: record from the batch launch request",
+		      plugin_type, job_id);
+	xfree(launch);
 	text = cosched_read_file(path, COSCHED_DECISION_TEXT_MAX, NULL, &err);
 	parsed = text ? cosched_decision_parse_compat(text, d, &compat, &err) :
 			-1;
@@ -103,9 +128,10 @@ static int _cache_read(uint32_t job_id, cosched_decision_t *d, char **line)
 /* The node's copy, root's only (0600), the record as slurmctld wrote it
  * (a newer minor's keys kept): a cache, so not durable (a copy torn by a
  * crash does not parse and is fetched again). */
-static void _cache_write(uint32_t job_id, const char *line)
+static void _cache_write(uint32_t job_id, const char *suffix,
+			 const char *line)
 {
-	char *dir = _path(0), *path = _path(job_id);
+	char *dir = _path(0), *path = _path_suffix(job_id, suffix);
 	cosched_error_t err;
 
 	if (dir && (!mkdir(dir, 0700) || errno == EEXIST) &&
@@ -196,9 +222,55 @@ int task_cosched_record_fetch(uint32_t job_id, uint32_t step_id,
 	rc = _fetch(job_id, d, line, why, len);
 	if (rc == 1) {
 		_cache_parent();
-		_cache_write(job_id, *line);
+		_cache_write(job_id, "", *line);
 	}
 	return rc;
+}
+
+void task_cosched_record_from_launch(uint32_t job_id, char **env,
+				     uint32_t env_size)
+{
+	char *path, *line = NULL;
+	const char *value = NULL;
+	cosched_decision_t *d = NULL;
+	cosched_decision_compat_t compat;
+	cosched_error_t err;
+	size_t len = 0;
+
+	if (!xstrcasestr(slurm_conf.select_type, "cons_tres_cosched") ||
+	    !(path = _path(job_id)))
+		return;
+	/* A copy left from an earlier start of this job (requeued) would be
+	 * taken for this start's. */
+	if (unlink(path) && errno != ENOENT)
+		error("%s: job %u: %s: %m: its steps may take an earlier start's record",
+		      plugin_type, job_id, path);
+	if (task_cosched_conf.record_in_launch)
+		value = cosched_decision_launch_find(env, (int) env_size, &len);
+	if (value) {
+		line = xstrndup(value, len);
+		d = xmalloc(sizeof(*d));
+		if (cosched_decision_parse_compat(line, d, &compat, &err)) {
+			/* Never from a controller of this release, which
+			 * copies the record it formatted. */
+			error("%s: job %u: the batch launch request's decision record is not used (%s): the step asks slurmctld",
+			      plugin_type, job_id, err.msg);
+			xfree(line);
+		} else if (d->job_id != job_id) {
+			error("%s: job %u: the batch launch request's decision record names job %u: the step asks slurmctld",
+			      plugin_type, job_id, d->job_id);
+			xfree(line);
+		} else {
+			_compat_note(job_id, &compat);
+		}
+	}
+	if (line) {
+		_cache_parent();
+		_cache_write(job_id, LAUNCH_SUFFIX, line);
+	}
+	xfree(d);
+	xfree(line);
+	xfree(path);
 }
 
 /* Whether a step of job_id still runs here: slurmd keeps one socket per
@@ -225,6 +297,7 @@ static bool _job_runs_here(const char *spool, const char *node,
 
 void task_cosched_record_sweep(const char *node_name)
 {
+	time_t now = time(NULL);
 	char *dir = _path(0);
 	struct dirent *e;
 	DIR *dp;
@@ -234,12 +307,30 @@ void task_cosched_record_sweep(const char *node_name)
 		return;
 	}
 	while ((e = readdir(dp))) {
+		size_t digits = strspn(e->d_name, "0123456789");
+		char job[16];
+		struct stat st;
 		char *path;
 
-		if (e->d_name[0] < '0' || e->d_name[0] > '9' ||
-		    strspn(e->d_name, "0123456789") != strlen(e->d_name) ||
-		    _job_runs_here(conf->spooldir, node_name, e->d_name))
+		if (!digits || digits >= sizeof(job))
 			continue;
+		memcpy(job, e->d_name, digits);
+		job[digits] = '\0';
+		if (!e->d_name[digits]) {
+			if (_job_runs_here(conf->spooldir, node_name, job))
+				continue;
+		} else if (!strcmp(e->d_name + digits, LAUNCH_SUFFIX)) {
+			/* Its batch step may not have started yet (another
+			 * launch request's sweep comes first): kept for a
+			 * while, then it is a step that never started. */
+			if (fstatat(dirfd(dp), e->d_name, &st,
+				    AT_SYMLINK_NOFOLLOW) ||
+			    (st.st_mtime > now - LAUNCH_KEEP_S &&
+			     st.st_mtime <= now + LAUNCH_KEEP_S))
+				continue;
+		} else {
+			continue;	/* a temporary file being renamed */
+		}
 		path = xstrdup_printf("%s/%s", dir, e->d_name);
 		unlink(path);
 		xfree(path);
