@@ -54,7 +54,22 @@ def test_bench_controller_quick(tmp_path):
         else:
             assert int(f[4]) >= 100, f      # a job_test call per task
             assert all(float(x) > 0 for x in f[5:]), f
-    for target in ("ratio >= 0.97", "plugin time per job < 30 us"):
+    # Where the CPU went: slurmctld's and the machine's per job, each
+    # variant; slurmctld's is part of the machine's.
+    head = next(i for i, l in enumerate(lines)
+                if l.startswith("CPU ms per job "))
+    cpu = {}
+    for line in lines[head + 1:]:
+        if not line.strip():
+            break
+        f = line.split()
+        cpu[f[0]] = f
+    assert list(cpu) == VARIANTS, r.stdout
+    for f in cpu.values():
+        assert len(f) == 5, f
+        assert 0 < float(f[1]) < float(f[4]), f
+    for target in ("ratio >= 0.97", "plugin time per job < 30 us",
+                   "slurmctld CPU per job <= 1.03 x cons_tres's"):
         assert re.search(rf"^target {re.escape(target)}: (PASS|FAIL) ",
                          r.stdout, re.M), r.stdout
 
@@ -72,13 +87,11 @@ def test_bench_controller_quick(tmp_path):
             assert recs["stream"]["class"] == "mem", run
             assert recs["compute"]["class"] == "cpu", run
             assert run["timing"]["begin_end_calls"] >= 200, run
-        # task/cosched reads each job's record from slurmctld once (the
-        # tasks and the warm-up job); under cons_tres it reads none.
-        if run["variant"] == "cons_tres":
-            assert run["job_reads"] < 50, run
-        else:
-            assert run["job_reads"] >= 101, run
-            assert run["job_read_us"] > 0, run
+        # task/cosched asks slurmctld for no job's record: every job is a
+        # batch job on one node, whose record comes with its batch launch
+        # request (RecordInLaunch; under cons_tres there is none).  What
+        # is left are the benchmark's own reads of the records.
+        assert run["job_reads"] < 50, run
 
 
 @pytest.mark.cluster

@@ -74,7 +74,9 @@ double ctl_cpu_now(void)
 }
 
 /* The totals since slurmctld started, one line (cosched-bench-controller
- * parses it): every 1000 calls and whenever slurmctld reconfigures the
+ * parses it; the CPU figures are per call over the calls timed, one in
+ * CTL_CPU_SAMPLE, the job begin and end count is every call): every 1000
+ * calls and whenever slurmctld reconfigures the
  * select plugin (scontrol reconfigure on 22.05, scontrol setdebugflags,
  * partition updates), since it calls fini only in memory-leak debug
  * builds. */
@@ -86,7 +88,7 @@ void ctl_log_timing(cosched_ctl_t *c)
 	     c->t_calls ? c->t_forward * 1e6 / c->t_calls : 0.0, c->c_calls,
 	     c->c_calls ? (c->c_total - c->c_forward) * 1e6 / c->c_calls : 0.0,
 	     c->c_calls ? c->c_forward * 1e6 / c->c_calls : 0.0, c->e_calls,
-	     c->e_calls ? c->e_total * 1e6 / c->e_calls : 0.0);
+	     c->e_samples ? c->e_total * 1e6 / c->e_samples : 0.0);
 }
 
 /* --- cosched_ctld.so ------------------------------------------------------- */

@@ -27,17 +27,20 @@
 #include "ctl_internal.h"
 #include "select_cons_tres_cosched.h"
 
-/* CPU time of a job begin or end (job_begin, job_fini), with the flag. */
+/* CPU time of a job begin or end (job_begin, job_fini), with the flag:
+ * one call in CTL_CPU_SAMPLE is timed (-1.0: not this one). */
 static double _begin_end_start(cosched_ctl_t *c)
 {
-	return (c->conf.debug_flags & COSCHED_DEBUG_TIMING) ? ctl_cpu_now() :
-							      -1.0;
+	return (c->conf.debug_flags & COSCHED_DEBUG_TIMING) &&
+	       !(c->e_calls % CTL_CPU_SAMPLE) ? ctl_cpu_now() : -1.0;
 }
 
 static void _begin_end_done(cosched_ctl_t *c, double c0)
 {
-	if (c0 >= 0.0) {
+	if (c->conf.debug_flags & COSCHED_DEBUG_TIMING)
 		c->e_calls++;
+	if (c0 >= 0.0) {
+		c->e_samples++;
 		c->e_total += ctl_cpu_now() - c0;
 	}
 }
