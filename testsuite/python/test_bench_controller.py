@@ -24,6 +24,20 @@ VARIANTS = ["cons_tres", "none", "gang", "greedy_thread",
             "miss_rate_balance", "miss_rate_bound", "app_aware"]
 
 
+def _table(text, heading):
+    """{first field: fields} of the rows after the line that starts with
+    heading, up to the next blank line."""
+    lines = text.splitlines()
+    head = next(i for i, l in enumerate(lines) if l.startswith(heading))
+    rows = {}
+    for line in lines[head + 1:]:
+        if not line.strip():
+            break
+        f = line.split()
+        rows[f[0]] = f
+    return rows
+
+
 @pytest.mark.cluster
 def test_bench_controller_quick(tmp_path):
     require_environment()
@@ -35,14 +49,7 @@ def test_bench_controller_quick(tmp_path):
     assert r.returncode == 0, r.stdout + r.stderr
 
     # The table: a row per variant, after the two heading lines.
-    lines = r.stdout.splitlines()
-    head = next(i for i, l in enumerate(lines) if l.startswith("variant "))
-    rows = {}
-    for line in lines[head + 1:]:
-        if not line.strip():
-            break
-        f = line.split()
-        rows[f[0]] = f
+    rows = _table(r.stdout, "variant ")
     assert list(rows) == VARIANTS, r.stdout
     for v, f in rows.items():
         # variant jobs/s min..max ratio calls CPU wall CPU wall us/job
@@ -56,14 +63,7 @@ def test_bench_controller_quick(tmp_path):
             assert all(float(x) > 0 for x in f[5:]), f
     # Where the CPU went: slurmctld's and the machine's per job, each
     # variant; slurmctld's is part of the machine's.
-    head = next(i for i, l in enumerate(lines)
-                if l.startswith("CPU ms per job "))
-    cpu = {}
-    for line in lines[head + 1:]:
-        if not line.strip():
-            break
-        f = line.split()
-        cpu[f[0]] = f
+    cpu = _table(r.stdout, "CPU ms per job ")
     assert list(cpu) == VARIANTS, r.stdout
     for f in cpu.values():
         assert len(f) == 5, f
