@@ -32,7 +32,7 @@
 static double _begin_end_start(cosched_ctl_t *c)
 {
 	return (c->conf.debug_flags & COSCHED_DEBUG_TIMING) &&
-	       !(c->e_calls % CTL_CPU_SAMPLE) ? ctl_cpu_now() : -1.0;
+	       CTL_CPU_SAMPLED(c->e_calls) ? ctl_cpu_now() : -1.0;
 }
 
 static void _begin_end_done(cosched_ctl_t *c, double c0)
@@ -402,13 +402,12 @@ void cosched_ctl_job_begin(job_record_t *job_ptr)
 		}
 		_record_reason(c, job_ptr, &v, &d);
 	}
-	ctl_record_write(c, job_ptr, &d);
+	placed = !ctl_record_write(c, job_ptr, &d);
 	ctl_state_check(c, "job begin");
-	placed = true;
 out:
-	/* Also when the state could not be built (then without a copy: the
-	 * record is an earlier start's): a user's own entry must never reach
-	 * the node. */
+	/* Also when the state could not be built or the record not written
+	 * (then without a copy: the record is an earlier start's): a user's
+	 * own entry must never reach the node. */
 	ctl_record_launch_copy(c, job_ptr, placed);
 	_begin_end_done(c, c0);
 	pthread_mutex_unlock(&c->mutex);

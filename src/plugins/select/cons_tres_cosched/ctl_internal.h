@@ -152,15 +152,19 @@ void ctl_view(cosched_ctl_t *c, job_record_t *job_ptr, job_view_t *v);
  * and 71 us without the reads (doc/bench-controller.md).  The wall clock
  * (vDSO) is read at every call.
  */
-#define CTL_CPU_SAMPLE 16
+#define CTL_CPU_SAMPLE 15
+/* Which call of each CTL_CPU_SAMPLE: never the first (whose job_test
+ * builds the state from the job records), and with an odd period a stream
+ * of alternating job ends and begins has both kinds timed. */
+#define CTL_CPU_SAMPLED(count) ((count) % CTL_CPU_SAMPLE == CTL_CPU_SAMPLE - 1)
 
 /* ctl_record.c */
 int ctl_record_read(job_record_t *job_ptr, cosched_decision_t *d);
 void ctl_record_init(cosched_ctl_t *c, cosched_decision_t *d,
 		     job_record_t *job_ptr, const job_view_t *v,
 		     cosched_decision_state_t state);
-void ctl_record_write(cosched_ctl_t *c, job_record_t *job_ptr,
-		      const cosched_decision_t *d);
+int ctl_record_write(cosched_ctl_t *c, job_record_t *job_ptr,
+		     const cosched_decision_t *d);
 /* Set only the predicted slowdown in the job's record (when it changed). */
 void ctl_record_set_slowdown(cosched_ctl_t *c, job_record_t *job_ptr,
 			     double slowdown);

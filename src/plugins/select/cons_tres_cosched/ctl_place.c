@@ -245,7 +245,7 @@ int cosched_ctl_job_test(job_record_t *job_ptr, bitstr_t *node_bitmap,
 		return try(ctx, node_bitmap, NULL);
 	pthread_mutex_lock(&c->mutex);
 	c->c_on = (c->conf.debug_flags & COSCHED_DEBUG_TIMING) &&
-		  !(c->t_calls % CTL_CPU_SAMPLE);
+		  CTL_CPU_SAMPLED(c->t_calls);
 	if (c->c_on)
 		c0 = ctl_cpu_now();
 	if (ctl_state_ensure(c)) {

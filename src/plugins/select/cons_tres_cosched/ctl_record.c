@@ -127,9 +127,10 @@ static void _set_comment(cosched_ctl_t *c, job_record_t *job_ptr,
 		info("%s: %pJ %s", plugin_type, job_ptr, what);
 }
 
-/* Write d into the job's SystemComment (only when it changed). */
-void ctl_record_write(cosched_ctl_t *c, job_record_t *job_ptr,
-		      const cosched_decision_t *d)
+/* Write d into the job's SystemComment (only when it changed); -1 when it
+ * could not be written (logged), the comment left as it was. */
+int ctl_record_write(cosched_ctl_t *c, job_record_t *job_ptr,
+		     const cosched_decision_t *d)
 {
 	char buf[COSCHED_DECISION_TEXT_MAX];
 	cosched_error_t err;
@@ -138,11 +139,16 @@ void ctl_record_write(cosched_ctl_t *c, job_record_t *job_ptr,
 	if (cosched_decision_format(d, buf, sizeof(buf), &err)) {
 		error("%s: %pJ: decision not recorded: %s", plugin_type,
 		      job_ptr, err.msg);
-		return;
+		return -1;
 	}
 	spliced = cosched_decision_splice(job_ptr->system_comment, buf);
-	if (spliced)
-		_set_comment(c, job_ptr, spliced, buf);
+	if (!spliced) {
+		error("%s: %pJ: decision not recorded: out of memory",
+		      plugin_type, job_ptr);
+		return -1;
+	}
+	_set_comment(c, job_ptr, spliced, buf);
+	return 0;
 }
 
 /* Set the predicted slowdown in the job's record, without parsing it
@@ -183,17 +189,21 @@ void ctl_record_set_slowdown(cosched_ctl_t *c, job_record_t *job_ptr,
 void ctl_record_launch_copy(cosched_ctl_t *c, job_record_t *job_ptr,
 			    bool copy)
 {
-	uint32_t kept = 0;
+	uint32_t kept = 0, had = job_ptr->spank_job_env_size;
 	size_t len = 0;
 	const char *line = NULL;
 
-	for (uint32_t i = 0; i < job_ptr->spank_job_env_size; i++) {
+	for (uint32_t i = 0; i < had; i++) {
 		if (cosched_decision_launch_is(job_ptr->spank_job_env[i]))
 			xfree(job_ptr->spank_job_env[i]);
 		else
 			job_ptr->spank_job_env[kept++] =
 				job_ptr->spank_job_env[i];
 	}
+	/* Some of Slurm's readers of the array stop at a NULL, not at its
+	 * size (PrologSlurmctld's environment): none after the last kept. */
+	for (uint32_t i = kept; i < had; i++)
+		job_ptr->spank_job_env[i] = NULL;
 	job_ptr->spank_job_env_size = kept;
 	if (copy && c->conf.record_in_launch && job_ptr->batch_flag)
 		line = cosched_decision_record_line(job_ptr->system_comment,

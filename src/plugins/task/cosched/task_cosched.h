@@ -142,8 +142,8 @@ void task_cosched_task_forked(uint32_t node_tid, pid_t pid);
 int task_cosched_record_fetch(uint32_t job_id, uint32_t step_id,
 			      cosched_decision_t *d, char **line, char *why,
 			      size_t len);
-/* slurmd: drop the kept records of jobs with no step left on the node
- * (but those written in the last minute, whose step may not be there yet). */
+/* slurmd: drop the kept records of jobs with no step left on the node,
+ * and launch copies no batch step took within an hour. */
 void task_cosched_record_sweep(const char *node_name);
 /* slurmd, at a batch launch request (slurmctld's): the node's copy from the
  * request's launch copy (cosched_decision.h), or none. */

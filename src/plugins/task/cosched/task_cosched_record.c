@@ -20,8 +20,8 @@
  *  runs a batch script: slurmd writes the record's launch copy from the
  *  batch launch request (cosched_decision.h) as JOBID.launch before the
  *  batch step starts, and that step takes it as the node's copy (a sweep
- *  of another launch request may come first: JOBID.launch is kept for a
- *  minute).  Each of those RPCs waited for slurmctld's job lock while it
+ *  of another launch request may come first: JOBID.launch is kept for an
+ *  hour).  Each of those RPCs waited for slurmctld's job lock while it
  *  was scheduling (doc/bench-controller.md).
 \*****************************************************************************/
 
@@ -51,11 +51,13 @@
 #include "task_cosched.h"
 
 #define RECORDS "records"
-/* The launch copy's suffix until the job's first step here takes it. */
+/* The launch copy's suffix until the job's batch step takes it. */
 #define LAUNCH_SUFFIX ".launch"
 /* How long a launch copy no step took is kept: longer than a batch step
- * takes to start after its launch request (a prolog included). */
-#define LAUNCH_KEEP_S 60
+ * should take to start after its launch request, a prolog included (a
+ * later one asks slurmctld).  Only the batch step of the same start takes
+ * it, so a longer wait costs a small file, never a wrong record. */
+#define LAUNCH_KEEP_S 3600
 
 /* SlurmdSpoolDir/cosched/records[/JOBID[suffix]] (xmalloc'ed), NULL
  * without a spool directory. */
@@ -85,7 +87,8 @@ static void _compat_note(uint32_t job_id,
 		debug("%s: job %u: %s", plugin_type, job_id, note);
 }
 
-static int _cache_read(uint32_t job_id, cosched_decision_t *d, char **line)
+static int _cache_read(uint32_t job_id, bool batch, cosched_decision_t *d,
+		       char **line)
 {
 	char *path = _path(job_id), *text, *launch;
 	cosched_decision_compat_t compat;
@@ -96,14 +99,18 @@ static int _cache_read(uint32_t job_id, cosched_decision_t *d, char **line)
 
 	if (!path)
 		return -1;
-	/* The job's first step here takes the launch copy slurmd wrote from
-	 * the batch launch request (task_cosched_record_from_launch): it is
-	 * the node's copy from now on, swept when no step runs. */
-	launch = _path_suffix(job_id, LAUNCH_SUFFIX);
-	if (!rename(launch, path))
-		debug("%s: job %u: record from the batch launch request",
-		      plugin_type, job_id);
-	xfree(launch);
+	/* The batch step takes the launch copy slurmd wrote from its batch
+	 * launch request (task_cosched_record_from_launch): it is the node's
+	 * copy from now on, swept when no step runs.  Only the batch step: a
+	 * copy no batch step took is an earlier start's (its launch failed,
+	 * and the job now runs its script on another node). */
+	if (batch) {
+		launch = _path_suffix(job_id, LAUNCH_SUFFIX);
+		if (!rename(launch, path))
+			debug("%s: job %u: record from the batch launch request",
+			      plugin_type, job_id);
+		xfree(launch);
+	}
 	text = cosched_read_file(path, COSCHED_DECISION_TEXT_MAX, NULL, &err);
 	parsed = text ? cosched_decision_parse_compat(text, d, &compat, &err) :
 			-1;
@@ -217,7 +224,7 @@ int task_cosched_record_fetch(uint32_t job_id, uint32_t step_id,
 		snprintf(why, len, "the extern step needs no record");
 		return 0;
 	}
-	if (!_cache_read(job_id, d, line))
+	if (!_cache_read(job_id, step_id == SLURM_BATCH_SCRIPT, d, line))
 		return 1;
 	rc = _fetch(job_id, d, line, why, len);
 	if (rc == 1) {
@@ -230,7 +237,7 @@ int task_cosched_record_fetch(uint32_t job_id, uint32_t step_id,
 void task_cosched_record_from_launch(uint32_t job_id, char **env,
 				     uint32_t env_size)
 {
-	char *path, *line = NULL;
+	char *path, *launch, *line = NULL;
 	const char *value = NULL;
 	cosched_decision_t *d = NULL;
 	cosched_decision_compat_t compat;
@@ -240,11 +247,16 @@ void task_cosched_record_from_launch(uint32_t job_id, char **env,
 	if (!xstrcasestr(slurm_conf.select_type, "cons_tres_cosched") ||
 	    !(path = _path(job_id)))
 		return;
-	/* A copy left from an earlier start of this job (requeued) would be
+	/* Copies left from an earlier start of this job (requeued) would be
 	 * taken for this start's. */
+	launch = _path_suffix(job_id, LAUNCH_SUFFIX);
 	if (unlink(path) && errno != ENOENT)
 		error("%s: job %u: %s: %m: its steps may take an earlier start's record",
 		      plugin_type, job_id, path);
+	if (unlink(launch) && errno != ENOENT)
+		error("%s: job %u: %s: %m: its steps may take an earlier start's record",
+		      plugin_type, job_id, launch);
+	xfree(launch);
 	if (task_cosched_conf.record_in_launch)
 		value = cosched_decision_launch_find(env, (int) env_size, &len);
 	if (value) {
