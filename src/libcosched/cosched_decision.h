@@ -275,6 +275,11 @@ int cosched_decision_find_compat(const char *comment, cosched_decision_t *d,
  * the step record), so that keys of a newer minor travel with it. */
 const char *cosched_decision_record_line(const char *comment, size_t *len);
 
+/* Whether n bytes at g are a governor's name as records hold one ([a-z0-9_],
+ * 1 .. COSCHED_DECISION_GOVERNOR_MAX bytes): the node checks a name it reads
+ * from sysfs by the same rule before it writes one there. */
+bool cosched_decision_governor_ok(const char *g, size_t n);
+
 /*
  * The launch copy: at a batch job's start slurmctld puts its record line
  * into the job's SPANK environment as COSCHED_DECISION_LAUNCH_NAME=LINE
@@ -282,18 +287,13 @@ const char *cosched_decision_record_line(const char *comment, size_t *len);
  * script has the record without asking slurmctld for it.  slurmctld first
  * removes every entry of that name (a user can put anything in a job's
  * SPANK environment at submission), and a node trusts the copy only in the
- * batch launch request, which only slurmctld may send (slurmd checks the
- * sender); srun's launch requests carry what srun sends.
+ * batch launch request, which slurmd accepts from root and SlurmUser alone
+ * (slurmctld); srun's launch requests carry what srun sends.
  */
 #define COSCHED_DECISION_LAUNCH_NAME "COSCHED_DECISION"
 
 /* Whether an environment entry ("NAME=VALUE") is a launch copy. */
 bool cosched_decision_launch_is(const char *entry);
-
-/* Whether n bytes at g are a governor's name as records hold one ([a-z0-9_],
- * 1 .. COSCHED_DECISION_GOVERNOR_MAX bytes): the node checks a name it reads
- * from sysfs by the same rule before it writes one there. */
-bool cosched_decision_governor_ok(const char *g, size_t n);
 
 /* The launch copy's value among env's count entries (count < 0: up to a
  * NULL entry), with its line length as the parser reads it into *len (may

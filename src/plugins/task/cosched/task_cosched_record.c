@@ -250,12 +250,13 @@ void task_cosched_record_from_launch(uint32_t job_id, char **env,
 	/* Copies left from an earlier start of this job (requeued) would be
 	 * taken for this start's. */
 	launch = _path_suffix(job_id, LAUNCH_SUFFIX);
-	if (unlink(path) && errno != ENOENT)
-		error("%s: job %u: %s: %m: its steps may take an earlier start's record",
-		      plugin_type, job_id, path);
-	if (unlink(launch) && errno != ENOENT)
-		error("%s: job %u: %s: %m: its steps may take an earlier start's record",
-		      plugin_type, job_id, launch);
+	for (int i = 0; i < 2; i++) {
+		const char *old = i ? launch : path;
+
+		if (unlink(old) && errno != ENOENT)
+			error("%s: job %u: %s: %m: its steps may take an earlier start's record",
+			      plugin_type, job_id, old);
+	}
 	xfree(launch);
 	if (task_cosched_conf.record_in_launch)
 		value = cosched_decision_launch_find(env, (int) env_size, &len);
