@@ -526,14 +526,17 @@ static void migrate(numad_t *d, int fd, uid_t uid, req_t *q)
 			finish(fd, 0);
 			return;
 		}
+		/* The log says what free count the shortfall came from: free
+		 * memory moves between an operator's look and this one. */
+		numad_log(LOG_INFO,
+			  "make room for job %u: NUMA node %ld has %lld free pages, it needs %" PRIu64 ": %" PRIu64 " pages short",
+			  q->job, q->src, freep, q->pages,
+			  q->pages - (freep > 0 ? (uint64_t) freep : 0));
 		q->pages -= freep > 0 ? (uint64_t) freep : 0;
 		q->order = COSCHED_VICTIM_BEST;
 		q->wait = false;
 		q->dry_run = false;
 		q->dst = -1;
-		numad_log(LOG_INFO,
-			  "make room for job %u: NUMA node %ld is %" PRIu64 " pages short",
-			  q->job, q->src, q->pages);
 	}
 	if (q->dst < 0) {
 		q->dst = drain_target(d, (int) q->src);
