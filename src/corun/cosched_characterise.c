@@ -226,22 +226,30 @@ int main(int argc, char **argv)
 	res.cat = cosched_corun_classify(&rule, &res, reason, sizeof(reason));
 	res.lca = cosched_category_to_lca(res.cat);
 	/* The figures the rule reads are uncertain when one of them ranged
-	 * over the repeats by more than the machine's own scale E: then the
-	 * noise of a shared machine is as large as the signal. */
+	 * over the repeats by more than the machine's own scale E (the noise
+	 * of a shared machine is as large as the signal), or when values
+	 * within their ranges give another category (spreads each below E
+	 * can still carry g or v across a threshold: mem measured as lim in
+	 * CI that way). */
 	double e = res.mem_mem - 1.0, spread = fmax(fmm.hi - fmm.lo,
 		fmax(fv[COSCHED_CAT_MEM].hi - fv[COSCHED_CAT_MEM].lo,
 		     fa[COSCHED_CAT_MEM].hi - fa[COSCHED_CAT_MEM].lo));
-	int uncertain = !(spread <= e);
+	cosched_category_t also = cosched_corun_classify_other(&rule, &res,
+		&fmm, &fv[COSCHED_CAT_MEM], &fa[COSCHED_CAT_MEM]);
+	int uncertain = !(spread <= e) || also != res.cat;
 
 	if (o.json) {
 		printf("{\"app\": \"%s\", \"category\": \"%s\", \"lca\": \"%s\", "
 		       "\"reason\": \"%s\", \"cpus\": [%d, %d], \"repeats\": %d,\n"
-		       " \"uncertain\": %s, \"spread\": %.4f, \"runs_repeated\": %d,\n"
+		       " \"uncertain\": %s, \"spread\": %.4f, \"also\": %s%s%s, "
+		       "\"runs_repeated\": %d,\n"
 		       " \"alone_s\": {\"median\": %.4f, \"min\": %.4f, \"max\": %.4f},\n"
 		       " \"mem_with_mem\": {\"median\": %.4f, \"min\": %.4f, \"max\": %.4f},\n",
 		       app, cosched_category_name(res.cat), cosched_lca_name(res.lca),
 		       reason, cpus[0], cpus[1], o.repeats, uncertain ? "true" : "false",
-		       spread, corun_retried, falone.median, falone.lo,
+		       spread, also != res.cat ? "\"" : "",
+		       also != res.cat ? cosched_category_name(also) : "null",
+		       also != res.cat ? "\"" : "", corun_retried, falone.median, falone.lo,
 		       falone.hi, fmm.median, fmm.lo, fmm.hi);
 		for (int side = 0; side < 2; side++) {
 			cosched_figure_t *f = side ? fa : fv;
@@ -270,11 +278,16 @@ int main(int argc, char **argv)
 		       fmm.hi);
 		printf("category: %s  lca: %s  (%s)\n", cosched_category_name(res.cat),
 		       cosched_lca_name(res.lca), reason);
-		if (uncertain)
+		if (!(spread <= e))
 			printf("uncertain: a figure the rule reads ranged by %.2f over "
 			       "the repeats, more than mem next to mem's excess "
 			       "%.2f: run again with more --repeats or a larger "
 			       "--scale when the machine is quieter\n", spread, e);
+		else if (uncertain)
+			printf("uncertain: within the repeats' ranges the rule also "
+			       "gives %s: run again with more --repeats or a "
+			       "larger --scale when the machine is quieter\n",
+			       cosched_category_name(also));
 	}
 	if (!no_store) {
 		if (cosched_store_set_characterisation(&store, app, &res, NULL, &err)) {

@@ -270,3 +270,34 @@ cosched_category_t cosched_corun_classify(const cosched_corun_rule_t *r,
 		 why, g, caused, v, next_to, c->mem_mem);
 	return cat;
 }
+
+/*
+ * Each category is a product of an interval of g and an interval of v
+ * (the rule's thresholds), and g and v are each monotone in every figure
+ * they read, so the box of figure ranges stays in one category exactly
+ * when its eight corners do.  UNKNOWN (E below noise) at a corner counts
+ * as another category.
+ */
+cosched_category_t cosched_corun_classify_other(const cosched_corun_rule_t *r,
+						const cosched_corun_t *c,
+						const cosched_figure_t *mem_mem,
+						const cosched_figure_t *next_to_mem,
+						const cosched_figure_t *caused_mem)
+{
+	const double mm[2] = { mem_mem->lo, mem_mem->hi };
+	const double nt[2] = { next_to_mem->lo, next_to_mem->hi };
+	const double ca[2] = { caused_mem->lo, caused_mem->hi };
+	cosched_corun_t corner = *c;
+
+	for (int i = 0; i < 8; i++) {
+		cosched_category_t cat;
+
+		corner.mem_mem = mm[i & 1];
+		corner.victim[COSCHED_CAT_MEM] = nt[(i >> 1) & 1];
+		corner.aggressor[COSCHED_CAT_MEM] = ca[(i >> 2) & 1];
+		cat = cosched_corun_classify(r, &corner, NULL, 0);
+		if (cat != c->cat)
+			return cat;
+	}
+	return c->cat;
+}

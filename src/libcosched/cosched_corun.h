@@ -130,4 +130,18 @@ cosched_category_t cosched_corun_classify(const cosched_corun_rule_t *r,
 					  const cosched_corun_t *c,
 					  char *reason, size_t reason_len);
 
+/*
+ * A category other than c->cat that the rule also gives somewhere within
+ * the repeats' ranges of the three figures it reads (mem next to mem, the
+ * application next to mem, mem next to the application), or c->cat when
+ * every value in the ranges gives c->cat: then noise of the size the
+ * repeats showed cannot have changed the decision.  c->cat must be
+ * cosched_corun_classify's result for c.
+ */
+cosched_category_t cosched_corun_classify_other(const cosched_corun_rule_t *r,
+						const cosched_corun_t *c,
+						const cosched_figure_t *mem_mem,
+						const cosched_figure_t *next_to_mem,
+						const cosched_figure_t *caused_mem);
+
 #endif

@@ -649,6 +649,69 @@ START_TEST(test_corun_rule)
 }
 END_TEST
 
+static cosched_figure_t figure(double median, double lo, double hi)
+{
+	return (cosched_figure_t) { .median = median, .lo = lo, .hi = hi };
+}
+
+START_TEST(test_corun_rule_ranges)
+{
+	cosched_corun_rule_t r;
+	cosched_corun_t c;
+	cosched_figure_t mm, nt, ca;
+
+	cosched_corun_rule_default(&r);
+	/* CI's mem measured as lim: caused 1.12, E 0.25: g = 0.48 < 0.6;
+	 * every spread (0.2) is below E, yet caused 1.22 with mem next to
+	 * mem 1.15 gives g = 1.47 (mem), and caused 1.02 gives g = 0.13
+	 * (rand) */
+	c = corun_of(1.12, 1.3, 1.25);
+	c.cat = cosched_corun_classify(&r, &c, NULL, 0);
+	ck_assert_int_eq(c.cat, COSCHED_CAT_LIM);
+	mm = figure(1.25, 1.15, 1.35);
+	nt = figure(1.3, 1.2, 1.4);
+	ca = figure(1.12, 1.02, 1.22);
+	ck_assert_int_ne(cosched_corun_classify_other(&r, &c, &mm, &nt, &ca),
+			 COSCHED_CAT_LIM);
+	ca = figure(1.12, 1.11, 1.22);
+	ck_assert_int_eq(cosched_corun_classify_other(&r, &c, &mm, &nt, &ca),
+			 COSCHED_CAT_MEM);
+	/* the same medians with tight ranges: no other category */
+	mm = figure(1.25, 1.24, 1.26);
+	nt = figure(1.3, 1.29, 1.31);
+	ca = figure(1.12, 1.115, 1.125);
+	ck_assert_int_eq(cosched_corun_classify_other(&r, &c, &mm, &nt, &ca),
+			 COSCHED_CAT_LIM);
+	/* a clear memory hog stays mem over wide ranges: g >= 0.6 at every
+	 * corner (0.5 / 0.8 = 0.625) */
+	c = corun_of(1.7, 1.7, 1.7);
+	c.cat = cosched_corun_classify(&r, &c, NULL, 0);
+	ck_assert_int_eq(c.cat, COSCHED_CAT_MEM);
+	mm = figure(1.7, 1.6, 1.8);
+	nt = figure(1.7, 1.5, 1.9);
+	ca = figure(1.7, 1.5, 1.9);
+	ck_assert_int_eq(cosched_corun_classify_other(&r, &c, &mm, &nt, &ca),
+			 COSCHED_CAT_MEM);
+	/* a range of mem next to mem reaching below the noise: unknown there */
+	mm = figure(1.7, 1.03, 1.8);
+	ck_assert_int_eq(cosched_corun_classify_other(&r, &c, &mm, &nt, &ca),
+			 COSCHED_CAT_UNKNOWN);
+	/* cpu: sensitivity v at most 0.1 / 0.3 = 0.33 < 0.35 everywhere */
+	c = corun_of(1.05, 1.02, 1.4);
+	c.cat = cosched_corun_classify(&r, &c, NULL, 0);
+	ck_assert_int_eq(c.cat, COSCHED_CAT_CPU);
+	mm = figure(1.4, 1.3, 1.5);
+	nt = figure(1.02, 0.95, 1.1);
+	ca = figure(1.05, 1.0, 1.1);
+	ck_assert_int_eq(cosched_corun_classify_other(&r, &c, &mm, &nt, &ca),
+			 COSCHED_CAT_CPU);
+	/* ... but not when mem next to it may reach 1.15 (v = 0.5 >= 0.35) */
+	nt = figure(1.02, 0.95, 1.15);
+	ck_assert_int_eq(cosched_corun_classify_other(&r, &c, &mm, &nt, &ca),
+			 COSCHED_CAT_RAND);
+}
+END_TEST
+
 START_TEST(test_corun_effective)
 {
 	cosched_classify_conf_t conf;
@@ -727,6 +790,7 @@ Suite *cosched_test_suite(void)
 	tcase_add_test(tc, test_effective_class);
 	tcase_add_test(tc, test_conf_check);
 	tcase_add_test(tc, test_corun_rule);
+	tcase_add_test(tc, test_corun_rule_ranges);
 	tcase_add_test(tc, test_corun_effective);
 	tcase_add_test(tc, test_corun_conf_lines);
 	suite_add_tcase(s, tc);
