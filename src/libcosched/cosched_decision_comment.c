@@ -109,42 +109,115 @@ static int slowdown_span(char *copy, size_t n, uint32_t job_id, size_t *from,
 	return have_job ? 0 : cosched_error_set(err, "job: required key missing");
 }
 
-/* Whether the record line (n bytes) already has slowdown=TEXT before its
- * reason, which is all that a slowdown still the same needs: most calls
- * find it so (a neighbour came or went, the prediction did not change).
- * Only bytes before reason=" are looked at, where no value holds a blank
- * or a quote (names, numbers, range lists), so " slowdown=" there can
- * only be the key. */
-static bool says_slowdown(const char *line, size_t n, const char *text)
+/* Whether key (" key=", a blank first) starts at at, before end. */
+static bool key_at(const char *at, const char *end, const char *key,
+		   size_t klen)
 {
-	static const char key[] = " slowdown=", reason[] = " reason=\"";
-	size_t klen = strlen(key), rlen = strlen(reason), tlen = strlen(text);
-	size_t olen;
-	const char *end = line + n, *at;
-	char own[32];
+	return (size_t) (end - at) >= klen && !memcmp(at, key, klen);
+}
 
-	/* Only in a record of this release's own version: another minor's
-	 * unknown keys may hold quoted values anywhere. */
-	cosched_kv_version_text(COSCHED_DECISION_TAG,
-				cosched_decision_own_version(), own,
-				sizeof(own));
-	olen = strlen(own);
-	if (n <= olen || memcmp(line, own, olen) || line[olen] != ' ')
+/* Whether the job value [at, end) is id's decimal text: no sign, no
+ * leading zero, as the formatter writes it. */
+static bool is_job_text(const char *at, const char *end, uint32_t id)
+{
+	uint64_t v = 0;
+
+	if (at == end || end - at > 10 || (*at == '0' && end - at > 1))
 		return false;
-
-	for (at = line; at + rlen <= end; at++)
-		if (!memcmp(at, reason, rlen))
-			break;
-	end = at + rlen <= end ? at : end;
-	for (at = line; at + klen <= end; at++) {
-		if (memcmp(at, key, klen))
-			continue;
-		at += klen;
-		return tlen && (size_t) (end - at) >= tlen &&
-		       !memcmp(at, text, tlen) &&
-		       (at + tlen == end || at[tlen] == ' ');
+	for (; at < end; at++) {
+		if (*at < '0' || *at > '9')
+			return false;
+		v = v * 10 + (uint64_t) (*at - '0');
 	}
-	return false;
+	return v == id;
+}
+
+/* Whether a record line is of a version this release writes or an
+ * earlier minor of it (so it holds no key unknown here), by its first
+ * word. */
+static bool known_version(const char *line, size_t n)
+{
+	size_t tlen = strlen(COSCHED_DECISION_TAG), vlen;
+	const char *sp = memchr(line, ' ', n);
+	cosched_kv_version_t seen, own = cosched_decision_own_version();
+	cosched_error_t err;
+	char text[16];
+
+	if (!sp || (size_t) (sp - line) <= tlen ||
+	    (vlen = (size_t) (sp - line) - tlen) >= sizeof(text))
+		return false;
+	memcpy(text, line + tlen, vlen);
+	text[vlen] = '\0';
+	return !cosched_kv_version_read("decision record", "this node",
+					COSCHED_DECISION_TAG, text, own, &seen,
+					&err) &&
+	       !cosched_kv_version_newer_minor(seen, own);
+}
+
+/*
+ * The slowdown's span in a record line (n bytes) of a version this
+ * release knows every key of, found without the reader (whose walk over
+ * every key was most of an edit's cost, and slurmctld edits a record for
+ * every neighbour of every job that starts or ends): only bytes before
+ * reason=" are looked at, where no value this release writes holds a
+ * blank or a quote (names, numbers, range lists), so " job=" and
+ * " slowdown=" there can only be the keys.  1 with [*from, *to) the
+ * blank, key and value, and *value_at the value; 0 when the line is of
+ * another minor (whose unknown keys may hold quoted values anywhere),
+ * has a quote there or lacks either key: the reader decides then.
+ * *other_job when the line's job is not id.
+ */
+static int own_slowdown_span(const char *line, size_t n, uint32_t job_id,
+			     size_t *from, size_t *to, const char **value_at,
+			     bool *other_job)
+{
+	static const char reason[] = " reason=\"", job[] = " job=",
+			  sd[] = " slowdown=";
+	const char *end = line + n, *j = NULL, *k = NULL, *at, *je, *v;
+
+	*other_job = false;
+	if (!known_version(line, n))
+		return 0;
+	/* One walk from blank to blank (a record line has a few dozen). */
+	for (at = line; at < end && (at = memchr(at, ' ', (size_t) (end - at)));
+	     at++) {
+		if (key_at(at, end, reason, strlen(reason))) {
+			end = at;
+			break;
+		}
+		if (!j && key_at(at, end, job, strlen(job)))
+			j = at;
+		else if (!k && key_at(at, end, sd, strlen(sd)))
+			k = at;
+	}
+	if (!j || !k || memchr(line, '"', (size_t) (end - line)))
+		return 0;
+	j += strlen(job);
+	for (je = j; je < end && *je != ' '; je++)
+		;
+	*other_job = !is_job_text(j, je, job_id);
+	for (v = k + strlen(sd); v < end && *v != ' '; v++)
+		;
+	*from = (size_t) (k - line);
+	*to = (size_t) (v - line);
+	*value_at = k + strlen(sd);
+	return 1;
+}
+
+/* Whether the value text [at, end) reads as exactly x: then the record
+ * already says it, and its shortest text need not be made. */
+static bool says_number(const char *at, const char *end, double x)
+{
+	char buf[NUMBER_TEXT_MAX], *stop;
+	size_t len = (size_t) (end - at);
+	double y;
+
+	if (!len || len >= sizeof(buf))
+		return false;
+	memcpy(buf, at, len);
+	buf[len] = '\0';
+	y = strtod(buf, &stop);
+	return *stop == '\0' && y == x;
 }
 
 int cosched_decision_set_slowdown(const char *comment, uint32_t job_id,
@@ -159,10 +232,6 @@ int cosched_decision_set_slowdown(const char *comment, uint32_t job_id,
 	int rc;
 
 	*out = NULL;
-	if (!isnan(slowdown) &&
-	    cosched_decision_double_write("slowdown", slowdown, 0, true,
-					  SLOWDOWN_MAX, text, err))
-		return -1;
 	if ((rc = record_line(comment, &record, err)) <= 0)
 		return rc;
 	n = cosched_decision_line_length(record);
@@ -170,20 +239,34 @@ int cosched_decision_set_slowdown(const char *comment, uint32_t job_id,
 		return cosched_error_set(err,
 			"record: %zu bytes, longer than %d", n,
 			COSCHED_DECISION_TEXT_MAX - 1);
-	if (says_slowdown(record, n, text))
-		return 0;
-	copy = malloc(n + 1);
-	if (!copy)
-		return cosched_error_set(err, "record: out of memory");
-	memcpy(copy, record, n);
-	copy[n] = '\0';
-	rc = slowdown_span(copy, n, job_id, &from, &to, &value, &other_job,
-			   err);
-	if (rc || other_job || (value ? !strcmp(value, text) : !text[0])) {
+	if (own_slowdown_span(record, n, job_id, &from, &to, &value,
+			      &other_job)) {
+		if (other_job || (!isnan(slowdown) &&
+				  says_number(value, record + to, slowdown)))
+			return 0;
+		if (!isnan(slowdown) &&
+		    cosched_decision_double_write("slowdown", slowdown, 0, true,
+						  SLOWDOWN_MAX, text, err))
+			return -1;
+	} else {
+		if (!isnan(slowdown) &&
+		    cosched_decision_double_write("slowdown", slowdown, 0, true,
+						  SLOWDOWN_MAX, text, err))
+			return -1;
+		copy = malloc(n + 1);
+		if (!copy)
+			return cosched_error_set(err, "record: out of memory");
+		memcpy(copy, record, n);
+		copy[n] = '\0';
+		rc = slowdown_span(copy, n, job_id, &from, &to, &value,
+				   &other_job, err);
+		if (rc || other_job ||
+		    (value ? !strcmp(value, text) : !text[0])) {
+			free(copy);
+			return rc;
+		}
 		free(copy);
-		return rc;
 	}
-	free(copy);
 	/* The line before the span, " slowdown=TEXT" (nothing for NAN),
 	 * the line after it. */
 	tlen = text[0] ? strlen(" slowdown=") + strlen(text) : 0;
@@ -198,8 +281,10 @@ int cosched_decision_set_slowdown(const char *comment, uint32_t job_id,
 	if (!line)
 		return cosched_error_set(err, "record: out of memory");
 	memcpy(line, record, from);
-	if (tlen)
-		snprintf(line + from, tlen + 1, " slowdown=%s", text);
+	if (tlen) {
+		memcpy(line + from, " slowdown=", strlen(" slowdown="));
+		memcpy(line + from + strlen(" slowdown="), text, strlen(text));
+	}
 	memcpy(line + from + tlen, record + to, n - to);
 	line[n - (to - from) + tlen] = '\0';
 	*out = cosched_decision_splice(comment, line);

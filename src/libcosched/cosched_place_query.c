@@ -53,23 +53,53 @@ static bool unit_empty(const cosched_place_t *p, size_t u)
 	       !cosched_occupancy_socket(p->occ, u, &sock) && sock.used == 0;
 }
 
-/* Why no unit accepts the job: the most common rejection, the policy's
+/*
+ * Why no unit accepts the job: the most common rejection, the policy's
  * own rules before "full" ("strict miss_rate_bound: no socket accepts
- * this mem job (mpki_bound on 4; first: ...)"). */
+ * this mem job (mpki_bound on 4; first: ...)").  The controller asks
+ * this on every failed selection of a job that waits or goes lenient, so
+ * it ranks a few units, not all (one ranking each): the first
+ * WHY_RANK_MAX of the first WHY_LOOK_MAX available units with the cores
+ * the job needs, where the policy's rules show, else the first full ones;
+ * the text says how many it ranked when that was not every unit.
+ */
+#define WHY_LOOK_MAX 256
+#define WHY_RANK_MAX 8
+
 static void why_none(const cosched_place_t *p, const cosched_place_job_t *job,
 		     char *buf, size_t len)
 {
 	int count[COSCHED_REJECT_COUNT] = { 0 };
 	cosched_candidate_t c, first[COSCHED_REJECT_COUNT];
-	int best = COSCHED_REJECT_NO_FREE_CORES;
+	int best = COSCHED_REJECT_NO_FREE_CORES, ranked = 0;
+	size_t full[WHY_RANK_MAX], nfull = 0, available = 0;
 	const char *mode = p->conf.strict ? "strict" : "lenient";
-	char cbuf[160];
+	char cbuf[160], of[64] = "";
 
 	for (size_t u = 0; u < p->nunits; u++) {
 		if (!cosched_occupancy_available(p->occ, u))
 			continue;
+		available++;
+		if (available > WHY_LOOK_MAX || ranked == WHY_RANK_MAX)
+			continue;	/* counted, not ranked */
+		if (cosched_occupancy_free_cores(p->occ, u) < job->gj.threads) {
+			if (nfull < WHY_RANK_MAX)
+				full[nfull++] = u;
+			continue;
+		}
 		memset(&c, 0, sizeof(c));
+		ranked++;
 		if (unit_accepts(p, u, &job->gj, &c) || c.reject <= 0 ||
+		    c.reject >= COSCHED_REJECT_COUNT)
+			continue;
+		if (!count[c.reject]++)
+			first[c.reject] = c;
+	}
+	/* No unit with the cores: the full ones say why. */
+	for (size_t k = 0; k < nfull && ranked < WHY_RANK_MAX; k++) {
+		memset(&c, 0, sizeof(c));
+		ranked++;
+		if (unit_accepts(p, full[k], &job->gj, &c) || c.reject <= 0 ||
 		    c.reject >= COSCHED_REJECT_COUNT)
 			continue;
 		if (!count[c.reject]++)
@@ -92,11 +122,14 @@ static void why_none(const cosched_place_t *p, const cosched_place_job_t *job,
 			 cosched_policy_name(p->conf.policy), unit_word(p));
 		return;
 	}
+	if ((size_t) ranked < available)
+		snprintf(of, sizeof(of), " of %d ranked, %zu available", ranked,
+			 available);
 	cosched_candidate_format(&first[best], cbuf, sizeof(cbuf));
-	snprintf(buf, len, "%s %s: no %s accepts this %s job (%s on %d; first: %s)",
+	snprintf(buf, len, "%s %s: no %s accepts this %s job (%s on %d%s; first: %s)",
 		 mode, cosched_policy_name(p->conf.policy), unit_word(p),
 		 cosched_category_name(job->gj.category),
-		 cosched_reject_name(best), count[best], cbuf);
+		 cosched_reject_name(best), count[best], of, cbuf);
 }
 
 /*

