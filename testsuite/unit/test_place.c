@@ -276,6 +276,41 @@ START_TEST(test_test_only)
 }
 END_TEST
 
+/* Why no unit accepts a job: at most 8 units ranked, those with the
+ * cores first, and the text says so when that was not every unit. */
+START_TEST(test_why_none_ranks_a_few)
+{
+	cosched_place_t *p = cluster(COSCHED_POLICY_APP_AWARE, true, 8);
+	cosched_place_job_t m, c1, c2;
+	cosched_place_result_t res;
+	alloc_t a = { 0 };
+
+	for (uint32_t id = 1; id <= 16; id++) {
+		m = job(p, id, COSCHED_CAT_MEM, 2, 1);
+		ck_assert_int_ge(run(p, &m), 0);
+	}
+	m = job(p, 17, COSCHED_CAT_MEM, 2, 1);
+	ck_assert_int_eq(cosched_place_job(p, &m, NULL, COSCHED_PLACE_RUN_NOW,
+					   NULL, 0, fake_try, &a, &res), -1);
+	ck_assert_msg(strstr(res.why, " on 8 of 8 ranked, 16 available; first: socket 0: "),
+		      "%s", res.why);
+	cosched_place_free(p);
+
+	/* Only full units: they are ranked, and every one was. */
+	p = cluster(COSCHED_POLICY_APP_AWARE, true, 1);
+	c1 = job(p, 1, COSCHED_CAT_CPU, 4, 1);
+	c2 = job(p, 2, COSCHED_CAT_CPU, 4, 1);
+	ck_assert_int_ge(run(p, &c1), 0);
+	ck_assert_int_ge(run(p, &c2), 0);
+	m = job(p, 3, COSCHED_CAT_CPU, 1, 1);
+	ck_assert_int_eq(cosched_place_job(p, &m, NULL, COSCHED_PLACE_RUN_NOW,
+					   NULL, 0, fake_try, &a, &res), -1);
+	ck_assert_msg(strstr(res.why, "(no free cores on 2; first: socket 0: no free cores)"),
+		      "%s", res.why);
+	cosched_place_free(p);
+}
+END_TEST
+
 START_TEST(test_will_run_on_a_copy)
 {
 	cosched_place_t *p = cluster(COSCHED_POLICY_APP_AWARE, true, 1);
@@ -459,6 +494,7 @@ Suite *cosched_test_suite(void)
 	tcase_add_test(tc, test_wide_closes_units);
 	tcase_add_test(tc, test_multi_one_unit_per_node);
 	tcase_add_test(tc, test_test_only);
+	tcase_add_test(tc, test_why_none_ranks_a_few);
 	tcase_add_test(tc, test_will_run_on_a_copy);
 	tcase_add_test(tc, test_lenient_least_bad);
 	tcase_add_test(tc, test_copy_is_independent);
