@@ -621,6 +621,26 @@ def test_job_start_rpcs(make_cluster):
     assert line and copy == line[0], (copy, line)
     c.run(["scancel", str(j)])
 
+    # A launch copy no batch step took (an earlier start's, or one planted
+    # in the spool) is never a step's record: a job without a batch script
+    # asks slurmctld, and its copy is slurmctld's record.
+    r = c.run(["salloc", "--no-shell", "-N1", "-n1", "-w", node])
+    m = re.search(r"Granted job allocation (\d+)", r.stdout + r.stderr)
+    assert m, r.stdout + r.stderr
+    a = int(m.group(1))
+    stale = os.path.join(kept, f"{a}.launch")
+    with open(stale, "w") as f:
+        f.write(f"cosched/1 job={a} state=placed policy=gang scope=socket "
+                "membind=none reason=\"planted\"\n")
+    c.run(["sdiag", "-r"])
+    r = c.run(["srun", f"--jobid={a}", "-n1", "true"])
+    assert _sdiag_rpcs(c).get("REQUEST_JOB_INFO_SINGLE", 0) == 1
+    with open(os.path.join(kept, str(a))) as f:
+        copy = f.read()
+    assert "planted" not in copy and parse_record(copy) == c.record(a), copy
+    assert os.path.exists(stale)        # not taken
+    c.run(["scancel", str(a)])
+
     c.reconfigure(["CoschedPolicy=app_aware", "RecordInLaunch=no"])
     rpcs = run([one, one])
     assert rpcs.get("REQUEST_JOB_INFO_SINGLE", 0) == 2, rpcs
