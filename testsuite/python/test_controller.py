@@ -566,6 +566,22 @@ def _sdiag_rpcs(c):
             re.finditer(r"^\s*(\S+)\s+\(\s*\d+\)\s+count:(\d+)", part, re.M)}
 
 
+def _job_rpcs(c, jobs):
+    """sdiag's counts over jobs [(sbatch options, script)] run to their
+    end.  Nothing here asks slurmctld about jobs (no scontrol, no squeue):
+    the jobs are waited for through their output files."""
+    c.run(["sdiag", "-r"])
+    ids = [c.sbatch(*opts, "--wrap", f"{script}; echo done")
+           for opts, script in jobs]
+    deadline = time.monotonic() + 60
+    for j in ids:
+        out = os.path.join(c.workdir, "jobs", f"{j}.out")
+        while not (os.path.exists(out) and "done" in open(out).read()):
+            assert time.monotonic() < deadline, f"job {j} did not finish"
+            time.sleep(0.2)
+    return _sdiag_rpcs(c)
+
+
 @pytest.mark.cluster
 def test_job_start_rpcs(make_cluster):
     """What cosched adds to slurmctld's load per job: nothing for a batch
@@ -578,19 +594,7 @@ def test_job_start_rpcs(make_cluster):
     c = make_cluster(nodes=2, cosched_conf_extra=["CoschedPolicy=app_aware"])
 
     def run(jobs):
-        """sdiag's counts over jobs [(sbatch options, script)] run to
-        their end.  Nothing here asks slurmctld about jobs (no scontrol,
-        no squeue): the jobs are waited for through their output files."""
-        c.run(["sdiag", "-r"])
-        ids = [c.sbatch(*opts, "--wrap", f"{script}; echo done")
-               for opts, script in jobs]
-        deadline = time.monotonic() + 60
-        for j in ids:
-            out = os.path.join(c.workdir, "jobs", f"{j}.out")
-            while not (os.path.exists(out) and "done" in open(out).read()):
-                assert time.monotonic() < deadline, f"job {j} did not finish"
-                time.sleep(0.2)
-        return _sdiag_rpcs(c)
+        return _job_rpcs(c, jobs)
 
     one = (["-N1", "-n1"], "srun -n1 true; srun -n1 true")
     # Its second step's launch finds no step of the job on the other node,
@@ -644,3 +648,17 @@ def test_job_start_rpcs(make_cluster):
     c.reconfigure(["CoschedPolicy=app_aware", "RecordInLaunch=no"])
     rpcs = run([one, one])
     assert rpcs.get("REQUEST_JOB_INFO_SINGLE", 0) == 2, rpcs
+
+
+@pytest.mark.cluster
+def test_job_start_rpcs_contained(make_cluster):
+    """With PrologFlags=Contain the job's extern step runs on each of its
+    nodes for the whole allocation, so the node's copy of the record stays
+    between steps: a two-node job's other node asks slurmctld once, not
+    once per step (cosched(8) RECORD ON THE NODE)."""
+    c = make_cluster(nodes=2, slurm_conf_extra=["PrologFlags=Contain"],
+                     cosched_conf_extra=["CoschedPolicy=app_aware"])
+    two = (["-N2", "-n2"], "srun -N2 -n2 true; srun -N2 -n2 true; "
+           "srun -N2 -n2 true")
+    rpcs = _job_rpcs(c, [two])
+    assert rpcs.get("REQUEST_JOB_INFO_SINGLE", 0) == 1, rpcs
