@@ -43,7 +43,8 @@
  *                 when it does not parse; absent without a record),
  *     "central": "ProfileDir/jobs/JOB.STEP.NODE.json" | "not kept: WHY" }
  * energy is the step's share of the node's RAPL energy while it ran, by
- * the node's energy ledger (src/node/cosched_energy_ledger.h; core_uj and
+ * the node's energy ledger (cosched_sampler_energy.c, through
+ * src/node/cosched_energy_ledger.h; core_uj and
  * dram_uj where those zones exist), node_uj the node's whole energy over
  * the same intervals; co_runners the steps that shared the node with it
  * (the first 16 named, all counted).
@@ -79,17 +80,11 @@
 #include "src/node/cosched_counters.h"
 #include "src/node/cosched_energy_ledger.h"
 #include "src/node/cosched_rapl.h"
+#include "src/node/cosched_sampler_energy.h"
 
 #define CONTROL_FD 3
 #define TASKS_MAX 1024
 #define MSG_MAX 256
-/* The energy ledger is shared by the node's samplers: each waits this
- * long for it, and counts its sample unattributed to itself otherwise. */
-#define LEDGER_WAIT_MS 500
-/* Updates that may fail in a row (the lock busy past LEDGER_WAIT_MS on a
- * loaded node) before the step's energy is given up; the last update,
- * as the step leaves, is tried this many times too. */
-#define LEDGER_MISSES_MAX 10
 
 typedef struct {
 	cosched_counters_t *c;
@@ -123,16 +118,8 @@ static struct {
 	const char *record_text;
 	char merged[COSCHED_PATH_MAX + COSCHED_APP_NAME_MAX + 64];
 	/* Energy: RAPL through the node's ledger. */
-	const char *sysfs_root, *ledger_dir;
-	cosched_rapl_t *rapl;
-	cosched_ledger_step_t me;	/* ids, rates; totals after an update */
-	bool in_ledger;
-	int ledger_misses;		/* updates failed in a row */
-	bool corunners_known;		/* it joined the ledger, which names
-					 * the steps that shared the node */
+	sampler_energy_t energy;
 	double start_s;			/* the wall clock at the start */
-	char energy_state[COSCHED_ERROR_MSG_LEN + 32];
-	struct timespec last_sample;
 	/* cosched.conf, read once at the start. */
 	cosched_conf_t conf;
 	char conf_error[COSCHED_ERROR_MSG_LEN];
@@ -214,116 +201,6 @@ static void task_exit(const char *text)
 	}
 }
 
-/* ---- energy -------------------------------------------------------------- */
-
-static void energy_off(const char *fmt, const char *why)
-{
-	snprintf(S.energy_state, sizeof(S.energy_state), fmt, why);
-	/* Out of the ledger, its list of co-runners is no longer whole. */
-	S.in_ledger = S.corunners_known = false;
-}
-
-/* RAPL and the node's ledger, joined as the step starts.  No RAPL is a
- * state of the record ("energy unavailable: ..."), not an error. */
-static void energy_start(void)
-{
-	cosched_error_t err;
-
-	if (!S.sysfs_root || !S.ledger_dir) {
-		energy_off("%s", "energy unavailable: not asked for");
-		return;
-	}
-	/* Without RAPL the step still joins the ledger, for presence: the
-	 * ledger is what names its co-runners in the record (the learned
-	 * interference table's observations, cosched_observe.h). */
-	S.rapl = cosched_rapl_open(S.sysfs_root, &err);
-	if (!S.rapl)
-		snprintf(S.energy_state, sizeof(S.energy_state), "%s",
-			 err.msg);
-	S.me.id.job_id = S.job;
-	S.me.id.step_id = S.step;
-	S.me.cores = S.threads > 0 ? (uint32_t) S.threads : 1;
-	S.me.mem_rate = COSCHED_ENERGY_UNKNOWN;
-	if (cosched_proc_self(&S.me.proc, &err)) {
-		energy_off("energy unavailable: %.400s", err.msg);
-		return;
-	}
-	if (cosched_energy_ledger_update(S.rapl, S.ledger_dir, &S.me, false,
-					 LEDGER_WAIT_MS, NULL, NULL, &err)) {
-		/* The ledger busy as the step starts: the next update joins
-		 * it (ledger_update), late, so the co-runners it names are
-		 * not all of them. */
-		S.ledger_misses = 1;
-		S.in_ledger = true;
-		S.corunners_known = false;
-	} else {
-		S.in_ledger = S.corunners_known = true;
-	}
-	if (S.rapl)
-		snprintf(S.energy_state, sizeof(S.energy_state), "measured");
-}
-
-/* The step's rates over the interval just sampled, for the ledger's split:
- * CPU time per second (task-clock), and LLC misses per second where they
- * count (the memory activity DRAM energy is split by). */
-static void ledger_rates(const uint64_t *sum, const bool *ok)
-{
-	int clk = event_index("task-clock");
-	int miss = event_index("LLC-load-misses");
-	struct timespec now;
-	double dt;
-
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	dt = (double) (now.tv_sec - S.last_sample.tv_sec) +
-	     (double) (now.tv_nsec - S.last_sample.tv_nsec) / 1e9;
-	S.last_sample = now;
-	if (dt <= 0.0)
-		return;
-	S.me.rate = 0;
-	if (clk >= 0 && ok[clk] && sum[clk] >= S.prev[clk])
-		S.me.rate = (uint64_t) ((double) (sum[clk] - S.prev[clk]) / dt);
-	S.me.mem_rate = COSCHED_ENERGY_UNKNOWN;
-	if (miss >= 0 && ok[miss] && sum[miss] >= S.prev[miss])
-		S.me.mem_rate = (uint64_t) ((double) (sum[miss] - S.prev[miss]) /
-					    dt);
-}
-
-static void ledger_update(bool leave)
-{
-	cosched_ledger_step_t out;
-	cosched_ledger_outcome_t oc;
-	cosched_error_t err;
-
-	if (!S.in_ledger)
-		return;
-	while (cosched_energy_ledger_update(S.rapl, S.ledger_dir, &S.me, leave,
-					    LEDGER_WAIT_MS, &out, &oc, &err)) {
-		/* A failed update changed nothing, and the step is still in
-		 * the ledger, where the other steps' updates keep splitting
-		 * energy to it: a busy moment is made up by the next update
-		 * (the last one, as the step leaves, is tried again at once).
-		 * Only a ledger busy or broken this many times in a row loses
-		 * the step's energy, and the record says why. */
-		if (++S.ledger_misses < LEDGER_MISSES_MAX) {
-			if (leave)
-				continue;
-			return;
-		}
-		energy_off("energy unavailable: %.400s", err.msg);
-		return;
-	}
-	S.ledger_misses = 0;
-	S.me.energy = out.energy;
-	S.me.node_uj = out.node_uj;
-	S.me.ncorunners = out.ncorunners;
-	S.me.corunners_seen = out.corunners_seen;
-	memcpy(S.me.corunners, out.corunners, sizeof(out.corunners));
-	/* A ledger that started again forgot who was present before: the
-	 * record's co-runners would be a part only. */
-	if (oc.restarted)
-		S.corunners_known = false;
-}
-
 /* ---- the live load ------------------------------------------------------ */
 
 /* The step's smoothed MPKI to slurmctld (ProfileDir/live), when it moved
@@ -394,14 +271,22 @@ static void sample(void)
 		S.have_mpki = true;
 		live_publish();
 	}
-	ledger_rates(sum, ok);
+	{
+		int clk = event_index("task-clock");
+
+		sampler_energy_rates(&S.energy,
+			clk >= 0 && ok[clk] && sum[clk] >= S.prev[clk],
+			clk >= 0 ? sum[clk] - S.prev[clk] : 0,
+			miss >= 0 && ok[miss] && sum[miss] >= S.prev[miss],
+			miss >= 0 ? sum[miss] - S.prev[miss] : 0);
+	}
 	for (int i = 0; i < S.nevents; i++)
 		if (ok[i]) {
 			S.total[i] = S.prev[i] = sum[i];
 			S.counted[i] = true;
 		}
 	S.samples++;
-	ledger_update(false);
+	sampler_energy_update(&S.energy, false);
 }
 
 static void reply(const char *msg)
@@ -519,15 +404,17 @@ static void merge_profile(double runtime_s)
 	run.threads = S.threads > 0 ? S.threads : 1;
 	if (S.freq_khz > 0 && S.freq_khz <= 100000000L)
 		run.freq_khz = S.freq_khz;
-	if (S.in_ledger && S.rapl) {
+	if (S.energy.in_ledger && S.energy.rapl) {
 		/* The step's share of the node's (cosched(8) ENERGY):
 		 * package is idle/uncore + core, as RAPL counts it. */
-		run.energy_pkg_j = (double) (S.me.energy.uncore_uj +
-					     S.me.energy.core_uj) / 1e6;
-		if (cosched_rapl_has_core(S.rapl))
-			run.energy_cores_j = (double) S.me.energy.core_uj / 1e6;
-		if (cosched_rapl_has_dram(S.rapl))
-			run.energy_dram_j = (double) S.me.energy.dram_uj / 1e6;
+		const cosched_ledger_step_t *me = &S.energy.me;
+
+		run.energy_pkg_j = (double) (me->energy.uncore_uj +
+					     me->energy.core_uj) / 1e6;
+		if (cosched_rapl_has_core(S.energy.rapl))
+			run.energy_cores_j = (double) me->energy.core_uj / 1e6;
+		if (cosched_rapl_has_dram(S.energy.rapl))
+			run.energy_dram_j = (double) me->energy.dram_uj / 1e6;
 	}
 	/* Whose profile it is decides whether this run goes in: a user's
 	 * runs must not reshape another's (cosched_profile_may_merge). */
@@ -549,28 +436,6 @@ static void merge_profile(double runtime_s)
 
 /* The record's "energy": the step's share and the node's energy while it
  * ran, or only the state when there was none to measure. */
-static json_t *energy_json(void)
-{
-	json_t *e = json_object();
-
-	json_object_set_new(e, "state", json_string(S.energy_state));
-	if (!S.in_ledger || !S.rapl)
-		return e;
-	json_object_set_new(e, "total_uj",
-			    json_integer((json_int_t) S.me.energy.total_uj));
-	json_object_set_new(e, "uncore_uj",
-			    json_integer((json_int_t) S.me.energy.uncore_uj));
-	if (cosched_rapl_has_core(S.rapl))
-		json_object_set_new(e, "core_uj", json_integer(
-			(json_int_t) S.me.energy.core_uj));
-	if (cosched_rapl_has_dram(S.rapl))
-		json_object_set_new(e, "dram_uj", json_integer(
-			(json_int_t) S.me.energy.dram_uj));
-	json_object_set_new(e, "node_uj",
-			    json_integer((json_int_t) S.me.node_uj));
-	return e;
-}
-
 /* Replace path with o as the record is written (indented, keys sorted),
  * atomically (cosched_file_replace); not durable: a record torn by a
  * crash of the node does not parse and is the only one lost. */
@@ -761,7 +626,7 @@ static int write_record(void)
 	if (S.app && *S.app)
 		json_object_set_new(o, "app", json_string(S.app));
 	json_object_set_new(o, "profile", json_string(S.merged));
-	json_object_set_new(o, "energy", energy_json());
+	json_object_set_new(o, "energy", sampler_energy_json(&S.energy));
 	json_object_set_new(o, "live", json_string(
 		S.live_state[0] ? S.live_state :
 		!S.conf.live_loads ? "off (LiveLoads=no)" :
@@ -769,18 +634,18 @@ static int write_record(void)
 	/* Who shared the node is known only through the node's ledger: a
 	 * step that could not stay in it says nothing rather than "no
 	 * co-runner". */
-	if (S.corunners_known) {
+	if (S.energy.corunners_known) {
 		json_t *co = json_array();
 		char id[32];
 
-		for (int k = 0; k < S.me.ncorunners; k++) {
-			cosched_step_ref_format(&S.me.corunners[k], id,
+		for (int k = 0; k < S.energy.me.ncorunners; k++) {
+			cosched_step_ref_format(&S.energy.me.corunners[k], id,
 						sizeof(id));
 			json_array_append_new(co, json_string(id));
 		}
 		json_object_set_new(o, "co_runners", co);
 		json_object_set_new(o, "co_runners_seen",
-				    json_integer(S.me.corunners_seen));
+				    json_integer(S.energy.me.corunners_seen));
 	}
 	if (S.record_text)
 		json_object_set_new(o, "decision", decision_json());
@@ -859,8 +724,8 @@ int main(int argc, char **argv)
 		case 'a': S.app = optarg; break;
 		case 'c': S.conf_path = optarg; break;
 		case 't': S.threads = atoi(optarg); break;
-		case 'r': S.sysfs_root = optarg; break;
-		case 'l': S.ledger_dir = optarg; break;
+		case 'r': S.energy.sysfs_root = optarg; break;
+		case 'l': S.energy.ledger_dir = optarg; break;
 		case 'f': S.freq_khz = strtol(optarg, NULL, 10); break;
 		case 'd': S.record_text = optarg; break;
 		case 'u': {
@@ -908,8 +773,7 @@ int main(int argc, char **argv)
 	S.start = time(NULL);
 	S.start_s = wall_now();
 	clock_gettime(CLOCK_MONOTONIC, &S.t0);
-	S.last_sample = S.t0;
-	energy_start();
+	sampler_energy_start(&S.energy, S.job, S.step, S.threads, &S.t0);
 	while (!stop) {
 		struct pollfd p = { .fd = CONTROL_FD, .events = POLLIN };
 		char msg[MSG_MAX + 1];
@@ -946,7 +810,7 @@ int main(int argc, char **argv)
 	/* Whatever happens from here, the sampler ends. */
 	alarm(30);
 	sample();
-	ledger_update(true);
+	sampler_energy_update(&S.energy, true);
 	live_end();
 	{
 		struct timespec t1;
