@@ -327,15 +327,19 @@ char *cosched_decision_splice(const char *comment, const char *record);
  * is replaced, or inserted where the formatter writes it; every other
  * byte of the comment is kept (so a newer minor's record keeps its
  * version and the keys this release does not know, which a rewrite would
- * drop).  Returns 1 with *out (malloc'd), 0 with
- * *out NULL when there is nothing to change (the record already says so,
- * the comment has no record, or its record is another job's: see
- * SystemComment and job arrays above), -1 with err when the slowdown is
- * out of range (0 < slowdown <= 1000), the edited record would not fit
- * COSCHED_DECISION_TEXT_MAX, or the record line is not one (two of them,
- * another major version, fields out of form, a quoted slowdown, no job=).  Only the fields' form is
- * read, and not even that when the record already has slowdown= the
- * value before its reason: the rest is left for its readers to judge.
+ * drop).  Returns 1 with *out (malloc'd), 0 with *out NULL when there
+ * is nothing to change (the comment has no record, its record is another
+ * job's: see SystemComment and job arrays above, or its slowdown= already
+ * reads as this value), -1 with err when the slowdown is out of range
+ * (0 < slowdown <= 1000) and would be written, the edited record would
+ * not fit COSCHED_DECISION_TEXT_MAX, or the record line is not one (two
+ * of them, another major version; and, when the quick path below does
+ * not apply, fields out of form, a quoted slowdown, no job=).  Quick
+ * path: in a record of a version this release knows every key of, with
+ * job= and slowdown= before its reason and no quote there, those two are
+ * found by a walk from blank to blank and nothing else is read; the rest
+ * is left for its readers to judge (a record out of form elsewhere is
+ * edited and stays as unreadable as it was).
  */
 int cosched_decision_set_slowdown(const char *comment, uint32_t job_id,
 				  double slowdown, char **out,

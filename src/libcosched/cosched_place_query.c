@@ -58,52 +58,62 @@ static bool unit_empty(const cosched_place_t *p, size_t u)
  * own rules before "full" ("strict miss_rate_bound: no socket accepts
  * this mem job (mpki_bound on 4; first: ...)").  The controller asks
  * this on every failed selection of a job that waits or goes lenient, so
- * it ranks a few units, not all (one ranking each): the first
- * WHY_RANK_MAX of the first WHY_LOOK_MAX available units with the cores
- * the job needs, where the policy's rules show, else the first full ones;
- * the text says how many it ranked when that was not every unit.
+ * it ranks a few units, not all (one ranking each): among the first
+ * WHY_LOOK_MAX available units, those with the cores the job needs until
+ * WHY_RANK_MAX of them refused it (where the policy's rules show), then
+ * the full ones while fewer did; the text says how many it ranked when
+ * that was not every unit.  A unit that accepts (the allocator refused
+ * it, or its node was not offered) is ranked but says nothing.
  */
 #define WHY_LOOK_MAX 256
 #define WHY_RANK_MAX 8
+
+/* Rank unit u for the job: 1 when it refused it (counted; the first of
+ * each reason kept), 0 when it accepted. */
+static int why_rank(const cosched_place_t *p, size_t u,
+		    const cosched_place_job_t *job, int *count,
+		    cosched_candidate_t *first)
+{
+	cosched_candidate_t c;
+
+	memset(&c, 0, sizeof(c));
+	if (unit_accepts(p, u, &job->gj, &c) || c.reject <= 0 ||
+	    c.reject >= COSCHED_REJECT_COUNT)
+		return 0;
+	if (!count[c.reject]++)
+		first[c.reject] = c;
+	return 1;
+}
 
 static void why_none(const cosched_place_t *p, const cosched_place_job_t *job,
 		     char *buf, size_t len)
 {
 	int count[COSCHED_REJECT_COUNT] = { 0 };
-	cosched_candidate_t c, first[COSCHED_REJECT_COUNT];
-	int best = COSCHED_REJECT_NO_FREE_CORES, ranked = 0;
+	cosched_candidate_t first[COSCHED_REJECT_COUNT];
+	int best = COSCHED_REJECT_NO_FREE_CORES, ranked = 0, refused = 0;
 	size_t full[WHY_RANK_MAX], nfull = 0, available = 0;
 	const char *mode = p->conf.strict ? "strict" : "lenient";
-	char cbuf[160], of[64] = "";
+	char cbuf[160], of[32] = "";
 
 	for (size_t u = 0; u < p->nunits; u++) {
 		if (!cosched_occupancy_available(p->occ, u))
 			continue;
 		available++;
-		if (available > WHY_LOOK_MAX || ranked == WHY_RANK_MAX)
+		if (available > WHY_LOOK_MAX || refused == WHY_RANK_MAX)
 			continue;	/* counted, not ranked */
 		if (cosched_occupancy_free_cores(p->occ, u) < job->gj.threads) {
 			if (nfull < WHY_RANK_MAX)
 				full[nfull++] = u;
 			continue;
 		}
-		memset(&c, 0, sizeof(c));
 		ranked++;
-		if (unit_accepts(p, u, &job->gj, &c) || c.reject <= 0 ||
-		    c.reject >= COSCHED_REJECT_COUNT)
-			continue;
-		if (!count[c.reject]++)
-			first[c.reject] = c;
+		refused += why_rank(p, u, job, count, first);
 	}
-	/* No unit with the cores: the full ones say why. */
-	for (size_t k = 0; k < nfull && ranked < WHY_RANK_MAX; k++) {
-		memset(&c, 0, sizeof(c));
+	/* Fewer units with the cores refused it than the budget: the full
+	 * ones say why too. */
+	for (size_t k = 0; k < nfull && refused < WHY_RANK_MAX; k++) {
 		ranked++;
-		if (unit_accepts(p, full[k], &job->gj, &c) || c.reject <= 0 ||
-		    c.reject >= COSCHED_REJECT_COUNT)
-			continue;
-		if (!count[c.reject]++)
-			first[c.reject] = c;
+		refused += why_rank(p, full[k], job, count, first);
 	}
 	for (int r = COSCHED_REJECT_FORBIDDEN_PAIR; r < COSCHED_REJECT_NO_SOCKET;
 	     r++)
@@ -123,8 +133,7 @@ static void why_none(const cosched_place_t *p, const cosched_place_job_t *job,
 		return;
 	}
 	if ((size_t) ranked < available)
-		snprintf(of, sizeof(of), " of %d ranked, %zu available", ranked,
-			 available);
+		snprintf(of, sizeof(of), " of %d ranked", ranked);
 	cosched_candidate_format(&first[best], cbuf, sizeof(cbuf));
 	snprintf(buf, len, "%s %s: no %s accepts this %s job (%s on %d%s; first: %s)",
 		 mode, cosched_policy_name(p->conf.policy), unit_word(p),

@@ -434,8 +434,6 @@ static void merge_profile(double runtime_s)
 			 S.conf.profile_dir, S.app);
 }
 
-/* The record's "energy": the step's share and the node's energy while it
- * ran, or only the state when there was none to measure. */
 /* Replace path with o as the record is written (indented, keys sorted),
  * atomically (cosched_file_replace); not durable: a record torn by a
  * crash of the node does not parse and is the only one lost. */

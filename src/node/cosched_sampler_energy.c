@@ -120,6 +120,8 @@ void sampler_energy_update(sampler_energy_t *e, bool leave)
 		e->corunners_known = false;
 }
 
+/* The record's "energy": the step's share and the node's energy while it
+ * ran, or only the state when there was none to measure. */
 json_t *sampler_energy_json(const sampler_energy_t *en)
 {
 	json_t *e = json_object();

@@ -528,10 +528,15 @@ static void migrate(numad_t *d, int fd, uid_t uid, req_t *q)
 		}
 		/* The log says what free count the shortfall came from: free
 		 * memory moves between an operator's look and this one. */
-		numad_log(LOG_INFO,
-			  "make room for job %u: NUMA node %ld has %lld free pages, it needs %" PRIu64 ": %" PRIu64 " pages short",
-			  q->job, q->src, freep, q->pages,
-			  q->pages - (freep > 0 ? (uint64_t) freep : 0));
+		if (freep < 0)
+			numad_log(LOG_INFO,
+				  "make room for job %u: NUMA node %ld's free pages unknown, it needs %" PRIu64 ": all of them short",
+				  q->job, q->src, q->pages);
+		else
+			numad_log(LOG_INFO,
+				  "make room for job %u: NUMA node %ld has %lld free pages, it needs %" PRIu64 ": %" PRIu64 " pages short",
+				  q->job, q->src, freep, q->pages,
+				  q->pages - (uint64_t) freep);
 		q->pages -= freep > 0 ? (uint64_t) freep : 0;
 		q->order = COSCHED_VICTIM_BEST;
 		q->wait = false;

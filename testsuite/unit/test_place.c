@@ -292,8 +292,32 @@ START_TEST(test_why_none_ranks_a_few)
 	m = job(p, 17, COSCHED_CAT_MEM, 2, 1);
 	ck_assert_int_eq(cosched_place_job(p, &m, NULL, COSCHED_PLACE_RUN_NOW,
 					   NULL, 0, fake_try, &a, &res), -1);
-	ck_assert_msg(strstr(res.why, " on 8 of 8 ranked, 16 available; first: socket 0: "),
+	ck_assert_msg(strstr(res.why, " on 8 of 8 ranked; first: socket 0: "),
 		      "%s", res.why);
+	cosched_place_free(p);
+
+	/* Units that accept (here: on nodes the job may not use) say
+	 * nothing and use none of the budget: the reason is still the
+	 * refusing units' (nodes 0-6 empty, node 7's two sockets each
+	 * holding a mem job, the job allowed on node 7 only). */
+	p = cluster(COSCHED_POLICY_APP_AWARE, true, 8);
+	{
+		bool allowed[8] = { [7] = true };
+
+		for (uint32_t id = 1; id <= 2; id++) {
+			cosched_hold_t h = { .socket = 13 + id, .cores = 2 };
+
+			m = job(p, id, COSCHED_CAT_MEM, 2, 1);
+			ck_assert_int_eq(cosched_place_enter(p, &m.gj, m.cores,
+							     &h, 1, &err), 0);
+		}
+		m = job(p, 3, COSCHED_CAT_MEM, 2, 1);
+		ck_assert_int_eq(cosched_place_job(p, &m, allowed,
+						   COSCHED_PLACE_RUN_NOW, NULL, 0,
+						   fake_try, &a, &res), -1);
+		ck_assert_msg(strstr(res.why, " on 2; first: socket 14: "),
+			      "%s", res.why);
+	}
 	cosched_place_free(p);
 
 	/* Only full units: they are ranked, and every one was. */
