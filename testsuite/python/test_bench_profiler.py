@@ -108,11 +108,16 @@ def test_bench_profiler_quick(tmp_path):
         if run_["interval_s"] == 0.1:
             # About 0.3 s of running: periodic samples, not only the last.
             assert record["samples"] >= 2, record
-        # Attached before exec: task-clock is the program's whole CPU time.
+        # Attached before exec: task-clock is the program's whole CPU time
+        # (nothing of it missed: 5% below at most).  Above it by up to 15%:
+        # under CI's load the two clocks parted by 9% (task-clock 0.504 s,
+        # rusage 0.461 s), where counting another process's time would
+        # double it.
         assert record["tasks"] == [record["tasks"][0]]
         cpu = record["events"]["task-clock"] / 1e9
-        assert cpu == pytest.approx(run_["rusage_cpu_s"], rel=0.05,
-                                    abs=0.01), (record, run_)
+        want = run_["rusage_cpu_s"]
+        assert want * 0.95 - 0.01 <= cpu <= want * 1.15 + 0.01, \
+            (record, run_)
         assert s["cpu_s"] > 0 and "steady_cpu_ms" in s, s
     # The warm-up runs' records are kept too, apart from the rounds'.
     assert (recs / "warmup-cpu-sampled.json").exists()
