@@ -237,19 +237,22 @@ int main(int argc, char **argv)
 	cosched_category_t also = cosched_corun_classify_other(&rule, &res,
 		&fmm, &fv[COSCHED_CAT_MEM], &fa[COSCHED_CAT_MEM]);
 	int uncertain = !(spread <= e) || also != res.cat;
+	char also_json[32] = "null";
+
+	if (also != res.cat)
+		snprintf(also_json, sizeof(also_json), "\"%s\"",
+			 cosched_category_name(also));
 
 	if (o.json) {
 		printf("{\"app\": \"%s\", \"category\": \"%s\", \"lca\": \"%s\", "
 		       "\"reason\": \"%s\", \"cpus\": [%d, %d], \"repeats\": %d,\n"
-		       " \"uncertain\": %s, \"spread\": %.4f, \"also\": %s%s%s, "
+		       " \"uncertain\": %s, \"spread\": %.4f, \"also\": %s, "
 		       "\"runs_repeated\": %d,\n"
 		       " \"alone_s\": {\"median\": %.4f, \"min\": %.4f, \"max\": %.4f},\n"
 		       " \"mem_with_mem\": {\"median\": %.4f, \"min\": %.4f, \"max\": %.4f},\n",
 		       app, cosched_category_name(res.cat), cosched_lca_name(res.lca),
 		       reason, cpus[0], cpus[1], o.repeats, uncertain ? "true" : "false",
-		       spread, also != res.cat ? "\"" : "",
-		       also != res.cat ? cosched_category_name(also) : "null",
-		       also != res.cat ? "\"" : "", corun_retried, falone.median, falone.lo,
+		       spread, also_json, corun_retried, falone.median, falone.lo,
 		       falone.hi, fmm.median, fmm.lo, fmm.hi);
 		for (int side = 0; side < 2; side++) {
 			cosched_figure_t *f = side ? fa : fv;

@@ -116,20 +116,21 @@ static bool key_at(const char *at, const char *end, const char *key,
 	return (size_t) (end - at) >= klen && !memcmp(at, key, klen);
 }
 
-/* Whether the job value [at, end) is id's decimal text: no sign, no
- * leading zero, as the formatter writes it. */
+/* Whether the job value [at, end) is id's, read by the record's own
+ * integer rule (cosched_decision_parse_uint). */
 static bool is_job_text(const char *at, const char *end, uint32_t id)
 {
-	uint64_t v = 0;
+	char text[24];
+	size_t len = (size_t) (end - at);
+	unsigned long long v;
+	cosched_error_t err;
 
-	if (at == end || end - at > 10 || (*at == '0' && end - at > 1))
+	if (len >= sizeof(text))
 		return false;
-	for (; at < end; at++) {
-		if (*at < '0' || *at > '9')
-			return false;
-		v = v * 10 + (uint64_t) (*at - '0');
-	}
-	return v == id;
+	memcpy(text, at, len);
+	text[len] = '\0';
+	return !cosched_decision_parse_uint("job", text, 1, JOB_ID_MAX, &v,
+					    &err) && v == id;
 }
 
 /* Whether a record line is of a version this release writes or an
@@ -229,7 +230,7 @@ int cosched_decision_set_slowdown(const char *comment, uint32_t job_id,
 	size_t n, from, to, tlen;
 	char *copy, *line;
 	bool other_job;
-	int rc;
+	int rc, quick;
 
 	*out = NULL;
 	if ((rc = record_line(comment, &record, err)) <= 0)
@@ -239,20 +240,16 @@ int cosched_decision_set_slowdown(const char *comment, uint32_t job_id,
 		return cosched_error_set(err,
 			"record: %zu bytes, longer than %d", n,
 			COSCHED_DECISION_TEXT_MAX - 1);
-	if (own_slowdown_span(record, n, job_id, &from, &to, &value,
-			      &other_job)) {
-		if (other_job || (!isnan(slowdown) &&
-				  says_number(value, record + to, slowdown)))
-			return 0;
-		if (!isnan(slowdown) &&
-		    cosched_decision_double_write("slowdown", slowdown, 0, true,
-						  SLOWDOWN_MAX, text, err))
-			return -1;
-	} else {
-		if (!isnan(slowdown) &&
-		    cosched_decision_double_write("slowdown", slowdown, 0, true,
-						  SLOWDOWN_MAX, text, err))
-			return -1;
+	quick = own_slowdown_span(record, n, job_id, &from, &to, &value,
+				  &other_job);
+	if (quick && (other_job || (!isnan(slowdown) &&
+				    says_number(value, record + to, slowdown))))
+		return 0;
+	if (!isnan(slowdown) &&
+	    cosched_decision_double_write("slowdown", slowdown, 0, true,
+					  SLOWDOWN_MAX, text, err))
+		return -1;
+	if (!quick) {
 		copy = malloc(n + 1);
 		if (!copy)
 			return cosched_error_set(err, "record: out of memory");
