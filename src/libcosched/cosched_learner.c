@@ -11,190 +11,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include <jansson.h>
-
-#include "cosched_appname.h"
 #include "cosched_file.h"
 #include "cosched_learner.h"
-#include "cosched_live.h"
-#include "cosched_text.h"
 
 #define LEARNER_PATH_MAX (COSCHED_PATH_MAX + 256)
-
-/* ---- a step record -------------------------------------------------------- */
-
-static bool json_num(json_t *o, const char *key, double *out)
-{
-	json_t *v = json_object_get(o, key);
-
-	if (!json_is_number(v))
-		return false;
-	*out = json_number_value(v);
-	return isfinite(*out);
-}
-
-static int json_u32(json_t *o, const char *key, uint32_t *out)
-{
-	json_t *v = json_object_get(o, key);
-
-	if (!json_is_integer(v) || json_integer_value(v) < 0 ||
-	    json_integer_value(v) > (json_int_t) UINT32_MAX)
-		return -1;
-	*out = (uint32_t) json_integer_value(v);
-	return 0;
-}
-
-/* A count: an integer from 0 to 1000000 (0 when absent). */
-static int json_count(json_t *o, const char *key, int *out)
-{
-	json_t *v = json_object_get(o, key);
-
-	*out = 0;
-	if (!v)
-		return 0;
-	if (!json_is_integer(v) || json_integer_value(v) < 0 ||
-	    json_integer_value(v) > 1000000)
-		return -1;
-	*out = (int) json_integer_value(v);
-	return 0;
-}
-
-/* "JOB.STEP" (cosched_step_ref_format: special steps as numbers). */
-static int step_ref_parse(const char *s, uint32_t *job, uint32_t *step)
-{
-	char *end;
-	unsigned long j, st;
-
-	errno = 0;
-	j = strtoul(s, &end, 10);
-	if (end == s || *end != '.' || errno || j > UINT32_MAX)
-		return -1;
-	s = end + 1;
-	st = strtoul(s, &end, 10);
-	if (end == s || *end || errno || st > UINT32_MAX)
-		return -1;
-	*job = (uint32_t) j;
-	*step = (uint32_t) st;
-	return 0;
-}
-
-static void record_decision(json_t *d, cosched_step_record_t *r)
-{
-	const char *lca = json_string_value(json_object_get(d, "lca"));
-	const char *sockets = json_string_value(json_object_get(d, "sockets"));
-
-	if (lca && !cosched_lca_parse("lca", lca, &r->lca, NULL) &&
-	    r->lca < COSCHED_LCA_COUNT)
-		r->has_class = true;
-	if (json_num(d, "predicted_slowdown", &r->predicted))
-		r->has_prediction = true;
-	if (sockets && *sockets &&
-	    !cosched_idset_parse("sockets", sockets, &r->sockets, NULL))
-		r->has_sockets = true;
-}
-
-int cosched_step_record_parse(const char *text, cosched_step_record_t *r,
-			      cosched_error_t *err)
-{
-	json_error_t jerr;
-	json_t *o = json_loads(text, 0, &jerr), *v;
-	const char *s;
-	int rc = -1;
-
-	memset(r, 0, sizeof(*r));
-	if (!json_is_object(o)) {
-		cosched_error_set(err, "not a JSON object (line %d: %.100s)",
-				  jerr.line, jerr.text);
-		goto out;
-	}
-	s = json_string_value(json_object_get(o, "node"));
-	/* The node names the co-runners' files: a name the live loads
-	 * would take (cosched_live_node_check), never a path. */
-	if (json_u32(o, "job", &r->job) || json_u32(o, "step", &r->step) ||
-	    !s || cosched_live_node_check(s, NULL)) {
-		cosched_error_set(err, "no job, step or usable node name");
-		goto out;
-	}
-	strcpy(r->node, s);
-	/* The controller's name for the application (checked when it was
-	 * set); anything else is no application. */
-	s = json_string_value(json_object_get(o, "app"));
-	if (s && !cosched_app_name_check("app", s, NULL))
-		strcpy(r->app, s);
-	r->has_run = json_num(o, "runtime_s", &r->runtime_s) &&
-		     json_num(o, "start_s", &r->start_s) &&
-		     json_num(o, "end_s", &r->end_s) && r->runtime_s > 0.0 &&
-		     r->end_s >= r->start_s;
-	if (json_is_object(v = json_object_get(o, "decision")))
-		record_decision(v, r);
-	if (json_is_object(v = json_object_get(o, "exit"))) {
-		if (json_count(v, "signalled", &r->signalled) ||
-		    json_count(v, "failed", &r->failed)) {
-			cosched_error_set(err, "exit: signalled and failed must be counts");
-			goto out;
-		}
-		r->has_exit = true;
-	}
-	if (json_is_array(v = json_object_get(o, "co_runners"))) {
-		size_t i;
-		json_t *e;
-
-		r->corunners_known = true;
-		json_array_foreach(v, i, e) {
-			const char *id = json_string_value(e);
-
-			if (r->ncorunners == COSCHED_OBSERVE_CORUNNERS_MAX ||
-			    !id || step_ref_parse(id,
-					&r->corunner_job[r->ncorunners],
-					&r->corunner_step[r->ncorunners])) {
-				r->corunners_known = false;
-				break;
-			}
-			r->ncorunners++;
-		}
-		if (!json_object_get(o, "co_runners_seen"))
-			r->corunners_seen = r->ncorunners;
-		else if (json_count(o, "co_runners_seen", &r->corunners_seen))
-			r->corunners_known = false;
-	}
-	rc = 0;
-out:
-	json_decref(o);
-	return rc;
-}
-
-int cosched_step_record_load(const char *path, cosched_step_record_t *r,
-			     cosched_error_t *err)
-{
-	struct stat st;
-	int missing = 0, rc;
-	char *text = cosched_read_file_stat(path, COSCHED_STEP_RECORD_MAX_BYTES,
-					    &missing, &st, err);
-
-	if (!text)
-		return missing ? 0 : -1;
-	if (cosched_file_trusted(path, &st, "step records", err)) {
-		free(text);
-		return -1;
-	}
-	rc = cosched_step_record_parse(text, r, err);
-	free(text);
-	if (rc)
-		return cosched_error_prefix(err, path);
-	/* A record is kept under its own name (cosched-sampler's
-	 * keep_central): another name is someone's copy. */
-	{
-		const char *base = strrchr(path, '/');
-		char want[COSCHED_LEARN_NAME_MAX + 16];
-
-		snprintf(want, sizeof(want), "%" PRIu32 ".%" PRIu32 ".%s.json",
-			 r->job, r->step, r->node);
-		if (strcmp(base ? base + 1 : path, want))
-			return cosched_error_set(err,
-				"%s: the record is of %s", path, want);
-	}
-	return 1;
-}
 
 /* ---- the table file -------------------------------------------------------- */
 
@@ -252,6 +72,27 @@ int cosched_learner_file_save(const char *profile_dir,
 
 /* ---- the learner ------------------------------------------------------------ */
 
+/*
+ * A pending record that waits only for its application's solo time: what
+ * the rule made of it and its file as it was read.  While the file stays
+ * the same, the runs it waits through look at it (lstat) instead of
+ * reading and parsing it and its co-runners' records again: the pending
+ * set may hold COSCHED_LEARN_SEEN_MAX records for a day, and a run every
+ * ProfileCacheRefresh seconds that parsed them all would keep a CPU of
+ * slurmctld's node busy.  Memory only: a restarted slurmctld reads each
+ * once more.
+ */
+typedef struct {
+	char name[COSCHED_LEARN_NAME_MAX + 1];
+	dev_t dev;
+	ino_t ino;
+	off_t size;
+	struct timespec mtime;
+	char app[sizeof(((cosched_step_record_t *) 0)->app)];
+	double runtime_s;
+	cosched_observation_t obs;	/* a pair */
+} waiting_t;
+
 struct cosched_learner {
 	char dir[COSCHED_PATH_MAX];
 	double half_life_s, min_overlap;
@@ -260,6 +101,8 @@ struct cosched_learner {
 	bool known;			/* key: the file as last written or
 					 * found unusable */
 	struct stat key;
+	waiting_t *waiting;		/* by name */
+	int nwaiting;
 };
 
 /* A record being decided in this run. */
@@ -270,6 +113,12 @@ typedef struct {
 	double time;			/* its file's time (cosched_learner.h:
 					 * the watermark's clock) */
 	bool was_pending;		/* from the table's pending set */
+	bool read;			/* rec read from its file in this run
+					 * (st: the file as read) */
+	bool decided;			/* obs from the waiting list */
+	bool waits_solo;		/* a pair kept pending for want of
+					 * its application's solo time */
+	struct stat st;
 } candidate_t;
 
 const cosched_learn_table_t *cosched_learner_table(const cosched_learner_t *l)
@@ -300,6 +149,7 @@ void cosched_learner_free(cosched_learner_t *l)
 	if (!l)
 		return;
 	cosched_learn_free(&l->table);
+	free(l->waiting);
 	free(l);
 }
 
@@ -448,6 +298,8 @@ static int gather(const char *profile_dir, const cosched_learn_table_t *t,
 			c[k].obs.why = COSCHED_SKIP_UNREADABLE;
 		} else {
 			c[k].obs.kind = COSCHED_OBS_PENDING;	/* to decide */
+			c[k].read = true;
+			c[k].st = st;
 		}
 		k++;
 	}
@@ -461,11 +313,40 @@ static int gather(const char *profile_dir, const cosched_learn_table_t *t,
 	return 0;
 }
 
-/* The records the table keeps waiting, read again by name. */
-static int gather_pending(const char *profile_dir,
-			  const cosched_learn_table_t *t, candidate_t **c,
+static int waiting_by_name(const void *a, const void *b)
+{
+	return strcmp(((const waiting_t *) a)->name,
+		      ((const waiting_t *) b)->name);
+}
+
+static int waiting_cmp(const void *key, const void *elem)
+{
+	return strcmp(key, ((const waiting_t *) elem)->name);
+}
+
+/* The waiting list's entry for name when its file is still st. */
+static const waiting_t *waiting_find(const cosched_learner_t *l,
+				     const char *name, const struct stat *st)
+{
+	const waiting_t *w = l->nwaiting ?
+		bsearch(name, l->waiting, (size_t) l->nwaiting,
+			sizeof(*l->waiting), waiting_cmp) : NULL;
+
+	if (!w || w->dev != st->st_dev || w->ino != st->st_ino ||
+	    w->size != st->st_size ||
+	    w->mtime.tv_sec != st->st_mtim.tv_sec ||
+	    w->mtime.tv_nsec != st->st_mtim.tv_nsec)
+		return NULL;
+	return w;
+}
+
+/* The records the table keeps waiting, read again by name, but for a
+ * pair waiting for a solo time whose file did not change. */
+static int gather_pending(const cosched_learner_t *l, candidate_t **c,
 			  int *n, cosched_error_t *err)
 {
+	const cosched_learn_table_t *t = &l->table;
+	const char *profile_dir = l->dir;
 	candidate_t *more;
 
 	if (!t->pending.n)
@@ -486,8 +367,20 @@ static int gather_pending(const char *profile_dir,
 		v->was_pending = true;
 		snprintf(path, sizeof(path), "%s/%s/%s.json", profile_dir,
 			 COSCHED_LEARNER_JOBS_SUBDIR, v->name);
+		if (!lstat(path, &v->st)) {
+			const waiting_t *w = waiting_find(l, v->name, &v->st);
+
+			if (w) {
+				strcpy(v->rec.app, w->app);
+				v->rec.runtime_s = w->runtime_s;
+				v->obs = w->obs;
+				v->decided = true;
+				continue;
+			}
+		}
 		if (cosched_step_record_load(path, &v->rec, &why) == 1) {
 			v->obs.kind = COSCHED_OBS_PENDING;	/* to decide */
+			v->read = true;
 		} else {
 			v->obs.kind = COSCHED_OBS_SKIP;	/* gone, or changed */
 			v->obs.why = COSCHED_SKIP_UNREADABLE;
@@ -496,24 +389,68 @@ static int gather_pending(const char *profile_dir,
 	return 0;
 }
 
-/* The rule on one record: its named co-runners' records read by name. */
+/* The records of a run read from their files, by name: a co-runner's
+ * record that is one of them is not read again. */
+typedef struct {
+	const candidate_t **v;
+	int n;
+} read_index_t;
+
+static int by_candidate_name(const void *a, const void *b)
+{
+	return strcmp((*(const candidate_t *const *) a)->name,
+		      (*(const candidate_t *const *) b)->name);
+}
+
+static int name_cmp(const void *key, const void *elem)
+{
+	return strcmp(key, (*(const candidate_t *const *) elem)->name);
+}
+
+/* NULL when out of memory: then every co-runner is read from its file. */
+static void read_index_make(read_index_t *ix, const candidate_t *c, int n)
+{
+	ix->n = 0;
+	ix->v = malloc(((size_t) n + 1) * sizeof(*ix->v));
+	if (!ix->v)
+		return;
+	for (int i = 0; i < n; i++)
+		if (c[i].read)
+			ix->v[ix->n++] = &c[i];
+	qsort(ix->v, (size_t) ix->n, sizeof(*ix->v), by_candidate_name);
+}
+
+/* The rule on one record: its named co-runners' records, those read in
+ * this run taken from ix, the others read by name (*parsed counts
+ * them). */
 static void decide(const char *profile_dir, double min_overlap,
-		   candidate_t *v)
+		   const read_index_t *ix, candidate_t *v, int *parsed)
 {
 	cosched_step_record_t co[COSCHED_OBSERVE_CORUNNERS_MAX];
 	const cosched_step_record_t *cop[COSCHED_OBSERVE_CORUNNERS_MAX];
 	int nco = 0, missing = 0, unusable = 0;
 
 	for (int i = 0; i < v->rec.ncorunners; i++) {
-		char path[LEARNER_PATH_MAX * 2];
+		char path[LEARNER_PATH_MAX * 2], name[COSCHED_LEARN_NAME_MAX + 32];
+		const candidate_t *const *known = NULL;
 		cosched_error_t why;
 		int rc;
 
-		snprintf(path, sizeof(path), "%s/%s/%" PRIu32 ".%" PRIu32 ".%s.json",
-			 profile_dir, COSCHED_LEARNER_JOBS_SUBDIR,
+		snprintf(name, sizeof(name), "%" PRIu32 ".%" PRIu32 ".%s",
 			 v->rec.corunner_job[i], v->rec.corunner_step[i],
 			 v->rec.node);
+		if (ix->n)
+			known = bsearch(name, ix->v, (size_t) ix->n,
+					sizeof(*ix->v), name_cmp);
+		if (known) {
+			cop[nco++] = &(*known)->rec;
+			continue;
+		}
+		snprintf(path, sizeof(path), "%s/%s/%s.json", profile_dir,
+			 COSCHED_LEARNER_JOBS_SUBDIR, name);
 		rc = cosched_step_record_load(path, &co[nco], &why);
+		if (rc)
+			(*parsed)++;
 		if (rc == 1) {
 			cop[nco] = &co[nco];
 			nco++;
@@ -531,8 +468,9 @@ int cosched_observe_dir(const char *profile_dir, double min_overlap,
 			cosched_observe_fn fn, void *ctx, cosched_error_t *err)
 {
 	candidate_t *c = NULL;
+	read_index_t ix;
 	struct stat st;
-	int n = 0;
+	int n = 0, parsed = 0;
 
 	/* A ProfileDir that does not exist is a mistake, not "no record". */
 	errno = 0;
@@ -542,9 +480,10 @@ int cosched_observe_dir(const char *profile_dir, double min_overlap,
 					 "not a directory");
 	if (gather(profile_dir, NULL, &c, &n, err))
 		return -1;
+	read_index_make(&ix, c, n);
 	for (int i = 0; i < n; i++) {
 		if (c[i].obs.kind == COSCHED_OBS_PENDING)
-			decide(profile_dir, min_overlap, &c[i]);
+			decide(profile_dir, min_overlap, &ix, &c[i], &parsed);
 		if (c[i].obs.kind == COSCHED_OBS_PENDING) {
 			c[i].obs.kind = COSCHED_OBS_SKIP;
 			c[i].obs.why = COSCHED_SKIP_CORUNNER_MISSING;
@@ -554,6 +493,7 @@ int cosched_observe_dir(const char *profile_dir, double min_overlap,
 		   c[i].obs.kind == COSCHED_OBS_SKIP ? NULL : &c[i].rec,
 		   &c[i].obs);
 	}
+	free(ix.v);
 	free(c);
 	return 0;
 }
@@ -564,8 +504,14 @@ int cosched_observe_dir(const char *profile_dir, double min_overlap,
 static int settle(cosched_learn_table_t *t, candidate_t *v,
 		  cosched_learner_report_t *rep)
 {
-	if (!v->was_pending &&
-	    cosched_learn_seen_add(t, v->name, v->time, NULL))
+	double time = v->time;
+
+	/* A pending one too: its file may still be newer than the
+	 * watermark, and gathered again as undecided.  Its name stays
+	 * until the watermark passes the file's time as last seen. */
+	if ((v->read || v->decided) && file_time(&v->st) > time)
+		time = file_time(&v->st);
+	if (cosched_learn_seen_add(t, v->name, time, NULL))
 		return -1;
 	if (v->was_pending)
 		cosched_learn_pending_remove(t, v->name);
@@ -591,6 +537,50 @@ int cosched_learner_load(cosched_learner_t *l, long long now,
 	return 0;
 }
 
+/* The pairs still waiting for a solo time after this run, for the next
+ * (those that wait for a co-runner's record are decided again).  Out of
+ * memory: none, and the next run reads them all. */
+static void waiting_keep(cosched_learner_t *l, const candidate_t *c, int n)
+{
+	int k = 0;
+
+	free(l->waiting);
+	l->nwaiting = 0;
+	l->waiting = malloc(((size_t) n + 1) * sizeof(*l->waiting));
+	if (!l->waiting)
+		return;
+	for (int i = 0; i < n; i++) {
+		const candidate_t *v = &c[i];
+		waiting_t *w = &l->waiting[k];
+
+		/* Still pending (the table has the name): a pair that
+		 * waits, with its file as read or as it was found. */
+		if (!v->waits_solo || v->obs.kind != COSCHED_OBS_PENDING ||
+		    !(v->read || v->decided) ||
+		    !cosched_learn_pending(&l->table, v->name))
+			continue;
+		snprintf(w->name, sizeof(w->name), "%s", v->name);
+		w->dev = v->st.st_dev;
+		w->ino = v->st.st_ino;
+		w->size = v->st.st_size;
+		w->mtime = v->st.st_mtim;
+		snprintf(w->app, sizeof(w->app), "%s", v->rec.app);
+		w->runtime_s = v->rec.runtime_s;
+		w->obs = v->obs;
+		w->obs.kind = COSCHED_OBS_PAIR;
+		k++;
+	}
+	qsort(l->waiting, (size_t) k, sizeof(*l->waiting), waiting_by_name);
+	l->nwaiting = k;
+	if (k) {
+		waiting_t *fit = realloc(l->waiting,
+					 (size_t) k * sizeof(*l->waiting));
+
+		if (fit)
+			l->waiting = fit;
+	}
+}
+
 int cosched_learner_run(cosched_learner_t *l, long long now,
 			cosched_learner_report_t *rep, cosched_error_t *err)
 {
@@ -598,19 +588,26 @@ int cosched_learner_run(cosched_learner_t *l, long long now,
 	candidate_t *c = NULL;
 	cosched_error_t note = { { 0 } };
 	double unsettled = INFINITY;
+	read_index_t ix;
 	bool changed;
 	int n = 0, rc = 0;
 
 	memset(rep, 0, sizeof(*rep));
 	changed = adopt_file(l, now, rep, &note);
 	if (gather(l->dir, t, &c, &n, err) ||
-	    gather_pending(l->dir, t, &c, &n, err)) {
+	    gather_pending(l, &c, &n, err)) {
 		free(c);
 		return -1;
 	}
-	for (int i = 0; i < n; i++)
-		if (c[i].obs.kind == COSCHED_OBS_PENDING)
-			decide(l->dir, l->min_overlap, &c[i]);
+	read_index_make(&ix, c, n);
+	for (int i = 0; i < n; i++) {
+		if (c[i].read)
+			rep->parsed++;
+		if (c[i].obs.kind == COSCHED_OBS_PENDING && !c[i].decided)
+			decide(l->dir, l->min_overlap, &ix, &c[i],
+			       &rep->parsed);
+	}
+	free(ix.v);
 	/* Solo runs first: a pair decided in the same run may need one. */
 	for (int i = 0; i < n; i++) {
 		candidate_t *v = &c[i];
@@ -640,6 +637,7 @@ int cosched_learner_run(cosched_learner_t *l, long long now,
 				v->obs.why = COSCHED_SKIP_NO_SOLO;
 			} else {
 				v->obs.kind = COSCHED_OBS_PENDING;
+				v->waits_solo = true;
 			}
 		} else if (v->obs.kind == COSCHED_OBS_PENDING && old) {
 			v->obs.kind = COSCHED_OBS_SKIP;
@@ -673,6 +671,7 @@ int cosched_learner_run(cosched_learner_t *l, long long now,
 			rep->pairs++;
 		}
 	}
+	waiting_keep(l, c, n);
 	free(c);
 	/* Every record whose file is older than now less the slack has
 	 * been gathered: decided, or kept in the pending set; but not one

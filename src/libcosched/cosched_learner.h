@@ -84,6 +84,10 @@ int cosched_observe_dir(const char *profile_dir, double min_overlap,
 
 typedef struct {
 	int read;			/* records decided this run */
+	int parsed;			/* step record files read this run
+					 * (a record waiting for a solo time
+					 * is not read again while its file
+					 * stays the same) */
 	int pairs, solos, pending;
 	int skipped[COSCHED_SKIP_COUNT];
 	bool changed;			/* the table changed */

@@ -490,6 +490,103 @@ START_TEST(test_learner_folder)
 }
 END_TEST
 
+/* Each record is read once: a co-runner's record read in the same run is
+ * taken from it, and a pair waiting for a solo time is not read again
+ * while its file stays the same (a long pending set would otherwise be
+ * parsed whole, with its co-runners, at every run). */
+START_TEST(test_learner_reads_once)
+{
+	const char *ok = "{\"tasks\": 1, \"signalled\": 0, \"failed\": 0}";
+	cosched_learner_report_t rep;
+	cosched_learner_t *l;
+	const cosched_learn_table_t *t;
+	long long now = (long long) time(NULL);
+	double base = (double) now + 5;
+
+	l = cosched_learner_create(dir, DAY, 0.5, &err);
+	ck_assert_ptr_nonnull(l);
+	ck_assert_int_eq(cosched_learner_run(l, now, &rep, &err), 0);
+	t = cosched_learner_table(l);
+	/* A pair, and no solo run of either application yet. */
+	put_record(3, "stream", "L", base + 20, 20, "\"4.0\"", ok);
+	put_record(4, "walk", "C", base + 20, 30, "\"3.0\"", ok);
+	ck_assert_msg(cosched_learner_run(l, now + 120, &rep, &err) == 0, "%s",
+		      err.msg);
+	ck_assert_int_eq(rep.pending, 2);
+	ck_assert_int_eq(rep.parsed, 2);	/* not 4 */
+	/* Still waiting: nothing read. */
+	ck_assert_int_eq(cosched_learner_run(l, now + 130, &rep, &err), 0);
+	ck_assert_int_eq(rep.pending, 2);
+	ck_assert_int_eq(rep.parsed, 0);
+	/* A record whose file changed is read again, and its co-runner,
+	 * not read in this run, from its file. */
+	put_record(3, "stream", "L", base + 20, 25, "\"4.0\"", ok);
+	set_time(3, now + 131);
+	ck_assert_int_eq(cosched_learner_run(l, now + 132, &rep, &err), 0);
+	ck_assert_int_eq(rep.pending, 2);
+	ck_assert_int_eq(rep.parsed, 2);
+	ck_assert_int_eq(cosched_learner_run(l, now + 133, &rep, &err), 0);
+	ck_assert_int_eq(rep.parsed, 0);
+	/* The solo runs come: both pairs learned from what was kept, the
+	 * changed run time (25 s against 10 alone) included. */
+	put_record(1, "stream", "L", base, 10, "", ok);
+	put_record(2, "walk", "C", base, 10, "", ok);
+	set_time(1, now + 134);
+	set_time(2, now + 134);
+	ck_assert_int_eq(cosched_learner_run(l, now + 135, &rep, &err), 0);
+	ck_assert_int_eq(rep.parsed, 2);
+	ck_assert_int_eq(rep.solos, 2);
+	ck_assert_int_eq(rep.pairs, 2);
+	ck_assert_int_eq(rep.pending, 0);
+	ck_assert_double_eq_tol(cosched_learn_cell_value(
+		&t->cell[COSCHED_LCA_L][COSCHED_LCA_C]), 2.5, 1e-6);
+	ck_assert_double_eq_tol(cosched_learn_cell_value(
+		&t->cell[COSCHED_LCA_C][COSCHED_LCA_L]), 3.0, 1e-6);
+	ck_assert_int_eq(cosched_learner_run(l, now + 136, &rep, &err), 0);
+	ck_assert_int_eq(rep.read, 0);
+	ck_assert_int_eq(rep.parsed, 0);
+	cosched_learner_free(l);
+}
+END_TEST
+
+/* A pending record decided while its file is newer than the watermark
+ * (its solo time came within the slack) is remembered as decided, not
+ * gathered and learned again at the next run. */
+START_TEST(test_learner_pending_decided_once)
+{
+	const char *ok = "{\"tasks\": 1, \"signalled\": 0, \"failed\": 0}";
+	cosched_learner_report_t rep;
+	cosched_learner_t *l;
+	const cosched_learn_table_t *t;
+	long long now = (long long) time(NULL);
+	double base = (double) now + 5;
+
+	l = cosched_learner_create(dir, DAY, 0.5, &err);
+	ck_assert_ptr_nonnull(l);
+	ck_assert_int_eq(cosched_learner_run(l, now, &rep, &err), 0);
+	t = cosched_learner_table(l);
+	put_record(3, "stream", "L", base + 20, 20, "\"4.0\"", ok);
+	put_record(4, "walk", "C", base + 20, 20, "\"3.0\"", ok);
+	set_time(3, now + 100);
+	set_time(4, now + 100);
+	ck_assert_int_eq(cosched_learner_run(l, now + 110, &rep, &err), 0);
+	ck_assert_int_eq(rep.pending, 2);
+	put_record(1, "stream", "L", base, 10, "", ok);
+	put_record(2, "walk", "C", base, 10, "", ok);
+	set_time(1, now + 105);
+	set_time(2, now + 105);
+	ck_assert_int_eq(cosched_learner_run(l, now + 111, &rep, &err), 0);
+	ck_assert_int_eq(rep.pairs, 2);
+	ck_assert_int_eq(rep.pending, 0);
+	ck_assert_int_eq(t->cell[COSCHED_LCA_L][COSCHED_LCA_C].n, 1);
+	ck_assert_int_eq(cosched_learner_run(l, now + 112, &rep, &err), 0);
+	ck_assert_int_eq(rep.read, 0);
+	ck_assert_int_eq(t->cell[COSCHED_LCA_L][COSCHED_LCA_C].n, 1);
+	ck_assert_int_eq(t->cell[COSCHED_LCA_C][COSCHED_LCA_L].n, 1);
+	cosched_learner_free(l);
+}
+END_TEST
+
 /* A table slurmctld cannot use when it starts (another major, after a
  * rollback) is set aside, not overwritten; a reset written while a run
  * is under way is not overwritten by that run. */
@@ -540,6 +637,8 @@ Suite *cosched_test_suite(void)
 	tcase_add_test(tc, test_text_round_trip);
 	tcase_add_test(tc, test_observe_rule);
 	tcase_add_test(tc, test_learner_folder);
+	tcase_add_test(tc, test_learner_reads_once);
+	tcase_add_test(tc, test_learner_pending_decided_once);
 	tcase_add_test(tc, test_learner_bad_file);
 	suite_add_tcase(s, tc);
 	return s;
