@@ -92,6 +92,30 @@ def test_bench_controller_quick(tmp_path):
         # request (RecordInLaunch; under cons_tres there is none).  What
         # is left are the benchmark's own reads of the records.
         assert run["job_reads"] < 50, run
+        # Not pinned: slurmctld may use every CPU this test may.
+        assert run["slurmctld_cpus"] == sorted(os.sched_getaffinity(0)), run
+
+
+@pytest.mark.cluster
+def test_bench_controller_pin(tmp_path):
+    # --pin: slurmctld alone on CPU 0 for the whole run, under cons_tres
+    # and cons_tres_cosched; the runs complete with the nodes on the rest.
+    require_environment()
+    if 0 not in os.sched_getaffinity(0) or len(os.sched_getaffinity(0)) < 2:
+        pytest.skip("--pin needs CPU 0 and another CPU")
+    out = tmp_path / "bench.json"
+    r = subprocess.run([sys.executable, BENCH, "--nodes", "4", "--tasks",
+                        "20", "--repeats", "1", "--variants", "none",
+                        "--pin", "--builddir", default_builddir(),
+                        "--json", str(out)],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "slurmctld alone on CPU 0" in r.stdout
+    doc = json.loads(out.read_text())
+    assert doc["pin"] is True
+    assert [run["variant"] for run in doc["runs"]] == ["cons_tres", "none"]
+    for run in doc["runs"]:
+        assert run["slurmctld_cpus"] == [0], run
 
 
 @pytest.mark.cluster
@@ -115,3 +139,41 @@ def test_bench_controller_callgrind(tmp_path):
     assert begin > 1000 and fini > 1000 and test > 0, r.stdout
     assert total == pytest.approx(test + begin + fini, abs=2), r.stdout
     assert (tmp_path / "cg.none").stat().st_size > 0
+
+
+@pytest.mark.cluster
+def test_bench_controller_callgrind_whole(tmp_path):
+    # All of slurmctld's instructions, from the release to the last
+    # completion: cons_tres counted too, as the reference (ratio 1), the
+    # plugin's calls inside the window, the daemon's start outside it.
+    require_environment()
+    if not shutil.which("valgrind"):
+        pytest.skip("no valgrind here (scripts/install-deps installs it on "
+                    "the host, not in a Slurm root)")
+    prefix = tmp_path / "cg"
+    r = subprocess.run([sys.executable, BENCH, "--nodes", "4", "--tasks",
+                        "20", "--variants", "none", "--callgrind",
+                        str(prefix), "--whole", "--builddir",
+                        default_builddir()],
+                       capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stdout + r.stderr
+    rows = {l.split()[0]: l.split() for l in r.stdout.splitlines()
+            if l.split() and l.split()[0] in ("cons_tres", "none")}
+    assert set(rows) == {"cons_tres", "none"}, r.stdout
+    base, mine = int(rows["cons_tres"][1]), int(rows["none"][1])
+    assert rows["cons_tres"][2] == "1.000", r.stdout
+    assert float(rows["none"][2]) == pytest.approx(mine / base, abs=0.001)
+    # A job costs slurmctld well over 100,000 instructions (its RPCs).
+    assert base > 100000 and mine > 100000, r.stdout
+
+    def functions(variant):
+        return subprocess.run(
+            ["callgrind_annotate", "--inclusive=yes", "--auto=no",
+             str(tmp_path / f"cg.{variant}")],
+            capture_output=True, text=True, check=True).stdout
+
+    none = functions("none")
+    assert "cosched_ctl_job_begin" in none and "cosched_ctl_job_fini" in none
+    # Reading slurm.conf is slurmctld's start, before the window.
+    for text in (none, functions("cons_tres")):
+        assert "s_p_parse_file" not in text
