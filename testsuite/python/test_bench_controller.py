@@ -66,8 +66,11 @@ def test_bench_controller_quick(tmp_path):
     cpu = _table(r.stdout, "CPU ms per job ")
     assert list(cpu) == VARIANTS, r.stdout
     for f in cpu.values():
-        assert len(f) == 5, f
+        # ... and the nodes' part, where cgroups could be made.
+        assert len(f) in (5, 8), f
         assert 0 < float(f[1]) < float(f[4]), f
+        if len(f) == 8:
+            assert 0 < float(f[5]) < float(f[4]), f
     for target in ("ratio >= 0.97", "plugin time per job < 30 us",
                    "slurmctld CPU per job <= 1.03 x cons_tres's"):
         assert re.search(rf"^target {re.escape(target)}: (PASS|FAIL) ",
@@ -92,6 +95,19 @@ def test_bench_controller_quick(tmp_path):
         # request (RecordInLaunch; under cons_tres there is none).  What
         # is left are the benchmark's own reads of the records.
         assert run["job_reads"] < 50, run
+        # Where the CPU went by part (cgroups, exited processes counted):
+        # slurmctld's group agrees with its own /proc figure, and the
+        # nodes (slurmd, steps, jobs, samplers) use most of the machine.
+        parts = run["cpu_ms_per_job_by_part"]
+        if os.access("/sys/fs/cgroup/cpuacct/cpuacct.usage", os.R_OK) and \
+                os.access("/sys/fs/cgroup/cpuacct", os.W_OK):
+            assert parts is not None, run
+        if parts is not None:
+            assert parts["slurmctld"] == pytest.approx(
+                run["slurmctld_cpu_ms_per_job"], rel=0.25, abs=0.3), run
+            assert 0 < parts["nodes"] < run["machine_cpu_ms_per_job"], run
+            assert parts["slurmctld"] + parts["nodes"] < \
+                run["machine_cpu_ms_per_job"] * 1.1, run
         # Not pinned: slurmctld may use every CPU this test may.
         assert run["slurmctld_cpus"] == sorted(os.sched_getaffinity(0)), run
 
