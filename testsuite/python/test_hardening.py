@@ -229,6 +229,32 @@ def test_install_rollback_uninstall_keep_jobs(make_cluster, tmp_path):
 
 
 @pytest.mark.cluster
+def test_rolled_back_controller_stays_off(make_cluster):
+    """Slurm starts every select plugin it finds.  With SelectType back at
+    select/cons_tres and cosched still installed, the controller is off:
+    no reader thread reads the profile store, jobs run with no record, and
+    a cosched.conf slurmctld would refuse does not stop it."""
+    cluster = make_cluster(nodes=1, select_type="select/cons_tres",
+                           cosched_conf_extra=["ProfileCacheRefresh=1"])
+    job = cluster.sbatch("-n1", "--cosched-app=stream", "--wrap=sleep 3")
+    cluster.wait_state(job, "COMPLETED", timeout=60)
+    assert cluster.record(job) is None
+    log = open(cluster.log_path("slurmctld")).read()
+    assert ("select/cons_tres_cosched: SelectType=select/cons_tres: "
+            "controller off") in log, log[-3000:]
+    assert "CoschedPolicy=" not in log
+    # A running reader thread logs each rescan (every second here) at
+    # debug level, SlurmctldDebug's.
+    assert "profile cache:" not in log
+
+    cluster.write_cosched_conf(["CoschedPolicy=bogus"])
+    cluster.stop_slurmctld()
+    cluster.start_slurmctld()
+    job = cluster.sbatch("-n1", "--wrap=true")
+    cluster.wait_state(job, "COMPLETED", timeout=60)
+
+
+@pytest.mark.cluster
 def test_srun_says_options_ignored_only_for_existing_jobs(cluster):
     """cosched options describe jobs.  srun says they are ignored exactly
     when it runs a step of a job that already existed, whatever the

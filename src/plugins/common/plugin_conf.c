@@ -33,3 +33,8 @@ int cosched_plugin_conf_read(const char *path, cosched_conf_t *out,
 		return 0;
 	return cosched_conf_parse_file(out, path, err);
 }
+
+bool cosched_plugin_selected(void)
+{
+	return xstrcasestr(slurm_conf.select_type, "cons_tres_cosched");
+}

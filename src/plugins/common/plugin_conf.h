@@ -9,6 +9,8 @@
 #ifndef COSCHED_PLUGIN_CONF_H
 #define COSCHED_PLUGIN_CONF_H
 
+#include <stdbool.h>
+
 #include "src/libcosched/cosched_conf.h"
 
 /* The path (xmalloc'ed; xfree() it). */
@@ -20,5 +22,12 @@ int cosched_plugin_conf_read(const char *path, cosched_conf_t *out,
 			     cosched_error_t *err);
 /* A node reads it with task_cosched_conf_load(), which keeps the last
  * good copy. */
+
+/* Whether slurm.conf's SelectType is cosched's (select/cons_tres_cosched):
+ * only then does slurmctld place jobs and write decision records.  Slurm
+ * starts every select plugin it finds, whatever SelectType says, so a
+ * site that rolls back by setting SelectType=select/cons_tres with the
+ * package still installed loads this one too. */
+bool cosched_plugin_selected(void);
 
 #endif

@@ -140,6 +140,14 @@ int cosched_ctl_init(void)
 
 	if (!running_in_slurmctld())
 		return SLURM_SUCCESS;
+	/* Loaded but not SelectType (cosched_plugin_selected): the
+	 * controller stays off, reads no cosched.conf (a broken one must not
+	 * stop a slurmctld rolled back to cons_tres) and starts no thread. */
+	if (!cosched_plugin_selected()) {
+		debug("%s: SelectType=%s: controller off", plugin_type,
+		      slurm_conf.select_type ? slurm_conf.select_type : "");
+		return SLURM_SUCCESS;
+	}
 	c->job_list = dlsym(RTLD_DEFAULT, "job_list");
 	c->last_job_update = dlsym(RTLD_DEFAULT, "last_job_update");
 	c->ctld_node_record_count = dlsym(RTLD_DEFAULT, "node_record_count");

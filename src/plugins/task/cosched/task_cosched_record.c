@@ -47,6 +47,7 @@
 #include "src/slurmd/slurmd/slurmd.h"
 
 #include "src/libcosched/cosched_file.h"
+#include "src/plugins/common/plugin_conf.h"
 
 #include "task_cosched.h"
 
@@ -215,7 +216,7 @@ int task_cosched_record_fetch(uint32_t job_id, uint32_t step_id,
 {
 	int rc;
 
-	if (!xstrcasestr(slurm_conf.select_type, "cons_tres_cosched")) {
+	if (!cosched_plugin_selected()) {
 		snprintf(why, len, "no decision record: SelectType=%s",
 			 slurm_conf.select_type ? slurm_conf.select_type : "");
 		return 0;
@@ -244,7 +245,7 @@ void task_cosched_record_from_launch(uint32_t job_id, char **env,
 	cosched_error_t err;
 	size_t len = 0;
 
-	if (!xstrcasestr(slurm_conf.select_type, "cons_tres_cosched") ||
+	if (!cosched_plugin_selected() ||
 	    !(path = _path(job_id)))
 		return;
 	/* Copies left from an earlier start of this job (requeued) would be
