@@ -257,7 +257,8 @@ static int gather(const char *profile_dir, const cosched_learn_table_t *t,
 	char dir[LEARNER_PATH_MAX], path[LEARNER_PATH_MAX * 2];
 	struct dirent **names = NULL;
 	candidate_t *c = NULL;
-	int nn, k = 0;
+	int nn, k = 0, cap = 0;
+	bool oom = false;
 	double since = t ? t->through : -INFINITY;
 
 	snprintf(dir, sizeof(dir), "%s/%s", profile_dir,
@@ -270,11 +271,14 @@ static int gather(const char *profile_dir, const cosched_learn_table_t *t,
 			return 0;	/* no step ended with a record yet */
 		return cosched_error_set(err, "%s: %s", dir, strerror(errno));
 	}
-	c = calloc((size_t) nn + 1, sizeof(*c));
-	for (int i = 0; c && i < nn; i++) {
+	/* Most names are decided, waiting or old: the array grows with
+	 * the candidates, not with the folder. */
+	for (int i = 0; !oom && i < nn; i++) {
 		const char *name = names[i]->d_name;
 		size_t len = strlen(name);
+		char key[COSCHED_LEARN_NAME_MAX + 1];
 		cosched_error_t why;
+		candidate_t *v;
 		struct stat st;
 		int rc;
 
@@ -282,32 +286,49 @@ static int gather(const char *profile_dir, const cosched_learn_table_t *t,
 		    strcmp(name + len - 5, ".json") ||
 		    len - 5 > COSCHED_LEARN_NAME_MAX)
 			continue;
+		memcpy(key, name, len - 5);
+		key[len - 5] = '\0';
+		/* Decided, or waiting (gather_pending reads those by name):
+		 * not even a look at the file. */
+		if (t && (cosched_learn_seen(t, key) ||
+			  cosched_learn_pending(t, key)))
+			continue;
 		snprintf(path, sizeof(path), "%s/%s", dir, name);
 		if (lstat(path, &st) || !S_ISREG(st.st_mode) ||
 		    file_time(&st) < since)
 			continue;
-		memcpy(c[k].name, name, len - 5);
-		c[k].name[len - 5] = '\0';
-		if (t && (cosched_learn_seen(t, c[k].name) ||
-			  cosched_learn_pending(t, c[k].name)))
-			continue;
-		rc = cosched_step_record_load(path, &c[k].rec, &why);
-		c[k].time = file_time(&st);
-		if (rc <= 0) {
-			c[k].obs.kind = COSCHED_OBS_SKIP;
-			c[k].obs.why = COSCHED_SKIP_UNREADABLE;
-		} else {
-			c[k].obs.kind = COSCHED_OBS_PENDING;	/* to decide */
-			c[k].read = true;
-			c[k].st = st;
+		if (k == cap) {
+			candidate_t *more;
+
+			cap = cap ? 2 * cap : 64;
+			more = realloc(c, (size_t) cap * sizeof(*c));
+			if (!more) {
+				oom = true;
+				break;
+			}
+			c = more;
 		}
-		k++;
+		v = &c[k++];
+		memset(v, 0, sizeof(*v));
+		strcpy(v->name, key);
+		rc = cosched_step_record_load(path, &v->rec, &why);
+		v->time = file_time(&st);
+		if (rc <= 0) {
+			v->obs.kind = COSCHED_OBS_SKIP;
+			v->obs.why = COSCHED_SKIP_UNREADABLE;
+		} else {
+			v->obs.kind = COSCHED_OBS_PENDING;	/* to decide */
+			v->read = true;
+			v->st = st;
+		}
 	}
 	for (int i = 0; i < nn; i++)
 		free(names[i]);
 	free(names);
-	if (!c)
+	if (oom) {
+		free(c);
 		return cosched_error_set(err, "learned table: out of memory");
+	}
 	*out = c;
 	*n = k;
 	return 0;
