@@ -15,7 +15,10 @@
  *
  * Which records are read: those whose file's time (mtime) is at or after
  * the table's watermark ("through"), not decided or pending yet, and the
- * pending ones again by name.  The watermark moves to now less
+ * pending ones again by name, but for a pair waiting only for its
+ * application's solo time whose file has not changed since (the learner
+ * remembers what it made of it; a co-runner's record read in the same
+ * run is taken from that run too).  The watermark moves to now less
  * COSCHED_LEARNER_SLACK_S (a record is written as its step ends; the
  * slack covers clocks of nodes and shared file systems): every record
  * whose file is older was gathered, and is decided or pending.  A record

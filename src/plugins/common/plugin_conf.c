@@ -36,5 +36,5 @@ int cosched_plugin_conf_read(const char *path, cosched_conf_t *out,
 
 bool cosched_plugin_selected(void)
 {
-	return xstrcasestr(slurm_conf.select_type, "cons_tres_cosched");
+	return xstrcasestr(slurm_conf.select_type, "cons_tres_cosched") != NULL;
 }
