@@ -72,6 +72,30 @@ int cosched_learner_file_save(const char *profile_dir,
 
 /* ---- the learner ------------------------------------------------------------ */
 
+/* A file as it was when looked at: the same one, unchanged, while these
+ * stay the same (the table file the learner wrote, a waiting record). */
+typedef struct {
+	dev_t dev;
+	ino_t ino;
+	off_t size;
+	struct timespec mtime;
+} file_id_t;
+
+static file_id_t file_id_of(const struct stat *st)
+{
+	file_id_t id = { st->st_dev, st->st_ino, st->st_size, st->st_mtim };
+
+	return id;
+}
+
+static bool same_file(const file_id_t *id, const struct stat *st)
+{
+	return id->dev == st->st_dev && id->ino == st->st_ino &&
+	       id->size == st->st_size &&
+	       id->mtime.tv_sec == st->st_mtim.tv_sec &&
+	       id->mtime.tv_nsec == st->st_mtim.tv_nsec;
+}
+
 /*
  * A pending record that waits only for its application's solo time: what
  * the rule made of it and its file as it was read.  While the file stays
@@ -84,10 +108,7 @@ int cosched_learner_file_save(const char *profile_dir,
  */
 typedef struct {
 	char name[COSCHED_LEARN_NAME_MAX + 1];
-	dev_t dev;
-	ino_t ino;
-	off_t size;
-	struct timespec mtime;
+	file_id_t file;
 	char app[sizeof(((cosched_step_record_t *) 0)->app)];
 	double runtime_s;
 	cosched_observation_t obs;	/* a pair */
@@ -100,7 +121,7 @@ struct cosched_learner {
 	bool loaded;			/* the file was looked at */
 	bool known;			/* key: the file as last written or
 					 * found unusable */
-	struct stat key;
+	file_id_t key;
 	waiting_t *waiting;		/* by name */
 	int nwaiting;
 };
@@ -153,14 +174,6 @@ void cosched_learner_free(cosched_learner_t *l)
 	free(l);
 }
 
-static bool same_file(const struct stat *a, const struct stat *b)
-{
-	return a->st_dev == b->st_dev && a->st_ino == b->st_ino &&
-	       a->st_size == b->st_size &&
-	       a->st_mtim.tv_sec == b->st_mtim.tv_sec &&
-	       a->st_mtim.tv_nsec == b->st_mtim.tv_nsec;
-}
-
 /* Whether the file is still the one this learner knows: a reset (or an
  * administrator's edit) since it looked wins over what it learned. */
 static bool file_still_known(const cosched_learner_t *l)
@@ -173,7 +186,7 @@ static bool file_still_known(const cosched_learner_t *l)
 	rc = lstat(path, &st);
 	if (!l->known)
 		return rc != 0;		/* none then: none now */
-	return rc == 0 && same_file(&st, &l->key);
+	return rc == 0 && same_file(&l->key, &st);
 }
 
 /*
@@ -235,7 +248,7 @@ static bool adopt_file(cosched_learner_t *l, long long now,
 	 * read, or none. */
 	l->known = rc != 0 && !aside_done;
 	if (l->known)
-		l->key = st;
+		l->key = file_id_of(&st);
 	return dirty;
 }
 
@@ -353,10 +366,7 @@ static const waiting_t *waiting_find(const cosched_learner_t *l,
 		bsearch(name, l->waiting, (size_t) l->nwaiting,
 			sizeof(*l->waiting), waiting_cmp) : NULL;
 
-	if (!w || w->dev != st->st_dev || w->ino != st->st_ino ||
-	    w->size != st->st_size ||
-	    w->mtime.tv_sec != st->st_mtim.tv_sec ||
-	    w->mtime.tv_nsec != st->st_mtim.tv_nsec)
+	if (!w || !same_file(&w->file, st))
 		return NULL;
 	return w;
 }
@@ -581,10 +591,7 @@ static void waiting_keep(cosched_learner_t *l, const candidate_t *c, int n)
 		    !cosched_learn_pending(&l->table, v->name))
 			continue;
 		snprintf(w->name, sizeof(w->name), "%s", v->name);
-		w->dev = v->st.st_dev;
-		w->ino = v->st.st_ino;
-		w->size = v->st.st_size;
-		w->mtime = v->st.st_mtim;
+		w->file = file_id_of(&v->st);
 		snprintf(w->app, sizeof(w->app), "%s", v->rec.app);
 		w->runtime_s = v->rec.runtime_s;
 		w->obs = v->obs;
@@ -725,7 +732,7 @@ int cosched_learner_run(cosched_learner_t *l, long long now,
 		} else {
 			table_path(path, sizeof(path), l->dir);
 			if (!lstat(path, &st)) {
-				l->key = st;
+				l->key = file_id_of(&st);
 				l->known = true;
 			}
 			rep->saved = true;

@@ -134,15 +134,19 @@ def test_bench_controller_pin(tmp_path):
         assert run["slurmctld_cpus"] == [0], run
 
 
+def _require_valgrind():
+    require_environment()
+    if not shutil.which("valgrind"):
+        pytest.skip("no valgrind here (scripts/install-deps installs it on "
+                    "the host, not in a Slurm root)")
+
+
 @pytest.mark.cluster
 def test_bench_controller_callgrind(tmp_path):
     # The plugin's instructions per job, counted by callgrind inside its
     # three entry points: each part counted, the sum printed, the profile
     # kept.
-    require_environment()
-    if not shutil.which("valgrind"):
-        pytest.skip("no valgrind here (scripts/install-deps installs it on "
-                    "the host, not in a Slurm root)")
+    _require_valgrind()
     prefix = tmp_path / "cg"
     r = subprocess.run([sys.executable, BENCH, "--nodes", "4", "--tasks",
                         "20", "--variants", "none", "--callgrind",
@@ -162,10 +166,7 @@ def test_bench_controller_callgrind_whole(tmp_path):
     # All of slurmctld's instructions, from the release to the last
     # completion: cons_tres counted too, as the reference (ratio 1), the
     # plugin's calls inside the window, the daemon's start outside it.
-    require_environment()
-    if not shutil.which("valgrind"):
-        pytest.skip("no valgrind here (scripts/install-deps installs it on "
-                    "the host, not in a Slurm root)")
+    _require_valgrind()
     prefix = tmp_path / "cg"
     r = subprocess.run([sys.executable, BENCH, "--nodes", "4", "--tasks",
                         "20", "--variants", "none", "--callgrind",
