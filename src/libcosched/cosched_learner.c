@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "cosched_dirlist.h"
 #include "cosched_file.h"
 #include "cosched_learner.h"
 
@@ -112,6 +113,8 @@ typedef struct {
 	char app[sizeof(((cosched_step_record_t *) 0)->app)];
 	double runtime_s;
 	cosched_observation_t obs;	/* a pair */
+	ino_t listed;			/* its inode in this run's listing
+					 * of the folder (0: not listed) */
 } waiting_t;
 
 struct cosched_learner {
@@ -124,6 +127,9 @@ struct cosched_learner {
 	file_id_t key;
 	waiting_t *waiting;		/* by name */
 	int nwaiting;
+	cosched_dirlist_t *folder;	/* ProfileDir/jobs as last listed:
+					 * names of files older than the
+					 * watermark, or not records */
 };
 
 /* A record being decided in this run. */
@@ -139,7 +145,8 @@ typedef struct {
 	bool decided;			/* obs from the waiting list */
 	bool waits_solo;		/* a pair kept pending for want of
 					 * its application's solo time */
-	struct stat st;
+	file_id_t file;			/* read or decided: its file as
+					 * looked at before */
 } candidate_t;
 
 const cosched_learn_table_t *cosched_learner_table(const cosched_learner_t *l)
@@ -158,6 +165,11 @@ cosched_learner_t *cosched_learner_create(const char *profile_dir,
 		cosched_error_set(err, "learned table: out of memory");
 		return NULL;
 	}
+	if (!(l->folder = cosched_dirlist_create())) {
+		free(l);
+		cosched_error_set(err, "learned table: out of memory");
+		return NULL;
+	}
 	snprintf(l->dir, sizeof(l->dir), "%s", profile_dir);
 	l->half_life_s = half_life_s;
 	l->min_overlap = min_overlap;
@@ -171,6 +183,7 @@ void cosched_learner_free(cosched_learner_t *l)
 		return;
 	cosched_learn_free(&l->table);
 	free(l->waiting);
+	cosched_dirlist_free(l->folder);
 	free(l);
 }
 
@@ -208,6 +221,10 @@ static bool adopt_file(cosched_learner_t *l, long long now,
 		return false;	/* as the learner left it */
 	table_path(path, sizeof(path), l->dir);
 	l->loaded = true;
+	/* What the listing remembered was judged against the table's
+	 * watermark: another table (a reset, a restored file) judges
+	 * again. */
+	cosched_dirlist_forget(l->folder);
 	cosched_learn_init(&t, now);
 	rc = file_load_stat(l->dir, &t, &st, note);
 	if (rc >= 0)
@@ -257,93 +274,140 @@ static double file_time(const struct stat *st)
 	return (double) st->st_mtim.tv_sec + (double) st->st_mtim.tv_nsec / 1e9;
 }
 
-static int by_name(const struct dirent **a, const struct dirent **b)
+static double id_time(const file_id_t *id)
 {
-	return strcmp((*a)->d_name, (*b)->d_name);
+	return (double) id->mtime.tv_sec + (double) id->mtime.tv_nsec / 1e9;
 }
 
-/* The records to decide: *.json changed at or after the watermark less
- * the slack, not decided yet. */
-static int gather(const char *profile_dir, const cosched_learn_table_t *t,
-		  candidate_t **out, int *n, cosched_error_t *err)
+static int waiting_cmp(const void *key, const void *elem)
 {
-	char dir[LEARNER_PATH_MAX], path[LEARNER_PATH_MAX * 2];
-	struct dirent **names = NULL;
-	candidate_t *c = NULL;
-	int nn, k = 0, cap = 0;
-	bool oom = false;
-	double since = t ? t->through : -INFINITY;
+	return strcmp(key, ((const waiting_t *) elem)->name);
+}
 
+static waiting_t *waiting_named(const cosched_learner_t *l, const char *name)
+{
+	return l->nwaiting ? bsearch(name, l->waiting, (size_t) l->nwaiting,
+				     sizeof(*l->waiting), waiting_cmp) : NULL;
+}
+
+/* A listing of ProfileDir/jobs gathering the records to decide. */
+typedef struct {
+	const cosched_learner_t *l;	/* NULL: every record (reports) */
+	const char *dir;		/* ProfileDir/jobs */
+	double since;
+	candidate_t *c;
+	int n, cap;
+	bool oom;
+} gather_t;
+
+static cosched_dirlist_verdict_t gather_one(void *ctx, const char *name,
+					    ino_t ino)
+{
+	gather_t *g = ctx;
+	const cosched_learn_table_t *t = g->l ? &g->l->table : NULL;
+	char path[LEARNER_PATH_MAX * 2], key[COSCHED_LEARN_NAME_MAX + 1];
+	size_t len = strlen(name);
+	cosched_error_t why;
+	candidate_t *v;
+	struct stat st;
+	int rc;
+
+	if (name[0] == '.' || len < 6 || strcmp(name + len - 5, ".json") ||
+	    len - 5 > COSCHED_LEARN_NAME_MAX)
+		return COSCHED_DIRLIST_REMEMBER;	/* not a record */
+	memcpy(key, name, len - 5);
+	key[len - 5] = '\0';
+	/* Decided, or waiting (gather_pending reads those by name, and
+	 * needs no look at a waiting one whose inode is as it was): not
+	 * even a look at the file. */
+	if (t && cosched_learn_seen(t, key))
+		return COSCHED_DIRLIST_PASS;
+	if (t && cosched_learn_pending(t, key)) {
+		waiting_t *w = waiting_named(g->l, key);
+
+		if (w)
+			w->listed = ino;
+		return COSCHED_DIRLIST_PASS;
+	}
+	snprintf(path, sizeof(path), "%s/%s", g->dir, name);
+	if (lstat(path, &st))
+		return COSCHED_DIRLIST_PASS;	/* gone since, or to retry */
+	if (!S_ISREG(st.st_mode) || file_time(&st) < g->since)
+		return COSCHED_DIRLIST_REMEMBER;
+	if (g->n == g->cap) {
+		int cap = g->cap ? 2 * g->cap : 64;
+		candidate_t *more = realloc(g->c, (size_t) cap * sizeof(*more));
+
+		if (!more) {
+			g->oom = true;
+			return COSCHED_DIRLIST_STOP;
+		}
+		g->c = more;
+		g->cap = cap;
+	}
+	v = &g->c[g->n++];
+	memset(v, 0, sizeof(*v));
+	strcpy(v->name, key);
+	rc = cosched_step_record_load(path, &v->rec, &why);
+	v->time = file_time(&st);
+	if (rc <= 0) {
+		v->obs.kind = COSCHED_OBS_SKIP;
+		v->obs.why = COSCHED_SKIP_UNREADABLE;
+	} else {
+		v->obs.kind = COSCHED_OBS_PENDING;	/* to decide */
+		v->read = true;
+		v->file = file_id_of(&st);
+	}
+	return COSCHED_DIRLIST_PASS;
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(((const candidate_t *) a)->name,
+		      ((const candidate_t *) b)->name);
+}
+
+/*
+ * The records to decide: *.json changed at or after the watermark less
+ * the slack, not decided yet, in name order.  The folder's names older
+ * than that (or not records) are remembered by the learner's listing
+ * (l NULL: a listing of its own, every record) and not looked at again
+ * while their inodes stay.  *listed: whether the folder was read (else
+ * it did not change since the last listing).
+ */
+static int gather(const char *profile_dir, cosched_learner_t *l,
+		  long long now, candidate_t **out, int *n, bool *listed,
+		  cosched_error_t *err)
+{
+	char dir[LEARNER_PATH_MAX];
+	gather_t g = { .l = l, .dir = dir,
+		       .since = l ? l->table.through : -INFINITY };
+	cosched_dirlist_t *folder = l ? l->folder : cosched_dirlist_create();
+	int rc;
+
+	*out = NULL;
+	*n = 0;
+	*listed = false;
+	if (!folder)
+		return cosched_error_set(err, "learned table: out of memory");
 	snprintf(dir, sizeof(dir), "%s/%s", profile_dir,
 		 COSCHED_LEARNER_JOBS_SUBDIR);
-	nn = scandir(dir, &names, NULL, by_name);
-	if (nn < 0) {
-		*out = NULL;
-		*n = 0;
-		if (errno == ENOENT)
-			return 0;	/* no step ended with a record yet */
-		return cosched_error_set(err, "%s: %s", dir, strerror(errno));
+	for (int i = 0; l && i < l->nwaiting; i++)
+		l->waiting[i].listed = 0;
+	err->msg[0] = '\0';
+	rc = cosched_dirlist_read(folder, dir, now, gather_one, &g, err);
+	if (!l)
+		cosched_dirlist_free(folder);
+	if (rc < 0) {
+		free(g.c);
+		if (g.oom)
+			cosched_error_set(err, "learned table: out of memory");
+		return -1;
 	}
-	/* Most names are decided, waiting or old: the array grows with
-	 * the candidates, not with the folder. */
-	for (int i = 0; !oom && i < nn; i++) {
-		const char *name = names[i]->d_name;
-		size_t len = strlen(name);
-		char key[COSCHED_LEARN_NAME_MAX + 1];
-		cosched_error_t why;
-		candidate_t *v;
-		struct stat st;
-		int rc;
-
-		if (name[0] == '.' || len < 6 ||
-		    strcmp(name + len - 5, ".json") ||
-		    len - 5 > COSCHED_LEARN_NAME_MAX)
-			continue;
-		memcpy(key, name, len - 5);
-		key[len - 5] = '\0';
-		/* Decided, or waiting (gather_pending reads those by name):
-		 * not even a look at the file. */
-		if (t && (cosched_learn_seen(t, key) ||
-			  cosched_learn_pending(t, key)))
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, name);
-		if (lstat(path, &st) || !S_ISREG(st.st_mode) ||
-		    file_time(&st) < since)
-			continue;
-		if (k == cap) {
-			candidate_t *more;
-
-			cap = cap ? 2 * cap : 64;
-			more = realloc(c, (size_t) cap * sizeof(*c));
-			if (!more) {
-				oom = true;
-				break;
-			}
-			c = more;
-		}
-		v = &c[k++];
-		memset(v, 0, sizeof(*v));
-		strcpy(v->name, key);
-		rc = cosched_step_record_load(path, &v->rec, &why);
-		v->time = file_time(&st);
-		if (rc <= 0) {
-			v->obs.kind = COSCHED_OBS_SKIP;
-			v->obs.why = COSCHED_SKIP_UNREADABLE;
-		} else {
-			v->obs.kind = COSCHED_OBS_PENDING;	/* to decide */
-			v->read = true;
-			v->st = st;
-		}
-	}
-	for (int i = 0; i < nn; i++)
-		free(names[i]);
-	free(names);
-	if (oom) {
-		free(c);
-		return cosched_error_set(err, "learned table: out of memory");
-	}
-	*out = c;
-	*n = k;
+	qsort(g.c, (size_t) g.n, sizeof(*g.c), by_name);
+	*out = g.c;
+	*n = g.n;
+	*listed = rc == 1;
 	return 0;
 }
 
@@ -353,28 +417,37 @@ static int waiting_by_name(const void *a, const void *b)
 		      ((const waiting_t *) b)->name);
 }
 
-static int waiting_cmp(const void *key, const void *elem)
-{
-	return strcmp(key, ((const waiting_t *) elem)->name);
-}
-
-/* The waiting list's entry for name when its file is still st. */
+/*
+ * The waiting list's entry for name when its file is as it was: the
+ * folder unchanged since it was last listed (not listed), or its inode in
+ * this run's listing the one it had (records are replaced by rename,
+ * never changed in place: cosched_dirlist.h), else when lstat finds it
+ * the same (*st: what lstat saw; st_ino 0 when it was not called).
+ */
 static const waiting_t *waiting_find(const cosched_learner_t *l,
-				     const char *name, const struct stat *st)
+				     const char *name, bool listed,
+				     struct stat *st, int *looked)
 {
-	const waiting_t *w = l->nwaiting ?
-		bsearch(name, l->waiting, (size_t) l->nwaiting,
-			sizeof(*l->waiting), waiting_cmp) : NULL;
+	const waiting_t *w = waiting_named(l, name);
+	char path[LEARNER_PATH_MAX * 2];
 
-	if (!w || !same_file(&w->file, st))
+	memset(st, 0, sizeof(*st));
+	if (w && (!listed || (w->listed && w->listed == w->file.ino)))
+		return w;
+	snprintf(path, sizeof(path), "%s/%s/%s.json", l->dir,
+		 COSCHED_LEARNER_JOBS_SUBDIR, name);
+	*looked = !lstat(path, st);
+	if (!*looked)
+		memset(st, 0, sizeof(*st));
+	if (!w || !*looked || !same_file(&w->file, st))
 		return NULL;
 	return w;
 }
 
 /* The records the table keeps waiting, read again by name, but for a
  * pair waiting for a solo time whose file did not change. */
-static int gather_pending(const cosched_learner_t *l, candidate_t **c,
-			  int *n, cosched_error_t *err)
+static int gather_pending(const cosched_learner_t *l, bool listed,
+			  candidate_t **c, int *n, cosched_error_t *err)
 {
 	const cosched_learn_table_t *t = &l->table;
 	const char *profile_dir = l->dir;
@@ -390,28 +463,31 @@ static int gather_pending(const cosched_learner_t *l, candidate_t **c,
 	for (int i = 0; i < t->pending.n; i++) {
 		candidate_t *v = &more[(*n)++];
 		char path[LEARNER_PATH_MAX * 2];
+		const waiting_t *w;
 		cosched_error_t why;
+		struct stat st;
+		int looked = 0;
 
 		memset(v, 0, sizeof(*v));
 		snprintf(v->name, sizeof(v->name), "%s", t->pending.v[i].name);
 		v->time = t->pending.v[i].time;
 		v->was_pending = true;
+		w = waiting_find(l, v->name, listed, &st, &looked);
+		if (w) {
+			strcpy(v->rec.app, w->app);
+			v->rec.runtime_s = w->runtime_s;
+			v->obs = w->obs;
+			v->decided = true;
+			v->file = w->file;
+			continue;
+		}
 		snprintf(path, sizeof(path), "%s/%s/%s.json", profile_dir,
 			 COSCHED_LEARNER_JOBS_SUBDIR, v->name);
-		if (!lstat(path, &v->st)) {
-			const waiting_t *w = waiting_find(l, v->name, &v->st);
-
-			if (w) {
-				strcpy(v->rec.app, w->app);
-				v->rec.runtime_s = w->runtime_s;
-				v->obs = w->obs;
-				v->decided = true;
-				continue;
-			}
-		}
-		if (cosched_step_record_load(path, &v->rec, &why) == 1) {
+		if (looked &&
+		    cosched_step_record_load(path, &v->rec, &why) == 1) {
 			v->obs.kind = COSCHED_OBS_PENDING;	/* to decide */
 			v->read = true;
+			v->file = file_id_of(&st);
 		} else {
 			v->obs.kind = COSCHED_OBS_SKIP;	/* gone, or changed */
 			v->obs.why = COSCHED_SKIP_UNREADABLE;
@@ -502,6 +578,7 @@ int cosched_observe_dir(const char *profile_dir, double min_overlap,
 	read_index_t ix;
 	struct stat st;
 	int n = 0, parsed = 0;
+	bool listed;
 
 	/* A ProfileDir that does not exist is a mistake, not "no record". */
 	errno = 0;
@@ -509,7 +586,7 @@ int cosched_observe_dir(const char *profile_dir, double min_overlap,
 		return cosched_error_set(err, "%s: %s", profile_dir,
 					 errno ? strerror(errno) :
 					 "not a directory");
-	if (gather(profile_dir, NULL, &c, &n, err))
+	if (gather(profile_dir, NULL, 0, &c, &n, &listed, err))
 		return -1;
 	read_index_make(&ix, c, n);
 	for (int i = 0; i < n; i++) {
@@ -540,8 +617,8 @@ static int settle(cosched_learn_table_t *t, candidate_t *v,
 	/* A pending one too: its file may still be newer than the
 	 * watermark, and gathered again as undecided.  Its name stays
 	 * until the watermark passes the file's time as last seen. */
-	if ((v->read || v->decided) && file_time(&v->st) > time)
-		time = file_time(&v->st);
+	if ((v->read || v->decided) && id_time(&v->file) > time)
+		time = id_time(&v->file);
 	if (cosched_learn_seen_add(t, v->name, time, NULL))
 		return -1;
 	if (v->was_pending)
@@ -591,7 +668,7 @@ static void waiting_keep(cosched_learner_t *l, const candidate_t *c, int n)
 		    !cosched_learn_pending(&l->table, v->name))
 			continue;
 		snprintf(w->name, sizeof(w->name), "%s", v->name);
-		w->file = file_id_of(&v->st);
+		w->file = v->file;
 		snprintf(w->app, sizeof(w->app), "%s", v->rec.app);
 		w->runtime_s = v->rec.runtime_s;
 		w->obs = v->obs;
@@ -617,16 +694,17 @@ int cosched_learner_run(cosched_learner_t *l, long long now,
 	cosched_error_t note = { { 0 } };
 	double unsettled = INFINITY;
 	read_index_t ix;
-	bool changed;
+	bool changed, listed;
 	int n = 0, rc = 0;
 
 	memset(rep, 0, sizeof(*rep));
 	changed = adopt_file(l, now, rep, &note);
-	if (gather(l->dir, t, &c, &n, err) ||
-	    gather_pending(l, &c, &n, err)) {
+	if (gather(l->dir, l, now, &c, &n, &listed, err) ||
+	    gather_pending(l, listed, &c, &n, err)) {
 		free(c);
 		return -1;
 	}
+	rep->listed = listed;
 	read_index_make(&ix, c, n);
 	for (int i = 0; i < n; i++) {
 		if (c[i].read)
@@ -701,6 +779,11 @@ int cosched_learner_run(cosched_learner_t *l, long long now,
 	}
 	waiting_keep(l, c, n);
 	free(c);
+	/* A record the set of decided names could not take was passed
+	 * over by the listing: the next one must read the folder, changed
+	 * or not. */
+	if (isfinite(unsettled))
+		cosched_dirlist_invalidate(l->folder);
 	/* Every record whose file is older than now less the slack has
 	 * been gathered: decided, or kept in the pending set; but not one
 	 * the full set of decided names could not take (it is gathered

@@ -18,7 +18,16 @@
  * pending ones again by name, but for a pair waiting only for its
  * application's solo time whose file has not changed since (the learner
  * remembers what it made of it; a co-runner's record read in the same
- * run is taken from that run too).  The watermark moves to now less
+ * run is taken from that run too).
+ *
+ * What a run costs is what ended since, not what the folder keeps (step
+ * records stay until the site removes them): the learner keeps its
+ * listing of ProfileDir/jobs from one run to the next (cosched_dirlist.h).
+ * A name found older than the watermark, or not a record's, is not looked
+ * at again while its entry keeps its inode; a folder unchanged for a
+ * minute is not read at all.  Records are replaced by rename, as the
+ * sampler writes them, never changed in place: a record edited in place
+ * keeps its inode and is not read again.  The watermark moves to now less
  * COSCHED_LEARNER_SLACK_S (a record is written as its step ends; the
  * slack covers clocks of nodes and shared file systems): every record
  * whose file is older was gathered, and is decided or pending.  A record
@@ -93,6 +102,9 @@ typedef struct {
 					 * stays the same) */
 	int pairs, solos, pending;
 	int skipped[COSCHED_SKIP_COUNT];
+	bool listed;			/* ProfileDir/jobs was read (else it
+					 * had not changed since the last
+					 * run that read it) */
 	bool changed;			/* the table changed */
 	bool saved;			/* the file was written */
 	bool adopted;			/* a file written by another (a

@@ -108,8 +108,10 @@ static void refresh_learned(cosched_refresher_t *r)
 		    r->profile_dir, COSCHED_LEARNER_FILE);
 	if (rep.read || rep.pending)
 		say(r, COSCHED_REFRESH_DEBUG,
-		    "learned interference: %d records decided (%d pair observations, %d solo runs), %d pending, %d files read",
-		    rep.read, rep.pairs, rep.solos, rep.pending, rep.parsed);
+		    "learned interference: %d records decided (%d pair observations, %d solo runs), %d pending, %d files read, %s",
+		    rep.read, rep.pairs, rep.solos, rep.pending, rep.parsed,
+		    rep.listed ? "jobs folder listed" :
+				 "jobs folder unchanged");
 	/* Published every run, changed or not: the controller applies it
 	 * with its own clock, so cells whose samples decayed below
 	 * InterferenceMinSamples go back to the configured values even

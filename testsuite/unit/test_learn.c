@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "cosched_check.h"
+#include "src/libcosched/cosched_file.h"
 #include "src/libcosched/cosched_learn.h"
 #include "src/libcosched/cosched_learner.h"
 #include "src/libcosched/cosched_observe.h"
@@ -333,7 +334,6 @@ static void put_record(uint32_t job, const char *app, const char *lca,
 		       const char *exit_json)
 {
 	char path[256], text[1024];
-	FILE *f;
 
 	snprintf(path, sizeof(path), "%s/jobs/%u.0.n1.json", dir, job);
 	snprintf(text, sizeof(text),
@@ -345,11 +345,10 @@ static void put_record(uint32_t job, const char *app, const char *lca,
 		 " \"predicted_slowdown\": 1.1}}\n",
 		 job, app, runtime, start, start + runtime, co,
 		 co[0] ? 1 : 0, exit_json, lca);
-	f = fopen(path, "w");
-	ck_assert_ptr_nonnull(f);
-	fputs(text, f);
-	fclose(f);
-	chmod(path, 0644);
+	/* Replaced, as the sampler writes it (cosched_file_replace):
+	 * the learner tells a changed record by its new inode. */
+	ck_assert_msg(cosched_file_replace(path, text, strlen(text), 0644, 0,
+					   &err) == 0, "%s", err.msg);
 }
 
 /* The file's time of job's record: when its step ended, as the learner
@@ -587,6 +586,43 @@ START_TEST(test_learner_pending_decided_once)
 }
 END_TEST
 
+
+/* A run costs what ended since, not what the folder keeps: a folder that
+ * has not changed for a minute is not read, and what is new is read as
+ * soon as the folder changes. */
+START_TEST(test_learner_quiet_folder)
+{
+	const char *ok = "{\"tasks\": 1, \"signalled\": 0, \"failed\": 0}";
+	long long now = (long long) time(NULL);
+	char jobs[128];
+	struct timeval old[2] = { { now - 120, 0 }, { now - 120, 0 } };
+	cosched_learner_report_t rep;
+	cosched_learner_t *l;
+
+	snprintf(jobs, sizeof(jobs), "%s/jobs", dir);
+	l = cosched_learner_create(dir, DAY, 0.5, &err);
+	ck_assert_ptr_nonnull(l);
+	put_record(1, "stream", "L", (double) now + 5, 10, "", ok);
+	ck_assert_int_eq(cosched_learner_run(l, now, &rep, &err), 0);
+	ck_assert(rep.listed && rep.solos == 1);
+	/* Changed a moment ago: read. */
+	ck_assert_int_eq(cosched_learner_run(l, now + 1, &rep, &err), 0);
+	ck_assert(rep.listed && rep.read == 0);
+	/* Unchanged for two minutes: read once more, then not at all. */
+	ck_assert_int_eq(utimes(jobs, old), 0);
+	ck_assert_int_eq(cosched_learner_run(l, now + 2, &rep, &err), 0);
+	ck_assert(rep.listed);
+	ck_assert_int_eq(cosched_learner_run(l, now + 3, &rep, &err), 0);
+	ck_assert(!rep.listed && rep.read == 0 && rep.parsed == 0);
+	/* A record ends: the folder changed, it is decided. */
+	put_record(2, "walk", "C", (double) now + 5, 10, "", ok);
+	ck_assert_int_eq(cosched_learner_run(l, now + 4, &rep, &err), 0);
+	ck_assert(rep.listed);
+	ck_assert_int_eq(rep.solos, 1);
+	ck_assert_int_eq(rep.parsed, 1);
+	cosched_learner_free(l);
+}
+END_TEST
 /* A table slurmctld cannot use when it starts (another major, after a
  * rollback) is set aside, not overwritten; a reset written while a run
  * is under way is not overwritten by that run. */
@@ -639,6 +675,7 @@ Suite *cosched_test_suite(void)
 	tcase_add_test(tc, test_learner_folder);
 	tcase_add_test(tc, test_learner_reads_once);
 	tcase_add_test(tc, test_learner_pending_decided_once);
+	tcase_add_test(tc, test_learner_quiet_folder);
 	tcase_add_test(tc, test_learner_bad_file);
 	suite_add_tcase(s, tc);
 	return s;
