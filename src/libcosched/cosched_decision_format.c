@@ -187,7 +187,7 @@ int cosched_decision_format(const cosched_decision_t *d, char *buf, size_t len,
 		(cosched_kv_version_t){ COSCHED_DECISION_SCHEMA,
 					d->numa_priority ? 1 : 0 },
 		version, sizeof(version)));
-	cosched_kv_put(&o, "job", "%u", d->job_id);
+	cosched_kv_put_int(&o, "job", d->job_id);
 	cosched_kv_put(&o, "state", "%s", cosched_decision_state_name(d->state));
 	cosched_kv_put(&o, "policy", "%s",
 		       cosched_decision_policy_text(d->policy));
@@ -203,7 +203,7 @@ int cosched_decision_format(const cosched_decision_t *d, char *buf, size_t len,
 	}
 	write_double(&o, K_MPKI, texts.mpki);
 	if (d->threads)
-		cosched_kv_put(&o, "threads", "%d", d->threads);
+		cosched_kv_put_int(&o, "threads", d->threads);
 	write_nodes(&o, d, K_SOCKETS);
 	write_nodes(&o, d, K_CORES);
 	write_nodes(&o, d, K_NUMA);
@@ -214,9 +214,9 @@ int cosched_decision_format(const cosched_decision_t *d, char *buf, size_t len,
 		cosched_kv_put(&o, "power", "%s",
 			       cosched_power_policy_name(d->power));
 	if (d->freq_req_khz)
-		cosched_kv_put(&o, "freq_req_khz", "%ld", d->freq_req_khz);
+		cosched_kv_put_int(&o, "freq_req_khz", d->freq_req_khz);
 	if (d->freq_khz)
-		cosched_kv_put(&o, "freq_khz", "%ld", d->freq_khz);
+		cosched_kv_put_int(&o, "freq_khz", d->freq_khz);
 	if (d->governor[0])
 		cosched_kv_put(&o, "governor", "%s", d->governor);
 	write_double(&o, K_SLOWDOWN, texts.slowdown);

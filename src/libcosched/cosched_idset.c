@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cosched_idset.h"
+#include "cosched_number.h"
 #include "cosched_text.h"
 
 #define WORDS (sizeof(((cosched_idset_t *) 0)->bits) / sizeof(uint64_t))
@@ -90,17 +91,19 @@ char *cosched_idset_format(const cosched_idset_t *s, char *buf, size_t len)
 	buf[0] = '\0';
 	for (int id = first_from(s, 0, true); id < COSCHED_IDSET_MAX;
 	     id = first_from(s, id + 1, true)) {
-		char range[32];	/* ",ID-ID" of any two ints */
-		size_t n;
+		/* ",ID-ID" of any two ints, by hand (a decision record
+		 * lists three id sets a node, for every job started). */
+		char range[2 * COSCHED_DECIMAL_MAX + 2];
+		size_t n = 0;
 		int end = first_from(s, id, false) - 1;
 
-		if (end > id)
-			snprintf(range, sizeof(range), "%s%d-%d",
-				 at ? "," : "", id, end);
-		else
-			snprintf(range, sizeof(range), "%s%d", at ? "," : "",
-				 id);
-		n = strlen(range);
+		if (at)
+			range[n++] = ',';
+		n += cosched_decimal(range + n, id);
+		if (end > id) {
+			range[n++] = '-';
+			n += cosched_decimal(range + n, end);
+		}
 		if (n >= len - at) {
 			n = len - at - 1;	/* cut, still terminated */
 			memcpy(buf + at, range, n);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cosched_kv.h"
+#include "cosched_number.h"
 #include "cosched_text.h"
 
 /* Version numbers stay small: a bound keeps their text short. */
@@ -17,14 +18,11 @@
 /* The decimal digits of v at *at (advanced), within end. */
 static void put_unsigned(char **at, const char *end, unsigned v)
 {
-	char digits[12];
-	int n = 0;
+	char digits[COSCHED_DECIMAL_MAX];
+	size_t n = cosched_decimal(digits, v);
 
-	do
-		digits[n++] = (char) ('0' + v % 10);
-	while ((v /= 10) && n < (int) sizeof(digits));
-	while (n && *at < end)
-		*(*at)++ = digits[--n];
+	for (size_t i = 0; i < n && *at < end; i++)
+		*(*at)++ = digits[i];
 }
 
 /* By hand, not snprintf: slurmctld makes this text for every record it
@@ -495,6 +493,14 @@ void cosched_kv_put(cosched_kv_out_t *o, const char *key, const char *fmt,
 	va_start(ap, fmt);
 	put_v(o, fmt, ap);
 	va_end(ap);
+}
+
+void cosched_kv_put_int(cosched_kv_out_t *o, const char *key, long long v)
+{
+	char digits[COSCHED_DECIMAL_MAX];
+
+	field_start(o, key);
+	cosched_kv_put_mem(o, digits, cosched_decimal(digits, v));
 }
 
 void cosched_kv_put_quoted(cosched_kv_out_t *o, const char *key,

@@ -187,6 +187,8 @@ void cosched_kv_put_fmt(cosched_kv_out_t *o, const char *fmt, ...)
 void cosched_kv_put(cosched_kv_out_t *o, const char *key, const char *fmt,
 		    ...)
 	__attribute__((format(printf, 3, 4)));
+/* " KEY=DIGITS": an integer, as "%lld" writes it (without snprintf). */
+void cosched_kv_put_int(cosched_kv_out_t *o, const char *key, long long v);
 /* " KEY="VALUE"", '"' and '\' escaped (value: printable ASCII, which the
  * caller ensures). */
 void cosched_kv_put_quoted(cosched_kv_out_t *o, const char *key,

@@ -400,8 +400,8 @@ char *cosched_learn_format(const cosched_learn_table_t *t)
 	cosched_kv_put_str(&o, cosched_kv_version_text(COSCHED_LEARN_TAG,
 						       learn_version, tag,
 						       sizeof(tag)));
-	cosched_kv_put(&o, "created", "%lld", t->created);
-	cosched_kv_put(&o, "updated", "%lld", t->updated);
+	cosched_kv_put_int(&o, "created", t->created);
+	cosched_kv_put_int(&o, "updated", t->updated);
 	/* Floored to the millisecond by cosched_learn_advance: written
 	 * exactly, so no pending record falls below it on reading. */
 	cosched_kv_put(&o, "through", "%.3f", t->through);
@@ -416,10 +416,10 @@ char *cosched_learn_format(const cosched_learn_table_t *t)
 			cosched_kv_put(&o, "victim", "%s", cosched_lca_name(v));
 			cosched_kv_put(&o, "corunner", "%s",
 				       cosched_lca_name(c));
-			cosched_kv_put(&o, "n", "%lld", cell->n);
+			cosched_kv_put_int(&o, "n", cell->n);
 			cosched_kv_put(&o, "weight", "%.6f", cell->weight);
 			cosched_kv_put(&o, "sum_log", "%.6f", cell->sum_log);
-			cosched_kv_put(&o, "last", "%lld", cell->last);
+			cosched_kv_put_int(&o, "last", cell->last);
 			cosched_kv_put_str(&o, "\n");
 		}
 	for (int r = 0; r < COSCHED_SKIP_COUNT; r++) {
@@ -427,7 +427,7 @@ char *cosched_learn_format(const cosched_learn_table_t *t)
 			continue;
 		cosched_kv_put_str(&o, "skipped");
 		cosched_kv_put(&o, "reason", "%s", skip_names[r].key);
-		cosched_kv_put(&o, "n", "%lld", t->skipped[r]);
+		cosched_kv_put_int(&o, "n", t->skipped[r]);
 		cosched_kv_put_str(&o, "\n");
 	}
 	for (int i = 0; i < t->nsolo; i++) {
@@ -435,7 +435,7 @@ char *cosched_learn_format(const cosched_learn_table_t *t)
 
 		cosched_kv_put_str(&o, "solo");
 		cosched_kv_put(&o, "app", "%s", s->app);
-		cosched_kv_put(&o, "last", "%lld", s->last);
+		cosched_kv_put_int(&o, "last", s->last);
 		cosched_kv_put_str(&o, " runs=");
 		for (int k = 0; k < s->nruns; k++)
 			cosched_kv_put_fmt(&o, "%s%.3f", k ? "," : "",

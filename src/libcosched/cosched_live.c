@@ -54,11 +54,11 @@ int cosched_live_format(const cosched_live_t *l, char *buf, size_t len,
 	cosched_kv_put_str(&o, cosched_kv_version_text(LIVE_TAG, live_version,
 						       version,
 						       sizeof(version)));
-	cosched_kv_put(&o, "job", "%" PRIu32, l->job_id);
-	cosched_kv_put(&o, "step", "%" PRIu32, l->step_id);
+	cosched_kv_put_int(&o, "job", l->job_id);
+	cosched_kv_put_int(&o, "step", l->step_id);
 	cosched_kv_put(&o, "node", "%s", l->node);
 	cosched_kv_put(&o, "mpki", "%.6f", l->mpki);
-	cosched_kv_put(&o, "time", "%lld", l->time);
+	cosched_kv_put_int(&o, "time", l->time);
 	cosched_kv_put_str(&o, "\n");
 	if (o.over)
 		return cosched_error_set(err, "live load: buffer too small");

@@ -122,3 +122,22 @@ int cosched_parse_u64(const char *str, uint64_t max, uint64_t *out)
 	*out = v;
 	return 0;
 }
+
+size_t cosched_decimal(char *buf, long long v)
+{
+	/* The magnitude as unsigned: -LLONG_MIN does not fit a long long. */
+	unsigned long long m = v < 0 ? 0ull - (unsigned long long) v :
+				       (unsigned long long) v;
+	char digits[COSCHED_DECIMAL_MAX];
+	size_t n = 0, len = 0;
+
+	do
+		digits[n++] = (char) ('0' + m % 10);
+	while ((m /= 10));
+	if (v < 0)
+		buf[len++] = '-';
+	while (n)
+		buf[len++] = digits[--n];
+	buf[len] = '\0';
+	return len;
+}

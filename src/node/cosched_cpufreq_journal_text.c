@@ -118,25 +118,25 @@ static void put_domain(cosched_kv_out_t *o, const jdom_t *d)
 	char cpus[COSCHED_IDSET_TEXT_MAX];
 
 	cosched_kv_put_str(o, "domain");
-	cosched_kv_put(o, "id", "%d", d->id);
+	cosched_kv_put_int(o, "id", d->id);
 	cosched_kv_put(o, "cpus", "%s",
 		       cosched_idset_format(&d->cpus, cpus, sizeof(cpus)));
 	cosched_kv_put(o, "governor", "%s", d->orig.governor);
-	cosched_kv_put(o, "min", "%ld", d->orig.min_khz);
-	cosched_kv_put(o, "max", "%ld", d->orig.max_khz);
-	cosched_kv_put(o, "setspeed", "%ld", d->orig.setspeed_khz);
+	cosched_kv_put_int(o, "min", d->orig.min_khz);
+	cosched_kv_put_int(o, "max", d->orig.max_khz);
+	cosched_kv_put_int(o, "setspeed", d->orig.setspeed_khz);
 	cosched_kv_put_str(o, "\n");
 }
 
 static void put_holder(cosched_kv_out_t *o, const cosched_cpufreq_holder_t *h)
 {
 	cosched_kv_put_str(o, "holder");
-	cosched_kv_put(o, "job", "%" PRIu32, h->job_id);
-	cosched_kv_put(o, "step", "%" PRIu32, h->step_id);
-	cosched_kv_put(o, "pid", "%d", (int) h->pid);
+	cosched_kv_put_int(o, "job", h->job_id);
+	cosched_kv_put_int(o, "step", h->step_id);
+	cosched_kv_put_int(o, "pid", (int) h->pid);
 	cosched_kv_put(o, "start", "%llu", h->start_time);
 	cosched_kv_put(o, "governor", "%s", h->governor[0] ? h->governor : "-");
-	cosched_kv_put(o, "freq", "%ld", h->freq_khz);
+	cosched_kv_put_int(o, "freq", h->freq_khz);
 	cosched_kv_put_str(o, "\n");
 }
 
@@ -160,8 +160,8 @@ char *cosched_journal_format(const journal_t *j)
 		}
 	}
 	cosched_kv_put_str(&o, "end");
-	cosched_kv_put(&o, "domains", "%d", j->n);
-	cosched_kv_put(&o, "holders", "%d", nholders);
+	cosched_kv_put_int(&o, "domains", j->n);
+	cosched_kv_put_int(&o, "holders", nholders);
 	cosched_kv_put_str(&o, "\n");
 	return cosched_kv_out_take(&o);
 }

@@ -54,9 +54,9 @@ char *cosched_ledger_format(const ledger_t *l)
 
 		cosched_step_ref_format(&s->id, id, sizeof(id));
 		cosched_kv_put_fmt(&o, "step %s", id);
-		cosched_kv_put(&o, "pid", "%d", (int) s->proc.pid);
+		cosched_kv_put_int(&o, "pid", (int) s->proc.pid);
 		cosched_kv_put(&o, "start", "%llu", s->proc.start_time);
-		cosched_kv_put(&o, "cores", "%" PRIu32, s->cores);
+		cosched_kv_put_int(&o, "cores", s->cores);
 		cosched_kv_put(&o, "rate", "%" PRIu64, s->rate);
 		if (s->mem_rate == COSCHED_ENERGY_UNKNOWN)
 			cosched_kv_put(&o, "mem_rate", "-");
@@ -66,7 +66,7 @@ char *cosched_ledger_format(const ledger_t *l)
 		cosched_kv_put(&o, "core", "%" PRIu64, s->energy.core_uj);
 		cosched_kv_put(&o, "dram", "%" PRIu64, s->energy.dram_uj);
 		cosched_kv_put(&o, "node", "%" PRIu64, s->node_uj);
-		cosched_kv_put(&o, "seen", "%d", s->corunners_seen);
+		cosched_kv_put_int(&o, "seen", s->corunners_seen);
 		cosched_kv_put(&o, "corunners", "%s", s->ncorunners ? "" : "-");
 		for (int k = 0; k < s->ncorunners; k++) {
 			cosched_step_ref_format(&s->corunners[k], id,

@@ -31,10 +31,10 @@ char *cosched_numa_step_format(const cosched_numa_step_t *s,
 	}
 	cosched_kv_out_grow(&o);
 	cosched_kv_put_str(&o, COSCHED_NUMA_STEP_TAG "/1");
-	cosched_kv_put(&o, "job", "%u", s->job_id);
-	cosched_kv_put(&o, "step", "%u", s->step_id);
+	cosched_kv_put_int(&o, "job", s->job_id);
+	cosched_kv_put_int(&o, "step", s->step_id);
 	cosched_kv_put(&o, "node", "%s", s->node);
-	cosched_kv_put(&o, "uid", "%u", s->uid);
+	cosched_kv_put_int(&o, "uid", s->uid);
 	cosched_kv_put(&o, "priority", "%s",
 		       cosched_numa_priority_name(s->priority));
 	cosched_kv_put_quoted(&o, "ledger", s->ledger);

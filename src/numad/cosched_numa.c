@@ -129,13 +129,13 @@ int main(int argc, char **argv)
 		cosched_kv_put(&out, "cmd", "migrate");
 		if (number("SRC", args[0], 0, COSCHED_VICTIM_MAX_NODES - 1, &x))
 			return 2;
-		cosched_kv_put(&out, "src", "%ld", x);
+		cosched_kv_put_int(&out, "src", x);
 		if (number("DST", args[1], 0, COSCHED_VICTIM_MAX_NODES - 1, &x))
 			return 2;
-		cosched_kv_put(&out, "dst", "%ld", x);
+		cosched_kv_put_int(&out, "dst", x);
 		if (number("PAGES", args[2], 1, 1L << 40, &x))
 			return 2;
-		cosched_kv_put(&out, "pages", "%ld", x);
+		cosched_kv_put_int(&out, "pages", x);
 	} else if (!strcmp(cmd, "drain")) {
 		if (nargs != 1) {
 			fprintf(stderr, "cosched-numa: drain takes NODE\n");
@@ -144,11 +144,11 @@ int main(int argc, char **argv)
 		cosched_kv_put(&out, "cmd", "drain");
 		if (number("NODE", args[0], 0, COSCHED_VICTIM_MAX_NODES - 1, &x))
 			return 2;
-		cosched_kv_put(&out, "src", "%ld", x);
+		cosched_kv_put_int(&out, "src", x);
 		if (to) {
 			if (number("--to", to, 0, COSCHED_VICTIM_MAX_NODES - 1, &x))
 				return 2;
-			cosched_kv_put(&out, "dst", "%ld", x);
+			cosched_kv_put_int(&out, "dst", x);
 		}
 	} else if (!strcmp(cmd, "priority")) {
 		if (nargs != 2) {
@@ -173,10 +173,10 @@ int main(int argc, char **argv)
 		cosched_kv_put(&out, "cmd", "make_room");
 		if (number("NODE", args[0], 0, COSCHED_VICTIM_MAX_NODES - 1, &x))
 			return 2;
-		cosched_kv_put(&out, "src", "%ld", x);
+		cosched_kv_put_int(&out, "src", x);
 		if (number("PAGES", args[1], 1, 1L << 40, &x))
 			return 2;
-		cosched_kv_put(&out, "pages", "%ld", x);
+		cosched_kv_put_int(&out, "pages", x);
 	} else if (!strcmp(cmd, "cancel")) {
 		if (nargs != 1) {
 			fprintf(stderr, "cosched-numa: cancel takes REQUEST (its id=)\n");
@@ -185,7 +185,7 @@ int main(int argc, char **argv)
 		if (number("REQUEST", args[0], 1, 1L << 62, &x))
 			return 2;
 		cosched_kv_put(&out, "cmd", "cancel");
-		cosched_kv_put(&out, "id", "%ld", x);
+		cosched_kv_put_int(&out, "id", x);
 	} else if (!strcmp(cmd, "status")) {
 		if (nargs) {
 			fprintf(stderr, "cosched-numa: status takes no argument\n");
@@ -203,7 +203,7 @@ int main(int argc, char **argv)
 		cosched_kv_put(&out, "wait", "%s", wait ? "yes" : "no");
 	}
 	if (jobid)
-		cosched_kv_put(&out, "job", "%ld", jobid);
+		cosched_kv_put_int(&out, "job", jobid);
 	if (!sock) {
 		struct stat st;
 

@@ -116,21 +116,21 @@ static void refuse(int fd, int rc, const char *fmt, ...)
 void numad_request_line(const numad_request_t *r, cosched_kv_out_t *o)
 {
 	cosched_kv_put_str(o, "request");
-	cosched_kv_put(o, "id", "%" PRIu64, r->id);
+	cosched_kv_put_int(o, "id", r->id);
 	cosched_kv_put(o, "kind", "%s", r->kind);
-	cosched_kv_put(o, "src", "%d", r->src);
-	cosched_kv_put(o, "dst", "%d", r->dst);
-	cosched_kv_put(o, "asked", "%" PRIu64, r->asked);
+	cosched_kv_put_int(o, "src", r->src);
+	cosched_kv_put_int(o, "dst", r->dst);
+	cosched_kv_put_int(o, "asked", r->asked);
 	cosched_kv_put(o, "order", "%s", cosched_victim_order_name(r->order));
-	cosched_kv_put(o, "job", "%u", r->job_id);
-	cosched_kv_put(o, "uid", "%u", r->uid);
+	cosched_kv_put_int(o, "job", r->job_id);
+	cosched_kv_put_int(o, "uid", r->uid);
 	cosched_kv_put(o, "state", "%s", numad_req_state_name(r->state));
-	cosched_kv_put(o, "planned", "%" PRIu64, r->planned);
-	cosched_kv_put(o, "moved", "%" PRIu64, r->moved);
-	cosched_kv_put(o, "busy", "%" PRIu64, r->failed_busy);
-	cosched_kv_put(o, "shared", "%" PRIu64, r->failed_shared);
-	cosched_kv_put(o, "failed", "%" PRIu64, r->failed_other);
-	cosched_kv_put(o, "skipped", "%" PRIu64, r->skipped);
+	cosched_kv_put_int(o, "planned", r->planned);
+	cosched_kv_put_int(o, "moved", r->moved);
+	cosched_kv_put_int(o, "busy", r->failed_busy);
+	cosched_kv_put_int(o, "shared", r->failed_shared);
+	cosched_kv_put_int(o, "failed", r->failed_other);
+	cosched_kv_put_int(o, "skipped", r->skipped);
 	cosched_kv_put(o, "started", "%.3f", r->started);
 	cosched_kv_put(o, "ended", "%.3f", r->ended);
 	if (r->note[0])
@@ -324,11 +324,11 @@ static void status(numad_t *d, int fd, uid_t uid)
 			continue;
 		cosched_kv_out_fixed(&o, buf, sizeof(buf));
 		cosched_kv_put_str(&o, "proc");
-		cosched_kv_put(&o, "job", "%u", p->job_id);
-		cosched_kv_put(&o, "step", "%u", p->step_id);
-		cosched_kv_put(&o, "pid", "%d", (int) p->id.pid);
-		cosched_kv_put(&o, "uid", "%u", p->uid);
-		cosched_kv_put(&o, "cpu_node", "%d", p->cpu_node);
+		cosched_kv_put_int(&o, "job", p->job_id);
+		cosched_kv_put_int(&o, "step", p->step_id);
+		cosched_kv_put_int(&o, "pid", (int) p->id.pid);
+		cosched_kv_put_int(&o, "uid", p->uid);
+		cosched_kv_put_int(&o, "cpu_node", p->cpu_node);
 		cosched_kv_put(&o, "priority", "%s",
 			       cosched_numa_priority_name(numad_proc_prio(d, p)));
 		if (p->measured) {
@@ -340,9 +340,9 @@ static void status(numad_t *d, int fd, uid_t uid)
 		}
 		put_pages(&o, "pages", d, p->pages);
 		put_pages(&o, "frozen", d, frozen ? frozen[i] : none);
-		cosched_kv_put(&o, "other_pages", "%" PRIu64, p->other_pages);
-		cosched_kv_put(&o, "pulled", "%" PRIu64, p->pulled);
-		cosched_kv_put(&o, "pulls", "%" PRIu64, p->pulls);
+		cosched_kv_put_int(&o, "other_pages", p->other_pages);
+		cosched_kv_put_int(&o, "pulled", p->pulled);
+		cosched_kv_put_int(&o, "pulls", p->pulls);
 		say(fd, "%s", buf);
 	}
 	free(frozen);

@@ -134,9 +134,9 @@ static void _make_room(task_cosched_step_t *st)
 		cosched_kv_out_fixed(&o, line, sizeof(line));
 		cosched_kv_put_str(&o, "cosched-numa/1");
 		cosched_kv_put(&o, "cmd", "make_room");
-		cosched_kv_put(&o, "src", "%d", n);
-		cosched_kv_put(&o, "pages", "%" PRIu64, pages);
-		cosched_kv_put(&o, "job", "%u", st->job_id);
+		cosched_kv_put_int(&o, "src", n);
+		cosched_kv_put_int(&o, "pages", pages);
+		cosched_kv_put_int(&o, "job", st->job_id);
 		clock_gettime(CLOCK_MONOTONIC, &t0);
 		if (cosched_numa_ask(task_cosched_conf.numa.socket, line,
 				     left, _say, st, &err) < 0) {
