@@ -1,13 +1,10 @@
 /* test_profile_cache.c - the controller's profile cache: rescans by file
- * version, refusals, atomic publication
- * (src/libcosched/cosched_profile_cache.c). */
+ * version, refusals, summaries (src/libcosched/cosched_profile_cache.c;
+ * readers during refreshes: test_profile_cache_threads.c). */
 #include <check.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
-#include <pthread.h>
-#include <sched.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,176 +12,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cosched_check.h"
-#include "src/libcosched/cosched_conf.h"
-#include "src/libcosched/cosched_profile_cache.h"
+#include "profile_cache_dir.h"
 #include "src/libcosched/cosched_profile_cache_internal.h"
 #include "src/libcosched/cosched_profile_json.h"
-
-static char dir[64];
-static cosched_conf_t conf;
-static cosched_error_t err;
-
-static void setup(void)
-{
-	cosched_check_tmpdir(dir, sizeof(dir), "pcache");
-	cosched_conf_init(&conf);
-	snprintf(conf.profile_dir, sizeof(conf.profile_dir), "%s", dir);
-	cosched_error_clear(&err);
-}
-
-static void teardown(void)
-{
-	char other[96];
-
-	(void) chmod(dir, 0755);
-	cosched_check_rm_rf(dir);
-	snprintf(other, sizeof(other), "%s.moved", dir);
-	cosched_check_rm_rf(other);
-	snprintf(other, sizeof(other), "%s.outside.json", dir);
-	unlink(other);
-}
-
-/*
- * A profile with data whose every figure tells its version v: runs_merged
- * v, MPKI mpki, mean threads v, and v EDP points (threads 1..v) of time
- * and energy v and v samples.  IPC 1.  With no node peak configured the
- * MPKI decides the category (cosched_classify.c): 0.01 cpu, 1.66 lim,
- * 5.02 mem.
- */
-static char *profile_text(const char *app, int v, double mpki)
-{
-	cosched_profile_t p;
-	char *text;
-
-	ck_assert_int_eq(cosched_profile_init(&p, app, &err), 0);
-	p.runs_merged = (unsigned long) v;
-	p.derived.ipc = 1.0;
-	p.derived.mpki = mpki;
-	p.derived.threads = v;
-	p.n_edp = v;
-	p.edp = calloc((size_t) v, sizeof(*p.edp));
-	ck_assert_ptr_nonnull(p.edp);
-	for (int i = 0; i < v; i++) {
-		p.edp[i].threads = i + 1;
-		p.edp[i].freq_khz = 2200000;
-		p.edp[i].time_s = v;
-		p.edp[i].energy_j = v;
-		p.edp[i].samples = (unsigned long) v;
-	}
-	text = cosched_profile_to_json(&p, &err);
-	ck_assert_msg(text != NULL, "%s", err.msg);
-	cosched_profile_free(&p);
-	return text;
-}
-
-static void path_of(char *path, size_t len, const char *name)
-{
-	snprintf(path, len, "%s/%s", dir, name);
-}
-
-/* Write name in place (same inode when it exists). */
-static void write_in_place(const char *name, const char *text)
-{
-	char path[128];
-	int fd;
-
-	path_of(path, sizeof(path), name);
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	ck_assert_msg(fd >= 0, "%s: %s", path, strerror(errno));
-	ck_assert_int_eq(write(fd, text, strlen(text)), (ssize_t) strlen(text));
-	ck_assert_int_eq(close(fd), 0);
-}
-
-/* Write name as the store does: a new file renamed over the old one. */
-static void write_renamed(const char *name, const char *text)
-{
-	char path[128], tmp[160];
-	int fd;
-
-	path_of(path, sizeof(path), name);
-	snprintf(tmp, sizeof(tmp), "%s/.%s.XXXXXX", dir, name);
-	fd = mkstemp(tmp);
-	ck_assert_int_ge(fd, 0);
-	ck_assert_int_eq(write(fd, text, strlen(text)), (ssize_t) strlen(text));
-	ck_assert_int_eq(fchmod(fd, 0644), 0);
-	ck_assert_int_eq(close(fd), 0);
-	ck_assert_int_eq(rename(tmp, path), 0);
-}
-
-static void put_profile(const char *app, int v, double mpki)
-{
-	char name[96];
-	char *text = profile_text(app, v, mpki);
-
-	snprintf(name, sizeof(name), "%s.json", app);
-	write_renamed(name, text);
-	free(text);
-}
-
-static void remove_file(const char *name)
-{
-	char path[128];
-
-	path_of(path, sizeof(path), name);
-	ck_assert_int_eq(unlink(path), 0);
-}
-
-static cosched_profile_cache_t *new_cache(void)
-{
-	cosched_profile_cache_t *c = cosched_profile_cache_create(&conf, &err);
-
-	ck_assert_msg(c != NULL, "%s", err.msg);
-	return c;
-}
-
-/* Refresh and require count profiles and nbad new failures. */
-static void refresh_ok(cosched_profile_cache_t *c, long count, int nbad)
-{
-	int bad = -1;
-	long n = cosched_profile_cache_refresh(c, &bad, &err);
-
-	ck_assert_msg(n == count, "refresh: %ld profiles, expected %ld (%s)",
-		      n, count, err.msg);
-	ck_assert_msg(bad == nbad, "refresh: nbad %d, expected %d (%s)", bad,
-		      nbad, err.msg);
-	if (!nbad)
-		ck_assert_str_eq(err.msg, "");
-	ck_assert_uint_eq(cosched_profile_cache_size(c), (size_t) count);
-}
-
-/* app is cached at version v with category cat. */
-static void check_entry(cosched_profile_cache_t *c, const char *app, int v,
-			double mpki, cosched_category_t cat)
-{
-	cosched_profile_summary_t s;
-
-	ck_assert_msg(cosched_profile_cache_lookup(c, app, &s) == 1,
-		      "%s not cached", app);
-	ck_assert_str_eq(s.app, app);
-	ck_assert_msg(s.cls.cat == cat, "%s: category %s, expected %s", app,
-		      cosched_category_name(s.cls.cat),
-		      cosched_category_name(cat));
-	ck_assert_int_eq(s.cls.lca, cosched_category_to_lca(cat));
-	ck_assert_int_eq(s.cls.source, COSCHED_CLASS_FROM_PROFILE);
-	ck_assert_double_eq(s.mpki, mpki);
-	ck_assert_double_eq(s.threads, v);
-	ck_assert_uint_eq(s.runs_merged, (unsigned long) v);
-	ck_assert_int_eq(s.n_edp, v);
-	for (int i = 0; i < v; i++) {
-		ck_assert_int_eq(s.edp[i].threads, i + 1);
-		ck_assert_double_eq(s.edp[i].time_s, v);
-		ck_assert_uint_eq(s.edp[i].samples, (unsigned long) v);
-	}
-}
-
-static void check_absent(cosched_profile_cache_t *c, const char *app)
-{
-	cosched_profile_summary_t s;
-
-	ck_assert_msg(cosched_profile_cache_lookup(c, app, &s) == 0,
-		      "%s is cached", app);
-}
 
 START_TEST(test_create_refusals)
 {
@@ -609,85 +439,6 @@ START_TEST(test_unreadable_profile_retried)
 }
 END_TEST
 
-/* --- readers during refreshes -------------------------------------------- */
-
-#define STRESS_APPS 8
-#define STRESS_READERS 2
-
-typedef struct {
-	cosched_profile_cache_t *c;
-	atomic_bool stop;
-	atomic_ulong lookups;
-	atomic_int failure;	/* 0 = none */
-	char detail[256];
-} stress_t;
-
-/* Every app of the stress set is cached at every moment, and each copy is
- * one whole version (its figures all tell the same version). */
-static void *stress_reader(void *arg)
-{
-	stress_t *st = arg;
-
-	while (!atomic_load(&st->stop)) {
-		sched_yield();	/* the refresher shares the cores */
-		for (int a = 0; a < STRESS_APPS + 1; a++) {
-			cosched_profile_summary_t s;
-			char app[16];
-			int v, found;
-			size_t n;
-
-			snprintf(app, sizeof(app), "app%d", a);
-			memset(&s, 0xa5, sizeof(s));
-			found = cosched_profile_cache_lookup(st->c, app, &s);
-			n = cosched_profile_cache_size(st->c);
-			atomic_fetch_add(&st->lookups, 1);
-			if (n != STRESS_APPS && n != STRESS_APPS + 1) {
-				snprintf(st->detail, sizeof(st->detail),
-					 "size %zu", n);
-				atomic_store(&st->failure, 1);
-				return NULL;
-			}
-			if (!found) {
-				if (a < STRESS_APPS) {
-					snprintf(st->detail, sizeof(st->detail),
-						 "%s not found", app);
-					atomic_store(&st->failure, 2);
-					return NULL;
-				}
-				continue;	/* the one that comes and goes */
-			}
-			v = (int) s.runs_merged;
-			if (strcmp(s.app, app) || v < 1 || v > 64 ||
-			    s.mpki != v || s.threads != v || s.n_edp != v ||
-			    s.cls.source != COSCHED_CLASS_FROM_PROFILE) {
-				snprintf(st->detail, sizeof(st->detail),
-					 "%s: torn copy (runs %lu, mpki %g, n_edp %d)",
-					 app, s.runs_merged, s.mpki, s.n_edp);
-				atomic_store(&st->failure, 3);
-				return NULL;
-			}
-			for (int i = 0; i < v; i++)
-				if (s.edp[i].time_s != v ||
-				    s.edp[i].samples != (unsigned long) v ||
-				    s.edp[i].threads != i + 1) {
-					snprintf(st->detail, sizeof(st->detail),
-						 "%s: torn EDP point %d", app, i);
-					atomic_store(&st->failure, 4);
-					return NULL;
-				}
-		}
-	}
-	return NULL;
-}
-
-static double elapsed_s(const struct timespec *t0)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (t.tv_sec - t0->tv_sec) + (t.tv_nsec - t0->tv_nsec) / 1e9;
-}
-
 /*
  * A file written within the window before a refresh is read again at the
  * next refresh even when its key has not changed (its timestamps could
@@ -720,62 +471,6 @@ START_TEST(test_recent_files_read_again)
 	refresh_ok(c, 1, 0);
 	ck_assert_uint_eq(cosched_profile_cache_files_read(c), 5);
 	cosched_profile_cache_free(c);
-}
-END_TEST
-
-/*
- * Lookups from other threads while the main thread refreshes again and
- * again, every profile rewritten between refreshes (a new version, with a
- * new inode, as the store writes) and one profile coming and going: no
- * reader ever misses a profile present in every version, sees a size in
- * between, or copies a summary mixed of two versions.
- */
-START_TEST(test_lookup_during_refresh)
-{
-	stress_t st;
-	pthread_t readers[STRESS_READERS];
-	struct timespec t0;
-	int refreshes = 0;
-
-	memset(&st, 0, sizeof(st));
-	st.c = new_cache();
-	for (int a = 0; a < STRESS_APPS; a++) {
-		char app[16];
-		snprintf(app, sizeof(app), "app%d", a);
-		put_profile(app, 1, 1);
-	}
-	refresh_ok(st.c, STRESS_APPS, 0);
-	for (int r = 0; r < STRESS_READERS; r++)
-		ck_assert_int_eq(pthread_create(&readers[r], NULL,
-						stress_reader, &st), 0);
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	while (!atomic_load(&st.failure) &&
-	       (elapsed_s(&t0) < 0.4 || refreshes < 20)) {
-		int v = 1 + refreshes % 40;
-		long n;
-		for (int a = 0; a < STRESS_APPS; a++) {
-			char app[16];
-			snprintf(app, sizeof(app), "app%d", a);
-			put_profile(app, v, v);
-		}
-		if (refreshes % 2)
-			put_profile("app8", v, v);
-		else if (refreshes > 0)
-			remove_file("app8.json");
-		n = cosched_profile_cache_refresh(st.c, NULL, &err);
-		ck_assert_msg(n == STRESS_APPS + refreshes % 2,
-			      "refresh %d: %ld (%s)", refreshes, n, err.msg);
-		refreshes++;
-		if (elapsed_s(&t0) > 20)
-			break;
-	}
-	atomic_store(&st.stop, true);
-	for (int r = 0; r < STRESS_READERS; r++)
-		pthread_join(readers[r], NULL);
-	ck_assert_msg(!atomic_load(&st.failure), "reader: %s", st.detail);
-	ck_assert_int_ge(refreshes, 20);
-	ck_assert_uint_ge(atomic_load(&st.lookups), 1000);
-	cosched_profile_cache_free(st.c);
 }
 END_TEST
 
@@ -962,7 +657,6 @@ Suite *cosched_test_suite(void)
 	tcase_add_test(tc, test_corrupt_profile);
 	tcase_add_test(tc, test_links_fifos_bad_names);
 	tcase_add_test(tc, test_unreadable_profile_retried);
-	tcase_add_test(tc, test_lookup_during_refresh);
 	tcase_add_test(tc, test_unreadable_dir);
 	tcase_add_test(tc, test_edp_bound);
 	tcase_add_test(tc, test_conf_thresholds);
