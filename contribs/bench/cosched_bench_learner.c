@@ -35,42 +35,16 @@
 #include <sys/time.h>
 #include <time.h>
 
+#include "bench_common.h"
 #include "src/libcosched/cosched_file.h"
 #include "src/libcosched/cosched_learner.h"
 
+#define PROG "cosched-bench-learner"
 #define MAX_REPEATS 50
 #define NEW_PAIRS 5
 
 static const char *const ok_exit =
 	"{\"tasks\": 1, \"signalled\": 0, \"failed\": 0}";
-
-static double cpu_ms(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-	return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
-}
-
-static int dcmp(const void *a, const void *b)
-{
-	double x = *(const double *) a, y = *(const double *) b;
-
-	return x < y ? -1 : x > y;
-}
-
-static long arg(const char *s, long lo, long hi, const char *what)
-{
-	char *end;
-	long v = strtol(s, &end, 10);
-
-	if (end == s || *end || v < lo || v > hi) {
-		fprintf(stderr, "cosched-bench-learner: %s: invalid value \"%.40s\" (%ld..%ld)\n",
-			what, s, lo, hi);
-		exit(2);
-	}
-	return v;
-}
 
 /* ProfileDir/jobs/JOB.0.n1.json as the sampler writes it (atomically),
  * its file's time set to when (0: now).  co: the co-runner's job, or 0. */
@@ -159,10 +133,10 @@ static int run(store_t *s, long long now, double *ms, int want_pairs,
 {
 	cosched_learner_report_t rep;
 	cosched_error_t err = { { 0 } };
-	double t0 = cpu_ms();
+	double t0 = bench_ms(CLOCK_THREAD_CPUTIME_ID);
 	int rc = cosched_learner_run(s->l, now, &rep, &err);
 
-	*ms = cpu_ms() - t0;
+	*ms = bench_ms(CLOCK_THREAD_CPUTIME_ID) - t0;
 	if (rc) {
 		fprintf(stderr, "cosched-bench-learner: %s: %s\n", s->dir,
 			err.msg);
@@ -183,17 +157,19 @@ static int run(store_t *s, long long now, double *ms, int want_pairs,
 
 static void print(const char *what, double *t, int n)
 {
-	qsort(t, (size_t) n, sizeof(*t), dcmp);
+	bench_sort(t, n);
 	printf("  %-12s median %9.3f ms  range %9.3f .. %9.3f ms\n", what,
 	       t[n / 2], t[0], t[n - 1]);
 }
 
 int main(int argc, char **argv)
 {
-	long kept = argc > 1 ? arg(argv[1], 0, 1000000, "KEPT") : 15000;
-	long pending = argc > 2 ? arg(argv[2], 0, 60000, "PENDING") : 2000;
-	int repeats = argc > 3 ? (int) arg(argv[3], 1, MAX_REPEATS,
-					   "REPEATS") : 5;
+	long kept = argc > 1 ?
+		bench_arg(PROG, argv[1], 0, 1000000, "KEPT") : 15000;
+	long pending = argc > 2 ?
+		bench_arg(PROG, argv[2], 0, 60000, "PENDING") : 2000;
+	int repeats = argc > 3 ? (int) bench_arg(PROG, argv[3], 1,
+						 MAX_REPEATS, "REPEATS") : 5;
 	long long now = (long long) time(NULL);
 	store_t st[2] = { { .dir = "/tmp/cosched-bench-learner-XXXXXX" },
 			  { .dir = "/tmp/cosched-bench-learner-XXXXXX" } };

@@ -27,38 +27,12 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "bench_common.h"
 #include "src/libcosched/cosched_live.h"
 #include "src/libcosched/cosched_live_reader.h"
 
+#define PROG "cosched-bench-live"
 #define MAX_REPEATS 50
-
-static double now_ms(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
-}
-
-static int dcmp(const void *a, const void *b)
-{
-	double x = *(const double *) a, y = *(const double *) b;
-
-	return x < y ? -1 : x > y;
-}
-
-static long arg(const char *s, long lo, long hi, const char *what)
-{
-	char *end;
-	long v = strtol(s, &end, 10);
-
-	if (end == s || *end || v < lo || v > hi) {
-		fprintf(stderr, "cosched-bench-live: %s: invalid value \"%.40s\" (%ld..%ld)\n",
-			what, s, lo, hi);
-		exit(2);
-	}
-	return v;
-}
 
 /* JOBS jobs, each with its largest MPKI: file f is job f % JOBS + 1's
  * step f / JOBS, with MPKI job % 97 + step. */
@@ -85,18 +59,19 @@ static int check(const cosched_live_job_t *jobs, long n, long njobs,
 
 static void print(const char *what, double *t, int n)
 {
-	qsort(t, (size_t) n, sizeof(*t), dcmp);
+	bench_sort(t, n);
 	printf("  %-5s median %9.2f ms  range %9.2f .. %9.2f ms\n", what,
 	       t[n / 2], t[0], t[n - 1]);
 }
 
 int main(int argc, char **argv)
 {
-	long files = argc > 1 ? arg(argv[1], 1, 10000000, "FILES") : 100000;
-	long njobs = argc > 2 ? arg(argv[2], 1, files, "JOBS") :
+	long files = argc > 1 ?
+		bench_arg(PROG, argv[1], 1, 10000000, "FILES") : 100000;
+	long njobs = argc > 2 ? bench_arg(PROG, argv[2], 1, files, "JOBS") :
 				(files / 4 ? files / 4 : 1);
-	int repeats = argc > 3 ? (int) arg(argv[3], 1, MAX_REPEATS,
-					   "REPEATS") : 5;
+	int repeats = argc > 3 ? (int) bench_arg(PROG, argv[3], 1,
+						 MAX_REPEATS, "REPEATS") : 5;
 	double cold[MAX_REPEATS], warm[MAX_REPEATS];
 	char dir[] = "/tmp/cosched-bench-live-XXXXXX", cmd[64];
 	cosched_live_reader_t *reader;
@@ -136,19 +111,19 @@ int main(int argc, char **argv)
 				     &jobs, &nbad, NULL, NULL, &err);
 	free(jobs);
 	for (int r = 0; r < repeats && !rc; r++) {
-		double t0 = now_ms();
+		double t0 = bench_ms(CLOCK_MONOTONIC);
 
 		n = cosched_live_scan(dir, (long long) time(NULL), 3600, &jobs,
 				      &nbad, &err);
-		cold[r] = now_ms() - t0;
+		cold[r] = bench_ms(CLOCK_MONOTONIC) - t0;
 		if (n < 0 || nbad || check(jobs, n, njobs, files))
 			rc = 1;
 		free(jobs);
-		t0 = now_ms();
+		t0 = bench_ms(CLOCK_MONOTONIC);
 		n = cosched_live_reader_read(reader, (long long) time(NULL),
 					     3600, &jobs, &nbad, NULL, NULL,
 					     &err);
-		warm[r] = now_ms() - t0;
+		warm[r] = bench_ms(CLOCK_MONOTONIC) - t0;
 		if (n < 0 || nbad || check(jobs, n, njobs, files))
 			rc = 1;
 		free(jobs);

@@ -422,7 +422,7 @@ static int waiting_by_name(const void *a, const void *b)
  * folder unchanged since it was last listed (not listed), or its inode in
  * this run's listing the one it had (records are replaced by rename,
  * never changed in place: cosched_dirlist.h), else when lstat finds it
- * the same (*st: what lstat saw; st_ino 0 when it was not called).
+ * the same.  *looked: lstat was called and found the file (*st).
  */
 static const waiting_t *waiting_find(const cosched_learner_t *l,
 				     const char *name, bool listed,
@@ -431,17 +431,13 @@ static const waiting_t *waiting_find(const cosched_learner_t *l,
 	const waiting_t *w = waiting_named(l, name);
 	char path[LEARNER_PATH_MAX * 2];
 
-	memset(st, 0, sizeof(*st));
+	*looked = 0;
 	if (w && (!listed || (w->listed && w->listed == w->file.ino)))
 		return w;
 	snprintf(path, sizeof(path), "%s/%s/%s.json", l->dir,
 		 COSCHED_LEARNER_JOBS_SUBDIR, name);
 	*looked = !lstat(path, st);
-	if (!*looked)
-		memset(st, 0, sizeof(*st));
-	if (!w || !*looked || !same_file(&w->file, st))
-		return NULL;
-	return w;
+	return w && *looked && same_file(&w->file, st) ? w : NULL;
 }
 
 /* The records the table keeps waiting, read again by name, but for a
