@@ -35,7 +35,19 @@ static int dcmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-void bench_sort(double *t, int n)
+void bench_print(const char *what, int width, int decimals, double *t,
+		 int n)
 {
-	qsort(t, (size_t) n, sizeof(*t), dcmp);
+	qsort(t, (size_t) n, sizeof(*t), dcmp);	/* median, range */
+	printf("  %-*s median %9.*f ms  range %9.*f .. %9.*f ms\n", width, what,
+	       decimals, t[n / 2], decimals, t[0], decimals, t[n - 1]);
+}
+
+void bench_print_ratio(const char *prefix, const char *a_name,
+		       const double *a, const char *b_name, const double *b,
+		       int n)
+{
+	printf("  %s%s/%s median %.3f, worst %s / best %s %.3f\n", prefix,
+	       a_name, b_name, a[n / 2] / b[n / 2], a_name, b_name,
+	       a[n - 1] / b[0]);
 }

@@ -1,7 +1,8 @@
 /*
  * bench_common.h - what the C benchmarks (cosched-bench-live,
  * cosched-bench-learner) share: a clock in milliseconds, a checked
- * numeric argument, and sorting repeats for their median and range.
+ * numeric argument, and repeats printed as a median and a range, and
+ * two sets of them against each other.
  */
 #ifndef BENCH_COMMON_H
 #define BENCH_COMMON_H
@@ -16,8 +17,17 @@ double bench_ms(clockid_t clock);
 long bench_arg(const char *prog, const char *s, long lo, long hi,
 	       const char *what);
 
-/* t[0..n) in ascending order: t[n / 2] the median, t[0]..t[n - 1] the
- * range. */
-void bench_sort(double *t, int n);
+/* t sorted, then "  WHAT median M ms  range LO .. HI ms", WHAT in width
+ * columns, the times with decimals places. */
+void bench_print(const char *what, int width, int decimals, double *t,
+		 int n);
+
+/* Two sets of n repeats, each sorted (bench_print), set against each
+ * other: "  PREFIXA/B median M, worst A / best B W" (the ratio of the
+ * medians, and a's worst over b's best, so that ranges that overlap
+ * show). */
+void bench_print_ratio(const char *prefix, const char *a_name,
+		       const double *a, const char *b_name, const double *b,
+		       int n);
 
 #endif

@@ -155,13 +155,6 @@ static int run(store_t *s, long long now, double *ms, int want_pairs,
 	return 0;
 }
 
-static void print(const char *what, double *t, int n)
-{
-	bench_sort(t, n);
-	printf("  %-12s median %9.3f ms  range %9.3f .. %9.3f ms\n", what,
-	       t[n / 2], t[0], t[n - 1]);
-}
-
 int main(int argc, char **argv)
 {
 	long kept = argc > 1 ?
@@ -226,21 +219,18 @@ int main(int argc, char **argv)
 		       kept, pending, repeats);
 		printf("  first run   kept %9.3f ms  empty %9.3f ms\n",
 		       first[0], first[1]);
-		print("idle kept", st[0].idle, repeats);
-		print("idle empty", st[1].idle, repeats);
-		print("new kept", st[0].fresh, repeats);
-		print("new empty", st[1].fresh, repeats);
-		print("quiet kept", st[0].quiet, repeats);
-		print("quiet empty", st[1].quiet, repeats);
-		printf("  idle kept/empty median %.3f, worst kept / best empty %.3f\n",
-		       st[0].idle[repeats / 2] / st[1].idle[repeats / 2],
-		       st[0].idle[repeats - 1] / st[1].idle[0]);
-		printf("  new  kept/empty median %.3f, worst kept / best empty %.3f\n",
-		       st[0].fresh[repeats / 2] / st[1].fresh[repeats / 2],
-		       st[0].fresh[repeats - 1] / st[1].fresh[0]);
-		printf("  quiet kept/empty median %.3f, worst kept / best empty %.3f\n",
-		       st[0].quiet[repeats / 2] / st[1].quiet[repeats / 2],
-		       st[0].quiet[repeats - 1] / st[1].quiet[0]);
+		bench_print("idle kept", 12, 3, st[0].idle, repeats);
+		bench_print("idle empty", 12, 3, st[1].idle, repeats);
+		bench_print("new kept", 12, 3, st[0].fresh, repeats);
+		bench_print("new empty", 12, 3, st[1].fresh, repeats);
+		bench_print("quiet kept", 12, 3, st[0].quiet, repeats);
+		bench_print("quiet empty", 12, 3, st[1].quiet, repeats);
+		bench_print_ratio("idle ", "kept", st[0].idle, "empty",
+				  st[1].idle, repeats);
+		bench_print_ratio("new  ", "kept", st[0].fresh, "empty",
+				  st[1].fresh, repeats);
+		bench_print_ratio("quiet ", "kept", st[0].quiet, "empty",
+				  st[1].quiet, repeats);
 	}
 	for (int k = 0; k < 2; k++) {
 		char cmd[96];

@@ -57,13 +57,6 @@ static int check(const cosched_live_job_t *jobs, long n, long njobs,
 	return 0;
 }
 
-static void print(const char *what, double *t, int n)
-{
-	bench_sort(t, n);
-	printf("  %-5s median %9.2f ms  range %9.2f .. %9.2f ms\n", what,
-	       t[n / 2], t[0], t[n - 1]);
-}
-
 int main(int argc, char **argv)
 {
 	long files = argc > 1 ?
@@ -136,11 +129,9 @@ int main(int argc, char **argv)
 	}
 	printf("cosched-bench-live: %ld files, %ld jobs, %d interleaved repeats\n",
 	       files, njobs, repeats);
-	print("cold", cold, repeats);
-	print("warm", warm, repeats);
-	printf("  warm/cold median %.3f, worst warm / best cold %.3f\n",
-	       warm[repeats / 2] / cold[repeats / 2],
-	       warm[repeats - 1] / cold[0]);
+	bench_print("cold", 5, 2, cold, repeats);
+	bench_print("warm", 5, 2, warm, repeats);
+	bench_print_ratio("", "warm", warm, "cold", cold, repeats);
 out:
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	if (system(cmd))

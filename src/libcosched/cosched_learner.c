@@ -269,14 +269,10 @@ static bool adopt_file(cosched_learner_t *l, long long now,
 	return dirty;
 }
 
-static double file_time(const struct stat *st)
+/* A file's time (its mtime) in seconds, as the watermark counts. */
+static double file_time(const struct timespec *mtime)
 {
-	return (double) st->st_mtim.tv_sec + (double) st->st_mtim.tv_nsec / 1e9;
-}
-
-static double id_time(const file_id_t *id)
-{
-	return (double) id->mtime.tv_sec + (double) id->mtime.tv_nsec / 1e9;
+	return (double) mtime->tv_sec + (double) mtime->tv_nsec / 1e9;
 }
 
 static int waiting_cmp(const void *key, const void *elem)
@@ -332,7 +328,7 @@ static cosched_dirlist_verdict_t gather_one(void *ctx, const char *name,
 	snprintf(path, sizeof(path), "%s/%s", g->dir, name);
 	if (lstat(path, &st))
 		return COSCHED_DIRLIST_PASS;	/* gone since, or to retry */
-	if (!S_ISREG(st.st_mode) || file_time(&st) < g->since)
+	if (!S_ISREG(st.st_mode) || file_time(&st.st_mtim) < g->since)
 		return COSCHED_DIRLIST_REMEMBER;
 	if (g->n == g->cap) {
 		int cap = g->cap ? 2 * g->cap : 64;
@@ -349,7 +345,7 @@ static cosched_dirlist_verdict_t gather_one(void *ctx, const char *name,
 	memset(v, 0, sizeof(*v));
 	strcpy(v->name, key);
 	rc = cosched_step_record_load(path, &v->rec, &why);
-	v->time = file_time(&st);
+	v->time = file_time(&st.st_mtim);
 	if (rc <= 0) {
 		v->obs.kind = COSCHED_OBS_SKIP;
 		v->obs.why = COSCHED_SKIP_UNREADABLE;
@@ -613,8 +609,8 @@ static int settle(cosched_learn_table_t *t, candidate_t *v,
 	/* A pending one too: its file may still be newer than the
 	 * watermark, and gathered again as undecided.  Its name stays
 	 * until the watermark passes the file's time as last seen. */
-	if ((v->read || v->decided) && id_time(&v->file) > time)
-		time = id_time(&v->file);
+	if ((v->read || v->decided) && file_time(&v->file.mtime) > time)
+		time = file_time(&v->file.mtime);
 	if (cosched_learn_seen_add(t, v->name, time, NULL))
 		return -1;
 	if (v->was_pending)
