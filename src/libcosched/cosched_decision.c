@@ -9,6 +9,9 @@
  */
 #include <math.h>
 #include <stdarg.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <stddef.h>
@@ -260,42 +263,115 @@ static void double_text_search(char *buf, size_t len, double x)
 	snprintf(buf, len, "%s", fifteen);
 }
 
-/* The last few numbers written, per thread: every job of an application
- * carries its profile's MPKI and every pair of classes one predicted
- * slowdown, so slurmctld writes the same few numbers again and again. */
-#define TEXT_MEMO 8
+/*
+ * The numbers written lately, by their bits (one slot each, the newer
+ * taking an older's slot): every job of an application carries its
+ * profile's MPKI and every pair of classes one predicted slowdown, so
+ * slurmctld writes the same few dozen numbers again and again.  Each text
+ * is parsed once, when it is made: whether the record's parser reads it
+ * back as the same number (then only the range is left to check).
+ *
+ * One memo for the process, not one per thread: slurmctld runs a job's
+ * start and end in whichever thread serves the RPC, most of them new.
+ * Each slot is a sequence lock of atomics (C11, without a mutex a forked
+ * child could inherit locked): a reader that sees the slot being written,
+ * or written meanwhile, makes the text itself; a writer that finds the
+ * slot taken leaves it.
+ */
+#define TEXT_MEMO 64
+#define TEXT_WORDS (NUMBER_TEXT_MAX / 8)
+_Static_assert(NUMBER_TEXT_MAX % 8 == 0, "the memo keeps the text in words");
 
-void cosched_decision_double_text(char *buf, size_t len, double x)
+enum { MEMO_USED = 1, MEMO_READS_BACK = 2 };
+
+typedef struct {
+	_Atomic uint64_t seq;		/* odd while written */
+	_Atomic uint64_t bits, flags;
+	_Atomic uint64_t text[TEXT_WORDS];
+} memo_slot_t;
+
+static memo_slot_t memo[TEXT_MEMO];
+
+typedef struct {
+	bool reads_back;	/* cosched_parse_number gives x again */
+	char text[NUMBER_TEXT_MAX];
+} number_text_t;
+
+static bool memo_get(memo_slot_t *m, uint64_t bits, number_text_t *out)
 {
-	static _Thread_local struct {
-		uint64_t bits;
-		bool used;
-		char text[NUMBER_TEXT_MAX];
-	} memo[TEXT_MEMO];
-	static _Thread_local unsigned next;
+	uint64_t s = atomic_load_explicit(&m->seq, memory_order_acquire);
+	uint64_t words[TEXT_WORDS], flags;
+
+	if ((s & 1) ||
+	    atomic_load_explicit(&m->bits, memory_order_relaxed) != bits)
+		return false;
+	flags = atomic_load_explicit(&m->flags, memory_order_relaxed);
+	for (int i = 0; i < TEXT_WORDS; i++)
+		words[i] = atomic_load_explicit(&m->text[i],
+						memory_order_relaxed);
+	atomic_thread_fence(memory_order_acquire);
+	if (!(flags & MEMO_USED) ||
+	    atomic_load_explicit(&m->seq, memory_order_relaxed) != s)
+		return false;
+	memcpy(out->text, words, sizeof(out->text));
+	out->reads_back = flags & MEMO_READS_BACK;
+	return true;
+}
+
+static void memo_put(memo_slot_t *m, uint64_t bits, const number_text_t *nt)
+{
+	uint64_t s = atomic_load_explicit(&m->seq, memory_order_relaxed);
+	uint64_t words[TEXT_WORDS];
+
+	if ((s & 1) ||
+	    !atomic_compare_exchange_strong_explicit(&m->seq, &s, s + 1,
+						     memory_order_relaxed,
+						     memory_order_relaxed))
+		return;
+	atomic_thread_fence(memory_order_release);
+	memcpy(words, nt->text, sizeof(words));
+	atomic_store_explicit(&m->bits, bits, memory_order_relaxed);
+	atomic_store_explicit(&m->flags,
+			      MEMO_USED | (nt->reads_back ? MEMO_READS_BACK : 0),
+			      memory_order_relaxed);
+	for (int i = 0; i < TEXT_WORDS; i++)
+		atomic_store_explicit(&m->text[i], words[i],
+				      memory_order_relaxed);
+	atomic_store_explicit(&m->seq, s + 2, memory_order_release);
+}
+
+static void number_text(double x, number_text_t *out)
+{
+	memo_slot_t *m;
 	uint64_t bits;
+	double back;
 
 	if (x == 0)
 		x = 0;
 	memcpy(&bits, &x, sizeof(bits));
-	for (unsigned i = 0; i < TEXT_MEMO; i++) {
-		if (memo[i].used && memo[i].bits == bits) {
-			size_t n = strlen(memo[i].text);
+	/* Fibonacci hashing: the high bits of the product mix them all. */
+	m = &memo[(bits * UINT64_C(0x9E3779B97F4A7C15)) >> 58];
+	if (memo_get(m, bits, out))
+		return;
+	memset(out->text, 0, sizeof(out->text));
+	double_text_search(out->text, sizeof(out->text), x);
+	out->reads_back = out->text[0] >= '0' && out->text[0] <= '9' &&
+			  !cosched_parse_number(out->text, &back) && back == x;
+	memo_put(m, bits, out);
+}
 
-			if (n < len)
-				memcpy(buf, memo[i].text, n + 1);
-			else
-				snprintf(buf, len, "%s", memo[i].text);
-			return;
-		}
-	}
-	double_text_search(buf, len, x);
-	if (len >= NUMBER_TEXT_MAX) {
-		unsigned i = next++ % TEXT_MEMO;
-		memo[i].bits = bits;
-		memo[i].used = true;
-		memcpy(memo[i].text, buf, NUMBER_TEXT_MAX);
-	}
+void cosched_decision_double_text(char *buf, size_t len, double x)
+{
+	number_text_t e;
+	size_t n;
+
+	if (!len)
+		return;
+	number_text(x, &e);
+	/* What fits, terminated. */
+	n = strnlen(e.text, len - 1);
+	memcpy(buf, e.text, n);
+	buf[n] = '\0';
 }
 
 /* An integer as the record writes it: decimal digits, no sign, no leading
@@ -373,9 +449,14 @@ int cosched_decision_double_write(const char *key, double x, double lo,
 				  cosched_error_t *err)
 {
 	char back_text[NUMBER_TEXT_MAX];
+	number_text_t e;
 	double back;
 
-	cosched_decision_double_text(text, NUMBER_TEXT_MAX, x);
+	number_text(x, &e);
+	memcpy(text, e.text, NUMBER_TEXT_MAX);
+	/* What parse_double_as would find, without parsing it again. */
+	if (e.reads_back && (lo_open ? x > lo : x >= lo) && x <= hi)
+		return 0;
 	if (parse_double_as(key, text, lo, lo_open, hi, text, &back, err))
 		return -1;
 	if (back != x) {

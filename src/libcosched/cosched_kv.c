@@ -475,13 +475,31 @@ void cosched_kv_put_fmt(cosched_kv_out_t *o, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* The blank before a field, unless it is the line's first. */
+/* The blank before a field, unless it is the line's first, then "key=":
+ * in one piece where it fits (a decision record has some twenty fields),
+ * else a piece at a time, as much as fits. */
 static void field_start(cosched_kv_out_t *o, const char *key)
 {
-	if (o->at && o->buf[o->at - 1] != '\n')
-		cosched_kv_put_str(o, " ");
-	cosched_kv_put_str(o, key);
-	cosched_kv_put_str(o, "=");
+	bool blank = o->at && o->buf[o->at - 1] != '\n';
+	size_t k = strlen(key);
+
+	if (o->over)
+		return;
+	if (room(o, blank + k + 1)) {
+		char *at = o->buf + o->at;
+
+		if (blank)
+			*at++ = ' ';
+		memcpy(at, key, k);
+		at[k] = '=';
+		at[k + 1] = '\0';
+		o->at += blank + k + 1;
+		return;
+	}
+	if (blank)
+		cosched_kv_put_mem(o, " ", 1);
+	cosched_kv_put_mem(o, key, k);
+	cosched_kv_put_mem(o, "=", 1);
 }
 
 void cosched_kv_put(cosched_kv_out_t *o, const char *key, const char *fmt,

@@ -2,6 +2,8 @@
  * (src/libcosched/cosched_decision.c): formatter and strict parser (its
  * copies in a comment and the launch copy: test_decision_comment.c). */
 #include <math.h>
+#include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -661,6 +663,70 @@ START_TEST(test_double_text)
 }
 END_TEST
 
+/*
+ * The numbers' texts are kept in one memo for the process (slurmctld
+ * writes a job's start and end in whichever thread serves the RPC): three
+ * threads writing four times as many numbers as it has slots, so that
+ * they keep taking each other's, each get every number's own text; and a
+ * number kept there is still checked against the range it is written in.
+ */
+#define MEMO_VALUES 256
+#define MEMO_THREADS 3
+
+static double memo_value[MEMO_VALUES];
+static char memo_plain[MEMO_VALUES][64];
+
+static void *memo_writer(void *arg)
+{
+	uint32_t r = (uint32_t) (uintptr_t) arg;
+
+	for (int i = 0; i < 20000; i++) {
+		char text[64];
+		int k;
+
+		r = r * 1103515245u + 12345u;
+		k = (int) ((r >> 8) % MEMO_VALUES);
+		cosched_decision_double_text(text, sizeof(text), memo_value[k]);
+		if (strcmp(text, memo_plain[k]))
+			return (void *) (uintptr_t) (k + 1);
+	}
+	return NULL;
+}
+
+START_TEST(test_double_text_threads)
+{
+	pthread_t t[MEMO_THREADS];
+	char text[NUMBER_TEXT_MAX];
+
+	for (int k = 0; k < MEMO_VALUES; k++) {
+		memo_value[k] = 1.0 + k * 0.07 + (k % 3) / 7.0;
+		plain_double_text(memo_plain[k], sizeof(memo_plain[k]),
+				  memo_value[k]);
+	}
+	for (int i = 0; i < MEMO_THREADS; i++)
+		ck_assert_int_eq(pthread_create(&t[i], NULL, memo_writer,
+						(void *) (uintptr_t) (i + 1)), 0);
+	for (int i = 0; i < MEMO_THREADS; i++) {
+		void *bad;
+		ck_assert_int_eq(pthread_join(t[i], &bad), 0);
+		ck_assert_msg(bad == NULL, "%a: not \"%s\"",
+			      memo_value[(uintptr_t) bad - 1],
+			      memo_plain[(uintptr_t) bad - 1]);
+	}
+	/* Once written, 1.76 is in the memo: in range it is written again,
+	 * out of it not. */
+	ck_assert_int_eq(cosched_decision_double_write("slowdown", 1.76, 0, true,
+						       1000, text, &err), 0);
+	ck_assert_str_eq(text, "1.76");
+	ck_assert_int_eq(cosched_decision_double_write("slowdown", 1.76, 0, true,
+						       1.5, text, &err), -1);
+	ck_assert_str_eq(err.msg,
+		"slowdown: value \"1.76\" out of range (0 < slowdown <= 1.5)");
+	ck_assert_int_eq(cosched_decision_double_write("slowdown", 1.76, 1.76,
+						       true, 2, text, &err), -1);
+}
+END_TEST
+
 /* cosched(8) documents every key the record has, in the record's order. */
 START_TEST(test_documented)
 {
@@ -773,6 +839,7 @@ Suite *cosched_test_suite(void)
 	tcase_add_test(tc, test_idset_node_reason);
 	tcase_add_test(tc, test_equal_and_names);
 	tcase_add_test(tc, test_double_text);
+	tcase_add_test(tc, test_double_text_threads);
 	tcase_add_test(tc, test_documented);
 	tcase_add_test(tc, test_newer_minor_policy);
 	suite_add_tcase(s, tc);
