@@ -312,8 +312,11 @@ static int test_only(const cosched_place_t *p, const cosched_place_job_t *job,
 	return rc;
 }
 
-double cosched_place_unit_slowdown(const cosched_place_t *p, size_t unit,
-				   uint32_t job_id, const cosched_class_t *cls)
+/* The predicted slowdown of job_id (class cls) among the occupants of
+ * unit but itself and apart (job_id again: no other). */
+static double unit_slowdown_apart(const cosched_place_t *p, size_t unit,
+				  uint32_t job_id, uint32_t apart,
+				  const cosched_class_t *cls)
 {
 	cosched_interference_model_t dflt;
 	const cosched_interference_model_t *m = p->conf.interference;
@@ -325,7 +328,8 @@ double cosched_place_unit_slowdown(const cosched_place_t *p, size_t unit,
 	if (cosched_occupancy_socket(p->occ, unit, &sock))
 		return INFINITY;
 	for (int j = 0; j < sock.noccupants && n < 64; j++) {
-		if (sock.occupants[j].job_id == job_id)
+		if (sock.occupants[j].job_id == job_id ||
+		    sock.occupants[j].job_id == apart)
 			continue;
 		co[n].cat = sock.occupants[j].category;
 		co[n].lca = cosched_category_to_lca(co[n].cat);
@@ -341,20 +345,32 @@ double cosched_place_unit_slowdown(const cosched_place_t *p, size_t unit,
 	return pr.slowdown;
 }
 
-double cosched_place_predict(const cosched_place_t *p, uint32_t job_id,
-			     const cosched_class_t *cls)
+double cosched_place_unit_slowdown(const cosched_place_t *p, size_t unit,
+				   uint32_t job_id, const cosched_class_t *cls)
+{
+	return unit_slowdown_apart(p, unit, job_id, job_id, cls);
+}
+
+double cosched_place_predict_apart(const cosched_place_t *p, uint32_t job_id,
+				   const cosched_class_t *cls, uint32_t apart)
 {
 	size_t n = 0;
 	const cosched_hold_t *h = cosched_occupancy_holds(p->occ, job_id, &n);
 	double worst = 1.0;
 
 	for (size_t k = 0; h && k < n; k++) {
-		double sd = cosched_place_unit_slowdown(p, h[k].socket, job_id,
-							cls);
+		double sd = unit_slowdown_apart(p, h[k].socket, job_id, apart,
+						cls);
 		if (isfinite(sd) && sd > worst)
 			worst = sd;
 	}
 	return worst;
+}
+
+double cosched_place_predict(const cosched_place_t *p, uint32_t job_id,
+			     const cosched_class_t *cls)
+{
+	return cosched_place_predict_apart(p, job_id, cls, job_id);
 }
 
 /* Lenient, when no unit accepts a single job: the least-bad unit that has

@@ -155,6 +155,25 @@ def test_miss_rate_bound_strict_then_lenient(make_cluster):
     # The least-bad socket: both hold 10 MPKI, so the lower index.
     assert c.job_sockets(ids[4]) == {"n1": [0]}, c.job_sockets(ids[4])
 
+    # A job that leaves edits the records of the jobs it leaves (only
+    # those whose prediction changes): with three heavy jobs on socket 0
+    # each predicts more than with two; when ids[4] ends, its two
+    # neighbours predict the pair's figure again (what socket 1's pair,
+    # never touched, says); when one of them ends, the other is alone.
+    on0 = [j for j in ids[:4] if _socket_of(c, j) == ("n1", 0)]
+    on1 = [j for j in ids[:4] if _socket_of(c, j) == ("n1", 1)]
+    assert len(on0) == 2 and len(on1) == 2, (on0, on1)
+    pair = float(c.record(on1[0])["slowdown"])
+    three = [float(c.record(j)["slowdown"]) for j in on0]
+    assert all(t > pair for t in three), (three, pair)
+    c.run(["scancel", str(ids[4])])
+    c.wait_state(ids[4], ["CANCELLED", "COMPLETED"])
+    assert [float(c.record(j)["slowdown"]) for j in on0] == [pair, pair]
+    c.run(["scancel", str(on0[0])])
+    c.wait_state(on0[0], ["CANCELLED", "COMPLETED"])
+    assert float(c.record(on0[1])["slowdown"]) == 1.0, c.record(on0[1])
+    assert float(c.record(on1[1])["slowdown"]) == pair, c.record(on1[1])
+
 
 @pytest.mark.cluster
 def test_balance_gang_greedy(make_cluster):

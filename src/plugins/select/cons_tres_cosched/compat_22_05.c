@@ -113,6 +113,7 @@ static int _try(void *arg, bitstr_t *node_bitmap, const cosched_steer_t *steer)
 	try_ctx_t *c = arg;
 	bitstr_t *exc;
 	node_record_t *node_ptr;
+	cosched_nodes_t it;
 	int rc;
 
 	if (!steer)
@@ -123,13 +124,12 @@ static int _try(void *arg, bitstr_t *node_bitmap, const cosched_steer_t *steer)
 				       c->exc_core_bitmap);
 	exc = c->exc_core_bitmap ? bit_copy(c->exc_core_bitmap) :
 		bit_alloc(cr_get_coremap_offset(cosched_ctl_node_count()));
-	for (int i = 0; (node_ptr = next_node(&i)); i++) {
-		uint32_t off;
-		if (!bit_test(node_bitmap, i))
-			continue;
-		off = cr_get_coremap_offset(i);
+	cosched_nodes_begin(&it, node_bitmap, -1);
+	while ((node_ptr = cosched_nodes_next(&it))) {
+		uint32_t off = cr_get_coremap_offset(it.i);
+
 		for (int core = 0; core < node_ptr->tot_cores; core++)
-			if (cosched_steer_excludes(steer, i, core,
+			if (cosched_steer_excludes(steer, it.i, core,
 						   node_ptr->cores))
 				bit_set(exc, off + core);
 	}

@@ -78,11 +78,12 @@ static void _freq_request(const cosched_ctl_t *c, const job_view_t *v,
 
 /*
  * The co-occupants of the units h holds: fn for each other job (not
- * except) that Slurm still knows, once however many of the units it
- * shares, with the gang job it was entered with (its class).
+ * except), once however many of the units it shares, with the gang job it
+ * was entered with (its class).  fn looks the job's record up when it
+ * needs it (find_job_record: a job Slurm no longer knows has none).
  */
-typedef void (*co_occupant_fn)(cosched_ctl_t *c, job_record_t *job,
-			       const cosched_gang_job_t *gj, void *arg);
+typedef void (*co_occupant_fn)(cosched_ctl_t *c, const cosched_gang_job_t *gj,
+			       void *arg);
 
 static void _each_co_occupant(cosched_ctl_t *c, const cosched_hold_t *h,
 			      size_t nh, uint32_t except, co_occupant_fn fn,
@@ -98,20 +99,21 @@ static void _each_co_occupant(cosched_ctl_t *c, const cosched_hold_t *h,
 			continue;
 		for (int j = 0; j < sock.noccupants; j++) {
 			cosched_gang_job_t gj = sock.occupants[j];
-			job_record_t *other;
 			bool again = false;
 
 			for (size_t i = 0; i < nseen && !again; i++)
 				again = seen[i] == gj.job_id;
 			if (gj.job_id == except || again)
 				continue;
-			if (nseen == cap) {
-				cap = cap ? 2 * cap : 8;
-				xrealloc(seen, cap * sizeof(*seen));
+			/* One unit held: its occupants are each there once. */
+			if (nh > 1) {
+				if (nseen == cap) {
+					cap = cap ? 2 * cap : 8;
+					xrealloc(seen, cap * sizeof(*seen));
+				}
+				seen[nseen++] = gj.job_id;
 			}
-			seen[nseen++] = gj.job_id;
-			if ((other = find_job_record(gj.job_id)))
-				fn(c, other, &gj, arg);
+			fn(c, &gj, arg);
 		}
 	}
 	xfree(seen);
@@ -129,16 +131,16 @@ typedef struct {
 	size_t n, cap;
 } domain_jobs_t;
 
-static void _add_domain_job(cosched_ctl_t *c, job_record_t *job,
-			    const cosched_gang_job_t *gj, void *arg)
+static void _add_domain_job(cosched_ctl_t *c, const cosched_gang_job_t *gj,
+			    void *arg)
 {
 	domain_jobs_t *dj = arg;
+	job_record_t *job = find_job_record(gj->job_id);
 	cosched_decision_t d;
 
 	(void) c;
-	(void) gj;
 	/* Only the record has the frequencies. */
-	if (ctl_record_read(job, &d) != 1 || d.freq_req_khz <= 0)
+	if (!job || ctl_record_read(job, &d) != 1 || d.freq_req_khz <= 0)
 		return;
 	if (dj->n == dj->cap) {
 		dj->cap = dj->cap ? 2 * dj->cap : 8;
@@ -247,41 +249,56 @@ static void _decide_power(cosched_ctl_t *c, job_view_t *v,
 }
 
 /*
- * A job arrived on or left these units: the predicted slowdown in the
- * records of the jobs still there changes with their co-runners; it is
- * set again in each record (only records that change are rewritten).
- * Their class is the one they were entered with: the record's, whose LCA
- * class the controller always takes from the category (ctl_view.c).
+ * A job arrived on or is leaving these units: the predicted slowdown of
+ * each job still there changes with its co-runners.  Its prediction with
+ * the job and without it (cosched_place_predict_apart) say whether it
+ * changed; only then is its record read and edited.  A co-runner of the
+ * same class as the one it replaces (most arrivals on a busy cluster)
+ * costs two predictions, no record.  Their class is the one they were
+ * entered with: the record's, whose LCA class the controller always
+ * takes from the category (ctl_view.c).
  */
-static void _refresh_slowdown(cosched_ctl_t *c, job_record_t *job,
-			      const cosched_gang_job_t *gj, void *arg)
+typedef struct {
+	uint32_t mover;			/* the job arriving or leaving */
+	bool arrived;			/* already entered; else still there */
+} neighbour_change_t;
+
+static void _refresh_slowdown(cosched_ctl_t *c, const cosched_gang_job_t *gj,
+			      void *arg)
 {
+	const neighbour_change_t *m = arg;
 	cosched_class_t cls = {
 		.cat = gj->category,
 		.lca = cosched_category_to_lca(gj->category),
 		.source = COSCHED_CLASS_FROM_PROFILE,
 	};
+	double with = cosched_place_predict(c->place, gj->job_id, &cls);
+	double without = cosched_place_predict_apart(c->place, gj->job_id,
+						     &cls, m->mover);
+	job_record_t *job;
 
-	(void) arg;
-	ctl_record_set_slowdown(c, job,
-				cosched_place_predict(c->place, job->job_id,
-						      &cls));
+	if (with == without || !(job = find_job_record(gj->job_id)))
+		return;
+	ctl_record_set_slowdown(c, job, m->arrived ? with : without);
 }
 
+/* The neighbours of mover on the units it holds (h, nh): after it entered
+ * (arrived) or before it leaves. */
 static void _refresh_neighbours(cosched_ctl_t *c, const cosched_hold_t *h,
-				size_t nh, uint32_t except)
+				size_t nh, uint32_t mover, bool arrived)
 {
-	_each_co_occupant(c, h, nh, except, _refresh_slowdown, NULL);
+	neighbour_change_t m = { .mover = mover, .arrived = arrived };
+
+	_each_co_occupant(c, h, nh, mover, _refresh_slowdown, &m);
 }
 
 /* Where cons_tres put the job, node by node: sockets and NUMA nodes from
- * the units it holds, cores from its job_resources. */
+ * the units it holds (ctl_state_job_holds), cores from its job_resources. */
 static void _record_where(cosched_ctl_t *c, job_record_t *job_ptr,
+			  const cosched_hold_t *holds, int n,
 			  cosched_decision_t *d)
 {
-	cosched_hold_t *holds;
 	cosched_error_t err;
-	int n = ctl_state_job_holds(c, job_ptr, &holds);
 
 	for (int k = 0; k < n; k++) {
 		size_t u = holds[k].socket;
@@ -301,22 +318,20 @@ static void _record_where(cosched_ctl_t *c, job_record_t *job_ptr,
 			cosched_idset_add(&dn->numa, s, NULL);
 		}
 	}
-	xfree(holds);
 	if (job_ptr->job_resrcs && job_ptr->job_resrcs->core_bitmap) {
 		job_resources_t *jr = job_ptr->job_resrcs;
 		node_record_t *node_ptr;
-		for (int i = 0, j = 0; (node_ptr = next_node(&i)); i++) {
-			cosched_decision_node_t *dn;
-			if (i >= (int) bit_size(jr->node_bitmap) ||
-			    !bit_test(jr->node_bitmap, i))
-				continue;
-			dn = cosched_decision_node(d, node_ptr->name, &err);
+		cosched_nodes_t it;
+
+		cosched_nodes_begin(&it, jr->node_bitmap, (int) jr->nhosts);
+		while ((node_ptr = cosched_nodes_next(&it))) {
+			cosched_decision_node_t *dn =
+				cosched_decision_node(d, node_ptr->name, &err);
 			for (int s = 0; dn && s < node_ptr->tot_sockets; s++)
 				for (int k = 0; k < node_ptr->cores; k++)
-					if (get_job_resources_bit(jr, j, s, k) == 1)
+					if (get_job_resources_bit(jr, it.j, s, k) == 1)
 						cosched_idset_add(&dn->cores,
 							s * node_ptr->cores + k, NULL);
-			j++;
 		}
 	}
 }
@@ -356,9 +371,11 @@ void cosched_ctl_job_begin(job_record_t *job_ptr)
 {
 	cosched_ctl_t *c = &cosched_ctl;
 	const cosched_occupancy_t *occ;
+	cosched_hold_t *holds = NULL;
 	cosched_decision_t d;
 	job_view_t v;
 	bool placed = false;
+	int nholds;
 	double c0;
 
 	if (!c->on)
@@ -376,10 +393,11 @@ void cosched_ctl_job_begin(job_record_t *job_ptr)
 	/* A requeued job may still be there: enter it anew. */
 	if (cosched_occupancy_has(occ, job_ptr->job_id, NULL))
 		ctl_state_leave(c, job_ptr);
-	_record_where(c, job_ptr, &d);
+	nholds = ctl_state_job_holds(c, job_ptr, &holds);
+	_record_where(c, job_ptr, holds, nholds, &d);
 	if (v.kind == KIND_OFF) {
 		cosched_decision_set_reason(&d, "--cosched=off: counted as used cores, never as a co-runner");
-		ctl_state_enter(c, job_ptr, NULL);
+		ctl_state_enter_holds(c, job_ptr, NULL, holds, nholds);
 	} else {
 		const cosched_hold_t *h;
 		size_t nh = 0;
@@ -391,19 +409,20 @@ void cosched_ctl_job_begin(job_record_t *job_ptr)
 			    COSCHED_MEMBIND_BIND : c->conf.membind;
 		/* And for the node's NUMA manager (record 1.1). */
 		d.numa_priority = v.opts.numa;
-		ctl_state_enter(c, job_ptr, &d);
+		ctl_state_enter_holds(c, job_ptr, &d, holds, nholds);
 		h = cosched_occupancy_holds(occ, job_ptr->job_id, &nh);
 		if (h) {
 			_decide_power(c, &v, &d, h, nh);
 			d.slowdown = cosched_place_predict(c->place,
 							   job_ptr->job_id,
 							   &v.job.cls);
-			_refresh_neighbours(c, h, nh, job_ptr->job_id);
+			_refresh_neighbours(c, h, nh, job_ptr->job_id, true);
 		}
 		_record_reason(c, job_ptr, &v, &d);
 	}
 	placed = !ctl_record_write(c, job_ptr, &d);
 	ctl_state_check(c, "job begin");
+	xfree(holds);
 out:
 	/* Also when the state could not be built or the record not written
 	 * (then without a copy: the record is an earlier start's): a user's
@@ -453,20 +472,15 @@ void cosched_ctl_job_fini(job_record_t *job_ptr)
 	pthread_mutex_lock(&c->mutex);
 	c0 = _begin_end_start(c);
 	if (!ctl_state_ensure(c)) {
-		const cosched_occupancy_t *occ =
-			cosched_place_occupancy(c->place);
-		cosched_hold_t *held = NULL;
 		size_t nh = 0;
-		const cosched_hold_t *h = cosched_occupancy_holds(occ,
-							job_ptr->job_id, &nh);
-		if (h && nh) {
-			held = xcalloc(nh, sizeof(*held));
-			memcpy(held, h, nh * sizeof(*held));
-		}
+		const cosched_hold_t *h = cosched_occupancy_holds(
+			cosched_place_occupancy(c->place), job_ptr->job_id,
+			&nh);
+		/* The neighbours' records first, while the job is there to
+		 * be left out of their predictions. */
+		if (h && nh)
+			_refresh_neighbours(c, h, nh, job_ptr->job_id, false);
 		ctl_state_leave(c, job_ptr);
-		if (held)
-			_refresh_neighbours(c, held, nh, job_ptr->job_id);
-		xfree(held);
 		ctl_state_check(c, "job end");
 	}
 	_record_requeued(c, job_ptr);

@@ -139,6 +139,10 @@ int ctl_state_job_holds(cosched_ctl_t *c, job_record_t *job_ptr,
 			cosched_hold_t **holds);
 void ctl_state_enter(cosched_ctl_t *c, job_record_t *job_ptr,
 		     const cosched_decision_t *d);
+/* The same with the units it holds (ctl_state_job_holds), n of them. */
+void ctl_state_enter_holds(cosched_ctl_t *c, job_record_t *job_ptr,
+			   const cosched_decision_t *d,
+			   const cosched_hold_t *holds, int n);
 void ctl_state_leave(cosched_ctl_t *c, job_record_t *job_ptr);
 
 /* ctl_view.c */

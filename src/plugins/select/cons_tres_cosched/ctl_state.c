@@ -67,43 +67,74 @@ static void _sync_nodes(cosched_ctl_t *c, bool force)
 	}
 }
 
+void cosched_nodes_begin(cosched_nodes_t *it, bitstr_t *bitmap, int count)
+{
+	it->bitmap = bitmap;
+	it->j = -1;
+	it->size = bitmap ? (int) bit_size(bitmap) : 0;
+	if (it->size > node_record_count)
+		it->size = node_record_count;
+	it->left = !it->size ? 0 : count >= 0 ? count : bit_set_count(bitmap);
+	/* bit_ffs: -1 when none is set. */
+	it->i = it->left ? (int) bit_ffs(bitmap) - 1 : it->size;
+}
+
+node_record_t *cosched_nodes_next(cosched_nodes_t *it)
+{
+	while (it->left > 0 && ++it->i < it->size) {
+		node_record_t *node_ptr;
+
+		if (!bit_test(it->bitmap, it->i))
+			continue;
+		it->left--;
+		/* A hole in the node table (24.11) holds no job. */
+		if (!(node_ptr = node_record_table_ptr[it->i]))
+			continue;
+		it->j++;
+		return node_ptr;
+	}
+	return NULL;
+}
+
 int ctl_state_job_holds(cosched_ctl_t *c, job_record_t *job_ptr,
 			cosched_hold_t **holds)
 {
 	job_resources_t *jr = job_ptr->job_resrcs;
 	node_record_t *node_ptr;
-	size_t nunits = cosched_place_nunits(c->place);
-	int n = 0, j = 0;
+	cosched_nodes_t it;
+	int n = 0, cap = 0;
 
 	*holds = NULL;
 	if (!jr || !jr->node_bitmap || !jr->core_bitmap)
 		return 0;
-	*holds = xcalloc(nunits ? nunits : 1, sizeof(cosched_hold_t));
-	for (int i = 0; (node_ptr = next_node(&i)); i++) {
-		if (i >= (int) bit_size(jr->node_bitmap))
-			break;
-		if (!bit_test(jr->node_bitmap, i))
+	cosched_nodes_begin(&it, jr->node_bitmap, (int) jr->nhosts);
+	while ((node_ptr = cosched_nodes_next(&it))) {
+		size_t first;
+
+		if (it.i >= c->map_nodes)
 			continue;
-		if (i < c->map_nodes) {
-			size_t first = cosched_place_unit_first(c->place, i);
-			for (int s = 0; s < node_ptr->tot_sockets; s++) {
-				int cores = 0;
-				size_t u;
-				for (int k = 0; k < node_ptr->cores; k++)
-					if (get_job_resources_bit(jr, j, s, k) == 1)
-						cores++;
-				if (!cores)
-					continue;
-				u = first + (c->conf.scope == COSCHED_SCOPE_NODE ?
-					     0 : (size_t) s);
-				if (n && (*holds)[n - 1].socket == u)
-					(*holds)[n - 1].cores += cores;
-				else
-					(*holds)[n++] = (cosched_hold_t) {
-						.socket = u, .cores = cores };
+		first = cosched_place_unit_first(c->place, it.i);
+		for (int s = 0; s < node_ptr->tot_sockets; s++) {
+			int cores = 0;
+			size_t u;
+			for (int k = 0; k < node_ptr->cores; k++)
+				if (get_job_resources_bit(jr, it.j, s, k) == 1)
+					cores++;
+			if (!cores)
+				continue;
+			u = first + (c->conf.scope == COSCHED_SCOPE_NODE ?
+				     0 : (size_t) s);
+			if (n && (*holds)[n - 1].socket == u) {
+				(*holds)[n - 1].cores += cores;
+				continue;
 			}
+			if (n == cap) {
+				cap = cap ? 2 * cap : 4;
+				xrealloc(*holds, cap * sizeof(**holds));
+			}
+			(*holds)[n++] = (cosched_hold_t) {
+				.socket = u, .cores = cores };
 		}
-		j++;
 	}
 	return n;
 }
@@ -115,13 +146,21 @@ void ctl_state_enter(cosched_ctl_t *c, job_record_t *job_ptr,
 		     const cosched_decision_t *d)
 {
 	cosched_hold_t *holds;
-	cosched_error_t err;
-	int n = ctl_state_job_holds(c, job_ptr, &holds), rc;
+	int n = ctl_state_job_holds(c, job_ptr, &holds);
 
-	if (!n) {
-		xfree(holds);
+	ctl_state_enter_holds(c, job_ptr, d, holds, n);
+	xfree(holds);
+}
+
+void ctl_state_enter_holds(cosched_ctl_t *c, job_record_t *job_ptr,
+			   const cosched_decision_t *d,
+			   const cosched_hold_t *holds, int n)
+{
+	cosched_error_t err;
+	int rc;
+
+	if (!n)
 		return;
-	}
 	if (d && d->has_class &&
 	    (d->state == COSCHED_DECISION_PLACED ||
 	     d->state == COSCHED_DECISION_PASSTHROUGH)) {
@@ -139,7 +178,6 @@ void ctl_state_enter(cosched_ctl_t *c, job_record_t *job_ptr,
 	}
 	if (rc)
 		error("%s: %pJ not entered: %s", plugin_type, job_ptr, err.msg);
-	xfree(holds);
 }
 
 void ctl_state_leave(cosched_ctl_t *c, job_record_t *job_ptr)
