@@ -253,11 +253,16 @@ int cosched_ctl_job_test(job_record_t *job_ptr, bitstr_t *node_bitmap,
 		pthread_mutex_unlock(&c->mutex);
 		return try(ctx, node_bitmap, NULL);
 	}
-	ctl_view(c, job_ptr, &v);
-	if (c->conf.policy_none || v.kind != KIND_PLACE)
+	/* Under CoschedPolicy=none cons_tres places every job: the job's
+	 * view (its options, profile and shape) would go unread. */
+	if (c->conf.policy_none) {
 		rc = _attempt(c, try, ctx, node_bitmap, NULL);
-	else
-		rc = _place(c, job_ptr, &v, node_bitmap, mode, try, ctx);
+	} else {
+		ctl_view(c, job_ptr, &v);
+		rc = v.kind != KIND_PLACE ?
+		     _attempt(c, try, ctx, node_bitmap, NULL) :
+		     _place(c, job_ptr, &v, node_bitmap, mode, try, ctx);
+	}
 	c->t_calls++;
 	c->t_total += ctl_now() - t0;
 	if (c->c_on) {
