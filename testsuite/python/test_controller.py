@@ -173,6 +173,14 @@ def test_miss_rate_bound_strict_then_lenient(make_cluster):
     c.wait_state(on0[0], ["CANCELLED", "COMPLETED"])
     assert float(c.record(on0[1])["slowdown"]) == 1.0, c.record(on0[1])
     assert float(c.record(on1[1])["slowdown"]) == pair, c.record(on1[1])
+    # A suspended job gives its cores back and leaves its neighbour
+    # alone; resumed, it is its neighbour's co-runner again.
+    c.run(["scontrol", "suspend", str(on1[0])])
+    c.wait_state(on1[0], "SUSPENDED")
+    assert float(c.record(on1[1])["slowdown"]) == 1.0, c.record(on1[1])
+    c.run(["scontrol", "resume", str(on1[0])])
+    c.wait_state(on1[0], "RUNNING")
+    assert float(c.record(on1[1])["slowdown"]) == pair, c.record(on1[1])
 
 
 @pytest.mark.cluster

@@ -124,7 +124,7 @@ static int _try(void *arg, bitstr_t *node_bitmap, const cosched_steer_t *steer)
 				       c->exc_core_bitmap);
 	exc = c->exc_core_bitmap ? bit_copy(c->exc_core_bitmap) :
 		bit_alloc(cr_get_coremap_offset(cosched_ctl_node_count()));
-	cosched_nodes_begin(&it, node_bitmap, -1);
+	cosched_nodes_begin(&it, node_bitmap);
 	while ((node_ptr = cosched_nodes_next(&it))) {
 		uint32_t off = cr_get_coremap_offset(it.i);
 

@@ -58,10 +58,9 @@ int cosched_ctl_node_count(void);
  * The nodes set in a bitmap, in order, from the first set to the last,
  * not the whole node table (a job's nodes among 100,000):
  *	cosched_nodes_t it;
- *	cosched_nodes_begin(&it, bitmap, count);
+ *	cosched_nodes_begin(&it, bitmap);
  *	while ((node_ptr = cosched_nodes_next(&it)))
  *		... it.i (node index), it.j (its place among those set) ...
- * count: how many are set when known (job_resources' nhosts), else -1.
  */
 typedef struct {
 	bitstr_t *bitmap;
@@ -69,7 +68,7 @@ typedef struct {
 	int size, left;			/* the bitmap's bits, set bits left */
 } cosched_nodes_t;
 
-void cosched_nodes_begin(cosched_nodes_t *it, bitstr_t *bitmap, int count);
+void cosched_nodes_begin(cosched_nodes_t *it, bitstr_t *bitmap);
 node_record_t *cosched_nodes_next(cosched_nodes_t *it);
 
 /* Lifecycle (select_cons_tres_cosched.c calls these). */

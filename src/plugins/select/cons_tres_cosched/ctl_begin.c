@@ -282,14 +282,42 @@ static void _refresh_slowdown(cosched_ctl_t *c, const cosched_gang_job_t *gj,
 	ctl_record_set_slowdown(c, job, m->arrived ? with : without);
 }
 
-/* The neighbours of mover on the units it holds (h, nh): after it entered
+/* The neighbours of mover on the units it holds: after it entered
  * (arrived) or before it leaves. */
-static void _refresh_neighbours(cosched_ctl_t *c, const cosched_hold_t *h,
-				size_t nh, uint32_t mover, bool arrived)
+static void _refresh_neighbours(cosched_ctl_t *c, uint32_t mover, bool arrived)
 {
 	neighbour_change_t m = { .mover = mover, .arrived = arrived };
+	size_t nh = 0;
+	const cosched_hold_t *h = cosched_occupancy_holds(
+		cosched_place_occupancy(c->place), mover, &nh);
 
-	_each_co_occupant(c, h, nh, mover, _refresh_slowdown, &m);
+	if (h && nh)
+		_each_co_occupant(c, h, nh, mover, _refresh_slowdown, &m);
+}
+
+/*
+ * Every entering and leaving goes through these two, so that the records
+ * of the jobs on the units always say their prediction at the time: the
+ * edit above relies on it (it compares two predictions, not the record).
+ * Leave: the neighbours' records first, while the job is there to be
+ * left out of their predictions.  Enter: with its holds (n of them, from
+ * ctl_state_job_holds) or, n < 0, its job_resources'.
+ */
+static void _leave(cosched_ctl_t *c, job_record_t *job_ptr)
+{
+	_refresh_neighbours(c, job_ptr->job_id, false);
+	ctl_state_leave(c, job_ptr);
+}
+
+static void _enter(cosched_ctl_t *c, job_record_t *job_ptr,
+		   const cosched_decision_t *d, const cosched_hold_t *holds,
+		   int n)
+{
+	if (n >= 0)
+		ctl_state_enter_holds(c, job_ptr, d, holds, n);
+	else
+		ctl_state_enter(c, job_ptr, d);
+	_refresh_neighbours(c, job_ptr->job_id, true);
 }
 
 /* Where cons_tres put the job, node by node: sockets and NUMA nodes from
@@ -323,7 +351,7 @@ static void _record_where(cosched_ctl_t *c, job_record_t *job_ptr,
 		node_record_t *node_ptr;
 		cosched_nodes_t it;
 
-		cosched_nodes_begin(&it, jr->node_bitmap, (int) jr->nhosts);
+		cosched_nodes_begin(&it, jr->node_bitmap);
 		while ((node_ptr = cosched_nodes_next(&it))) {
 			cosched_decision_node_t *dn =
 				cosched_decision_node(d, node_ptr->name, &err);
@@ -392,12 +420,12 @@ void cosched_ctl_job_begin(job_record_t *job_ptr)
 			COSCHED_DECISION_PLACED);
 	/* A requeued job may still be there: enter it anew. */
 	if (cosched_occupancy_has(occ, job_ptr->job_id, NULL))
-		ctl_state_leave(c, job_ptr);
+		_leave(c, job_ptr);
 	nholds = ctl_state_job_holds(c, job_ptr, &holds);
 	_record_where(c, job_ptr, holds, nholds, &d);
 	if (v.kind == KIND_OFF) {
 		cosched_decision_set_reason(&d, "--cosched=off: counted as used cores, never as a co-runner");
-		ctl_state_enter_holds(c, job_ptr, NULL, holds, nholds);
+		_enter(c, job_ptr, NULL, holds, nholds);
 	} else {
 		const cosched_hold_t *h;
 		size_t nh = 0;
@@ -409,14 +437,13 @@ void cosched_ctl_job_begin(job_record_t *job_ptr)
 			    COSCHED_MEMBIND_BIND : c->conf.membind;
 		/* And for the node's NUMA manager (record 1.1). */
 		d.numa_priority = v.opts.numa;
-		ctl_state_enter_holds(c, job_ptr, &d, holds, nholds);
+		_enter(c, job_ptr, &d, holds, nholds);
 		h = cosched_occupancy_holds(occ, job_ptr->job_id, &nh);
 		if (h) {
 			_decide_power(c, &v, &d, h, nh);
 			d.slowdown = cosched_place_predict(c->place,
 							   job_ptr->job_id,
 							   &v.job.cls);
-			_refresh_neighbours(c, h, nh, job_ptr->job_id, true);
 		}
 		_record_reason(c, job_ptr, &v, &d);
 	}
@@ -472,15 +499,7 @@ void cosched_ctl_job_fini(job_record_t *job_ptr)
 	pthread_mutex_lock(&c->mutex);
 	c0 = _begin_end_start(c);
 	if (!ctl_state_ensure(c)) {
-		size_t nh = 0;
-		const cosched_hold_t *h = cosched_occupancy_holds(
-			cosched_place_occupancy(c->place), job_ptr->job_id,
-			&nh);
-		/* The neighbours' records first, while the job is there to
-		 * be left out of their predictions. */
-		if (h && nh)
-			_refresh_neighbours(c, h, nh, job_ptr->job_id, false);
-		ctl_state_leave(c, job_ptr);
+		_leave(c, job_ptr);
 		ctl_state_check(c, "job end");
 	}
 	_record_requeued(c, job_ptr);
@@ -507,8 +526,8 @@ void cosched_ctl_job_resume(job_record_t *job_ptr, bool indf_susp)
 	if (!ctl_state_ensure(c) &&
 	    !cosched_occupancy_has(cosched_place_occupancy(c->place),
 				   job_ptr->job_id, NULL))
-		ctl_state_enter(c, job_ptr,
-				ctl_record_read(job_ptr, &d) == 1 ? &d : NULL);
+		_enter(c, job_ptr, ctl_record_read(job_ptr, &d) == 1 ? &d : NULL,
+		       NULL, -1);
 	pthread_mutex_unlock(&c->mutex);
 }
 
@@ -555,8 +574,8 @@ void cosched_ctl_job_resized(job_record_t *job_ptr)
 	pthread_mutex_lock(&c->mutex);
 	if (!ctl_state_ensure(c)) {
 		int have = ctl_record_read(job_ptr, &d) == 1;
-		ctl_state_leave(c, job_ptr);
-		ctl_state_enter(c, job_ptr, have ? &d : NULL);
+		_leave(c, job_ptr);
+		_enter(c, job_ptr, have ? &d : NULL, NULL, -1);
 		if (have && _record_keep_nodes(job_ptr, &d))
 			ctl_record_write(c, job_ptr, &d);
 	}

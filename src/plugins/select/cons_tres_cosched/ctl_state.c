@@ -67,16 +67,19 @@ static void _sync_nodes(cosched_ctl_t *c, bool force)
 	}
 }
 
-void cosched_nodes_begin(cosched_nodes_t *it, bitstr_t *bitmap, int count)
+void cosched_nodes_begin(cosched_nodes_t *it, bitstr_t *bitmap)
 {
+	int first = bitmap ? (int) bit_ffs(bitmap) : -1;	/* -1: none */
+
 	it->bitmap = bitmap;
 	it->j = -1;
 	it->size = bitmap ? (int) bit_size(bitmap) : 0;
 	if (it->size > node_record_count)
 		it->size = node_record_count;
-	it->left = !it->size ? 0 : count >= 0 ? count : bit_set_count(bitmap);
-	/* bit_ffs: -1 when none is set. */
-	it->i = it->left ? (int) bit_ffs(bitmap) - 1 : it->size;
+	/* The bitmap's own count, not a caller's (job_resources' nhosts):
+	 * a word at a time, and never past the last set bit. */
+	it->left = first >= 0 && first < it->size ? bit_set_count(bitmap) : 0;
+	it->i = it->left ? first - 1 : it->size;
 }
 
 node_record_t *cosched_nodes_next(cosched_nodes_t *it)
@@ -107,7 +110,7 @@ int ctl_state_job_holds(cosched_ctl_t *c, job_record_t *job_ptr,
 	*holds = NULL;
 	if (!jr || !jr->node_bitmap || !jr->core_bitmap)
 		return 0;
-	cosched_nodes_begin(&it, jr->node_bitmap, (int) jr->nhosts);
+	cosched_nodes_begin(&it, jr->node_bitmap);
 	while ((node_ptr = cosched_nodes_next(&it))) {
 		size_t first;
 
