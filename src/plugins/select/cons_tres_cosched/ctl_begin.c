@@ -542,14 +542,15 @@ static bool _record_keep_nodes(job_record_t *job_ptr, cosched_decision_t *d)
 		return false;
 	for (int i = 0; i < d->nnodes; i++) {
 		node_record_t *node_ptr;
+		cosched_nodes_t it;
 		bool has = false;
 
-		/* next_node, not find_node_record: the plugin leaves only the
-		 * slurmctld functions test_plugin_deps lists (a resize is
-		 * rare). */
-		for (int n = 0; !has && (node_ptr = next_node(&n)); n++)
-			has = bit_test(job_ptr->node_bitmap, n) &&
-			      !strcmp(node_ptr->name, d->nodes[i].name);
+		/* The job's nodes, not find_node_record: the plugin leaves
+		 * only the slurmctld functions test_plugin_deps lists (a
+		 * resize is rare). */
+		cosched_nodes_begin(&it, job_ptr->node_bitmap);
+		while (!has && (node_ptr = cosched_nodes_next(&it)))
+			has = !strcmp(node_ptr->name, d->nodes[i].name);
 		if (has) {
 			if (kept != i)
 				d->nodes[kept] = d->nodes[i];
