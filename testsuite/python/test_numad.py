@@ -86,9 +86,13 @@ class Guest:
         self.sh(f"cosched-numad -D -f {self.dir}/cosched.conf -L "
                 f"{self.dir}/log </dev/null >/dev/null 2>&1 & "
                 f"echo $! > {self.dir}/daemon.pid; "
-                f"i=0; while [ ! -S {self.dir}/sock ] && [ $i -lt 100 ]; "
+                # Wait for an answer, not for the socket file: after a
+                # kill -KILL the dead daemon's socket is still there
+                # until the new one replaces it.
+                f"i=0; while ! cosched-numa -f {self.dir}/cosched.conf "
+                "status >/dev/null 2>&1 && [ $i -lt 100 ]; "
                 "do sleep 0.05; i=$((i+1)); done; "
-                f"test -S {self.dir}/sock")
+                f"cosched-numa -f {self.dir}/cosched.conf status >/dev/null")
 
     def kill_daemon(self, sig="KILL"):
         self.sh(f"kill -{sig} $(cat {self.dir}/daemon.pid); sleep 0.2")
