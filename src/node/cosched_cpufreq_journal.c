@@ -149,12 +149,12 @@ static int journal_store(const char *dir, const journal_t *j,
 	 * cosched gave everything back to holds no file of it. */
 	if (!j->n)
 		return cosched_spool_replace(dir, COSCHED_CPUFREQ_JOURNAL_FILE,
-					     NULL, err);
+					     NULL, true, err);
 	text = cosched_journal_format(j);
 	if (!text)
 		return cosched_error_set(err, "cpufreq journal: out of memory");
 	rc = cosched_spool_replace(dir, COSCHED_CPUFREQ_JOURNAL_FILE, text,
-				   err);
+				   true, err);
 	free(text);
 	return rc;
 }

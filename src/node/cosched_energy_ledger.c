@@ -113,7 +113,7 @@ static int ledger_load(const char *dir, const char *boot, bool keep,
 	int missing;
 	char *text;
 
-	memset(l, 0, sizeof(*l));
+	cosched_ledger_clear(l);
 	if (cosched_spool_path(path, sizeof(path), dir,
 			       COSCHED_ENERGY_LEDGER_FILE, "", err))
 		return -1;
@@ -128,7 +128,7 @@ static int ledger_load(const char *dir, const char *boot, bool keep,
 		 * finding it and measuring nothing. */
 		char bad[COSCHED_PATH_MAX];
 
-		memset(l, 0, sizeof(*l));
+		cosched_ledger_clear(l);
 		oc->restarted = true;
 		if (keep) {
 			free(text);
@@ -143,7 +143,7 @@ static int ledger_load(const char *dir, const char *boot, bool keep,
 			 "%.120s: unreadable (%.150s): set aside as %.150s, started again",
 			 path, perr.msg, bad);
 	} else if (strcmp(l->boot, boot) || !strcmp(boot, "-")) {
-		memset(l, 0, sizeof(*l));
+		cosched_ledger_clear(l);
 		oc->restarted = true;
 		snprintf(oc->note, sizeof(oc->note),
 			 "%.200s: from another boot: started again", path);
@@ -323,8 +323,13 @@ static int advance(cosched_rapl_t *rapl, const char *dir,
 		}
 	}
 	/* No step left: no file (the next step starts from its own
-	 * reading; what is spent in between is no job's). */
-	rc = cosched_spool_replace(dir, COSCHED_ENERGY_LEDGER_FILE, text, err);
+	 * reading; what is spent in between is no job's).  Not synced: the
+	 * ledger holds this boot's state only (ledger_load starts again on
+	 * another boot id), and a rename is atomic for every process without
+	 * it; fsyncs were most of a step's cost in the ledger (three a
+	 * write, a write as the step joins and one as it leaves). */
+	rc = cosched_spool_replace(dir, COSCHED_ENERGY_LEDGER_FILE, text,
+				   false, err);
 done:
 	free(text);
 	free(last);

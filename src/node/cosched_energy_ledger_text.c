@@ -247,7 +247,7 @@ int cosched_ledger_parse(char *text, ledger_t *l, cosched_error_t *err)
 	char *line, *nl;
 	int no = 0, rc;
 
-	memset(l, 0, sizeof(*l));
+	cosched_ledger_clear(l);
 	for (line = text; *line; line = nl + 1) {
 		cosched_error_t lerr;
 

@@ -249,16 +249,21 @@ static void live_end(void)
 }
 
 /* One interval: totals, and Miss-Rate Bound's smoothed MPKI (seed 002:
- * EWMA with a = 1/2 every quantum). */
-static void sample(void)
+ * EWMA with a = 1/2 every quantum), and the energy ledger brought up to
+ * now.  last: the step's last reading, whose ledger update is also its
+ * leaving (one locked update at the end, not two). */
+static void sample(bool last)
 {
 	uint64_t sum[COSCHED_COUNTERS_MAX];
 	bool ok[COSCHED_COUNTERS_MAX];
 	int ins = event_index("instructions");
 	int miss = event_index("LLC-load-misses");
 
-	if (!S.ntasks)
+	if (!S.ntasks) {
+		if (last)
+			sampler_energy_update(&S.energy, true);
 		return;
+	}
 	read_all(sum, ok);
 	if (ins >= 0 && miss >= 0 && ok[ins] && ok[miss] &&
 	    sum[ins] > S.prev[ins]) {
@@ -286,7 +291,7 @@ static void sample(void)
 			S.counted[i] = true;
 		}
 	S.samples++;
-	sampler_energy_update(&S.energy, false);
+	sampler_energy_update(&S.energy, last);
 }
 
 static void reply(const char *msg)
@@ -781,7 +786,7 @@ int main(int argc, char **argv)
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r == 0) {
-			sample();
+			sample(false);
 			continue;
 		}
 		n = recv(CONTROL_FD, msg, MSG_MAX, 0);
@@ -807,8 +812,7 @@ int main(int argc, char **argv)
 	}
 	/* Whatever happens from here, the sampler ends. */
 	alarm(30);
-	sample();
-	sampler_energy_update(&S.energy, true);
+	sample(true);
 	live_end();
 	{
 		struct timespec t1;

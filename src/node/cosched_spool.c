@@ -262,7 +262,8 @@ int cosched_spool_lock(const char *dir, const char *name, int wait_ms,
 }
 
 int cosched_spool_replace(const char *dir, const char *name,
-			  const char *text, cosched_error_t *err)
+			  const char *text, bool durable,
+			  cosched_error_t *err)
 {
 	char path[COSCHED_PATH_MAX];
 
@@ -272,13 +273,14 @@ int cosched_spool_replace(const char *dir, const char *name,
 		if (unlink(path) && errno != ENOENT)
 			return cosched_error_set(err, "%s: cannot remove: %s",
 						 path, strerror(errno));
-		return cosched_spool_fsync_dir(dir, err);
+		return durable ? cosched_spool_fsync_dir(dir, err) : 0;
 	}
-	/* Root's only (0600), durable; and the directory's fsync checked
-	 * here, not best effort: a journal whose new name may not survive a
-	 * crash is reported before sysfs is written. */
+	/* Root's only (0600).  Durable: the directory's fsync checked here,
+	 * not best effort (cosched_file_replace's), so that a journal whose
+	 * new name may not survive a crash is reported before sysfs is
+	 * written; the file's own fsync is cosched_file_replace's. */
 	if (cosched_file_replace(path, text, strlen(text), 0600,
-				 COSCHED_REPLACE_DURABLE, err))
+				 durable ? COSCHED_REPLACE_DURABLE : 0, err))
 		return -1;
-	return cosched_spool_fsync_dir(dir, err);
+	return durable ? cosched_spool_fsync_dir(dir, err) : 0;
 }

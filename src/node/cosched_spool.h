@@ -69,9 +69,15 @@ int cosched_spool_lock(const char *dir, const char *name, int wait_ms,
 		       cosched_error_t *err);
 
 /* Replace dir/name with text atomically; text NULL removes it.  The
- * caller holds the lock. */
+ * caller holds the lock.  durable: the file and the directory are synced
+ * before it returns, for what must survive a crash of the node (the
+ * cpufreq journal); without, the replacement is atomic for every process
+ * but may be lost with the kernel, which suits a file that holds only
+ * this boot's state (the energy ledger: started again on another boot,
+ * set aside first if a crash left it partial). */
 int cosched_spool_replace(const char *dir, const char *name,
-			  const char *text, cosched_error_t *err);
+			  const char *text, bool durable,
+			  cosched_error_t *err);
 
 /*
  * Set dir/name aside as dir/name.bad.TIME[.N] (never over another name),
