@@ -319,6 +319,17 @@ const char *cosched_decision_launch_find(char *const *env, int count,
  */
 char *cosched_decision_splice(const char *comment, const char *record);
 
+/* Where the _alloc forms put the comment they return: slurmctld passes
+ * one of xmalloc's, so that the comment becomes the job's as it is, not
+ * copied again (two copies an edit, and an edit for every job on a
+ * socket a job joins or leaves).  It returns NULL only when out of
+ * memory; the comment is freed with its allocator's free. */
+typedef void *(*cosched_alloc_fn)(size_t size);
+
+/* cosched_decision_splice(), allocated with alloc. */
+char *cosched_decision_splice_alloc(const char *comment, const char *record,
+				    cosched_alloc_fn alloc);
+
 /*
  * The comment with its record's slowdown set (NAN: removed), as parsing
  * the record, setting d.slowdown and formatting and splicing it back would
@@ -344,6 +355,11 @@ char *cosched_decision_splice(const char *comment, const char *record);
 int cosched_decision_set_slowdown(const char *comment, uint32_t job_id,
 				  double slowdown, char **out,
 				  cosched_error_t *err);
+/* cosched_decision_set_slowdown(), *out allocated with alloc. */
+int cosched_decision_set_slowdown_alloc(const char *comment, uint32_t job_id,
+					double slowdown, char **out,
+					cosched_alloc_fn alloc,
+					cosched_error_t *err);
 
 const char *cosched_decision_state_name(cosched_decision_state_t s);
 const char *cosched_scope_name(cosched_scope_t s);

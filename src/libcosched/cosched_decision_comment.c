@@ -225,10 +225,21 @@ int cosched_decision_set_slowdown(const char *comment, uint32_t job_id,
 				  double slowdown, char **out,
 				  cosched_error_t *err)
 {
+	return cosched_decision_set_slowdown_alloc(comment, job_id, slowdown,
+						   out, malloc, err);
+}
+
+int cosched_decision_set_slowdown_alloc(const char *comment, uint32_t job_id,
+					double slowdown, char **out,
+					cosched_alloc_fn alloc,
+					cosched_error_t *err)
+{
 	char text[NUMBER_TEXT_MAX] = "";
+	/* The edited line: it fits COSCHED_DECISION_TEXT_MAX (checked). */
+	char line[COSCHED_DECISION_TEXT_MAX];
 	const char *record = NULL, *value;
 	size_t n, from, to, tlen;
-	char *copy, *line;
+	char *copy;
 	bool other_job;
 	int rc, quick;
 
@@ -274,9 +285,6 @@ int cosched_decision_set_slowdown(const char *comment, uint32_t job_id,
 			"record: %zu bytes with slowdown=%s, longer than %d",
 			n - (to - from) + tlen, text,
 			COSCHED_DECISION_TEXT_MAX - 1);
-	line = malloc(n - (to - from) + tlen + 1);
-	if (!line)
-		return cosched_error_set(err, "record: out of memory");
 	memcpy(line, record, from);
 	if (tlen) {
 		memcpy(line + from, " slowdown=", strlen(" slowdown="));
@@ -284,8 +292,7 @@ int cosched_decision_set_slowdown(const char *comment, uint32_t job_id,
 	}
 	memcpy(line + from + tlen, record + to, n - to);
 	line[n - (to - from) + tlen] = '\0';
-	*out = cosched_decision_splice(comment, line);
-	free(line);
+	*out = cosched_decision_splice_alloc(comment, line, alloc);
 	if (!*out)
 		return cosched_error_set(err, "record: out of memory");
 	return 1;
@@ -336,6 +343,12 @@ const char *cosched_decision_launch_find(char *const *env, int count,
 
 char *cosched_decision_splice(const char *comment, const char *record)
 {
+	return cosched_decision_splice_alloc(comment, record, malloc);
+}
+
+char *cosched_decision_splice_alloc(const char *comment, const char *record,
+				    cosched_alloc_fn alloc)
+{
 	size_t clen = comment ? strlen(comment) : 0;
 	/* The record's line as the parser reads it: a '\r' inside it (a key
 	 * of a newer minor this release skips may hold one) is kept, or a
@@ -351,7 +364,7 @@ char *cosched_decision_splice(const char *comment, const char *record)
 	char *out;
 
 	/* At most the comment, the record and one line end. */
-	out = malloc(clen + rlen + 3);
+	out = alloc(clen + rlen + 3);
 	if (!out)
 		return NULL;
 	for (const char *p = comment; p && *p;) {

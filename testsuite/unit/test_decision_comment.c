@@ -326,6 +326,70 @@ END_TEST
 
 /* ---- The launch copy -------------------------------------------------- */
 
+/* The _alloc forms: the comment in the caller's memory, the same text.
+ * The allocator marks its blocks so that a comment made by malloc (a
+ * copy the caller would have to make again) shows. */
+#define ALLOC_MARK 0x5eu
+static int allocs;
+
+static void *marked_alloc(size_t size)
+{
+	unsigned char *p = malloc(size + 1);
+
+	if (!p)
+		return NULL;
+	allocs++;
+	p[0] = ALLOC_MARK;
+	return p + 1;
+}
+
+static void marked_free(char *s)
+{
+	unsigned char *p = (unsigned char *) s - 1;
+
+	ck_assert_uint_eq(p[0], ALLOC_MARK);
+	free(p);
+}
+
+START_TEST(test_alloc_forms)
+{
+	static const char *const comments[] = {
+		NULL, "", "bb: staged in", OLD, "a\r\n" OLD "\r\nb",
+		"x\n" BASE " slowdown=1.5\ny",
+	};
+
+	for (size_t i = 0; i < sizeof(comments) / sizeof(comments[0]); i++) {
+		char *want = cosched_decision_splice(comments[i], REC);
+		char *got;
+
+		allocs = 0;
+		got = cosched_decision_splice_alloc(comments[i], REC,
+						    marked_alloc);
+		ck_assert_int_eq(allocs, 1);
+		ck_assert_str_eq(got, want);
+		marked_free(got);
+		free(want);
+	}
+	for (size_t i = 0; i < sizeof(comments) / sizeof(comments[0]); i++) {
+		char *want = NULL, *got = NULL;
+		int rc = cosched_decision_set_slowdown(comments[i], 1, 2.25,
+						       &want, &err);
+
+		allocs = 0;
+		ck_assert_int_eq(cosched_decision_set_slowdown_alloc(
+			comments[i], 1, 2.25, &got, marked_alloc, &err), rc);
+		ck_assert_int_eq(allocs, rc == 1);
+		if (rc == 1) {
+			ck_assert_str_eq(got, want);
+			marked_free(got);
+		} else {
+			ck_assert_ptr_null(got);
+		}
+		free(want);
+	}
+}
+END_TEST
+
 START_TEST(test_launch)
 {
 	char *one[] = { "A=1", COSCHED_DECISION_LAUNCH_NAME "=" REC, "B=2" };
@@ -372,6 +436,7 @@ Suite *cosched_test_suite(void)
 	tcase_add_test(tc, test_find);
 	tcase_add_test(tc, test_splice);
 	tcase_add_test(tc, test_set_slowdown);
+	tcase_add_test(tc, test_alloc_forms);
 	tcase_add_test(tc, test_launch);
 	suite_add_tcase(s, tc);
 	return s;

@@ -69,6 +69,26 @@ void ctl_record_init(cosched_ctl_t *c, cosched_decision_t *d,
 	}
 }
 
+/* The records' comments are spliced straight into memory slurmctld frees
+ * (xfree) when it replaces a job's comment: no copy after the splice. */
+static void *_xalloc(size_t size)
+{
+	return xmalloc_nz(size);
+}
+
+/* Comment (xmalloc'd) becomes *field unless it says the same; either way
+ * it is taken.  true when the field changed. */
+static bool _take_comment(char **field, char *comment)
+{
+	if (*field && !strcmp(comment, *field)) {
+		xfree(comment);
+		return false;
+	}
+	xfree(*field);
+	*field = comment;
+	return true;
+}
+
 /*
  * The record's copy in the job's AdminComment (RecordInAdminComment=yes),
  * its other lines kept: slurmctld sends AdminComment to slurmdbd with the
@@ -98,29 +118,20 @@ static void _copy_to_admin_comment(cosched_ctl_t *c, job_record_t *job_ptr)
 		if (!job_ptr->admin_comment)
 			return;
 	}
-	spliced = cosched_decision_splice(job_ptr->admin_comment, line);
-	if (!spliced)
-		return;
-	if (!job_ptr->admin_comment || strcmp(spliced, job_ptr->admin_comment)) {
-		xfree(job_ptr->admin_comment);
-		job_ptr->admin_comment = xstrdup(spliced);
-	}
-	free(spliced);
+	spliced = cosched_decision_splice_alloc(job_ptr->admin_comment, line,
+						_xalloc);
+	if (spliced)
+		_take_comment(&job_ptr->admin_comment, spliced);
 }
 
-/* The job's SystemComment becomes comment (malloc'd, freed here) when it
+/* The job's SystemComment becomes comment (xmalloc'd, taken) when it
  * differs, and slurmctld saves the job; what changed goes to the
  * placement log. */
 static void _set_comment(cosched_ctl_t *c, job_record_t *job_ptr,
 			 char *comment, const char *what)
 {
-	if (job_ptr->system_comment && !strcmp(comment, job_ptr->system_comment)) {
-		free(comment);
+	if (!_take_comment(&job_ptr->system_comment, comment))
 		return;
-	}
-	xfree(job_ptr->system_comment);
-	job_ptr->system_comment = xstrdup(comment);
-	free(comment);
 	_copy_to_admin_comment(c, job_ptr);
 	*c->last_job_update = time(NULL);
 	if (c->conf.debug_flags & COSCHED_DEBUG_PLACEMENT)
@@ -141,7 +152,8 @@ int ctl_record_write(cosched_ctl_t *c, job_record_t *job_ptr,
 		      job_ptr, err.msg);
 		return -1;
 	}
-	spliced = cosched_decision_splice(job_ptr->system_comment, buf);
+	spliced = cosched_decision_splice_alloc(job_ptr->system_comment, buf,
+						_xalloc);
 	if (!spliced) {
 		error("%s: %pJ: decision not recorded: out of memory",
 		      plugin_type, job_ptr);
@@ -159,9 +171,9 @@ void ctl_record_set_slowdown(cosched_ctl_t *c, job_record_t *job_ptr,
 {
 	cosched_error_t err;
 	char *edited = NULL;
-	int rc = cosched_decision_set_slowdown(job_ptr->system_comment,
-					       job_ptr->job_id, slowdown,
-					       &edited, &err);
+	int rc = cosched_decision_set_slowdown_alloc(job_ptr->system_comment,
+						     job_ptr->job_id, slowdown,
+						     &edited, _xalloc, &err);
 
 	if (rc < 0)
 		error("%s: %pJ: slowdown %g not recorded: %s", plugin_type,
