@@ -17,10 +17,32 @@
 #include "cosched_counters.h"
 #include "cosched_counters_backend.h"
 
-/* Null where cosched_counters_papi.c is not linked in (task/cosched):
- * cosched_counters_backend.h. */
+/* Null where cosched_counters_papi.c is not linked in (task/cosched,
+ * cosched-sampler): cosched_counters_backend.h. */
 extern const cosched_counters_ops_t cosched_counters_papi_ops
 	__attribute__((weak, visibility("hidden")));
+
+/* The PAPI backend a program loaded as a module (cosched-sampler:
+ * cosched_counters_set_papi), or why there is none. */
+static const cosched_counters_ops_t *papi_module;
+static char papi_absent[COSCHED_ERROR_MSG_LEN] =
+	"this program was built without PAPI";
+
+void cosched_counters_set_papi(const cosched_counters_ops_t *ops,
+			       const char *why_not)
+{
+	papi_module = ops;
+	if (!ops && why_not)
+		snprintf(papi_absent, sizeof(papi_absent), "%s", why_not);
+}
+
+/* Linked in first (the unit tests that count with PAPI), else the
+ * module; NULL when neither. */
+static const cosched_counters_ops_t *papi_ops(void)
+{
+	return &cosched_counters_papi_ops ? &cosched_counters_papi_ops :
+					    papi_module;
+}
 
 #define REASON_MAX COSCHED_COUNTER_REASON_MAX
 #define TEST_FILE_MAX (64 * 1024)
@@ -261,8 +283,8 @@ cosched_counters_t *cosched_counters_attach(cosched_counters_backend_t b,
 		cosched_error_set(err, "counters: the test backend needs a file");
 		return NULL;
 	}
-	if (b == COSCHED_COUNTERS_PAPI && !&cosched_counters_papi_ops) {
-		cosched_error_set(err, "counters unavailable: this program was built without PAPI");
+	if (b == COSCHED_COUNTERS_PAPI && !papi_ops()) {
+		cosched_error_set(err, "counters unavailable: %s", papi_absent);
 		return NULL;
 	}
 	c = calloc(1, sizeof(*c));
@@ -281,8 +303,7 @@ cosched_counters_t *cosched_counters_attach(cosched_counters_backend_t b,
 	if (b == COSCHED_COUNTERS_PAPI) {
 		/* One attach for all the events: PAPI keeps them in one
 		 * event set on the task. */
-		c->papi = cosched_counters_papi_ops.attach(pid, c->name, n,
-							   c->why, err);
+		c->papi = papi_ops()->attach(pid, c->name, n, c->why, err);
 		if (!c->papi) {
 			cosched_error_prefix(err, "counters unavailable");
 			free(c);
@@ -377,7 +398,7 @@ int cosched_counters_read(cosched_counters_t *c, uint64_t *values,
 	if (c->backend == COSCHED_COUNTERS_TEST)
 		got = test_read(c, values, valid, err);
 	else if (c->backend == COSCHED_COUNTERS_PAPI)
-		got = cosched_counters_papi_ops.read(c->papi, values, valid);
+		got = papi_ops()->read(c->papi, values, valid);
 	else
 		for (int i = 0; i < c->n; i++) {
 			uint64_t v[3];	/* value, enabled, running */
@@ -409,7 +430,7 @@ void cosched_counters_close(cosched_counters_t *c)
 		if (c->fd[i] >= 0)
 			close(c->fd[i]);
 	if (c->papi)
-		cosched_counters_papi_ops.close(c->papi);
+		papi_ops()->close(c->papi);
 	free(c);
 }
 
@@ -419,7 +440,7 @@ int cosched_counters_backend_parse(const char *spec,
 				   size_t len, cosched_error_t *err)
 {
 	cosched_error_t why;
-	bool built = &cosched_counters_papi_ops != NULL;
+	const cosched_counters_ops_t *papi = papi_ops();
 
 	*test_file = NULL;
 	if (!strcmp(spec, "perf")) {
@@ -429,18 +450,20 @@ int cosched_counters_backend_parse(const char *spec,
 		/* Without PAPI each attach says so: a state in every record,
 		 * as a missing PMU is. */
 		*b = COSCHED_COUNTERS_PAPI;
-		snprintf(what, len, "%s", built ? "papi" :
-			 "papi (this program was built without PAPI)");
+		if (papi)
+			snprintf(what, len, "papi");
+		else
+			snprintf(what, len, "papi (%s)", papi_absent);
 	} else if (!strcmp(spec, "auto")) {
 		/* PAPI only where it can do what perf does: attach to a task
 		 * with inheritance. */
-		if (built && !cosched_counters_papi_ops.usable(&why)) {
+		if (papi && !papi->usable(&why)) {
 			*b = COSCHED_COUNTERS_PAPI;
 			snprintf(what, len, "papi");
 		} else {
 			*b = COSCHED_COUNTERS_PERF;
-			snprintf(what, len, "perf (auto: %s)", built ? why.msg :
-				 "this program was built without PAPI");
+			snprintf(what, len, "perf (auto: %s)",
+				 papi ? why.msg : papi_absent);
 		}
 	} else if (!strncmp(spec, "test:", 5) && spec[5]) {
 		*b = COSCHED_COUNTERS_TEST;

@@ -46,5 +46,24 @@ typedef struct {
 
 /* cosched_counters_papi.c's; cosched_counters.c declares it weak. */
 extern const cosched_counters_ops_t cosched_counters_papi_ops;
+/* The same, what cosched_counters_papi.so exports. */
+const cosched_counters_ops_t *cosched_counters_papi_module(void);
+
+/*
+ * The PAPI backend of a program that loads it as a module rather than
+ * linking cosched_counters_papi.c in (cosched-sampler: libpapi and libpfm
+ * cost every step that loads them 1.6 ms of relocations, and the default
+ * SampleBackend=perf never calls them): ops, or NULL with why_not, which
+ * the records then give instead of "this program was built without
+ * PAPI".  A linked-in backend goes first.  Not thread-safe: before any
+ * counting.
+ */
+void cosched_counters_set_papi(const cosched_counters_ops_t *ops,
+			       const char *why_not);
+
+/* cosched-sampler's (cosched_counters_module.c): load the PAPI backend's
+ * module from beside the running program and set it; -1 with err (which
+ * the records then give) when it cannot be loaded. */
+int cosched_counters_load_papi(cosched_error_t *err);
 
 #endif

@@ -2,9 +2,11 @@
  * cosched_counters_papi.c - the PAPI backend of the counters
  * (cosched_counters.h), through PAPI's perf_event component.
  *
- * Not part of libcosched_node: the programs that count with PAPI compile
- * it in (cosched_counters_backend.h says why), and cosched_counters.c
- * reaches it through cosched_counters_papi_ops.
+ * Not part of libcosched_node (cosched_counters_backend.h says why):
+ * cosched-sampler loads it as a module, cosched_counters_papi.so, when
+ * SampleBackend asks for PAPI (cosched_counters_module.c), and the unit
+ * tests that count with PAPI compile it in; cosched_counters.c reaches it
+ * through cosched_counters_papi_ops.
  *
  * Each task gets one event set on the perf_event component, set up as the
  * perf backend opens its counters: attached to the task's pid, counting
@@ -283,3 +285,11 @@ const cosched_counters_ops_t cosched_counters_papi_ops = {
 	.read = papi_read,
 	.close = papi_close,
 };
+
+/* The module's one export (cosched_counters_module.c).  Not the table
+ * itself: the module's copy of cosched_counters.c declares the table
+ * hidden, and the linker keeps the strictest visibility it sees. */
+const cosched_counters_ops_t *cosched_counters_papi_module(void)
+{
+	return &cosched_counters_papi_ops;
+}

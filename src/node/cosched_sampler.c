@@ -78,6 +78,7 @@
 #include "src/libcosched/cosched_number.h"
 #include "src/libcosched/cosched_store.h"
 #include "src/node/cosched_counters.h"
+#include "src/node/cosched_counters_backend.h"
 #include "src/node/cosched_energy_ledger.h"
 #include "src/node/cosched_rapl.h"
 #include "src/node/cosched_sampler_energy.h"
@@ -749,6 +750,12 @@ int main(int argc, char **argv)
 		fprintf(stderr, "cosched-sampler: needs --out, --events and an --interval of at least 0.05 s\n");
 		return 2;
 	}
+#ifdef COSCHED_PAPI_MODULE
+	/* PAPI's module only where SampleBackend may count with it; why it
+	 * could not be loaded is the backend's reason then. */
+	if (!strcmp(backend, "papi") || !strcmp(backend, "auto"))
+		(void) cosched_counters_load_papi(&err);
+#endif
 	if (cosched_counters_backend_parse(backend, &S.backend, &S.test_file,
 					   S.backend_what,
 					   sizeof(S.backend_what), &err)) {

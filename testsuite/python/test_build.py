@@ -173,6 +173,13 @@ def test_make_install_renames_into_place(tmp_path):
         "cosched-calibrate", "cosched-characterise", "cosched-node",
         "cosched-numad"]
     assert "cosched-sampler" in os.listdir(libexecdir / "cosched")
+    # PAPI's backend beside it, where the sampler loads it from, and no
+    # libtool archive (test_sampler_papi_module.py).
+    if os.path.exists(os.path.join(builddir, "src", "node",
+                                   "cosched_counters_papi.so")):
+        assert "cosched_counters_papi.so" in os.listdir(libexecdir / "cosched")
+    assert not [f for f in os.listdir(libexecdir / "cosched")
+                if f.endswith(".la")]
     r = subprocess.run([str(bindir / "cosched-status"), "--version"],
                        capture_output=True, text=True, timeout=30)
     assert r.returncode == 0 and "cosched-status" in r.stdout, r
