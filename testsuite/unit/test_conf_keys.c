@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "conf_verdict.h"
 #include "cosched_check.h"
 #include "src/libcosched/cosched_conf.h"
 
@@ -18,16 +17,6 @@ static void setup(void)
 {
 	cosched_conf_init(&conf);
 	cosched_error_clear(&err);
-}
-
-static void refused(const char *text, const char *msg)
-{
-	conf_refused(&conf, &err, text, msg);
-}
-
-static void accepted(const char *text)
-{
-	conf_accepted(&conf, &err, text);
 }
 
 /* The controller's keys (cosched.conf(5), "The controller"). */
