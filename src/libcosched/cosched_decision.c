@@ -218,6 +218,14 @@ bool cosched_decision_reason_char(unsigned char c)
 	return c >= 0x20 && c < 0x7f;
 }
 
+/* A reason's bytes outside printable ASCII become '?'. */
+static void reason_clean(cosched_decision_t *d)
+{
+	for (char *p = d->reason; *p; p++)
+		if (!cosched_decision_reason_char((unsigned char) *p))
+			*p = '?';
+}
+
 void cosched_decision_set_reason(cosched_decision_t *d, const char *fmt, ...)
 {
 	va_list ap;
@@ -225,9 +233,25 @@ void cosched_decision_set_reason(cosched_decision_t *d, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(d->reason, sizeof(d->reason), fmt, ap);
 	va_end(ap);
-	for (char *p = d->reason; *p; p++)
-		if (!cosched_decision_reason_char((unsigned char) *p))
-			*p = '?';
+	reason_clean(d);
+}
+
+void cosched_decision_set_reason_parts(cosched_decision_t *d,
+				       const char *const *parts, size_t n)
+{
+	size_t at = 0, room = sizeof(d->reason) - 1;
+
+	for (size_t i = 0; i < n && at < room; i++) {
+		size_t len;
+
+		if (!parts[i])
+			continue;
+		len = strnlen(parts[i], room - at);
+		memcpy(d->reason + at, parts[i], len);
+		at += len;
+	}
+	d->reason[at] = '\0';
+	reason_clean(d);
 }
 
 /* ---- numbers ------------------------------------------------------------ */

@@ -218,6 +218,11 @@ cosched_decision_node_t *cosched_decision_node(cosched_decision_t *d,
  * outside printable ASCII replaced by '?'. */
 void cosched_decision_set_reason(cosched_decision_t *d, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* The same from the n strings of parts joined as they are (a NULL part is
+ * skipped): what slurmctld writes at every job start, where a vsnprintf
+ * of six strings cost more than all of the record's numbers. */
+void cosched_decision_set_reason_parts(cosched_decision_t *d,
+				       const char *const *parts, size_t n);
 
 /* One line, no newline.  Returns 0, or -1 when d is invalid (err names the
  * field) or len is too small; buf then holds "" when it was invalid. */

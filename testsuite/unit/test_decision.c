@@ -566,6 +566,27 @@ START_TEST(test_idset_node_reason)
 	ck_assert_str_eq(d.reason, "a?b?[1m?? ?");
 	cosched_decision_set_reason(&d, "%0300d", 7);
 	ck_assert_uint_eq(strlen(d.reason), COSCHED_DECISION_REASON_MAX);
+
+	/* From parts: joined as they are, NULL skipped, the same cut and
+	 * the same '?'s as the printf form. */
+	{
+		char big[COSCHED_DECISION_REASON_MAX + 40], want[sizeof(d.reason)];
+		const char *parts[] = { "gang", " class ", NULL, "mem", "; ",
+					"a\nb\x1b\xc3\xa9", "" };
+		const char *cut[] = { "x", big, "never read" };
+
+		cosched_decision_set_reason_parts(&d, parts, 7);
+		ck_assert_str_eq(d.reason, "gang class mem; a?b???");
+		cosched_decision_set_reason_parts(&d, parts, 0);
+		ck_assert_str_eq(d.reason, "");
+		memset(big, 'y', sizeof(big) - 1);
+		big[sizeof(big) - 1] = '\0';
+		cosched_decision_set_reason(&d, "x%s%s", big, "never read");
+		snprintf(want, sizeof(want), "%s", d.reason);
+		cosched_decision_set_reason_parts(&d, cut, 3);
+		ck_assert_str_eq(d.reason, want);
+		ck_assert_uint_eq(strlen(d.reason), COSCHED_DECISION_REASON_MAX);
+	}
 }
 END_TEST
 

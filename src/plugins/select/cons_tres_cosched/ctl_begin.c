@@ -365,34 +365,39 @@ static void _record_where(cosched_ctl_t *c, job_record_t *job_ptr,
 }
 
 /* The reason: the rule that placed the job, its class and where the
- * class came from, then anything the view noted. */
+ * class came from, then anything the view noted; cut where
+ * cosched_decision_set_reason cuts. */
 static void _record_reason(cosched_ctl_t *c, job_record_t *job_ptr,
 			   const job_view_t *v, cosched_decision_t *d)
 {
-	char note[COSCHED_DECISION_REASON_MAX + 1] = "";
+	const char *parts[12];
+	size_t n = 0;
 
-	if (v->kind == KIND_PASS)
-		snprintf(note, sizeof(note), "%s", v->note);
-	else if (c->conf.policy_none)
-		snprintf(note, sizeof(note), "CoschedPolicy=none: placed by cons_tres%s%s",
-			 v->note[0] ? "; " : "", v->note);
-	else
-		snprintf(note, sizeof(note), "%s class %s from %s%s%s%s",
-			 cosched_policy_name(c->conf.policy),
-			 cosched_category_name(v->job.cls.cat),
-			 cosched_class_source_name(v->job.cls.source),
-			 v->job.kind == COSCHED_PLACE_WIDE ?
-			 "; whole sockets" : "",
-			 v->note[0] ? "; " : "", v->note);
+	if (v->kind != KIND_PASS && c->conf.policy_none) {
+		parts[n++] = "CoschedPolicy=none: placed by cons_tres";
+	} else if (v->kind != KIND_PASS) {
+		parts[n++] = cosched_policy_name(c->conf.policy);
+		parts[n++] = " class ";
+		parts[n++] = cosched_category_name(v->job.cls.cat);
+		parts[n++] = " from ";
+		parts[n++] = cosched_class_source_name(v->job.cls.source);
+		if (v->job.kind == COSCHED_PLACE_WIDE)
+			parts[n++] = "; whole sockets";
+	}
+	if (v->note[0]) {
+		if (v->kind != KIND_PASS)
+			parts[n++] = "; ";
+		parts[n++] = v->note;
+	}
 	if (c->placed_note_job_id == job_ptr->job_id) {
 		/* The lenient fallback placed it, or min_slowdown packed it:
 		 * the class and its source first (they decide), then why
 		 * ("lenient <policy>: ...", "packed: ..."). */
-		cosched_decision_set_reason(d, "%s; %s", note, c->placed_note);
+		parts[n++] = "; ";
+		parts[n++] = c->placed_note;
 		c->placed_note_job_id = 0;
-	} else {
-		cosched_decision_set_reason(d, "%s", note);
 	}
+	cosched_decision_set_reason_parts(d, parts, n);
 }
 
 void cosched_ctl_job_begin(job_record_t *job_ptr)
