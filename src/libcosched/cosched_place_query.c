@@ -313,20 +313,19 @@ static int test_only(const cosched_place_t *p, const cosched_place_job_t *job,
 }
 
 /* The predicted slowdown of job_id (class cls) among the occupants of
- * unit but itself and apart (job_id again: no other). */
-static double unit_slowdown_apart(const cosched_place_t *p, size_t unit,
-				  uint32_t job_id, uint32_t apart,
-				  const cosched_class_t *cls)
+ * sock but itself and apart (job_id again: no other).  It reads their
+ * categories only, in their order. */
+static double sock_slowdown_apart(const cosched_place_t *p,
+				  const cosched_socket_t *s, uint32_t job_id,
+				  uint32_t apart, const cosched_class_t *cls)
 {
 	cosched_interference_model_t dflt;
 	const cosched_interference_model_t *m = p->conf.interference;
 	cosched_class_t co[64];
 	cosched_prediction_t pr;
-	cosched_socket_t sock;
+	const cosched_socket_t sock = *s;
 	int n = 0;
 
-	if (cosched_occupancy_socket(p->occ, unit, &sock))
-		return INFINITY;
 	for (int j = 0; j < sock.noccupants && n < 64; j++) {
 		if (sock.occupants[j].job_id == job_id ||
 		    sock.occupants[j].job_id == apart)
@@ -343,6 +342,17 @@ static double unit_slowdown_apart(const cosched_place_t *p, size_t unit,
 	if (cosched_interference_predict(m, cls, co, n, &pr, NULL))
 		return INFINITY;
 	return pr.slowdown;
+}
+
+static double unit_slowdown_apart(const cosched_place_t *p, size_t unit,
+				  uint32_t job_id, uint32_t apart,
+				  const cosched_class_t *cls)
+{
+	cosched_socket_t sock;
+
+	if (cosched_occupancy_socket(p->occ, unit, &sock))
+		return INFINITY;
+	return sock_slowdown_apart(p, &sock, job_id, apart, cls);
 }
 
 double cosched_place_unit_slowdown(const cosched_place_t *p, size_t unit,
@@ -373,6 +383,52 @@ double cosched_place_predict(const cosched_place_t *p, uint32_t job_id,
 	return cosched_place_predict_apart(p, job_id, cls, job_id);
 }
 
+/*
+ * least_bad predicts the job's slowdown on every unit with its cores, and
+ * most units hold the same few sequences of co-runners' categories: the
+ * prediction of each sequence (the job itself left out, as the prediction
+ * leaves it) is kept for the search, so that the model runs once per
+ * sequence.  The same sequence, not the same set: the model sums in the
+ * occupants' order, and another order may round differently.
+ */
+#define SEQ_MEMO 8
+#define SEQ_MAX 16		/* longer sequences are predicted each time */
+
+typedef struct {
+	uint64_t key[SEQ_MEMO];	/* length << 48 | categories, 3 bits each */
+	double sd[SEQ_MEMO];
+	int n, next;
+} seq_memo_t;
+
+static double memo_slowdown(const cosched_place_t *p, seq_memo_t *memo,
+			    const cosched_socket_t *sock, uint32_t job_id,
+			    const cosched_class_t *cls)
+{
+	uint64_t key = 0, len = 0;
+	double sd;
+	int slot;
+
+	for (int j = 0; j < sock->noccupants; j++) {
+		if (sock->occupants[j].job_id == job_id)
+			continue;
+		if (len == SEQ_MAX)
+			return sock_slowdown_apart(p, sock, job_id, job_id,
+						   cls);
+		key |= (uint64_t) (sock->occupants[j].category & 7) <<
+		       (3 * len);
+		len++;
+	}
+	key |= len << 48;
+	for (int i = 0; i < memo->n; i++)
+		if (memo->key[i] == key)
+			return memo->sd[i];
+	sd = sock_slowdown_apart(p, sock, job_id, job_id, cls);
+	slot = memo->n < SEQ_MEMO ? memo->n++ : memo->next++ % SEQ_MEMO;
+	memo->key[slot] = key;
+	memo->sd[slot] = sd;
+	return sd;
+}
+
 /* Lenient, when no unit accepts a single job: the least-bad unit that has
  * the cores, by the job's predicted slowdown there (seed 001's table),
  * then the lower MPKI sum, then the lower index.  -1 when none has them. */
@@ -381,6 +437,7 @@ static long least_bad(const cosched_place_t *p, const cosched_place_job_t *job,
 {
 	long best = -1;
 	double best_sd = INFINITY, best_load = INFINITY;
+	seq_memo_t memo = { .n = 0, .next = 0 };
 
 	for (size_t u = 0; u < p->nunits; u++) {
 		cosched_socket_t sock;
@@ -392,8 +449,7 @@ static long least_bad(const cosched_place_t *p, const cosched_place_job_t *job,
 			continue;
 		for (int j = 0; j < sock.noccupants; j++)
 			load += sock.occupants[j].mpki;
-		sd = cosched_place_unit_slowdown(p, u, job->gj.job_id,
-						 &job->cls);
+		sd = memo_slowdown(p, &memo, &sock, job->gj.job_id, &job->cls);
 		if (best < 0 || sd < best_sd ||
 		    (sd == best_sd && load < best_load)) {
 			best = (long) u;

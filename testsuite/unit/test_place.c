@@ -364,6 +364,75 @@ START_TEST(test_will_run_on_a_copy)
 }
 END_TEST
 
+/* The least-bad search keeps each sequence of co-runners' categories'
+ * prediction for the search (cosched_place_query.c): on 16 sockets holding
+ * more sequences than it keeps, some repeated, some the same categories in
+ * another order, it picks what predicting every unit afresh picks. */
+START_TEST(test_least_bad_matches_every_unit_predicted)
+{
+	static const cosched_category_t seq[16][3] = {
+		{ COSCHED_CAT_RAND, COSCHED_CAT_RAND },
+		{ COSCHED_CAT_MEM, COSCHED_CAT_CPU },
+		{ COSCHED_CAT_RAND, COSCHED_CAT_LIM, COSCHED_CAT_CPU },
+		{ COSCHED_CAT_MEM, COSCHED_CAT_MEM },
+		{ COSCHED_CAT_LIM, COSCHED_CAT_LIM },
+		{ COSCHED_CAT_CPU, COSCHED_CAT_CPU },
+		{ COSCHED_CAT_RAND, COSCHED_CAT_MEM, COSCHED_CAT_LIM },
+		{ COSCHED_CAT_CPU, COSCHED_CAT_LIM },
+		{ COSCHED_CAT_LIM, COSCHED_CAT_CPU },
+		{ COSCHED_CAT_CPU, COSCHED_CAT_MEM },
+		{ COSCHED_CAT_MEM, COSCHED_CAT_RAND, COSCHED_CAT_CPU },
+		{ COSCHED_CAT_CPU, COSCHED_CAT_MEM },
+		{ COSCHED_CAT_MEM, COSCHED_CAT_LIM },
+		{ COSCHED_CAT_LIM, COSCHED_CAT_MEM, COSCHED_CAT_RAND },
+		{ COSCHED_CAT_CPU, COSCHED_CAT_RAND },
+		{ COSCHED_CAT_CPU, COSCHED_CAT_CPU, COSCHED_CAT_CPU },
+	};
+	static const cosched_category_t cats[] = {
+		COSCHED_CAT_CPU, COSCHED_CAT_LIM, COSCHED_CAT_MEM,
+		COSCHED_CAT_RAND };
+	cosched_place_t *p = cluster(COSCHED_POLICY_APP_AWARE, false, 8);
+	double load[16] = { 0 };
+	uint32_t id = 100;
+
+	for (size_t u = 0; u < 16; u++)
+		for (int k = 0; k < 3 && (k < 2 || seq[u][2]); k++) {
+			cosched_place_job_t j = job(p, id++, seq[u][k], 1, 1);
+			cosched_hold_t h = { .socket = u, .cores = 1 };
+
+			ck_assert_int_eq(cosched_place_enter(p, &j.gj, 1, &h, 1,
+							     &err), 0);
+			load[u] += j.gj.mpki;
+		}
+	for (size_t c = 0; c < sizeof(cats) / sizeof(cats[0]); c++) {
+		/* Every gang holds two applications or more: app_aware
+		 * accepts none, and lenient takes the least bad. */
+		cosched_place_job_t m = job(p, 1, cats[c], 1, 1);
+		cosched_place_result_t res;
+		double best_sd = INFINITY, best_load = INFINITY;
+		long best = -1;
+		alloc_t a = { 0 };
+
+		for (size_t u = 0; u < 16; u++) {
+			double sd = cosched_place_unit_slowdown(p, u, 1, &m.cls);
+
+			if (best < 0 || sd < best_sd ||
+			    (sd == best_sd && load[u] < best_load)) {
+				best = (long) u;
+				best_sd = sd;
+				best_load = load[u];
+			}
+		}
+		ck_assert_int_eq(cosched_place_job(p, &m, NULL,
+						   COSCHED_PLACE_RUN_NOW, NULL,
+						   0, fake_try, &a, &res), 0);
+		ck_assert(res.lenient);
+		ck_assert_int_eq(res.least_bad, best);
+	}
+	cosched_place_free(p);
+}
+END_TEST
+
 START_TEST(test_lenient_least_bad)
 {
 	cosched_place_t *p = cluster(COSCHED_POLICY_APP_AWARE, false, 1);
@@ -521,6 +590,7 @@ Suite *cosched_test_suite(void)
 	tcase_add_test(tc, test_why_none_ranks_a_few);
 	tcase_add_test(tc, test_will_run_on_a_copy);
 	tcase_add_test(tc, test_lenient_least_bad);
+	tcase_add_test(tc, test_least_bad_matches_every_unit_predicted);
 	tcase_add_test(tc, test_copy_is_independent);
 	tcase_add_test(tc, test_gang_max_apps);
 	tcase_add_test(tc, test_live_load_leaves_with_its_file);
