@@ -194,3 +194,14 @@ def test_bench_controller_callgrind_whole(tmp_path):
     # Reading slurm.conf is slurmctld's start, before the window.
     for text in (none, functions("cons_tres")):
         assert "s_p_parse_file" not in text
+
+
+def test_bench_controller_callgrind_needs_a_folder(tmp_path):
+    # A profile that valgrind could not write would show as a slurmctld
+    # that never answers: refused at once, naming the folder.
+    r = subprocess.run([sys.executable, BENCH, "--quick", "--callgrind",
+                        str(tmp_path / "none" / "cg")],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2, r
+    assert (f"--callgrind {tmp_path}/none/cg: {tmp_path}/none is not a "
+            "folder this process may write") in r.stderr, r.stderr
