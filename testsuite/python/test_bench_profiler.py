@@ -112,15 +112,20 @@ def test_bench_profiler_quick(tmp_path):
             # About 0.3 s of running: periodic samples, not only the last.
             assert record["samples"] >= 2, record
         # Attached before exec: task-clock is the program's whole CPU time
-        # (nothing of it missed: 5% below at most).  Above it by up to 15%:
-        # under CI's load the two clocks parted by 9% (task-clock 0.504 s,
-        # rusage 0.461 s), where counting another process's time would
-        # double it.
+        # (nothing of it missed: 5% below at most).  It may read above
+        # rusage by the interrupt and stolen time of the run, which the
+        # scheduler charges to no task and perf's clock counts: CI once
+        # measured task-clock 0.593 s against rusage 0.469 s, on a
+        # virtual machine whose host took its CPUs.  Counting another
+        # process's time would double it.
         assert record["tasks"] == [record["tasks"][0]]
         cpu = record["events"]["task-clock"] / 1e9
         want = run_["rusage_cpu_s"]
-        assert want * 0.95 - 0.01 <= cpu <= want * 1.15 + 0.01, \
-            (record, run_)
+        # /proc/stat: three fields, each growth within a tick.
+        slack = 0.01 + 3.0 / os.sysconf("SC_CLK_TCK")
+        assert "uncharged_s" in run_, run_
+        assert want * 0.95 - 0.01 <= cpu <= \
+            want * 1.05 + run_["uncharged_s"] + slack, (record, run_)
         assert s["cpu_s"] > 0 and "steady_cpu_ms" in s, s
     # The warm-up runs' records are kept too, apart from the rounds'.
     assert (recs / "warmup-cpu-sampled.json").exists()

@@ -17,4 +17,21 @@ void counted_job_spin(double s);
  */
 void counted_job_run(int go, int out) __attribute__((noreturn));
 
+/*
+ * Interrupt and hypervisor-stolen time of every CPU so far, in seconds
+ * (/proc/stat: irq, softirq, steal); 0 when unreadable.  The scheduler
+ * charges it to no task (rq->clock_task leaves it out), so rusage misses
+ * it, while perf's task-clock runs on local_clock() and counts the time
+ * the task was current through it.
+ */
+double counted_job_uncharged_s(void);
+
+/*
+ * The most task-clock may read for a job whose rusage is did seconds,
+ * with uncharged seconds of interrupt and stolen time (the growth of
+ * counted_job_uncharged_s() over the run): 5% above, plus that time,
+ * plus the three /proc/stat fields' tick each.
+ */
+double counted_job_clock_max(double did, double uncharged);
+
 #endif

@@ -32,7 +32,7 @@ START_TEST(test_software_events_follow_the_tree)
 	cosched_counters_t *c;
 	int go[2], out[2], n, status;
 	char buf[64] = "";
-	double did;
+	double did, u0;
 	pid_t pid;
 
 	ck_assert_int_eq(cosched_counters_parse("SampleEvents",
@@ -48,6 +48,7 @@ START_TEST(test_software_events_follow_the_tree)
 				    &err);
 	ck_assert_msg(c != NULL, "%s", err.msg);
 	ck_assert_ptr_null(cosched_counters_unavailable(c, 0));
+	u0 = counted_job_uncharged_s();
 	ck_assert_int_eq(write(go[1], "g", 1), 1);
 	/* Live: while the job and its thread and child run, the reading
 	 * grows and already holds more than the job's own thread could. */
@@ -61,11 +62,14 @@ START_TEST(test_software_events_follow_the_tree)
 	ck_assert_int_eq(cosched_counters_read(c, v, valid, &err), 2);
 	did = atof(buf);
 	/* The totals match what the job did (its own, its thread's and its
-	 * child's CPU time, from rusage) within 5%. */
+	 * child's CPU time, from rusage) within 5%, and above it the
+	 * interrupt and stolen time that rusage leaves out (once 13% under
+	 * CI's load). */
 	ck_assert_msg(did > 0.7 && v[0] / 1e9 > did * 0.95 &&
-		      v[0] / 1e9 < did * 1.05,
-		      "task-clock %.3f s, the job's CPU time %.3f s",
-		      v[0] / 1e9, did);
+		      v[0] / 1e9 < counted_job_clock_max(did,
+				counted_job_uncharged_s() - u0),
+		      "task-clock %.3f s, the job's CPU time %.3f s, %.3f s uncharged",
+		      v[0] / 1e9, did, counted_job_uncharged_s() - u0);
 	ck_assert_uint_gt(v[0], live);
 	/* 50 sleeps at least: 50 context switches. */
 	ck_assert_msg(valid[1] && v[1] >= 50, "context-switches %llu",
