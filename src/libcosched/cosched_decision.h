@@ -345,8 +345,9 @@ char *cosched_decision_splice_alloc(const char *comment, const char *record,
  * version and the keys this release does not know, which a rewrite would
  * drop).  Returns 1 with *out (malloc'd), 0 with *out NULL when there
  * is nothing to change (the comment has no record, its record is another
- * job's: see SystemComment and job arrays above, or its slowdown= already
- * reads as this value), -1 with err when the slowdown is out of range
+ * job's: see SystemComment and job arrays above, or its slowdown= is
+ * already this value written as the record writes it; a value written
+ * otherwise, 2.50 for 2.5, is rewritten), -1 with err when the slowdown is out of range
  * (0 < slowdown <= 1000) and would be written, the edited record would
  * not fit COSCHED_DECISION_TEXT_MAX, or the record line is not one (two
  * of them, another major version; and, when the quick path below does
@@ -365,6 +366,17 @@ int cosched_decision_set_slowdown_alloc(const char *comment, uint32_t job_id,
 					double slowdown, char **out,
 					cosched_alloc_fn alloc,
 					cosched_error_t *err);
+/*
+ * cosched_decision_set_slowdown_alloc() in the comment itself when the
+ * new field is as long as the one it replaces (1.2 for 1.5, not 1.25):
+ * then 1 with *out NULL, no allocation and no copy of the comment.
+ * Otherwise as the _alloc form: 1 with *out, 0, -1 with err (the comment
+ * unchanged).
+ */
+int cosched_decision_set_slowdown_in_place(char *comment, uint32_t job_id,
+					   double slowdown, char **out,
+					   cosched_alloc_fn alloc,
+					   cosched_error_t *err);
 
 const char *cosched_decision_state_name(cosched_decision_state_t s);
 const char *cosched_scope_name(cosched_scope_t s);

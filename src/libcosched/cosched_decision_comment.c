@@ -205,20 +205,81 @@ static int own_slowdown_span(const char *line, size_t n, uint32_t job_id,
 	return 1;
 }
 
-/* Whether the value text [at, end) reads as exactly x: then the record
- * already says it, and its shortest text need not be made. */
-static bool says_number(const char *at, const char *end, double x)
-{
-	char buf[NUMBER_TEXT_MAX], *stop;
-	size_t len = (size_t) (end - at);
-	double y;
+/* An edit of a record's slowdown: the record line (n bytes, inside the
+ * comment), the bytes [from, to) of it to replace, and what goes there:
+ * " slowdown=" and the number's text, or nothing (NAN). */
+typedef struct {
+	const char *record;
+	size_t n, from, to, len;
+	char put[sizeof(" slowdown=") + NUMBER_TEXT_MAX];
+} slowdown_edit_t;
 
-	if (!len || len >= sizeof(buf))
-		return false;
-	memcpy(buf, at, len);
-	buf[len] = '\0';
-	y = strtod(buf, &stop);
-	return *stop == '\0' && y == x;
+/* The edit that sets the record's slowdown: 1 with *e, 0 when there is
+ * nothing to change (no record, another job's, or its value is written
+ * as the record writes this one already: the shortest text that reads
+ * back, so comparing texts is comparing numbers, without strtod), -1 with
+ * err. */
+static int slowdown_edit(const char *comment, uint32_t job_id,
+			 double slowdown, slowdown_edit_t *e,
+			 cosched_error_t *err)
+{
+	char text[NUMBER_TEXT_MAX] = "";
+	const char *value = NULL;
+	bool other_job;
+	int rc, quick;
+
+	if ((rc = record_line(comment, &e->record, err)) <= 0)
+		return rc;
+	e->n = cosched_decision_line_length(e->record);
+	if (e->n >= COSCHED_DECISION_TEXT_MAX)
+		return cosched_error_set(err,
+			"record: %zu bytes, longer than %d", e->n,
+			COSCHED_DECISION_TEXT_MAX - 1);
+	quick = own_slowdown_span(e->record, e->n, job_id, &e->from, &e->to,
+				  &value, &other_job);
+	if (quick && other_job)
+		return 0;
+	if (!isnan(slowdown) &&
+	    cosched_decision_double_write("slowdown", slowdown, 0, true,
+					  SLOWDOWN_MAX, text, err))
+		return -1;
+	if (quick) {
+		size_t vlen = (size_t) (e->record + e->to - value);
+
+		if (vlen == strlen(text) && !memcmp(value, text, vlen))
+			return 0;
+	} else {
+		char *copy = malloc(e->n + 1);
+
+		if (!copy)
+			return cosched_error_set(err, "record: out of memory");
+		memcpy(copy, e->record, e->n);
+		copy[e->n] = '\0';
+		rc = slowdown_span(copy, e->n, job_id, &e->from, &e->to,
+				   &value, &other_job, err);
+		if (!rc && !other_job &&
+		    (value ? !strcmp(value, text) : !text[0]))
+			other_job = true;	/* nothing to change */
+		free(copy);
+		if (rc || other_job)
+			return rc;
+	}
+	e->len = 0;
+	if (text[0]) {
+		size_t k = strlen(" slowdown="), t = strlen(text);
+
+		memcpy(e->put, " slowdown=", k);
+		memcpy(e->put + k, text, t);
+		e->len = k + t;
+	}
+	if (e->n - (e->to - e->from) + e->len >= COSCHED_DECISION_TEXT_MAX)
+		/* As the formatter refuses a record that does not fit: the
+		 * record stays as it was, readable. */
+		return cosched_error_set(err,
+			"record: %zu bytes with slowdown=%s, longer than %d",
+			e->n - (e->to - e->from) + e->len, text,
+			COSCHED_DECISION_TEXT_MAX - 1);
+	return 1;
 }
 
 int cosched_decision_set_slowdown(const char *comment, uint32_t job_id,
@@ -229,71 +290,53 @@ int cosched_decision_set_slowdown(const char *comment, uint32_t job_id,
 						   out, malloc, err);
 }
 
+/* The comment with e applied, allocated with alloc. */
+static char *splice_edit(const char *comment, const slowdown_edit_t *e,
+			 cosched_alloc_fn alloc)
+{
+	/* The edited line: it fits COSCHED_DECISION_TEXT_MAX (checked). */
+	char line[COSCHED_DECISION_TEXT_MAX];
+
+	/* The line before the span, the new field, the line after it. */
+	memcpy(line, e->record, e->from);
+	memcpy(line + e->from, e->put, e->len);
+	memcpy(line + e->from + e->len, e->record + e->to, e->n - e->to);
+	line[e->n - (e->to - e->from) + e->len] = '\0';
+	return cosched_decision_splice_alloc(comment, line, alloc);
+}
+
 int cosched_decision_set_slowdown_alloc(const char *comment, uint32_t job_id,
 					double slowdown, char **out,
 					cosched_alloc_fn alloc,
 					cosched_error_t *err)
 {
-	char text[NUMBER_TEXT_MAX] = "";
-	/* The edited line: it fits COSCHED_DECISION_TEXT_MAX (checked). */
-	char line[COSCHED_DECISION_TEXT_MAX];
-	const char *record = NULL, *value;
-	size_t n, from, to, tlen;
-	char *copy;
-	bool other_job;
-	int rc, quick;
+	slowdown_edit_t e;
+	int rc;
 
 	*out = NULL;
-	if ((rc = record_line(comment, &record, err)) <= 0)
+	if ((rc = slowdown_edit(comment, job_id, slowdown, &e, err)) <= 0)
 		return rc;
-	n = cosched_decision_line_length(record);
-	if (n >= COSCHED_DECISION_TEXT_MAX)
-		return cosched_error_set(err,
-			"record: %zu bytes, longer than %d", n,
-			COSCHED_DECISION_TEXT_MAX - 1);
-	quick = own_slowdown_span(record, n, job_id, &from, &to, &value,
-				  &other_job);
-	if (quick && (other_job || (!isnan(slowdown) &&
-				    says_number(value, record + to, slowdown))))
-		return 0;
-	if (!isnan(slowdown) &&
-	    cosched_decision_double_write("slowdown", slowdown, 0, true,
-					  SLOWDOWN_MAX, text, err))
-		return -1;
-	if (!quick) {
-		copy = malloc(n + 1);
-		if (!copy)
-			return cosched_error_set(err, "record: out of memory");
-		memcpy(copy, record, n);
-		copy[n] = '\0';
-		rc = slowdown_span(copy, n, job_id, &from, &to, &value,
-				   &other_job, err);
-		if (rc || other_job ||
-		    (value ? !strcmp(value, text) : !text[0])) {
-			free(copy);
-			return rc;
-		}
-		free(copy);
+	if (!(*out = splice_edit(comment, &e, alloc)))
+		return cosched_error_set(err, "record: out of memory");
+	return 1;
+}
+
+int cosched_decision_set_slowdown_in_place(char *comment, uint32_t job_id,
+					   double slowdown, char **out,
+					   cosched_alloc_fn alloc,
+					   cosched_error_t *err)
+{
+	slowdown_edit_t e;
+	int rc;
+
+	*out = NULL;
+	if ((rc = slowdown_edit(comment, job_id, slowdown, &e, err)) <= 0)
+		return rc;
+	if (e.to - e.from == e.len) {
+		memcpy(comment + (e.record - comment) + e.from, e.put, e.len);
+		return 1;
 	}
-	/* The line before the span, " slowdown=TEXT" (nothing for NAN),
-	 * the line after it. */
-	tlen = text[0] ? strlen(" slowdown=") + strlen(text) : 0;
-	if (n - (to - from) + tlen >= COSCHED_DECISION_TEXT_MAX)
-		/* As the formatter refuses a record that does not fit: the
-		 * record stays as it was, readable. */
-		return cosched_error_set(err,
-			"record: %zu bytes with slowdown=%s, longer than %d",
-			n - (to - from) + tlen, text,
-			COSCHED_DECISION_TEXT_MAX - 1);
-	memcpy(line, record, from);
-	if (tlen) {
-		memcpy(line + from, " slowdown=", strlen(" slowdown="));
-		memcpy(line + from + strlen(" slowdown="), text, strlen(text));
-	}
-	memcpy(line + from + tlen, record + to, n - to);
-	line[n - (to - from) + tlen] = '\0';
-	*out = cosched_decision_splice_alloc(comment, line, alloc);
-	if (!*out)
+	if (!(*out = splice_edit(comment, &e, alloc)))
 		return cosched_error_set(err, "record: out of memory");
 	return 1;
 }

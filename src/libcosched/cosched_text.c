@@ -6,6 +6,15 @@
 
 #include "cosched_text.h"
 
+size_t cosched_text_copy(char *dst, size_t size, const char *src)
+{
+	size_t n = strnlen(src, size - 1);
+
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+	return n;
+}
+
 char *cosched_trim(char *s)
 {
 	char *e;

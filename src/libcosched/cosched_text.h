@@ -27,6 +27,12 @@ size_t cosched_name_hash(const char *s);
 /* Strip leading and trailing whitespace in place; returns the start. */
 char *cosched_trim(char *s);
 
+/* src into dst (size bytes, size >= 1), cut to fit and always
+ * terminated, as snprintf(dst, size, "%s", src) writes it but without
+ * printf's cost on paths slurmctld takes for every job.  Returns the
+ * bytes written. */
+size_t cosched_text_copy(char *dst, size_t size, const char *src);
+
 /* Input bytes a quote shows before it is cut ("..." follows). */
 #define COSCHED_QUOTE_CHARS 48
 /* Room for the quote of any text: every byte may become \xNN, then the

@@ -204,6 +204,22 @@ static void check_set_slowdown(const char *comment, int frc,
 			   "set_slowdown returns -1, 0 or 1 with out", NULL);
 		if (rc < 0)
 			fuzz_check_error(&err);
+		{
+			/* In place: the same answer, the same text. */
+			char *in = strdup(comment), *spliced = NULL;
+			int irc = cosched_decision_set_slowdown_in_place(
+				in, job, values[i], &spliced, malloc, &err);
+
+			FUZZ_CHECK(irc == rc,
+				   "set_slowdown_in_place answers otherwise", NULL);
+			FUZZ_CHECK(rc != 1 || !strcmp(spliced ? spliced : in, out),
+				   "set_slowdown_in_place wrote another text", in);
+			FUZZ_CHECK(rc == 1 || (!spliced && !strcmp(in, comment)),
+				   "set_slowdown_in_place changed a comment it refused",
+				   in);
+			free(spliced);
+			free(in);
+		}
 		if (frc == 1) {
 			cosched_decision_t want = *found, got;
 			cosched_error_t err2;

@@ -162,6 +162,28 @@ static void expect_set_slowdown(const char *comment, const cosched_decision_t *d
 			      start, slowdown, got, wanted);
 		free(got);
 	}
+	/* In place: the same text, written over the comment where the
+	 * length allows, else allocated as the copying form does. */
+	{
+		char *in = strdup(start), *spliced = (char *) 1;
+		int in_rc = cosched_decision_set_slowdown_in_place(
+			in, d->job_id, slowdown, &spliced, malloc, &err);
+
+		ck_assert_msg(in_rc == rc, "%s with slowdown %g in place: rc %d, not %d",
+			      start, slowdown, in_rc, rc);
+		if (rc == 1 && strlen(wanted) == strlen(start)) {
+			ck_assert_ptr_null(spliced);
+			ck_assert_str_eq(in, wanted);
+		} else {
+			ck_assert_str_eq(in, start);
+			if (rc == 1)
+				ck_assert_str_eq(spliced, wanted);
+			else
+				ck_assert_ptr_null(spliced);
+			free(spliced);
+		}
+		free(in);
+	}
 	free(start);
 	free(wanted);
 }
@@ -192,6 +214,31 @@ START_TEST(test_set_slowdown)
 			cosched_decision_set_reason(&d, "r \"q\" slowdown=9");
 			expect_set_slowdown(comments[c], &d, values[v]);
 		}
+	}
+	/* In place when the new value's text is as long as the old one's,
+	 * only the value's bytes written; the rest of the comment stays. */
+	{
+		char in[] = "first\n" BASE " slowdown=1.5\nlast";
+
+		ck_assert_int_eq(cosched_decision_set_slowdown_in_place(in, 1,
+			1.75, &got, malloc, &err), 1);
+		ck_assert_str_eq(got, "first\n" BASE " slowdown=1.75\nlast");
+		ck_assert_str_eq(in, "first\n" BASE " slowdown=1.5\nlast");
+		free(got);
+		ck_assert_int_eq(cosched_decision_set_slowdown_in_place(in, 1,
+			2.5, &got, malloc, &err), 1);
+		ck_assert_ptr_null(got);
+		ck_assert_str_eq(in, "first\n" BASE " slowdown=2.5\nlast");
+		ck_assert_int_eq(cosched_decision_set_slowdown_in_place(in, 1,
+			2.5, &got, malloc, &err), 0);
+		ck_assert_int_eq(cosched_decision_set_slowdown_in_place(in, 2,
+			1.5, &got, malloc, &err), 0);
+		ck_assert_int_eq(cosched_decision_set_slowdown_in_place(in, 1,
+			0, &got, malloc, &err), -1);
+		ck_assert_ptr_null(got);
+		ck_assert_str_eq(in, "first\n" BASE " slowdown=2.5\nlast");
+		ck_assert_int_eq(cosched_decision_set_slowdown_in_place(NULL, 1,
+			2.5, &got, malloc, &err), 0);
 	}
 	/* A newer minor's keys after reason stay where they are. */
 	ck_assert_int_eq(cosched_decision_set_slowdown(
@@ -246,8 +293,15 @@ START_TEST(test_set_slowdown)
 		ck_assert_ptr_nonnull(at);
 		snprintf(other, sizeof(other), "%.*s slowdown=2.50%s",
 			 (int) (at - text), text, at + strlen(" slowdown=2.5"));
+		/* Written otherwise than the record writes it: rewritten in
+		 * the record's own form (a text comparison, no strtod). */
 		ck_assert_int_eq(cosched_decision_set_slowdown(other, 1, 2.5,
+							       &got, &err), 1);
+		ck_assert_str_eq(got, text);
+		free(got);
+		ck_assert_int_eq(cosched_decision_set_slowdown(text, 1, 2.5,
 							       &got, &err), 0);
+		ck_assert_ptr_null(got);
 		ck_assert_int_eq(cosched_decision_set_slowdown(other, 1, 2.25,
 							       &got, &err), 1);
 		d.slowdown = 2.25;

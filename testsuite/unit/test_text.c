@@ -133,6 +133,24 @@ START_TEST(test_trim)
 }
 END_TEST
 
+/* As snprintf(dst, size, "%s", src) writes it, cut or not. */
+START_TEST(test_text_copy)
+{
+	static const char *const srcs[] = { "", "a", "abcd", "abcde", "abcdefgh" };
+	char got[5], want[5];
+
+	for (size_t i = 0; i < sizeof(srcs) / sizeof(srcs[0]); i++)
+		for (size_t size = 1; size <= sizeof(got); size++) {
+			int n = snprintf(want, size, "%s", srcs[i]);
+
+			memset(got, 'x', sizeof(got));
+			ck_assert_uint_eq(cosched_text_copy(got, size, srcs[i]),
+					  (size_t) n < size ? (size_t) n : size - 1);
+			ck_assert_str_eq(got, want);
+		}
+}
+END_TEST
+
 /* splitmix64's published first outputs for seed 0: the generator is the
  * reference one, so a seed means the same on every machine. */
 START_TEST(test_splitmix64_reference)
@@ -198,6 +216,7 @@ Suite *cosched_test_suite(void)
 	tcase_add_test(tc, test_quote_small_buffer);
 	tcase_add_test(tc, test_error_set_sanitises);
 	tcase_add_test(tc, test_trim);
+	tcase_add_test(tc, test_text_copy);
 	tcase_add_test(tc, test_splitmix64_reference);
 	tcase_add_test(tc, test_shuffle_same_order);
 	suite_add_tcase(s, tc);

@@ -47,10 +47,12 @@ typedef enum {
 typedef struct {
 	cosched_job_options_t opts;
 	cosched_place_job_t job;	/* gang job, class, cores, kind */
-	cosched_profile_summary_t prof;
 	bool has_prof;
 	job_kind_t kind;
 	char note[160];		/* why, for the record */
+	/* Last, and not cleared (5 KB of EDP points, every job begin):
+	 * read only where has_prof says the lookup wrote it. */
+	cosched_profile_summary_t prof;
 } job_view_t;
 
 typedef struct {

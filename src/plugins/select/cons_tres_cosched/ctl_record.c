@@ -21,6 +21,8 @@
 #include "src/common/xstring.h"
 #include "src/slurmctld/slurmctld.h"
 
+#include "src/libcosched/cosched_text.h"
+
 #include "ctl_internal.h"
 #include "select_cons_tres_cosched.h"
 
@@ -58,7 +60,7 @@ void ctl_record_init(cosched_ctl_t *c, cosched_decision_t *d,
 					  c->conf.policy;
 	d->scope = c->conf.scope;
 	/* Checked when the view was built (cosched_app_name_check). */
-	snprintf(d->app, sizeof(d->app), "%s", v->opts.app);
+	cosched_text_copy(d->app, sizeof(d->app), v->opts.app);
 	if (state != COSCHED_DECISION_OFF) {
 		d->has_class = true;
 		d->category = v->job.cls.cat;
@@ -100,9 +102,9 @@ static bool _take_comment(char **field, char *comment)
  */
 static void _copy_to_admin_comment(cosched_ctl_t *c, job_record_t *job_ptr)
 {
-	size_t len = 0;
+	size_t len = 0, copy_len = 0;
 	const char *line = cosched_decision_record_line(job_ptr->system_comment,
-							&len);
+							&len), *copy;
 	char *spliced;
 
 	if (!c->conf.record_admin_comment || !line)
@@ -118,24 +120,40 @@ static void _copy_to_admin_comment(cosched_ctl_t *c, job_record_t *job_ptr)
 		if (!job_ptr->admin_comment)
 			return;
 	}
+	/* A copy as long as the line (a slowdown edited in place): the line
+	 * written over it, which is what the splice would give. */
+	if (line && (copy = cosched_decision_record_line(
+			     job_ptr->admin_comment, &copy_len)) &&
+	    copy_len == len) {
+		memcpy(job_ptr->admin_comment + (copy - job_ptr->admin_comment),
+		       line, len);
+		return;
+	}
 	spliced = cosched_decision_splice_alloc(job_ptr->admin_comment, line,
 						_xalloc);
 	if (spliced)
 		_take_comment(&job_ptr->admin_comment, spliced);
 }
 
+/* The job's record changed: slurmctld saves the job; what changed goes
+ * to the placement log. */
+static void _comment_changed(cosched_ctl_t *c, job_record_t *job_ptr,
+			     const char *what)
+{
+	*c->last_job_update = time(NULL);
+	if (c->conf.debug_flags & COSCHED_DEBUG_PLACEMENT)
+		info("%s: %pJ %s", plugin_type, job_ptr, what);
+}
+
 /* The job's SystemComment becomes comment (xmalloc'd, taken) when it
- * differs, and slurmctld saves the job; what changed goes to the
- * placement log. */
+ * differs, and its AdminComment copy follows. */
 static void _set_comment(cosched_ctl_t *c, job_record_t *job_ptr,
 			 char *comment, const char *what)
 {
 	if (!_take_comment(&job_ptr->system_comment, comment))
 		return;
 	_copy_to_admin_comment(c, job_ptr);
-	*c->last_job_update = time(NULL);
-	if (c->conf.debug_flags & COSCHED_DEBUG_PLACEMENT)
-		info("%s: %pJ %s", plugin_type, job_ptr, what);
+	_comment_changed(c, job_ptr, what);
 }
 
 /* Write d into the job's SystemComment (only when it changed); -1 when it
@@ -165,27 +183,35 @@ int ctl_record_write(cosched_ctl_t *c, job_record_t *job_ptr,
 
 /* Set the predicted slowdown in the job's record, without parsing it
  * (cosched_decision_set_slowdown): slurmctld does this for every job on a
- * socket whenever a job arrives there or leaves. */
+ * socket whenever a job arrives there or leaves.  In the comment itself
+ * when the value's text keeps its length (slurmctld holds the job write
+ * lock here, and nothing else holds the string), else spliced. */
 void ctl_record_set_slowdown(cosched_ctl_t *c, job_record_t *job_ptr,
 			     double slowdown)
 {
 	cosched_error_t err;
-	char *edited = NULL;
-	int rc = cosched_decision_set_slowdown_alloc(job_ptr->system_comment,
-						     job_ptr->job_id, slowdown,
-						     &edited, _xalloc, &err);
+	char *edited = NULL, what[64] = "";
+	int rc = job_ptr->system_comment ?
+		 cosched_decision_set_slowdown_in_place(
+			 job_ptr->system_comment, job_ptr->job_id, slowdown,
+			 &edited, _xalloc, &err) : 0;
 
-	if (rc < 0)
+	if (rc < 0) {
 		error("%s: %pJ: slowdown %g not recorded: %s", plugin_type,
 		      job_ptr, slowdown, err.msg);
-	else if (rc == 1) {
-		char what[64] = "";
-
-		/* Only the placement log reads it. */
-		if (c->conf.debug_flags & COSCHED_DEBUG_PLACEMENT)
-			snprintf(what, sizeof(what), "slowdown=%g", slowdown);
-		_set_comment(c, job_ptr, edited, what);
+		return;
 	}
+	if (rc != 1)
+		return;
+	/* Only the placement log reads it. */
+	if (c->conf.debug_flags & COSCHED_DEBUG_PLACEMENT)
+		snprintf(what, sizeof(what), "slowdown=%g", slowdown);
+	if (edited) {
+		_set_comment(c, job_ptr, edited, what);
+		return;
+	}
+	_copy_to_admin_comment(c, job_ptr);
+	_comment_changed(c, job_ptr, what);
 }
 
 /*

@@ -6,6 +6,7 @@
 \*****************************************************************************/
 
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -18,6 +19,7 @@
 #include "src/slurmctld/slurmctld.h"
 
 #include "src/libcosched/cosched_appname.h"
+#include "src/libcosched/cosched_text.h"
 
 #include "ctl_internal.h"
 #include "select_cons_tres_cosched.h"
@@ -85,7 +87,7 @@ void ctl_view(cosched_ctl_t *c, job_record_t *job_ptr, job_view_t *v)
 	cosched_error_t err;
 	uint32_t min_nodes, cpus, tpc = _threads_per_core();
 
-	memset(v, 0, sizeof(*v));
+	memset(v, 0, offsetof(job_view_t, prof));
 	cosched_options_init(&v->opts);
 	if (cosched_options_from_env(&v->opts, job_ptr->spank_job_env,
 				     job_ptr->spank_job_env_size, &err)) {
@@ -98,7 +100,8 @@ void ctl_view(cosched_ctl_t *c, job_record_t *job_ptr, job_view_t *v)
 	if (!v->opts.app[0] && job_ptr->name &&
 	    !cosched_app_name_is_generic(job_ptr->name) &&
 	    !cosched_app_name_check("job name", job_ptr->name, NULL))
-		snprintf(v->opts.app, sizeof(v->opts.app), "%s", job_ptr->name);
+		cosched_text_copy(v->opts.app, sizeof(v->opts.app),
+				  job_ptr->name);
 
 	_classify(c, v);
 	v->job.gj.job_id = job_ptr->job_id;
