@@ -36,6 +36,7 @@ import shutil
 import pytest
 
 from cluster import DEBIAN_PLUGINDIR, default_builddir
+from elf import dynamic_defined, needed, unversioned_undefined
 
 PLUGINS = ["select_cons_tres_cosched.so", "spank_cosched.so",
            "task_cosched.so", "acct_gather_energy_cosched.so"]
@@ -75,23 +76,6 @@ def _plugin(name):
     return path
 
 
-def needed(path):
-    out = subprocess.run(["readelf", "-d", path], capture_output=True,
-                         text=True, check=True).stdout
-    return set(re.findall(r"\(NEEDED\)\s+Shared library: \[([^\]]+)\]", out))
-
-
-def unversioned_undefined(path):
-    out = subprocess.run(["nm", "-u", path], capture_output=True, text=True,
-                         check=True).stdout
-    syms = []
-    for line in out.splitlines():
-        kind, name = line.split()[-2:]
-        if kind == "U" and "@" not in name:
-            syms.append(name)
-    return syms
-
-
 DAEMONS = {"select_cons_tres_cosched.so": ("slurmctld", "slurmd", "srun"),
            "task_cosched.so": ("slurmd", "slurmstepd"),
            "spank_cosched.so": ("srun", "slurmstepd"),
@@ -109,10 +93,7 @@ def slurm_provides(programs):
         objects.append(os.path.realpath(path))
     names = set()
     for obj in objects:
-        out = subprocess.run(["nm", "-D", "--defined-only", obj],
-                             capture_output=True, text=True, check=True)
-        names.update(line.split()[-1].split("@")[0]
-                     for line in out.stdout.splitlines() if line.strip())
+        names.update(dynamic_defined(obj))
     return names
 
 
@@ -144,7 +125,7 @@ def test_plugin_needs_only_glibc(name):
 # dlsym()).
 CTLD_FUNCTIONS = {"select_cons_tres_cosched.so": {
     "cr_get_coremap_offset", "find_job_record", "get_job_resources_bit",
-    "next_node"},
+    "get_job_resources_offset", "next_node"},
     # libslurmfull's, in slurmd and slurmstepd; and slurmd's and
     # slurmstepd's own configuration, which both define (data: it resolves
     # at load, and only these two daemons load the task plugin).

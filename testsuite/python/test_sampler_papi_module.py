@@ -25,6 +25,7 @@ import subprocess
 import pytest
 
 from cluster import default_builddir
+from elf import dynamic_defined, needed, unversioned_undefined
 
 MODULE = "cosched_counters_papi.so"
 
@@ -41,12 +42,6 @@ def _module():
     if not os.path.exists(path):
         pytest.skip("cosched built without PAPI: no module")
     return path
-
-
-def _needed(path):
-    out = subprocess.run(["readelf", "-d", path], capture_output=True,
-                         text=True, check=True).stdout
-    return set(re.findall(r"\(NEEDED\)\s+Shared library: \[([^\]]+)\]", out))
 
 
 def _step(sampler, backend, out, events="task-clock,PAPI_TOT_INS"):
@@ -93,23 +88,18 @@ def _libpapi(maps):
 
 
 def test_sampler_needs_no_libpapi():
-    libs = _needed(_sampler())
+    libs = needed(_sampler())
     assert not _libpapi(libs), libs
 
 
 def test_module_exports_one_function_and_needs_libpapi():
     path = _module()
-    assert any(n.startswith("libpapi.so") for n in _needed(path))
-    out = subprocess.run(["nm", "-D", "--defined-only", path],
-                         capture_output=True, text=True, check=True).stdout
-    assert [line.split()[-1] for line in out.splitlines() if line.strip()] \
-        == ["cosched_counters_papi_module"], out
+    assert any(n.startswith("libpapi.so") for n in needed(path))
+    assert dynamic_defined(path) == ["cosched_counters_papi_module"], \
+        dynamic_defined(path)
     # Every symbol it leaves undefined is libpapi's (PAPI_*, unversioned)
     # or a versioned one of glibc: none for the sampler to provide.
-    out = subprocess.run(["nm", "-u", path], capture_output=True, text=True,
-                         check=True).stdout
-    left = [line.split()[-1] for line in out.splitlines()
-            if line.split()[-2] == "U" and "@" not in line.split()[-1]]
+    left = unversioned_undefined(path)
     assert left and all(s.startswith("PAPI_") for s in left), left
 
 

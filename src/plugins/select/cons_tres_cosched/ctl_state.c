@@ -99,6 +99,24 @@ node_record_t *cosched_nodes_next(cosched_nodes_t *it)
 	return NULL;
 }
 
+/* The job's cores on socket s of its node j (of cores a socket): one count
+ * over the socket's bits where the job's layout has all of them (a bit at
+ * a time was most of a job begin's cost on nodes with many cores), else a
+ * bit at a time, as many as it has. */
+static int _socket_cores(job_resources_t *jr, int j, int s, int cores)
+{
+	int first = get_job_resources_offset(jr, j, s, 0), n = 0;
+
+	if (first >= 0 && cores > 0 &&
+	    get_job_resources_offset(jr, j, s, cores - 1) == first + cores - 1)
+		return bit_set_count_range(jr->core_bitmap, first,
+					   first + cores);
+	for (int k = 0; k < cores; k++)
+		if (get_job_resources_bit(jr, j, s, k) == 1)
+			n++;
+	return n;
+}
+
 int ctl_state_job_holds(cosched_ctl_t *c, job_record_t *job_ptr,
 			cosched_hold_t **holds)
 {
@@ -118,11 +136,9 @@ int ctl_state_job_holds(cosched_ctl_t *c, job_record_t *job_ptr,
 			continue;
 		first = cosched_place_unit_first(c->place, it.i);
 		for (int s = 0; s < node_ptr->tot_sockets; s++) {
-			int cores = 0;
+			int cores = _socket_cores(jr, it.j, s, node_ptr->cores);
 			size_t u;
-			for (int k = 0; k < node_ptr->cores; k++)
-				if (get_job_resources_bit(jr, it.j, s, k) == 1)
-					cores++;
+
 			if (!cores)
 				continue;
 			u = first + (c->conf.scope == COSCHED_SCOPE_NODE ?
