@@ -305,10 +305,11 @@ static char *splice_edit(const char *comment, const slowdown_edit_t *e,
 	return cosched_decision_splice_alloc(comment, line, alloc);
 }
 
-int cosched_decision_set_slowdown_alloc(const char *comment, uint32_t job_id,
-					double slowdown, char **out,
-					cosched_alloc_fn alloc,
-					cosched_error_t *err)
+/* Both forms: in the comment itself when it is writable (in) and the new
+ * field is as long as the old, else spliced into *out. */
+static int set_slowdown(const char *comment, char *in, uint32_t job_id,
+			double slowdown, char **out, cosched_alloc_fn alloc,
+			cosched_error_t *err)
 {
 	slowdown_edit_t e;
 	int rc;
@@ -316,9 +317,21 @@ int cosched_decision_set_slowdown_alloc(const char *comment, uint32_t job_id,
 	*out = NULL;
 	if ((rc = slowdown_edit(comment, job_id, slowdown, &e, err)) <= 0)
 		return rc;
+	if (in && e.to - e.from == e.len) {
+		memcpy(in + (e.record - comment) + e.from, e.put, e.len);
+		return 1;
+	}
 	if (!(*out = splice_edit(comment, &e, alloc)))
 		return cosched_error_set(err, "record: out of memory");
 	return 1;
+}
+
+int cosched_decision_set_slowdown_alloc(const char *comment, uint32_t job_id,
+					double slowdown, char **out,
+					cosched_alloc_fn alloc,
+					cosched_error_t *err)
+{
+	return set_slowdown(comment, NULL, job_id, slowdown, out, alloc, err);
 }
 
 int cosched_decision_set_slowdown_in_place(char *comment, uint32_t job_id,
@@ -326,19 +339,8 @@ int cosched_decision_set_slowdown_in_place(char *comment, uint32_t job_id,
 					   cosched_alloc_fn alloc,
 					   cosched_error_t *err)
 {
-	slowdown_edit_t e;
-	int rc;
-
-	*out = NULL;
-	if ((rc = slowdown_edit(comment, job_id, slowdown, &e, err)) <= 0)
-		return rc;
-	if (e.to - e.from == e.len) {
-		memcpy(comment + (e.record - comment) + e.from, e.put, e.len);
-		return 1;
-	}
-	if (!(*out = splice_edit(comment, &e, alloc)))
-		return cosched_error_set(err, "record: out of memory");
-	return 1;
+	return set_slowdown(comment, comment, job_id, slowdown, out, alloc,
+			    err);
 }
 
 int cosched_decision_find(const char *comment, cosched_decision_t *d,
