@@ -305,8 +305,10 @@ static char *splice_edit(const char *comment, const slowdown_edit_t *e,
 	return cosched_decision_splice_alloc(comment, line, alloc);
 }
 
-/* Both forms: in the comment itself when it is writable (in) and the new
- * field is as long as the old, else spliced into *out. */
+/* Both forms: in the comment itself when it is writable (in), the new
+ * field is as long as the old, and the splice would keep every other byte
+ * (it drops a '\r' that ends the comment on the record's line, found by
+ * fuzz_decision), else spliced into *out. */
 static int set_slowdown(const char *comment, char *in, uint32_t job_id,
 			double slowdown, char **out, cosched_alloc_fn alloc,
 			cosched_error_t *err)
@@ -317,7 +319,8 @@ static int set_slowdown(const char *comment, char *in, uint32_t job_id,
 	*out = NULL;
 	if ((rc = slowdown_edit(comment, job_id, slowdown, &e, err)) <= 0)
 		return rc;
-	if (in && e.to - e.from == e.len) {
+	if (in && e.to - e.from == e.len &&
+	    !(e.record[e.n] == '\r' && !e.record[e.n + 1])) {
 		memcpy(in + (e.record - comment) + e.from, e.put, e.len);
 		return 1;
 	}

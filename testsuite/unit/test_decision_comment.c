@@ -240,6 +240,18 @@ START_TEST(test_set_slowdown)
 		ck_assert_int_eq(cosched_decision_set_slowdown_in_place(NULL, 1,
 			2.5, &got, malloc, &err), 0);
 	}
+	/* A record line that ends the comment with a '\r' loses it to the
+	 * splice, so it is spliced, never edited in place (found by
+	 * fuzz_decision: the two forms gave different texts). */
+	{
+		char in[] = "first\r\n" BASE " slowdown=1.5\r";
+
+		ck_assert_int_eq(cosched_decision_set_slowdown_in_place(in, 1,
+			2.5, &got, malloc, &err), 1);
+		ck_assert_str_eq(got, "first\r\n" BASE " slowdown=2.5");
+		ck_assert_str_eq(in, "first\r\n" BASE " slowdown=1.5\r");
+		free(got);
+	}
 	/* A newer minor's keys after reason stay where they are. */
 	ck_assert_int_eq(cosched_decision_set_slowdown(
 		"cosched/1.2 job=3 state=placed policy=gang scope=socket reason=\"x\" new=1",
