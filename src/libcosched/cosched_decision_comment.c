@@ -225,7 +225,7 @@ static int slowdown_edit(const char *comment, uint32_t job_id,
 {
 	char text[NUMBER_TEXT_MAX] = "";
 	const char *value = NULL;
-	bool other_job;
+	bool other_job, same;
 	int rc, quick;
 
 	if ((rc = record_line(comment, &e->record, err)) <= 0)
@@ -257,11 +257,10 @@ static int slowdown_edit(const char *comment, uint32_t job_id,
 		copy[e->n] = '\0';
 		rc = slowdown_span(copy, e->n, job_id, &e->from, &e->to,
 				   &value, &other_job, err);
-		if (!rc && !other_job &&
-		    (value ? !strcmp(value, text) : !text[0]))
-			other_job = true;	/* nothing to change */
+		same = !rc && !other_job &&
+		       (value ? !strcmp(value, text) : !text[0]);
 		free(copy);
-		if (rc || other_job)
+		if (rc || other_job || same)
 			return rc;
 	}
 	e->len = 0;

@@ -136,6 +136,21 @@ START_TEST(test_splice)
 END_TEST
 
 /* set_slowdown(comment, s) is what parse, set, format and splice give. */
+/* The in-place edit of in that must splice: want in a new string, in
+ * untouched. */
+static void expect_spliced(const char *in, uint32_t job_id, double slowdown,
+			   const char *want)
+{
+	char *copy = strdup(in), *got = NULL;
+
+	ck_assert_int_eq(cosched_decision_set_slowdown_in_place(copy, job_id,
+		slowdown, &got, malloc, &err), 1);
+	ck_assert_str_eq(got, want);
+	ck_assert_str_eq(copy, in);
+	free(got);
+	free(copy);
+}
+
 static void expect_set_slowdown(const char *comment, const cosched_decision_t *d,
 				double slowdown)
 {
@@ -220,11 +235,7 @@ START_TEST(test_set_slowdown)
 	{
 		char in[] = "first\n" BASE " slowdown=1.5\nlast";
 
-		ck_assert_int_eq(cosched_decision_set_slowdown_in_place(in, 1,
-			1.75, &got, malloc, &err), 1);
-		ck_assert_str_eq(got, "first\n" BASE " slowdown=1.75\nlast");
-		ck_assert_str_eq(in, "first\n" BASE " slowdown=1.5\nlast");
-		free(got);
+		expect_spliced(in, 1, 1.75, "first\n" BASE " slowdown=1.75\nlast");
 		ck_assert_int_eq(cosched_decision_set_slowdown_in_place(in, 1,
 			2.5, &got, malloc, &err), 1);
 		ck_assert_ptr_null(got);
@@ -243,15 +254,8 @@ START_TEST(test_set_slowdown)
 	/* A record line that ends the comment with a '\r' loses it to the
 	 * splice, so it is spliced, never edited in place (found by
 	 * fuzz_decision: the two forms gave different texts). */
-	{
-		char in[] = "first\r\n" BASE " slowdown=1.5\r";
-
-		ck_assert_int_eq(cosched_decision_set_slowdown_in_place(in, 1,
-			2.5, &got, malloc, &err), 1);
-		ck_assert_str_eq(got, "first\r\n" BASE " slowdown=2.5");
-		ck_assert_str_eq(in, "first\r\n" BASE " slowdown=1.5\r");
-		free(got);
-	}
+	expect_spliced("first\r\n" BASE " slowdown=1.5\r", 1, 2.5,
+		       "first\r\n" BASE " slowdown=2.5");
 	/* A newer minor's keys after reason stay where they are. */
 	ck_assert_int_eq(cosched_decision_set_slowdown(
 		"cosched/1.2 job=3 state=placed policy=gang scope=socket reason=\"x\" new=1",
