@@ -2,14 +2,18 @@
  * cosched_topology.c - the node's topology through hwloc (see the header).
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <hwloc.h>
 
-#include "src/libcosched/cosched_text.h"
 #include "src/libcosched/cosched_conf.h"
+#include "src/libcosched/cosched_file.h"
+#include "src/libcosched/cosched_kv.h"
+#include "src/libcosched/cosched_text.h"
 #include "cosched_topology.h"
 
 /* A NUMA node and the CPUs it is local to (its hwloc cpuset). */
@@ -27,6 +31,7 @@ struct cosched_topology {
 	 * task maps its CPUs without hwloc and without allocating. */
 	numa_node_t *numa;		/* nnuma of them */
 	char source[COSCHED_TOPOLOGY_SOURCE_MAX + 1];
+	bool copy;			/* loaded from a saved copy */
 };
 
 #define SYNTHETIC_PREFIX "synthetic:"
@@ -65,36 +70,34 @@ static int _load_numa(cosched_topology_t *t, cosched_error_t *err)
 	return 0;
 }
 
-cosched_topology_t *cosched_topology_load(const char *source,
-					  cosched_error_t *err)
+/* A topology to load, t->source set; hwloc's is initialised but not
+ * loaded.  label names it in messages. */
+static cosched_topology_t *_begin(const char *source, const char *label,
+				  cosched_error_t *err)
 {
-	cosched_topology_t *t;
-	const char *what = "";
-	int rc = 0;
+	cosched_topology_t *t = calloc(1, sizeof(*t));
 
-	if (cosched_topology_source_check("Topology", source, err))
-		return NULL;
-	t = calloc(1, sizeof(*t));
 	if (!t) {
-		cosched_error_set(err, "Topology: out of memory");
+		cosched_error_set(err, "%s: out of memory", label);
 		return NULL;
 	}
-	snprintf(t->source, sizeof(t->source), "%s", source);
+	cosched_text_copy(t->source, sizeof(t->source), source);
 	if (hwloc_topology_init(&t->topo)) {
-		cosched_error_set(err, "Topology=%s: hwloc_topology_init: %s",
-				  COSCHED_QUOTE(source), strerror(errno));
+		cosched_error_set(err, "%s: hwloc_topology_init: %s", label,
+				  strerror(errno));
 		free(t);
 		return NULL;
 	}
-	if (!strncmp(source, SYNTHETIC_PREFIX, strlen(SYNTHETIC_PREFIX))) {
-		what = "hwloc_topology_set_synthetic";
-		rc = hwloc_topology_set_synthetic(t->topo,
-				source + strlen(SYNTHETIC_PREFIX));
-	} else if (!strncmp(source, XML_PREFIX, strlen(XML_PREFIX))) {
-		what = "hwloc_topology_set_xml";
-		rc = hwloc_topology_set_xml(t->topo,
-				source + strlen(XML_PREFIX));
-	}
+	return t;
+}
+
+/* Load t from the source _begin's caller set (what: the hwloc call that
+ * set it, rc its result), then read what the accessors give.  NULL with
+ * err naming label when any of it fails (t is freed). */
+static cosched_topology_t *_finish(cosched_topology_t *t, const char *label,
+				   const char *what, int rc,
+				   cosched_error_t *err)
+{
 	/* Every CPU of the machine, also those this process may not use:
 	 * slurmstepd runs inside the step's cpuset once task/cgroup has
 	 * moved it, and hwloc would otherwise drop and renumber the cores
@@ -110,8 +113,7 @@ cosched_topology_t *cosched_topology_load(const char *source,
 		rc = hwloc_topology_load(t->topo);
 	}
 	if (rc) {
-		cosched_error_set(err, "Topology=%s: %s: %s",
-				  COSCHED_QUOTE(source), what,
+		cosched_error_set(err, "%s: %s: %s", label, what,
 				  errno ? strerror(errno) : "failed");
 		hwloc_topology_destroy(t->topo);
 		free(t);
@@ -128,12 +130,114 @@ cosched_topology_t *cosched_topology_load(const char *source,
 		t->npackages = 1;
 	t->npus = hwloc_get_nbobjs_by_type(t->topo, HWLOC_OBJ_PU);
 	if (t->ncores <= 0 || t->npus <= 0) {
-		cosched_error_set(err, "Topology=%s: no cores in the topology",
-				  COSCHED_QUOTE(source));
+		cosched_error_set(err, "%s: no cores in the topology", label);
 		cosched_topology_free(t);
 		return NULL;
 	}
 	if (_load_numa(t, err)) {
+		cosched_topology_free(t);
+		return NULL;
+	}
+	return t;
+}
+
+cosched_topology_t *cosched_topology_load(const char *source,
+					  cosched_error_t *err)
+{
+	char label[COSCHED_TOPOLOGY_SOURCE_MAX + 32];
+	cosched_topology_t *t;
+	const char *what = "";
+	int rc = 0;
+
+	if (cosched_topology_source_check("Topology", source, err))
+		return NULL;
+	snprintf(label, sizeof(label), "Topology=%s", COSCHED_QUOTE(source));
+	if (!(t = _begin(source, label, err)))
+		return NULL;
+	if (!strncmp(source, SYNTHETIC_PREFIX, strlen(SYNTHETIC_PREFIX))) {
+		what = "hwloc_topology_set_synthetic";
+		rc = hwloc_topology_set_synthetic(t->topo,
+				source + strlen(SYNTHETIC_PREFIX));
+	} else if (!strncmp(source, XML_PREFIX, strlen(XML_PREFIX))) {
+		what = "hwloc_topology_set_xml";
+		rc = hwloc_topology_set_xml(t->topo,
+				source + strlen(XML_PREFIX));
+	}
+	return _finish(t, label, what, rc, err);
+}
+
+/* The copy's version, in its root object's info (cosched_kv.h's rule:
+ * a newer minor is read, another major refused). */
+#define COPY_INFO "CoschedTopology"
+#define COPY_TAG "cosched-topology/"
+static const cosched_kv_version_t copy_version = { 1, 0 };
+/* Larger than any machine's export (a 512-core machine's is ~1 MB). */
+#define COPY_MAX_BYTES (64u << 20)
+
+int cosched_topology_save(cosched_topology_t *t, const char *path,
+			  cosched_error_t *err)
+{
+	hwloc_obj_t root = hwloc_get_root_obj(t->topo);
+	char version[64], *xml = NULL;
+	int len = 0, rc;
+
+	cosched_kv_version_text(COPY_TAG, copy_version, version,
+				sizeof(version));
+	if (!hwloc_obj_get_info_by_name(root, COPY_INFO) &&
+	    hwloc_obj_add_info(root, COPY_INFO, version))
+		return cosched_error_set(err, "topology copy %s: hwloc_obj_add_info: %s",
+					 path, strerror(errno));
+	if (hwloc_topology_export_xmlbuffer(t->topo, &xml, &len, 0) || len < 1)
+		return cosched_error_set(err, "topology copy %s: hwloc_topology_export_xmlbuffer: %s",
+					 path, strerror(errno));
+	/* A cache: slurmd writes it again at every start, and a copy a
+	 * crash cut short does not parse, so its reader loads the machine
+	 * (no fsync). */
+	rc = cosched_file_replace(path, xml, (size_t) len - 1, 0600, 0, err);
+	hwloc_free_xmlbuffer(t->topo, xml);
+	return rc;
+}
+
+cosched_topology_t *cosched_topology_load_saved(const char *path,
+						int *missing,
+						cosched_error_t *err)
+{
+	char label[COSCHED_PATH_MAX + 32];
+	cosched_kv_version_t seen;
+	cosched_topology_t *t;
+	const char *version;
+	struct stat st;
+	char *xml;
+	int rc;
+
+	snprintf(label, sizeof(label), "topology copy %s", path);
+	xml = cosched_read_file_stat(path, COPY_MAX_BYTES, missing, &st, err);
+	if (!xml)
+		return NULL;
+	/* Only slurmd, as root, writes it: a copy anyone else could have
+	 * written would tell root's step daemon which CPUs a job gets. */
+	if (cosched_file_trusted(path, &st, "topology copies", err) ||
+	    !(t = _begin("system", label, err))) {
+		free(xml);
+		return NULL;
+	}
+	rc = hwloc_topology_set_xmlbuffer(t->topo, xml, (int) strlen(xml) + 1);
+	t = _finish(t, label, "hwloc_topology_set_xmlbuffer", rc, err);
+	free(xml);
+	if (!t)
+		return NULL;
+	t->copy = true;
+	version = hwloc_obj_get_info_by_name(hwloc_get_root_obj(t->topo),
+					     COPY_INFO);
+	if (!version || strncmp(version, COPY_TAG, strlen(COPY_TAG))) {
+		cosched_error_set(err, "%s: no %s info: not cosched's copy",
+				  label, COPY_INFO);
+		cosched_topology_free(t);
+		return NULL;
+	}
+	if (cosched_kv_version_read(label, "this node", COPY_TAG,
+				    version + strlen(COPY_TAG),
+				    copy_version, &seen, err)) {
 		cosched_topology_free(t);
 		return NULL;
 	}
@@ -183,9 +287,9 @@ static int _check_cores(const cosched_topology_t *t,
 
 	if (bad >= 0)
 		return cosched_error_set(err,
-			"core %d: the node's topology has %d cores (0-%d; Topology=%s)",
+			"core %d: the node's topology has %d cores (0-%d; Topology=%s%s)",
 			bad, t->ncores, t->ncores - 1,
-			COSCHED_QUOTE(t->source));
+			COSCHED_QUOTE(t->source), t->copy ? ", saved" : "");
 	return 0;
 }
 

@@ -118,6 +118,89 @@ def test_tasks_run_on_the_allocated_cores(make_cluster):
     _not_drained(c)
 
 
+def _topology_copy(c, node="n1"):
+    return os.path.join(c.workdir, "spool", node, "cosched", "topology.xml")
+
+
+def _restart_slurmd(c, node="n1"):
+    c.procs[f"slurmd-{node}"].kill()
+    c.procs[f"slurmd-{node}"].wait()
+    c.start_slurmd(node)
+    deadline = time.monotonic() + 30
+    while node not in c.run(["sinfo", "-h", "-N", "-r", "-o", "%N"]).stdout:
+        assert time.monotonic() < deadline, f"{node} does not respond"
+        time.sleep(0.5)
+
+
+def test_steps_read_slurmds_topology_copy(make_cluster):
+    """slurmd keeps the machine's topology in its spool (Topology=system)
+    and the steps map their cores through that copy: one that says the
+    node has a single core leaves a job on core 1 unbound, one that does
+    not parse or is not root's alone is passed over for the machine, and a
+    restarted slurmd writes its own again.  No job fails, no node drains."""
+    c = make_cluster(nodes=1, sockets=2, cores=1, task_plugin="task/cosched",
+                     cosched_conf_extra=["CoschedPolicy=app_aware"])
+    copy = _topology_copy(c)
+    st = os.stat(copy)
+    assert st.st_uid == 0 and st.st_mode & 0o777 == 0o600, oct(st.st_mode)
+    with open(copy) as f:
+        machine = f.read()
+    assert 'name="CoschedTopology" value="cosched-topology/1"' in machine
+    assert f"topology copy {copy} for the steps" in _slurmd_log(c)
+
+    def on_core1():
+        busy = c.sbatch("-n1")          # core 0 taken: the probe gets 1
+        c.wait_state(busy, "RUNNING")
+        j, own, got = _probe_job(c)
+        c.run(["scancel", str(busy)])
+        c.wait_state(busy, ["CANCELLED", "COMPLETED"])
+        assert own == {1}, own
+        return j, got
+
+    j, got = on_core1()
+    assert got == [{1}], got
+
+    # A copy of one core (cosched's, valid): the step reads it, finds no
+    # core 1 in it, and leaves the task unbound (task/cosched alone).
+    one = subprocess.run(["lstopo-no-graphics", "-i", "package:1 core:1 pu:1",
+                          "--of", "xml"], capture_output=True, text=True,
+                         check=True).stdout
+    one = re.sub(r'(<object type="Machine"[^>]*>)',
+                 r'\1\n<info name="CoschedTopology" '
+                 r'value="cosched-topology/1"/>', one, count=1)
+    with open(copy, "w") as f:
+        f.write(one)
+    os.chmod(copy, 0o600)
+    j, got = on_core1()
+    assert got == [{0, 1}], got
+    assert re.search(r"core 1: the node's topology has 1 cores "
+                     r"\(0-0; Topology=\"system\", saved\): cores, memory "
+                     r"binding and frequency left alone",
+                     _slurmd_log(c)), _slurmd_log(c)[-2000:]
+
+    # Cut short, then writable by others: the machine's topology instead.
+    for text, mode in ((machine[:len(machine) // 2], 0o600),
+                       (machine, 0o644 | 0o002)):
+        with open(copy, "w") as f:
+            f.write(text)
+        os.chmod(copy, mode)
+        j, got = on_core1()
+        assert got == [{1}], (mode, got)
+    log = _slurmd_log(c)
+    assert log.count("reading the machine's topology instead") >= 2, log[-2000:]
+    assert "writable by group or others" in log
+
+    # slurmd's start writes its copy again.
+    _restart_slurmd(c)
+    st = os.stat(copy)
+    assert st.st_mode & 0o777 == 0o600
+    with open(copy) as f:
+        assert 'value="cosched-topology/1"' in f.read()
+    j, got = on_core1()
+    assert got == [{1}], got
+    _not_drained(c)
+
+
 def _probe_job(c):
     """A 1-core job that prints its mask: (job id, its CPU_IDs, the CPU
     sets it ran on)."""

@@ -287,6 +287,126 @@ START_TEST(test_caches)
 }
 END_TEST
 
+/* The copy slurmd keeps for the steps: the same cores, packages, NUMA
+ * nodes and caches as the topology it was saved from; refused when it is
+ * not whole, not cosched's, of another major or not root's alone. */
+START_TEST(test_saved_copy)
+{
+	char dir[256], path[320], other[320], buf[256];
+	cosched_topology_t *t = cosched_topology_load(
+		"synthetic:package:2 [numa] l3:1(size=16MiB) core:4 pu:2", &err);
+	cosched_topology_t *c;
+	cosched_cache_sizes_t want_caches, got_caches;
+	cosched_idset_t cores = ids("5-6"), cpus, numa;
+	struct stat st;
+	char *text, *v;
+	int missing = -1;
+
+	ck_assert_msg(t != NULL, "%s", err.msg);
+	cosched_check_tmpdir(dir, sizeof(dir), "topology-copy");
+	snprintf(path, sizeof(path), "%s/topology.xml", dir);
+	ck_assert_msg(cosched_topology_save(t, path, &err) == 0, "%s", err.msg);
+	ck_assert_int_eq(stat(path, &st), 0);
+	ck_assert_int_eq(st.st_mode & 0777, 0600);
+
+	c = cosched_topology_load_saved(path, &missing, &err);
+	ck_assert_msg(c != NULL, "%s", err.msg);
+	ck_assert_int_eq(missing, 0);
+	ck_assert_int_eq(cosched_topology_ncores(c), 8);
+	ck_assert_int_eq(cosched_topology_npackages(c), 2);
+	ck_assert_int_eq(cosched_topology_nnuma(c), 2);
+	ck_assert_int_eq(cosched_topology_core_cpus(c, &cores, &cpus, &err), 0);
+	assert_ids(&cpus, "10-13");
+	ck_assert_int_eq(cosched_topology_cpu_numa(c, &cpus, &numa, &err), 0);
+	assert_ids(&numa, "1");
+	cosched_topology_caches(t, &want_caches);
+	cosched_topology_caches(c, &got_caches);
+	ck_assert_uint_eq(got_caches.llc, 16ULL << 20);
+	ck_assert_mem_eq(&got_caches, &want_caches, sizeof(want_caches));
+	ck_assert_ptr_nonnull(strstr(cosched_topology_describe(c, buf,
+		sizeof(buf)), "packages=2 cores=8 pus=16 numa=2 source=system"));
+	cores = ids("8");
+	ck_assert_int_eq(cosched_topology_core_cpus(c, &cores, &cpus, &err), -1);
+	ck_assert_str_eq(err.msg, "core 8: the node's topology has 8 cores (0-7; Topology=\"system\", saved)");
+	text = strdup(cosched_check_read_file(path));
+	cosched_topology_free(c);
+
+	/* No copy; a copy cut short; a newer minor (read); another major. */
+	snprintf(other, sizeof(other), "%s/none.xml", dir);
+	ck_assert_ptr_null(cosched_topology_load_saved(other, &missing, &err));
+	ck_assert_int_eq(missing, 1);
+	v = strdup(text);
+	v[strlen(v) / 2] = '\0';
+	cosched_check_write_file(path, v);
+	free(v);
+	chmod(path, 0600);
+	ck_assert_ptr_null(cosched_topology_load_saved(path, &missing, &err));
+	ck_assert_int_eq(missing, 0);
+	ck_assert_msg(strstr(err.msg, path) && strstr(err.msg, "hwloc_topology"),
+		      "%s", err.msg);
+	v = strdup(text);
+	ck_assert_ptr_nonnull(strstr(v, "cosched-topology/1\""));
+	memcpy(strstr(v, "cosched-topology/1\""), "cosched-topology/3\"", 19);
+	cosched_check_write_file(path, v);
+	chmod(path, 0600);
+	ck_assert_ptr_null(cosched_topology_load_saved(path, &missing, &err));
+	ck_assert_msg(strstr(err.msg, "cosched-topology/3"), "%s", err.msg);
+	free(v);
+	{
+		/* "cosched-topology/1" becomes "cosched-topology/1.4", one
+		 * byte longer than the field it replaces */
+		char *at = strstr(text, "cosched-topology/1\"");
+		size_t head = (size_t) (at - text) + strlen("cosched-topology/1");
+
+		v = malloc(strlen(text) + 3);
+		memcpy(v, text, head);
+		strcpy(v + head, ".4");
+		strcpy(v + head + 2, text + head);
+		cosched_check_write_file(path, v);
+		chmod(path, 0600);
+		free(v);
+		c = cosched_topology_load_saved(path, &missing, &err);
+		ck_assert_msg(c != NULL, "a newer minor: %s", err.msg);
+		ck_assert_int_eq(cosched_topology_ncores(c), 8);
+		cosched_topology_free(c);
+	}
+
+	/* hwloc's own export, without cosched's version. */
+	{
+		hwloc_topology_t h;
+
+		ck_assert_int_eq(hwloc_topology_init(&h), 0);
+		ck_assert_int_eq(hwloc_topology_set_synthetic(h, "package:1 core:2 pu:1"), 0);
+		ck_assert_int_eq(hwloc_topology_load(h), 0);
+		ck_assert_int_eq(hwloc_topology_export_xml(h, path, 0), 0);
+		hwloc_topology_destroy(h);
+		chmod(path, 0600);
+		ck_assert_ptr_null(cosched_topology_load_saved(path, &missing, &err));
+		ck_assert_msg(strstr(err.msg, "not cosched's copy"), "%s", err.msg);
+	}
+
+	/* Writable by others: anyone could have told root's step daemon
+	 * which CPUs are whose. */
+	cosched_check_write_file(path, text);
+	chmod(path, 0666);
+	ck_assert_ptr_null(cosched_topology_load_saved(path, &missing, &err));
+	ck_assert_msg(strstr(err.msg, path) && strstr(err.msg, "writable by group or others"), "%s", err.msg);
+	/* A symbolic link is not followed. */
+	unlink(path);
+	ck_assert_int_eq(symlink(other, path), 0);
+	ck_assert_ptr_null(cosched_topology_load_saved(path, &missing, &err));
+	ck_assert_int_eq(missing, 0);
+	/* Saving into a directory that is not there fails, saying where. */
+	snprintf(other, sizeof(other), "%s/no/such/topology.xml", dir);
+	ck_assert_int_eq(cosched_topology_save(t, other, &err), -1);
+	ck_assert_msg(strstr(err.msg, other), "%s", err.msg);
+
+	free(text);
+	cosched_topology_free(t);
+	cosched_check_rm_rf(dir);
+}
+END_TEST
+
 Suite *cosched_test_suite(void)
 {
 	Suite *s = suite_create("topology");
@@ -298,6 +418,7 @@ Suite *cosched_test_suite(void)
 	tcase_add_test(tc, test_sources);
 	tcase_add_test(tc, test_cpuset_does_not_renumber);
 	tcase_add_test(tc, test_caches);
+	tcase_add_test(tc, test_saved_copy);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -94,26 +94,32 @@ void task_cosched_setenv(task_cosched_step_t *st, const char *name,
 	env_array_overwrite(&st->env, name, value);
 }
 
+char *task_cosched_spool_path(const char *name)
+{
+	if (!conf || !conf->spooldir)
+		return NULL;
+	if (!name)
+		return xstrdup_printf("%s/cosched", conf->spooldir);
+	return xstrdup_printf("%s/cosched/%s", conf->spooldir, name);
+}
+
 static const char *_node_name(void)
 {
 	return conf && conf->node_name ? conf->node_name : NULL;
 }
 
-/* The topology of this node (slurmstepd only: slurmd needs none). */
+/* Whether a part on needs the node's topology. */
+static bool _topology_needed(void)
+{
+	return part_cpuset || part_membind || part_cpufreq;
+}
+
+/* The topology of this node (slurmstepd; slurmd keeps a copy of it). */
 static void _load_topology(void)
 {
-	cosched_error_t err;
-	char *src;
-
-	if (task_cosched_topo || !(part_cpuset || part_membind ||
-				   part_cpufreq))
-		return;
-	src = task_cosched_node_path(task_cosched_conf.topology, _node_name());
-	task_cosched_topo = cosched_topology_load(src, &err);
-	if (!task_cosched_topo)
-		error("%s: %s: cores, memory binding and frequency left alone",
-		      plugin_type, err.msg);
-	xfree(src);
+	if (!task_cosched_topo && _topology_needed())
+		task_cosched_topo =
+			task_cosched_topology_step_load(_node_name());
 }
 
 /* What a newer minor of the node's state files carried (the cpufreq
@@ -147,6 +153,8 @@ extern int init(void)
 		cosched_conf_init(&task_cosched_conf);
 		task_cosched_conf_path = xstrdup(path);
 		xfree(path);
+		if (running_in_slurmd())
+			task_cosched_topology_node_init(false);
 		if (running_in_slurmd() && _node_name())
 			task_cosched_cpufreq_node_sweep(_node_name());
 		return SLURM_SUCCESS;
@@ -170,6 +178,8 @@ extern int init(void)
 	      part_membind ? "on" : "off", part_cpufreq ? "on" : "off",
 	      part_profile ? "on" : "off");
 	xfree(path);
+	if (running_in_slurmd())
+		task_cosched_topology_node_init(_topology_needed());
 	if (running_in_slurmd() && _node_name())
 		task_cosched_cpufreq_node_sweep(_node_name());
 	return SLURM_SUCCESS;

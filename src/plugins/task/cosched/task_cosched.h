@@ -89,6 +89,11 @@ void task_cosched_conf_watch(const char *path);
  * debug). */
 void task_cosched_conf_skipped(const cosched_error_t *skipped);
 
+/* SlurmdSpoolDir/cosched, or the file or directory name in it
+ * (xmalloc'ed; conf->spooldir has %n and %h expanded); NULL without a
+ * spool directory. */
+char *task_cosched_spool_path(const char *name);
+
 /* SysfsRoot or an XML topology path with "%n" replaced by the node's name
  * (xstrdup'ed; caller xfree()s). */
 char *task_cosched_node_path(const char *pattern, const char *node_name);
@@ -98,6 +103,15 @@ char *task_cosched_node_path(const char *pattern, const char *node_name);
 void task_cosched_setenv(task_cosched_step_t *st, const char *name,
 			 const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+
+/* slurmd, at its start: the copy of the machine's topology its steps
+ * load (task_cosched_topology.c); needed: a part that uses the topology
+ * is on.  An earlier start's copy goes in any case. */
+void task_cosched_topology_node_init(bool needed);
+/* slurmstepd: the node's topology, from slurmd's copy where there is one
+ * (Topology=system), else from the source; NULL (logged) when neither
+ * loads. */
+cosched_topology_t *task_cosched_topology_step_load(const char *node_name);
 
 int task_cosched_cpuset_init(const cosched_conf_t *conf);
 void task_cosched_cpuset_fini(void);

@@ -64,21 +64,9 @@ typedef struct {
 
 static conf_look_t last_look;
 
-/* SlurmdSpoolDir/cosched (xmalloc'ed), NULL without a spool directory. */
-static char *_spool_dir(void)
-{
-	if (!conf || !conf->spooldir)
-		return NULL;
-	return xstrdup_printf("%s/cosched", conf->spooldir);
-}
-
 static char *_good_path(void)
 {
-	char *dir = _spool_dir();
-	char *path = dir ? xstrdup_printf("%s/" GOOD_NAME, dir) : NULL;
-
-	xfree(dir);
-	return path;
+	return task_cosched_spool_path(GOOD_NAME);
 }
 
 /*
@@ -119,7 +107,7 @@ static int _read(const char *path, cosched_conf_t *out, char **text,
 /* slurmd: keep text as the last good copy when it differs from it. */
 static void _save_good(const char *text)
 {
-	char *dir = _spool_dir(), *path = _good_path();
+	char *dir = task_cosched_spool_path(NULL), *path = _good_path();
 	cosched_error_t err;
 	char *old = NULL;
 

@@ -55,12 +55,10 @@ void task_cosched_cpufreq_fini(void)
 	step_held = false;
 }
 
-/* SlurmdSpoolDir/cosched (conf->spooldir has %n and %h expanded). */
+/* SlurmdSpoolDir/cosched. */
 static char *_journal_dir(void)
 {
-	if (!conf || !conf->spooldir)
-		return NULL;
-	return xstrdup_printf("%s/cosched", conf->spooldir);
+	return task_cosched_spool_path(NULL);
 }
 
 /* The journal directory when a journal is in it (cosched holds a domain

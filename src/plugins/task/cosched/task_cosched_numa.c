@@ -54,6 +54,8 @@ static void _write(task_cosched_step_t *st)
 
 void task_cosched_numa_step_start(task_cosched_step_t *st)
 {
+	char *ledger;
+
 	memset(&numa_step, 0, sizeof(numa_step));
 	numa_active = false;
 	/* The extern step's one process is slurmstepd's own sleeper. */
@@ -69,9 +71,10 @@ void task_cosched_numa_step_start(task_cosched_step_t *st)
 		numa_step.priority = st->record->numa_priority;
 	/* Where the step's sampler gives its LLC misses per second (the
 	 * energy ledger): the manager's measured bandwidth. */
-	if (conf && conf->spooldir)
-		snprintf(numa_step.ledger, sizeof(numa_step.ledger),
-			 "%s/cosched", conf->spooldir);
+	if ((ledger = task_cosched_spool_path(NULL)))
+		snprintf(numa_step.ledger, sizeof(numa_step.ledger), "%s",
+			 ledger);
+	xfree(ledger);
 	_write(st);
 	if (!numa_active)
 		return;

@@ -92,7 +92,7 @@ void task_cosched_profile_step_start(task_cosched_step_t *st)
 	attached_once = false;
 	if (st->step_id == SLURM_EXTERN_CONT || !conf || !conf->spooldir)
 		return;		/* no tasks of its own to count */
-	dir = xstrdup_printf("%s/cosched", conf->spooldir);
+	dir = task_cosched_spool_path(NULL);
 	if (_mkdir(dir)) {
 		error("%s: %s: %s: %m: step not profiled", plugin_type,
 		      st->step_name, dir);
@@ -107,7 +107,7 @@ void task_cosched_profile_step_start(task_cosched_step_t *st)
 		return;
 	}
 	/* The node's energy ledger, shared by every step's sampler. */
-	ledger = xstrdup_printf("%s/cosched", conf->spooldir);
+	ledger = task_cosched_spool_path(NULL);
 	root = task_cosched_node_path(task_cosched_conf.sysfs_root,
 				      st->node_name);
 	out = xstrdup_printf("%s/%s.json", dir, st->step_name +

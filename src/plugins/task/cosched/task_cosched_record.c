@@ -64,12 +64,11 @@
  * without a spool directory. */
 static char *_path_suffix(uint32_t job_id, const char *suffix)
 {
-	if (!conf || !conf->spooldir)
-		return NULL;
-	if (!job_id)
-		return xstrdup_printf("%s/cosched/" RECORDS, conf->spooldir);
-	return xstrdup_printf("%s/cosched/" RECORDS "/%u%s", conf->spooldir,
-			      job_id, suffix);
+	char *path = task_cosched_spool_path(RECORDS);
+
+	if (path && job_id)
+		xstrfmtcat(path, "/%u%s", job_id, suffix);
+	return path;
 }
 
 static char *_path(uint32_t job_id)
@@ -156,9 +155,8 @@ static void _cache_parent(void)
 {
 	char *dir;
 
-	if (!conf || !conf->spooldir)
+	if (!(dir = task_cosched_spool_path(NULL)))
 		return;
-	dir = xstrdup_printf("%s/cosched", conf->spooldir);
 	if (mkdir(dir, 0700) && errno != EEXIST)
 		debug("%s: %s: %m: the job's record is not kept on the node",
 		      plugin_type, dir);
