@@ -190,8 +190,15 @@ def test_steps_read_slurmds_topology_copy(make_cluster):
     assert log.count("reading the machine's topology instead") >= 2, log[-2000:]
     assert "writable by group or others" in log
 
-    # slurmd's start writes its copy again.
+    # slurmd's start writes its copy again (sinfo may still show the
+    # killed slurmd responding: the log says when the new one wrote it).
+    written = f"topology copy {copy} for the steps"
+    before = _slurmd_log(c).count(written)
     _restart_slurmd(c)
+    deadline = time.monotonic() + 30
+    while _slurmd_log(c).count(written) == before:
+        assert time.monotonic() < deadline, "slurmd wrote no copy"
+        time.sleep(0.2)
     st = os.stat(copy)
     assert st.st_mode & 0o777 == 0o600
     with open(copy) as f:
