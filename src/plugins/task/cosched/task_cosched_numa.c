@@ -24,6 +24,7 @@
 #include "src/common/slurm_xlator.h"
 
 #include "src/common/log.h"
+#include "src/common/xmalloc.h"
 #include "src/slurmd/slurmd/slurmd.h"
 
 #include "src/libcosched/cosched_kv.h"
