@@ -4,8 +4,8 @@
  *  Every step's slurmstepd needs the topology to map the credential's
  *  cores to CPUs, NUMA nodes and frequency domains, and hwloc's scan of
  *  the machine reads about 300 files of /sys (1.8 ms a load on a 2-CPU
- *  VM, more with every core), twice a job (its batch or first step and
- *  its extern step).  With Topology=system slurmd scans it once at its
+ *  VM, more with every core), once a step (the batch step, each srun
+ *  step, the extern step).  With Topology=system slurmd scans it once at its
  *  start and keeps the result in SlurmdSpoolDir/cosched/topology.xml
  *  (cosched_topology_save: hwloc's XML, versioned), which each step loads
  *  instead (0.1 ms) -- as Slurm's own slurmd keeps hwloc's XML in its
