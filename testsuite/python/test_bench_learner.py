@@ -5,40 +5,26 @@ store, and a quiet run, which does not read the folder, costs less than
 an idle one, which reads 2,000 kept names.  No Slurm cluster; a few
 seconds."""
 
-import os
 import re
 import subprocess
 
-import pytest
-
-from cluster import default_builddir
+from bench_output import bench_program, medians
 
 
 def _bench():
-    path = os.path.join(default_builddir(), "contribs", "bench",
-                        "cosched-bench-learner")
-    if not os.path.exists(path):
-        pytest.fail("cosched-bench-learner is not built: run scripts/build")
-    return path
+    return bench_program("cosched-bench-learner")
 
 
 def test_bench_learner_small():
     r = subprocess.run([_bench(), "2000", "200", "5"], capture_output=True,
                        text=True, timeout=300)
     assert r.returncode == 0, r.stdout + r.stderr
-    medians = {}
-    for line in r.stdout.splitlines():
-        m = re.match(r"\s+(\w+ \w+)\s+median\s+([\d.]+) ms\s+range\s+"
-                     r"([\d.]+) \.\.\s+([\d.]+) ms$", line)
-        if m:
-            med, lo, hi = (float(x) for x in m.group(2, 3, 4))
-            assert lo <= med <= hi, line
-            medians[m.group(1)] = med
-    assert sorted(medians) == sorted(
+    rows = medians(r.stdout)
+    assert sorted(rows) == sorted(
         f"{kind} {store}" for kind in ("idle", "new", "quiet")
         for store in ("kept", "empty")), r.stdout
     # Not reading the folder is cheaper than reading 2,200 names.
-    assert medians["quiet kept"] < medians["idle kept"], r.stdout
+    assert rows["quiet kept"] < rows["idle kept"], r.stdout
     for kind in ("idle", "new", "quiet"):
         assert re.search(rf"^  {kind}\s+kept/empty median [\d.]+, worst "
                          r"kept / best empty [\d.]+$", r.stdout, re.M), \

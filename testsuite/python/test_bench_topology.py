@@ -5,21 +5,14 @@ source and their ratio, and the copy costs less than hwloc's scan of /sys,
 by a margin (20 times on the 2-CPU VM) that no noise closes.  No Slurm
 cluster; a second."""
 
-import os
 import re
 import subprocess
 
-import pytest
-
-from cluster import default_builddir
+from bench_output import bench_program, medians
 
 
 def _bench():
-    path = os.path.join(default_builddir(), "contribs", "bench",
-                        "cosched-bench-topology")
-    if not os.path.exists(path):
-        pytest.fail("cosched-bench-topology is not built: run scripts/build")
-    return path
+    return bench_program("cosched-bench-topology")
 
 
 def test_bench_topology_small():
@@ -30,15 +23,7 @@ def test_bench_topology_small():
                     r"interleaved repeats; packages=\d+ cores=\d+ pus=\d+ "
                     r"numa=\d+ source=system$", r.stdout.splitlines()[0]), \
         r.stdout
-    medians = {}
-    for line in r.stdout.splitlines():
-        m = re.match(r"\s+(\w+)\s+median\s+([\d.]+) ms\s+range\s+"
-                     r"([\d.]+) \.\.\s+([\d.]+) ms$", line)
-        if m:
-            med, lo, hi = (float(x) for x in m.group(2, 3, 4))
-            assert lo <= med <= hi, line
-            medians[m.group(1)] = med
-    assert sorted(medians) == ["copy", "machine"], r.stdout
+    assert sorted(medians(r.stdout)) == ["copy", "machine"], r.stdout
     m = re.search(r"^  copy/machine median ([\d.]+), worst copy / best "
                   r"machine ([\d.]+)$", r.stdout, re.M)
     assert m, r.stdout
