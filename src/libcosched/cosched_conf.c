@@ -84,7 +84,8 @@ void cosched_conf_init(cosched_conf_t *conf)
 	 * for strict. */
 	conf->membind = COSCHED_MEMBIND_PREFER;
 	snprintf(conf->sysfs_root, sizeof(conf->sysfs_root), "/");
-	snprintf(conf->topology, sizeof(conf->topology), "system");
+	snprintf(conf->topology, sizeof(conf->topology), "%s",
+		 COSCHED_TOPOLOGY_SYSTEM);
 	conf->profile_jobs = true;
 	conf->interference_min_samples = COSCHED_INTERFERENCE_MIN_SAMPLES_DEFAULT;
 	conf->interference_half_life_days =

@@ -68,6 +68,8 @@ extern const cosched_range_t cosched_interference_half_life_range;
 
 /* Topology= (the node's topology source, src/node/cosched_topology.h). */
 #define COSCHED_TOPOLOGY_SOURCE_MAX 1024
+/* The machine itself (hwloc's Linux backend), the default. */
+#define COSCHED_TOPOLOGY_SYSTEM "system"
 
 /* Check a Topology= value's form: "system", "synthetic:DESCRIPTION" or
  * "xml:/ABSOLUTE/PATH" (what hwloc makes of it is checked when the node

@@ -152,7 +152,7 @@ int cosched_topology_source_check(const char *field, const char *source,
 			return cosched_error_set(err,
 				"%s: %s: only printable ASCII", field,
 				COSCHED_QUOTE(source));
-	if (!strcmp(source, "system"))
+	if (!strcmp(source, COSCHED_TOPOLOGY_SYSTEM))
 		return 0;
 	if (!strncmp(source, SYNTHETIC_PREFIX, strlen(SYNTHETIC_PREFIX)) &&
 	    synthetic_check(source + strlen(SYNTHETIC_PREFIX)))

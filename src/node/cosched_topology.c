@@ -217,7 +217,7 @@ cosched_topology_t *cosched_topology_load_saved(const char *path,
 	/* Only slurmd, as root, writes it: a copy anyone else could have
 	 * written would tell root's step daemon which CPUs a job gets. */
 	if (cosched_file_trusted(path, &st, "topology copies", err) ||
-	    !(t = _begin("system", label, err))) {
+	    !(t = _begin(COSCHED_TOPOLOGY_SYSTEM, label, err))) {
 		free(xml);
 		return NULL;
 	}

@@ -92,22 +92,23 @@ void task_cosched_profile_step_start(task_cosched_step_t *st)
 	attached_once = false;
 	if (st->step_id == SLURM_EXTERN_CONT || !conf || !conf->spooldir)
 		return;		/* no tasks of its own to count */
-	dir = task_cosched_spool_path(NULL);
-	if (_mkdir(dir)) {
-		error("%s: %s: %s: %m: step not profiled", plugin_type,
-		      st->step_name, dir);
-		xfree(dir);
-		return;
-	}
-	xstrcat(dir, "/steps");
-	if (_mkdir(dir)) {
-		error("%s: %s: %s: %m: step not profiled", plugin_type,
-		      st->step_name, dir);
-		xfree(dir);
-		return;
-	}
-	/* The node's energy ledger, shared by every step's sampler. */
+	/* SlurmdSpoolDir/cosched: the node's energy ledger, shared by
+	 * every step's sampler, and steps/ for the step records. */
 	ledger = task_cosched_spool_path(NULL);
+	if (_mkdir(ledger)) {
+		error("%s: %s: %s: %m: step not profiled", plugin_type,
+		      st->step_name, ledger);
+		xfree(ledger);
+		return;
+	}
+	dir = xstrdup_printf("%s/steps", ledger);
+	if (_mkdir(dir)) {
+		error("%s: %s: %s: %m: step not profiled", plugin_type,
+		      st->step_name, dir);
+		xfree(dir);
+		xfree(ledger);
+		return;
+	}
 	root = task_cosched_node_path(task_cosched_conf.sysfs_root,
 				      st->node_name);
 	out = xstrdup_printf("%s/%s.json", dir, st->step_name +

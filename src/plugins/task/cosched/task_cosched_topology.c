@@ -35,7 +35,6 @@
 #include "task_cosched.h"
 
 #define COPY_NAME "topology.xml"
-#define SYSTEM "system"
 
 void task_cosched_topology_node_init(bool needed)
 {
@@ -50,9 +49,9 @@ void task_cosched_topology_node_init(bool needed)
 	if (unlink(path) && errno != ENOENT)
 		info("%s: %s: %m: steps read the machine's topology themselves",
 		     plugin_type, path);
-	if (!needed || strcmp(task_cosched_conf.topology, SYSTEM))
+	if (!needed || strcmp(task_cosched_conf.topology, COSCHED_TOPOLOGY_SYSTEM))
 		goto out;
-	if (!(t = cosched_topology_load(SYSTEM, &err))) {
+	if (!(t = cosched_topology_load(COSCHED_TOPOLOGY_SYSTEM, &err))) {
 		error("%s: %s: cores, memory binding and frequency left alone",
 		      plugin_type, err.msg);
 		goto out;
@@ -79,7 +78,7 @@ cosched_topology_t *task_cosched_topology_step_load(const char *node_name)
 	cosched_error_t err;
 	int missing = 0;
 
-	if (!strcmp(src, SYSTEM) &&
+	if (!strcmp(src, COSCHED_TOPOLOGY_SYSTEM) &&
 	    (path = task_cosched_spool_path(COPY_NAME))) {
 		t = cosched_topology_load_saved(path, &missing, &err);
 		if (!t && !missing)
