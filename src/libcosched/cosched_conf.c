@@ -60,6 +60,7 @@ void cosched_conf_init(cosched_conf_t *conf)
 		 COSCHED_STORE_DIR_DEFAULT);
 	conf->profile_merge_weight = COSCHED_PROFILE_MERGE_WEIGHT_DEFAULT;
 	conf->profile_max_samples = COSCHED_PROFILE_MAX_SAMPLES_DEFAULT;
+	conf->profile_min_runtime_s = COSCHED_PROFILE_MIN_RUNTIME_DEFAULT;
 	cosched_interference_default(&conf->interference);
 	conf->policy = COSCHED_POLICY_DEFAULT;
 	conf->scope = COSCHED_SCOPE_SOCKET;
@@ -115,6 +116,7 @@ void cosched_conf_merge_params(const cosched_conf_t *conf,
 {
 	mp->weight = conf->profile_merge_weight;
 	mp->max_samples = conf->profile_max_samples;
+	mp->min_runtime_s = conf->profile_min_runtime_s;
 	mp->node_peak_bw = conf->node_peak_bw_mbs * COSCHED_BYTES_PER_MB;
 }
 
@@ -188,6 +190,8 @@ static const conf_key_t keys[] = {
 	  &cosched_merge_weight_range },
 	{ "ProfileMaxSamples", K_INTEGER, OFF(profile_max_samples),
 	  &cosched_max_samples_range },
+	{ "ProfileMinRuntime", K_NUMBER, OFF(profile_min_runtime_s),
+	  &cosched_min_runtime_range },
 	/* Interference model overrides. */
 	{ "Interference", K_INTERFERENCE, OFF(interference), NULL },
 	{ "PreferenceTable", K_PREFERENCE, OFF(interference.pref), NULL },

@@ -148,6 +148,7 @@ typedef struct cosched_conf {
 	char profile_dir[COSCHED_PATH_MAX];		/* ProfileDir */
 	double profile_merge_weight;		/* ProfileMergeWeight */
 	int profile_max_samples;		/* ProfileMaxSamples */
+	double profile_min_runtime_s;		/* ProfileMinRuntime */
 	cosched_interference_model_t interference; /* Interference, PreferenceTable */
 	unsigned interference_given;	/* cells Interference= set: bit
 					 * victim * COSCHED_LCA_COUNT + corunner */

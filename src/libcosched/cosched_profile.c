@@ -89,6 +89,7 @@ void cosched_merge_params_default(cosched_merge_params_t *mp)
 {
 	mp->weight = COSCHED_PROFILE_MERGE_WEIGHT_DEFAULT;
 	mp->max_samples = COSCHED_PROFILE_MAX_SAMPLES_DEFAULT;
+	mp->min_runtime_s = COSCHED_PROFILE_MIN_RUNTIME_DEFAULT;
 	mp->node_peak_bw = 0.0;
 }
 
@@ -96,6 +97,7 @@ const cosched_range_t cosched_merge_weight_range = { 0.0, 1.0, true };
 const cosched_range_t cosched_max_samples_range = {
 	1.0, COSCHED_PROFILE_MAX_SAMPLES_LIMIT, false
 };
+const cosched_range_t cosched_min_runtime_range = { 0.0, 86400.0, false };
 
 int cosched_merge_params_check(const cosched_merge_params_t *mp,
 			       cosched_error_t *err)
@@ -105,6 +107,9 @@ int cosched_merge_params_check(const cosched_merge_params_t *mp,
 				err) ||
 	    cosched_range_check("ProfileMaxSamples",
 				&cosched_max_samples_range, mp->max_samples,
+				NULL, err) ||
+	    cosched_range_check("ProfileMinRuntime",
+				&cosched_min_runtime_range, mp->min_runtime_s,
 				NULL, err))
 		return -1;
 	if (isnan(mp->node_peak_bw) || isinf(mp->node_peak_bw))
@@ -374,6 +379,16 @@ const cosched_edp_point_t *cosched_profile_edp_find(const cosched_profile_t *p,
 	return NULL;
 }
 
+int cosched_run_long_enough(const cosched_run_t *run,
+			    const cosched_merge_params_t *mp,
+			    cosched_error_t *err)
+{
+	if (run->runtime_s >= mp->min_runtime_s)
+		return 0;
+	return cosched_error_set(err, "ran %g s, under ProfileMinRuntime=%g s",
+				 run->runtime_s, mp->min_runtime_s);
+}
+
 int cosched_profile_add_run(cosched_profile_t *p, const cosched_run_t *run,
 			    const cosched_merge_params_t *mp,
 			    cosched_error_t *err)
@@ -385,7 +400,8 @@ int cosched_profile_add_run(cosched_profile_t *p, const cosched_run_t *run,
 	double energy;
 
 	if (cosched_merge_params_check(mp, err) ||
-	    cosched_run_check("run", run, err))
+	    cosched_run_check("run", run, err) ||
+	    cosched_run_long_enough(run, mp, err))
 		return -1;
 
 	cosched_run_derive(run, mp->node_peak_bw, &d);

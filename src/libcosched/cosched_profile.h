@@ -62,6 +62,10 @@
 #define COSCHED_PROFILE_MAX_SAMPLES_LIMIT 4096
 /* Default EWMA weight of a new run (ProfileMergeWeight). */
 #define COSCHED_PROFILE_MERGE_WEIGHT_DEFAULT 0.25
+/* Default shortest run merged, seconds (ProfileMinRuntime): one default
+ * SampleInterval, so a merged run was sampled at least once while it
+ * ran. */
+#define COSCHED_PROFILE_MIN_RUNTIME_DEFAULT 1.0
 /* Bound on distinct (threads, frequency) EDP points per profile: 8 thread
  * counts x 11 frequencies is seed 002's whole sweep; leave room. */
 #define COSCHED_PROFILE_MAX_EDP_POINTS 1024
@@ -133,17 +137,20 @@ typedef struct {
 } cosched_profile_t;
 
 /* How a run is merged (ProfileMergeWeight, ProfileMaxSamples,
- * NodePeakBandwidth in cosched.conf). */
+ * ProfileMinRuntime, NodePeakBandwidth in cosched.conf). */
 typedef struct {
 	double weight;			/* 0 < weight <= 1: new = w x run + (1 - w) x old */
 	int max_samples;		/* 1 .. COSCHED_PROFILE_MAX_SAMPLES_LIMIT */
+	double min_runtime_s;		/* shorter runs are not merged; 0: all */
 	double node_peak_bw;		/* bytes/s; <= 0 = unknown (no bw_fraction) */
 } cosched_merge_params_t;
 
-/* The ranges of ProfileMergeWeight (0, 1] and ProfileMaxSamples
- * [1, COSCHED_PROFILE_MAX_SAMPLES_LIMIT]. */
+/* The ranges of ProfileMergeWeight (0, 1], ProfileMaxSamples
+ * [1, COSCHED_PROFILE_MAX_SAMPLES_LIMIT] and ProfileMinRuntime
+ * [0, 86400] seconds. */
 extern const cosched_range_t cosched_merge_weight_range;
 extern const cosched_range_t cosched_max_samples_range;
+extern const cosched_range_t cosched_min_runtime_range;
 
 void cosched_merge_params_default(cosched_merge_params_t *mp);
 int cosched_merge_params_check(const cosched_merge_params_t *mp,
@@ -154,6 +161,15 @@ void cosched_run_init(cosched_run_t *run);
 /* Whether the run has its counter values (instructions, cycles,
  * llc_misses); cosched_run_check() allows all or none. */
 bool cosched_run_counted(const cosched_run_t *run);
+/* Whether a run is long enough to merge (mp->min_runtime_s): 0, or -1
+ * with "ran T s, under ProfileMinRuntime=M s" in err.  A shorter run
+ * measured its start (loading, first page faults, a failed open) more
+ * than its work, and its time would make the EDP point of its frequency
+ * look fast.  cosched_profile_add_run applies it; a writer calls it
+ * first to skip the store when the run would not go in. */
+int cosched_run_long_enough(const cosched_run_t *run,
+			    const cosched_merge_params_t *mp,
+			    cosched_error_t *err);
 /* Check a run's values; field prefixes the message (e.g. "runs[2]"). */
 int cosched_run_check(const char *field, const cosched_run_t *run,
 		      cosched_error_t *err);

@@ -407,6 +407,13 @@ static void merge_profile(double runtime_s)
 		run.llc_misses = (double) S.total[miss];
 	}
 	run.runtime_s = runtime_s > 0.001 ? runtime_s : 0.001;
+	/* Most steps too short to merge (ProfileMinRuntime) are jobs that
+	 * failed at once; asked before the store is opened so that they
+	 * cost the node no lock, read or fsync. */
+	if (cosched_run_long_enough(&run, &mp, &err)) {
+		snprintf(S.merged, sizeof(S.merged), "not merged: %s", err.msg);
+		return;
+	}
 	run.threads = S.threads > 0 ? S.threads : 1;
 	if (S.freq_khz > 0 && S.freq_khz <= 100000000L)
 		run.freq_khz = S.freq_khz;

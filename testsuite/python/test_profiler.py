@@ -185,6 +185,24 @@ def test_profile_merged_and_used(make_cluster):
     c.wait_state(second, "COMPLETED")
     r = c.record(second)
     assert r["source"] == "profile" and r["class"] == "mem", r
+    # A step shorter than ProfileMinRuntime (default 1 s) is recorded,
+    # measured, and not merged; with 0 the same job goes in.
+    rec = _record(c, f"{second}.batch")
+    assert rec["state"] == "measured", rec
+    assert re.fullmatch(r"not merged: ran 0\.\d+ s, under "
+                        r"ProfileMinRuntime=1 s", rec["profile"]), rec
+    with open(os.path.join(c.profile_dir, "streamy.json")) as f:
+        assert json.load(f)["runs_merged"] == 1
+    c.write_cosched_conf([
+        "SampleInterval=0.2", f"SampleBackend=test:{counts}",
+        "SampleEvents=task-clock,instructions,cycles,LLC-load-misses",
+        "ProfileMinRuntime=0"])
+    third = c.sbatch("-n1", "-Jstreamy", "--wrap", "true")
+    c.wait_state(third, "COMPLETED")
+    rec = _record(c, f"{third}.batch")
+    assert rec["profile"] == f"merged into {c.profile_dir}/streamy.json", rec
+    with open(os.path.join(c.profile_dir, "streamy.json")) as f:
+        assert json.load(f)["runs_merged"] == 2
     _not_drained(c)
 
 

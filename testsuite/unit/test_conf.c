@@ -39,7 +39,8 @@ START_TEST(test_defaults_documented)
 		"ClassifyRandReuse", "ClassifyRandCacheBandwidth", "LcaAlpha",
 		"LcaBeta", "LcaGamma", "LcaDelta", "LcaEpsilon", "CorePeakBandwidth",
 		"CorePeakIPC", "NodePeakBandwidth", "ProfileDir",
-		"ProfileMergeWeight", "ProfileMaxSamples", "GangScope",
+		"ProfileMergeWeight", "ProfileMaxSamples", "ProfileMinRuntime",
+		"GangScope",
 		"PlacementMode", "DefaultClass", "ProfileCacheRefresh",
 		"RecordInAdminComment", "RecordInLaunch",
 		"LiveLoads", "LiveLoadRefresh",
@@ -181,6 +182,7 @@ static const char example[] =
 	"ProfileDir=\"/srv/cosched/profiles\"\n"
 	"ProfileMergeWeight=0.5\n"
 	"ProfileMaxSamples=100\n"
+	"ProfileMinRuntime=0\n"
 	"Interference=C:L=3.0,LC:L=2.0\n"
 	"Interference=L:L=1.5\n"
 	"PreferenceTable=lim:mem=-\n"
@@ -234,6 +236,7 @@ START_TEST(test_parse_example)
 	ck_assert_str_eq(conf.profile_dir, "/srv/cosched/profiles");
 	ck_assert_double_eq(conf.profile_merge_weight, 0.5);
 	ck_assert_int_eq(conf.profile_max_samples, 100);
+	ck_assert_double_eq(conf.profile_min_runtime_s, 0.0);
 	/* The two Interference= lines both apply (entries accumulate), the
 	 * rest of the table stays seed 001's, and PreferenceTable= forbids
 	 * lim with mem: by what the model predicts. */
@@ -319,6 +322,8 @@ START_TEST(test_refusals)
 		{ "ProfileMaxSamples=0\n", "ProfileMaxSamples: value 0 out of range (1 <= value <= 4096)" },
 		{ "ProfileMaxSamples=5000\n", "ProfileMaxSamples: value 5000 out of range" },
 		{ "ProfileMaxSamples=3.5\n", "ProfileMaxSamples: invalid value \"3.5\" (expected an integer)" },
+		{ "ProfileMinRuntime=-0.5\n", "ProfileMinRuntime: value -0.5 out of range (0 <= value <= 86400)" },
+		{ "ProfileMinRuntime=1d\n", "ProfileMinRuntime: invalid value \"1d\" (expected a number)" },
 		{ "GangMaxApps=-1\n", "GangMaxApps: value -1 out of range (0 <= value <= 1024)" },
 		{ "GangMaxApps=1025\n", "GangMaxApps: value 1025 out of range" },
 		{ "GangMaxApps=two\n", "GangMaxApps: invalid value \"two\" (expected an integer)" },

@@ -141,6 +141,47 @@ START_TEST(test_add_run_refusals)
 }
 END_TEST
 
+/* ProfileMinRuntime: a run shorter than the bound changes nothing and the
+ * error names both; a run of exactly the bound goes in; 0 takes any run;
+ * the bound out of its range is refused as ProfileMinRuntime. */
+START_TEST(test_min_runtime)
+{
+	cosched_profile_t p;
+	cosched_run_t r = mkrun(4e9, 2e9, 0, 0.25, 1);
+
+	ck_assert_double_eq(mp.min_runtime_s, 1.0);	/* the default */
+	ck_assert_int_eq(cosched_profile_init(&p, "app", &err), 0);
+	ck_assert_int_eq(cosched_run_long_enough(&r, &mp, &err), -1);
+	ck_assert_str_eq(err.msg, "ran 0.25 s, under ProfileMinRuntime=1 s");
+	cosched_error_clear(&err);
+	ck_assert_int_eq(cosched_profile_add_run(&p, &r, &mp, &err), -1);
+	ck_assert_str_eq(err.msg, "ran 0.25 s, under ProfileMinRuntime=1 s");
+	ck_assert_int_eq(p.runs_merged, 0);
+	ck_assert_int_eq(p.n_edp, 0);
+	ck_assert(isnan(p.derived.ipc));
+
+	r.runtime_s = 1.0;
+	ck_assert_int_eq(cosched_run_long_enough(&r, &mp, &err), 0);
+	ck_assert_int_eq(cosched_profile_add_run(&p, &r, &mp, &err), 0);
+	ck_assert_int_eq(p.runs_merged, 1);
+
+	mp.min_runtime_s = 0.0;
+	r.runtime_s = 0.001;
+	ck_assert_int_eq(cosched_profile_add_run(&p, &r, &mp, &err), 0);
+	ck_assert_int_eq(p.runs_merged, 2);
+
+	mp.min_runtime_s = -1.0;
+	ck_assert_int_eq(cosched_profile_add_run(&p, &r, &mp, &err), -1);
+	ck_assert_msg(strstr(err.msg, "ProfileMinRuntime: value -1 out of range") ==
+		      err.msg, "%s", err.msg);
+	mp.min_runtime_s = NAN;
+	ck_assert_int_eq(cosched_profile_add_run(&p, &r, &mp, &err), -1);
+	ck_assert_ptr_nonnull(strstr(err.msg, "ProfileMinRuntime"));
+	ck_assert_int_eq(p.runs_merged, 2);
+	cosched_profile_free(&p);
+}
+END_TEST
+
 /* A tiny positive cycle count passes the run check but gives IPC inf: the
  * run is refused naming the value and the metric, nothing is merged. */
 START_TEST(test_non_finite_derived)
@@ -156,7 +197,8 @@ START_TEST(test_non_finite_derived)
 	ck_assert_int_eq(p.n_runs, 0);
 	ck_assert(isnan(p.derived.ipc));
 
-	/* tiny runtime: bandwidth inf */
+	/* tiny runtime: bandwidth inf (merged at any length) */
+	mp.min_runtime_s = 0.0;
 	r = mkrun(1e9, 1e9, 1e300, 1e-300, 1);
 	ck_assert_int_eq(cosched_profile_add_run(&p, &r, &mp, &err), -1);
 	ck_assert_msg(strstr(err.msg, "run.runtime_s: ") == err.msg &&
@@ -764,6 +806,7 @@ Suite *cosched_test_suite(void)
 	tcase_add_test(tc, test_derive);
 	tcase_add_test(tc, test_merge_ewma);
 	tcase_add_test(tc, test_add_run_refusals);
+	tcase_add_test(tc, test_min_runtime);
 	tcase_add_test(tc, test_non_finite_derived);
 	tcase_add_test(tc, test_json_not_finite);
 	tcase_add_test(tc, test_sample_bound);
