@@ -14,6 +14,7 @@ checked in a fake cpufreq tree (SysfsRoot=) that the real code writes.
 import json
 import os
 import re
+import shutil
 import subprocess
 import tempfile
 import time
@@ -205,6 +206,34 @@ def test_steps_read_slurmds_topology_copy(make_cluster):
         assert 'value="cosched-topology/1"' in f.read()
     j, got = on_core1()
     assert got == [{1}], got
+    _not_drained(c)
+
+
+def test_spool_link_followed_by_none(make_cluster):
+    """SlurmdSpoolDir/cosched replaced by a symbolic link while slurmd is
+    down: no part of task/cosched writes through it (the topology copy,
+    the last good settings, the record's copy, the profiler's step
+    records and ledger), jobs still run, the node does not drain, and
+    the log says why."""
+    c = make_cluster(nodes=1, sockets=2, cores=1,
+                     cosched_conf_extra=["CoschedPolicy=app_aware"])
+    spool = os.path.dirname(_topology_copy(c))
+    elsewhere = os.path.join(c.workdir, "elsewhere")
+    os.mkdir(elsewhere, 0o700)
+    c.procs["slurmd-n1"].kill()
+    c.procs["slurmd-n1"].wait()
+    shutil.rmtree(spool)
+    os.symlink(elsewhere, spool)
+    c.start_slurmd("n1")
+    j = c.sbatch("-n1", "--wrap", "echo ran")
+    c.wait_state(j, "COMPLETED")
+    assert c.job_output(j).strip() == "ran"
+    assert os.listdir(elsewhere) == [], os.listdir(elsewhere)
+    log = _slurmd_log(c)
+    assert f"{spool}: is a symbolic link (not followed): step not " \
+        "profiled" in log, log[-3000:]
+    assert f"{spool}: is a symbolic link (not followed): steps read the " \
+        "machine's topology themselves" in log, log[-3000:]
     _not_drained(c)
 
 

@@ -47,6 +47,7 @@
 
 #include "src/libcosched/cosched_kv.h"
 #include "src/libcosched/cosched_options.h"
+#include "src/node/cosched_spool.h"
 #include "src/plugins/common/plugin_conf.h"
 
 #include "task_cosched.h"
@@ -101,6 +102,27 @@ char *task_cosched_spool_path(const char *name)
 	if (!name)
 		return xstrdup_printf("%s/cosched", conf->spooldir);
 	return xstrdup_printf("%s/cosched/%s", conf->spooldir, name);
+}
+
+char *task_cosched_spool_dir(const char *sub, cosched_error_t *err)
+{
+	char *dir = task_cosched_spool_path(NULL), *path;
+
+	if (!dir) {
+		cosched_error_set(err, "SlurmdSpoolDir: not known");
+		return NULL;
+	}
+	if (cosched_spool_dir_ready("SlurmdSpoolDir", dir, err)) {
+		xfree(dir);
+		return NULL;
+	}
+	if (!sub)
+		return dir;
+	path = xstrdup_printf("%s/%s", dir, sub);
+	xfree(dir);
+	if (cosched_spool_dir_ready("SlurmdSpoolDir", path, err))
+		xfree(path);
+	return path;
 }
 
 static const char *_node_name(void)

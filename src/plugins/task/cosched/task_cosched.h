@@ -94,6 +94,13 @@ void task_cosched_conf_skipped(const cosched_error_t *skipped);
  * spool directory. */
 char *task_cosched_spool_path(const char *name);
 
+/* SlurmdSpoolDir/cosched, or the folder sub in it, made (0700) where
+ * missing and refused where it is a symbolic link or not a folder
+ * (cosched_spool_dir_ready): the one way every part of task/cosched makes
+ * its folders, so that a link planted there is followed by none.  The
+ * path (xmalloc'ed), or NULL with the reason in err. */
+char *task_cosched_spool_dir(const char *sub, cosched_error_t *err);
+
 /* SysfsRoot or an XML topology path with "%n" replaced by the node's name
  * (xstrdup'ed; caller xfree()s). */
 char *task_cosched_node_path(const char *pattern, const char *node_name);

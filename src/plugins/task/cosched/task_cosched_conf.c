@@ -107,16 +107,16 @@ static int _read(const char *path, cosched_conf_t *out, char **text,
 /* slurmd: keep text as the last good copy when it differs from it. */
 static void _save_good(const char *text)
 {
-	char *dir = task_cosched_spool_path(NULL), *path = _good_path();
+	char *dir = NULL, *path = _good_path();
 	cosched_error_t err;
 	char *old = NULL;
 
-	if (!dir)
+	if (!path)
 		goto out;
 	old = cosched_conf_read_text(path, NULL, &err);
 	if (old && !strcmp(old, text))
 		goto out;
-	if (cosched_spool_dir_ready("SlurmdSpoolDir", dir, &err) ||
+	if (!(dir = task_cosched_spool_dir(NULL, &err)) ||
 	    cosched_file_replace(path, text, strlen(text), 0600,
 				 COSCHED_REPLACE_DURABLE, &err))
 		error("%s: %s: this node keeps no copy of its last good settings",

@@ -72,16 +72,10 @@ void task_cosched_profile_fini(void)
 	ctl = -1;
 }
 
-static int _mkdir(const char *path)
-{
-	if (mkdir(path, 0700) && errno != EEXIST)
-		return -1;
-	return 0;
-}
-
 void task_cosched_profile_step_start(task_cosched_step_t *st)
 {
 	char *dir, *out, *interval, *job, *step, *threads, *ledger, *root;
+	cosched_error_t err;
 	char *freq = NULL, *uid = NULL;
 	char *argv[40], which[COSCHED_ERROR_MSG_LEN + 64];
 	const char *events;
@@ -94,18 +88,10 @@ void task_cosched_profile_step_start(task_cosched_step_t *st)
 		return;		/* no tasks of its own to count */
 	/* SlurmdSpoolDir/cosched: the node's energy ledger, shared by
 	 * every step's sampler, and steps/ for the step records. */
-	ledger = task_cosched_spool_path(NULL);
-	if (_mkdir(ledger)) {
-		error("%s: %s: %s: %m: step not profiled", plugin_type,
-		      st->step_name, ledger);
-		xfree(ledger);
-		return;
-	}
-	dir = xstrdup_printf("%s/steps", ledger);
-	if (_mkdir(dir)) {
-		error("%s: %s: %s: %m: step not profiled", plugin_type,
-		      st->step_name, dir);
-		xfree(dir);
+	if (!(ledger = task_cosched_spool_dir(NULL, &err)) ||
+	    !(dir = task_cosched_spool_dir("steps", &err))) {
+		info("%s: %s: %s: step not profiled", plugin_type,
+		      st->step_name, err.msg);
 		xfree(ledger);
 		return;
 	}
@@ -178,13 +164,13 @@ void task_cosched_profile_step_start(task_cosched_step_t *st)
 	argv[k] = NULL;
 
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv)) {
-		error("%s: %s: socketpair: %m: step not profiled",
+		info("%s: %s: socketpair: %m: step not profiled",
 		      plugin_type, st->step_name);
 		goto done;
 	}
 	pid = fork();
 	if (pid < 0) {
-		error("%s: %s: fork: %m: step not profiled", plugin_type,
+		info("%s: %s: fork: %m: step not profiled", plugin_type,
 		      st->step_name);
 		close(sv[0]);
 		close(sv[1]);

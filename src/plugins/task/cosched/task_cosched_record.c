@@ -134,33 +134,25 @@ static int _cache_read(uint32_t job_id, bool batch, cosched_decision_t *d,
 
 /* The node's copy, root's only (0600), the record as slurmctld wrote it
  * (a newer minor's keys kept): a cache, so not durable (a copy torn by a
- * crash does not parse and is fetched again). */
+ * crash does not parse and is fetched again).  Its folder is made here:
+ * the first step of the first job on a node comes here before anything
+ * else of cosched has made SlurmdSpoolDir/cosched. */
 static void _cache_write(uint32_t job_id, const char *suffix,
 			 const char *line)
 {
-	char *dir = _path(0), *path = _path_suffix(job_id, suffix);
 	cosched_error_t err;
+	char *dir = task_cosched_spool_dir(RECORDS, &err), *path;
 
-	if (dir && (!mkdir(dir, 0700) || errno == EEXIST) &&
-	    cosched_file_replace(path, line, strlen(line), 0600, 0, &err))
+	if (!dir) {
+		debug("%s: %s: the job's record is not kept on the node",
+		      plugin_type, err.msg);
+		return;
+	}
+	path = _path_suffix(job_id, suffix);
+	if (cosched_file_replace(path, line, strlen(line), 0600, 0, &err))
 		debug("%s: %s", plugin_type, err.msg);
 	xfree(dir);
 	xfree(path);
-}
-
-/* SlurmdSpoolDir/cosched, which the record's copy lives under: the first
- * step of the first job on a node comes here before anything else of
- * cosched has made it. */
-static void _cache_parent(void)
-{
-	char *dir;
-
-	if (!(dir = task_cosched_spool_path(NULL)))
-		return;
-	if (mkdir(dir, 0700) && errno != EEXIST)
-		debug("%s: %s: %m: the job's record is not kept on the node",
-		      plugin_type, dir);
-	xfree(dir);
 }
 
 static int _fetch(uint32_t job_id, cosched_decision_t *d, char **line,
@@ -226,10 +218,8 @@ int task_cosched_record_fetch(uint32_t job_id, uint32_t step_id,
 	if (!_cache_read(job_id, step_id == SLURM_BATCH_SCRIPT, d, line))
 		return 1;
 	rc = _fetch(job_id, d, line, why, len);
-	if (rc == 1) {
-		_cache_parent();
+	if (rc == 1)
 		_cache_write(job_id, "", *line);
-	}
 	return rc;
 }
 
@@ -276,10 +266,8 @@ void task_cosched_record_from_launch(uint32_t job_id, char **env,
 			_compat_note(job_id, &compat);
 		}
 	}
-	if (line) {
-		_cache_parent();
+	if (line)
 		_cache_write(job_id, LAUNCH_SUFFIX, line);
-	}
 	xfree(d);
 	xfree(line);
 	xfree(path);
@@ -310,11 +298,20 @@ static bool _job_runs_here(const char *spool, const char *node,
 void task_cosched_record_sweep(const char *node_name)
 {
 	time_t now = time(NULL);
-	char *dir = _path(0);
+	cosched_error_t err;
+	char *dir;
 	struct dirent *e;
 	DIR *dp;
 
-	if (!dir || !node_name || !(dp = opendir(dir))) {
+	if (!node_name)
+		return;
+	/* Not a folder a link leads to: what is removed is cosched's. */
+	if (!(dir = task_cosched_spool_dir(RECORDS, &err))) {
+		debug("%s: %s: no copies of records swept", plugin_type,
+		      err.msg);
+		return;
+	}
+	if (!(dp = opendir(dir))) {
 		xfree(dir);
 		return;
 	}
@@ -322,7 +319,6 @@ void task_cosched_record_sweep(const char *node_name)
 		size_t digits = strspn(e->d_name, "0123456789");
 		char job[16];
 		struct stat st;
-		char *path;
 
 		if (!digits || digits >= sizeof(job))
 			continue;
@@ -343,9 +339,7 @@ void task_cosched_record_sweep(const char *node_name)
 		} else {
 			continue;	/* a temporary file being renamed */
 		}
-		path = xstrdup_printf("%s/%s", dir, e->d_name);
-		unlink(path);
-		xfree(path);
+		unlinkat(dirfd(dp), e->d_name, 0);
 	}
 	closedir(dp);
 	xfree(dir);

@@ -38,8 +38,7 @@
 
 void task_cosched_topology_node_init(bool needed)
 {
-	char *dir = task_cosched_spool_path(NULL);
-	char *path = task_cosched_spool_path(COPY_NAME);
+	char *dir = NULL, *path = task_cosched_spool_path(COPY_NAME);
 	cosched_topology_t *t = NULL;
 	cosched_error_t err;
 	char buf[256];
@@ -56,7 +55,7 @@ void task_cosched_topology_node_init(bool needed)
 		      plugin_type, err.msg);
 		goto out;
 	}
-	if (cosched_spool_dir_ready("SlurmdSpoolDir", dir, &err) ||
+	if (!(dir = task_cosched_spool_dir(NULL, &err)) ||
 	    cosched_topology_save(t, path, &err))
 		info("%s: %s: steps read the machine's topology themselves",
 		     plugin_type, err.msg);
