@@ -71,6 +71,12 @@ def test_bench_controller_quick(tmp_path):
         assert 0 < float(f[1]) < float(f[4]), f
         if len(f) == 8:
             assert 0 < float(f[5]) < float(f[4]), f
+    # The programs whose threads exited (taskstats), where it can be had.
+    taskstats = "CPU of exited threads by program: not measured" \
+        not in r.stdout
+    if taskstats:
+        exited = _table(r.stdout, "exited, ms/job ")
+        assert list(exited) == VARIANTS, r.stdout
     for target in ("ratio >= 0.97", "plugin time per job < 30 us",
                    "slurmctld CPU per job <= 1.03 x cons_tres's"):
         assert re.search(rf"^target {re.escape(target)}: (PASS|FAIL) ",
@@ -110,6 +116,19 @@ def test_bench_controller_quick(tmp_path):
                 run["machine_cpu_ms_per_job"] * 1.1, run
         # Not pinned: slurmctld may use every CPU this test may.
         assert run["slurmctld_cpus"] == sorted(os.sched_getaffinity(0)), run
+        # Every job had a step daemon, and under every variant a sampler
+        # (task/cosched starts it; without a record it ends at once);
+        # their CPU is part of the nodes'.
+        if taskstats:
+            assert run["exited_error"] is None, run
+            ms, n = run["exited_cpu_ms_per_job"], run["exited_threads_per_job"]
+            assert n["slurmstepd"] >= 1 and ms["slurmstepd"] > 0, run
+            assert n["cosched-sampler"] >= 1, run
+            if parts is not None:
+                assert ms["slurmstepd"] + ms["cosched-sampler"] < \
+                    parts["nodes"] * 1.1, run
+        else:
+            assert run["exited_error"].startswith("taskstats: "), run
 
 
 @pytest.mark.cluster
@@ -123,12 +142,15 @@ def test_bench_controller_pin(tmp_path):
     r = subprocess.run([sys.executable, BENCH, "--nodes", "4", "--tasks",
                         "20", "--repeats", "1", "--variants", "none",
                         "--pin", "--builddir", default_builddir(),
+                        "--cosched-conf", "ProfileMinRuntime=0",
                         "--json", str(out)],
                        capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stdout + r.stderr
-    assert "slurmctld alone on CPU 0" in r.stdout
+    assert ("slurmctld alone on CPU 0; cosched.conf adds "
+            "ProfileMinRuntime=0") in r.stdout, r.stdout
     doc = json.loads(out.read_text())
     assert doc["pin"] is True
+    assert doc["cosched_conf_extra"] == ["ProfileMinRuntime=0"]
     assert [run["variant"] for run in doc["runs"]] == ["cons_tres", "none"]
     for run in doc["runs"]:
         assert run["slurmctld_cpus"] == [0], run
@@ -208,3 +230,18 @@ def test_bench_controller_callgrind_needs_a_folder(tmp_path):
     assert r.returncode == 2, r
     assert (f"--callgrind {tmp_path}/none/cg: {tmp_path}/none is not a "
             "folder this process may write") in r.stderr, r.stderr
+
+
+@pytest.mark.parametrize("line,says", [
+    ("policy", "--cosched-conf 'policy': expected KEY=VALUE"),
+    ("ProfileMinRuntime=", "expected KEY=VALUE"),
+    ("coschedpolicy=gang", "--cosched-conf 'coschedpolicy=gang': "
+     "coschedpolicy is the benchmark's own (CoschedPolicy, DebugFlags, "
+     "PlacementMode)"),
+])
+def test_bench_controller_cosched_conf_refused(line, says):
+    # Refused before any cluster starts, naming the line.
+    r = subprocess.run([sys.executable, BENCH, "--quick", "--cosched-conf",
+                        line], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2, r
+    assert says in r.stderr, r.stderr
