@@ -91,7 +91,7 @@ void task_cosched_profile_step_start(task_cosched_step_t *st)
 	if (!(ledger = task_cosched_spool_dir(NULL, &err)) ||
 	    !(dir = task_cosched_spool_dir("steps", &err))) {
 		info("%s: %s: %s: step not profiled", plugin_type,
-		      st->step_name, err.msg);
+		     st->step_name, err.msg);
 		xfree(ledger);
 		return;
 	}
@@ -165,13 +165,13 @@ void task_cosched_profile_step_start(task_cosched_step_t *st)
 
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv)) {
 		info("%s: %s: socketpair: %m: step not profiled",
-		      plugin_type, st->step_name);
+		     plugin_type, st->step_name);
 		goto done;
 	}
 	pid = fork();
 	if (pid < 0) {
 		info("%s: %s: fork: %m: step not profiled", plugin_type,
-		      st->step_name);
+		     st->step_name);
 		close(sv[0]);
 		close(sv[1]);
 		goto done;
