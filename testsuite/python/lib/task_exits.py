@@ -9,8 +9,9 @@ short processes says less than half of what they spent.  taskstats
 gives each exiting thread's cpu_run_real_total, the scheduler's own
 nanoseconds.
 
-It needs root (CAP_NET_ADMIN) and a kernel with CONFIG_TASKSTATS; where
-either is missing, start() says why in .error and the figures are None.
+It needs root (CAP_NET_ADMIN), a kernel with CONFIG_TASKSTATS, and the
+first network namespace (the kernel sends exit events there only); where
+any is missing, start() says why in .error and the figures are None.
 Every thread that exits on the machine while it listens is counted: run
 nothing else beside what is measured."""
 
@@ -18,6 +19,7 @@ import errno
 import os
 import socket
 import struct
+import subprocess
 import threading
 import time
 
@@ -114,6 +116,7 @@ class TaskExits:
             self._request(self.family, TASKSTATS_CMD_GET,
                           _attr(TASKSTATS_CMD_ATTR_REGISTER_CPUMASK,
                                 self._cpus().encode() + b"\0"))
+            self._probe()
         except OSError as e:
             self.error = f"taskstats: {e.strerror or e}"
             if self.sock:
@@ -124,6 +127,38 @@ class TaskExits:
         self.thread = threading.Thread(target=self._read, daemon=True)
         self.thread.start()
         return True
+
+    def _probe(self):
+        """The kernel sends exit events to listeners in the first network
+        namespace only: elsewhere (a container, a Slurm root entered
+        with its own namespaces) registering succeeds and nothing comes.
+        A child that exits at once must be seen within a second."""
+        child = subprocess.Popen(["true"])
+        child.wait()
+        self.sock.settimeout(0.2)
+        deadline = time.monotonic() + 1.0
+        while time.monotonic() < deadline:
+            try:
+                buf = self.sock.recv(65536)
+            except socket.timeout:
+                continue
+            if child.pid in self._pids(buf):
+                return
+        raise OSError(errno.ENOMSG, "no exit event reached this process "
+                      "(another network namespace?)")
+
+    def _pids(self, buf):
+        """The thread ids of the exit events in buf."""
+        out = []
+        for kind, payload in _messages(buf):
+            if kind != self.family:
+                continue
+            for akind, agg in _attrs(payload[4:]):
+                if akind == TASKSTATS_TYPE_AGGR_PID:
+                    pid = dict(_attrs(agg)).get(TASKSTATS_TYPE_PID)
+                    if pid:
+                        out.append(struct.unpack_from("I", pid)[0])
+        return out
 
     def _take(self, buf):
         for kind, payload in _messages(buf):
