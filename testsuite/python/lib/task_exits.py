@@ -202,8 +202,8 @@ class TaskExits:
 
     def stop(self):
         """Stop listening: ({comm: (threads, CPU seconds)}, drops), or
-        (None, 0) where start() failed.  The events already sent are
-        read first (up to 1 s of them)."""
+        (None, 0) where start() failed or stop() came already.  The
+        events already sent are read first (up to 1 s of them)."""
         if not self.sock:
             return None, 0
         self.stopping.set()
