@@ -78,10 +78,15 @@ class TaskExits:
         self.by_comm = {}         # comm: [threads, cpu ns]
         self.dropped = 0          # times the kernel had to drop events
 
-    def _request(self, family, cmd, attrs):
+    def _send(self, family, cmd, attrs, flags=NLM_F_REQUEST):
         body = struct.pack("BBH", cmd, 1, 0) + attrs
-        self.sock.send(struct.pack("IHHII", 16 + len(body), family,
-                                   NLM_F_REQUEST | NLM_F_ACK, 0, 0) + body)
+        self.sock.send(struct.pack("IHHII", 16 + len(body), family, flags,
+                                   0, 0) + body)
+
+    def _request(self, family, cmd, attrs):
+        """Send and read the answer (the first message that comes: only
+        before any exit event may)."""
+        self._send(family, cmd, attrs, NLM_F_REQUEST | NLM_F_ACK)
         for kind, payload in _messages(self.sock.recv(65536)):
             if kind == NLMSG_ERROR:
                 code = struct.unpack_from("i", payload)[0]
@@ -147,35 +152,32 @@ class TaskExits:
         raise OSError(errno.ENOMSG, "no exit event reached this process "
                       "(another network namespace?)")
 
-    def _pids(self, buf):
-        """The thread ids of the exit events in buf."""
-        out = []
+    def _exits(self, buf):
+        """{attribute type: value} of each thread's exit event in buf
+        (TASKSTATS_TYPE_PID, TASKSTATS_TYPE_STATS)."""
         for kind, payload in _messages(buf):
             if kind != self.family:
                 continue
             for akind, agg in _attrs(payload[4:]):
                 if akind == TASKSTATS_TYPE_AGGR_PID:
-                    pid = dict(_attrs(agg)).get(TASKSTATS_TYPE_PID)
-                    if pid:
-                        out.append(struct.unpack_from("I", pid)[0])
-        return out
+                    yield dict(_attrs(agg))
+
+    def _pids(self, buf):
+        """The thread ids of the exit events in buf."""
+        return [struct.unpack_from("I", e[TASKSTATS_TYPE_PID])[0]
+                for e in self._exits(buf) if e.get(TASKSTATS_TYPE_PID)]
 
     def _take(self, buf):
-        for kind, payload in _messages(buf):
-            if kind != self.family:
+        for e in self._exits(buf):
+            stats = e.get(TASKSTATS_TYPE_STATS)
+            if not stats or len(stats) < TS_COMM + TS_COMM_LEN:
                 continue
-            for akind, agg in _attrs(payload[4:]):
-                if akind != TASKSTATS_TYPE_AGGR_PID:
-                    continue
-                stats = dict(_attrs(agg)).get(TASKSTATS_TYPE_STATS)
-                if not stats or len(stats) < TS_COMM + TS_COMM_LEN:
-                    continue
-                ns = struct.unpack_from("Q", stats, TS_CPU_RUN_REAL_TOTAL)[0]
-                comm = stats[TS_COMM:TS_COMM + TS_COMM_LEN].split(
-                    b"\0", 1)[0].decode("ascii", "replace")
-                entry = self.by_comm.setdefault(comm, [0, 0])
-                entry[0] += 1
-                entry[1] += ns
+            ns = struct.unpack_from("Q", stats, TS_CPU_RUN_REAL_TOTAL)[0]
+            comm = stats[TS_COMM:TS_COMM + TS_COMM_LEN].split(
+                b"\0", 1)[0].decode("ascii", "replace")
+            entry = self.by_comm.setdefault(comm, [0, 0])
+            entry[0] += 1
+            entry[1] += ns
 
     def _read(self):
         end = None
@@ -209,11 +211,10 @@ class TaskExits:
         self.stopping.set()
         self.thread.join()
         try:
-            body = struct.pack("BBH", TASKSTATS_CMD_GET, 1, 0) + _attr(
-                TASKSTATS_CMD_ATTR_DEREGISTER_CPUMASK,
-                self._cpus().encode() + b"\0")
-            self.sock.send(struct.pack("IHHII", 16 + len(body), self.family,
-                                       NLM_F_REQUEST, 0, 0) + body)
+            # No answer asked: events may still be queued before it.
+            self._send(self.family, TASKSTATS_CMD_GET,
+                       _attr(TASKSTATS_CMD_ATTR_DEREGISTER_CPUMASK,
+                             self._cpus().encode() + b"\0"))
         except OSError:
             pass
         self.sock.close()
