@@ -77,6 +77,8 @@ def test_bench_controller_quick(tmp_path):
     if taskstats:
         exited = _table(r.stdout, "exited, ms/job ")
         assert list(exited) == VARIANTS, r.stdout
+    # One repeat: no paired table (the ratio says the same).
+    assert "paired jobs/s" not in r.stdout, r.stdout
     for target in ("ratio >= 0.97", "plugin time per job < 30 us",
                    "slurmctld CPU per job <= 1.03 x cons_tres's"):
         assert re.search(rf"^target {re.escape(target)}: (PASS|FAIL) ",
@@ -140,7 +142,7 @@ def test_bench_controller_pin(tmp_path):
         pytest.skip("--pin needs CPU 0 and another CPU")
     out = tmp_path / "bench.json"
     r = subprocess.run([sys.executable, BENCH, "--nodes", "4", "--tasks",
-                        "20", "--repeats", "1", "--variants", "none",
+                        "20", "--repeats", "2", "--variants", "none",
                         "--pin", "--builddir", default_builddir(),
                         "--cosched-conf", "ProfileMinRuntime=0",
                         "--json", str(out)],
@@ -151,9 +153,31 @@ def test_bench_controller_pin(tmp_path):
     doc = json.loads(out.read_text())
     assert doc["pin"] is True
     assert doc["cosched_conf_extra"] == ["ProfileMinRuntime=0"]
-    assert [run["variant"] for run in doc["runs"]] == ["cons_tres", "none"]
+    # Interleaved: the second repeat starts where the first ended.
+    assert [run["variant"] for run in doc["runs"]] == \
+        ["cons_tres", "none", "none", "cons_tres"]
     for run in doc["runs"]:
         assert run["slurmctld_cpus"] == [0], run
+    # Each run against its own repeat's cons_tres run, and cons_tres's
+    # runs against their median, in the JSON and in the table.
+    rate = {(run["variant"], run["repeat"]): run["jobs_per_s"]
+            for run in doc["runs"]}
+    base = (rate["cons_tres", 1] + rate["cons_tres", 2]) / 2
+    want = {"none": sorted(rate["none", k] / rate["cons_tres", k]
+                           for k in (1, 2)),
+            "cons_tres": sorted(rate["cons_tres", k] / base
+                                for k in (1, 2))}
+    paired = _table(r.stdout, "paired jobs/s ")
+    assert list(paired) == ["cons_tres", "none"], r.stdout
+    for row in doc["table"]:
+        lo, hi = want[row["variant"]]
+        assert row["paired_ratio"] == pytest.approx((lo + hi) / 2,
+                                                    abs=1e-3), row
+        assert row["paired_ratio_min"] == pytest.approx(lo, abs=1e-3), row
+        assert row["paired_ratio_max"] == pytest.approx(hi, abs=1e-3), row
+        f = paired[row["variant"]]
+        assert float(f[1]) == pytest.approx(row["paired_ratio"], abs=1e-3)
+        assert f[2] == f"{lo:.3f}..{hi:.3f}", f
 
 
 def _require_valgrind():
