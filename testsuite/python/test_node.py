@@ -251,6 +251,51 @@ def _slurmd_log(c, node="n1"):
         return f.read()
 
 
+TIMING = (r"task/cosched: StepId={}\.batch: timing: (\d+) us CPU in "
+          r"task/cosched: init (\d+), step start (\d+) \(record (\d+), "
+          r"sampler (\d+)\), tasks (\d+), step end (\d+); the tasks "
+          r"waited (\d+) us for the sampler")
+
+
+def test_timing_line_per_step(make_cluster):
+    """DebugFlags=Timing on a node: each step's slurmstepd says the CPU
+    time task/cosched spent on it, part by part, and how long its task
+    waited for the sampler to attach; without the flag, no such line."""
+    c = make_cluster(nodes=1, sockets=2, cores=1,
+                     cosched_conf_extra=["CoschedPolicy=app_aware",
+                                         "DebugFlags=Timing"])
+    c.write_profile("stream", "mem", 20.0)
+    j = c.sbatch("-n1", "--cosched-app=stream", "--wrap=sleep 0.3")
+    c.wait_state(j, "COMPLETED")
+    deadline = time.monotonic() + 10
+    while not (m := re.search(TIMING.format(j), _slurmd_log(c))):
+        assert time.monotonic() < deadline, _slurmd_log(c)[-3000:]
+        time.sleep(0.2)
+    total, init, start, record, sampler, tasks, end, waited = \
+        map(int, m.groups())
+    # The total is the parts' (each rounded), the record and the
+    # sampler's start are parts of the step's start.
+    assert abs(total - (init + start + tasks + end)) <= 3, m.group(0)
+    assert record + sampler <= start + 2, m.group(0)
+    # Measured, not left at zero: reading cosched.conf, forking the
+    # sampler, and the task held until the sampler attached it.
+    assert init > 0 and sampler > 0 and waited > 0, m.group(0)
+    # The job had a record (its batch launch request's copy).
+    assert re.search(rf"job {j}: record from the batch launch request",
+                     _slurmd_log(c)), _slurmd_log(c)[-3000:]
+
+    # Without the flag (the step reads cosched.conf at its start): none.
+    c.write_cosched_conf(["CoschedPolicy=app_aware"])
+    k = c.sbatch("-n1", "--cosched-app=stream", "--wrap=true")
+    c.wait_state(k, "COMPLETED")
+    time.sleep(1)
+    log = _slurmd_log(c)
+    assert f"StepId={k}.batch" in log, log[-3000:]
+    assert not re.search(TIMING.format(k), log), log[-3000:]
+    assert not re.search(rf"StepId={k}\.batch: timing:", log)
+    _not_drained(c)
+
+
 def test_bad_conf_keeps_last_good_settings(make_cluster):
     """A wrong line in a key the node uses (EnforceCpuFreq=maybe) and a
     reconfigure: every node keeps enforcing the settings it last read

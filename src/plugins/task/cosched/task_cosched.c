@@ -29,6 +29,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "slurm/slurm.h"
 #include "slurm/slurm_errno.h"
@@ -72,6 +73,45 @@ static bool conf_ok;
  * forked after, inherit it). */
 static task_cosched_step_t step;
 static bool step_valid;
+
+/*
+ * DebugFlags=Timing on a node: the CPU time slurmstepd spends in this
+ * plugin for its step, by part, said in one line at the step's end, and
+ * how long the tasks waited for the sampler to attach (wall clock: they
+ * do not run until it answers).  What cosched costs a step on the node,
+ * beside slurmctld's own timing line.  The thread's CPU clock (a system
+ * call) is read once in init, then only with the flag.
+ */
+static struct {
+	bool on;
+	double init, start, record, sampler, tasks, end;	/* CPU, s */
+	double attach_wall;					/* s */
+} timing;
+
+static double _clock(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static double _cpu_now(void)
+{
+	return timing.on ? _clock(CLOCK_THREAD_CPUTIME_ID) : 0.0;
+}
+
+static void _timing_log(void)
+{
+	if (!timing.on)
+		return;
+	info("%s: %s: timing: %.0f us CPU in task/cosched: init %.0f, step start %.0f (record %.0f, sampler %.0f), tasks %.0f, step end %.0f; the tasks waited %.0f us for the sampler",
+	     plugin_type, step.step_name,
+	     (timing.init + timing.start + timing.tasks + timing.end) * 1e6,
+	     timing.init * 1e6, timing.start * 1e6, timing.record * 1e6,
+	     timing.sampler * 1e6, timing.tasks * 1e6, timing.end * 1e6,
+	     timing.attach_wall * 1e6);
+}
 
 char *task_cosched_node_path(const char *pattern, const char *node_name)
 {
@@ -155,6 +195,9 @@ extern int init(void)
 {
 	cosched_error_t err, skipped;
 	char *path = cosched_plugin_conf_path();
+	/* Read before it is known whether the flag is on: one call. */
+	double c0 = running_in_slurmstepd() ?
+		    _clock(CLOCK_THREAD_CPUTIME_ID) : 0.0;
 
 	cosched_kv_set_note_hook(_kv_note);
 
@@ -204,6 +247,10 @@ extern int init(void)
 		task_cosched_topology_node_init(_topology_needed());
 	if (running_in_slurmd() && _node_name())
 		task_cosched_cpufreq_node_sweep(_node_name());
+	timing.on = running_in_slurmstepd() &&
+		    (task_cosched_conf.debug_flags & COSCHED_DEBUG_TIMING);
+	if (timing.on)
+		timing.init = _cpu_now() - c0;
 	return SLURM_SUCCESS;
 }
 
@@ -313,6 +360,7 @@ extern int task_p_pre_setuid(stepd_step_rec_t *job)
 {
 	cosched_error_t err;
 	char why[COSCHED_ERROR_MSG_LEN];
+	double c0, c1;
 
 	debug("%s: %ps on %s: job cores %s, step cores %s", plugin_type,
 	      &job->step_id, job->node_name,
@@ -326,6 +374,7 @@ extern int task_p_pre_setuid(stepd_step_rec_t *job)
 				    job->step_alloc_cores);
 	if (!conf_ok)
 		return SLURM_SUCCESS;
+	c0 = _cpu_now();
 
 	if (step_valid) {
 		xfree(step.record);
@@ -366,6 +415,7 @@ extern int task_p_pre_setuid(stepd_step_rec_t *job)
 	/* Membind, cpufreq and the profile (its application) need more
 	 * than the credential. */
 	if (part_membind || part_cpufreq || part_profile || part_numa) {
+		c1 = _cpu_now();
 		step.record = xmalloc(sizeof(*step.record));
 		switch (task_cosched_record_fetch(step.job_id, step.step_id,
 						  step.record,
@@ -380,6 +430,7 @@ extern int task_p_pre_setuid(stepd_step_rec_t *job)
 		default:
 			error("%s: %s: %s", plugin_type, step.step_name, why);
 		}
+		timing.record = _cpu_now() - c1;
 	}
 	step_valid = true;
 
@@ -389,22 +440,32 @@ extern int task_p_pre_setuid(stepd_step_rec_t *job)
 		task_cosched_membind_step_start(&step);
 	if (part_cpufreq)
 		task_cosched_cpufreq_step_start(&step);
-	if (part_profile)
+	if (part_profile) {
+		c1 = _cpu_now();
 		task_cosched_profile_step_start(&step);
+		timing.sampler = _cpu_now() - c1;
+	}
 	if (part_numa)
 		task_cosched_numa_step_start(&step);
 	/* env_array_overwrite may have moved the array. */
 	job->env = step.env;
+	timing.start = _cpu_now() - c0;
 	return SLURM_SUCCESS;
 }
 
 void task_cosched_task_forked(uint32_t node_tid, pid_t pid)
 {
+	double c0 = _cpu_now(),
+	       w0 = timing.on ? _clock(CLOCK_MONOTONIC) : 0.0;
+
 	(void) node_tid;
 	if (step_valid && part_profile)
 		task_cosched_profile_task_forked(&step, pid);
+	if (timing.on)
+		timing.attach_wall += _clock(CLOCK_MONOTONIC) - w0;
 	if (step_valid && part_numa)
 		task_cosched_numa_task_forked(&step, pid);
+	timing.tasks += _cpu_now() - c0;
 }
 
 /* In each task, as the job's user, after task/affinity's pre_launch. */
@@ -426,21 +487,28 @@ extern int task_p_pre_launch(stepd_step_rec_t *job)
  * cut short by a signal or a time limit measures nothing. */
 extern int task_p_post_term(stepd_step_rec_t *job, stepd_step_task_info_t *task)
 {
+	double c0 = _cpu_now();
+
 	if (step_valid && conf_ok && part_profile && task && task->exited)
 		task_cosched_profile_task_exit(&step, task->pid,
 					       task->estatus);
+	timing.end += _cpu_now() - c0;
 	return SLURM_SUCCESS;
 }
 
 /* Root, in slurmstepd, when the step ends (however its tasks ended). */
 extern int task_p_post_step(stepd_step_rec_t *job)
 {
+	double c0 = _cpu_now();
+
 	if (step_valid && conf_ok) {
 		task_cosched_cpufreq_step_end(&step);
 		if (part_profile)
 			task_cosched_profile_step_end(&step);
 		if (part_numa)
 			task_cosched_numa_step_end(&step);
+		timing.end += _cpu_now() - c0;
+		_timing_log();
 	}
 	return SLURM_SUCCESS;
 }
