@@ -77,6 +77,18 @@ def test_bench_controller_quick(tmp_path):
     if taskstats:
         exited = _table(r.stdout, "exited, ms/job ")
         assert list(exited) == VARIANTS, r.stdout
+    # task/cosched's own time a step on the nodes (DebugFlags=Timing,
+    # which the benchmark sets), under every variant: a line per step.
+    steps = _table(r.stdout, "task/cosched, us ")
+    assert list(steps) == VARIANTS, r.stdout
+    for f in steps.values():
+        # variant steps total init start record sampler tasks end waited
+        assert len(f) == 10, f
+        assert int(f[1]) >= 100, f
+        total, init, start, record, sampler, tasks, end = \
+            (float(x) for x in f[2:9])
+        assert 0 < init and 0 < start and 0 < sampler <= start, f
+        assert record + sampler <= start + 2, f
     # One repeat: no paired table (the ratio says the same).
     assert "paired jobs/s" not in r.stdout, r.stdout
     for target in ("ratio >= 0.97", "plugin time per job < 30 us",
@@ -116,6 +128,10 @@ def test_bench_controller_quick(tmp_path):
             assert 0 < parts["nodes"] < run["machine_cpu_ms_per_job"], run
             assert parts["slurmctld"] + parts["nodes"] < \
                 run["machine_cpu_ms_per_job"] * 1.1, run
+        # A step timing line for each task's batch step (medians).
+        st = run["step_timing_us"]
+        assert st["steps"] >= 100, run
+        assert st["total"] > 0 and st["waited"] > 0, run
         # Not pinned: slurmctld may use every CPU this test may.
         assert run["slurmctld_cpus"] == sorted(os.sched_getaffinity(0)), run
         # Every job had a step daemon, and under every variant a sampler
@@ -177,7 +193,8 @@ def test_bench_controller_pin(tmp_path):
         assert row["paired_ratio_max"] == pytest.approx(hi, abs=1e-3), row
         f = paired[row["variant"]]
         assert float(f[1]) == pytest.approx(row["paired_ratio"], abs=1e-3)
-        assert f[2] == f"{lo:.3f}..{hi:.3f}", f
+        assert f[2] == (f"{row['paired_ratio_min']:.3f}.."
+                        f"{row['paired_ratio_max']:.3f}"), f
 
 
 def _require_valgrind():
