@@ -4,8 +4,9 @@
  *
  * Why a process of its own: a fault here (a bad event, a full disk, a bug)
  * must never fail the job or slurmstepd, and slurmstepd is the job's
- * parent.  task/cosched forks and execs it as root when the step starts,
- * with one end of a socket pair on fd 3, and tells it each task's pid as
+ * parent.  task/cosched spawns it as root when the step starts (with
+ * --detach: see detach()), with one end of a socket pair on fd 3, and
+ * tells it each task's pid as
  * slurmstepd forks the task, before the task runs (the attach answers
  * within 100 ms, or slurmstepd goes on without it); the counters follow
  * every thread and process the task starts.  Every SampleInterval it reads
@@ -687,6 +688,34 @@ static int write_record(void)
 	return 0;
 }
 
+/*
+ * --detach: task/cosched spawns the sampler without forking slurmstepd
+ * (posix_spawn shares its memory until the exec; a fork copied the page
+ * tables of a large process, half a millisecond a step), so the sampler
+ * leaves slurmstepd's process tree itself: it forks, its parent exits at
+ * once (slurmstepd waits for that), and the child, reparented, runs in a
+ * session of its own.  proctrack/linuxproc kills the step's process tree
+ * at scancel, before the record could be written, and slurmstepd's own
+ * wait loop must not meet it; signals to the job's tasks spare it.  The
+ * descriptors slurmstepd had open (other than 0 to 3) are closed first.
+ * Returns 0 in the child, -1 when it could not fork.
+ */
+static int detach(void)
+{
+	pid_t pid;
+
+	if (close_range(CONTROL_FD + 1, ~0U, 0))
+		for (int fd = CONTROL_FD + 1; fd < 1024; fd++)
+			close(fd);
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid > 0)
+		_exit(0);
+	setsid();
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -705,10 +734,12 @@ int main(int argc, char **argv)
 		{ "freq-khz", required_argument, NULL, 'f' },
 		{ "uid", required_argument, NULL, 'u' },
 		{ "record", required_argument, NULL, 'd' },
+		{ "detach", no_argument, NULL, 'D' },
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *events = NULL, *backend = "perf";
 	cosched_error_t err;
+	bool detached = false;
 	int opt;
 
 	/* slurmstepd's death closes the socket: the sampler writes its
@@ -739,6 +770,7 @@ int main(int argc, char **argv)
 		case 'l': S.energy.ledger_dir = optarg; break;
 		case 'f': S.freq_khz = strtol(optarg, NULL, 10); break;
 		case 'd': S.record_text = optarg; break;
+		case 'D': detached = true; break;
 		case 'u': {
 			uint64_t v;
 
@@ -752,6 +784,10 @@ int main(int argc, char **argv)
 		}
 		default: return 2;
 		}
+	}
+	if (detached && detach()) {
+		fprintf(stderr, "cosched-sampler: fork: %s\n", strerror(errno));
+		return 1;
 	}
 	if (!S.out || !events || !(S.interval >= 0.05)) {
 		fprintf(stderr, "cosched-sampler: needs --out, --events and an --interval of at least 0.05 s\n");

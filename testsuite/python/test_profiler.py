@@ -132,12 +132,13 @@ def test_profiling_faults_never_reach_the_job(make_cluster):
     c.wait_state(j, "FAILED")
     assert c.job(j)["ExitCode"] == "5:0"
 
-    # A sampler that never answers: the task waits for it once, for at
+    # A sampler that detaches (its first process exits, its child holds
+    # the socket) and never answers: the task waits for it once, for at
     # most a second, and the job's output holds only what the job wrote
     # (slurmstepd's error() would also land in the job's stderr).
     mute = os.path.join(c.workdir, "mute-sampler")
     with open(mute, "w") as f:
-        f.write("#!/bin/sh\nexec sleep 4\n")
+        f.write("#!/bin/sh\nsleep 4 &\nexit 0\n")
     os.chmod(mute, 0o755)
     c.write_cosched_conf(base + [f"SamplerProgram={mute}"])
     script = "#!/bin/sh\nsrun -n1 echo step\necho batch\n"
@@ -148,6 +149,32 @@ def test_profiling_faults_never_reach_the_job(make_cluster):
         log = f.read()
     assert re.search(rf"StepId={j}\.batch: cosched-sampler did not answer "
                      r"within 1000 ms", log), log[-2000:]
+
+    # A SamplerProgram that never detaches (a wrapper that hangs) is
+    # killed after a second, and the step runs unprofiled; one that
+    # ends before detaching (another build's sampler refusing --detach)
+    # is said with its status.  The jobs' output is theirs alone.
+    for text, says in (
+            ("exec sleep 30", "did not detach within 1000 ms: killed, "
+                              "step not profiled"),
+            ("exit 2", "ended with status 2 before it detached: step not "
+                       "profiled")):
+        with open(mute, "w") as f:
+            f.write(f"#!/bin/sh\n{text}\n")
+        t0 = time.monotonic()
+        j = c.sbatch("-n1", script=script)
+        c.wait_state(j, "COMPLETED")
+        assert c.job_output(j).split() == ["step", "batch"], c.job_output(j)
+        with open(c.log_path("slurmd-n1")) as f:
+            log = f.read()
+        for step in ("batch", "0"):
+            assert f"StepId={j}.{step}: {mute} {says}" in log, log[-2000:]
+        if text.startswith("exec"):
+            # Two steps, each held a second at most: not the 30 s.
+            assert time.monotonic() - t0 < 20
+    # No sampler of those is left behind.
+    r = subprocess.run(["pgrep", "-f", "^sleep 30$"], capture_output=True)
+    assert r.returncode == 1, r.stdout
     _not_drained(c)
 
 

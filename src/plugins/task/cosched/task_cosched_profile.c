@@ -22,6 +22,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -72,14 +73,64 @@ void task_cosched_profile_fini(void)
 	ctl = -1;
 }
 
+/*
+ * The spawned sampler's first process, which exits as soon as the sampler
+ * has detached (--detach, about a millisecond).  One that does not (a
+ * SamplerProgram that hangs, or is not a sampler) is killed after
+ * FIRST_ATTACH_WAIT_MS: slurmstepd waits on it no longer than on a first
+ * attach.  Returns 0 when it detached, -1 (said) when the step goes
+ * unprofiled.
+ */
+static int _reap_detached(task_cosched_step_t *st, pid_t pid)
+{
+	struct timespec nap = { 0, 100 * 1000 };	/* doubled up to 50 ms */
+	long waited_ns = 0;
+	int status;
+	pid_t r;
+
+	for (;;) {
+		r = waitpid(pid, &status, WNOHANG);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r != 0 || waited_ns >= FIRST_ATTACH_WAIT_MS * 1000000L)
+			break;
+		nanosleep(&nap, NULL);
+		waited_ns += nap.tv_nsec;
+		if (nap.tv_nsec < 50 * 1000000L)
+			nap.tv_nsec *= 2;
+	}
+	if (r == 0) {
+		kill(pid, SIGKILL);
+		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+			;
+		info("%s: %s: %s did not detach within %d ms: killed, step not profiled",
+		     plugin_type, st->step_name,
+		     task_cosched_conf.sampler_program, FIRST_ATTACH_WAIT_MS);
+		return -1;
+	}
+	if (r == pid && !(WIFEXITED(status) && WEXITSTATUS(status) == 0)) {
+		/* An option it does not know (a sampler of another build) or
+		 * no fork: it said why on slurmd's stderr. */
+		info("%s: %s: %s ended with status %d before it detached: step not profiled",
+		     plugin_type, st->step_name,
+		     task_cosched_conf.sampler_program,
+		     WIFEXITED(status) ? WEXITSTATUS(status) :
+		     128 + WTERMSIG(status));
+		return -1;
+	}
+	return 0;	/* r < 0: no longer ours to wait for */
+}
+
 void task_cosched_profile_step_start(task_cosched_step_t *st)
 {
 	char *dir, *out, *interval, *job, *step, *threads, *ledger, *root;
 	cosched_error_t err;
-	char *freq = NULL, *uid = NULL;
+	char *freq = NULL, *uid = NULL, *backend;
 	char *argv[40], which[COSCHED_ERROR_MSG_LEN + 64];
 	const char *events;
-	int sv[2], k = 0;
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t attr;
+	int sv[2], k = 0, rc = 0;
 	pid_t pid;
 
 	warned = false;
@@ -105,6 +156,7 @@ void task_cosched_profile_step_start(task_cosched_step_t *st)
 	threads = xstrdup_printf("%d", st->have_cores ?
 				 cosched_idset_count(&st->step_cores) : 1);
 	argv[k++] = task_cosched_conf.sampler_program;
+	argv[k++] = "--detach";		/* see below */
 	argv[k++] = "--job";
 	argv[k++] = job;
 	argv[k++] = "--step";
@@ -123,8 +175,8 @@ void task_cosched_profile_step_start(task_cosched_step_t *st)
 	argv[k++] = "--events";
 	argv[k++] = (char *) events;
 	argv[k++] = "--backend";
-	argv[k++] = task_cosched_node_path(task_cosched_conf.sample_backend,
-					   st->node_name);
+	argv[k++] = backend = task_cosched_node_path(
+		task_cosched_conf.sample_backend, st->node_name);
 	argv[k++] = "--out";
 	argv[k++] = out;
 	argv[k++] = "--threads";
@@ -168,48 +220,58 @@ void task_cosched_profile_step_start(task_cosched_step_t *st)
 		     plugin_type, st->step_name);
 		goto done;
 	}
-	pid = fork();
-	if (pid < 0) {
-		info("%s: %s: fork: %m: step not profiled", plugin_type,
-		     st->step_name);
-		close(sv[0]);
+	/* dup2 onto itself would keep close-on-exec. */
+	if (sv[1] == CONTROL_FD) {
+		int fd = fcntl(sv[1], F_DUPFD_CLOEXEC, CONTROL_FD + 1);
+
 		close(sv[1]);
+		sv[1] = fd;
+	}
+	/*
+	 * Spawned, not forked: slurmstepd is a large process with threads,
+	 * and a fork copied its page tables (about half a millisecond of
+	 * each step, DebugFlags=Timing) only for the child to exec.  The
+	 * sampler then leaves slurmstepd's process tree itself (--detach,
+	 * cosched_sampler.c says why it must): slurmstepd waits here only
+	 * for that first sampler process, which exits at once.  In a session
+	 * of its own from the start, on /dev/null but for stderr, the
+	 * socket on fd 3.
+	 */
+	if (sv[1] < 0 ||
+	    (rc = posix_spawn_file_actions_init(&fa)))
+		goto spawn_failed;
+	if (!(rc = posix_spawnattr_init(&attr))) {
+		if (!(rc = posix_spawn_file_actions_addopen(&fa, 0, "/dev/null",
+							     O_RDWR, 0)) &&
+		    !(rc = posix_spawn_file_actions_adddup2(&fa, 0, 1)) &&
+		    !(rc = posix_spawn_file_actions_adddup2(&fa, sv[1],
+							     CONTROL_FD)) &&
+		    !(rc = posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSID)))
+			rc = posix_spawn(&pid, argv[0], &fa, &attr, argv,
+					 environ);
+		posix_spawnattr_destroy(&attr);
+	}
+	posix_spawn_file_actions_destroy(&fa);
+spawn_failed:
+	if (sv[1] >= 0)
+		close(sv[1]);
+	if (rc || sv[1] < 0) {
+		errno = sv[1] < 0 ? errno : rc;
+		info("%s: %s: %s: %m: step not profiled", plugin_type,
+		     st->step_name, argv[0]);
+		close(sv[0]);
 		goto done;
 	}
-	if (pid == 0) {
-		/* Only async-signal-safe calls between fork and exec:
-		 * slurmstepd has threads.  Forked twice, so that the sampler
-		 * is not slurmstepd's child: proctrack/linuxproc kills the
-		 * step's process tree at scancel, before the record could be
-		 * written, and slurmstepd's own wait loop stays its own. */
-		int devnull;
-		if (fork() != 0)
-			_exit(0);
-		devnull = open("/dev/null", O_RDWR);
-		if (dup2(sv[1], CONTROL_FD) < 0)
-			_exit(127);
-		if (devnull >= 0) {
-			dup2(devnull, 0);
-			dup2(devnull, 1);
-		}
-		for (int fd = CONTROL_FD + 1; fd < 1024; fd++)
-			close(fd);
-		setsid();	/* signals to the job's tasks spare it */
-		execv(argv[0], argv);
-		_exit(127);
-	}
-	close(sv[1]);
-	{
-		int status;
-		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-			;
+	if (_reap_detached(st, pid)) {
+		close(sv[0]);
+		goto done;
 	}
 	ctl = sv[0];
 	debug("%s: %s: cosched-sampler every %g s, events of %s, record %s",
 	      plugin_type, st->step_name, task_cosched_conf.sample_interval_s,
 	      which, out);
 done:
-	xfree(argv[12]);
+	xfree(backend);
 	xfree(dir);
 	xfree(out);
 	xfree(interval);
