@@ -110,7 +110,7 @@ static int _reap_detached(task_cosched_step_t *st, pid_t pid)
 	}
 	if (r == pid && !(WIFEXITED(status) && WEXITSTATUS(status) == 0)) {
 		/* An option it does not know (a sampler of another build) or
-		 * no fork: it said why on slurmd's stderr. */
+		 * no fork: it said why on its stderr, slurmstepd's. */
 		info("%s: %s: %s ended with status %d before it detached: step not profiled",
 		     plugin_type, st->step_name,
 		     task_cosched_conf.sampler_program,
