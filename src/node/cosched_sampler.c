@@ -55,6 +55,7 @@
  * that application from it.
  * derived values appear when their events counted.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -704,9 +705,21 @@ static int detach(void)
 {
 	pid_t pid;
 
-	if (close_range(CONTROL_FD + 1, ~0U, 0))
-		for (int fd = CONTROL_FD + 1; fd < 1024; fd++)
-			close(fd);
+	/* close_range: Linux 5.9; before it, those /proc/self/fd lists
+	 * (the limit may allow a million). */
+	if (close_range(CONTROL_FD + 1, ~0U, 0)) {
+		DIR *dp = opendir("/proc/self/fd");
+		struct dirent *e;
+
+		while (dp && (e = readdir(dp))) {
+			int fd = atoi(e->d_name);
+
+			if (fd > CONTROL_FD && fd != dirfd(dp))
+				close(fd);
+		}
+		if (dp)
+			closedir(dp);
+	}
 	pid = fork();
 	if (pid < 0)
 		return -1;
