@@ -263,9 +263,16 @@ int numad_move_batch(numad_t *d, numad_request_t *r, numad_victim_t *v,
 	int rc = 0, chunks = 0;
 
 	*moved = 0;
-	/* The process asked for, not another that got its pid since. */
+	/* The process asked for, not another that got its pid since.  One
+	 * with no mapping of its own left, not even its stack, is ending: the
+	 * kernel releases a process's memory before it shows it as a zombie,
+	 * and its empty maps would read as a process with nothing to move. */
 	if (!numad_proc_same(&v->id) || numad_anon_maps(&v->id, &maps, &nmaps))
 		return -1;
+	if (!nmaps) {
+		free(maps);
+		return -1;
+	}
 	if (max > QUERY_CHUNK * 16)
 		max = QUERY_CHUNK * 16;
 	pick = malloc(max * sizeof(*pick));
