@@ -268,11 +268,14 @@ double cosched_place_unit_slowdown(const cosched_place_t *p, size_t unit,
 /* The worst of those over the units job_id holds, 1 when alone. */
 double cosched_place_predict(const cosched_place_t *p, uint32_t job_id,
 			     const cosched_class_t *cls);
-/* The same as if job apart were not there (job_id: as above):
- * what a co-occupant's prediction was before apart arrived, or will be
- * once it has left, without entering or removing it. */
-double cosched_place_predict_apart(const cosched_place_t *p, uint32_t job_id,
-				   const cosched_class_t *cls, uint32_t apart);
+/* Both that (*with) and the same as if job apart were not there
+ * (*without; apart == job_id: the same as *with): what a co-occupant's
+ * prediction is with apart, and was before apart arrived or will be once
+ * it has left, without entering or removing it, in one walk of its
+ * units. */
+void cosched_place_predict_pair(const cosched_place_t *p, uint32_t job_id,
+				const cosched_class_t *cls, uint32_t apart,
+				double *with, double *without);
 
 /* Self-check (cosched_occupancy_check, and the closed units agree with the
  * wide jobs present); 0 or -1 with err. */

@@ -361,26 +361,43 @@ double cosched_place_unit_slowdown(const cosched_place_t *p, size_t unit,
 	return unit_slowdown_apart(p, unit, job_id, job_id, cls);
 }
 
-double cosched_place_predict_apart(const cosched_place_t *p, uint32_t job_id,
-				   const cosched_class_t *cls, uint32_t apart)
+void cosched_place_predict_pair(const cosched_place_t *p, uint32_t job_id,
+				const cosched_class_t *cls, uint32_t apart,
+				double *with, double *without)
 {
 	size_t n = 0;
 	const cosched_hold_t *h = cosched_occupancy_holds(p->occ, job_id, &n);
-	double worst = 1.0;
 
+	*with = *without = 1.0;
+	/* One walk for both: each unit's occupants read once, and the model
+	 * run again only where apart is one of them. */
 	for (size_t k = 0; h && k < n; k++) {
-		double sd = unit_slowdown_apart(p, h[k].socket, job_id, apart,
-						cls);
-		if (isfinite(sd) && sd > worst)
-			worst = sd;
+		cosched_socket_t sock;
+		bool there = false;
+		double sd, sd_apart;
+
+		if (cosched_occupancy_socket(p->occ, h[k].socket, &sock))
+			continue;
+		for (int j = 0; j < sock.noccupants && apart != job_id &&
+				!there; j++)
+			there = sock.occupants[j].job_id == apart;
+		sd = sock_slowdown_apart(p, &sock, job_id, job_id, cls);
+		sd_apart = there ? sock_slowdown_apart(p, &sock, job_id, apart,
+						       cls) : sd;
+		if (isfinite(sd) && sd > *with)
+			*with = sd;
+		if (isfinite(sd_apart) && sd_apart > *without)
+			*without = sd_apart;
 	}
-	return worst;
 }
 
 double cosched_place_predict(const cosched_place_t *p, uint32_t job_id,
 			     const cosched_class_t *cls)
 {
-	return cosched_place_predict_apart(p, job_id, cls, job_id);
+	double with, without;
+
+	cosched_place_predict_pair(p, job_id, cls, job_id, &with, &without);
+	return with;
 }
 
 /*

@@ -433,6 +433,86 @@ START_TEST(test_least_bad_matches_every_unit_predicted)
 }
 END_TEST
 
+/* The worst unit_slowdown over the units job holds in p (1 alone). */
+static double worst_unit(const cosched_place_t *p, uint32_t id,
+			 const cosched_class_t *cls)
+{
+	size_t n = 0;
+	const cosched_hold_t *h = cosched_occupancy_holds(
+		cosched_place_occupancy(p), id, &n);
+	double worst = 1.0;
+
+	for (size_t k = 0; h && k < n; k++) {
+		double sd = cosched_place_unit_slowdown(p, h[k].socket, id, cls);
+
+		if (isfinite(sd) && sd > worst)
+			worst = sd;
+	}
+	return worst;
+}
+
+/* A job's prediction with a co-runner and without it, in one walk: the
+ * same as predicting each of its units, and as predicting them on a copy
+ * the co-runner has really left; a job on two units, a co-runner on one
+ * of them, one on neither, and the job itself. */
+START_TEST(test_predict_pair)
+{
+	static const struct { uint32_t id; cosched_category_t cat;
+			      size_t units[2]; size_t n; } jobs[] = {
+		{ 1, COSCHED_CAT_MEM, { 0 }, 1 },
+		{ 2, COSCHED_CAT_MEM, { 0 }, 1 },
+		{ 3, COSCHED_CAT_CPU, { 0 }, 1 },
+		{ 4, COSCHED_CAT_LIM, { 1 }, 1 },
+		{ 5, COSCHED_CAT_RAND, { 1 }, 1 },
+		{ 6, COSCHED_CAT_MEM, { 0, 1 }, 2 },
+		{ 7, COSCHED_CAT_CPU, { 2 }, 1 },
+	};
+	const size_t njobs = sizeof(jobs) / sizeof(jobs[0]);
+	cosched_place_t *p = cluster(COSCHED_POLICY_APP_AWARE, false, 2);
+	int changed = 0;
+
+	for (size_t i = 0; i < njobs; i++) {
+		cosched_place_job_t j = job(p, jobs[i].id, jobs[i].cat, 1, 1);
+		cosched_hold_t h[2];
+
+		for (size_t k = 0; k < jobs[i].n; k++)
+			h[k] = (cosched_hold_t) { .socket = jobs[i].units[k],
+						  .cores = 1 };
+		ck_assert_int_eq(cosched_place_enter(p, &j.gj, 1, h, jobs[i].n,
+						     &err), 0);
+	}
+	for (size_t i = 0; i < njobs; i++) {
+		cosched_place_job_t j = job(p, jobs[i].id, jobs[i].cat, 1, 1);
+
+		for (size_t m = 0; m < njobs; m++) {
+			uint32_t mover = jobs[m].id;
+			cosched_place_t *q = cosched_place_copy(p, &err);
+			double with, without;
+
+			ck_assert_msg(q != NULL, "%s", err.msg);
+			cosched_place_predict_pair(p, jobs[i].id, &j.cls, mover,
+						   &with, &without);
+			ck_assert(with == worst_unit(p, jobs[i].id, &j.cls));
+			ck_assert(with == cosched_place_predict(p, jobs[i].id,
+								&j.cls));
+			if (mover != jobs[i].id)
+				ck_assert_int_eq(cosched_place_leave(q, mover,
+								     &err), 1);
+			ck_assert_msg(without == worst_unit(q, jobs[i].id,
+							    &j.cls),
+				      "job %u without %u: %g, left: %g",
+				      jobs[i].id, mover, without,
+				      worst_unit(q, jobs[i].id, &j.cls));
+			changed += with != without;
+			cosched_place_free(q);
+		}
+	}
+	/* Not every pair the same: leaving moves some predictions. */
+	ck_assert_int_gt(changed, 10);
+	cosched_place_free(p);
+}
+END_TEST
+
 START_TEST(test_lenient_least_bad)
 {
 	cosched_place_t *p = cluster(COSCHED_POLICY_APP_AWARE, false, 1);
@@ -590,6 +670,7 @@ Suite *cosched_test_suite(void)
 	tcase_add_test(tc, test_why_none_ranks_a_few);
 	tcase_add_test(tc, test_will_run_on_a_copy);
 	tcase_add_test(tc, test_lenient_least_bad);
+	tcase_add_test(tc, test_predict_pair);
 	tcase_add_test(tc, test_least_bad_matches_every_unit_predicted);
 	tcase_add_test(tc, test_copy_is_independent);
 	tcase_add_test(tc, test_gang_max_apps);

@@ -251,7 +251,7 @@ static void _decide_power(cosched_ctl_t *c, job_view_t *v,
 /*
  * A job arrived on or is leaving these units: the predicted slowdown of
  * each job still there changes with its co-runners.  Its prediction with
- * the job and without it (cosched_place_predict_apart) say whether it
+ * the job and without it (cosched_place_predict_pair) say whether it
  * changed; only then is its record read and edited.  A co-runner of the
  * same class as the one it replaces (most arrivals on a busy cluster)
  * costs two predictions, no record.  Their class is the one they were
@@ -272,10 +272,11 @@ static void _refresh_slowdown(cosched_ctl_t *c, const cosched_gang_job_t *gj,
 		.lca = cosched_category_to_lca(gj->category),
 		.source = COSCHED_CLASS_FROM_PROFILE,
 	};
-	double with = cosched_place_predict(c->place, gj->job_id, &cls);
-	double without = cosched_place_predict_apart(c->place, gj->job_id,
-						     &cls, m->mover);
+	double with, without;
 	job_record_t *job;
+
+	cosched_place_predict_pair(c->place, gj->job_id, &cls, m->mover,
+				   &with, &without);
 
 	if (with == without || !(job = find_job_record(gj->job_id)))
 		return;
@@ -355,11 +356,20 @@ static void _record_where(cosched_ctl_t *c, job_record_t *job_ptr,
 		while ((node_ptr = cosched_nodes_next(&it))) {
 			cosched_decision_node_t *dn =
 				cosched_decision_node(d, node_ptr->name, &err);
-			for (int s = 0; dn && s < node_ptr->tot_sockets; s++)
-				for (int k = 0; k < node_ptr->cores; k++)
-					if (get_job_resources_bit(jr, it.j, s, k) == 1)
+			int cores = node_ptr->cores;
+
+			for (int s = 0; dn && s < node_ptr->tot_sockets; s++) {
+				int first = ctl_state_socket_first_bit(
+					jr, it.j, s, cores);
+
+				for (int k = 0; k < cores; k++)
+					if (first >= 0 ?
+					    bit_test(jr->core_bitmap, first + k) :
+					    get_job_resources_bit(jr, it.j, s,
+								  k) == 1)
 						cosched_idset_add(&dn->cores,
-							s * node_ptr->cores + k, NULL);
+							s * cores + k, NULL);
+			}
 		}
 	}
 }
