@@ -344,21 +344,14 @@ static double sock_slowdown_apart(const cosched_place_t *p,
 	return pr.slowdown;
 }
 
-static double unit_slowdown_apart(const cosched_place_t *p, size_t unit,
-				  uint32_t job_id, uint32_t apart,
-				  const cosched_class_t *cls)
+double cosched_place_unit_slowdown(const cosched_place_t *p, size_t unit,
+				   uint32_t job_id, const cosched_class_t *cls)
 {
 	cosched_socket_t sock;
 
 	if (cosched_occupancy_socket(p->occ, unit, &sock))
 		return INFINITY;
-	return sock_slowdown_apart(p, &sock, job_id, apart, cls);
-}
-
-double cosched_place_unit_slowdown(const cosched_place_t *p, size_t unit,
-				   uint32_t job_id, const cosched_class_t *cls)
-{
-	return unit_slowdown_apart(p, unit, job_id, job_id, cls);
+	return sock_slowdown_apart(p, &sock, job_id, job_id, cls);
 }
 
 void cosched_place_predict_pair(const cosched_place_t *p, uint32_t job_id,

@@ -121,6 +121,37 @@ static int _reap_detached(task_cosched_step_t *st, pid_t pid)
 	return 0;	/* r < 0: no longer ours to wait for */
 }
 
+/*
+ * Spawned, not forked: slurmstepd is a large process with threads, and a
+ * fork copied its page tables (about half a millisecond of each step,
+ * DebugFlags=Timing) only for the child to exec.  The sampler then leaves
+ * slurmstepd's process tree itself (--detach, cosched_sampler.c says why
+ * it must).  In a session of its own from the start, on /dev/null but for
+ * stderr, fd on CONTROL_FD.  0, or an errno.
+ */
+static int _spawn(char **argv, int fd, pid_t *pid)
+{
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t attr;
+	int rc;
+
+	if ((rc = posix_spawn_file_actions_init(&fa)))
+		return rc;
+	if (!(rc = posix_spawnattr_init(&attr))) {
+		if (!(rc = posix_spawn_file_actions_addopen(&fa, 0, "/dev/null",
+							     O_RDWR, 0)) &&
+		    !(rc = posix_spawn_file_actions_adddup2(&fa, 0, 1)) &&
+		    !(rc = posix_spawn_file_actions_adddup2(&fa, fd,
+							     CONTROL_FD)) &&
+		    !(rc = posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSID)))
+			rc = posix_spawn(pid, argv[0], &fa, &attr, argv,
+					 environ);
+		posix_spawnattr_destroy(&attr);
+	}
+	posix_spawn_file_actions_destroy(&fa);
+	return rc;
+}
+
 void task_cosched_profile_step_start(task_cosched_step_t *st)
 {
 	char *dir, *out, *interval, *job, *step, *threads, *ledger, *root;
@@ -128,8 +159,6 @@ void task_cosched_profile_step_start(task_cosched_step_t *st)
 	char *freq = NULL, *uid = NULL, *backend;
 	char *argv[40], which[COSCHED_ERROR_MSG_LEN + 64];
 	const char *events;
-	posix_spawn_file_actions_t fa;
-	posix_spawnattr_t attr;
 	int sv[2], k = 0, rc = 0;
 	pid_t pid;
 
@@ -224,44 +253,23 @@ void task_cosched_profile_step_start(task_cosched_step_t *st)
 	if (sv[1] == CONTROL_FD) {
 		int fd = fcntl(sv[1], F_DUPFD_CLOEXEC, CONTROL_FD + 1);
 
+		rc = fd < 0 ? errno : 0;
 		close(sv[1]);
 		sv[1] = fd;
 	}
-	/*
-	 * Spawned, not forked: slurmstepd is a large process with threads,
-	 * and a fork copied its page tables (about half a millisecond of
-	 * each step, DebugFlags=Timing) only for the child to exec.  The
-	 * sampler then leaves slurmstepd's process tree itself (--detach,
-	 * cosched_sampler.c says why it must): slurmstepd waits here only
-	 * for that first sampler process, which exits at once.  In a session
-	 * of its own from the start, on /dev/null but for stderr, the
-	 * socket on fd 3.
-	 */
-	if (sv[1] < 0 ||
-	    (rc = posix_spawn_file_actions_init(&fa)))
-		goto spawn_failed;
-	if (!(rc = posix_spawnattr_init(&attr))) {
-		if (!(rc = posix_spawn_file_actions_addopen(&fa, 0, "/dev/null",
-							     O_RDWR, 0)) &&
-		    !(rc = posix_spawn_file_actions_adddup2(&fa, 0, 1)) &&
-		    !(rc = posix_spawn_file_actions_adddup2(&fa, sv[1],
-							     CONTROL_FD)) &&
-		    !(rc = posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSID)))
-			rc = posix_spawn(&pid, argv[0], &fa, &attr, argv,
-					 environ);
-		posix_spawnattr_destroy(&attr);
-	}
-	posix_spawn_file_actions_destroy(&fa);
-spawn_failed:
+	if (!rc)
+		rc = _spawn(argv, sv[1], &pid);
 	if (sv[1] >= 0)
 		close(sv[1]);
-	if (rc || sv[1] < 0) {
-		errno = sv[1] < 0 ? errno : rc;
+	if (rc) {
+		errno = rc;
 		info("%s: %s: %s: %m: step not profiled", plugin_type,
 		     st->step_name, argv[0]);
 		close(sv[0]);
 		goto done;
 	}
+	/* slurmstepd waits only for the first sampler process, which exits
+	 * at once. */
 	if (_reap_detached(st, pid)) {
 		close(sv[0]);
 		goto done;
