@@ -248,6 +248,22 @@ int numad_span_next(const numad_span_t *s, size_t n, uint64_t from,
 	return 1;
 }
 
+/* The process asked for is ending (or gone): not the same any more, or
+ * with no mapping of its own left, not even its stack.  The kernel
+ * releases a process's memory before it shows it as a zombie: its empty
+ * maps would read as a process with nothing to move, and move_pages
+ * answers EINVAL for it (no memory to look in), not ESRCH. */
+static bool _ending(const cosched_proc_id_t *id)
+{
+	numad_span_t *maps = NULL;
+	size_t nmaps = 0;
+
+	if (!numad_proc_same(id) || numad_anon_maps(id, &maps, &nmaps))
+		return true;
+	free(maps);
+	return !nmaps;
+}
+
 int numad_move_batch(numad_t *d, numad_request_t *r, numad_victim_t *v,
 		     uint64_t max, uint64_t *moved)
 {
@@ -263,10 +279,8 @@ int numad_move_batch(numad_t *d, numad_request_t *r, numad_victim_t *v,
 	int rc = 0, chunks = 0;
 
 	*moved = 0;
-	/* The process asked for, not another that got its pid since.  One
-	 * with no mapping of its own left, not even its stack, is ending: the
-	 * kernel releases a process's memory before it shows it as a zombie,
-	 * and its empty maps would read as a process with nothing to move. */
+	/* The process asked for, not another that got its pid since, and
+	 * not ending (no mapping left: _ending says why). */
 	if (!numad_proc_same(&v->id) || numad_anon_maps(&v->id, &maps, &nmaps))
 		return -1;
 	if (!nmaps) {
@@ -298,7 +312,11 @@ int numad_move_batch(numad_t *d, numad_request_t *r, numad_victim_t *v,
 			q[n++] = (void *)(uintptr_t) a;
 		got = move_pages(pid, n, q, NULL, qs, 0);
 		if (got < 0) {
-			rc = errno == ESRCH ? -1 : 1;
+			int e = errno;
+
+			rc = e == ESRCH || (e == EINVAL && _ending(&v->id)) ?
+			     -1 : 1;
+			errno = e;
 			if (rc > 0)
 				snprintf(r->note, sizeof(r->note),
 					 "move_pages(pid %d): %s", (int) pid,
@@ -333,9 +351,12 @@ int numad_move_batch(numad_t *d, numad_request_t *r, numad_victim_t *v,
 		got = move_pages(pid, npick, pick, nodes, status,
 				 MPOL_MF_MOVE);
 		if (got < 0) {
-			if (errno == ESRCH) {
+			int e = errno;
+
+			if (e == ESRCH || (e == EINVAL && _ending(&v->id))) {
 				rc = -1;
 			} else {
+				errno = e;
 				r->failed_other += npick;
 				snprintf(r->note, sizeof(r->note),
 					 "move_pages(pid %d): %s", (int) pid,
