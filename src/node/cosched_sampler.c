@@ -798,13 +798,15 @@ int main(int argc, char **argv)
 		default: return 2;
 		}
 	}
-	if (detached && detach()) {
-		fprintf(stderr, "cosched-sampler: fork: %s\n", strerror(errno));
-		return 1;
-	}
+	/* Before detaching: what it refuses, the first process's exit
+	 * status says (2), which is all task/cosched can see of it. */
 	if (!S.out || !events || !(S.interval >= 0.05)) {
 		fprintf(stderr, "cosched-sampler: needs --out, --events and an --interval of at least 0.05 s\n");
 		return 2;
+	}
+	if (detached && detach()) {
+		fprintf(stderr, "cosched-sampler: fork: %s\n", strerror(errno));
+		return 1;
 	}
 #ifdef COSCHED_PAPI_MODULE
 	/* PAPI's module only where SampleBackend may count with it; why it

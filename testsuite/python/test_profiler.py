@@ -17,7 +17,7 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "lib"))
 import fake_powercap  # noqa: E402
-from cluster import sampler_test_conf  # noqa: E402
+from cluster import default_builddir, sampler_test_conf  # noqa: E402
 
 BATCH = 4294967291      # Slurm's batch step id (SLURM_BATCH_SCRIPT)
 
@@ -157,8 +157,9 @@ def test_profiling_faults_never_reach_the_job(make_cluster):
     for text, says in (
             ("exec sleep 30", "did not detach within 1000 ms: killed, "
                               "step not profiled"),
-            ("exit 2", "ended with status 2 before it detached: step not "
-                       "profiled")):
+            ("exit 2", "ended with status 2 before it detached (it refused "
+                       "its arguments: not the sampler of this build?): step "
+                       "not profiled")):
         with open(mute, "w") as f:
             f.write(f"#!/bin/sh\n{text}\n")
         t0 = time.monotonic()
@@ -176,6 +177,24 @@ def test_profiling_faults_never_reach_the_job(make_cluster):
     r = subprocess.run(["pgrep", "-f", "^sleep 30$"], capture_output=True)
     assert r.returncode == 1, r.stdout
     _not_drained(c)
+
+
+def test_sampler_refuses_its_arguments_before_detaching():
+    """slurmd gives slurmstepd /dev/null for stderr, so what task/cosched
+    sees of a sampler that refuses its arguments is the exit status of
+    its first process: the refusal must come before --detach forks, or
+    that process exits 0 and the refusal is lost."""
+    sampler = os.path.join(default_builddir(), "src", "node",
+                           "cosched-sampler")
+    for args in (["--events", "task-clock"],             # no --out
+                 ["--out", "/nonexistent/x.json"],       # no --events
+                 ["--out", "/nonexistent/x.json", "--events", "task-clock",
+                  "--interval", "0.01"]):
+        r = subprocess.run([sampler, "--detach"] + args,
+                           stdin=subprocess.DEVNULL, capture_output=True,
+                           text=True, timeout=10)
+        assert r.returncode == 2, (args, r.returncode, r.stderr)
+        assert "needs --out, --events and an --interval" in r.stderr, r.stderr
 
 
 def test_profile_merged_and_used(make_cluster):

@@ -101,21 +101,30 @@ static int _reap_detached(task_cosched_step_t *st, pid_t pid)
 	}
 	if (r == 0) {
 		kill(pid, SIGKILL);
-		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		while ((r = waitpid(pid, &status, 0)) < 0 && errno == EINTR)
 			;
+		/* It may have detached between the last look and the kill
+		 * (a zombie takes the signal): then it is running. */
+		if (r == pid && WIFEXITED(status) && !WEXITSTATUS(status))
+			return 0;
 		info("%s: %s: %s did not detach within %d ms: killed, step not profiled",
 		     plugin_type, st->step_name,
 		     task_cosched_conf.sampler_program, FIRST_ATTACH_WAIT_MS);
 		return -1;
 	}
 	if (r == pid && !(WIFEXITED(status) && WEXITSTATUS(status) == 0)) {
-		/* An option it does not know (a sampler of another build) or
-		 * no fork: it said why on its stderr, slurmstepd's. */
-		info("%s: %s: %s ended with status %d before it detached: step not profiled",
+		/* What it wrote on stderr is lost (slurmd gives slurmstepd
+		 * /dev/null there): the status is what there is.  2 is the
+		 * sampler's refusal of its arguments, which a sampler of
+		 * another build gives for an option it does not know. */
+		int code = WIFEXITED(status) ? WEXITSTATUS(status) :
+			   128 + WTERMSIG(status);
+
+		info("%s: %s: %s ended with status %d before it detached%s: step not profiled",
 		     plugin_type, st->step_name,
-		     task_cosched_conf.sampler_program,
-		     WIFEXITED(status) ? WEXITSTATUS(status) :
-		     128 + WTERMSIG(status));
+		     task_cosched_conf.sampler_program, code,
+		     code == 2 ? " (it refused its arguments: not the sampler of this build?)" :
+		     code == 1 ? " (it could not fork)" : "");
 		return -1;
 	}
 	return 0;	/* r < 0: no longer ours to wait for */
