@@ -248,20 +248,42 @@ int numad_span_next(const numad_span_t *s, size_t n, uint64_t from,
 	return 1;
 }
 
-/* The process asked for is ending (or gone): not the same any more, or
- * with no mapping of its own left, not even its stack.  The kernel
- * releases a process's memory before it shows it as a zombie: its empty
- * maps would read as a process with nothing to move, and move_pages
- * answers EINVAL for it (no memory to look in), not ESRCH. */
-static bool _ending(const cosched_proc_id_t *id)
+/* The process asked for, not another that got its pid since, with its
+ * anonymous mappings into *maps (the caller frees them); -1 when it is
+ * gone or ending.  One with no mapping of its own left, not even its
+ * stack, is ending: the kernel releases a process's memory before it
+ * shows it as a zombie, and its empty maps would read as a process with
+ * nothing to move. */
+static int _live_maps(const cosched_proc_id_t *id, numad_span_t **maps,
+		      size_t *nmaps)
 {
-	numad_span_t *maps = NULL;
-	size_t nmaps = 0;
+	*maps = NULL;
+	*nmaps = 0;
+	if (!numad_proc_same(id) || numad_anon_maps(id, maps, nmaps))
+		return -1;
+	if (!*nmaps) {
+		free(*maps);
+		*maps = NULL;
+		return -1;
+	}
+	return 0;
+}
 
-	if (!numad_proc_same(id) || numad_anon_maps(id, &maps, &nmaps))
+/* Whether move_pages failed with e because the process ended: ESRCH, or
+ * EINVAL for one whose memory is already released (no mm to look in). */
+static bool _ended(int e, const cosched_proc_id_t *id)
+{
+	numad_span_t *maps;
+	size_t nmaps;
+
+	if (e == ESRCH)
+		return true;
+	if (e != EINVAL)
+		return false;
+	if (_live_maps(id, &maps, &nmaps))
 		return true;
 	free(maps);
-	return !nmaps;
+	return false;
 }
 
 int numad_move_batch(numad_t *d, numad_request_t *r, numad_victim_t *v,
@@ -279,14 +301,8 @@ int numad_move_batch(numad_t *d, numad_request_t *r, numad_victim_t *v,
 	int rc = 0, chunks = 0;
 
 	*moved = 0;
-	/* The process asked for, not another that got its pid since, and
-	 * not ending (no mapping left: _ending says why). */
-	if (!numad_proc_same(&v->id) || numad_anon_maps(&v->id, &maps, &nmaps))
+	if (_live_maps(&v->id, &maps, &nmaps))
 		return -1;
-	if (!nmaps) {
-		free(maps);
-		return -1;
-	}
 	if (max > QUERY_CHUNK * 16)
 		max = QUERY_CHUNK * 16;
 	pick = malloc(max * sizeof(*pick));
@@ -314,13 +330,11 @@ int numad_move_batch(numad_t *d, numad_request_t *r, numad_victim_t *v,
 		if (got < 0) {
 			int e = errno;
 
-			rc = e == ESRCH || (e == EINVAL && _ending(&v->id)) ?
-			     -1 : 1;
-			errno = e;
+			rc = _ended(e, &v->id) ? -1 : 1;
 			if (rc > 0)
 				snprintf(r->note, sizeof(r->note),
 					 "move_pages(pid %d): %s", (int) pid,
-					 strerror(errno));
+					 strerror(e));
 			break;
 		}
 		for (size_t i = 0; i < n; i++) {
@@ -353,14 +367,13 @@ int numad_move_batch(numad_t *d, numad_request_t *r, numad_victim_t *v,
 		if (got < 0) {
 			int e = errno;
 
-			if (e == ESRCH || (e == EINVAL && _ending(&v->id))) {
+			if (_ended(e, &v->id)) {
 				rc = -1;
 			} else {
-				errno = e;
 				r->failed_other += npick;
 				snprintf(r->note, sizeof(r->note),
 					 "move_pages(pid %d): %s", (int) pid,
-					 strerror(errno));
+					 strerror(e));
 			}
 		} else {
 			for (size_t i = 0; i < npick; i++) {
