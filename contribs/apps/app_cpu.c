@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cosched-app-cpu - seed 002's "cpu" representative (NAS ep.A in the
  * seed): its working set fits in L1 and it only computes.  The kernel is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cosched-app-rand - seed 002's "rand" representative: an int array of
  * half the last-level cache, each element visited in random order over

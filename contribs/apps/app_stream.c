@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cosched-app-lim and cosched-app-mem - seed 002's "lim" and "mem"
  * representatives: STREAM-like passes over three arrays of the size of the

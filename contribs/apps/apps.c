@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * apps.c - shared parts of the representative programs (see apps.h).
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * apps.h - what the representative programs share (contribs/apps):
  * options, cache sizes from the node's topology, timing and the one

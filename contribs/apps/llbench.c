@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cosched-llbench - seed 001's linked-list microbenchmark ("The
  * microbenchmark"): 1..8 independent linked lists ("streams") walked

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * bench_common.c - what the C benchmarks share (bench_common.h).
  */

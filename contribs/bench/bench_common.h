@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * bench_common.h - what the C benchmarks (cosched-bench-live,
  * cosched-bench-learner) share: a clock in milliseconds, a checked

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cosched_bench_learner.c - what a run of the interference learner costs
  * slurmctld's reader thread as step records pile up in ProfileDir/jobs.

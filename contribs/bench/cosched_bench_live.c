@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cosched_bench_live.c - what a reading of ProfileDir/live costs
  * slurmctld's refresh thread, with and without the reader's memory.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cosched_bench_policies.c - how fast the gang policies pack many jobs,
  * and whether what they produce holds.

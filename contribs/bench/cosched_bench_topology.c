@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cosched_bench_topology.c - what a step daemon's topology load costs,
  * from the machine and from slurmd's copy.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cosched_sim.c - cosched-sim(1): what would each policy do to this
  * workload?  Replays it through the decision core (sim.h) and prints

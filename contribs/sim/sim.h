@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * sim.h - cosched-sim: replay a workload through cosched's own decision
  * code (src/libcosched) and account what it delivers, in seed 002's two

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * sim_cli.h - the cosched-sim(1) command around the simulator library
  * (sim.h): its options (sim_options.c), its experiments, which run the

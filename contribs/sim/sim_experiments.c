@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * sim_experiments.c - what cosched-sim(1) runs: the time-shared and
  * space-shared settings, the scale benchmark, seed 000's migration orders,

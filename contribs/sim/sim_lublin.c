@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * sim_lublin.c - synthetic arrivals after U. Lublin and D. G. Feitelson,
  * "The workload on parallel supercomputers: modeling the characteristics

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * sim_model.c - what the hardware does with a gang: slowdown next to
  * co-runners, thread scaling, frequency, power.  Every figure's source is

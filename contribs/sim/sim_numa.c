@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * sim_numa.c - seed 000's dynamic migration experiment in model form
  * (cosched-sim --seed000): processes with bandwidths and pages on the

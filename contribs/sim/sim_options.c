@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * sim_options.c - cosched-sim(1)'s command line: every option parsed and
  * range-checked, every combination that would leave an option ignored or a

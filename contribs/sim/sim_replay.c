@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * sim_replay.c - cosched-sim-replay: a sequence of job arrivals and
  * departures replayed through the simulator's placement path (sim_ss_place,

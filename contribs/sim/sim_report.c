@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * sim_report.c - cosched-sim(1)'s output: the results an experiment kept
  * (sim_cli.h), printed as an aligned table or CSV, or built as a JSON

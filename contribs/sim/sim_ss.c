@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * sim_ss.c - the space-shared setting: jobs arrive, wait in a queue, and
  * are placed on sockets by the socket index the controller uses

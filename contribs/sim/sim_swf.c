@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * sim_swf.c - arrivals from a Standard Workload Format trace (Parallel
  * Workloads Archive, Chapin et al. 1999; version 2.2): one job per line,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * sim_ts.c - the time-shared setting (seed 002 "Metrics", "The five
  * schedulers"): gangs run round-robin on one package, one quantum each;

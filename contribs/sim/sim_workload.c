@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * sim_workload.c - the workload text format of cosched-sim(1), and seed
  * 002's artificial workload.

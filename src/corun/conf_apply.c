@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * conf_apply.c - measured lines into cosched.conf, atomically (see the
  * header).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * conf_apply.h - write measured lines into cosched.conf atomically
  * (cosched-calibrate --apply).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * corun.c - running programs alone and side by side (see corun.h).
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * corun.h - running programs alone and side by side on chosen CPUs, and
  * timing them (cosched-characterise(8), cosched-calibrate(8)).

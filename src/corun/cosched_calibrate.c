@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cosched-calibrate - this machine's interference table, measured (issue
  * 11 item 8; doc/cosched-calibrate.8).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cosched-characterise - an application's category from co-runs, where
  * there are no hardware counters (issue 11 item 7;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * opts.c - the options of the co-run commands (opts.h).
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * opts.h - the options of the co-run commands (cosched-calibrate(8),
  * cosched-characterise(8)): the ones both take, parsed and checked once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cosched_ctld.c - cosched_ctld.so: the profile cache for slurmctld, behind
  * one exported table (cosched_ctld.h).  Everything else in the object - the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cosched_ctld.h - the interface of cosched_ctld.so, the part of cosched
  * that only slurmctld loads.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* cosched_appname.c - application names: checked, and the generic ones. */
 #include <ctype.h>
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* cosched_bitmap.c - next set bit in a bitmap of 64-bit words. */
 #include "cosched_bitmap.h"
 

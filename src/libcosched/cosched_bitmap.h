@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cosched_bitmap.h - a bitmap in 64-bit words, with "next set bit at or
  * after" (the socket index's map of non-empty buckets).

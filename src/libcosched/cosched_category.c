@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* cosched_category.c - names, parsing and seed 002's preference table. */
 #include <stdbool.h>
 #include <string.h>

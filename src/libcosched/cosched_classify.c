@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cosched_classify.c - seed 002 categories and seed 001 LCA classes from a
  * profile's derived metrics, the mapping between the two, and the choice of

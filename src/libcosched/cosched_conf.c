@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cosched_conf.c - parse cosched.conf (slurm.conf style Key=Value lines).
  */

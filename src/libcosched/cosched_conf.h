@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cosched_conf.h - cosched.conf, the site configuration of the decision core.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cosched_conf_internal.h - what cosched_conf.c (the keys and the file)
  * and cosched_conf_values.c (the values that are small languages) share.

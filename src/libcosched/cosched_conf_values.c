@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cosched_conf_values.c - the values of cosched.conf that are small
  * languages of their own: event lists and the CPUs they are for

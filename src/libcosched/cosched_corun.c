@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cosched_corun.c - co-run measurements in the decision core: the
  * measured table's cosched.conf lines, the characterisation record and

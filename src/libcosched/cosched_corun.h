@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cosched_corun.h - what co-runs measure, and what the decision core
  * makes of it, on machines without hardware counters (issue 11, items 7

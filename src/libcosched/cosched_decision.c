@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cosched_decision.c - the per-job decision record (cosched_decision.h):
  * its names, the record in memory, and the one written form of its

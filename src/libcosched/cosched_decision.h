@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cosched_decision.h - the per-job decision record: what the controller
  * decided for a job, in one line that the node enforces and the reports

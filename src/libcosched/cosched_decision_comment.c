@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cosched_decision_comment.c - the decision record as one line of a
  * job's SystemComment (cosched_decision.h): finding it, splicing a new

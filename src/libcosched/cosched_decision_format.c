@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cosched_decision_format.c - the decision record's formatter: every
  * field checked to be one the parser reads back, then written in the

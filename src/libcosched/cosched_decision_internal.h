@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cosched_decision_internal.h - what the decision record's files share
  * (not for use outside src/libcosched/cosched_decision*.c):

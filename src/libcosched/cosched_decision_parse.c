@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cosched_decision_parse.c - the decision record's strict parser: the
  * fields through the one key=value codec (cosched_kv.h), each value in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cosched_dirlist.c - a folder's names kept from one listing to the next
  * (cosched_dirlist.h).

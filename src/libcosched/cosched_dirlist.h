@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cosched_dirlist.h - a folder's names kept from one listing to the next,
  * so that a reader that lists a folder often pays for what changed in it,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cosched_energy.c - a node's energy split among its jobs (the rule is in
  * the header).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cosched_energy.h - a node's measured energy split among the jobs that
  * ran on it (no hardware: the node side measures, src/node/cosched_rapl.h,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* cosched_file.c - safe opening, reading and replacing of the files
  * cosched is given. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cosched_file.h - the files cosched reads, the files it replaces and the
  * directories it is given.

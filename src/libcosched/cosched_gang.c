@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cosched_gang.c - the gang policies' jobs and parameters: defaults,
  * checks, and the applications-per-gang bound each policy applies; the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cosched_gang.h - the five gang policies: jobs and parameters, batch
  * plans, and the ranking of sockets for one job.

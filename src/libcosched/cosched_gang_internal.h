@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cosched_gang_internal.h - what the gang policy files share (private to
  * the policy layer: cosched_gang*.c, cosched_socket_index.c,

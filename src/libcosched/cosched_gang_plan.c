@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cosched_gang_plan.c - the batch form of the five gang policies: a set of
  * jobs packed into gangs ("Power-aware gang scheduling on multicore",

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cosched_gang_rank.c - every socket ranked for one arriving job, with the
  * reason for each rejected one.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cosched_gang_score.c - the one scoring rule of the gang policies: how an
  * arriving job scores on a socket, or why the socket is rejected.

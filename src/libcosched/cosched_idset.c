@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cosched_idset.c - sets of small ids and their range-list text
  * (cosched_idset.h).

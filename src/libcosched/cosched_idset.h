@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cosched_idset.h - a set of small ids (the sockets, cores, CPUs or NUMA
  * nodes of one node), and its text form: a sorted, merged range list

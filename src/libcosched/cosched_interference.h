@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cosched_interference.h - predicted slowdown of a job among co-runners.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cosched_kv.c - the one codec of cosched's "key=value" lines
  * (cosched_kv.h).

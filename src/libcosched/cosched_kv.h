@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cosched_kv.h - the one codec of cosched's "key=value" lines: the
  * decision record, the node's cpufreq journal and energy ledger, and the

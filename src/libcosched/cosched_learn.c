@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cosched_learn.c - the learned interference table: its rule, and its
  * text form (cosched_learn.h).

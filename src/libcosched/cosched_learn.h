@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cosched_learn.h - the interference table a site learns from its own
  * co-runs (issue 19, item 4).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cosched_learner.c - step records in, the learned table out
  * (cosched_learner.h).

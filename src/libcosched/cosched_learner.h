@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cosched_learner.h - the learned interference table kept in the profile
  * store: the step records of ProfileDir/jobs read, each decided once by

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cosched_live.c - live loads from the nodes to slurmctld through
  * ProfileDir/live (see the header).

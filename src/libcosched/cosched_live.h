@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cosched_live.h - the running jobs' live loads, from the nodes to
  * slurmctld.

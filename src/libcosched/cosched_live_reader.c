@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cosched_live_reader.c - slurmctld's reader of ProfileDir/live, with
  * memory of what it read (cosched_live_reader.h), and the one-shot scan

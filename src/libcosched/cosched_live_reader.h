@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cosched_live_reader.h - slurmctld's reader of ProfileDir/live
  * (cosched_live.h), kept from one reading to the next.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cosched_mrb.c - Miss-Rate Bound, online ("Power-aware gang scheduling on
  * multicore", diploma thesis, NTUA CSLab, 2013: seed 002, "The five

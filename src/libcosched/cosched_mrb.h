@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cosched_mrb.h - Miss-Rate Bound, online: gangs kept across quanta and
  * rounds, split when their combined MPKI reaches T, singletons merged

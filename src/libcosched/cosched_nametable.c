@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* cosched_nametable.c - enum values to names and back. */
 #include <stdio.h>
 #include <string.h>

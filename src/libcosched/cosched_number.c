@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* cosched_number.c - strict number parsing, EWMA. */
 #include <ctype.h>
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cosched_number.h - the one parser for every number a user or an
  * administrator types, and the moving average every profile uses.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cosched_observe.h - what one step's record observed of interference:
  * the rule the learned table (cosched_learn.h, in slurmctld) and the

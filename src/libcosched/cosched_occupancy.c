@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cosched_occupancy.c - who holds which cores, by job id, over the socket
  * index (cosched_occupancy.h).

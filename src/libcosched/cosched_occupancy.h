@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cosched_occupancy.h - who occupies which socket, keyed by job id: the
  * life cycle a controller needs around the socket index.

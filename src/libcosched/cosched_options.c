@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* cosched_options.c - parse and check a job's --cosched-* options. */
 #include <stdio.h>
 #include <stdlib.h>

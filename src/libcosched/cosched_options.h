@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cosched_options.h - a job's cosched options (the --cosched-* flags).
  *

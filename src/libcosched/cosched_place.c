@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cosched_place.c - the placement engine's state: the layout, the units
  * wide jobs close, node availability, entering and leaving jobs, copies

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cosched_place.h - the placement engine: which units (sockets, or whole
  * nodes with GangScope=node) a job may take, for the controller's job_test

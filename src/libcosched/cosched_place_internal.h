@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cosched_place_internal.h - the placement engine's state, shared by its
  * two files (cosched_place.c: state; cosched_place_query.c: queries).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cosched_place_query.c - the placement engine's queries: which units a
  * job may take under each rule of cosched_place.h, the reason when none,

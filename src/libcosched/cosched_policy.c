@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* cosched_policy.c - gang policy names. */
 #include "cosched_nametable.h"
 #include "cosched_policy.h"

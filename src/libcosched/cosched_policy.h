@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cosched_policy.h - the five gang policies of seed 002 and cosched's own
  * model-driven one, by name (CoschedPolicy= in cosched.conf).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* cosched_power.c - thread count and frequency choices from EDP points
  * (seed 002 "Threads vs EDP" and "DVFS model"). */
 #include <limits.h>

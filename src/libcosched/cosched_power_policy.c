@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* cosched_power_policy.c - parse and name power policies. */
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cosched_profile.c - application profiles: runs, derived metrics, EDP
  * points (the model; the JSON form is cosched_profile_json.c).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cosched_profile_cache.c - the controller's in-memory copy of the profile
  * store (cosched_profile_cache.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cosched_profile_cache.h - what slurmctld knows of every stored profile,
  * in memory, so that placement never reads the disk.

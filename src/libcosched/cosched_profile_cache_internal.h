@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cosched_profile_cache_internal.h - what the unit tests see of the
  * profile cache beyond its interface (cosched_profile_cache.h).  Not for

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cosched_profile_fields.h - the fields of a run, of the derived metrics
  * and of an EDP point, each listed once (private to the profile model and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cosched_profile_json.c - a profile's JSON form (schema version
  * COSCHED_PROFILE_SCHEMA_VERSION), both directions, driven by the field

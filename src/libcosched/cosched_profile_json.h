@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cosched_profile_json.h - a profile's JSON form, as the profile store
  * keeps it (one file per application, cosched_store.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* cosched_prom.c - Prometheus' text format (cosched_prom.h). */
 #include <math.h>
 

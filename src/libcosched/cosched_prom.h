@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cosched_prom.h - Prometheus' text exposition format (0.0.4), the one
  * writer of every metric cosched exports: cosched-node metrics (a node's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* cosched_random.c - splitmix64 and the shuffle built on it. */
 #include <string.h>
 

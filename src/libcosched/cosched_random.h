@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cosched_random.h - the one pseudo-random generator of the core, for the
  * choices that must be random yet reproducible (Miss-Rate Bound's first

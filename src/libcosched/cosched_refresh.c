@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cosched_refresh.c - the profile and live-load reader thread
  * (cosched_refresh.h).

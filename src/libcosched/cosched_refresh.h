@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cosched_refresh.h - the controller's reader of the disk: a thread that
  * refreshes the profile cache every ProfileCacheRefresh seconds and reads

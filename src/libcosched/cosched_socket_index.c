@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cosched_socket_index.c - the best socket for an arriving job, without
  * scanning every socket.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cosched_socket_index.h - the incremental form of the gang policies over
  * many sockets: which socket is best for an arriving job, in time that

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cosched_socket_index_check.c - the socket index's self-check: every
  * socket in the bucket its state says and in each of that bucket's heaps,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cosched_socket_index_internal.h - the socket index's layout, shared by
  * its operations (cosched_socket_index.c) and its self-check

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cosched_step_record.c - a step record's JSON (cosched-sampler's
  * ProfileDir/jobs/JOB.STEP.NODE.json) read into what the learner and its

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cosched_store.c - the profile store: atomic writes, flock() locking,
  * merging runs.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* cosched_text.c - trimming, and quoting untrusted text for logs. */
 #include <ctype.h>
 #include <stdio.h>

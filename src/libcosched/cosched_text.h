@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cosched_text.h - text that comes from outside: trimming, and quoting
  * for messages and logs.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* cosched_victim.c - seed 000's migration-victim orders (cosched_victim.h). */
 #include <math.h>
 #include <stdlib.h>

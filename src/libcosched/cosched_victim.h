@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cosched_victim.h - whose pages move when memory must leave a NUMA node:
  * the migration-victim orders of seed 000 ("Dynamic memory placement of

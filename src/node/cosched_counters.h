@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cosched_counters.h - event counters on a task and everything it starts,
  * behind one small interface with backends.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cosched_counters_backend.h - what cosched_counters.c and a backend in a
  * file of its own share (private to src/node).

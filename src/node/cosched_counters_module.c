@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cosched_counters_module.c - cosched-sampler's PAPI backend, loaded as a
  * module (cosched_counters_papi.so beside the sampler) only when

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cosched_counters_papi.c - the PAPI backend of the counters
  * (cosched_counters.h), through PAPI's perf_event component.

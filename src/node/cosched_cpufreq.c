@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cosched_cpufreq.c - CPU frequency domains through the cpufreq sysfs
  * interface under a root prefix (see the header).

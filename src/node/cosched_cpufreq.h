@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cosched_cpufreq.h - CPU frequency domains through the Linux cpufreq
  * sysfs interface, under a root prefix (cosched.conf SysfsRoot=, "/" in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cosched_cpufreq_journal.c - the node's record of every cpufreq change
  * cosched made (see the header for the protocol and the text form): the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cosched_cpufreq_journal.h - the node's record of every cpufreq change
  * cosched made, so that the original values always come back.

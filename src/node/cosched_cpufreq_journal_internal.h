@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cosched_cpufreq_journal_internal.h - the cpufreq journal in memory and
  * its text form (cosched_cpufreq_journal_text.c), shared with the

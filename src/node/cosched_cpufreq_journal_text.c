@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cosched_cpufreq_journal_text.c - the cpufreq journal in memory and its
  * text form, through the one key=value codec (cosched_kv.h): the header

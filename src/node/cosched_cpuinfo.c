@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cosched_cpuinfo.c - the node's CPU from /proc/cpuinfo under a root
  * prefix (see the header).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cosched_cpuinfo.h - which CPU a node has, as Linux's /proc/cpuinfo
  * names it, read under a root prefix ("/" is the machine; another

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cosched_energy_ledger.c - the node's energy handed out to its steps
  * (see the header for the rule, the protocol and the text form): the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cosched_energy_ledger.h - a node's RAPL energy, handed out to the steps
  * that ran on it while it was spent.

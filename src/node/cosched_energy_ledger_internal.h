@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cosched_energy_ledger_internal.h - the energy ledger in memory and its
  * text form (cosched_energy_ledger_text.c), shared with the update

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cosched_energy_ledger_text.c - the energy ledger's text form through
  * the one key=value codec (cosched_kv.h); cosched_energy_ledger.h

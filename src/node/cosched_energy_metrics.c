@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cosched_energy_metrics.c - the node's energy ledger as Prometheus
  * metrics (cosched_energy_ledger.h, cosched_energy_ledger_metrics()):

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cosched_mempolicy.c - a task's NUMA memory policy (see the header).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cosched_node.c - cosched-node(8): what task/cosched changed on a node,
  * and how to give the node back its originals by hand.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cosched_numa_ask.c - one request to the node's NUMA manager (see the
  * header).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cosched_numa_ask.h - one request to the node's NUMA manager
  * (cosched-numad(8)) over its Unix socket: what cosched-numa(1) and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cosched_numa_step.c - the step files task/cosched writes for the NUMA
  * manager (see the header).

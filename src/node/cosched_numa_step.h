@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cosched_numa_step.h - which processes a Slurm step runs on this node,
  * as slurmstepd tells the NUMA manager (cosched-numad(8)).

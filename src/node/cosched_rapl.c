@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cosched_rapl.c - RAPL energy through the powercap sysfs interface under
  * a root prefix (see the header).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cosched_rapl.h - RAPL energy through the Linux powercap sysfs interface,
  * under a root prefix (cosched.conf SysfsRoot=, "/" in production, a fake

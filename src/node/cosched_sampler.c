@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cosched_sampler.c - cosched-sampler: one step's counters, sampled through
  * its life (started by task/cosched; not a command for users).

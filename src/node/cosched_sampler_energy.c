@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cosched_sampler_energy.c - a sampled step's energy through the node's
  * energy ledger (cosched_sampler_energy.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cosched_sampler_energy.h - a sampled step's energy (cosched-sampler):
  * its share of the node's RAPL energy while it ran, through the node's

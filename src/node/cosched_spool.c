@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cosched_spool.c - node state files shared by the steps' processes (see
  * the header).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cosched_spool.h - node state kept in SlurmdSpoolDir/cosched by the
  * processes of several steps at once: the cpufreq journal

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cosched_sysfs.c - reading one sysfs attribute (see the header).
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cosched_sysfs.h - reading one sysfs attribute, as cpufreq and powercap
  * (src/node/cosched_cpufreq.c, cosched_rapl.c) both do.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cosched_topology.c - the node's topology through hwloc (see the header).
  */

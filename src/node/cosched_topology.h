@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cosched_topology.h - the node's topology, through hwloc: the CPUs (OS
  * processor ids) of each core as Slurm numbers cores, and the NUMA nodes

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cosched_numa.c - cosched-numa: ask the node's NUMA manager
  * (cosched-numad) to move memory, set a job's NUMA priority, or show what

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * numad.h - what the parts of cosched-numad, the node's NUMA memory
  * manager (cosched-numad(8)), share.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * numad_local.c - high-priority jobs kept local (seed 000's "pull their
  * pages to the node of their CPUs", with the hysteresis of seeds 003-004).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * numad_main.c - cosched-numad: the node's NUMA memory manager
  * (cosched-numad(8)).  Options, cosched.conf, logging, the root-owned

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * numad_pages.c - finding a process's pages on a NUMA node and moving
  * them with move_pages(2), and the freeze window of seeds 003-004.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * numad_request.c - the NUMA manager's commands (cosched-numa(1)):
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * numad_scan.c - what the NUMA manager knows of its node: the NUMA nodes
  * and their distances (libnuma), the Slurm steps running (the step files

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * numad_state.c - what cosched-numad keeps across a restart, in
  * NumaStateDir/numad.state (replaced atomically after every batch, so a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cosched_status.c - cosched-status(1): what cosched decided for the jobs
  * running and pending, per node and socket, read from each job's decision

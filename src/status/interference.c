@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * interference.c - cosched-status --interference and
  * --reset-interference: the interference table slurmctld learned from

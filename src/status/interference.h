@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * interference.h - cosched-status --interference and --reset-interference
  * (interference.c): the learned interference table beside the configured

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* status.c - cosched-status(1) without Slurm (status.h). */
 #include <jansson.h>
 #include <math.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * status.h - the part of cosched-status(1) that knows no Slurm: jobs as
  * libslurm gave them in (their SystemComment among them), the report out,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * status_internal.h - the report of cosched-status(1) in memory, shared
  * by its writers: the table and JSON (status.c) and the Prometheus

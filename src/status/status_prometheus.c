@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * status_prometheus.c - cosched-status --prometheus: the controller's
  * placements as Prometheus metrics (status.h), through the one writer of

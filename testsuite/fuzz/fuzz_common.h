@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * fuzz_common.h - what the libFuzzer targets of the parsers share: the
  * entry point's prototype, turning the input into a C string, and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * fuzz_conf.c - libFuzzer target of the cosched.conf parser
  * (src/libcosched/cosched_conf.c): cosched_conf_parse_string().

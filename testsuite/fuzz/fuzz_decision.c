@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * fuzz_decision.c - libFuzzer target of the decision record
  * (src/libcosched/cosched_decision.c): cosched_decision_parse(), and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * fuzz_journal.c - libFuzzer target of the node's cpufreq journal text
  * form (src/node/cosched_cpufreq_journal_text.c): cosched_journal_parse().

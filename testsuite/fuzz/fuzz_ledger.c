@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * fuzz_ledger.c - libFuzzer target of the node's energy ledger text form
  * (src/node/cosched_energy_ledger_text.c): cosched_ledger_parse().

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * fuzz_live.c - libFuzzer target of the live loads' file form
  * (src/libcosched/cosched_live.c): cosched_live_parse(), what slurmctld

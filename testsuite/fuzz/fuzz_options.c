@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * fuzz_options.c - libFuzzer target of the job option parser
  * (src/libcosched/cosched_options.c): cosched_option_set() and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * fuzz_profile.c - libFuzzer target of the profile JSON loader
  * (src/libcosched/cosched_profile_json.c): cosched_profile_from_json().

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * numa_bind_check - bind memory the way task/cosched does, then say where
  * the pages went.  Run inside the qemu NUMA guest (testsuite/numavm).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * numa_mem_prog - a guest program of known page layout and bandwidth for
  * the NUMA manager's tests (testsuite/python/test_numad.py).

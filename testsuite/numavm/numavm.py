@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """numavm: a qemu guest with real NUMA nodes, for tests on a one-node host.
 
 These development machines have one NUMA node and no usable KVM, so

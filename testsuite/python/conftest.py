@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """pytest fixtures for cosched's cluster tests (real Slurm daemons)."""
 
 import os

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Slurm's accounting with cosched: a real slurmdbd on a MariaDB server of
 the cluster's own (Cluster(accounting=True), lib/accounting.py).
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """cosched-bench-controller --quick (cosched-bench-controller(1)): the
 benchmark runs every variant on a 16-node cluster and prints a table with
 positive jobs/s for each, and for every cons_tres_cosched variant the

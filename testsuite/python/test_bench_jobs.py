@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """cosched-bench-jobs, as small as it runs (cosched-bench-jobs(1)): the
 real programs run as jobs under none and app_aware, every job's run time
 is measured by the job, each program's solo time is measured, and the

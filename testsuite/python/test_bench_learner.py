@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """cosched-bench-learner (cosched-bench-learner(1)) at a small size: the
 benchmark's own checks hold (what each run learned, and whether it read
 ProfileDir/jobs: exit status 0), it prints a row for each run kind and

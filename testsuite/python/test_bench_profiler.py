@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """cosched-bench-profiler --quick (cosched-bench-profiler(1)): the overhead
 benchmark runs cosched-app-cpu and cosched-app-mem without the sampler and
 with it at 1 s and 0.1 s, and prints a row per program and variant with

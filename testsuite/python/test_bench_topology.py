@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """cosched-bench-topology (cosched-bench-topology(1)) at a small size: the
 benchmark's own checks hold (every load, from the machine and from the
 copy, describes the same machine: exit status 0), it prints a row for each

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """The build: configure's checks and make install's atomic rename."""
 
 import os

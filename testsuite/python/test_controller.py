@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """The controller: select/cons_tres_cosched places jobs by the site's policy.
 
 Every test asserts the policy's rule on what Slurm recorded: the CPU_IDs of

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Issue 11 items 6-8 on this machine: the representative programs
 (contribs/apps), cosched-characterise(8) and cosched-calibrate(8).  No
 Slurm cluster.  Reduced scales keep the file near a minute; the machine is

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """The demo (cosched-demo(1)): the same mix under CoschedPolicy=none and
 app_aware, compared from its printed table and totals; and --keep: the
 cluster outlives the demo and stays usable until the command the demo

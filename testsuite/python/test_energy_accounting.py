@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Each job's own energy in Slurm's accounting (acct_gather_energy/cosched)
 against a real slurmdbd with MariaDB.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """The fake powercap tree (lib/fake_powercap.py) counts like the kernel.
 
 The C unit tests (testsuite/unit/test_rapl.c) and, later, the profiler's

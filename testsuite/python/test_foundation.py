@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Foundation: cosched's plugins loaded by real Slurm daemons (issue 2)."""
 
 import datetime

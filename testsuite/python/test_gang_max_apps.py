@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """GangMaxApps (cosched.conf(5)) on a real slurmctld: Application-Aware's
 seed reading lets at most two jobs share a socket, so on a node of one
 4-core socket a third 1-core job waits in strict mode with two cores free

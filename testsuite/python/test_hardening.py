@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """What a site needs of the plugins beyond placing jobs: they never kill a
 client command, never let a user's value write the daemons' logs, and can
 be installed, rolled back and uninstalled with jobs running and pending

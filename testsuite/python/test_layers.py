@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """The decision core's layers import only downward (src/libcosched/Makefile.am).
 
 The layer order is the "# LAYERS = ..." line of src/libcosched/Makefile.am,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """cosched's own policy, min_slowdown, on a real slurmctld: where Slurm
 put the jobs (CPU_IDs of `scontrol -d show job`, socket = CPU id // cores
 per socket) and what the records say.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """cosched-model-check on hand-made step records (cosched-model-check(1)):
 which records are observations of a pair (by the learner's rule, through
 cosched-status --observations), the measured slowdown against the median

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """The node: task/cosched enforces each job's cores, memory binding and CPU
 frequency, and always restores the node.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """The node's NUMA memory manager (cosched-numad, cosched-numa) on real
 NUMA nodes, in qemu guests (testsuite/numavm): 2 nodes, and 4 nodes at
 seed 000's distances.

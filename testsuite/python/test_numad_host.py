@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """cosched-numad beside a real loopback Slurm cluster (this machine's one
 NUMA node): task/cosched names each step's processes in NumaStepDir, the
 daemon sees the jobs with the priority their decision records carry

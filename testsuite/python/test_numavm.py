@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Memory binding on real NUMA nodes, in a qemu guest (testsuite/numavm).
 
 This machine has one NUMA node, so the node library's binding code - the

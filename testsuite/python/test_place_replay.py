@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """The simulator judges the placement the controller makes.
 
 One sequence of arrivals and departures goes through slurmctld (the select

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Plugins link what they use, and nothing a host may lack.
 
 Every client command (sbatch, squeue, ...) loads the select plugin, and

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """The profiler on the node: task/cosched starts cosched-sampler for every
 step, the sampler counts every thread and process of the step's tasks
 (also those started later) and writes the step's record into

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """cosched-report(1) against a real slurmdbd with MariaDB: each job's
 energy as the sum of its step lines in sacct, the sums per group, the
 co-runners, the savings against the runs under policy none, a node

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """cosched-sampler loads PAPI only when SampleBackend asks for it.
 
 Linked in, libpapi and libpfm cost every step's sampler about 1.6 ms of

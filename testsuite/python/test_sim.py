@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """cosched-sim (doc/cosched-sim.1): the command runs from a build, keeps
 seed 002's policy ranking on a short run, refuses bad workload files naming
 the line and the field, and prints every space-shared variant with its

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """scripts/slurm-root leaves nothing behind (cosched-slurm-root(1)).
 
 Whatever ends a `scripts/slurm-root run` (the command returning, SIGTERM,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """cosched-status(1) against a real cluster with real jobs.
 
 Two clusters: one whose jobs carry no decision record (SelectType is plain

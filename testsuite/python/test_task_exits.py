@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """TaskExits (lib/task_exits.py), which cosched-bench-controller(1) uses
 for the CPU of the programs that exit during a run: checked against the
 kernel's own count of this process's children (getrusage), on processes

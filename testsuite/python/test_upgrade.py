@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Records that survive a rolling upgrade (cosched(8) UPGRADE): a node
 enforces a decision record of a newer minor schema, skipping the keys it
 does not know, and refuses a newer major with one log line naming both

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """One code base, several Slurm series (cosched(8), SLURM VERSIONS).
 
 scripts/test builds the plugins for the host's Slurm and for each other

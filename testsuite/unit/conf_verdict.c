@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* conf_verdict.c - the cosched.conf parser's verdict on a text, as test
  * assertions (conf_verdict.h). */
 #include <check.h>

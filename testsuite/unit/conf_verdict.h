@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* conf_verdict.h - the cosched.conf parser's verdict on a text, as test
  * assertions (test_conf.c and test_conf_keys.c). */
 #ifndef CONF_VERDICT_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* cosched_check.c - the one main() of the unit test programs and their
  * helpers: child processes, documents, scratch files (cosched_check.h). */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cosched_check.h - what every Check test program shares
  * (testsuite/unit/cosched_check.c).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * counted_job.c - the workload the counter tests attach to (see the
  * header).

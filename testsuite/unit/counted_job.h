@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * counted_job.h - the workload the counter tests attach to
  * (test_counters.c, test_counters_papi_attach.c): one program, so that

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cpufreq_tree.c - fake cpufreq trees and the assertions on them
  * (cpufreq_tree.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* decision_example.c - the decision record of cosched_decision.h's
  * example (decision_example.h). */
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * decision_example.h - the decision record of cosched_decision.h's
  * example, every key set, which the record's tests share

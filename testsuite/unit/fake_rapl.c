@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * fake_rapl.c - fake powercap trees for the unit tests (fake_rapl.h).
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * fake_rapl.h - fake powercap (RAPL) trees for the unit tests, made and
  * advanced by the generator the cluster tests use

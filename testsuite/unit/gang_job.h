@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* gang_job.h - a job as the gang policies take it, for the tests of
  * cosched_gang.c (test_gang.c and test_gang_rank.c). */
 #ifndef GANG_JOB_H

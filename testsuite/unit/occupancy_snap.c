@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * occupancy_snap.c - occupancies made, changed and compared whole
  * (occupancy_snap.h).

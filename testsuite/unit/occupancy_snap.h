@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* occupancy_snap.h - occupancies made, changed and compared whole for the
  * tests of cosched_occupancy.c (test_occupancy.c and
  * test_occupancy_faults.c). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* profile_cache_dir.c - a profile directory for the profile cache's
  * tests, and the assertions on the cache that test_profile_cache.c and
  * test_profile_cache_threads.c share (profile_cache_dir.h). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* profile_cache_dir.h - a profile directory for the profile cache's tests
  * (a fixture: setup, teardown), profiles written in it as the store writes
  * them or in place, and the assertions on the cache that

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test_classify.c - seed 002 categories, seed 001 LCA classes, the mapping
  * between them and the effective class (src/libcosched/cosched_classify.c). */
 #include <check.h>

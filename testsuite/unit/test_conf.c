@@ -1,4 +1,5 @@
-/* test_conf.c - the cosched.conf parser (src/libcosched/cosched_conf.c):
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* test_conf.c - the cosched.conf parser (src/libcosched/conf/conf.c):
  * its form, defaults and refusals (test_conf_keys.c: each reader's keys). */
 #include <check.h>
 #include <ctype.h>
@@ -11,7 +12,7 @@
 
 #include "conf_verdict.h"
 #include "cosched_check.h"
-#include "src/libcosched/cosched_conf.h"
+#include "src/libcosched/conf/conf.h"
 
 static cosched_conf_t conf;
 static cosched_error_t err;
@@ -610,7 +611,8 @@ START_TEST(test_parse_file_not_regular)
 END_TEST
 
 /* The man page's EXAMPLE section parses (kept in sync by this test), and
- * etc/cosched.conf.example, the file sites copy, is that example. */
+ * etc/cosched.conf.example, the file sites copy, is that example after its
+ * licence line. */
 START_TEST(test_man_page_example)
 {
 	char *man = cosched_check_read_doc("doc/cosched.conf.5");
@@ -626,7 +628,8 @@ START_TEST(test_man_page_example)
 	to[1] = '\0';		/* the example, with its last newline */
 	ck_assert_msg(cosched_conf_parse_string(&conf, "EXAMPLE", from, &err) == 0,
 		      "%s", err.msg);
-	ck_assert_str_eq(shipped, from);
+	ck_assert_int_eq(strncmp(shipped, "# SPDX-License-Identifier:", 26), 0);
+	ck_assert_str_eq(strchr(shipped, '\n') + 1, from);
 	cosched_conf_init(&conf);
 	{
 		const char *srcdir = getenv("srcdir");

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test_conf_keys.c - the cosched.conf keys each reader reads
  * (src/libcosched/cosched_conf.c): the controller's, the node's, the
  * sampler's events by CPU, and what a node skips of a file it shares with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_counters.c - event counters on a task tree (src/node/cosched_counters):
  * software events for real on this machine, attached to a task before it

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_counters_papi.c - the PAPI backend of the counters
  * (src/node/cosched_counters_papi.c) with this machine's real libpapi:

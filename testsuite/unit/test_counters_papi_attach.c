@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_counters_papi_attach.c - counting through PAPI for real
  * (src/node/cosched_counters_papi.c): software events attached to a task

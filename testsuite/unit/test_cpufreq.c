@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_cpufreq.c - the cpufreq domains (src/node) scanned and written in
  * fake cpufreq trees made by testsuite/python/lib/fake_cpufreq.py, the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_cpufreq_journal.c - the cpufreq journal (src/node): holders taking
  * and releasing domains in fake cpufreq trees, the one-domain rule the

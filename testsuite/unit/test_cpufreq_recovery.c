@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_cpufreq_recovery.c - the cpufreq journal (src/node) when things go
  * wrong: holders dead or their pids reused, restores and applies that

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test_decision.c - the per-job decision record
  * (src/libcosched/cosched_decision.c): formatter and strict parser (its
  * copies in a comment and the launch copy: test_decision_comment.c). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test_decision_comment.c - the decision record's copies
  * (src/libcosched/cosched_decision_comment.c): its line in a
  * SystemComment (find, splice, the slowdown set in place) and its launch

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_dirlist.c - a folder's names kept from one listing to the next
  * (src/libcosched/cosched_dirlist.h): what comes to the caller again,

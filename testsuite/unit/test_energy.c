@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_energy.c - a node's energy split among its jobs
  * (src/libcosched/cosched_energy.c): hand-computed cases, each fallback,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_energy_ledger.c - the node's energy ledger
  * (src/node/cosched_energy_ledger.c) against fake powercap trees: every

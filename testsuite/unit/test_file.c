@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test_file.c - cosched_file_replace(): the one way cosched replaces a
  * file (cosched_file.h). */
 #include <dirent.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test_gang.c - seed 002's gang policies (src/libcosched/cosched_gang.c),
  * batch form: the seed's worked examples, hand-computed cases, Miss-Rate
  * Bound's online rounds, bad input.  The incremental ranking and its

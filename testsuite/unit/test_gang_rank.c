@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test_gang_rank.c - seed 002's gang policies (src/libcosched/cosched_gang.c),
  * incremental form: each policy's ranking of the sockets for one arriving
  * job, and the socket index that answers it in sublinear time. */

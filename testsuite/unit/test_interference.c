@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test_interference.c - predicted slowdown among co-runners
  * (src/libcosched/cosched_interference.c). */
 

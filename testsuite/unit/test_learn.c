@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_learn.c - the learned interference table: its rule
  * (src/libcosched/cosched_learn.c), the observation rule

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_live.c - live loads from the nodes to slurmctld
  * (src/libcosched/cosched_live.c): the one-line format and its strict

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test_mempolicy.c - the task's NUMA memory policy
  * (src/node/cosched_mempolicy.c) on the machine the tests run on, with the
  * real kernel: what is set is read back with get_mempolicy(), never taken

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test_min_slowdown.c - cosched's own policy (cosched-policies(7),
  * min_slowdown) on cases worked out by hand from seed 001's table:
  * the cost rule, the strict bound and its bucket scan, the time-shared

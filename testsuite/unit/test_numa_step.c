@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_numa_step.c - the step files task/cosched writes for the node's
  * NUMA manager (src/node/cosched_numa_step.c), and the manager's reading

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test_occupancy.c - the occupancy by job id (src/libcosched/
  * cosched_occupancy.c) and what it needs of the socket index: exact undo
  * by id, the stored copy, foreign holders, unavailable sockets, exclusion

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test_occupancy_faults.c - the occupancy (src/libcosched/
  * cosched_occupancy.c) when something is wrong: its self-check and the
  * socket index's find planted corruption, and every allocation failing

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test_options.c - the --cosched-* option parser (src/libcosched/cosched_options.c). */
 #include <stdio.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test_place.c - the placement engine (cosched_place.h): the rules of
  * cosched(8) PLACEMENT RULES on small clusters worked out by hand, an
  * allocator that refuses units, wide jobs closing their units, will-run on

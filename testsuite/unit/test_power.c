@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test_power.c - thread count and frequency choices
  * (src/libcosched/cosched_power.c): seed 002 "Threads vs EDP" and "DVFS model". */
 #include <math.h>

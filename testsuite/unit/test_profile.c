@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test_profile.c - application profiles, derived metrics, EDP points and
  * their JSON form (src/libcosched/cosched_profile.c). */
 #include <check.h>

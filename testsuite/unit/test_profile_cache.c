@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test_profile_cache.c - the controller's profile cache: rescans by file
  * version, refusals, summaries (src/libcosched/cosched_profile_cache.c;
  * readers during refreshes: test_profile_cache_threads.c). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_rapl.c - RAPL energy through powercap (src/node/cosched_rapl.c)
  * against fake trees made by testsuite/python/lib/fake_powercap.py, and

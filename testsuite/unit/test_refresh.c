@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test_refresh.c - the controller's reader thread (cosched_refresh.h),
  * built with ThreadSanitizer where the compiler has it (unit.am): the
  * thread refreshes without pause while the caller looks profiles up,

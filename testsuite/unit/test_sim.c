@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test_sim.c - the simulator's accounting (contribs/sim): small cases
  * computed by hand, the optimum against every policy, the calibrated
  * seed 002 figure, and the refusal of bad workload files. */

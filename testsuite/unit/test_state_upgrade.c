@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test_state_upgrade.c - the node's state files and the live loads under
  * the rolling-upgrade rule (cosched_kv.h): the cpufreq journal, the
  * energy ledger and a live load of a newer minor are read, what the minor

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test_status.c - cosched-status(1) without Slurm (src/status/status.c):
  * hand-made jobs and records in, the table and the JSON document out. */
 #include <jansson.h>

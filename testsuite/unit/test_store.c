@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test_store.c - the profile store: atomic writes, locking, merging, name
  * checks (src/libcosched/cosched_store.c). */
 #include <check.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test_text.c - quoting untrusted text for messages and logs
  * (src/libcosched/cosched_text.c) and the last-line sanitising of error
  * messages (src/libcosched/cosched_error.c). */

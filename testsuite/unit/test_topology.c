@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_topology.c - the node's topology through hwloc (src/node), on
  * synthetic topologies: Slurm's core numbers to CPUs, packages and NUMA

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test_upgrade.c - records that survive a rolling upgrade
  * (src/libcosched/cosched_kv.c, the decision record's versions): a newer
  * minor is read with its unknown keys skipped and said once, a newer

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test_victim.c - seed 000's migration-victim orders (cosched_victim.h):
  * orders and plans computed by hand on seed 000's 4-node machine, the
  * freeze that stops pages bouncing back, and the refusals. */

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """cosched-report: each job's energy from Slurm's accounting, per job and
 aggregated, with what cosched decided for it (cosched-report(1)).
 

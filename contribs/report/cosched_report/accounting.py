@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Slurm's accounting as sacct shows it to the caller: sacct --parsable2
 run and its lines read back into rows, and the host lists in them.
 

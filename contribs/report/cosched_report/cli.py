@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """cosched-report's command line: options (sacct's -S, -E, -u, -A, -j and
 -a passed through), the two sacct queries, and exit statuses: 0; 1 when
 sacct fails (its message) or the figure cannot be drawn; 2 for a bad

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Jobs from sacct's lines: each job's energy, runtime, co-runners and
 savings against its application's runs under policy none, and the sums
 over users, accounts, partitions, applications, classes and policies.

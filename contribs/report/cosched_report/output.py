@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """The report as an aligned table (sacct's layout: a header, a line of
 dashes, one row per job or group), as CSV and as one JSON document.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """--plot: one figure of 12 x 9 inches (1200 x 900 pixels at the default
 100 dpi) with (1) the energy per policy and (2) per application as bars,
 and (3) per node, the power over time: each job's average power stacked

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """The decision record in a job's AdminComment (cosched(8), DECISION
 RECORD): slurmctld copies the record line there (RecordInAdminComment,
 cosched.conf(5)) because Slurm sends AdminComment to slurmdbd and never

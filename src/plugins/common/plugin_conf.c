@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*****************************************************************************\
  *  plugin_conf.c - how every cosched plugin finds and reads cosched.conf
  *  (see plugin_conf.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * config.h for compiling against Slurm's internal headers out of tree.
  *

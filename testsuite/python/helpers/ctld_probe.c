@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * ctld-probe - use cosched_ctld.so as the select plugin does in slurmctld
  * (test helper, not installed; testsuite/python/test_plugin_deps.py).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * submit-spank-env - submit a batch job through libslurm with a SPANK job
  * environment of the caller's choosing, as any user can (sbatch and the

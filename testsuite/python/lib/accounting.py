@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """slurmdbd on a MariaDB server of its own, for a test cluster's accounting.
 
 The server is nobody else's: a data directory, socket, pid file and port

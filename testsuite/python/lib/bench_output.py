@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """What the tests of the C benchmarks share (contribs/bench): where the
 built program is, and the rows bench_print() prints ("  WHAT median M ms
 range LO .. HI ms", bench_common.h)."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """A real Slurm cluster on loopback for cosched's tests.
 
 munged, slurmctld and N slurmd daemons ("slurmd -N <name>") run from

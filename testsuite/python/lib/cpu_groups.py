@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """CpuGroups: where a loopback cluster's CPU time went, by part, exited
 processes included (cosched-bench-controller(1))."""
 

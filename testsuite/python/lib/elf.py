@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """What a built object links against and leaves for others to provide,
 read with binutils (readelf, nm): the checks of test_plugin_deps.py (the
 plugins) and test_sampler_papi_module.py (the sampler and its PAPI

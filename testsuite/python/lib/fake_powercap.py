@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """A fake powercap (RAPL) sysfs tree for cosched's tests.
 
 These machines have no RAPL, so the node code (src/node/cosched_rapl.c)

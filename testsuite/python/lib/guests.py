@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """The qemu NUMA guests of the test suite (testsuite/numavm), booted for a
 pytest module: the guest programs of this build, the skip where no guest
 can run, and the fixtures' one way to boot."""

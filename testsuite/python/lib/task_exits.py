@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """TaskExits: the CPU time of the threads that exit while it listens, by
 program name, from the kernel's taskstats interface
 (Documentation/accounting/taskstats.rst), for cosched-bench-controller(1).

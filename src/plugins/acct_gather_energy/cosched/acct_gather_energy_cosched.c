@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*****************************************************************************\
  *  acct_gather_energy_cosched.c - each step's own share of its node's
  *  energy in Slurm's accounting, on nodes that jobs share.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # check-select-syms.sh SLURM_SELECT_C COMPAT_C
 #
 # The wrapper fills its copy of Slurm's slurm_select_ops_t from a table of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*****************************************************************************\
  *  compat_22_05.c - select/cons_tres_cosched's forwarding to cons_tres for
  *  Slurm 22.05: its ops table, entry point names and one forwarder per

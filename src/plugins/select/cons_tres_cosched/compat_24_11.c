@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*****************************************************************************\
  *  compat_24_11.c - select/cons_tres_cosched's forwarding to cons_tres for
  *  Slurm 24.11: its ops table (private to src/interfaces/select.c there,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*****************************************************************************\
  *  controller.c - contention- and power-aware placement in slurmctld: the
  *  version-independent half of select/cons_tres_cosched's job_test and job

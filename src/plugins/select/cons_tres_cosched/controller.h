@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*****************************************************************************\
  *  controller.h - the placement half of select/cons_tres_cosched: what the
  *  compatibility files (one per Slurm series) and the version-independent

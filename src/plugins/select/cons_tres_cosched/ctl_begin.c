@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*****************************************************************************\
  *  ctl_begin.c - a job's life after job_test: job begin writes the decision
  *  as it happened (where cons_tres put it, class, NUMA binding, frequency

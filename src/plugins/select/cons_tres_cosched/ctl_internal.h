@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*****************************************************************************\
  *  ctl_internal.h - the controller's state, in one struct, and what its
  *  files give each other.  The controller is split by idea:

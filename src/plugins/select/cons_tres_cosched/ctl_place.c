@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*****************************************************************************\
  *  ctl_place.c - job_test: the placement engine (cosched_place.h) chooses
  *  the units a job may take; this file turns them into steering for

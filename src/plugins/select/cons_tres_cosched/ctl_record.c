@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*****************************************************************************\
  *  ctl_record.c - the decision record in the job's SystemComment: read
  *  back (only slurmctld writes it: a user cannot forge it), initialised

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*****************************************************************************\
  *  ctl_refresh.c - the controller's side of the reader thread: it starts
  *  and stops cosched_ctld.so's refresher (cosched_refresh.h: the thread

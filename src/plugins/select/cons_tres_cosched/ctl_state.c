@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*****************************************************************************\
  *  ctl_state.c - the placement engine's state built from Slurm's records:
  *  units from the node table (sockets, or nodes with GangScope=node), the

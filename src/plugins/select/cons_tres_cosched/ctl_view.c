@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*****************************************************************************\
  *  ctl_view.c - a Slurm job as the decision core sees it: its options (from
  *  the SPANK environment slurmctld keeps, checked again here), its class

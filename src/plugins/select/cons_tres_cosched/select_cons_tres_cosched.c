@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*****************************************************************************\
  *  select_cons_tres_cosched.c - contention-aware select plugin wrapping
  *  select/cons_tres: the part that does not depend on the Slurm series.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*****************************************************************************\
  *  select_cons_tres_cosched.h - what the wrapper's version-independent part
  *  (select_cons_tres_cosched.c) and the compatibility file of the target

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * spank_cosched.c - the --cosched-* options of sbatch, salloc and srun.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*****************************************************************************\
  *  compat_22_05.c - task/cosched's hooks that exist in Slurm 22.05 only
  *  (its task plugin interface: src/slurmd/common/task_plugin.c).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*****************************************************************************\
  *  compat_24_11.c - task/cosched's hooks that exist in Slurm 24.11 only
  *  (its task plugin interface: src/interfaces/task.c).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*****************************************************************************\
  *  task_cosched.c - cosched node-side task plugin: each step's tasks run on
  *  the cores the controller allocated, with their memory on the NUMA nodes

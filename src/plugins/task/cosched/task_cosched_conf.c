@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*****************************************************************************\
  *  task_cosched_conf.c - which settings a node enforces: cosched.conf, or,
  *  while the file cannot be read, the last good copy this node kept.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*****************************************************************************\
  *  task_cosched_cpufreq.c - the governor and frequency the controller
  *  decided, on the frequency domains holding the job's CPUs, and the

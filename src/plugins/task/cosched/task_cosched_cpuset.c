@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*****************************************************************************\
  *  task_cosched_cpuset.c - each task runs only on the CPUs of the cores the
  *  controller allocated to its step.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*****************************************************************************\
  *  task_cosched_membind.c - each task's memory on the NUMA nodes local to
  *  its CPUs.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*****************************************************************************\
  *  task_cosched_numa.c - each step's processes named for the node's NUMA
  *  manager (cosched-numad(8)): slurmstepd writes NumaStepDir/JOB.STEP.NODE

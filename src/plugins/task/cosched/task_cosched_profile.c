@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*****************************************************************************\
  *  task_cosched_profile.c - every step measured on its node: slurmstepd
  *  starts cosched-sampler (src/node/cosched_sampler.c) when the step

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*****************************************************************************\
  *  task_cosched_record.c - the controller's decision record for a job,
  *  read on the node.
