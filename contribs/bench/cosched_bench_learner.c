@@ -37,8 +37,8 @@
 #include <time.h>
 
 #include "bench_common.h"
-#include "src/libcosched/cosched_file.h"
-#include "src/libcosched/cosched_learner.h"
+#include "src/libcosched/io/file.h"
+#include "src/libcosched/store/learner.h"
 
 #define PROG "cosched-bench-learner"
 #define MAX_REPEATS 50

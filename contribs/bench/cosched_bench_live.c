@@ -29,8 +29,8 @@
 #include <time.h>
 
 #include "bench_common.h"
-#include "src/libcosched/cosched_live.h"
-#include "src/libcosched/cosched_live_reader.h"
+#include "src/libcosched/store/live.h"
+#include "src/libcosched/store/live_reader.h"
 
 #define PROG "cosched-bench-live"
 #define MAX_REPEATS 50

@@ -44,10 +44,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "src/libcosched/cosched_gang.h"
-#include "src/libcosched/cosched_mrb.h"
-#include "src/libcosched/cosched_random.h"
-#include "src/libcosched/cosched_socket_index.h"
+#include "src/libcosched/policy/gang.h"
+#include "src/libcosched/policy/mrb.h"
+#include "src/libcosched/base/random.h"
+#include "src/libcosched/policy/socket_index.h"
 
 #define RUNS 5
 #define RANK_SET 64		/* candidate sockets per rank() call */

@@ -28,13 +28,13 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "src/libcosched/cosched_category.h"
-#include "src/libcosched/cosched_error.h"
-#include "src/libcosched/cosched_gang.h"
-#include "src/libcosched/cosched_interference.h"
-#include "src/libcosched/cosched_place.h"
-#include "src/libcosched/cosched_policy.h"
-#include "src/libcosched/cosched_victim.h"
+#include "src/libcosched/model/category.h"
+#include "src/libcosched/base/error.h"
+#include "src/libcosched/policy/gang.h"
+#include "src/libcosched/model/interference.h"
+#include "src/libcosched/policy/place.h"
+#include "src/libcosched/model/policy_name.h"
+#include "src/libcosched/model/victim.h"
 
 #define SIM_NAME_MAX 63
 #define SIM_SCALE_MAX 64	/* thread counts a scaling curve may give */

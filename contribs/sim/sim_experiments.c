@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "contribs/sim/sim_cli.h"
-#include "src/libcosched/cosched_text.h"
+#include "src/libcosched/base/text.h"
 
 #ifndef COSCHED_SIM_PLOT_TOOL
 #define COSCHED_SIM_PLOT_TOOL "contribs/sim/cosched-sim-plot"

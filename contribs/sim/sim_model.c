@@ -12,13 +12,13 @@
 #include <string.h>
 
 #include "contribs/sim/sim.h"
-#include "src/libcosched/cosched_classify.h"
-#include "src/libcosched/cosched_number.h"
-#include "src/libcosched/cosched_power.h"
-#include "src/libcosched/cosched_random.h"
-#include "src/libcosched/cosched_text.h"
+#include "src/libcosched/model/classify.h"
+#include "src/libcosched/base/number.h"
+#include "src/libcosched/model/power.h"
+#include "src/libcosched/base/random.h"
+#include "src/libcosched/base/text.h"
 
-/* The core's generator (cosched_random.h), so that the simulator's
+/* The core's generator (src/libcosched/base/random.h), so that the simulator's
  * workloads and Miss-Rate Bound's first gangs draw alike. */
 uint64_t sim_rng_next(uint64_t *s)
 {

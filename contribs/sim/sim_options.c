@@ -12,9 +12,9 @@
 #include <strings.h>
 
 #include "contribs/sim/sim_cli.h"
-#include "src/libcosched/cosched_nametable.h"
-#include "src/libcosched/cosched_number.h"
-#include "src/libcosched/cosched_text.h"
+#include "src/libcosched/base/nametable.h"
+#include "src/libcosched/base/number.h"
+#include "src/libcosched/base/text.h"
 
 static void usage(FILE *f)
 {

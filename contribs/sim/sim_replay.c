@@ -23,8 +23,8 @@
 #include <string.h>
 
 #include "contribs/sim/sim.h"
-#include "src/libcosched/cosched_conf.h"
-#include "src/libcosched/cosched_number.h"
+#include "src/libcosched/conf/conf.h"
+#include "src/libcosched/base/number.h"
 
 static void usage(FILE *f)
 {
@@ -178,7 +178,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	/* PlacementMode=, MaxSlowdown=, PackDemand=, as slurmctld. */
-	cosched_conf_place(&conf, &conf.interference, &pc);
+	cosched_place_conf_from(&conf, &conf.interference, &pc);
 	units = malloc((size_t)nodes * sizeof(int));
 	ucores = malloc((size_t)nodes * sizeof(int));
 	if (!units || !ucores) {

@@ -7,7 +7,7 @@
  * every change of a socket's occupants re-rates the jobs there).
  *
  * Variants, all placed by the placement engine the controller uses
- * (cosched_place.h), each job as a single job offered its best unit:
+ * (src/libcosched/policy/place.h), each job as a single job offered its best unit:
  *   a policy     the policy's best socket (the controller's choice);
  *   exclusive    one job per node: GANG (one application per entry) over
  *                one entry per node, lowest node first; the job runs on
@@ -25,8 +25,8 @@
 #include <time.h>
 
 #include "contribs/sim/sim.h"
-#include "src/libcosched/cosched_heap.h"
-#include "src/libcosched/cosched_place.h"
+#include "src/libcosched/policy/heap.h"
+#include "src/libcosched/policy/place.h"
 
 void sim_ss_conf_default(sim_ss_conf_t *c)
 {
@@ -39,7 +39,7 @@ void sim_ss_conf_default(sim_ss_conf_t *c)
 }
 
 /*
- * Completion events: libcosched's indexed heap (cosched_heap.h) of running
+ * Completion events: libcosched's indexed heap (src/libcosched/policy/heap.h) of running
  * jobs keyed by their completion time (due[job]), so a job re-rated when
  * its socket changes has its event moved, not a second one pushed.  (A
  * heap of versioned events left the old ones behind until they reached the

@@ -13,8 +13,8 @@
 #include <string.h>
 
 #include "contribs/sim/sim.h"
-#include "src/libcosched/cosched_number.h"
-#include "src/libcosched/cosched_text.h"
+#include "src/libcosched/base/number.h"
+#include "src/libcosched/base/text.h"
 
 #define SWF_FIELDS 18
 

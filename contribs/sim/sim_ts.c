@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "contribs/sim/sim.h"
-#include "src/libcosched/cosched_mrb.h"
+#include "src/libcosched/policy/mrb.h"
 
 void sim_ts_conf_default(sim_ts_conf_t *c)
 {

@@ -10,8 +10,8 @@
 #include <string.h>
 
 #include "contribs/sim/sim.h"
-#include "src/libcosched/cosched_number.h"
-#include "src/libcosched/cosched_text.h"
+#include "src/libcosched/base/number.h"
+#include "src/libcosched/base/text.h"
 
 #define LINE_MAX_BYTES 4096
 #define COUNT_MAX 100000

@@ -12,8 +12,8 @@
 #include <unistd.h>
 #include <sys/stat.h>
 
-#include "src/libcosched/cosched_conf.h"
-#include "src/libcosched/cosched_file.h"
+#include "src/libcosched/conf/conf.h"
+#include "src/libcosched/io/file.h"
 #include "conf_apply.h"
 
 #define CONF_MAX_BYTES (1024 * 1024)

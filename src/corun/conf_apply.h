@@ -6,7 +6,7 @@
 #ifndef COSCHED_CONF_APPLY_H
 #define COSCHED_CONF_APPLY_H
 
-#include "src/libcosched/cosched_error.h"
+#include "src/libcosched/base/error.h"
 
 /*
  * Replace every Interference= and PreferenceTable= line of the file at

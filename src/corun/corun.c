@@ -19,8 +19,8 @@
 #include <sys/types.h>
 #include <sys/wait.h>
 
-#include "src/libcosched/cosched_number.h"
-#include "src/libcosched/cosched_decision.h"
+#include "src/libcosched/base/number.h"
+#include "src/libcosched/model/decision.h"
 #include "src/node/cosched_topology.h"
 #include "corun.h"
 

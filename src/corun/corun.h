@@ -18,8 +18,8 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
-#include "src/libcosched/cosched_category.h"
-#include "src/libcosched/cosched_error.h"
+#include "src/libcosched/model/category.h"
+#include "src/libcosched/base/error.h"
 
 #define CORUN_ARGV_MAX 64
 

@@ -24,9 +24,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "src/libcosched/cosched_classify.h"
-#include "src/libcosched/cosched_conf.h"
-#include "src/libcosched/cosched_corun.h"
+#include "src/libcosched/model/classify.h"
+#include "src/libcosched/conf/conf.h"
+#include "src/libcosched/model/corun.h"
 #include "conf_apply.h"
 #include "corun.h"
 #include "opts.h"

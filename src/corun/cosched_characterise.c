@@ -22,11 +22,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "src/libcosched/cosched_appname.h"
-#include "src/libcosched/cosched_classify.h"
-#include "src/libcosched/cosched_conf.h"
-#include "src/libcosched/cosched_corun.h"
-#include "src/libcosched/cosched_store.h"
+#include "src/libcosched/base/appname.h"
+#include "src/libcosched/model/classify.h"
+#include "src/libcosched/conf/conf.h"
+#include "src/libcosched/model/corun.h"
+#include "src/libcosched/store/store.h"
 #include "corun.h"
 #include "opts.h"
 

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "src/libcosched/cosched_number.h"
-#include "src/libcosched/cosched_text.h"
+#include "src/libcosched/base/number.h"
+#include "src/libcosched/base/text.h"
 #include "opts.h"
 
 void opt_bad(const char *prog, const char *opt, const char *val,

@@ -17,8 +17,8 @@
  * table whose version or layout differs (cosched_ctld_api_compatible), and
  * never calls through one it has refused.
  *
- * The functions are those of cosched_profile_cache.h and
- * cosched_live_scan() (cosched_live.h), with their contracts.
+ * The functions are those of src/libcosched/store/profile_cache.h and
+ * cosched_live_scan() (src/libcosched/store/live.h), with their contracts.
  */
 #ifndef COSCHED_CTLD_H
 #define COSCHED_CTLD_H
@@ -26,11 +26,11 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "src/libcosched/cosched_conf.h"
-#include "src/libcosched/cosched_error.h"
-#include "src/libcosched/cosched_live.h"
-#include "src/libcosched/cosched_profile_cache.h"
-#include "src/libcosched/cosched_refresh.h"
+#include "src/libcosched/conf/conf.h"
+#include "src/libcosched/base/error.h"
+#include "src/libcosched/store/live.h"
+#include "src/libcosched/store/profile_cache.h"
+#include "src/libcosched/store/refresh.h"
 
 /* The file, in each directory of PluginDir, and its one symbol. */
 #define COSCHED_CTLD_SO "cosched_ctld.so"
@@ -65,7 +65,7 @@ typedef struct {
 	long (*live_scan)(const char *profile_dir, long long now, int stale_s,
 			  cosched_live_job_t **jobs, int *nbad,
 			  cosched_error_t *err);
-	/* The reader thread slurmctld runs (cosched_refresh.h). */
+	/* The reader thread slurmctld runs (src/libcosched/store/refresh.h). */
 	cosched_refresher_t *(*refresher_start)(const cosched_conf_t *conf,
 						cosched_refresh_log_fn log,
 						void *log_ctx,

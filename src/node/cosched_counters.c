@@ -13,8 +13,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "src/libcosched/cosched_file.h"
-#include "src/libcosched/cosched_text.h"
+#include "src/libcosched/io/file.h"
+#include "src/libcosched/base/text.h"
 #include "cosched_counters.h"
 #include "cosched_counters_backend.h"
 

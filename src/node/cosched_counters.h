@@ -47,8 +47,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "src/libcosched/cosched_conf.h"
-#include "src/libcosched/cosched_error.h"
+#include "src/libcosched/conf/conf.h"
+#include "src/libcosched/base/error.h"
 
 #define COSCHED_COUNTERS_MAX COSCHED_SAMPLE_EVENTS_COUNT_MAX	/* cosched.conf checks */
 /* Native names with unit masks are long

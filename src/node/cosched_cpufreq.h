@@ -32,9 +32,9 @@
 
 #include <stdbool.h>
 
-#include "src/libcosched/cosched_decision.h"	/* the governor's bound */
-#include "src/libcosched/cosched_error.h"
-#include "src/libcosched/cosched_idset.h"
+#include "src/libcosched/model/decision.h"	/* the governor's bound */
+#include "src/libcosched/base/error.h"
+#include "src/libcosched/base/idset.h"
 
 #define COSCHED_CPUFREQ_GOVERNOR_MAX COSCHED_DECISION_GOVERNOR_MAX
 #define COSCHED_CPUFREQ_DOMAINS_MAX 256

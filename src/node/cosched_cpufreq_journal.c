@@ -20,10 +20,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "src/libcosched/cosched_file.h"
-#include "src/libcosched/cosched_kv.h"
-#include "src/libcosched/cosched_power.h"
-#include "src/libcosched/cosched_text.h"
+#include "src/libcosched/io/file.h"
+#include "src/libcosched/base/kv.h"
+#include "src/libcosched/model/power.h"
+#include "src/libcosched/base/text.h"
 #include "cosched_cpufreq_journal.h"
 #include "cosched_cpufreq_journal_internal.h"
 #include "cosched_spool.h"

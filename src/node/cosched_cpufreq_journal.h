@@ -71,7 +71,7 @@
  *   end      the counts of the lines above: a journal cut short is
  *            refused, not half read
  * The parser accepts exactly what the writer writes, and, from a newer
- * minor of schema 1 (cosched-cpufreq-journal/1.N, cosched_kv.h), skips
+ * minor of schema 1 (cosched-cpufreq-journal/1.N, src/libcosched/base/kv.h), skips
  * the keys appended to a line and the kinds of line it does not know (a
  * node's slurmd and steps run two releases during its upgrade); another
  * major is refused, as a corrupt journal is.  A journal that does

@@ -11,8 +11,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "src/libcosched/cosched_error.h"
-#include "src/libcosched/cosched_idset.h"
+#include "src/libcosched/base/error.h"
+#include "src/libcosched/base/idset.h"
 #include "cosched_cpufreq_journal.h"
 #include "cosched_spool.h"
 

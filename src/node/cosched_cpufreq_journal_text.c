@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cosched_cpufreq_journal_text.c - the cpufreq journal in memory and its
- * text form, through the one key=value codec (cosched_kv.h): the header
+ * text form, through the one key=value codec (src/libcosched/base/kv.h): the header
  * cosched_cpufreq_journal.h describes the form, the parser accepts
  * exactly what the writer writes (and, from a newer minor, skips what it
  * does not know).
@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "src/libcosched/cosched_kv.h"
-#include "src/libcosched/cosched_text.h"
+#include "src/libcosched/base/kv.h"
+#include "src/libcosched/base/text.h"
 #include "cosched_cpufreq_journal_internal.h"
 
 #define LINE_MAX_BYTES (COSCHED_IDSET_TEXT_MAX + 256)
@@ -109,7 +109,7 @@ int cosched_journal_holder_find(const jdom_t *d, uint32_t job_id, uint32_t step_
 /* ---- the text form ---------------------------------------------------- */
 
 /* The version this release writes: "/1" while the minor is 0, what every
- * 1.x reader reads (cosched_kv.h).  slurmd and the slurmstepd of running
+ * 1.x reader reads (src/libcosched/base/kv.h).  slurmd and the slurmstepd of running
  * jobs share the journal, and during an upgrade of the node they run two
  * releases. */
 static const cosched_kv_version_t journal_version = { JOURNAL_SCHEMA, 0 };

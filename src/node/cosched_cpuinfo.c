@@ -15,9 +15,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "src/libcosched/cosched_file.h"
-#include "src/libcosched/cosched_number.h"
-#include "src/libcosched/cosched_text.h"
+#include "src/libcosched/io/file.h"
+#include "src/libcosched/base/number.h"
+#include "src/libcosched/base/text.h"
 #include "cosched_cpuinfo.h"
 
 /* More than the first block of any x86 cpuinfo (the flags line is the

@@ -14,8 +14,8 @@
 
 #include <stddef.h>
 
-#include "src/libcosched/cosched_conf.h"
-#include "src/libcosched/cosched_error.h"
+#include "src/libcosched/conf/conf.h"
+#include "src/libcosched/base/error.h"
 
 typedef struct {
 	char vendor[COSCHED_CPU_VENDOR_MAX + 1];	/* vendor_id */

@@ -13,9 +13,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "src/libcosched/cosched_file.h"
-#include "src/libcosched/cosched_kv.h"
-#include "src/libcosched/cosched_text.h"
+#include "src/libcosched/io/file.h"
+#include "src/libcosched/base/kv.h"
+#include "src/libcosched/base/text.h"
 #include "cosched_energy_ledger.h"
 #include "cosched_energy_ledger_internal.h"
 

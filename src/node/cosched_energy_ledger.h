@@ -12,7 +12,7 @@
  * reading it last counted, and every step present with what it has been
  * given.  Whichever sampler updates it reads RAPL, splits the energy
  * spent since the ledger's reading among the steps present then
- * (cosched_energy_split(): the rule in cosched_energy.h and cosched(8)
+ * (cosched_energy_split(): the rule in src/libcosched/model/energy.h and cosched(8)
  * ENERGY), and moves the ledger's reading on.  Every microjoule measured
  * while at least one step was present goes to exactly one step; what was
  * spent with none present is not a job's.
@@ -41,7 +41,7 @@
  *   step JOB.STEP pid=P start=T cores=N rate=R mem_rate=M|- uncore=UJ
  *        core=UJ dram=UJ node=UJ corunners=J.S,J.S,...|-
  * (a step line is one line; the version, as for every state file, by the
- * rule of cosched_kv.h: a newer minor's appended keys and new kinds of
+ * rule of src/libcosched/base/kv.h: a newer minor's appended keys and new kinds of
  * line are skipped, another major restarts the ledger).  attributed: energy handed to steps that have
  * left; unattributed: spent while no step was present (between updates
  * that found none); abandoned: the shares of steps found dead.
@@ -53,8 +53,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "src/libcosched/cosched_energy.h"
-#include "src/libcosched/cosched_error.h"
+#include "src/libcosched/model/energy.h"
+#include "src/libcosched/base/error.h"
 #include "cosched_rapl.h"
 #include "cosched_spool.h"
 
@@ -133,7 +133,7 @@ int cosched_energy_ledger_settle(cosched_rapl_t *rapl, const char *dir,
 				 cosched_error_t *err);
 
 /*
- * The ledger in dir as Prometheus metrics (cosched_prom.h) labelled with
+ * The ledger in dir as Prometheus metrics (src/libcosched/base/prom.h) labelled with
  * node: the steps present, each one's cores and, where the ledger counts
  * RAPL, its share so far and the node's energy while it was present, and
  * the ledger's totals.  Read without the lock (the file is replaced

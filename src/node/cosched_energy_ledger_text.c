@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cosched_energy_ledger_text.c - the energy ledger's text form through
- * the one key=value codec (cosched_kv.h); cosched_energy_ledger.h
+ * the one key=value codec (src/libcosched/base/kv.h); cosched_energy_ledger.h
  * describes it.
  */
 #include <inttypes.h>
@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "src/libcosched/cosched_kv.h"
-#include "src/libcosched/cosched_text.h"
+#include "src/libcosched/base/kv.h"
+#include "src/libcosched/base/text.h"
 #include "cosched_energy_ledger_internal.h"
 
 void cosched_step_ref_format(const cosched_step_ref_t *r, char *buf,
@@ -27,7 +27,7 @@ bool cosched_step_ref_eq(const cosched_step_ref_t *a, const cosched_step_ref_t *
 /* ---- text form ---------------------------------------------------------- */
 
 /* The version this release writes: "/1" while the minor is 0, what every
- * 1.x reader reads (cosched_kv.h): the samplers of jobs started before a
+ * 1.x reader reads (src/libcosched/base/kv.h): the samplers of jobs started before a
  * node's upgrade share the ledger with those started after. */
 static const cosched_kv_version_t ledger_version = { LEDGER_SCHEMA, 0 };
 

@@ -10,8 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "src/libcosched/cosched_file.h"
-#include "src/libcosched/cosched_prom.h"
+#include "src/libcosched/io/file.h"
+#include "src/libcosched/base/prom.h"
 #include "cosched_energy_ledger.h"
 #include "cosched_energy_ledger_internal.h"
 

@@ -11,9 +11,9 @@
 #ifndef COSCHED_MEMPOLICY_H
 #define COSCHED_MEMPOLICY_H
 
-#include "src/libcosched/cosched_decision.h"	/* membind */
-#include "src/libcosched/cosched_error.h"
-#include "src/libcosched/cosched_idset.h"
+#include "src/libcosched/model/decision.h"	/* membind */
+#include "src/libcosched/base/error.h"
+#include "src/libcosched/base/idset.h"
 
 /*
  * Set the calling thread's memory policy:

@@ -30,7 +30,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "src/libcosched/cosched_conf.h"
+#include "src/libcosched/conf/conf.h"
 #include "src/node/cosched_cpufreq.h"
 #include "src/node/cosched_cpufreq_journal.h"
 #include "src/node/cosched_energy_ledger.h"

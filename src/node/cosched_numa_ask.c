@@ -15,7 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "src/libcosched/cosched_text.h"
+#include "src/libcosched/base/text.h"
 #include "cosched_numa_ask.h"
 
 static long long now_ms(void)

@@ -12,7 +12,7 @@
 #ifndef COSCHED_NUMA_ASK_H
 #define COSCHED_NUMA_ASK_H
 
-#include "src/libcosched/cosched_error.h"
+#include "src/libcosched/base/error.h"
 
 typedef void (*cosched_numa_line_fn)(void *arg, const char *line);
 

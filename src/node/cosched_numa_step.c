@@ -10,11 +10,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "src/libcosched/cosched_decision.h"
-#include "src/libcosched/cosched_file.h"
-#include "src/libcosched/cosched_kv.h"
-#include "src/libcosched/cosched_nametable.h"
-#include "src/libcosched/cosched_text.h"
+#include "src/libcosched/model/decision.h"
+#include "src/libcosched/io/file.h"
+#include "src/libcosched/base/kv.h"
+#include "src/libcosched/base/nametable.h"
+#include "src/libcosched/base/text.h"
 #include "cosched_numa_step.h"
 
 static const cosched_kv_version_t step_version = { 1, 0 };

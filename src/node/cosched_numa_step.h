@@ -19,7 +19,7 @@
  * the step's end; a file whose tasks are all gone (a slurmstepd killed
  * by SIGKILL) is stale, and the manager ignores it and removes it.
  *
- * The text (lines; the version by the rule of cosched_kv.h):
+ * The text (lines; the version by the rule of src/libcosched/base/kv.h):
  *   cosched-numa-step/1 job=J step=S node=NODE uid=U priority=P
  *                       ledger="DIR"
  *   task pid=P start=T            (one a task; start: /proc/PID/stat 22)
@@ -35,9 +35,9 @@
 #include <stdint.h>
 #include <stddef.h>
 
-#include "src/libcosched/cosched_error.h"
-#include "src/libcosched/cosched_file.h"
-#include "src/libcosched/cosched_options.h"
+#include "src/libcosched/base/error.h"
+#include "src/libcosched/io/file.h"
+#include "src/libcosched/model/options.h"
 #include "cosched_spool.h"
 
 #define COSCHED_NUMA_STEP_TAG "cosched-numa-step"

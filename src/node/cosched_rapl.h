@@ -48,8 +48,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "src/libcosched/cosched_energy.h"	/* cosched_energy_node_t */
-#include "src/libcosched/cosched_error.h"
+#include "src/libcosched/model/energy.h"	/* cosched_energy_node_t */
+#include "src/libcosched/base/error.h"
 
 #define COSCHED_RAPL_ZONES_MAX 768
 #define COSCHED_RAPL_NAME_MAX 31

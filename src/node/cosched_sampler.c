@@ -74,12 +74,12 @@
 
 #include <jansson.h>
 
-#include "src/libcosched/cosched_conf.h"
-#include "src/libcosched/cosched_decision.h"
-#include "src/libcosched/cosched_file.h"
-#include "src/libcosched/cosched_live.h"
-#include "src/libcosched/cosched_number.h"
-#include "src/libcosched/cosched_store.h"
+#include "src/libcosched/conf/conf.h"
+#include "src/libcosched/model/decision.h"
+#include "src/libcosched/io/file.h"
+#include "src/libcosched/store/live.h"
+#include "src/libcosched/base/number.h"
+#include "src/libcosched/store/store.h"
 #include "src/node/cosched_counters.h"
 #include "src/node/cosched_counters_backend.h"
 #include "src/node/cosched_energy_ledger.h"
@@ -127,7 +127,7 @@ static struct {
 	/* cosched.conf, read once at the start. */
 	cosched_conf_t conf;
 	char conf_error[COSCHED_ERROR_MSG_LEN];
-	/* The live load this step publishes (cosched_live.h). */
+	/* The live load this step publishes (src/libcosched/store/live.h). */
 	bool live_published;
 	double live_last;
 	struct timespec live_at;

@@ -37,7 +37,7 @@ void sampler_energy_start(sampler_energy_t *e, unsigned job, unsigned step,
 	}
 	/* Without RAPL the step still joins the ledger, for presence: the
 	 * ledger is what names its co-runners in the record (the learned
-	 * interference table's observations, cosched_observe.h). */
+	 * interference table's observations, src/libcosched/model/observe.h). */
 	e->rapl = cosched_rapl_open(e->sysfs_root, &err);
 	if (!e->rapl)
 		snprintf(e->state, sizeof(e->state), "%s", err.msg);

@@ -15,7 +15,7 @@
 
 #include <jansson.h>
 
-#include "src/libcosched/cosched_error.h"
+#include "src/libcosched/base/error.h"
 #include "src/node/cosched_energy_ledger.h"
 #include "src/node/cosched_rapl.h"
 

@@ -14,7 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "src/libcosched/cosched_file.h"
+#include "src/libcosched/io/file.h"
 #include "cosched_spool.h"
 
 #define LOCK_SUFFIX ".lock"

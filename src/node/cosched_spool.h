@@ -20,7 +20,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "src/libcosched/cosched_error.h"
+#include "src/libcosched/base/error.h"
 
 #define COSCHED_BOOT_ID_LEN 36
 

@@ -8,8 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "src/libcosched/cosched_file.h"
-#include "src/libcosched/cosched_text.h"
+#include "src/libcosched/io/file.h"
+#include "src/libcosched/base/text.h"
 #include "cosched_sysfs.h"
 
 int cosched_sysfs_read(const char *dir, const char *name, char *buf,

@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "src/libcosched/cosched_error.h"
+#include "src/libcosched/base/error.h"
 
 /*
  * Read DIR/NAME into buf (len bytes with its NUL) without its one trailing

@@ -11,10 +11,10 @@
 
 #include <hwloc.h>
 
-#include "src/libcosched/cosched_conf.h"
-#include "src/libcosched/cosched_file.h"
-#include "src/libcosched/cosched_kv.h"
-#include "src/libcosched/cosched_text.h"
+#include "src/libcosched/conf/conf.h"
+#include "src/libcosched/io/file.h"
+#include "src/libcosched/base/kv.h"
+#include "src/libcosched/base/text.h"
 #include "cosched_topology.h"
 
 /* A NUMA node and the CPUs it is local to (its hwloc cpuset). */
@@ -167,7 +167,7 @@ cosched_topology_t *cosched_topology_load(const char *source,
 	return _finish(t, label, what, rc, err);
 }
 
-/* The copy's version, in its root object's info (cosched_kv.h's rule:
+/* The copy's version, in its root object's info (src/libcosched/base/kv.h's rule:
  * a newer minor is read, another major refused). */
 #define COPY_INFO "CoschedTopology"
 #define COPY_TAG "cosched-topology/"

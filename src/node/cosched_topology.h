@@ -23,14 +23,14 @@
 #ifndef COSCHED_TOPOLOGY_H
 #define COSCHED_TOPOLOGY_H
 
-#include "src/libcosched/cosched_conf.h"	/* source check */
-#include "src/libcosched/cosched_error.h"
-#include "src/libcosched/cosched_idset.h"
+#include "src/libcosched/conf/conf.h"	/* source check */
+#include "src/libcosched/base/error.h"
+#include "src/libcosched/base/idset.h"
 
 typedef struct cosched_topology cosched_topology_t;
 
 /* The source's form is checked by cosched_topology_source_check()
- * (cosched_conf.h), which cosched.conf's Topology= uses too. */
+ * (src/libcosched/conf/conf.h), which cosched.conf's Topology= uses too. */
 
 /* Load the topology.  NULL with err naming the source and hwloc's
  * reason. */
@@ -44,7 +44,7 @@ void cosched_topology_free(cosched_topology_t *t);
  * of hwloc's scan of /sys (about 300 files, 1.8 ms on a 2-CPU VM, more
  * with every core).  The copy is hwloc's XML export, versioned by an info
  * of its root object, "CoschedTopology" = "cosched-topology/1", which
- * its reader checks by cosched_kv.h's rule.
+ * its reader checks by src/libcosched/base/kv.h's rule.
  *
  * Save: written with cosched_file_replace() (mode 0600, atomic, not
  * synced: a cache).  It adds that info to t's root object.

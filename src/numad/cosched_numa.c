@@ -16,11 +16,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "src/libcosched/cosched_conf.h"
-#include "src/libcosched/cosched_kv.h"
-#include "src/libcosched/cosched_number.h"
-#include "src/libcosched/cosched_text.h"
-#include "src/libcosched/cosched_victim.h"
+#include "src/libcosched/conf/conf.h"
+#include "src/libcosched/base/kv.h"
+#include "src/libcosched/base/number.h"
+#include "src/libcosched/base/text.h"
+#include "src/libcosched/model/victim.h"
 #include "src/node/cosched_numa_ask.h"
 
 #define DEFAULT_CONF "/etc/slurm/cosched.conf"

@@ -24,11 +24,11 @@
 #include <sys/types.h>
 #include <syslog.h>
 
-#include "src/libcosched/cosched_conf.h"
-#include "src/libcosched/cosched_error.h"
-#include "src/libcosched/cosched_kv.h"
-#include "src/libcosched/cosched_options.h"
-#include "src/libcosched/cosched_victim.h"
+#include "src/libcosched/conf/conf.h"
+#include "src/libcosched/base/error.h"
+#include "src/libcosched/base/kv.h"
+#include "src/libcosched/model/options.h"
+#include "src/libcosched/model/victim.h"
 #include "src/node/cosched_spool.h"
 
 #define NUMAD_PROCS_MAX 4096

@@ -28,7 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "src/libcosched/cosched_text.h"
+#include "src/libcosched/base/text.h"
 #include "numad.h"
 
 #define DEFAULT_CONF "/etc/slurm/cosched.conf"

@@ -36,7 +36,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "src/libcosched/cosched_text.h"
+#include "src/libcosched/base/text.h"
 #include "numad.h"
 
 static const char *const state_names[] = {

@@ -26,7 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "src/libcosched/cosched_text.h"
+#include "src/libcosched/base/text.h"
 #include "src/node/cosched_energy_ledger.h"
 #include "src/node/cosched_numa_step.h"
 #include "numad.h"

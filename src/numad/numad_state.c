@@ -24,10 +24,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "src/libcosched/cosched_file.h"
-#include "src/libcosched/cosched_nametable.h"
-#include "src/libcosched/cosched_number.h"
-#include "src/libcosched/cosched_text.h"
+#include "src/libcosched/io/file.h"
+#include "src/libcosched/base/nametable.h"
+#include "src/libcosched/base/number.h"
+#include "src/libcosched/base/text.h"
 #include "numad.h"
 
 static const cosched_kv_version_t state_version = { 1, 0 };

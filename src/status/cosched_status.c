@@ -25,11 +25,11 @@
 #include <slurm/slurm.h>
 #include <slurm/slurm_errno.h>
 
-#include "src/libcosched/cosched_decision.h"
-#include "src/libcosched/cosched_file.h"
-#include "src/libcosched/cosched_number.h"
-#include "src/libcosched/cosched_observe.h"
-#include "src/libcosched/cosched_text.h"
+#include "src/libcosched/model/decision.h"
+#include "src/libcosched/io/file.h"
+#include "src/libcosched/base/number.h"
+#include "src/libcosched/model/observe.h"
+#include "src/libcosched/base/text.h"
 #include "src/status/interference.h"
 #include "src/status/status.h"
 

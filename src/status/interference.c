@@ -2,9 +2,9 @@
 /*
  * interference.c - cosched-status --interference and
  * --reset-interference: the interference table slurmctld learned from
- * the step records (cosched_learner.h), set beside the configured one,
+ * the step records (src/libcosched/store/learner.h), set beside the configured one,
  * and its reset; and --observations: the observation rule
- * (cosched_observe.h) over every step record, for reports
+ * (src/libcosched/model/observe.h) over every step record, for reports
  * (cosched-model-check(1)), so that the report and the learner judge
  * records by one rule.  Reads cosched.conf (ProfileDir, InterferenceSource,
  * InterferenceMinSamples, InterferenceHalfLife) and the files; asks
@@ -21,9 +21,9 @@
 
 #include <jansson.h>
 
-#include "src/libcosched/cosched_conf.h"
-#include "src/libcosched/cosched_learner.h"
-#include "src/libcosched/cosched_text.h"
+#include "src/libcosched/conf/conf.h"
+#include "src/libcosched/store/learner.h"
+#include "src/libcosched/base/text.h"
 #include "src/status/interference.h"
 
 const char *status_slurm_conf(void)

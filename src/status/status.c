@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "src/libcosched/cosched_decision.h"
-#include "src/libcosched/cosched_text.h"
+#include "src/libcosched/model/decision.h"
+#include "src/libcosched/base/text.h"
 #include "src/status/status.h"
 #include "src/status/status_internal.h"
 

@@ -24,7 +24,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "src/libcosched/cosched_error.h"
+#include "src/libcosched/base/error.h"
 
 /* The version of the JSON document (cosched-status(1), "JSON"). */
 #define STATUS_JSON_SCHEMA 1

@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "src/libcosched/cosched_decision.h"
+#include "src/libcosched/model/decision.h"
 #include "src/status/status.h"
 
 enum { REC_NONE, REC_VALID, REC_INVALID };

@@ -2,7 +2,7 @@
 /*
  * status_prometheus.c - cosched-status --prometheus: the controller's
  * placements as Prometheus metrics (status.h), through the one writer of
- * the format (cosched_prom.h).  A scrape target or node_exporter's
+ * the format (src/libcosched/base/prom.h).  A scrape target or node_exporter's
  * textfile collector on the controller reads it; per-step energy comes
  * from each node (cosched-node metrics) and, once steps end, from
  * accounting.
@@ -11,8 +11,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "src/libcosched/cosched_category.h"
-#include "src/libcosched/cosched_prom.h"
+#include "src/libcosched/model/category.h"
+#include "src/libcosched/base/prom.h"
 #include "src/status/status_internal.h"
 
 /* The label of a socket: its number, or "unknown" where no record says. */

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "src/libcosched/cosched_error.h"
+#include "src/libcosched/base/error.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

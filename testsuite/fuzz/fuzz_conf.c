@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * fuzz_conf.c - libFuzzer target of the cosched.conf parser
- * (src/libcosched/cosched_conf.c): cosched_conf_parse_string().
+ * (src/libcosched/conf/conf.c): cosched_conf_parse_string().
  *
  * The input is the text of a cosched.conf (a NUL ends it), parsed over
  * the defaults.
@@ -16,7 +16,7 @@
  *     up).
  */
 #include "fuzz_common.h"
-#include "src/libcosched/cosched_conf.h"
+#include "src/libcosched/conf/conf.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

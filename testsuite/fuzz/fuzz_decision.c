@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * fuzz_decision.c - libFuzzer target of the decision record
- * (src/libcosched/cosched_decision.c): cosched_decision_parse(), and the
+ * (src/libcosched/model/decision.c): cosched_decision_parse(), and the
  * input as a job's SystemComment for cosched_decision_find() and
  * cosched_decision_splice().
  *
@@ -26,7 +26,7 @@
 #include <stdbool.h>
 
 #include "fuzz_common.h"
-#include "src/libcosched/cosched_decision.h"
+#include "src/libcosched/model/decision.h"
 
 #define REC "cosched/1 job=9 state=pending policy=gang scope=socket"
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * fuzz_live.c - libFuzzer target of the live loads' file form
- * (src/libcosched/cosched_live.c): cosched_live_parse(), what slurmctld
+ * (src/libcosched/store/live.c): cosched_live_parse(), what slurmctld
  * reads from files the nodes write into ProfileDir/live.
  *
  * Invariants (a violation aborts):
@@ -14,7 +14,7 @@
 #include <math.h>
 
 #include "fuzz_common.h"
-#include "src/libcosched/cosched_live.h"
+#include "src/libcosched/store/live.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

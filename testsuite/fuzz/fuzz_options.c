@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * fuzz_options.c - libFuzzer target of the job option parser
- * (src/libcosched/cosched_options.c): cosched_option_set() and
+ * (src/libcosched/model/options.c): cosched_option_set() and
  * cosched_options_from_env().
  *
  * The input is read as lines (at most MAX_LINES; a NUL ends a line early).
@@ -26,7 +26,7 @@
 #include <stdbool.h>
 
 #include "fuzz_common.h"
-#include "src/libcosched/cosched_options.h"
+#include "src/libcosched/model/options.h"
 
 #define MAX_LINES 16
 

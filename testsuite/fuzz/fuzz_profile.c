@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * fuzz_profile.c - libFuzzer target of the profile JSON loader
- * (src/libcosched/cosched_profile_json.c): cosched_profile_from_json().
+ * (src/libcosched/store/profile_json.c): cosched_profile_from_json().
  *
  * The input is the text of a profile file (a NUL ends it).
  *
@@ -23,8 +23,8 @@
 #include <stdbool.h>
 
 #include "fuzz_common.h"
-#include "src/libcosched/cosched_profile.h"
-#include "src/libcosched/cosched_profile_json.h"
+#include "src/libcosched/model/profile.h"
+#include "src/libcosched/store/profile_json.h"
 
 static bool same_double(double a, double b)
 {

@@ -43,7 +43,7 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
-#include "src/libcosched/cosched_idset.h"
+#include "src/libcosched/base/idset.h"
 #include "src/node/cosched_energy_ledger.h"
 #include "src/node/cosched_numa_step.h"
 

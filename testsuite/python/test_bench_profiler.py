@@ -23,8 +23,8 @@ BENCH = os.path.normpath(os.path.join(
     os.path.dirname(__file__), "..", "..", "contribs", "bench",
     "cosched-bench-profiler"))
 CONF_H = os.path.normpath(os.path.join(
-    os.path.dirname(__file__), "..", "..", "src", "libcosched",
-    "cosched_conf.h"))
+    os.path.dirname(__file__), "..", "..", "src", "libcosched", "conf",
+    "conf.h"))
 ROWS = [("cpu", "none"), ("cpu", "1s"), ("cpu", "0.1s"),
         ("mem", "none"), ("mem", "1s"), ("mem", "0.1s")]
 

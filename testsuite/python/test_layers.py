@@ -1,12 +1,14 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
-"""The decision core's layers import only downward (src/libcosched/Makefile.am).
+"""The decision core's layers are its folders (src/libcosched/*/), and a
+file includes and calls only its own folder and the layers its folder's
+README.md names on its "Uses:" line.
 
-The layer order is the "# LAYERS = ..." line of src/libcosched/Makefile.am,
-each file's layer the library whose _SOURCES list it.  A file may include
-cosched headers of its own layer and of the layers below, never above; no
-core file may include Slurm or hardware headers, and only the store layer
-may include jansson (the select plugin, which every client command loads,
-links the layers up to io).
+Each folder is one layer: its README.md says what it holds and which
+layers it stands on; src/libcosched/Makefile.am builds it as
+libcosched_<folder>.la from exactly its files.  The declared "Uses:"
+graph has no cycle, so no layer depends on one above it.  No core file may
+include Slurm or hardware headers, and only the store layer may include
+jansson (the select plugin, which slurmctld loads, links no store).
 
 Includes are not the whole story: a file calls what another file defines,
 and two files of one layer that call each other (directly or round a
@@ -15,7 +17,7 @@ linked apart.  The link check builds the file graph "a.c calls a function
 b.c defines" from the built objects (nm: defined and undefined symbols) when
 COSCHED_BUILDDIR holds a build, and from the sources otherwise, and fails on
 any cycle inside a layer, naming it (a.c -> b.c -> a.c) with the symbols
-that make each step, and on any call into a higher layer.
+that make each step, and on any call into a layer not on the "Uses:" line.
 """
 
 import os
@@ -26,55 +28,130 @@ import subprocess
 import pytest
 
 SRC = os.path.join(os.path.dirname(__file__), "..", "..", "src", "libcosched")
+LAYERS = ["base", "io", "model", "conf", "policy", "store"]
 
 # Headers the core must never see, whatever the layer: it is free of Slurm
 # and of hardware (the plugins and node programs are the adapters).
-FORBIDDEN = re.compile(r'^(slurm/|src/|papi\.h$|numa\.h$|numaif\.h$|hwloc)')
+FORBIDDEN = re.compile(r'^(slurm/|src/(?!libcosched/)|papi\.h$|numa\.h$|'
+                       r'numaif\.h$|hwloc)')
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]', re.M)
+USES = re.compile(r"^Uses:\s*(.*)$", re.M)
 
 
-def read_layers(makefile_am):
-    text = open(makefile_am).read()
-    m = re.search(r"^#\s*LAYERS\s*=\s*(.+)$", text, re.M)
-    assert m, f"{makefile_am}: no '# LAYERS = ...' line"
-    order = m.group(1).split()
+class Layers:
+    """The folders of srcdir that hold a README.md, the layers each may
+    use, and every C file's layer (files named "folder/name")."""
+
+    def __init__(self, srcdir):
+        self.srcdir = srcdir
+        self.uses = {}
+        self.layer_of = {}
+        self.problems = []
+        for d in sorted(os.listdir(srcdir)):
+            readme = os.path.join(srcdir, d, "README.md")
+            if not os.path.isfile(readme):
+                continue
+            m = USES.search(open(readme).read())
+            if not m:
+                self.problems.append(f"{d}/README.md: no 'Uses:' line")
+                continue
+            words = re.findall(r"[a-z_]+", m.group(1))
+            self.uses[d] = set() if words[:1] == ["nothing"] else set(words)
+            for name in sorted(os.listdir(os.path.join(srcdir, d))):
+                if name.endswith((".c", ".h")):
+                    self.layer_of[f"{d}/{name}"] = d
+        for d, used in sorted(self.uses.items()):
+            for u in sorted(used - set(self.uses)):
+                self.problems.append(f"{d}/README.md uses {u}, which is no "
+                                     "layer")
+        cycle = self._cycle()
+        if cycle:
+            self.problems.append("the Uses lines make a cycle: "
+                                 + " -> ".join(cycle))
+
+    def _cycle(self):
+        state = {}
+
+        def visit(d, path):
+            state[d] = 1
+            for u in sorted(self.uses.get(d, ())):
+                if state.get(u) == 1:
+                    return path + [d, u]
+                if u in self.uses and u not in state:
+                    found = visit(u, path + [d])
+                    if found:
+                        return found
+            state[d] = 2
+            return None
+
+        for d in sorted(self.uses):
+            if d not in state:
+                found = visit(d, [])
+                if found:
+                    return found[found.index(found[-1]):]
+        return None
+
+    def may_use(self, a, b):
+        """Whether a file of layer a may include or call layer b."""
+        return a == b or b in self.uses[a]
+
+    def resolve(self, name, inc):
+        """The core file an include of name's names, or None."""
+        if inc.startswith("src/libcosched/"):
+            inc = inc[len("src/libcosched/"):]
+        elif "/" not in inc:
+            inc = f"{self.layer_of[name]}/{inc}"
+        return inc if inc in self.layer_of else None
+
+
+def makefile_problems(layers):
+    """Each layer is built as libcosched_<layer>.la from exactly its files,
+    and no core file lies outside a layer."""
+    text = open(os.path.join(layers.srcdir, "Makefile.am")).read()
     text = text.replace("\\\n", " ")
-    layer_of = {}
-    for rank, layer in enumerate(order):
-        m = re.search(rf"^libcosched_{layer}_la_SOURCES\s*=(.*)$", text, re.M)
-        assert m, f"{makefile_am}: no libcosched_{layer}_la_SOURCES"
-        for name in m.group(1).split():
-            assert name not in layer_of, f"{name} is in two layers"
-            layer_of[name] = rank
-    return order, layer_of
+    found = []
+    for d in sorted(layers.uses):
+        m = re.search(rf"^libcosched_{d}_la_SOURCES\s*=(.*)$", text, re.M)
+        if not m:
+            found.append(f"Makefile.am: no libcosched_{d}_la_SOURCES")
+            continue
+        listed = set(m.group(1).split())
+        mine = {n for n, layer in layers.layer_of.items() if layer == d}
+        for n in sorted(mine - listed):
+            found.append(f"{n}: not in libcosched_{d}_la_SOURCES")
+        for n in sorted(listed - mine):
+            found.append(f"libcosched_{d}_la_SOURCES lists {n}, which is "
+                         f"no file of {d}/")
+    for root, _, names in os.walk(layers.srcdir):
+        rel = os.path.relpath(root, layers.srcdir)
+        for name in names:
+            path = name if rel == "." else f"{rel}/{name}"
+            if name.endswith((".c", ".h")) and path not in layers.layer_of:
+                found.append(f"{path}: in no layer's folder")
+    return found
 
 
 def violations(srcdir):
     """Every layering violation in srcdir, as readable strings."""
-    order, layer_of = read_layers(os.path.join(srcdir, "Makefile.am"))
-    found = []
-    for name in sorted(os.listdir(srcdir)):
-        if not name.endswith((".c", ".h")):
-            continue
-        if name not in layer_of:
-            found.append(f"{name}: in no layer's _SOURCES")
-            continue
-        mine = layer_of[name]
+    layers = Layers(srcdir)
+    found = layers.problems + makefile_problems(layers)
+    for name, mine in sorted(layers.layer_of.items()):
         text = open(os.path.join(srcdir, name)).read()
         for kind, inc in INCLUDE.findall(text):
             if FORBIDDEN.match(inc):
-                found.append(f"{name} ({order[mine]}) includes {inc}: the "
-                             "core is free of Slurm and hardware")
-            elif inc == "jansson.h" and order[mine] != "store":
-                found.append(f"{name} ({order[mine]}) includes jansson.h: "
-                             "only the store layer may")
+                found.append(f"{name} includes {inc}: the core is free of "
+                             "Slurm and hardware")
+            elif inc == "jansson.h" and mine != "store":
+                found.append(f"{name} includes jansson.h: only the store "
+                             "layer may")
             elif kind == '"':
-                if inc not in layer_of:
+                other = layers.resolve(name, inc)
+                if not other:
                     found.append(f"{name} includes {inc}, which is not a "
                                  "file of the core")
-                elif layer_of[inc] > mine:
-                    found.append(f"{name} ({order[mine]}) includes {inc} "
-                                 f"({order[layer_of[inc]]}): upward")
+                elif not layers.may_use(mine, layers.layer_of[other]):
+                    found.append(f"{name} includes {other}: {mine} does "
+                                 f"not use {layers.layer_of[other]}")
     return found
 
 
@@ -83,17 +160,30 @@ def test_no_upward_include():
 
 
 def test_every_layer_holds_files():
-    order, layer_of = read_layers(os.path.join(SRC, "Makefile.am"))
-    assert order == ["base", "model", "policy", "io", "store"]
-    for rank, layer in enumerate(order):
-        assert any(r == rank for r in layer_of.values()), layer
+    layers = Layers(SRC)
+    assert sorted(layers.uses) == sorted(LAYERS)
+    for layer in LAYERS:
+        assert any(v == layer for v in layers.layer_of.values()), layer
 
 
-def _tree(tmp_path, files):
-    am = ("# LAYERS = base io store\n"
-          "libcosched_base_la_SOURCES = low.c low.h\n"
-          "libcosched_io_la_SOURCES = mid.c\n"
-          "libcosched_store_la_SOURCES = \\\n\thigh.c high.h\n")
+def test_policy_and_store_stand_apart():
+    """The node's programs read cosched.conf and profiles without linking
+    a placement policy: conf uses no policy, store none either."""
+    layers = Layers(SRC)
+    assert "policy" not in layers.uses["conf"]
+    assert "policy" not in layers.uses["store"]
+    assert "store" not in layers.uses["policy"]
+
+
+def _tree(tmp_path, layers, files):
+    """A core of layers {name: uses} and files {"layer/name": text}."""
+    am = ""
+    for layer, uses in layers.items():
+        (tmp_path / layer).mkdir()
+        (tmp_path / layer / "README.md").write_text(
+            f"# {layer}\n\nUses: {uses}\n")
+        mine = [n for n in files if n.startswith(layer + "/")]
+        am += f"libcosched_{layer}_la_SOURCES = \\\n\t{' '.join(mine)}\n"
     (tmp_path / "Makefile.am").write_text(am)
     for name, text in files.items():
         (tmp_path / name).write_text(text)
@@ -104,22 +194,36 @@ def test_checker_finds_an_upward_include(tmp_path):
     """The check itself can fail: a base file including a higher header, a
     file in no layer, a Slurm header and jansson in io (below store) are
     found; jansson in store is not."""
-    src = _tree(tmp_path, {
-        "low.h": "",
-        "low.c": '#include "low.h"\n#include "high.h"\n',
-        "mid.c": '#include "low.h"\n#include <jansson.h>\n',
-        "high.h": '#include <slurm/slurm.h>\n',
-        "high.c": '#include "high.h"\n#include "low.h"\n#include <jansson.h>\n',
-        "stray.c": "",
+    src = _tree(tmp_path, {"low": "nothing", "mid": "low",
+                           "high": "low mid"}, {
+        "low/low.h": "",
+        "low/low.c": '#include "low.h"\n'
+                     '#include "src/libcosched/high/high.h"\n',
+        "mid/mid.c": '#include "src/libcosched/low/low.h"\n'
+                     '#include <jansson.h>\n',
+        "high/high.h": '#include <slurm/slurm.h>\n',
+        "high/high.c": '#include "high.h"\n'
+                       '#include "src/libcosched/low/low.h"\n',
     })
+    (tmp_path / "stray.c").write_text("")
     found = violations(src)
-    assert any("low.c (base) includes high.h (store): upward" in v
+    assert any("low/low.c includes high/high.h: low does not use high" in v
                for v in found), found
-    assert any("stray.c: in no layer" in v for v in found), found
+    assert any("stray.c: in no layer's folder" in v for v in found), found
     assert any("includes slurm/slurm.h" in v for v in found), found
-    assert any("mid.c (io) includes jansson.h" in v for v in found), found
-    assert not any(v.startswith("high.c") for v in found), found
+    assert any("mid/mid.c includes jansson.h" in v for v in found), found
+    assert not any(v.startswith("high/high.c") for v in found), found
     assert len(found) == 4, found
+
+
+def test_checker_finds_a_cycle_of_uses_and_an_unlisted_file(tmp_path):
+    src = _tree(tmp_path, {"low": "high", "high": "low"},
+                {"low/a.c": "", "high/b.c": ""})
+    (tmp_path / "low" / "c.c").write_text("")
+    found = violations(src)
+    assert any(v.startswith("the Uses lines make a cycle: ")
+               for v in found), found
+    assert "low/c.c: not in libcosched_low_la_SOURCES" in found, found
 
 
 # ---- link-level dependencies ---------------------------------------------
@@ -174,30 +278,28 @@ def symbols_from_sources(srcdir, names):
     return out
 
 
-def object_dir(builddir):
-    """The directory of libtool's objects of the core in a build, or None."""
+def object_files(builddir, names):
+    """{name: object} for the core's files names ("layer/file.c") built in
+    builddir (libtool's objects; per-target ones are prefixed
+    "libNAME_la-"), or None when there is no such build."""
     if not builddir:
         return None
-    d = os.path.join(builddir, "src", "libcosched", ".libs")
-    if os.path.isdir(d) and any(n.endswith(".o") for n in os.listdir(d)):
-        return d
-    return None
+    found = {}
+    for name in names:
+        layer, base = name.split("/")
+        libs = os.path.join(builddir, "src", "libcosched", layer, ".libs")
+        for obj in (base[:-2] + ".o", f"libcosched_{layer}_la-{base[:-2]}.o"):
+            if os.path.isfile(os.path.join(libs, obj)):
+                found[name] = os.path.join(libs, obj)
+    return found or None
 
 
-def symbols_from_objects(objdir, names):
-    """{file: (defined, used)} from nm of the objects in objdir: the
-    external symbols each defines (any section) and the undefined ones it
-    needs.  Object names map to their source (libtool prefixes per-target
-    objects with "libNAME_la-"); objects of files no longer in the tree are
-    left out."""
+def symbols_from_objects(objects):
+    """{file: (defined, used)} from nm of each file's object: the external
+    symbols it defines (any section) and the undefined ones it needs."""
     out = {}
-    for obj in sorted(os.listdir(objdir)):
-        if not obj.endswith(".o"):
-            continue
-        src = re.sub(r"^lib\w+?_la-", "", obj)[:-2] + ".c"
-        if src not in names:
-            continue
-        nm = subprocess.run(["nm", "-P", "-g", os.path.join(objdir, obj)],
+    for src, obj in sorted(objects.items()):
+        nm = subprocess.run(["nm", "-P", "-g", obj],
                             capture_output=True, text=True, check=True)
         defined, used = set(), set()
         for line in nm.stdout.splitlines():
@@ -278,21 +380,20 @@ def _cycles(graph):
 
 
 def link_violations(srcdir, symbols):
-    """Cycles inside a layer and calls into a higher layer, as readable
+    """Cycles inside a layer and calls into a layer not used, as readable
     strings."""
-    order, layer_of = read_layers(os.path.join(srcdir, "Makefile.am"))
+    layers = Layers(srcdir)
+    of = layers.layer_of
     graph = link_graph(symbols)
     found = []
     for a in sorted(graph):
         for b, syms in sorted(graph[a].items()):
-            if layer_of[b] > layer_of[a]:
-                found.append(f"{a} ({order[layer_of[a]]}) calls "
-                             f"{', '.join(syms)} of {b} "
-                             f"({order[layer_of[b]]}): upward")
-    for rank, layer in enumerate(order):
-        inner = {a: {b: s for b, s in graph[a].items()
-                     if layer_of[b] == rank}
-                 for a in graph if layer_of[a] == rank}
+            if not layers.may_use(of[a], of[b]):
+                found.append(f"{a} calls {', '.join(syms)} of {b}: "
+                             f"{of[a]} does not use {of[b]}")
+    for layer in sorted(layers.uses):
+        inner = {a: {b: s for b, s in graph[a].items() if of[b] == layer}
+                 for a in graph if of[a] == layer}
         for cycle in _cycles(inner):
             steps = [f"{cycle[i]} -> {cycle[i + 1]} "
                      f"({', '.join(inner[cycle[i]][cycle[i + 1]])})"
@@ -303,9 +404,7 @@ def link_violations(srcdir, symbols):
 
 
 def _core_sources(srcdir):
-    _, layer_of = read_layers(os.path.join(srcdir, "Makefile.am"))
-    return sorted(n for n in layer_of if n.endswith(".c") and
-                  os.path.exists(os.path.join(srcdir, n)))
+    return sorted(n for n in Layers(srcdir).layer_of if n.endswith(".c"))
 
 
 def test_no_link_cycle_in_sources():
@@ -314,65 +413,61 @@ def test_no_link_cycle_in_sources():
 
 
 def test_no_link_cycle_in_objects():
-    objdir = object_dir(os.environ.get("COSCHED_BUILDDIR"))
-    if not objdir:
+    names = _core_sources(SRC)
+    objects = object_files(os.environ.get("COSCHED_BUILDDIR"), names)
+    if not objects:
         pytest.skip("no built objects of the core (set COSCHED_BUILDDIR to "
                     "a build): the source check above stands in")
     if not shutil.which("nm"):
         pytest.skip("nm not found: the source check above stands in")
-    names = _core_sources(SRC)
-    symbols = symbols_from_objects(objdir, names)
-    missing = sorted(set(names) - set(symbols))
-    assert not missing, f"no object in {objdir} for {missing}: rebuild"
-    assert link_violations(SRC, symbols) == []
+    missing = sorted(set(names) - set(objects))
+    assert not missing, f"no object for {missing}: rebuild"
+    assert link_violations(SRC, symbols_from_objects(objects)) == []
 
 
 _PLANTED = {
-    "low.h": "int low_a(void);\nint low_b(void);\n",
-    # A cycle inside base: low.c -> low2.c -> low.c.
-    "low.c": '#include "low.h"\nint low_b(void);\n'
-             "int low_a(void)\n{\n\treturn low_b() + 1;\n}\n",
-    "low2.c": '#include "low.h"\n'
-              "int low_b(void)\n{\n\treturn 2;\n}\n"
-              "int low_c(void)\n{\n\treturn low_a();\n}\n",
-    # An upward call: mid.c (io) uses high.c (store), no include needed.
-    "mid.c": "int high_x(void);\nint mid_y(void)\n{\n\treturn high_x();\n}\n",
+    "low/low.h": "int low_a(void);\nint low_b(void);\n",
+    # A cycle inside low: low.c -> low2.c -> low.c.
+    "low/low.c": '#include "low.h"\nint low_b(void);\n'
+                 "int low_a(void)\n{\n\treturn low_b() + 1;\n}\n",
+    "low/low2.c": '#include "low.h"\n'
+                  "int low_b(void)\n{\n\treturn 2;\n}\n"
+                  "int low_c(void)\n{\n\treturn low_a();\n}\n",
+    # A call into a layer not used: mid.c calls high.c, no include needed.
+    "mid/mid.c": "int high_x(void);\n"
+                 "int mid_y(void)\n{\n\treturn high_x();\n}\n",
     # (declared before use: gcc 14, Debian 13's, refuses an implicit
     # declaration outright)
-    "high.c": "int low_a(void);\n"
-              "static int helper(void)\n{\n\treturn 1;\n}\n"
-              "int high_x(void)\n{\n\treturn helper() + low_a();\n}\n",
+    "high/high.c": "int low_a(void);\n"
+                   "static int helper(void)\n{\n\treturn 1;\n}\n"
+                   "int high_x(void)\n{\n\treturn helper() + low_a();\n}\n",
 }
+_PLANTED_SOURCES = ["low/low.c", "low/low2.c", "mid/mid.c", "high/high.c"]
 
 
 def _planted_tree(tmp_path):
-    am = ("# LAYERS = base io store\n"
-          "libcosched_base_la_SOURCES = low.c low2.c low.h\n"
-          "libcosched_io_la_SOURCES = mid.c\n"
-          "libcosched_store_la_SOURCES = high.c\n")
-    (tmp_path / "Makefile.am").write_text(am)
-    for name, text in _PLANTED.items():
-        (tmp_path / name).write_text(text)
-    return str(tmp_path)
+    return _tree(tmp_path, {"low": "nothing", "mid": "low",
+                            "high": "low mid"}, _PLANTED)
 
 
 def _check_planted(found):
-    assert any(v.startswith("link cycle in base: low.c -> low2.c -> low.c:")
-               and "low.c -> low2.c (low_b)" in v
-               and "low2.c -> low.c (low_a)" in v for v in found), found
-    assert any(v == "mid.c (io) calls high_x of high.c (store): upward"
+    assert any(v.startswith("link cycle in low: low/low.c -> low/low2.c -> "
+                            "low/low.c:")
+               and "low/low.c -> low/low2.c (low_b)" in v
+               and "low/low2.c -> low/low.c (low_a)" in v
                for v in found), found
-    # store calling base is downward, and a static helper is no link.
+    assert any(v == "mid/mid.c calls high_x of high/high.c: mid does not "
+               "use high" for v in found), found
+    # high calling low is allowed, and a static helper is no link.
     assert len(found) == 2, found
 
 
 def test_link_check_finds_planted_cycle_in_sources(tmp_path):
-    """The link check itself can fail: a cycle between two base files and
-    a call from io into store are found, in the sources."""
+    """The link check itself can fail: a cycle between two files of one
+    layer and a call into a layer not used are found, in the sources."""
     src = _planted_tree(tmp_path)
     _check_planted(link_violations(
-        src, symbols_from_sources(src, ["low.c", "low2.c", "mid.c",
-                                        "high.c"])))
+        src, symbols_from_sources(src, _PLANTED_SOURCES)))
 
 
 def test_link_check_finds_planted_cycle_in_objects(tmp_path):
@@ -381,11 +476,10 @@ def test_link_check_finds_planted_cycle_in_objects(tmp_path):
     if not cc or not shutil.which("nm"):
         pytest.skip("no C compiler or no nm here")
     src = _planted_tree(tmp_path)
-    objdir = tmp_path / ".libs"
-    objdir.mkdir()
-    for name in ("low.c", "low2.c", "mid.c", "high.c"):
-        subprocess.run([cc, "-c", "-o", str(objdir / (name[:-2] + ".o")),
-                        os.path.join(src, name)], check=True)
-    _check_planted(link_violations(
-        src, symbols_from_objects(str(objdir), ["low.c", "low2.c", "mid.c",
-                                                "high.c"])))
+    objects = {}
+    for name in _PLANTED_SOURCES:
+        obj = tmp_path / (name.replace("/", "_")[:-2] + ".o")
+        subprocess.run([cc, "-c", "-o", str(obj), os.path.join(src, name)],
+                       check=True)
+        objects[name] = str(obj)
+    _check_planted(link_violations(src, symbols_from_objects(objects)))

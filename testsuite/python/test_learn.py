@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
-"""The interference table learned from co-runs (cosched_learner.h,
+"""The interference table learned from co-runs (src/libcosched/store/learner.h,
 cosched.conf(5) InterferenceSource) on a real loopback cluster: steps
 whose records show a class pair much slower than the configured table
 says change the next placement once the learned cell has enough

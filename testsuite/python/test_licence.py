@@ -17,11 +17,15 @@ NOT_SOURCE = re.compile(r"(^testsuite/fuzz/corpus/|\.(json|md|dict|txt)$|"
 
 
 def source_files():
-    r = subprocess.run(["git", "-C", TOP, "ls-files"], capture_output=True,
-                       text=True)
+    """The files git has or would add (tracked and untracked, not ignored)
+    that are source."""
+    r = subprocess.run(["git", "-C", TOP, "ls-files", "--cached", "--others",
+                        "--exclude-standard"], capture_output=True, text=True)
     if r.returncode != 0:
         pytest.skip("not a git checkout: the file list comes from git")
-    return [f for f in r.stdout.split() if not NOT_SOURCE.search(f)]
+    return [f for f in sorted(set(r.stdout.split()))
+            if not NOT_SOURCE.search(f) and
+            os.path.isfile(os.path.join(TOP, f))]
 
 
 def missing_tag(top, names):

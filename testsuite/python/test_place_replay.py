@@ -6,7 +6,7 @@ plugin's job_test steering cons_tres, each job's socket read back from its
 decision record and from the CPU_IDs Slurm allocated) and through the
 simulator's placement path (cosched-sim-replay: sim_ss_place, which every
 space-shared simulation uses, reading the same cosched.conf with the
-controller's parser).  Both use the placement engine (cosched_place.h);
+controller's parser).  Both use the placement engine (src/libcosched/policy/place.h);
 the sockets must be the same, job by job.
 """
 

@@ -273,7 +273,7 @@ def test_ctld_carries_the_store_and_the_select_plugin_does_not():
 
 def _profile(app, ipc, mpki, bw_fraction, threads=4):
     """A profile in the store's JSON form (cosched.conf(5) PROFILES,
-    src/libcosched/cosched_profile_json.h): one run merged."""
+    src/libcosched/store/profile_json.h): one run merged."""
     cycles = 2.2e9 * 10 * threads
     instructions = cycles * ipc
     misses = instructions * mpki / 1000

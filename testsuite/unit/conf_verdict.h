@@ -4,7 +4,7 @@
 #ifndef CONF_VERDICT_H
 #define CONF_VERDICT_H
 
-#include "src/libcosched/cosched_conf.h"
+#include "src/libcosched/conf/conf.h"
 
 /* text is refused with exactly msg, and nothing of it applied to a conf
  * initialised first. */

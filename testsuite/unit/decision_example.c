@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* decision_example.c - the decision record of cosched_decision.h's
+/* decision_example.c - the decision record of src/libcosched/model/decision.h's
  * example (decision_example.h). */
 #include <stdio.h>
 #include <string.h>

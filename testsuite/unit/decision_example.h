@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * decision_example.h - the decision record of cosched_decision.h's
+ * decision_example.h - the decision record of src/libcosched/model/decision.h's
  * example, every key set, which the record's tests share
  * (decision_example.c).
  */
 #ifndef DECISION_EXAMPLE_H
 #define DECISION_EXAMPLE_H
 
-#include "src/libcosched/cosched_decision.h"
+#include "src/libcosched/model/decision.h"
 
 /* Its text, with a quote and a backslash in the reason and a node without
  * NUMA ids. */

@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* gang_job.h - a job as the gang policies take it, for the tests of
- * cosched_gang.c (test_gang.c and test_gang_rank.c). */
+ * src/libcosched/policy/gang.c (test_gang.c and test_gang_rank.c). */
 #ifndef GANG_JOB_H
 #define GANG_JOB_H
 
 #include <stdint.h>
 #include <string.h>
 
-#include "src/libcosched/cosched_gang.h"
+#include "src/libcosched/policy/gang.h"
 
 static inline cosched_gang_job_t mkjob(uint32_t id, const char *name,
 				       int threads, double mpki,

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* occupancy_snap.h - occupancies made, changed and compared whole for the
- * tests of cosched_occupancy.c (test_occupancy.c and
+ * tests of src/libcosched/policy/occupancy.c (test_occupancy.c and
  * test_occupancy_faults.c). */
 #ifndef OCCUPANCY_SNAP_H
 #define OCCUPANCY_SNAP_H
@@ -9,10 +9,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "src/libcosched/cosched_gang.h"
-#include "src/libcosched/cosched_gang_internal.h"
-#include "src/libcosched/cosched_occupancy.h"
-#include "src/libcosched/cosched_socket_index.h"
+#include "src/libcosched/policy/gang.h"
+#include "src/libcosched/policy/gang_internal.h"
+#include "src/libcosched/policy/occupancy.h"
+#include "src/libcosched/policy/socket_index.h"
 
 /* A job of the given threads, MPKI and category, named "job". */
 cosched_gang_job_t occ_job(uint32_t id, int threads, double mpki,

@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "profile_cache_dir.h"
-#include "src/libcosched/cosched_profile_json.h"
+#include "src/libcosched/store/profile_json.h"
 
 char dir[64];
 cosched_conf_t conf;
@@ -42,7 +42,7 @@ void teardown(void)
  * A profile with data whose every figure tells its version v: runs_merged
  * v, MPKI mpki, mean threads v, and v EDP points (threads 1..v) of time
  * and energy v and v samples.  IPC 1.  With no node peak configured the
- * MPKI decides the category (cosched_classify.c): 0.01 cpu, 1.66 lim,
+ * MPKI decides the category (src/libcosched/model/classify.c): 0.01 cpu, 1.66 lim,
  * 5.02 mem.
  */
 char *profile_text(const char *app, int v, double mpki)

@@ -9,8 +9,8 @@
 #include <stddef.h>
 
 #include "cosched_check.h"
-#include "src/libcosched/cosched_conf.h"
-#include "src/libcosched/cosched_profile_cache.h"
+#include "src/libcosched/conf/conf.h"
+#include "src/libcosched/store/profile_cache.h"
 
 /* The test's ProfileDir, the configuration naming it, the last error. */
 extern char dir[64];
@@ -24,7 +24,7 @@ void teardown(void);
  * A profile with data whose every figure tells its version v: runs_merged
  * v, MPKI mpki, mean threads v, and v EDP points (threads 1..v) of time
  * and energy v and v samples.  IPC 1.  With no node peak configured the
- * MPKI decides the category (cosched_classify.c): 0.01 cpu, 1.66 lim,
+ * MPKI decides the category (src/libcosched/model/classify.c): 0.01 cpu, 1.66 lim,
  * 5.02 mem.  Malloc'd.
  */
 char *profile_text(const char *app, int v, double mpki);

@@ -1,15 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test_classify.c - seed 002 categories, seed 001 LCA classes, the mapping
- * between them and the effective class (src/libcosched/cosched_classify.c). */
+ * between them and the effective class (src/libcosched/model/classify.c). */
 #include <check.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cosched_check.h"
-#include "src/libcosched/cosched_corun.h"
-#include "src/libcosched/cosched_interference.h"
-#include "src/libcosched/cosched_classify.h"
+#include "src/libcosched/model/corun.h"
+#include "src/libcosched/model/interference.h"
+#include "src/libcosched/model/classify.h"
 
 #define MB 1e6
 /* Seed 002 "Power model": one package's full STREAM bandwidth. */
@@ -114,7 +114,7 @@ END_TEST
 
 /*
  * Seed programs that no default was read off.  What each default was read
- * off (cosched_classify.c, cosched.conf(5) "CLASSIFICATION THRESHOLDS"):
+ * off (src/libcosched/model/classify.c, cosched.conf(5) "CLASSIFICATION THRESHOLDS"):
  *
  *   ClassifyMemBandwidthFraction  seed 002's lim and mem STREAM
  *                                 representatives (~25% and ~80% of the
@@ -147,7 +147,7 @@ START_TEST(test_seed_programs)
 	 * it is 1875 MB/s, between beta and alpha: LC, where the mapping
 	 * (mem <-> L) and seed 001's definition of L (streams through the
 	 * memory link) expect L.  A disagreement of the per-core rule for
-	 * multithreaded streams, documented in cosched_classify.c; recorded,
+	 * multithreaded streams, documented in src/libcosched/model/classify.c; recorded,
 	 * not bent. */
 	for (int i = 0; i < N_ANY; i++)
 		for (int k = 0; k < N_ANY; k++) {
@@ -595,7 +595,7 @@ START_TEST(test_conf_check)
 }
 END_TEST
 
-/* The co-run decision rule (cosched_corun.c) on the representative
+/* The co-run decision rule (src/libcosched/model/corun.c) on the representative
  * programs' figures, relative to the machine's mem-with-mem; the
  * effective class of a profile characterised by co-run; the calibrated
  * table's conf lines. */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test_conf_keys.c - the cosched.conf keys each reader reads
- * (src/libcosched/cosched_conf.c): the controller's, the node's, the
+ * (src/libcosched/conf/conf.c): the controller's, the node's, the
  * sampler's events by CPU, and what a node skips of a file it shares with
  * slurmctld (test_conf.c: the file's form, defaults and refusals). */
 #include <check.h>
@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "cosched_check.h"
-#include "src/libcosched/cosched_conf.h"
+#include "src/libcosched/conf/conf.h"
 
 static cosched_conf_t conf;
 static cosched_error_t err;

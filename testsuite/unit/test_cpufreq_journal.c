@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "cpufreq_tree.h"
-#include "src/libcosched/cosched_power.h"
+#include "src/libcosched/model/power.h"
 #include "contribs/sim/sim.h"
 
 /* ---- the journal --------------------------------------------------------- */

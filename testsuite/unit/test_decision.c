@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test_decision.c - the per-job decision record
- * (src/libcosched/cosched_decision.c): formatter and strict parser (its
+ * (src/libcosched/model/decision.c): formatter and strict parser (its
  * copies in a comment and the launch copy: test_decision_comment.c). */
 #include <math.h>
 #include <pthread.h>
@@ -10,8 +10,8 @@
 #include <string.h>
 
 #include "cosched_check.h"
-#include "src/libcosched/cosched_decision.h"
-#include "src/libcosched/cosched_decision_internal.h"
+#include "src/libcosched/model/decision.h"
+#include "src/libcosched/model/decision_internal.h"
 #include "decision_example.h"
 
 static cosched_error_t err;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test_decision_comment.c - the decision record's copies
- * (src/libcosched/cosched_decision_comment.c): its line in a
+ * (src/libcosched/model/decision_comment.c): its line in a
  * SystemComment (find, splice, the slowdown set in place) and its launch
  * copy in a batch job's SPANK environment. */
 #include <math.h>
@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "cosched_check.h"
-#include "src/libcosched/cosched_decision.h"
+#include "src/libcosched/model/decision.h"
 #include "decision_example.h"
 
 static cosched_error_t err;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_dirlist.c - a folder's names kept from one listing to the next
- * (src/libcosched/cosched_dirlist.h): what comes to the caller again,
+ * (src/libcosched/io/dirlist.h): what comes to the caller again,
  * what does not, and when the folder is not read at all.
  */
 #include <stdio.h>
@@ -13,8 +13,8 @@
 #include <unistd.h>
 
 #include "cosched_check.h"
-#include "src/libcosched/cosched_dirlist.h"
-#include "src/libcosched/cosched_file.h"
+#include "src/libcosched/io/dirlist.h"
+#include "src/libcosched/io/file.h"
 
 static char dir[64];
 static cosched_error_t err;

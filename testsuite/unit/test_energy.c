@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_energy.c - a node's energy split among its jobs
- * (src/libcosched/cosched_energy.c): hand-computed cases, each fallback,
+ * (src/libcosched/model/energy.c): hand-computed cases, each fallback,
  * and a property test (random inputs: shares non-negative, never more
  * than 1 uJ above the exact share, and summing exactly to the node).
  */
@@ -11,7 +11,7 @@
 
 #include "cosched_check.h"
 
-#include "src/libcosched/cosched_energy.h"
+#include "src/libcosched/model/energy.h"
 
 #define U COSCHED_ENERGY_UNKNOWN
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test_file.c - cosched_file_replace(): the one way cosched replaces a
- * file (cosched_file.h). */
+ * file (src/libcosched/io/file.h). */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "cosched_check.h"
-#include "src/libcosched/cosched_file.h"
+#include "src/libcosched/io/file.h"
 
 /* The names in dir other than "." and "..", sorted, joined by spaces. */
 static int not_dots(const struct dirent *e)

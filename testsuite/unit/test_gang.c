@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* test_gang.c - seed 002's gang policies (src/libcosched/cosched_gang.c),
+/* test_gang.c - seed 002's gang policies (src/libcosched/policy/gang.c),
  * batch form: the seed's worked examples, hand-computed cases, Miss-Rate
  * Bound's online rounds, bad input.  The incremental ranking and its
  * index are in test_gang_rank.c. */
@@ -11,8 +11,8 @@
 
 #include "cosched_check.h"
 #include "gang_job.h"
-#include "src/libcosched/cosched_mrb.h"
-#include "src/libcosched/cosched_socket_index.h"
+#include "src/libcosched/policy/mrb.h"
+#include "src/libcosched/policy/socket_index.h"
 
 static cosched_error_t err;
 /* "{a, b} {c}" from a plan, with job names. */
@@ -446,7 +446,7 @@ END_TEST
  *    turn comes either merges into a gang it fits, or no other gang could
  *    take it (brute force over all gangs), and every gang at or above T
  *    with more than one application is split until it is below T or alone.
- * The round's rules (cosched_mrb.c, seed 002 "Miss-Rate Bound") are
+ * The round's rules (src/libcosched/policy/mrb.c, seed 002 "Miss-Rate Bound") are
  * checked where they apply: the gangs are visited in slot order, so the
  * test replays the round's moves from the state before it and checks each
  * gang at its turn.  Gangs opened in the round (new-gang moves) have no

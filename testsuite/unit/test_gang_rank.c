@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* test_gang_rank.c - seed 002's gang policies (src/libcosched/cosched_gang.c),
+/* test_gang_rank.c - seed 002's gang policies (src/libcosched/policy/gang.c),
  * incremental form: each policy's ranking of the sockets for one arriving
  * job, and the socket index that answers it in sublinear time. */
 #include <limits.h>
@@ -10,7 +10,7 @@
 
 #include "cosched_check.h"
 #include "gang_job.h"
-#include "src/libcosched/cosched_socket_index.h"
+#include "src/libcosched/policy/socket_index.h"
 
 static cosched_error_t err;
 
@@ -255,7 +255,7 @@ static void index_vs_rank(int capacity, bool mixed, int max_apps, unsigned *r)
 				 * two loads an ulp apart can round to one
 				 * score, and the index's heap tops then need
 				 * not hold the lower load the ranking's tie
-				 * break prefers (cosched_socket_index.h). */
+				 * break prefers (src/libcosched/policy/socket_index.h). */
 				bool rounding_tie = pol ==
 					COSCHED_POLICY_MISS_RATE_BALANCE &&
 					best.score == out[0].score &&

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test_interference.c - predicted slowdown among co-runners
- * (src/libcosched/cosched_interference.c). */
+ * (src/libcosched/model/interference.c). */
 
 /*
  * This file is built without _GNU_SOURCE (the build passes it on the
@@ -16,11 +16,11 @@
 #include <string.h>
 
 #include "cosched_check.h"
-#include "src/libcosched/cosched_classify.h"
-#include "src/libcosched/cosched_conf.h"
-#include "src/libcosched/cosched_interference.h"
-#include "src/libcosched/cosched_profile.h"
-#include "src/libcosched/cosched_store.h"
+#include "src/libcosched/model/classify.h"
+#include "src/libcosched/conf/conf.h"
+#include "src/libcosched/model/interference.h"
+#include "src/libcosched/model/profile.h"
+#include "src/libcosched/store/store.h"
 
 static cosched_interference_model_t m;
 static cosched_error_t err;

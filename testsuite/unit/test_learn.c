@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_learn.c - the learned interference table: its rule
- * (src/libcosched/cosched_learn.c), the observation rule
- * (cosched_observe.c) and the learner over a folder of step records
- * (cosched_learner.c): hand-made observations give the expected cells,
+ * (src/libcosched/model/learn.c), the observation rule
+ * (src/libcosched/model/observe.c) and the learner over a folder of step records
+ * (src/libcosched/store/learner.c): hand-made observations give the expected cells,
  * too few samples leave the configured value, old ones decay, records
  * that cannot be trusted are skipped and counted, each record is learned
  * once across runs and restarts, and a reset is taken.
@@ -18,10 +18,10 @@
 #include <unistd.h>
 
 #include "cosched_check.h"
-#include "src/libcosched/cosched_file.h"
-#include "src/libcosched/cosched_learn.h"
-#include "src/libcosched/cosched_learner.h"
-#include "src/libcosched/cosched_observe.h"
+#include "src/libcosched/io/file.h"
+#include "src/libcosched/model/learn.h"
+#include "src/libcosched/store/learner.h"
+#include "src/libcosched/model/observe.h"
 
 static cosched_error_t err;
 static char dir[64];

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_live.c - live loads from the nodes to slurmctld
- * (src/libcosched/cosched_live.c): the one-line format and its strict
+ * (src/libcosched/store/live.c): the one-line format and its strict
  * parser, when a sampler publishes, and the controller's scan of
  * ProfileDir/live with the trust rule profiles have, and its reader that
  * remembers files from one reading to the next
- * (src/libcosched/cosched_live_reader.c).
+ * (src/libcosched/store/live_reader.c).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -19,8 +19,8 @@
 #include <utime.h>
 
 #include "cosched_check.h"
-#include "src/libcosched/cosched_live.h"
-#include "src/libcosched/cosched_live_reader.h"
+#include "src/libcosched/store/live.h"
+#include "src/libcosched/store/live_reader.h"
 
 static cosched_error_t err;
 static char dir[64];

@@ -18,9 +18,9 @@
 
 #include "cosched_check.h"
 
-#include "src/libcosched/cosched_gang.h"
-#include "src/libcosched/cosched_place.h"
-#include "src/libcosched/cosched_socket_index.h"
+#include "src/libcosched/policy/gang.h"
+#include "src/libcosched/policy/place.h"
+#include "src/libcosched/policy/socket_index.h"
 
 static cosched_error_t err;
 

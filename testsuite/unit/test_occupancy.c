@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test_occupancy.c - the occupancy by job id (src/libcosched/
- * cosched_occupancy.c) and what it needs of the socket index: exact undo
+ * src/libcosched/policy/occupancy.c) and what it needs of the socket index: exact undo
  * by id, the stored copy, foreign holders, unavailable sockets, exclusion
  * lists, copies, refused input, and seeded random sequences checked
  * against cosched_gang_rank and the self-check.  Planted corruption and

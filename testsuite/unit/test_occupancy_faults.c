@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test_occupancy_faults.c - the occupancy (src/libcosched/
- * cosched_occupancy.c) when something is wrong: its self-check and the
+ * src/libcosched/policy/occupancy.c) when something is wrong: its self-check and the
  * socket index's find planted corruption, and every allocation failing
  * in turn leaves the occupancy as it was. */
 #include <math.h>

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* test_options.c - the --cosched-* option parser (src/libcosched/cosched_options.c). */
+/* test_options.c - the --cosched-* option parser (src/libcosched/model/options.c). */
 #include <stdio.h>
 #include <string.h>
 
 #include "cosched_check.h"
 
-#include "src/libcosched/cosched_options.h"
-#include "src/libcosched/cosched_text.h"
+#include "src/libcosched/model/options.h"
+#include "src/libcosched/base/text.h"
 
 static cosched_job_options_t opts;
 static cosched_error_t err;
@@ -198,7 +198,7 @@ static void assert_printable(const char *s)
 }
 
 /* energy:N% below the 1% floor is refused: it could only ever pick the
- * highest frequency (cosched_power_policy.h).  The floor itself is
+ * highest frequency (src/libcosched/model/power_policy.h).  The floor itself is
  * allowed. */
 START_TEST(test_slowdown_floor)
 {

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* test_place.c - the placement engine (cosched_place.h): the rules of
+/* test_place.c - the placement engine (src/libcosched/policy/place.h): the rules of
  * cosched(8) PLACEMENT RULES on small clusters worked out by hand, an
  * allocator that refuses units, wide jobs closing their units, will-run on
  * a copy, the lenient least-bad choice and the strict reason. */
@@ -8,7 +8,7 @@
 
 #include "cosched_check.h"
 
-#include "src/libcosched/cosched_place.h"
+#include "src/libcosched/policy/place.h"
 
 static cosched_error_t err;
 
@@ -366,7 +366,7 @@ START_TEST(test_will_run_on_a_copy)
 END_TEST
 
 /* The least-bad search keeps each sequence of co-runners' categories'
- * prediction for the search (cosched_place_query.c): on 16 sockets holding
+ * prediction for the search (src/libcosched/policy/place_query.c): on 16 sockets holding
  * more sequences than it keeps, some repeated, some the same categories in
  * another order, it picks what predicting every unit afresh picks. */
 START_TEST(test_least_bad_matches_every_unit_predicted)

@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test_power.c - thread count and frequency choices
- * (src/libcosched/cosched_power.c): seed 002 "Threads vs EDP" and "DVFS model". */
+ * (src/libcosched/model/power.c): seed 002 "Threads vs EDP" and "DVFS model". */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cosched_check.h"
 
-#include "src/libcosched/cosched_power.h"
+#include "src/libcosched/model/power.h"
 
 static cosched_error_t err;
 

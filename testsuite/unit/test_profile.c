@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test_profile.c - application profiles, derived metrics, EDP points and
- * their JSON form (src/libcosched/cosched_profile.c). */
+ * their JSON form (src/libcosched/model/profile.c). */
 #include <check.h>
 #include <jansson.h>
 #include <math.h>
@@ -9,9 +9,9 @@
 #include <string.h>
 
 #include "cosched_check.h"
-#include "src/libcosched/cosched_power.h"
-#include "src/libcosched/cosched_profile.h"
-#include "src/libcosched/cosched_profile_json.h"
+#include "src/libcosched/model/power.h"
+#include "src/libcosched/model/profile.h"
+#include "src/libcosched/store/profile_json.h"
 
 static cosched_error_t err;
 static cosched_merge_params_t mp;

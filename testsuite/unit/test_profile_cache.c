@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test_profile_cache.c - the controller's profile cache: rescans by file
- * version, refusals, summaries (src/libcosched/cosched_profile_cache.c;
+ * version, refusals, summaries (src/libcosched/store/profile_cache.c;
  * readers during refreshes: test_profile_cache_threads.c). */
 #include <check.h>
 #include <errno.h>
@@ -14,8 +14,8 @@
 #include <unistd.h>
 
 #include "profile_cache_dir.h"
-#include "src/libcosched/cosched_profile_cache_internal.h"
-#include "src/libcosched/cosched_profile_json.h"
+#include "src/libcosched/store/profile_cache_internal.h"
+#include "src/libcosched/store/profile_json.h"
 
 START_TEST(test_create_refusals)
 {

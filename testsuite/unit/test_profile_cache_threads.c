@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test_profile_cache_threads.c - the controller's profile cache read by
  * other threads while it refreshes: every lookup sees one whole version
- * (src/libcosched/cosched_profile_cache.c, its publication). */
+ * (src/libcosched/store/profile_cache.c, its publication). */
 #include <check.h>
 #include <pthread.h>
 #include <sched.h>

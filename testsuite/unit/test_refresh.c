@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* test_refresh.c - the controller's reader thread (cosched_refresh.h),
+/* test_refresh.c - the controller's reader thread (src/libcosched/store/refresh.h),
  * built with ThreadSanitizer where the compiler has it (unit.am): the
  * thread refreshes without pause while the caller looks profiles up,
  * applies live loads, rewrites the files and changes its own configuration
@@ -17,10 +17,10 @@
 #include <unistd.h>
 
 #include "cosched_check.h"
-#include "src/libcosched/cosched_conf.h"
-#include "src/libcosched/cosched_live.h"
-#include "src/libcosched/cosched_profile_json.h"
-#include "src/libcosched/cosched_refresh.h"
+#include "src/libcosched/conf/conf.h"
+#include "src/libcosched/store/live.h"
+#include "src/libcosched/store/profile_json.h"
+#include "src/libcosched/store/refresh.h"
 
 #ifdef COSCHED_TSAN
 /* A race fails the test at once, in the forked test process. */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test_state_upgrade.c - the node's state files and the live loads under
- * the rolling-upgrade rule (cosched_kv.h): the cpufreq journal, the
+ * the rolling-upgrade rule (src/libcosched/base/kv.h): the cpufreq journal, the
  * energy ledger and a live load of a newer minor are read, what the minor
  * added skipped and said once through the hook; a newer major is refused
  * naming both versions; the writers keep writing "/1". */
@@ -9,8 +9,8 @@
 #include <string.h>
 
 #include "cosched_check.h"
-#include "src/libcosched/cosched_kv.h"
-#include "src/libcosched/cosched_live.h"
+#include "src/libcosched/base/kv.h"
+#include "src/libcosched/store/live.h"
 #include "src/node/cosched_cpufreq_journal_internal.h"
 #include "src/node/cosched_energy_ledger_internal.h"
 

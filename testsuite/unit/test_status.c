@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "cosched_check.h"
-#include "src/libcosched/cosched_decision.h"
+#include "src/libcosched/model/decision.h"
 #include "src/status/status.h"
 
 static const char *const N1[] = { "n1" };

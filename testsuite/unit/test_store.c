@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test_store.c - the profile store: atomic writes, locking, merging, name
- * checks (src/libcosched/cosched_store.c). */
+ * checks (src/libcosched/store/store.c). */
 #include <check.h>
 #include <dirent.h>
 #include <fcntl.h>
@@ -13,11 +13,11 @@
 #include <unistd.h>
 
 #include "cosched_check.h"
-#include "src/libcosched/cosched_classify.h"
-#include "src/libcosched/cosched_conf.h"
-#include "src/libcosched/cosched_interference.h"
-#include "src/libcosched/cosched_profile_json.h"
-#include "src/libcosched/cosched_store.h"
+#include "src/libcosched/model/classify.h"
+#include "src/libcosched/conf/conf.h"
+#include "src/libcosched/model/interference.h"
+#include "src/libcosched/store/profile_json.h"
+#include "src/libcosched/store/store.h"
 
 static char dir[64];
 static cosched_store_t store;

@@ -1,15 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test_text.c - quoting untrusted text for messages and logs
- * (src/libcosched/cosched_text.c) and the last-line sanitising of error
- * messages (src/libcosched/cosched_error.c). */
+ * (src/libcosched/base/text.c) and the last-line sanitising of error
+ * messages (src/libcosched/base/error.c). */
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cosched_check.h"
-#include "src/libcosched/cosched_error.h"
-#include "src/libcosched/cosched_random.h"
-#include "src/libcosched/cosched_text.h"
+#include "src/libcosched/base/error.h"
+#include "src/libcosched/base/random.h"
+#include "src/libcosched/base/text.h"
 
 /* No byte a terminal or a log reader would act on. */
 static void assert_printable(const char *s)
@@ -20,7 +20,7 @@ static void assert_printable(const char *s)
 			      (size_t) (p - (const unsigned char *) s), s);
 }
 
-/* Each escape cosched_text.h promises, one byte at a time. */
+/* Each escape src/libcosched/base/text.h promises, one byte at a time. */
 START_TEST(test_quote_escapes)
 {
 	static const struct { const char *in, *out; } cases[] = {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test_upgrade.c - records that survive a rolling upgrade
- * (src/libcosched/cosched_kv.c, the decision record's versions): a newer
+ * (src/libcosched/base/kv.c, the decision record's versions): a newer
  * minor is read with its unknown keys skipped and said once, a newer
  * major is refused naming both versions, and the writer keeps writing
  * what the previous release reads. */
@@ -9,8 +9,8 @@
 #include <string.h>
 
 #include "cosched_check.h"
-#include "src/libcosched/cosched_decision.h"
-#include "src/libcosched/cosched_kv.h"
+#include "src/libcosched/model/decision.h"
+#include "src/libcosched/base/kv.h"
 
 static cosched_error_t err;
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* test_victim.c - seed 000's migration-victim orders (cosched_victim.h):
+/* test_victim.c - seed 000's migration-victim orders (src/libcosched/model/victim.h):
  * orders and plans computed by hand on seed 000's 4-node machine, the
  * freeze that stops pages bouncing back, and the refusals. */
 #include <math.h>
@@ -7,7 +7,7 @@
 
 #include "cosched_check.h"
 
-#include "src/libcosched/cosched_victim.h"
+#include "src/libcosched/model/victim.h"
 
 static cosched_error_t err;
 

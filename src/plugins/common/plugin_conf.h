@@ -12,7 +12,7 @@
 
 #include <stdbool.h>
 
-#include "src/libcosched/cosched_conf.h"
+#include "src/libcosched/conf/conf.h"
 
 /* The path (xmalloc'ed; xfree() it). */
 char *cosched_plugin_conf_path(void);

@@ -22,7 +22,7 @@
 #include <string.h>
 
 #include "src/ctld/cosched_ctld.h"
-#include "src/libcosched/cosched_category.h"
+#include "src/libcosched/model/category.h"
 
 int main(int argc, char **argv)
 {

@@ -8,7 +8,7 @@
  *
  *  The decision core (src/libcosched) chooses; the controller only adapts:
  *   - gangs ("units") are sockets, or whole nodes with GangScope=node;
- *   - the placement engine (cosched_place.h) decides which units a job may
+ *   - the placement engine (src/libcosched/policy/place.h) decides which units a job may
  *     take; cons_tres places it inside them;
  *   - a job's class comes from its profile (the profile cache, filled by a
  *     thread outside slurmctld's locks; never read from disk here), else

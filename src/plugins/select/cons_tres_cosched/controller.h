@@ -5,7 +5,7 @@
  *  controller give each other.
  *
  *  The controller runs only in slurmctld.  It keeps every socket's holders
- *  (cosched_occupancy.h), decides for each arriving job which sockets it
+ *  (src/libcosched/policy/occupancy.h), decides for each arriving job which sockets it
  *  may take, and hands cons_tres a narrowed node bitmap and a set of
  *  excluded cores ("steering", see ../shared design notes): cons_tres still
  *  chooses the cores, memory, GRES and licences, inside what cosched allows.

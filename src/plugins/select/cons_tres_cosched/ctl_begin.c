@@ -23,7 +23,7 @@
 #include "src/common/xmalloc.h"
 #include "src/slurmctld/slurmctld.h"
 
-#include "src/libcosched/cosched_power.h"
+#include "src/libcosched/model/power.h"
 
 #include "ctl_internal.h"
 #include "select_cons_tres_cosched.h"

@@ -23,15 +23,15 @@
 #include <time.h>
 
 #include "src/ctld/cosched_ctld.h"
-#include "src/libcosched/cosched_conf.h"
-#include "src/libcosched/cosched_decision.h"
-#include "src/libcosched/cosched_options.h"
-#include "src/libcosched/cosched_place.h"
+#include "src/libcosched/conf/conf.h"
+#include "src/libcosched/model/decision.h"
+#include "src/libcosched/model/options.h"
+#include "src/libcosched/policy/place.h"
 
 #include "controller.h"
 
 /* The profile and live-load reader (ctl_refresh.c): cosched_ctld.so's
- * table and its refresher (cosched_refresh.h), whose thread reads only its
+ * table and its refresher (src/libcosched/store/refresh.h), whose thread reads only its
  * own copy of the settings. */
 typedef struct {
 	const cosched_ctld_api_t *api;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*****************************************************************************\
- *  ctl_place.c - job_test: the placement engine (cosched_place.h) chooses
+ *  ctl_place.c - job_test: the placement engine (src/libcosched/policy/place.h) chooses
  *  the units a job may take; this file turns them into steering for
  *  cons_tres (a narrowed node bitmap and the other sockets' cores
  *  excluded, controller.h) and records why a strict-mode job waits.

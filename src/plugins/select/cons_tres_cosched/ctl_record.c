@@ -2,7 +2,7 @@
 /*****************************************************************************\
  *  ctl_record.c - the decision record in the job's SystemComment: read
  *  back (only slurmctld writes it: a user cannot forge it), initialised
- *  from a job's view, written when it changed (cosched_decision.h), and
+ *  from a job's view, written when it changed (src/libcosched/model/decision.h), and
  *  copied into AdminComment for accounting and into a batch job's SPANK
  *  environment for its node.
 \*****************************************************************************/
@@ -22,7 +22,7 @@
 #include "src/common/xstring.h"
 #include "src/slurmctld/slurmctld.h"
 
-#include "src/libcosched/cosched_text.h"
+#include "src/libcosched/base/text.h"
 
 #include "ctl_internal.h"
 #include "select_cons_tres_cosched.h"
@@ -216,7 +216,7 @@ void ctl_record_set_slowdown(cosched_ctl_t *c, job_record_t *job_ptr,
 }
 
 /*
- * The launch copy (cosched_decision.h): the record line as it is at the
+ * The launch copy (src/libcosched/model/decision.h): the record line as it is at the
  * job's start, in the SPANK environment that slurmctld sends in the batch
  * launch request, so that the node running the batch script needs no
  * job-info RPC for it (one per job that each waited for slurmctld's job

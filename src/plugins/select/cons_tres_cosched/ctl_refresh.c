@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*****************************************************************************\
  *  ctl_refresh.c - the controller's side of the reader thread: it starts
- *  and stops cosched_ctld.so's refresher (cosched_refresh.h: the thread
+ *  and stops cosched_ctld.so's refresher (src/libcosched/store/refresh.h: the thread
  *  that refreshes the profile cache and reads the live loads outside every
  *  slurmctld lock, on its own copy of the settings), routes its messages
  *  to slurmctld's log, and applies the live loads and the learned
@@ -19,7 +19,7 @@
 #include "src/common/log.h"
 #include "src/slurmctld/slurmctld.h"
 
-#include "src/libcosched/cosched_learn.h"
+#include "src/libcosched/model/learn.h"
 
 #include "ctl_internal.h"
 #include "select_cons_tres_cosched.h"

@@ -228,7 +228,7 @@ static int _rebuild(cosched_ctl_t *c)
 	int *units, *cores;
 	int nnodes = node_record_count;
 
-	cosched_conf_place(&c->conf, &c->interference, &pc);
+	cosched_place_conf_from(&c->conf, &c->interference, &pc);
 	pc.explain = true;
 	ctl_state_free(c);
 	units = xcalloc(nnodes + 1, sizeof(int));

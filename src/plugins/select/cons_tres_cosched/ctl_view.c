@@ -19,8 +19,8 @@
 #include "src/common/node_conf.h"
 #include "src/slurmctld/slurmctld.h"
 
-#include "src/libcosched/cosched_appname.h"
-#include "src/libcosched/cosched_text.h"
+#include "src/libcosched/base/appname.h"
+#include "src/libcosched/base/text.h"
 
 #include "ctl_internal.h"
 #include "select_cons_tres_cosched.h"

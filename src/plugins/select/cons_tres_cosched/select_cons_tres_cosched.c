@@ -38,7 +38,7 @@
 #include "src/common/xstring.h"
 #include "src/slurmctld/slurmctld.h"
 
-#include "src/libcosched/cosched_options.h"
+#include "src/libcosched/model/options.h"
 
 #include "select_cons_tres_cosched.h"
 

@@ -39,7 +39,7 @@
 #include <slurm/slurm.h>
 #include <slurm/spank.h>
 
-#include "src/libcosched/cosched_options.h"
+#include "src/libcosched/model/options.h"
 
 SPANK_PLUGIN(cosched, 1);
 

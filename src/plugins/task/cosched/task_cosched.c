@@ -47,8 +47,8 @@
 #include "src/slurmd/slurmd/slurmd.h"
 #include "src/slurmd/slurmstepd/slurmstepd_job.h"
 
-#include "src/libcosched/cosched_kv.h"
-#include "src/libcosched/cosched_options.h"
+#include "src/libcosched/base/kv.h"
+#include "src/libcosched/model/options.h"
 #include "src/node/cosched_spool.h"
 #include "src/plugins/common/plugin_conf.h"
 

@@ -35,8 +35,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "src/libcosched/cosched_conf.h"
-#include "src/libcosched/cosched_decision.h"
+#include "src/libcosched/conf/conf.h"
+#include "src/libcosched/model/decision.h"
 #include "src/node/cosched_topology.h"
 
 /* One step on this node, as slurmstepd knows it. */
@@ -168,7 +168,7 @@ int task_cosched_record_fetch(uint32_t job_id, uint32_t step_id,
  * and launch copies no batch step took within an hour. */
 void task_cosched_record_sweep(const char *node_name);
 /* slurmd, at a batch launch request (slurmctld's): the node's copy from the
- * request's launch copy (cosched_decision.h), or none. */
+ * request's launch copy (src/libcosched/model/decision.h), or none. */
 void task_cosched_record_from_launch(uint32_t job_id, char **env,
 				     uint32_t env_size);
 

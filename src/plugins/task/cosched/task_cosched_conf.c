@@ -45,7 +45,7 @@
 #include "src/common/xstring.h"
 #include "src/slurmd/slurmd/slurmd.h"
 
-#include "src/libcosched/cosched_file.h"
+#include "src/libcosched/io/file.h"
 #include "src/node/cosched_spool.h"
 
 #include "task_cosched.h"

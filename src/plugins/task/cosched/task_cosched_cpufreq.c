@@ -237,7 +237,7 @@ void task_cosched_cpufreq_step_start(task_cosched_step_t *st)
 	 * domain at the highest; min_edp_sum: the domain frequency the
 	 * controller decided for the job (freq_khz), which the node cannot
 	 * work out itself without the jobs' profiles, and the highest of
-	 * those is the latest decision (cosched_power.h). */
+	 * those is the latest decision (src/libcosched/model/power.h). */
 	if (task_cosched_conf.freq_rule == COSCHED_FREQ_RULE_MIN_EDP_SUM)
 		h.freq_khz = d->freq_khz > 0 ? d->freq_khz : d->freq_req_khz;
 	else

@@ -28,7 +28,7 @@
 #include "src/common/xmalloc.h"
 #include "src/slurmd/slurmd/slurmd.h"
 
-#include "src/libcosched/cosched_kv.h"
+#include "src/libcosched/base/kv.h"
 #include "src/node/cosched_numa_ask.h"
 #include "src/node/cosched_numa_step.h"
 

@@ -4,7 +4,7 @@
  *  read on the node.
  *
  *  The record lives in the job's SystemComment, which only slurmctld sets
- *  (cosched_decision.h says why that channel cannot be forged): the node
+ *  (src/libcosched/model/decision.h says why that channel cannot be forged): the node
  *  asks slurmctld for it (a job-info RPC from slurmstepd, as root), never
  *  the job's environment, which the user controls (an srun launch request
  *  carries whatever SPANK environment srun sends).  The cores themselves
@@ -19,7 +19,7 @@
  *  the node.  No RPC at all where no record can exist (another SelectType;
  *  the extern step, which runs no task of the job), nor on the node that
  *  runs a batch script: slurmd writes the record's launch copy from the
- *  batch launch request (cosched_decision.h) as JOBID.launch before the
+ *  batch launch request (src/libcosched/model/decision.h) as JOBID.launch before the
  *  batch step starts, and that step takes it as the node's copy (a sweep
  *  of another launch request may come first: JOBID.launch is kept for an
  *  hour).  Each of those RPCs waited for slurmctld's job lock while it
@@ -47,7 +47,7 @@
 #include "src/common/xstring.h"
 #include "src/slurmd/slurmd/slurmd.h"
 
-#include "src/libcosched/cosched_file.h"
+#include "src/libcosched/io/file.h"
 #include "src/plugins/common/plugin_conf.h"
 
 #include "task_cosched.h"

@@ -1,0 +1,670 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * learn.c - the learned interference table: its rule, and its
+ * text form (model/learn.h).
+ */
+#include <inttypes.h>
+#include <limits.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "src/libcosched/base/appname.h"
+#include "src/libcosched/base/kv.h"
+#include "src/libcosched/model/learn.h"
+#include "src/libcosched/base/number.h"
+#include "src/libcosched/base/text.h"
+
+static const cosched_kv_version_t learn_version = { COSCHED_LEARN_SCHEMA, 0 };
+
+static const struct {
+	const char *key, *text;
+} skip_names[COSCHED_SKIP_COUNT] = {
+	[COSCHED_SKIP_UNREADABLE] = { "unreadable",
+		"the record could not be read or trusted" },
+	[COSCHED_SKIP_NO_RUNTIME] = { "no_runtime",
+		"no measured run time (a sampler of an earlier release)" },
+	[COSCHED_SKIP_NO_CLASS] = { "no_class",
+		"no class in its decision record" },
+	[COSCHED_SKIP_SIGNALLED] = { "signalled",
+		"cut short: a task ended by a signal (time limit, scancel)" },
+	[COSCHED_SKIP_FAILED] = { "failed",
+		"a task exited with a nonzero status" },
+	[COSCHED_SKIP_NO_CORUNNER_LIST] = { "no_corunner_list",
+		"its co-runners are not known (the node's ledger was not kept)" },
+	[COSCHED_SKIP_CORUNNER_MISSING] = { "corunner_missing",
+		"a co-runner's record never came" },
+	[COSCHED_SKIP_SEVERAL] = { "several",
+		"not exactly one co-runner for most of its run" },
+	[COSCHED_SKIP_CORUNNER_LATER] = { "corunner_later",
+		"the co-runner came after it started" },
+	[COSCHED_SKIP_CORUNNER_CLASS] = { "corunner_class",
+		"the co-runner's class is unknown" },
+	[COSCHED_SKIP_NO_SOLO] = { "no_solo",
+		"no solo run of its application" },
+	[COSCHED_SKIP_NO_EXIT] = { "no_exit",
+		"how its tasks ended is not known (an earlier release)" },
+	[COSCHED_SKIP_CORUNNER_UNUSABLE] = { "corunner_unusable",
+		"a co-runner's record cannot be read, trusted or has no run time" },
+	[COSCHED_SKIP_TOO_MANY_PENDING] = { "too_many_pending",
+		"too many records waiting at once" },
+};
+
+const char *cosched_learn_skip_key(cosched_learn_skip_t r)
+{
+	return r < COSCHED_SKIP_COUNT ? skip_names[r].key : "?";
+}
+
+const char *cosched_learn_skip_text(cosched_learn_skip_t r)
+{
+	return r < COSCHED_SKIP_COUNT ? skip_names[r].text : "?";
+}
+
+void cosched_learn_init(cosched_learn_table_t *t, long long now)
+{
+	memset(t, 0, sizeof(*t));
+	t->created = t->updated = now;
+	t->through = (double) now;
+}
+
+static void names_free(cosched_learn_names_t *s)
+{
+	free(s->v);
+	free(s->index);
+	memset(s, 0, sizeof(*s));
+}
+
+void cosched_learn_free(cosched_learn_table_t *t)
+{
+	if (!t)
+		return;
+	free(t->solo);
+	t->solo = NULL;
+	t->nsolo = t->solo_cap = 0;
+	names_free(&t->seen);
+	names_free(&t->pending);
+}
+
+/* 2^-(dt / h): the weight left after dt seconds; h 0 = no decay. */
+static double decay(double dt, double half_life_s)
+{
+	if (half_life_s <= 0.0 || dt <= 0.0)
+		return 1.0;
+	return exp2(-dt / half_life_s);
+}
+
+int cosched_learn_add(cosched_learn_table_t *t, cosched_lca_t victim,
+		      cosched_lca_t corunner, double s, long long t_obs,
+		      double half_life_s, cosched_error_t *err)
+{
+	cosched_learn_cell_t *c;
+
+	if (victim >= COSCHED_LCA_COUNT || corunner >= COSCHED_LCA_COUNT)
+		return cosched_error_set(err, "learned table: no such class pair");
+	if (!(s > 0.0) || !isfinite(s))
+		return cosched_error_set(err,
+			"learned table: slowdown %g out of range", s);
+	/* A slowdown far beyond anything seed 001 saw is a broken run, not a
+	 * pair: it is capped like a configured one. */
+	if (s > COSCHED_SLOWDOWN_MAX)
+		s = COSCHED_SLOWDOWN_MAX;
+	c = &t->cell[victim][corunner];
+	if (!c->n || t_obs >= c->last) {
+		double f = c->n ? decay((double) (t_obs - c->last),
+					half_life_s) : 1.0;
+
+		c->weight = c->weight * f + 1.0;
+		c->sum_log = c->sum_log * f + log(s);
+		c->last = t_obs;
+	} else {
+		double f = decay((double) (c->last - t_obs), half_life_s);
+
+		c->weight += f;
+		c->sum_log += f * log(s);
+	}
+	c->n++;
+	return 0;
+}
+
+double cosched_learn_cell_value(const cosched_learn_cell_t *c)
+{
+	if (!c->n || !(c->weight > 0.0))
+		return NAN;
+	return exp(c->sum_log / c->weight);
+}
+
+double cosched_learn_cell_samples(const cosched_learn_cell_t *c,
+				  long long now, double half_life_s)
+{
+	if (!c->n)
+		return 0.0;
+	return c->weight * decay((double) (now - c->last), half_life_s);
+}
+
+/* ---- solo times and decided records -------------------------------------- */
+
+static cosched_learn_solo_t *solo_find(const cosched_learn_table_t *t,
+				       const char *app)
+{
+	for (int i = 0; i < t->nsolo; i++)
+		if (!strcmp(t->solo[i].app, app))
+			return &t->solo[i];
+	return NULL;
+}
+
+int cosched_learn_solo_add(cosched_learn_table_t *t, const char *app,
+			   double runtime_s, long long when,
+			   cosched_error_t *err)
+{
+	cosched_learn_solo_t *s = solo_find(t, app);
+
+	if (cosched_app_name_check("app", app, err))
+		return -1;
+	if (!(runtime_s > 0.0) || !(runtime_s < 1e9))
+		return cosched_error_set(err,
+			"learned table: solo run of %s: %g s not kept",
+			app, runtime_s);
+	if (runtime_s < 0.001)
+		runtime_s = 0.001;	/* what the text form keeps */
+	if (!s) {
+		if (t->nsolo == COSCHED_LEARN_APPS_MAX) {
+			/* The application seen alone longest ago goes. */
+			int old = 0;
+
+			for (int i = 1; i < t->nsolo; i++)
+				if (t->solo[i].last < t->solo[old].last)
+					old = i;
+			t->solo[old] = t->solo[--t->nsolo];
+		}
+		if (t->nsolo == t->solo_cap) {
+			int cap = t->solo_cap ? 2 * t->solo_cap : 16;
+			void *p = realloc(t->solo, (size_t) cap * sizeof(*t->solo));
+
+			if (!p)
+				return cosched_error_set(err,
+					"learned table: out of memory");
+			t->solo = p;
+			t->solo_cap = cap;
+		}
+		s = &t->solo[t->nsolo++];
+		memset(s, 0, sizeof(*s));
+		strcpy(s->app, app);
+	}
+	if (s->nruns == COSCHED_LEARN_SOLO_RUNS) {
+		memmove(s->runs, s->runs + 1, (size_t) (s->nruns - 1) *
+						  sizeof(double));
+		s->nruns--;
+	}
+	s->runs[s->nruns++] = runtime_s;
+	if (when > s->last)
+		s->last = when;
+	return 0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *) a, y = *(const double *) b;
+
+	return (x > y) - (x < y);
+}
+
+int cosched_learn_solo_time(const cosched_learn_table_t *t, const char *app,
+			    double *out)
+{
+	const cosched_learn_solo_t *s = solo_find(t, app);
+	double v[COSCHED_LEARN_SOLO_RUNS];
+
+	if (!s || !s->nruns)
+		return 0;
+	memcpy(v, s->runs, (size_t) s->nruns * sizeof(double));
+	qsort(v, (size_t) s->nruns, sizeof(double), cmp_double);
+	*out = s->nruns % 2 ? v[s->nruns / 2] :
+	       (v[s->nruns / 2 - 1] + v[s->nruns / 2]) / 2.0;
+	return 1;
+}
+
+/* ---- sets of record names --------------------------------------------------- */
+
+/* A record's name as the learner makes it: JOB.STEP.NODE. */
+static bool name_ok(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (!n || n > COSCHED_LEARN_NAME_MAX || s[0] == '.')
+		return false;
+	return strspn(s, COSCHED_FILE_NAME_CHARS) == n;
+}
+
+static int names_find(const cosched_learn_names_t *s, const char *name)
+{
+	if (!s->nindex)
+		return -1;
+	for (size_t i = cosched_name_hash(name) & (s->nindex - 1);;
+	     i = (i + 1) & (s->nindex - 1)) {
+		int k = s->index[i];
+
+		if (k < 0)
+			return -1;
+		if (!strcmp(s->v[k].name, name))
+			return k;
+	}
+}
+
+static void names_index_put(cosched_learn_names_t *s, int k)
+{
+	size_t i = cosched_name_hash(s->v[k].name) & (s->nindex - 1);
+
+	while (s->index[i] >= 0)
+		i = (i + 1) & (s->nindex - 1);
+	s->index[i] = k;
+}
+
+static void names_reindex(cosched_learn_names_t *s)
+{
+	for (size_t i = 0; i < s->nindex; i++)
+		s->index[i] = -1;
+	for (int k = 0; k < s->n; k++)
+		names_index_put(s, k);
+}
+
+static int names_add(cosched_learn_names_t *s, const char *what,
+		     const char *name, double time, cosched_error_t *err)
+{
+	if (!name_ok(name))
+		return cosched_error_set(err, "learned table: %s: %s: expected JOB.STEP.NODE",
+					 what, COSCHED_QUOTE(name));
+	if (names_find(s, name) >= 0)
+		return 0;
+	if (s->n == COSCHED_LEARN_SEEN_MAX)
+		return cosched_error_set(err, "learned table: already %d %s records",
+					 COSCHED_LEARN_SEEN_MAX, what);
+	if (s->n == s->cap) {
+		int cap = s->cap ? 2 * s->cap : 64;
+		size_t nindex = 4 * (size_t) cap;
+		void *v = realloc(s->v, (size_t) cap * sizeof(*s->v));
+		int *index;
+
+		if (!v)
+			return cosched_error_set(err, "learned table: out of memory");
+		s->v = v;
+		index = malloc(nindex * sizeof(*index));
+		if (!index)
+			return cosched_error_set(err, "learned table: out of memory");
+		free(s->index);
+		s->index = index;
+		s->nindex = nindex;
+		s->cap = cap;
+		names_reindex(s);
+	}
+	strcpy(s->v[s->n].name, name);
+	s->v[s->n].time = time;
+	names_index_put(s, s->n);
+	s->n++;
+	return 0;
+}
+
+bool cosched_learn_seen(const cosched_learn_table_t *t, const char *name)
+{
+	return names_find(&t->seen, name) >= 0;
+}
+
+int cosched_learn_seen_add(cosched_learn_table_t *t, const char *name,
+			   double time, cosched_error_t *err)
+{
+	return names_add(&t->seen, "decided", name, time, err);
+}
+
+bool cosched_learn_pending(const cosched_learn_table_t *t, const char *name)
+{
+	return names_find(&t->pending, name) >= 0;
+}
+
+int cosched_learn_pending_add(cosched_learn_table_t *t, const char *name,
+			      double time, cosched_error_t *err)
+{
+	return names_add(&t->pending, "pending", name, time, err);
+}
+
+void cosched_learn_pending_remove(cosched_learn_table_t *t, const char *name)
+{
+	cosched_learn_names_t *s = &t->pending;
+	int k = names_find(s, name);
+
+	if (k < 0)
+		return;
+	s->v[k] = s->v[--s->n];
+	names_reindex(s);
+}
+
+void cosched_learn_advance(cosched_learn_table_t *t, double through)
+{
+	cosched_learn_names_t *s = &t->seen;
+	int k = 0;
+
+	through = floor(through * 1000.0) / 1000.0;
+	if (through <= t->through)
+		return;
+	t->through = through;
+	for (int i = 0; i < s->n; i++)
+		if (s->v[i].time >= through)
+			s->v[k++] = s->v[i];
+	if (k != s->n) {
+		s->n = k;
+		names_reindex(s);
+	}
+}
+
+/* ---- what the controller uses ---------------------------------------------- */
+
+void cosched_learn_apply(const cosched_learn_table_t *t,
+			 const cosched_interference_model_t *configured,
+			 double min_samples, double half_life_s,
+			 const cosched_pref_rule_t *rule, long long now,
+			 cosched_interference_model_t *out, int *used)
+{
+	int n = 0;
+
+	*out = *configured;
+	for (int v = 0; v < COSCHED_LCA_COUNT; v++)
+		for (int c = 0; c < COSCHED_LCA_COUNT; c++) {
+			const cosched_learn_cell_t *cell = &t->cell[v][c];
+			double s;
+
+			/* Samples to the nearest whole: a cell with exactly
+			 * the minimum is not dropped a second later. */
+			if (!cell->n || floor(cosched_learn_cell_samples(cell,
+					now, half_life_s) + 0.5) < min_samples)
+				continue;
+			s = cosched_learn_cell_value(cell);
+			if (!isfinite(s))
+				continue;
+			out->slowdown[v][c] = s;
+			out->pref.pref[cosched_lca_to_category(v)]
+				      [cosched_lca_to_category(c)] =
+				cosched_pref_rank(rule, s);
+			n++;
+		}
+	if (used)
+		*used = n;
+}
+
+/* ---- text ---------------------------------------------------------------- */
+
+char *cosched_learn_format(const cosched_learn_table_t *t)
+{
+	cosched_kv_out_t o;
+	char tag[48];
+
+	cosched_kv_out_grow(&o);
+	cosched_kv_put_str(&o, cosched_kv_version_text(COSCHED_LEARN_TAG,
+						       learn_version, tag,
+						       sizeof(tag)));
+	cosched_kv_put_int(&o, "created", t->created);
+	cosched_kv_put_int(&o, "updated", t->updated);
+	/* Floored to the millisecond by cosched_learn_advance: written
+	 * exactly, so no pending record falls below it on reading. */
+	cosched_kv_put(&o, "through", "%.3f", t->through);
+	cosched_kv_put_str(&o, "\n");
+	for (int v = 0; v < COSCHED_LCA_COUNT; v++)
+		for (int c = 0; c < COSCHED_LCA_COUNT; c++) {
+			const cosched_learn_cell_t *cell = &t->cell[v][c];
+
+			if (!cell->n)
+				continue;
+			cosched_kv_put_str(&o, "cell");
+			cosched_kv_put(&o, "victim", "%s", cosched_lca_name(v));
+			cosched_kv_put(&o, "corunner", "%s",
+				       cosched_lca_name(c));
+			cosched_kv_put_int(&o, "n", cell->n);
+			cosched_kv_put(&o, "weight", "%.6f", cell->weight);
+			cosched_kv_put(&o, "sum_log", "%.6f", cell->sum_log);
+			cosched_kv_put_int(&o, "last", cell->last);
+			cosched_kv_put_str(&o, "\n");
+		}
+	for (int r = 0; r < COSCHED_SKIP_COUNT; r++) {
+		if (!t->skipped[r])
+			continue;
+		cosched_kv_put_str(&o, "skipped");
+		cosched_kv_put(&o, "reason", "%s", skip_names[r].key);
+		cosched_kv_put_int(&o, "n", t->skipped[r]);
+		cosched_kv_put_str(&o, "\n");
+	}
+	for (int i = 0; i < t->nsolo; i++) {
+		const cosched_learn_solo_t *s = &t->solo[i];
+
+		cosched_kv_put_str(&o, "solo");
+		cosched_kv_put(&o, "app", "%s", s->app);
+		cosched_kv_put_int(&o, "last", s->last);
+		cosched_kv_put_str(&o, " runs=");
+		for (int k = 0; k < s->nruns; k++)
+			cosched_kv_put_fmt(&o, "%s%.3f", k ? "," : "",
+					   s->runs[k]);
+		cosched_kv_put_str(&o, "\n");
+	}
+	for (int i = 0; i < t->seen.n; i++) {
+		cosched_kv_put_str(&o, "seen");
+		cosched_kv_put(&o, "record", "%s", t->seen.v[i].name);
+		cosched_kv_put(&o, "time", "%.3f", t->seen.v[i].time);
+		cosched_kv_put_str(&o, "\n");
+	}
+	for (int i = 0; i < t->pending.n; i++) {
+		cosched_kv_put_str(&o, "pending");
+		cosched_kv_put(&o, "record", "%s", t->pending.v[i].name);
+		cosched_kv_put(&o, "time", "%.3f", t->pending.v[i].time);
+		cosched_kv_put_str(&o, "\n");
+	}
+	return cosched_kv_out_take(&o);
+}
+
+static int expect_ll(cosched_kv_reader_t *r, const char *key, long long *out,
+		     cosched_error_t *err)
+{
+	char *v;
+	uint64_t x;
+
+	if (cosched_kv_expect(r, key, &v, err))
+		return -1;
+	if (cosched_kv_u64(key, v, LLONG_MAX, &x, err))
+		return -1;
+	*out = (long long) x;
+	return 0;
+}
+
+static int expect_num(cosched_kv_reader_t *r, const char *key, double lo,
+		      double hi, double *out, cosched_error_t *err)
+{
+	char *v;
+
+	if (cosched_kv_expect(r, key, &v, err))
+		return -1;
+	if (cosched_parse_number(v, out) || !(*out >= lo && *out <= hi))
+		return cosched_error_set(err, "%s: %s: expected a number from %g to %g",
+					 key, COSCHED_QUOTE(v), lo, hi);
+	return 0;
+}
+
+static int parse_line(char *line, int lineno, cosched_learn_table_t *t,
+		      cosched_kv_version_t seen, int *skipped,
+		      cosched_error_t *err)
+{
+	char what[32], *word, *v;
+	cosched_kv_reader_t r;
+
+	snprintf(what, sizeof(what), "line %d", lineno);
+	cosched_kv_begin(&r, line, what);
+	if (cosched_kv_word(&r, &word, err))
+		return -1;
+	if (!strcmp(word, "cell")) {
+		cosched_lca_t a, b;
+		cosched_learn_cell_t c;
+		double n;
+
+		if (cosched_kv_expect(&r, "victim", &v, err) ||
+		    cosched_lca_parse("victim", v, &a, err) ||
+		    cosched_kv_expect(&r, "corunner", &v, err) ||
+		    cosched_lca_parse("corunner", v, &b, err) ||
+		    expect_num(&r, "n", 1, 1e15, &n, err) ||
+		    expect_num(&r, "weight", 1e-300, 1e15, &c.weight, err) ||
+		    expect_num(&r, "sum_log", -1e15, 1e15, &c.sum_log, err) ||
+		    expect_ll(&r, "last", &c.last, err))
+			return cosched_error_prefix(err, what);
+		if (a >= COSCHED_LCA_COUNT || b >= COSCHED_LCA_COUNT)
+			return cosched_error_set(err, "%s: unknown class pair",
+						 what);
+		if (t->cell[a][b].n)
+			return cosched_error_set(err, "%s: cell %s:%s twice",
+				what, cosched_lca_name(a), cosched_lca_name(b));
+		c.n = (long long) n;
+		t->cell[a][b] = c;
+	} else if (!strcmp(word, "skipped")) {
+		long long n;
+		int k;
+
+		if (cosched_kv_expect(&r, "reason", &v, err))
+			return cosched_error_prefix(err, what);
+		for (k = 0; k < COSCHED_SKIP_COUNT; k++)
+			if (!strcmp(v, skip_names[k].key))
+				break;
+		if (expect_ll(&r, "n", &n, err))
+			return cosched_error_prefix(err, what);
+		/* A reason a newer minor added is counted nowhere here. */
+		if (k < COSCHED_SKIP_COUNT)
+			t->skipped[k] = n;
+	} else if (!strcmp(word, "solo")) {
+		long long last;
+		char *p, *end;
+		int nruns = 0;
+		double runs[COSCHED_LEARN_SOLO_RUNS];
+
+		if (cosched_kv_expect(&r, "app", &v, err) ||
+		    cosched_app_name_check("app", v, err))
+			return cosched_error_prefix(err, what);
+		word = v;
+		if (expect_ll(&r, "last", &last, err) ||
+		    cosched_kv_expect(&r, "runs", &v, err))
+			return cosched_error_prefix(err, what);
+		for (p = v; *p; p = *end ? end + 1 : end) {
+			end = p + strcspn(p, ",");
+			if (nruns == COSCHED_LEARN_SOLO_RUNS)
+				return cosched_error_set(err,
+					"%s: runs: more than %d", what,
+					COSCHED_LEARN_SOLO_RUNS);
+			{
+				char num[32];
+				size_t len = (size_t) (end - p);
+
+				if (len >= sizeof(num))
+					len = sizeof(num) - 1;
+				memcpy(num, p, len);
+				num[len] = '\0';
+				if (cosched_parse_number(num, &runs[nruns]) ||
+				    !(runs[nruns] > 0.0 && runs[nruns] < 1e9))
+					return cosched_error_set(err,
+						"%s: runs: %s: expected seconds",
+						what, COSCHED_QUOTE(num));
+			}
+			nruns++;
+		}
+		if (!nruns || solo_find(t, word))
+			return cosched_error_set(err, "%s: solo %s: %s", what,
+				COSCHED_QUOTE(word),
+				nruns ? "twice" : "no runs");
+		for (int k = 0; k < nruns; k++)
+			if (cosched_learn_solo_add(t, word, runs[k], last, err))
+				return cosched_error_prefix(err, what);
+	} else if (!strcmp(word, "seen") || !strcmp(word, "pending")) {
+		bool seen_line = word[0] == 's';
+		double when;
+
+		if (cosched_kv_expect(&r, "record", &v, err))
+			return cosched_error_prefix(err, what);
+		if (!name_ok(v))
+			return cosched_error_set(err, "%s: record: %s: expected JOB.STEP.NODE",
+						 what, COSCHED_QUOTE(v));
+		word = v;
+		if (expect_num(&r, "time", 0, 1e13, &when, err) ||
+		    (seen_line ? cosched_learn_seen_add(t, word, when, err) :
+		     cosched_learn_pending_add(t, word, when, err)))
+			return cosched_error_prefix(err, what);
+	} else if (cosched_kv_version_newer_minor(seen, learn_version)) {
+		(*skipped)++;		/* a kind of line a newer minor added */
+		return 0;
+	} else {
+		return cosched_error_set(err, "%s: unknown line %s", what,
+					 COSCHED_QUOTE(word));
+	}
+	return cosched_kv_end_of(&r, seen, learn_version, skipped, err);
+}
+
+int cosched_learn_parse(const char *text, cosched_learn_table_t *out,
+			cosched_error_t *err)
+{
+	const size_t taglen = strlen(COSCHED_LEARN_TAG);
+	cosched_learn_table_t t;
+	cosched_kv_version_t seen;
+	cosched_kv_reader_t r;
+	char *copy = strdup(text), *line, *next, *word;
+	int lineno = 1, skipped = 0, rc = -1;
+
+	if (!copy)
+		return cosched_error_set(err, "learned table: out of memory");
+	cosched_learn_init(&t, 0);
+	line = copy;
+	next = strchr(line, '\n');
+	if (!next) {
+		cosched_error_set(err, "learned table: no line ends");
+		goto out;
+	}
+	*next++ = '\0';
+	cosched_kv_begin(&r, line, "line 1");
+	if (strncmp(line, COSCHED_LEARN_TAG, taglen) ||
+	    cosched_kv_word(&r, &word, err)) {
+		cosched_error_set(err, "not a learned interference table (\"%.40s\")",
+				  line);
+		goto out;
+	}
+	if (cosched_kv_version_read("learned interference table",
+				    "this reader", COSCHED_LEARN_TAG,
+				    word + taglen, learn_version, &seen, err))
+		goto out;
+	{
+		long long created, updated;
+		double through;
+
+		if (expect_ll(&r, "created", &created, err) ||
+		    expect_ll(&r, "updated", &updated, err) ||
+		    expect_num(&r, "through", 0, 1e13, &through, err) ||
+		    cosched_kv_end_of(&r, seen, learn_version, &skipped, err)) {
+			cosched_error_prefix(err, "line 1");
+			goto out;
+		}
+		t.created = created;
+		t.updated = updated;
+		t.through = through;
+	}
+	for (line = next; *line; line = next) {
+		lineno++;
+		next = strchr(line, '\n');
+		if (!next) {
+			cosched_error_set(err, "line %d: no newline at the end",
+					  lineno);
+			goto out;
+		}
+		*next++ = '\0';
+		if (parse_line(line, lineno, &t, seen, &skipped, err))
+			goto out;
+	}
+	cosched_kv_note_skipped("learned interference table",
+				COSCHED_LEARN_TAG, seen, learn_version,
+				skipped);
+	cosched_learn_free(out);
+	*out = t;
+	memset(&t, 0, sizeof(t));
+	rc = 0;
+out:
+	cosched_learn_free(&t);
+	free(copy);
+	return rc;
+}

@@ -1,0 +1,152 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * gang_rank.c - every socket ranked for one arriving job, with the
+ * reason for each rejected one.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "src/libcosched/policy/gang_internal.h"
+#include "src/libcosched/base/nametable.h"
+
+static int cand_cmp(const void *pa, const void *pb)
+{
+	const cosched_candidate_t *a = pa, *b = pb;
+	bool aa = a->reject == COSCHED_REJECT_NONE;
+	bool ba = b->reject == COSCHED_REJECT_NONE;
+
+	if (aa != ba)
+		return aa ? -1 : 1;
+	if (!aa)
+		return a->socket < b->socket ? -1 : a->socket > b->socket;
+	if (a->socket == b->socket)
+		return 0;
+	return gang_cand_better(a, b) ? -1 : 1;
+}
+
+int cosched_gang_rank(cosched_policy_t policy,
+		      const cosched_gang_params_t *params,
+		      const cosched_socket_t *sockets, size_t nsockets,
+		      const cosched_gang_job_t *job, cosched_candidate_t *out,
+		      size_t *naccepted, cosched_error_t *err)
+{
+	gang_score_ctx_t ctx;
+	size_t acc = 0;
+
+	if (cosched_policy_check("policy", policy, err) < 0 ||
+	    cosched_gang_params_check(params, err) < 0 ||
+	    cosched_gang_job_check("job", job, params->capacity, err) < 0)
+		return -1;
+	if (nsockets > 0 && (!sockets || !out))
+		return cosched_error_set(err, "sockets: NULL with %zu sockets",
+					 nsockets);
+	gang_score_ctx_init(&ctx, policy, params);
+	for (size_t i = 0; i < nsockets; i++) {
+		const cosched_socket_t *s = &sockets[i];
+		gang_socket_agg_t agg = { 0 };
+		unsigned count[GANG_CAT_SLOTS] = { 0 };
+
+		if (s->capacity < 1 || s->capacity > COSCHED_GANG_MAX_CAPACITY)
+			return cosched_error_set(err,
+				"sockets[%zu].capacity: must be in [1, %d], got %d",
+				i, COSCHED_GANG_MAX_CAPACITY, s->capacity);
+		if (s->used < 0 || s->used > s->capacity)
+			return cosched_error_set(err,
+				"sockets[%zu].used: must be in [0, %d], got %d", i,
+				s->capacity, s->used);
+		if (s->noccupants < 0 || (s->noccupants > 0 && !s->occupants))
+			return cosched_error_set(err,
+				"sockets[%zu].occupants: %d occupants, array %s", i,
+				s->noccupants, s->occupants ? "given" : "NULL");
+		agg.capacity = s->capacity;
+		agg.used = s->used;
+		agg.napps = s->noccupants;
+		for (int k = 0; k < s->noccupants; k++) {
+			const cosched_gang_job_t *o = &s->occupants[k];
+			unsigned cat = gang_cat_slot(o->category);
+			agg.mask |= 1u << cat;
+			count[cat]++;
+			if (gang_policy_uses_load(policy))
+				agg.load += o->mpki;
+		}
+		if (policy == COSCHED_POLICY_MIN_SLOWDOWN)
+			agg.catcount = count;
+		gang_score_socket(&ctx, job, &agg, i, &out[i]);
+		if (out[i].reject == COSCHED_REJECT_NONE)
+			acc++;
+	}
+	qsort(out, nsockets, sizeof(*out), cand_cmp);
+	if (naccepted)
+		*naccepted = acc;
+	return 0;
+}
+
+static const char *const reject_names[COSCHED_REJECT_COUNT] = {
+	[COSCHED_REJECT_NONE] = "accepted",
+	[COSCHED_REJECT_NO_FREE_CORES] = "no free cores",
+	[COSCHED_REJECT_GANG_FULL] = "gang full",
+	[COSCHED_REJECT_TOO_FEW_CORES] = "too few free cores",
+	[COSCHED_REJECT_FORBIDDEN_PAIR] = "forbidden pair",
+	[COSCHED_REJECT_MPKI_BOUND] = "MPKI bound",
+	[COSCHED_REJECT_SLOWDOWN_BOUND] = "slowdown bound",
+	[COSCHED_REJECT_NO_SOCKET] = "no acceptable socket",
+	[COSCHED_REJECT_INVALID_QUERY] = "invalid query",
+};
+
+const char *cosched_reject_name(cosched_reject_t r)
+{
+	return cosched_name_of(reject_names, COSCHED_REJECT_COUNT, (int) r,
+			       "unknown");
+}
+
+char *cosched_candidate_format(const cosched_candidate_t *c, char *buf,
+			       size_t len)
+{
+	if (!buf || len == 0)
+		return buf;
+	switch (c->reject) {
+	case COSCHED_REJECT_NONE:
+		snprintf(buf, len, "socket %zu: accepted, score %.3f, %d threads, %d cores left",
+			 c->socket, c->score, c->threads, c->leftover);
+		break;
+	case COSCHED_REJECT_NO_FREE_CORES:
+		snprintf(buf, len, "socket %zu: no free cores", c->socket);
+		break;
+	case COSCHED_REJECT_GANG_FULL:
+		snprintf(buf, len, "socket %zu: gang full (%d of %d applications)",
+			 c->socket, c->napps, c->max_apps);
+		break;
+	case COSCHED_REJECT_TOO_FEW_CORES:
+		snprintf(buf, len, "socket %zu: needs %d cores, %d free",
+			 c->socket, c->need, c->free_cores);
+		break;
+	case COSCHED_REJECT_FORBIDDEN_PAIR:
+		snprintf(buf, len, "socket %zu: forbidden pair %s+%s", c->socket,
+			 cosched_category_name(c->cat_job),
+			 cosched_category_name(c->cat_other));
+		break;
+	case COSCHED_REJECT_MPKI_BOUND:
+		snprintf(buf, len, "socket %zu: combined MPKI %.2f > T %.2f",
+			 c->socket, c->mpki_combined, c->threshold);
+		break;
+	case COSCHED_REJECT_SLOWDOWN_BOUND:
+		snprintf(buf, len, "socket %zu: predicted slowdown %.2f > %.2f (MaxCorunSlowdown=%g)",
+			 c->socket, c->slowdown, c->threshold,
+			 (c->threshold - 1.0) * 100.0);
+		break;
+	case COSCHED_REJECT_NO_SOCKET:
+		snprintf(buf, len, "no acceptable socket for %d cores",
+			 c->need);
+		break;
+	case COSCHED_REJECT_INVALID_QUERY:
+		snprintf(buf, len, "invalid query (see the error message)");
+		break;
+	default:
+		snprintf(buf, len, "socket %zu: %s", c->socket,
+			 cosched_reject_name(c->reject));
+		break;
+	}
+	return buf;
+}
+

@@ -1,0 +1,385 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * store.c - the profile store: atomic writes, flock() locking,
+ * merging runs.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "src/libcosched/base/appname.h"
+#include "src/libcosched/io/file.h"
+#include "src/libcosched/store/profile_json.h"
+#include "src/libcosched/store/store.h"
+
+/* Room for the directory, an application name and the suffixes. */
+#define STORE_PATH_MAX (COSCHED_PATH_MAX + COSCHED_APP_NAME_MAX + 32)
+
+int cosched_store_open(cosched_store_t *s, const char *dir,
+		       const cosched_merge_params_t *merge,
+		       cosched_error_t *err)
+{
+	struct stat st;
+
+	if (!dir || !*dir)
+		return cosched_error_set(err, "ProfileDir: empty path");
+	if (strlen(dir) >= sizeof(s->dir) - COSCHED_APP_NAME_MAX - 16)
+		return cosched_error_set(err, "ProfileDir: path too long");
+	if (stat(dir, &st))
+		return cosched_error_set(err, "ProfileDir %s: %s", dir,
+					 strerror(errno));
+	if (!S_ISDIR(st.st_mode))
+		return cosched_error_set(err, "ProfileDir %s: not a directory",
+					 dir);
+	if (merge) {
+		if (cosched_merge_params_check(merge, err))
+			return -1;
+		s->merge = *merge;
+	} else {
+		cosched_merge_params_default(&s->merge);
+	}
+	snprintf(s->dir, sizeof(s->dir), "%s", dir);
+	return 0;
+}
+
+/* The name check guarantees the file stays inside the directory. */
+static int app_paths(const cosched_store_t *s, const char *app, char *file,
+		     char *lock, cosched_error_t *err)
+{
+	if (cosched_app_name_check("application", app, err))
+		return -1;
+	snprintf(file, STORE_PATH_MAX, "%s/%s.json", s->dir, app);
+	snprintf(lock, STORE_PATH_MAX, "%s/.%s.lock", s->dir, app);
+	return 0;
+}
+
+/*
+ * Open and flock() the lock file; returns the fd, -1 on error, or -2 for a
+ * reader when the lock file does not exist.  Readers open it read-only and
+ * never create it, so they need no write access to the directory; a reader
+ * that finds no lock file goes on unlocked, which is safe: writers replace
+ * the profile by rename(), so it sees no file or a complete one.
+ */
+static int lock_app(const char *lock, int how, cosched_error_t *err)
+{
+	int fd;
+
+	cosched_error_t why;
+
+	/* Never through a symbolic link: root would create or lock a file
+	 * wherever the link points. */
+	if (how == LOCK_SH)
+		fd = cosched_open_regular(lock, O_RDONLY, 0, &why);
+	else
+		fd = cosched_open_regular(lock, O_RDWR | O_CREAT, 0644, &why);
+	if (fd < 0) {
+		if (how == LOCK_SH && errno == ENOENT)
+			return -2;
+		return cosched_error_set(err, "lock file %s", why.msg);
+	}
+	while (flock(fd, how)) {
+		if (errno == EINTR)
+			continue;
+		cosched_error_set(err, "%s: cannot lock: %s", lock,
+				  strerror(errno));
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static void unlock_app(int fd)
+{
+	if (fd >= 0)
+		close(fd);	/* releases the flock */
+}
+
+/* Read and parse file (no locking).  1 found, 0 absent, -1 error. */
+static int load_file(const char *file, const char *app, cosched_profile_t *p,
+		     cosched_error_t *err)
+{
+	cosched_error_t perr;
+	cosched_profile_t tmp;
+	char *buf;
+	int missing;
+
+	buf = cosched_read_file(file, COSCHED_STORE_PROFILE_MAX_BYTES, &missing,
+				err);
+	if (!buf) {
+		if (missing)
+			return cosched_profile_init(p, app, err) ? -1 : 0;
+		return -1;
+	}
+	if (cosched_profile_from_json(&tmp, buf, &perr)) {
+		free(buf);
+		return cosched_error_set(err, "%s: %s", file, perr.msg);
+	}
+	free(buf);
+	if (strcmp(tmp.app, app)) {
+		cosched_error_set(err, "%s: app: holds \"%s\", expected \"%s\"",
+				  file, tmp.app, app);
+		cosched_profile_free(&tmp);
+		return -1;
+	}
+	*p = tmp;
+	return 1;
+}
+
+int cosched_store_load(const cosched_store_t *s, const char *app,
+		       cosched_profile_t *p, cosched_error_t *err)
+{
+	char file[STORE_PATH_MAX], lock[STORE_PATH_MAX];
+	int fd, rc;
+
+	if (app_paths(s, app, file, lock, err))
+		return -1;
+	fd = lock_app(lock, LOCK_SH, err);
+	if (fd == -1)
+		return -1;
+	rc = load_file(file, app, p, err);
+	unlock_app(fd);
+	return rc;
+}
+
+/* Replace the profile's file, durably (cosched_file_replace): 0644, so
+ * slurmctld and the reports read it; fsync of the file and of ProfileDir,
+ * the latter best effort since the profile is in place by then and a
+ * caller that saw an error would retry and merge twice. */
+static int write_atomic(const char *file, const cosched_profile_t *p,
+			cosched_error_t *err)
+{
+	char *text, *line;
+	size_t len;
+	int rc;
+
+	text = cosched_profile_to_json(p, err);
+	if (!text)
+		return -1;
+	len = strlen(text);
+	line = realloc(text, len + 2);
+	if (!line) {
+		free(text);
+		return cosched_error_set(err, "%s: out of memory", file);
+	}
+	line[len] = '\n';
+	line[len + 1] = '\0';
+	rc = cosched_file_replace(file, line, len + 1, 0644,
+				  COSCHED_REPLACE_DURABLE, err);
+	free(line);
+	return rc;
+}
+
+int cosched_store_save(const cosched_store_t *s, const cosched_profile_t *p,
+		       cosched_error_t *err)
+{
+	char file[STORE_PATH_MAX], lock[STORE_PATH_MAX];
+	int fd, rc;
+
+	if (app_paths(s, p->app, file, lock, err))
+		return -1;
+	fd = lock_app(lock, LOCK_EX, err);
+	if (fd < 0)
+		return -1;
+	rc = write_atomic(file, p, err);
+	unlock_app(fd);
+	return rc;
+}
+
+/*
+ * Load app's profile under its exclusive lock (an empty one when there is
+ * none), let change() alter it, and write it back atomically; *out (may be
+ * NULL) gets the new profile, the caller frees it.  Nothing is written
+ * when change() fails.
+ */
+static int update_locked(const cosched_store_t *s, const char *app,
+			 int (*change)(cosched_profile_t *p, const void *arg,
+				       cosched_error_t *err),
+			 const void *arg, cosched_profile_t *out,
+			 cosched_error_t *err)
+{
+	char file[STORE_PATH_MAX], lock[STORE_PATH_MAX];
+	cosched_profile_t p;
+	int fd, rc;
+
+	if (app_paths(s, app, file, lock, err))
+		return -1;
+	fd = lock_app(lock, LOCK_EX, err);
+	if (fd < 0)
+		return -1;
+	rc = load_file(file, app, &p, err);
+	if (rc < 0) {
+		unlock_app(fd);
+		return -1;
+	}
+	rc = change(&p, arg, err);
+	if (!rc)
+		rc = write_atomic(file, &p, err);
+	unlock_app(fd);
+	if (!rc && out)
+		*out = p;
+	else
+		cosched_profile_free(&p);
+	return rc;
+}
+
+typedef struct {
+	const cosched_run_t *run;
+	const char *counters;
+	const cosched_merge_params_t *merge;
+	long uid;			/* -1: no ownership rule */
+	bool shared;
+} merge_arg_t;
+
+static int merge_change(cosched_profile_t *p, const void *arg,
+			cosched_error_t *err)
+{
+	const merge_arg_t *m = arg;
+
+	/* A profile just created by update_locked has no runs and no
+	 * owner: the check passes and the claim makes it the user's. */
+	if (m->uid >= 0 &&
+	    cosched_profile_may_merge(p, m->uid, m->shared, err))
+		return -1;
+	if (cosched_profile_add_run(p, m->run, m->merge, err))
+		return -1;
+	if (m->uid >= 0)
+		cosched_profile_claim(p, m->uid);
+	if (cosched_run_counted(m->run))
+		p->counters[0] = '\0';
+	else
+		snprintf(p->counters, sizeof(p->counters), "%s",
+			 m->counters && *m->counters ? m->counters :
+			 "unavailable");
+	/* The note reaches logs and cosched-status: printable only, as
+	 * the reader insists. */
+	for (char *c = p->counters; *c; c++)
+		if (*c < 0x20 || *c > 0x7e)
+			*c = '?';
+	return 0;
+}
+
+int cosched_store_merge_run(const cosched_store_t *s, const char *app,
+			    const cosched_run_t *run, const char *counters,
+			    cosched_profile_t *out, cosched_error_t *err)
+{
+	return cosched_store_merge_run_by(s, app, run, counters, -1, false, out,
+					  err);
+}
+
+int cosched_store_merge_run_by(const cosched_store_t *s, const char *app,
+			       const cosched_run_t *run, const char *counters,
+			       long uid, bool shared, cosched_profile_t *out,
+			       cosched_error_t *err)
+{
+	merge_arg_t m = { run, counters, &s->merge, uid, shared };
+
+	if (cosched_app_name_check("application", app, err) ||
+	    cosched_run_check("run", run, err))
+		return -1;
+	return update_locked(s, app, merge_change, &m, out, err);
+}
+
+static int corun_change(cosched_profile_t *p, const void *arg,
+			cosched_error_t *err)
+{
+	(void) err;
+	p->corun = *(const cosched_corun_t *) arg;
+	return 0;
+}
+
+int cosched_store_set_characterisation(const cosched_store_t *s,
+				       const char *app,
+				       const cosched_corun_t *c,
+				       cosched_profile_t *out,
+				       cosched_error_t *err)
+{
+	if (cosched_app_name_check("application", app, err))
+		return -1;
+	if (!c->present)
+		return cosched_error_set(err, "characterisation: not present");
+	if (cosched_corun_check("characterisation", c, err))
+		return -1;
+	return update_locked(s, app, corun_change, c, out, err);
+}
+
+int cosched_store_remove(const cosched_store_t *s, const char *app,
+			 cosched_error_t *err)
+{
+	char file[STORE_PATH_MAX], lock[STORE_PATH_MAX];
+	int fd, rc = 0;
+
+	if (app_paths(s, app, file, lock, err))
+		return -1;
+	fd = lock_app(lock, LOCK_EX, err);
+	if (fd < 0)
+		return -1;
+	if (unlink(file) && errno != ENOENT)
+		rc = cosched_error_set(err, "%s: cannot remove: %s", file,
+				       strerror(errno));
+	unlock_app(fd);
+	return rc;
+}
+
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *) a, *(char *const *) b);
+}
+
+int cosched_store_list(const cosched_store_t *s, char ***names, int *count,
+		       cosched_error_t *err)
+{
+	DIR *d = opendir(s->dir);
+	struct dirent *e;
+	char **v = NULL;
+	int n = 0, cap = 0;
+
+	if (!d)
+		return cosched_error_set(err, "%s: cannot open: %s", s->dir,
+					 strerror(errno));
+	while ((e = readdir(d))) {
+		size_t len = strlen(e->d_name);
+		char name[COSCHED_APP_NAME_MAX + 1];
+
+		if (len <= 5 || strcmp(e->d_name + len - 5, ".json") ||
+		    len - 5 > COSCHED_APP_NAME_MAX)
+			continue;
+		memcpy(name, e->d_name, len - 5);
+		name[len - 5] = '\0';
+		if (cosched_app_name_check("application", name, NULL))
+			continue;	/* temporary files, foreign files */
+		if (n == cap) {
+			char **nv;
+			cap = cap ? cap * 2 : 16;
+			nv = realloc(v, sizeof(*v) * cap);
+			if (!nv)
+				goto oom;
+			v = nv;
+		}
+		if (!(v[n] = strdup(name)))
+			goto oom;
+		n++;
+	}
+	closedir(d);
+	if (n > 1)
+		qsort(v, n, sizeof(*v), name_cmp);
+	*names = v;
+	*count = n;
+	return 0;
+oom:
+	closedir(d);
+	cosched_store_list_free(v, n);
+	return cosched_error_set(err, "%s: out of memory", s->dir);
+}
+
+void cosched_store_list_free(char **names, int count)
+{
+	for (int i = 0; i < count; i++)
+		free(names[i]);
+	free(names);
+}
