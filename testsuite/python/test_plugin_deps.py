@@ -48,20 +48,31 @@ GLIBC = {"libc.so.6", "libm.so.6", "libdl.so.2", "libpthread.so.0",
 STORE_ONLY = re.compile(
     r"\b(json_\w+|cosched_store_\w+|cosched_profile_(to|from)_json|"
     r"cosched_profile_cache_\w+)$")
-# The controller's decisions and configuration: the select plugin runs
-# them in slurmctld; the SPANK and task plugins have no use for them.
+# Placement: the gang policies, the socket index, Miss-Rate Bound, the
+# occupancy and the placement engine.  Only the select plugin runs them
+# (in slurmctld); the node's plugins and programs read cosched.conf, whose
+# layer sits below the policies (src/libcosched/conf: the parameters'
+# bounds such as cosched_mrb_weight_range live there), without them.
+PLACEMENT = re.compile(
+    r"\b(cosched_gang_\w+|cosched_socket_index_\w+|"
+    r"cosched_mrb_(?!\w*_range$)\w+|cosched_occupancy_\w+|"
+    r"cosched_place_\w+)$")
+# The controller's decisions and configuration: the SPANK plugin, which
+# srun loads too, has no use for either.
 POLICY = re.compile(
-    r"\b(cosched_gang_plan|cosched_gang_rank|cosched_socket_index_\w+|"
-    r"cosched_mrb_\w+|cosched_conf_\w+)$")
-# The task plugin reads cosched.conf (its node keys), whose checks use the
-# ranges the policy modules own (MissRateBoundThreshold is cosched_mrb's):
-# it carries the policy layer, as the select plugin does, but never the
-# store.
+    rf"{PLACEMENT.pattern}|\b(cosched_mrb_\w+|cosched_conf_\w+)$")
+NODE_ONLY = re.compile(f"{STORE_ONLY.pattern}|{PLACEMENT.pattern}")
 CONTROLLER_ONLY = {"select_cons_tres_cosched.so": STORE_ONLY,
                    "spank_cosched.so": re.compile(
                        f"{STORE_ONLY.pattern}|{POLICY.pattern}"),
-                   "task_cosched.so": STORE_ONLY,
-                   "acct_gather_energy_cosched.so": STORE_ONLY}
+                   "task_cosched.so": NODE_ONLY,
+                   "acct_gather_energy_cosched.so": NODE_ONLY}
+# The node's programs: the sampler writes profiles (the store is its), the
+# NUMA manager and its client only read cosched.conf; none places jobs.
+NODE_PROGRAMS = {"src/node/cosched-sampler": PLACEMENT,
+                 "src/node/cosched-node": NODE_ONLY,
+                 "src/numad/cosched-numad": NODE_ONLY,
+                 "src/numad/cosched-numa": NODE_ONLY}
 # Libraries a plugin may need beyond glibc: only those every daemon that
 # loads it already brings (Debian's slurmd links hwloc and libnuma, its
 # slurmstepd hwloc; both come in the slurmd package): a host that runs
@@ -201,6 +212,18 @@ def test_plugin_carries_no_controller_code(name):
     assert "cosched_option_set" in defined(path)
 
 
+@pytest.mark.parametrize("name", sorted(NODE_PROGRAMS))
+def test_node_program_carries_no_placement(name):
+    path = os.path.join(default_builddir(), name)
+    if not os.path.exists(path):
+        pytest.fail(f"{path} not built (scripts/test builds it)")
+    carried = [s for s in defined(path) if NODE_PROGRAMS[name].search(s)]
+    assert carried == [], carried
+    # The check looks at the right thing: cosched.conf's reader is there.
+    assert "cosched_conf_parse_file_for" in defined(path) or \
+        "cosched_conf_parse_file" in defined(path)
+
+
 def test_checks_see_a_library_that_needs_jansson():
     """The same readings on the unit test program that links the whole
     core find jansson and the controller code, so the checks above can
@@ -213,6 +236,9 @@ def test_checks_see_a_library_that_needs_jansson():
     assert "libjansson.so.4" in needed(prog)
     assert any(STORE_ONLY.search(s) for s in defined(prog))
     assert any(POLICY.search(s) for s in defined(prog))
+    # and the select plugin, which places, carries what PLACEMENT names.
+    assert any(PLACEMENT.search(s)
+               for s in defined(_plugin("select_cons_tres_cosched.so")))
 
 
 def test_patterns_tell_store_from_policy():
@@ -228,6 +254,16 @@ def test_patterns_tell_store_from_policy():
         assert not select.search(sym) and spank.search(sym), sym
     for sym in ("cosched_option_set", "cosched_classify_effective"):
         assert not select.search(sym) and not spank.search(sym), sym
+    # The node's plugins read cosched.conf, bounds included, but place
+    # nothing.
+    task = CONTROLLER_ONLY["task_cosched.so"]
+    for sym in ("cosched_place_job", "cosched_gang_rank",
+                "cosched_occupancy_add", "cosched_mrb_update",
+                "cosched_store_load"):
+        assert task.search(sym), sym
+    for sym in ("cosched_conf_parse_file", "cosched_mrb_weight_range",
+                "cosched_option_set"):
+        assert not task.search(sym), sym
 
 
 # --- cosched_ctld.so ---------------------------------------------------
