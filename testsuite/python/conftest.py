@@ -8,9 +8,13 @@ import sys
 
 import pytest
 
+# The loopback cluster is a component of its own (contribs/loopback), which
+# the demo and the benchmarks use too; lib/ holds what only the tests use.
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..",
+                                "contribs", "loopback"))
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "lib"))
 
-from cluster import Cluster, default_builddir  # noqa: E402
+from cosched_loopback.cluster import Cluster, default_builddir  # noqa: E402
 
 
 def _interrupt(signum, frame):
@@ -22,7 +26,7 @@ def pytest_configure(config):
         "markers", "cluster: starts real Slurm daemons on loopback")
     # SIGTERM/SIGHUP (CI timeout, closed terminal) unwind like Ctrl-C, so
     # fixtures stop their daemons; the daemons also get SIGTERM if this
-    # process dies without unwinding (PR_SET_PDEATHSIG, lib/cluster.py).
+    # process dies without unwinding (PR_SET_PDEATHSIG, cosched_loopback/cluster.py).
     signal.signal(signal.SIGTERM, _interrupt)
     signal.signal(signal.SIGHUP, _interrupt)
 

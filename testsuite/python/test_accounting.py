@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """Slurm's accounting with cosched: a real slurmdbd on a MariaDB server of
-the cluster's own (Cluster(accounting=True), lib/accounting.py).
+the cluster's own (Cluster(accounting=True), cosched_loopback/accounting.py).
 
 The jobs cosched placed reach slurmdbd complete; a record slurmctld could
 not hand over while slurmdbd was away arrives once it is back; with
@@ -16,7 +16,7 @@ import time
 
 import pytest
 
-from cluster import DEBIAN_PLUGINDIR, FINAL_STATES, parse_record
+from cosched_loopback.cluster import DEBIAN_PLUGINDIR, FINAL_STATES, parse_record
 from conftest import require_environment
 
 

@@ -15,7 +15,7 @@ import sys
 
 import pytest
 
-from cluster import default_builddir
+from cosched_loopback.cluster import default_builddir
 from conftest import require_environment
 
 BENCH = os.path.normpath(os.path.join(

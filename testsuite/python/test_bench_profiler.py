@@ -17,7 +17,7 @@ import sys
 
 import pytest
 
-from cluster import default_builddir
+from cosched_loopback.cluster import default_builddir
 
 BENCH = os.path.normpath(os.path.join(
     os.path.dirname(__file__), "..", "..", "contribs", "bench",

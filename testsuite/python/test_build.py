@@ -8,7 +8,7 @@ import subprocess
 
 import pytest
 
-from cluster import default_builddir
+from cosched_loopback.cluster import default_builddir
 
 TOP = os.path.normpath(os.path.join(os.path.dirname(__file__), "..", ".."))
 CONFIGURE = os.path.join(TOP, "configure")

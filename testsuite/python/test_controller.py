@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from cluster import ClusterStartError, default_builddir, parse_record
+from cosched_loopback.cluster import ClusterStartError, default_builddir, parse_record
 
 MEM, CPU = "stream", "compute"
 

@@ -12,7 +12,7 @@ import subprocess
 
 import pytest
 
-from cluster import default_builddir
+from cosched_loopback.cluster import default_builddir
 
 BUILD = default_builddir()
 APPS = os.path.join(BUILD, "contribs", "apps")

@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from cluster import Cluster, cluster_processes, default_builddir, stop_kept
+from cosched_loopback.cluster import Cluster, cluster_processes, default_builddir, stop_kept
 from conftest import require_environment
 
 DEMO = os.path.normpath(os.path.join(os.path.dirname(__file__), "..", "..",

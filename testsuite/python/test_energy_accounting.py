@@ -14,15 +14,13 @@ run loses no job's energy.
 
 import json
 import os
-import sys
 import tempfile
 import time
 
 import pytest
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "lib"))
-import fake_powercap  # noqa: E402
-from cluster import sampler_test_conf  # noqa: E402
+from cosched_loopback import fake_powercap
+from cosched_loopback.cluster import sampler_test_conf
 
 BATCH = 4294967291          # Slurm's batch step id, as the records name it
 ENERGY_CONF = ["AcctGatherEnergyType=acct_gather_energy/cosched",

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
-"""The fake powercap tree (lib/fake_powercap.py) counts like the kernel.
+"""The fake powercap tree (cosched_loopback/fake_powercap.py) counts like the kernel.
 
 The C unit tests (testsuite/unit/test_rapl.c) and, later, the profiler's
 cluster tests take their energy figures from this generator: its counter
@@ -11,9 +11,10 @@ import os
 import subprocess
 import sys
 
-import fake_powercap
+from cosched_loopback import fake_powercap
 
-GEN = os.path.join(os.path.dirname(__file__), "lib", "fake_powercap.py")
+GEN = os.path.join(os.path.dirname(__file__), "..", "..", "contribs",
+                   "loopback", "cosched_loopback", "fake_powercap.py")
 
 
 def test_layout_and_zones(tmp_path):

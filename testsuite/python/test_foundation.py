@@ -8,7 +8,7 @@ import subprocess
 
 import pytest
 
-from cluster import Cluster, ClusterStartError
+from cosched_loopback.cluster import Cluster, ClusterStartError
 from conftest import require_environment
 
 # Mixed sizes; together they fit the 4 x 8 cores, so each starts at once

@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from cluster import DEBIAN_PLUGINDIR, ClusterStartError, default_builddir
+from cosched_loopback.cluster import DEBIAN_PLUGINDIR, ClusterStartError, default_builddir
 
 CONS_TRES = "select_cons_tres.so"
 # The select plugin first (the uninstall step removes it); cosched_ctld.so

@@ -22,7 +22,7 @@ import time
 
 import pytest
 
-from cluster import expand
+from cosched_loopback.cluster import expand
 
 PROBE = ("grep -E '^(Cpus_allowed_list|Mems_allowed_list)' /proc/self/status; "
          "env | grep '^COSCHED_' | sort; "
@@ -420,7 +420,7 @@ def test_membind_follows_the_cores(make_cluster):
 
 # --- CPU frequency, in a fake cpufreq tree per node ------------------------
 
-import fake_cpufreq
+from cosched_loopback import fake_cpufreq
 
 ORIGINAL = {"governor": "schedutil", "min": 800000, "max": 3000000,
             "setspeed": 0}
@@ -599,7 +599,7 @@ def test_frequency_domain_rule_min_edp_sum(make_cluster):
 def _stepd_pid(c, jobid):
     """The batch step's slurmstepd of this cluster's job (other clusters
     on the machine have jobs of the same number)."""
-    from cluster import cluster_processes
+    from cosched_loopback.cluster import cluster_processes
     pids = [p["pid"] for p in cluster_processes(c.workdir)
             if p["comm"] == "slurmstepd" and
             p["cmdline"].startswith(f"slurmstepd: [{jobid}.batch]")]
@@ -646,7 +646,7 @@ def test_frequency_journal_lost_while_held(make_cluster):
 
 def _node_cmd(c, *args):
     """cosched-node on node n1 of cluster c."""
-    from cluster import default_builddir
+    from cosched_loopback.cluster import default_builddir
     return subprocess.run(
         [os.path.join(default_builddir(), "src", "node", "cosched-node"),
          "--conf", os.path.join(c.workdir, "cosched.conf"), "--node", "n1",

@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from cluster import default_builddir, sampler_test_conf
+from cosched_loopback.cluster import default_builddir, sampler_test_conf
 
 
 def _bin(name):

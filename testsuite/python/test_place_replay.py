@@ -16,7 +16,7 @@ import time
 
 import pytest
 
-from cluster import default_builddir
+from cosched_loopback.cluster import default_builddir
 
 # (event, name, class, cores): the classes are declared (--cosched-class),
 # so each job's MPKI is its class's nominal one, read back from its record.

@@ -36,7 +36,7 @@ import shutil
 
 import pytest
 
-from cluster import DEBIAN_PLUGINDIR, default_builddir
+from cosched_loopback.cluster import DEBIAN_PLUGINDIR, default_builddir
 from elf import dynamic_defined, needed, unversioned_undefined
 
 PLUGINS = ["select_cons_tres_cosched.so", "spank_cosched.so",

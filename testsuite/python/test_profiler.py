@@ -12,13 +12,11 @@ import json
 import os
 import re
 import subprocess
-import sys
 import tempfile
 import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "lib"))
-import fake_powercap  # noqa: E402
-from cluster import default_builddir, sampler_test_conf  # noqa: E402
+from cosched_loopback import fake_powercap
+from cosched_loopback.cluster import default_builddir, sampler_test_conf
 
 BATCH = 4294967291      # Slurm's batch step id (SLURM_BATCH_SCRIPT)
 

@@ -6,7 +6,7 @@ without RAPL, a user who sees only their own jobs, the figure, and the
 refusals.
 
 One cluster holds every case: node n1 has a fake RAPL the test advances by
-known joules (lib/fake_powercap.py, as test_energy_accounting.py), node n2
+known joules (cosched_loopback/fake_powercap.py, as test_energy_accounting.py), node n2
 has no powercap at all (as these machines).  On n1 two jobs share the node,
 then one runs alone (a batch step and an srun step); on n2 at the same time
 a job of root's and one of nobody's, whose energies are unknown.
@@ -26,12 +26,11 @@ import time
 
 import pytest
 
-from cluster import FINAL_STATES, sampler_test_conf
+from cosched_loopback.cluster import FINAL_STATES, sampler_test_conf
 from test_accounting import _require_accounting
 from test_energy_accounting import BATCH, ENERGY_CONF, _spend, _wait_ledger
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "lib"))
-import fake_powercap  # noqa: E402
+from cosched_loopback import fake_powercap
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOOL = os.path.normpath(os.path.join(HERE, "..", "..", "contribs", "report",

@@ -25,7 +25,7 @@ import subprocess
 
 import pytest
 
-from cluster import default_builddir
+from cosched_loopback.cluster import default_builddir
 from elf import dynamic_defined, needed, unversioned_undefined
 
 MODULE = "cosched_counters_papi.so"

@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from cluster import default_builddir
+from cosched_loopback.cluster import default_builddir
 
 SIM = os.path.join(default_builddir(), "contribs", "sim", "cosched-sim")
 SEEDS = ["gang", "greedy_thread", "miss_rate_balance", "miss_rate_bound",

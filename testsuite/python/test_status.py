@@ -18,7 +18,7 @@ import subprocess
 
 import pytest
 
-from cluster import default_builddir
+from cosched_loopback.cluster import default_builddir
 
 
 def _status(cluster, *args):

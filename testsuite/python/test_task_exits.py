@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
-"""TaskExits (lib/task_exits.py), which cosched-bench-controller(1) uses
+"""TaskExits (cosched_loopback/task_exits.py), which cosched-bench-controller(1) uses
 for the CPU of the programs that exit during a run: checked against the
 kernel's own count of this process's children (getrusage), on processes
 far shorter than the 10 ms that BSD process accounting rounds down to."""
@@ -10,7 +10,10 @@ import subprocess
 
 import pytest
 
-from task_exits import TaskExits
+from cosched_loopback.task_exits import TaskExits
+
+LOOPBACK = os.path.join(os.path.dirname(__file__), "..", "..", "contribs",
+                        "loopback")
 
 # A shell loop of a few milliseconds of CPU, under a name of its own.
 BUSY = "i=0; while [ $i -lt 1500 ]; do i=$((i+1)); done"
@@ -64,9 +67,9 @@ def test_without_root_says_why():
         ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
          "python3", "-c",
          "import sys; sys.path.insert(0, sys.argv[1]); "
-         "from task_exits import TaskExits; t = TaskExits(); "
-         "print(t.start(), t.error)",
-         os.path.join(os.path.dirname(__file__), "lib")],
+         "from cosched_loopback.task_exits import TaskExits; "
+         "t = TaskExits(); print(t.start(), t.error)",
+         LOOPBACK],
         capture_output=True, text=True, timeout=30)
     assert r.returncode == 0, r.stderr
     assert r.stdout.startswith("False taskstats: "), r.stdout

@@ -12,7 +12,7 @@ import subprocess
 
 import pytest
 
-from cluster import ClusterStartError, default_builddir
+from cosched_loopback.cluster import ClusterStartError, default_builddir
 
 
 def _running_version():

@@ -87,7 +87,7 @@ char *cosched_check_read_file(const char *path);
 
 /*
  * A fake sysfs tree made by one of the generators the cluster tests use
- * too (testsuite/python/lib/fake_cpufreq.py, fake_powercap.py): a new
+ * too (contribs/loopback/cosched_loopback/fake_cpufreq.py, fake_powercap.py): a new
  * directory /tmp/cosched-NAME-XXXXXX (top) and in it root/, the tree's
  * SysfsRoot, made by `python3 GENERATOR create ROOT ARGS`.  Free removes
  * top and all in it.

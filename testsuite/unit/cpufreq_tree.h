@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* cpufreq_tree.h - fake cpufreq trees (testsuite/python/lib/fake_cpufreq.py)
+/* cpufreq_tree.h - fake cpufreq trees (contribs/loopback/cosched_loopback/fake_cpufreq.py)
  * and the assertions on them that test_cpufreq.c, test_cpufreq_journal.c
  * and test_cpufreq_recovery.c share. */
 #ifndef CPUFREQ_TREE_H

@@ -2,7 +2,7 @@
 /*
  * fake_rapl.h - fake powercap (RAPL) trees for the unit tests, made and
  * advanced by the generator the cluster tests use
- * (testsuite/python/lib/fake_powercap.py), and opened with the node's
+ * (contribs/loopback/cosched_loopback/fake_powercap.py), and opened with the node's
  * own code (src/node/cosched_rapl.c).
  */
 #ifndef COSCHED_FAKE_RAPL_H

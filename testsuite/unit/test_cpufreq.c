@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_cpufreq.c - the cpufreq domains (src/node) scanned and written in
- * fake cpufreq trees made by testsuite/python/lib/fake_cpufreq.py, the
+ * fake cpufreq trees made by contribs/loopback/cosched_loopback/fake_cpufreq.py, the
  * generator the cluster tests use too; the journal's tests are in
  * test_cpufreq_journal.c and test_cpufreq_recovery.c.
  */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_rapl.c - RAPL energy through powercap (src/node/cosched_rapl.c)
- * against fake trees made by testsuite/python/lib/fake_powercap.py, and
+ * against fake trees made by contribs/loopback/cosched_loopback/fake_powercap.py, and
  * the energy split (src/libcosched/model/energy.c) on what it measures:
  * a wraparound gives the right delta, two co-located jobs' shares sum to
  * the node's energy.

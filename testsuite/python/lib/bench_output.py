@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from cluster import default_builddir
+from cosched_loopback.cluster import default_builddir
 
 ROW_RE = re.compile(r"\s+(\w+(?: \w+)?)\s+median\s+([\d.]+) ms\s+range\s+"
                     r"([\d.]+) \.\.\s+([\d.]+) ms$")

@@ -13,7 +13,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..",
                                 "numavm"))
 
 import numavm  # noqa: E402
-from cluster import default_builddir  # noqa: E402
+from cosched_loopback.cluster import default_builddir  # noqa: E402
 
 
 def guest_programs(*relpaths):

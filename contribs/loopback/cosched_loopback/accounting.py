@@ -17,7 +17,7 @@ import pwd
 import secrets
 import subprocess
 
-from cluster import (ClusterStartError, _free_ports, daemon_logs,
+from .cluster import (ClusterStartError, _free_ports, daemon_logs,
                      spawn_daemon, terminate, wait_for)
 
 START_TIMEOUT = 60

@@ -32,7 +32,8 @@ Degradation:
     make_writable() puts the file back with the value it had.
 
 Use from Python (cluster tests):
-    sys.path.insert(0, "testsuite/python/lib"); import fake_cpufreq
+    sys.path.insert(0, "contribs/loopback")
+    from cosched_loopback import fake_cpufreq
     fake_cpufreq.create(root, cpus=16, packages=2, domains="package")
     fake_cpufreq.setting(root, cpu)  -> {"governor":..., "min":..., ...}
 

@@ -4,7 +4,7 @@
 munged, slurmctld and N slurmd daemons ("slurmd -N <name>") run from
 Debian's packages on 127.0.0.1 with ports chosen free at start, so two runs
 never collide; with accounting=True also a slurmdbd with a MariaDB server of
-its own (lib/accounting.py).  PluginDir lists the build's plugins before
+its own (cosched_loopback/accounting.py).  PluginDir lists the build's plugins before
 Debian's.  Every daemon started here is stopped by pid, and ends with the
 process that started it, unless the cluster is kept (keep=True, detach(),
 stop_kept()); a failed start raises ClusterStartError carrying the daemons'
@@ -372,7 +372,7 @@ class Cluster:
     detach() then leaves them running, and stop_kept() stops them from
     any process.  Until detach(), stop() and cleanup() stop them as usual.
     accounting: also run slurmdbd on a MariaDB server of the cluster's own
-    (lib/accounting.py), started before slurmctld, which sends it the
+    (cosched_loopback/accounting.py), started before slurmctld, which sends it the
     jobs' records (sacct(), wait_accounted()); slurmdbd_conf_extra: lines
     appended to its slurmdbd.conf.
     """
@@ -427,8 +427,8 @@ class Cluster:
         accounting = ["JobAcctGatherType=jobacct_gather/none",
                       "AccountingStorageType=accounting_storage/none"]
         if self.accounting:
-            # Imported here: lib/accounting.py builds on this module.
-            from accounting import AccountingDB
+            # Imported here: cosched_loopback/accounting.py builds on this module.
+            from .accounting import AccountingDB
             self.accounting_db = AccountingDB(
                 w, f"{w}/munge.sock", ports=ports[len(self.nodes):],
                 conf_extra=self.slurmdbd_conf_extra, keep=self.keep)

@@ -40,7 +40,8 @@ Degradation:
     make_readable() puts the file back.
 
 Use from Python:
-    sys.path.insert(0, "testsuite/python/lib"); import fake_powercap
+    sys.path.insert(0, "contribs/loopback")
+    from cosched_loopback import fake_powercap
     fake_powercap.create(root, packages=2)
     z = fake_powercap.zone(root, 0, "dram")    -> "intel-rapl:0:1"
     fake_powercap.advance(root, z, 5000000)    -> the new energy_uj
