@@ -22,7 +22,8 @@ void app_bad(const char *prog, const char *opt, const char *val,
 	exit(2);
 }
 
-int app_parse_pos(const char *s, double *out)
+/* A positive number (plain decimal). */
+static int app_parse_pos(const char *s, double *out)
 {
 	char *end;
 	double v;

@@ -40,8 +40,6 @@ void app_parse(app_t *a, int argc, char **argv, const char *const *extra_opts,
 
 /* A size: bytes, or with a K, M or G suffix (powers of 1024). */
 int app_parse_size(const char *s, unsigned long long *out);
-/* A positive number (plain decimal). */
-int app_parse_pos(const char *s, double *out);
 /* Complain about an option's value and exit 2. */
 void app_bad(const char *prog, const char *opt, const char *val,
 	     const char *expected);

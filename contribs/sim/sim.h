@@ -161,8 +161,6 @@ typedef struct {
 int sim_gang_eval(const sim_model_t *m, const sim_app_t *apps,
 		  const sim_member_t *mem, int n, bool dvfs, sim_perf_t *perf,
 		  sim_power_t *pw, cosched_error_t *err);
-/* Power of an empty (powered) package. */
-void sim_idle_power(const sim_model_t *m, sim_power_t *pw);
 /* The gang job the decision core sees for an application. */
 void sim_gang_job(const sim_app_t *a, size_t i, cosched_gang_job_t *j);
 
@@ -351,9 +349,6 @@ int sim_scale_load(sim_workload_t *w, size_t first, double total_cores,
 
 #define SIM_NUMA_MAX_NODES 8
 
-/* Seed 000's machine: 4 nodes, row-major distances. */
-extern const unsigned sim_seed000_distance[16];
-
 typedef struct {
 	int nodes;
 	unsigned distance[SIM_NUMA_MAX_NODES * SIM_NUMA_MAX_NODES];
@@ -383,9 +378,6 @@ double sim_numa_remote(double bw_gbs);
 /* Time relative to all local with p's pages where they are. */
 double sim_numa_slowdown(const sim_numa_conf_t *c,
 			 const cosched_victim_proc_t *p);
-/* The processes (c->procs) and requests (c->requests) of c->seed. */
-int sim_numa_instance(const sim_numa_conf_t *c, cosched_victim_proc_t *procs,
-		      cosched_migration_t *reqs, cosched_error_t *err);
 /* One run: every request planned by order (draw seeds Random) and
  * applied. */
 int sim_numa_run(const sim_numa_conf_t *c, cosched_victim_order_t order,

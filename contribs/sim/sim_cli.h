@@ -151,8 +151,6 @@ json_t *sim_json_ss(const opts_t *o, const sim_workload_t *w,
 		    const ss_report_t *rep);
 json_t *sim_json_numa(const opts_t *o, const numa_report_t *rep);
 json_t *sim_json_anchor(const opts_t *o, const anchor_report_t *rep);
-/* A number or, when it does not exist (NaN, infinite), null. */
-json_t *sim_json_real(double v);
 /* doc on one line to f; 0 or -1. */
 int sim_json_write(const json_t *doc, FILE *f);
 

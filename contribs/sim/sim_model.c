@@ -360,13 +360,6 @@ static double scale_at(const sim_model_t *m, int t)
 	return m->scale[t < 1 ? 1 : t];
 }
 
-void sim_idle_power(const sim_model_t *m, sim_power_t *pw)
-{
-	pw->core = m->p_core_idle;
-	pw->uncore = m->p_uncore;
-	pw->dram = m->p_dram;
-}
-
 int sim_workload_check_model(const sim_workload_t *w, const sim_model_t *m,
 			     const char *fname, cosched_error_t *err)
 {

@@ -36,7 +36,8 @@
 #define REQ_LO 1e3	/* the seed's request sizes */
 #define REQ_HI 3e6
 
-const unsigned sim_seed000_distance[16] = {
+/* Seed 000's machine: 4 nodes, row-major distances. */
+static const unsigned sim_seed000_distance[16] = {
 	10, 21, 21, 30,
 	21, 10, 30, 21,
 	21, 30, 10, 21,
@@ -83,8 +84,10 @@ static double log_uniform(uint64_t *rng, double lo, double hi)
 	return exp(log(lo) + (log(hi) - log(lo)) * sim_rng_unit(rng));
 }
 
-int sim_numa_instance(const sim_numa_conf_t *c, cosched_victim_proc_t *procs,
-		      cosched_migration_t *reqs, cosched_error_t *err)
+/* The processes (c->procs) and requests (c->requests) of c->seed. */
+static int sim_numa_instance(const sim_numa_conf_t *c,
+			     cosched_victim_proc_t *procs,
+			     cosched_migration_t *reqs, cosched_error_t *err)
 {
 	uint64_t rng = c->seed ? c->seed : 1;
 

@@ -35,7 +35,8 @@ static const char *fig(char *buf, size_t size, const char *fmt, double v,
 	return buf;
 }
 
-json_t *sim_json_real(double v)
+/* A number or, when it does not exist (NaN, infinite), null. */
+static json_t *sim_json_real(double v)
 {
 	return isfinite(v) ? json_real(v) : json_null();
 }

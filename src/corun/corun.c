@@ -164,8 +164,8 @@ static double last_value(const char *buf, const char *key)
 	return v;
 }
 
-double corun_min_duty = 0.9;
-int corun_max_tries = 4;
+static const double corun_min_duty = 0.9;
+static const int corun_max_tries = 4;
 int corun_retried;
 
 static int run_once(const corun_prog_t *p, int cpu, double timeout_s,
@@ -316,8 +316,14 @@ static void keeper(const corun_prog_t *p, int cpu)
 	_exit(0);
 }
 
-int corun_bg_start(corun_bg_t *bg, const corun_prog_t *p, int cpu,
-		   double warmup_s, cosched_error_t *err)
+/* A co-runner kept running on cpu until corun_bg_stop(). */
+typedef struct {
+	pid_t pid;			/* the keeper (its process group) */
+} corun_bg_t;
+
+/* Start bg on cpu and wait warmup_s for it to settle. */
+static int corun_bg_start(corun_bg_t *bg, const corun_prog_t *p, int cpu,
+			  double warmup_s, cosched_error_t *err)
 {
 	pid_t pid = fork();
 
@@ -338,7 +344,9 @@ int corun_bg_start(corun_bg_t *bg, const corun_prog_t *p, int cpu,
 	return 0;
 }
 
-int corun_bg_stop(corun_bg_t *bg, cosched_error_t *err)
+/* Stop it; returns -1 (err set) when it had failed to keep running
+ * (e.g. the command exits non-zero at once). */
+static int corun_bg_stop(corun_bg_t *bg, cosched_error_t *err)
 {
 	int status;
 
@@ -360,7 +368,7 @@ int corun_pair(const corun_prog_t *victim, int cpu_v, const corun_prog_t *bg,
 	       int cpu_b, double warmup_s, double timeout_s, double *t,
 	       cosched_error_t *err)
 {
-	corun_bg_t b;
+	corun_bg_t b = { 0 };
 	cosched_error_t e2;
 	int rc;
 

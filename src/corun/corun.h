@@ -42,11 +42,8 @@ int corun_cmd(corun_prog_t *p, const char *name, char *const *argv,
 	      cosched_error_t *err);
 void corun_prog_free(corun_prog_t *p);
 
-/* A run that had its CPU less than corun_min_duty (default 0.9) of its
- * wall time is repeated, up to corun_max_tries (4) runs, the best
- * counting; corun_retried counts the repeats. */
-extern double corun_min_duty;
-extern int corun_max_tries;
+/* A run that had its CPU less than 0.9 of its wall time is repeated, up
+ * to 4 runs, the best counting; corun_retried counts the repeats. */
 extern int corun_retried;
 
 /* Run p on cpu alone and return its time (seconds, see above).  A program
@@ -54,18 +51,6 @@ extern int corun_retried;
  * naming it; a run longer than timeout_s is killed and an error. */
 int corun_run(const corun_prog_t *p, int cpu, double timeout_s, double *t,
 	      cosched_error_t *err);
-
-/* A co-runner kept running on cpu until corun_bg_stop(). */
-typedef struct {
-	pid_t pid;			/* the keeper (its process group) */
-} corun_bg_t;
-
-/* Start bg on cpu and wait warmup_s for it to settle. */
-int corun_bg_start(corun_bg_t *bg, const corun_prog_t *p, int cpu,
-		   double warmup_s, cosched_error_t *err);
-/* Stop it; returns -1 (err set) when it had failed to keep running
- * (e.g. the command exits non-zero at once). */
-int corun_bg_stop(corun_bg_t *bg, cosched_error_t *err);
 
 /* victim on cpu_v next to bg on cpu_b: the victim's time. */
 int corun_pair(const corun_prog_t *victim, int cpu_v, const corun_prog_t *bg,

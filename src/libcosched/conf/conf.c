@@ -22,20 +22,26 @@
 /* NodePeakBandwidth, MB/s: more than any node has, finite. */
 static const cosched_range_t node_peak_bw_range = { 0.0, 1e8, true };
 
-const cosched_range_t cosched_profile_refresh_range = { 1.0, 3600.0, false };
-const cosched_range_t cosched_max_apps_range = {
+/* ProfileCacheRefresh and LiveLoadRefresh, seconds; GangMaxApps, 0 (the
+ * policy's own bound) .. the largest capacity; SampleInterval, seconds. */
+static const cosched_range_t profile_refresh_range = { 1.0, 3600.0, false };
+static const cosched_range_t max_apps_range = {
 	0.0, (double)COSCHED_GANG_MAX_CAPACITY, false };
-const cosched_range_t cosched_sample_interval_range = { 0.05, 3600.0, false };
+static const cosched_range_t sample_interval_range = { 0.05, 3600.0, false };
 
-const cosched_range_t cosched_numa_batch_range = { 1.0, 65536.0, false };
-const cosched_range_t cosched_numa_rate_range = { 1.0, 1e8, false };
-const cosched_range_t cosched_numa_freeze_range = { 0.0, 86400.0, false };
-const cosched_range_t cosched_numa_scan_range = { 0.05, 3600.0, false };
-const cosched_range_t cosched_numa_high_scans_range = { 1.0, 100.0, false };
-const cosched_range_t cosched_numa_high_moves_range = { 0.0, 1000.0, false };
+/* The NUMA manager's Numa* keys. */
+static const cosched_range_t numa_batch_range = { 1.0, 65536.0, false };
+static const cosched_range_t numa_rate_range = { 1.0, 1e8, false };
+static const cosched_range_t numa_freeze_range = { 0.0, 86400.0, false };
+static const cosched_range_t numa_scan_range = { 0.05, 3600.0, false };
+static const cosched_range_t numa_high_scans_range = { 1.0, 100.0, false };
+static const cosched_range_t numa_high_moves_range = { 0.0, 1000.0, false };
 
-const cosched_range_t cosched_interference_min_samples_range = { 1.0, 1e6, false };
-const cosched_range_t cosched_interference_half_life_range = { 0.0, 3650.0, false };
+/* InterferenceMinSamples; InterferenceHalfLife, days. */
+static const cosched_range_t interference_min_samples_range = {
+	1.0, 1e6, false };
+static const cosched_range_t interference_half_life_range = {
+	0.0, 3650.0, false };
 
 static const char *const placement_modes[] = { "lenient", "strict" };
 static const char *const interference_sources[COSCHED_ISOURCE_COUNT] = {
@@ -197,9 +203,9 @@ static const conf_key_t keys[] = {
 	/* The table learned from co-runs (model/learn.h). */
 	{ "InterferenceSource", K_ISOURCE, OFF(interference_source), NULL },
 	{ "InterferenceMinSamples", K_NUMBER, OFF(interference_min_samples),
-	  &cosched_interference_min_samples_range },
+	  &interference_min_samples_range },
 	{ "InterferenceHalfLife", K_NUMBER, OFF(interference_half_life_days),
-	  &cosched_interference_half_life_range },
+	  &interference_half_life_range },
 	/* Gang policies and power (seed 002 "The five schedulers", "DVFS
 	 * model"). */
 	{ "CoschedPolicy", K_POLICY, OFF(policy), NULL },
@@ -210,7 +216,7 @@ static const conf_key_t keys[] = {
 	{ "PackDemand", K_NUMBER, OFF(pack_demand), &cosched_pack_demand_range },
 	{ "MaxCorunSlowdown", K_CORUN, OFF(corun_slowdown_pct), NULL },
 	{ "GangMaxApps", K_INTEGER, OFF(max_apps),
-	  &cosched_max_apps_range },
+	  &max_apps_range },
 	{ "PowerPolicy", K_POWER, OFF(power_policy), NULL },
 	{ "MaxSlowdown", K_SLOWDOWN, OFF(max_slowdown_pct), NULL },
 	{ "FreqDomainRule", K_FREQ_RULE, OFF(freq_rule), NULL },
@@ -220,14 +226,14 @@ static const conf_key_t keys[] = {
 	{ "DefaultClass", K_CLASS, OFF(default_class), NULL },
 	{ "DebugFlags", K_DEBUG, OFF(debug_flags), NULL },
 	{ "ProfileCacheRefresh", K_INTEGER, OFF(profile_refresh_s),
-	  &cosched_profile_refresh_range },
+	  &profile_refresh_range },
 	{ "RecordInAdminComment", K_BOOL, OFF(record_admin_comment), NULL },
 	/* Both sides: slurmctld writes the launch copy, the nodes trust
 	 * it; the samplers publish live loads, slurmctld reads them. */
 	{ "RecordInLaunch", K_BOOL, OFF(record_in_launch), NULL },
 	{ "LiveLoads", K_BOOL, OFF(live_loads), NULL },
 	{ "LiveLoadRefresh", K_INTEGER, OFF(live_refresh_s),
-	  &cosched_profile_refresh_range },
+	  &profile_refresh_range },
 	/* The node (task/cosched): which parts are on, and where the
 	 * hardware is.  MemBind is the controller's too (it writes the
 	 * membind of each record). */
@@ -240,7 +246,7 @@ static const conf_key_t keys[] = {
 	/* The profiler on the node (task/cosched starts cosched-sampler). */
 	{ "ProfileJobs", K_BOOL, OFF(profile_jobs), NULL },
 	{ "SampleInterval", K_NUMBER, OFF(sample_interval_s),
-	  &cosched_sample_interval_range },
+	  &sample_interval_range },
 	{ "SampleEvents", K_EVENTS, OFF(sample_events), NULL },
 	{ "SampleEventsFor", K_EVENTS_FOR, OFF(sample_events_for), NULL },
 	{ "SampleBackend", K_BACKEND, OFF(sample_backend), NULL },
@@ -252,17 +258,17 @@ static const conf_key_t keys[] = {
 	{ "NumaStateDir", K_PATH, OFF(numa.state_dir), NULL },
 	{ "NumaStepDir", K_PATH, OFF(numa.step_dir), NULL },
 	{ "NumaBatchPages", K_INTEGER, OFF(numa.batch_pages),
-	  &cosched_numa_batch_range },
+	  &numa_batch_range },
 	{ "NumaMaxPagesPerSecond", K_INTEGER, OFF(numa.pages_per_second),
-	  &cosched_numa_rate_range },
+	  &numa_rate_range },
 	{ "NumaFreezeWindow", K_NUMBER, OFF(numa.freeze_window_s),
-	  &cosched_numa_freeze_range },
+	  &numa_freeze_range },
 	{ "NumaScanInterval", K_NUMBER, OFF(numa.scan_interval_s),
-	  &cosched_numa_scan_range },
+	  &numa_scan_range },
 	{ "NumaHighScans", K_INTEGER, OFF(numa.high_scans),
-	  &cosched_numa_high_scans_range },
+	  &numa_high_scans_range },
 	{ "NumaHighMovesMax", K_INTEGER, OFF(numa.high_moves),
-	  &cosched_numa_high_moves_range },
+	  &numa_high_moves_range },
 	{ "NumaMakeRoom", K_BOOL, OFF(numa.make_room), NULL },
 };
 #define N_KEYS (sizeof(keys) / sizeof(keys[0]))

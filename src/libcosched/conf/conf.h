@@ -42,11 +42,7 @@
 
 /* ProfileCacheRefresh=, seconds between rescans of ProfileDir by slurmctld. */
 #define COSCHED_PROFILE_REFRESH_DEFAULT 10
-extern const cosched_range_t cosched_profile_refresh_range;	/* [1, 3600] */
-/* GangMaxApps: 0 (the policy's own bound) .. the largest capacity. */
-extern const cosched_range_t cosched_max_apps_range;
-/* LiveLoadRefresh=, seconds between reads of ProfileDir/live (the same
- * range). */
+/* LiveLoadRefresh=, seconds between reads of ProfileDir/live. */
 #define COSCHED_LIVE_REFRESH_DEFAULT 2
 
 /* InterferenceSource=: where the controller's interference table comes
@@ -60,9 +56,7 @@ typedef enum {
 const char *cosched_interference_source_name(cosched_interference_source_t s);
 /* InterferenceMinSamples=, InterferenceHalfLife= (days). */
 #define COSCHED_INTERFERENCE_MIN_SAMPLES_DEFAULT 5.0
-extern const cosched_range_t cosched_interference_min_samples_range;
 #define COSCHED_INTERFERENCE_HALF_LIFE_DAYS_DEFAULT 14.0
-extern const cosched_range_t cosched_interference_half_life_range;
 
 /* Seed 002 "Power model": the package's full STREAM bandwidth ~15000 MB/s. */
 #define COSCHED_CONF_DEFAULT_NODE_PEAK_BW_MBS	15000.0
@@ -81,7 +75,6 @@ int cosched_topology_source_check(const char *field, const char *source,
 
 /* The profiler on the node (cosched-sampler, started by task/cosched). */
 #define COSCHED_SAMPLE_INTERVAL_DEFAULT 1.0	/* SampleInterval, seconds */
-extern const cosched_range_t cosched_sample_interval_range; /* [0.05, 3600] */
 #define COSCHED_SAMPLE_EVENTS_MAX 512
 /* Events in one list: what one sampler counts at most (the node's
  * COSCHED_COUNTERS_MAX is this). */
@@ -124,12 +117,6 @@ typedef struct {
 #define COSCHED_NUMA_SCAN_INTERVAL_DEFAULT 5.0		/* seconds */
 #define COSCHED_NUMA_HIGH_SCANS_DEFAULT 2
 #define COSCHED_NUMA_HIGH_MOVES_DEFAULT 1
-extern const cosched_range_t cosched_numa_batch_range;	   /* [1, 65536] */
-extern const cosched_range_t cosched_numa_rate_range;	   /* [1, 1e8] */
-extern const cosched_range_t cosched_numa_freeze_range;	   /* [0, 86400] */
-extern const cosched_range_t cosched_numa_scan_range;	   /* [0.05, 3600] */
-extern const cosched_range_t cosched_numa_high_scans_range; /* [1, 100] */
-extern const cosched_range_t cosched_numa_high_moves_range; /* [0, 1000] */
 typedef struct {
 	char socket[COSCHED_PATH_MAX];		/* NumaSocket */
 	char state_dir[COSCHED_PATH_MAX];	/* NumaStateDir */

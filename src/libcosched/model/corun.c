@@ -19,7 +19,9 @@ void cosched_pref_rule_default(cosched_pref_rule_t *r)
 	r->rank_step = COSCHED_PREF_RANK_STEP_DEFAULT;
 }
 
-int cosched_pref_rule_check(const cosched_pref_rule_t *r, cosched_error_t *err)
+/* forbid_above in (1, 100], rank_step in [0.01, 10]; messages name the
+ * command-line options (--forbid-above, --rank-step). */
+static int pref_rule_check(const cosched_pref_rule_t *r, cosched_error_t *err)
 {
 	if (!(r->forbid_above > 1.0 && r->forbid_above <= COSCHED_SLOWDOWN_MAX))
 		return cosched_error_set(err,
@@ -70,7 +72,7 @@ int cosched_corun_conf_lines(const cosched_corun_table_t *t,
 	size_t ip = 0, pp = 0;
 	int rc = 0;
 
-	if (cosched_pref_rule_check(rule, err))
+	if (pref_rule_check(rule, err))
 		return -1;
 	for (int v = 0; v < COSCHED_CAT_COUNT; v++)
 		for (int c = 0; c < COSCHED_CAT_COUNT; c++) {

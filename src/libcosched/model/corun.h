@@ -59,9 +59,6 @@ void cosched_pref_rule_default(cosched_pref_rule_t *r);
 /* The preference rank of slowdown s by rule (COSCHED_PREF_FORBIDDEN
  * from forbid_above): cosched-calibrate's and the learned table's. */
 int cosched_pref_rank(const cosched_pref_rule_t *rule, double s);
-/* forbid_above in (1, 100], rank_step in [0.01, 10];
- * messages name the command-line options (--forbid-above, --rank-step). */
-int cosched_pref_rule_check(const cosched_pref_rule_t *r, cosched_error_t *err);
 
 /*
  * The cosched.conf lines that encode a measured table: one Interference=

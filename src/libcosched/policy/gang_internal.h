@@ -93,11 +93,6 @@ static inline double gang_join_cost(const gang_score_ctx_t *c, unsigned slot,
 	return x;
 }
 
-/* The worst predicted slowdown on a socket holding count[] once a job of
- * slot `slot` joins it (the job's or any present job's), 1 alone. */
-double gang_worst_slowdown(const gang_score_ctx_t *c, unsigned slot,
-			   const unsigned *count);
-
 /* Whether a policy orders sockets by their MPKI load. */
 static inline bool gang_policy_uses_load(cosched_policy_t p)
 {

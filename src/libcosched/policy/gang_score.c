@@ -38,8 +38,10 @@ void gang_score_ctx_init(gang_score_ctx_t *c, cosched_policy_t policy,
 	}
 }
 
-double gang_worst_slowdown(const gang_score_ctx_t *c, unsigned slot,
-			   const unsigned *count)
+/* The worst predicted slowdown on a socket holding count[] once a job of
+ * slot `slot` joins it (the job's or any present job's), 1 alone. */
+static double gang_worst_slowdown(const gang_score_ctx_t *c, unsigned slot,
+				  const unsigned *count)
 {
 	unsigned after[GANG_CAT_SLOTS];
 	double worst = 1.0;

@@ -199,11 +199,6 @@ cosched_place_t *cosched_place_copy(const cosched_place_t *p,
 	return c;
 }
 
-size_t cosched_place_nnodes(const cosched_place_t *p)
-{
-	return p->nnodes;
-}
-
 size_t cosched_place_nunits(const cosched_place_t *p)
 {
 	return p->nunits;
@@ -214,19 +209,9 @@ size_t cosched_place_unit_first(const cosched_place_t *p, size_t node)
 	return node < p->nnodes ? p->unit_first[node] : p->nunits;
 }
 
-int cosched_place_unit_count(const cosched_place_t *p, size_t node)
-{
-	return node < p->nnodes ? p->unit_count[node] : 0;
-}
-
 size_t cosched_place_unit_node(const cosched_place_t *p, size_t unit)
 {
 	return unit < p->nunits ? p->unit_node[unit] : p->nnodes;
-}
-
-int cosched_place_unit_cores(const cosched_place_t *p, size_t unit)
-{
-	return unit < p->nunits ? p->unit_cores[unit] : 0;
 }
 
 const cosched_occupancy_t *cosched_place_occupancy(const cosched_place_t *p)
@@ -241,11 +226,6 @@ void cosched_place_set_node_ok(cosched_place_t *p, size_t node, bool ok)
 	p->node_ok[node] = ok;
 	for (int k = 0; k < p->unit_count[node]; k++)
 		unit_sync(p, p->unit_first[node] + (size_t) k);
-}
-
-bool cosched_place_node_ok(const cosched_place_t *p, size_t node)
-{
-	return node < p->nnodes && p->node_ok[node];
 }
 
 void cosched_place_set_queue_jobs(cosched_place_t *p, long jobs)
@@ -373,12 +353,6 @@ int cosched_place_leave(cosched_place_t *p, uint32_t job_id,
 			unit_sync(p, h[k].socket);
 		}
 	return cosched_occupancy_remove(p->occ, job_id, err);
-}
-
-int cosched_place_set_mpki(cosched_place_t *p, uint32_t job_id, double mpki,
-			   cosched_error_t *err)
-{
-	return cosched_occupancy_set_mpki(p->occ, job_id, mpki, err);
 }
 
 void cosched_place_live_begin(cosched_place_t *p)

@@ -184,19 +184,15 @@ cosched_place_t *cosched_place_copy(const cosched_place_t *p,
 				    cosched_error_t *err);
 
 /* Layout. */
-size_t cosched_place_nnodes(const cosched_place_t *p);
 size_t cosched_place_nunits(const cosched_place_t *p);
 size_t cosched_place_unit_first(const cosched_place_t *p, size_t node);
-int cosched_place_unit_count(const cosched_place_t *p, size_t node);
 size_t cosched_place_unit_node(const cosched_place_t *p, size_t unit);
-int cosched_place_unit_cores(const cosched_place_t *p, size_t unit);
 /* The occupancy, for reading (holders, sockets as the ranking sees them). */
 const cosched_occupancy_t *cosched_place_occupancy(const cosched_place_t *p);
 
 /* Whether a node takes new jobs (not DOWN, DRAINED or FUTURE); its units'
  * holders stay either way. */
 void cosched_place_set_node_ok(cosched_place_t *p, size_t node, bool ok);
-bool cosched_place_node_ok(const cosched_place_t *p, size_t node);
 
 /*
  * The jobs waiting in the queue (min_slowdown's choice between sharing
@@ -237,10 +233,6 @@ int cosched_place_enter_foreign(cosched_place_t *p, uint32_t job_id,
  * there, 0 when not, -1 on error. */
 int cosched_place_leave(cosched_place_t *p, uint32_t job_id,
 			cosched_error_t *err);
-/* A running job's smoothed MPKI (live loads); errors as
- * cosched_occupancy_set_mpki. */
-int cosched_place_set_mpki(cosched_place_t *p, uint32_t job_id, double mpki,
-			   cosched_error_t *err);
 /* A reading of the live loads, as cosched_occupancy_live_begin, _set and
  * _end: a running job whose live load is no longer read carries the MPKI
  * it entered with again. */

@@ -311,9 +311,10 @@ static void sock_agg(const cosched_socket_index_t *x, size_t s,
 	a->catcount = x->cost ? &x->catcount[s * GANG_CAT_SLOTS] : NULL;
 }
 
-int cosched_socket_index_check_query(const cosched_socket_index_t *x,
-				     const cosched_gang_job_t *job,
-				     unsigned flags, cosched_error_t *err)
+/* Refuse a query the index cannot answer (socket_index.h). */
+static int check_query(const cosched_socket_index_t *x,
+		       const cosched_gang_job_t *job, unsigned flags,
+		       cosched_error_t *err)
 {
 	const unsigned known = COSCHED_INDEX_OCCUPIED_ONLY |
 			       COSCHED_INDEX_FIRST_FIT;
@@ -458,7 +459,7 @@ long cosched_socket_index_best(cosched_socket_index_t *x,
 			       const cosched_gang_job_t *job, unsigned flags,
 			       cosched_candidate_t *best, cosched_error_t *err)
 {
-	if (cosched_socket_index_check_query(x, job, flags, err) < 0)
+	if (check_query(x, job, flags, err) < 0)
 		return query_invalid(best);
 	return index_query(x, job, flags, best);
 }
@@ -478,7 +479,7 @@ long cosched_socket_index_best_except(cosched_socket_index_t *x,
 {
 	long r;
 
-	if (cosched_socket_index_check_query(x, job, flags, err) < 0)
+	if (check_query(x, job, flags, err) < 0)
 		return query_invalid(best);
 	if (nexclude > 0 && !exclude) {
 		cosched_error_set(err, "exclude: NULL with %zu sockets",

@@ -47,20 +47,15 @@ void cosched_socket_index_free(cosched_socket_index_t *idx);
  * COSCHED_INDEX_NONE with best->reject = COSCHED_REJECT_NO_SOCKET when no
  * socket is acceptable (not an error: err is untouched), or
  * COSCHED_INDEX_INVALID with best->reject = COSCHED_REJECT_INVALID_QUERY
- * and err set when the query is refused (see
- * cosched_socket_index_check_query).  best and err may be NULL.
+ * and err set when the query is refused (unknown flags, FIRST_FIT for a
+ * Miss-Rate policy, or a job cosched_gang_job_check refuses with the
+ * largest socket's capacity).  best and err may be NULL.
  * Cost: one or two heap tops per non-empty bucket, at most
  * (capacity + 1) x 2 (x 32 category sets for Application-Aware).
  */
 long cosched_socket_index_best(cosched_socket_index_t *idx,
 			       const cosched_gang_job_t *job, unsigned flags,
 			       cosched_candidate_t *best, cosched_error_t *err);
-/* Refuse a query the index cannot answer: unknown flags, FIRST_FIT for a
- * Miss-Rate policy, or a job cosched_gang_job_check refuses (capacity =
- * the largest socket's). */
-int cosched_socket_index_check_query(const cosched_socket_index_t *idx,
-				     const cosched_gang_job_t *job,
-				     unsigned flags, cosched_error_t *err);
 /*
  * The same, skipping the sockets exclude[0..nexclude) too (nexclude may be
  * 0; a socket may be listed twice).  Refused besides: exclude NULL with
