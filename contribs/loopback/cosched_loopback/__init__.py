@@ -6,6 +6,7 @@ The README's main job (cosched-demo), the benchmarks that run real jobs
 start their clusters here:
 
   cluster       munged, slurmctld and N slurmd on 127.0.0.1 (Cluster)
+  daemons       what starting one daemon takes: a free port, its log, stop
   accounting    slurmdbd with a MariaDB server of its own
   fake_cpufreq  cpufreq trees under a sysfs root, for nodes without one
   fake_powercap powercap (RAPL) trees that count like the kernel's

@@ -17,8 +17,8 @@ import pwd
 import secrets
 import subprocess
 
-from .cluster import (ClusterStartError, _free_ports, daemon_logs,
-                     spawn_daemon, terminate, wait_for)
+from .daemons import (ClusterStartError, daemon_logs, free_ports,
+                      spawn_daemon, terminate, wait_for)
 
 START_TIMEOUT = 60
 DB_NAME = "slurm_acct_db"
@@ -43,7 +43,7 @@ class AccountingDB:
         self.workdir = workdir
         self.dir = os.path.join(workdir, "accounting")
         self.munge_socket = munge_socket
-        self.db_port, self.dbd_port = ports or _free_ports(2)
+        self.db_port, self.dbd_port = ports or free_ports(2)
         self.slurm_user = slurm_user
         self.conf_extra = list(conf_extra)
         self.keep = keep
