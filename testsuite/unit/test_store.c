@@ -258,7 +258,6 @@ START_TEST(test_bad_names)
 		ck_assert_int_eq(cosched_store_merge_run(&store, bad[i], &r, NULL, NULL, &err), -1);
 		ck_assert_ptr_nonnull(strstr(err.msg, "application"));
 		ck_assert_int_eq(cosched_store_load(&store, bad[i], &p, &err), -1);
-		ck_assert_int_eq(cosched_store_remove(&store, bad[i], &err), -1);
 	}
 	/* nothing was created, inside or beside the directory */
 	ck_assert_int_eq(count_entries(""), 0);
@@ -342,12 +341,13 @@ START_TEST(test_corrupt_file)
 }
 END_TEST
 
-/* Stale temporary files of a crashed writer do not disturb anything. */
+/* Stale temporary files of a crashed writer and foreign files do not
+ * disturb anything. */
 START_TEST(test_stale_temp_and_list)
 {
+	static const char *const apps[] = { "ft.B", "bt.A", "MG" };
 	cosched_run_t r = mkrun(1.0);
-	char **names;
-	int n;
+	cosched_profile_t p;
 
 	write_file(".ft.B.json.a1b2c3", "{ partial");
 	write_file("README", "not a profile");
@@ -355,17 +355,20 @@ START_TEST(test_stale_temp_and_list)
 	ck_assert_int_eq(cosched_store_merge_run(&store, "ft.B", &r, NULL, NULL, &err), 0);
 	ck_assert_int_eq(cosched_store_merge_run(&store, "bt.A", &r, NULL, NULL, &err), 0);
 	ck_assert_int_eq(cosched_store_merge_run(&store, "MG", &r, NULL, NULL, &err), 0);
-	ck_assert_int_eq(cosched_store_list(&store, &names, &n, &err), 0);
-	ck_assert_int_eq(n, 3);
-	ck_assert_str_eq(names[0], "MG");
-	ck_assert_str_eq(names[1], "bt.A");
-	ck_assert_str_eq(names[2], "ft.B");
-	cosched_store_list_free(names, n);
-	ck_assert_int_eq(cosched_store_remove(&store, "bt.A", &err), 0);
-	ck_assert_int_eq(cosched_store_remove(&store, "bt.A", &err), 0);	/* gone: fine */
-	ck_assert_int_eq(cosched_store_list(&store, &names, &n, &err), 0);
-	ck_assert_int_eq(n, 2);
-	cosched_store_list_free(names, n);
+	for (size_t i = 0; i < sizeof(apps) / sizeof(apps[0]); i++) {
+		char file[64];
+
+		ck_assert_int_eq(cosched_store_load(&store, apps[i], &p, &err), 1);
+		ck_assert_str_eq(p.app, apps[i]);
+		ck_assert_uint_eq(p.runs_merged, 1);
+		cosched_profile_free(&p);
+		snprintf(file, sizeof(file), "%s.json", apps[i]);
+		ck_assert_int_eq(count_entries(file), 1);
+	}
+	/* the strangers, untouched */
+	ck_assert_int_eq(count_entries(".ft.B.json.a1b2c3"), 1);
+	ck_assert_int_eq(count_entries("README"), 1);
+	ck_assert_int_eq(count_entries("..json"), 1);
 }
 END_TEST
 
@@ -559,7 +562,6 @@ START_TEST(test_symlinked_lock)
 	ck_assert_msg(access(target, F_OK) != 0, "%s was created through the link", target);
 	ck_assert_int_eq(count_entries("victim.json"), 0);
 	ck_assert_int_eq(cosched_store_load(&store, "victim", &p, &err), -1);
-	ck_assert_int_eq(cosched_store_remove(&store, "victim", &err), -1);
 	ck_assert_int_eq(cosched_profile_init(&p, "victim", &err), 0);
 	ck_assert_int_eq(cosched_store_save(&store, &p, &err), -1);
 	ck_assert_msg(access(target, F_OK) != 0, "%s was created through the link", target);

@@ -3,7 +3,6 @@
  * store.c - the profile store: atomic writes, flock() locking,
  * merging runs.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -308,78 +307,3 @@ int cosched_store_set_characterisation(const cosched_store_t *s,
 	return update_locked(s, app, corun_change, c, out, err);
 }
 
-int cosched_store_remove(const cosched_store_t *s, const char *app,
-			 cosched_error_t *err)
-{
-	char file[STORE_PATH_MAX], lock[STORE_PATH_MAX];
-	int fd, rc = 0;
-
-	if (app_paths(s, app, file, lock, err))
-		return -1;
-	fd = lock_app(lock, LOCK_EX, err);
-	if (fd < 0)
-		return -1;
-	if (unlink(file) && errno != ENOENT)
-		rc = cosched_error_set(err, "%s: cannot remove: %s", file,
-				       strerror(errno));
-	unlock_app(fd);
-	return rc;
-}
-
-static int name_cmp(const void *a, const void *b)
-{
-	return strcmp(*(char *const *) a, *(char *const *) b);
-}
-
-int cosched_store_list(const cosched_store_t *s, char ***names, int *count,
-		       cosched_error_t *err)
-{
-	DIR *d = opendir(s->dir);
-	struct dirent *e;
-	char **v = NULL;
-	int n = 0, cap = 0;
-
-	if (!d)
-		return cosched_error_set(err, "%s: cannot open: %s", s->dir,
-					 strerror(errno));
-	while ((e = readdir(d))) {
-		size_t len = strlen(e->d_name);
-		char name[COSCHED_APP_NAME_MAX + 1];
-
-		if (len <= 5 || strcmp(e->d_name + len - 5, ".json") ||
-		    len - 5 > COSCHED_APP_NAME_MAX)
-			continue;
-		memcpy(name, e->d_name, len - 5);
-		name[len - 5] = '\0';
-		if (cosched_app_name_check("application", name, NULL))
-			continue;	/* temporary files, foreign files */
-		if (n == cap) {
-			char **nv;
-			cap = cap ? cap * 2 : 16;
-			nv = realloc(v, sizeof(*v) * cap);
-			if (!nv)
-				goto oom;
-			v = nv;
-		}
-		if (!(v[n] = strdup(name)))
-			goto oom;
-		n++;
-	}
-	closedir(d);
-	if (n > 1)
-		qsort(v, n, sizeof(*v), name_cmp);
-	*names = v;
-	*count = n;
-	return 0;
-oom:
-	closedir(d);
-	cosched_store_list_free(v, n);
-	return cosched_error_set(err, "%s: out of memory", s->dir);
-}
-
-void cosched_store_list_free(char **names, int count)
-{
-	for (int i = 0; i < count; i++)
-		free(names[i]);
-	free(names);
-}

@@ -102,14 +102,5 @@ int cosched_store_set_characterisation(const cosched_store_t *s,
 				       cosched_profile_t *out,
 				       cosched_error_t *err);
 
-/* Remove app's profile (0 also when it did not exist). */
-int cosched_store_remove(const cosched_store_t *s, const char *app,
-			 cosched_error_t *err);
-
-/* Names of the stored profiles, sorted (malloc'd array of malloc'd
- * strings; free with cosched_store_list_free). */
-int cosched_store_list(const cosched_store_t *s, char ***names, int *count,
-		       cosched_error_t *err);
-void cosched_store_list_free(char **names, int count);
 
 #endif
