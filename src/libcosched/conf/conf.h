@@ -52,7 +52,7 @@ extern const cosched_range_t cosched_max_apps_range;
 /* InterferenceSource=: where the controller's interference table comes
  * from (model/learn.h). */
 typedef enum {
-	COSCHED_ISOURCE_CONFIGURED = 0,	/* seed tables + Interference= lines */
+	COSCHED_ISOURCE_CONFIGURED = 0,	/* published tables + Interference= */
 	COSCHED_ISOURCE_LEARNED,	/* learned cells replace configured ones */
 	COSCHED_ISOURCE_CALIBRATED,	/* Interference= must give all 16 cells */
 	COSCHED_ISOURCE_COUNT
@@ -64,7 +64,7 @@ extern const cosched_range_t cosched_interference_min_samples_range;
 #define COSCHED_INTERFERENCE_HALF_LIFE_DAYS_DEFAULT 14.0
 extern const cosched_range_t cosched_interference_half_life_range;
 
-/* Seed 002 "Power model": the package's full STREAM bandwidth ~15000 MB/s. */
+/* [NTUA-2013-gang] "Power model": a package's full STREAM bandwidth, MB/s. */
 #define COSCHED_CONF_DEFAULT_NODE_PEAK_BW_MBS	15000.0
 
 /* Topology= (the node's topology source, src/node/cosched_topology.h). */
