@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * cosched-app-cpu - seed 002's "cpu" representative (NAS ep.A in the
+ * cosched-app-cpu - [NTUA-2013-gang]'s "cpu" representative (NAS ep.A in the
  * seed): its working set fits in L1 and it only computes.  The kernel is
  * ep's: pairs of uniform pseudo-random numbers, the Gaussian deviates of
  * the pairs inside the unit circle (Marsaglia's polar method), counted in

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * cosched-app-rand - seed 002's "rand" representative: an int array of
+ * cosched-app-rand - [NTUA-2013-gang]'s "rand" representative: an int array of
  * half the last-level cache, each element visited in random order over
- * and over (the seed: 1000 times; here 16 x scale times by default, so a
+ * and over (the thesis: 1000 times; here 16 x scale times by default, so a
  * run is short), each visit depending on the previous one (the array
  * holds one random cycle through all its elements, Sattolo's shuffle), so
  * the prefetchers cannot help and the program lives on LLC hits: alone its

@@ -163,7 +163,7 @@ void *app_alloc(size_t bytes)
 		exit(1);
 	}
 	/* The programs measure caches and the memory link, not the TLB
-	 * (seed 001's microbenchmark used 4 KiB pages on a 2014 kernel, but
+	 * (the microbenchmark of [NTUA-2014-corun] used 4 KiB pages, but
 	 * its largest random list was 128 MB): ask for huge pages, a hint
 	 * the kernel may ignore (THP "never"). */
 	(void) madvise(p, bytes, MADV_HUGEPAGE);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * cosched-llbench - seed 001's linked-list microbenchmark ("The
+ * cosched-llbench - [NTUA-2014-corun]'s linked-list microbenchmark ("The
  * microbenchmark"): 1..8 independent linked lists ("streams") walked
  * together, so their loads overlap.  Each node is one 64-byte cache line
  * (7 longs of padding and the next pointer).  Sequential lists link node i
@@ -9,7 +9,7 @@
  * into n lists of S/n; each iteration advances every list by one node.
  *
  * Sizes by name, from the machine's caches (the topology, or --l2 and
- * --llc), following the seed's rule of thumb that a data set reliably fits
+ * --llc), following the thesis's rule of thumb that a data set reliably fits
  * a level only below about half of it:
  *   L2   = L2 / 2                    (seed: 204 KB on a 256 KB L2)
  *   L3s  = max(2 x L2, LLC / 16)     (beyond L2, small part of the LLC)

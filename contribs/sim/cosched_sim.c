@@ -2,7 +2,7 @@
 /*
  * cosched_sim.c - cosched-sim(1): what would each policy do to this
  * workload?  Replays it through the decision core (sim.h) and prints
- * seed 002's metrics as a table, CSV or JSON.  The options are in
+ * [NTUA-2013-gang]'s metrics as a table, CSV or JSON.  The options are in
  * sim_options.c, the experiments in sim_experiments.c, the output in
  * sim_report.c (sim_cli.h).
  *

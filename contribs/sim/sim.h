@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * sim.h - cosched-sim: replay a workload through cosched's own decision
- * code (src/libcosched) and account what it delivers, in seed 002's two
+ * code (src/libcosched) and account what it delivers, in [NTUA-2013-gang]'s two
  * settings ("Power-aware gang scheduling on multicore", diploma thesis,
  * NTUA CSLab, 2013):
  *
  *  - time-shared: gangs of applications run round-robin on one package
- *    with a quantum, every application restarted when it ends (seed 002
+ *    with a quantum, every application restarted when it ends ([NTUA-2013-gang]
  *    "Metrics"); the gangs come from cosched_gang_plan() (GANG, Greedy
  *    Thread, Miss-Rate Balance, Application-Aware) or from cosched_mrb_*
  *    (Miss-Rate Bound online: EWMA of sampled MPKI, end-of-round moves);
@@ -73,7 +73,7 @@ int sim_workload_load(const char *path, int capacity, sim_workload_t *w,
 int sim_workload_add(sim_workload_t *w, const sim_app_t *a,
 		     cosched_error_t *err);
 void sim_workload_free(sim_workload_t *w);
-/* Seed 002's "artificial" workload (its headline table), solo_s each. */
+/* The "artificial" workload of [NTUA-2013-gang], solo_s each. */
 int sim_workload_seed002(sim_workload_t *w, double solo_s,
 			 cosched_error_t *err);
 
@@ -97,7 +97,7 @@ typedef struct {
 	 * (scale[t], t = 1..nscale; ft.B's curve by default). */
 	double scale[SIM_SCALE_MAX + 1];
 	int nscale;
-	/* Frequency: the power model's range (seed 002: 1.2 .. 2.2 GHz). */
+	/* The power model's range, 1.2..2.2 GHz ([NTUA-2013-gang]). */
 	long fmin_mhz, fmax_mhz;
 	sim_freq_rule_t freq_rule;
 	double mem_bound[COSCHED_CAT_COUNT];	/* time share not scaling with f */
@@ -106,7 +106,7 @@ typedef struct {
 	/* Extra MPKI a victim shows per unit of excess slowdown (what
 	 * Miss-Rate Bound samples online). */
 	double miss_gain[COSCHED_CAT_COUNT];
-	/* Power, watts (seed 002 "Power model"). */
+	/* Power, watts ([NTUA-2013-gang] "Power model"). */
 	double p_core_idle, p_core_active, p_core_bw;
 	double p_core_per_core[COSCHED_CAT_COUNT];
 	double freq_exp;	/* per-core power ~ (f / fmax)^freq_exp */
@@ -114,11 +114,11 @@ typedef struct {
 	double p_dram, p_dram_active, p_dram_bw;
 } sim_model_t;
 
-/* Seed 002's category behaviour with the catastrophic factor below
+/* [NTUA-2013-gang]'s category behaviour with the catastrophic factor below
  * (cosched-sim --seed002 --calibrate: rand programs run 3.675 x their
- * standalone time under Miss-Rate Balance, the middle of seed 002's
+ * standalone time under Miss-Rate Balance, the middle of [NTUA-2013-gang]'s
  * 3.35..4),
- * ft.B's scaling, seed 002's power model. */
+ * ft.B's scaling, [NTUA-2013-gang]'s power model. */
 #define SIM_CATASTROPHIC_DEFAULT 3.675
 void sim_model_default(sim_model_t *m);
 /* Every application's MHz inside the model's range: refused with
@@ -129,7 +129,7 @@ int sim_workload_check_model(const sim_workload_t *w, const sim_model_t *m,
 /* Replace the slowdown table: "seed002", "seed001" or a file of lines
  * "VICTIM CORUNNER SLOWDOWN" (category or LCA names).  */
 int sim_model_set_table(sim_model_t *m, const char *spec, cosched_error_t *err);
-/* Seed 002 category behaviour, with factor c for rand next to lim/mem. */
+/* [NTUA-2013-gang] categories, with factor c for rand next to lim/mem. */
 void sim_model_seed002_table(sim_model_t *m, double c);
 /* A scaling curve file: lines "THREADS TIME". */
 int sim_model_load_scaling(sim_model_t *m, const char *path,
@@ -201,7 +201,7 @@ typedef struct {
 	double energy_j;
 	double edp;		/* (E / work) x (elapsed / work) */
 	double all_once_s;	/* until every application had finished one
-				 * run (seed 002: "the workload finishes");
+				 * run (the thesis's "the workload finishes");
 				 * INFINITY: one never did in the window */
 	double round_s;		/* the longest round */
 	long rounds, moves;
@@ -330,9 +330,9 @@ extern const char *const sim_mix_names[SIM_MIX_COUNT];
 /* Standard Workload Format: one job per line, 18 fields; job i's submit
  * time (field 2), run time (4), processors (5, else 8); a job with run
  * time or processors missing is skipped (counted in *skipped).  Category
- * and MPKI are assigned from a seeded draw over seed 002's four categories
- * (SWF carries none).  Processors above cores are clipped to cores
- * (counted in *clipped). */
+ * and MPKI are assigned from a seeded draw over the four categories of
+ * [NTUA-2013-gang] (SWF carries none).  Processors above cores are
+ * clipped to cores (counted in *clipped). */
 int sim_swf_load(const char *path, int cores, uint64_t seed, sim_mix_t mix,
 		 sim_workload_t *w, size_t *skipped, size_t *clipped,
 		 cosched_error_t *err);
@@ -345,7 +345,7 @@ int sim_lublin_generate(size_t n, int cores, uint64_t seed, sim_mix_t mix,
 int sim_scale_load(sim_workload_t *w, size_t first, double total_cores,
 		   double load, cosched_error_t *err);
 
-/* ---- seed 000: migration victims (sim_numa.c) ------------------ */
+/* ---- [NTUA-2020-numa]: migration victims (sim_numa.c) ---------- */
 
 #define SIM_NUMA_MAX_NODES 8
 

@@ -1,21 +1,21 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * sim_numa.c - seed 000's dynamic migration experiment in model form
+ * sim_numa.c - [NTUA-2020-numa]'s dynamic migration experiment in model form
  * (cosched-sim --seed000): processes with bandwidths and pages on the
- * seed's 4-node machine, a sequence of migrate requests 30 s apart, and
+ * thesis's 4-node machine, a sequence of migrate requests 30 s apart, and
  * each victim order of the decision core (cosched_victim_plan) deciding
  * whose pages move.  Nothing here chooses a victim.
  *
- * Model (cosched-sim(1), SEED 000 MODEL), each part replaceable:
+ * Model (cosched-sim(1), NUMA MIGRATION), each part replaceable:
  *  - a process's time relative to all-local while a fraction f_n of its
  *    pages is on node n, its CPUs on node c:
  *        s = sum_n f_n x (1 + (r(bw) - 1) x (d(c, n) - 10) / 11)
  *    r(bw) = 1 + A ln(1 + bw / B) is its time with every page one hop
- *    away (distance 21); A and B go through seed 000's two measured
+ *    away (distance 21); A and B go through [NTUA-2020-numa]'s two measured
  *    "remote" points, 619.lbm_s (15.6 GB/s, 398.8%) and 505.mcf_r
  *    (2.3 GB/s, 177.2%); it then gives 500.perlbench_r (39 MB/s) 101.6%
  *    (measured 100.5%).  Linear in the fraction and in the distance; no
- *    bandwidth saturation, no "stress effect" (the seed's Limitations),
+ *    bandwidth saturation, no "stress effect" (the thesis's Limitations),
  *    no cost of the move itself;
  *  - each process needs requests x 30 s of work at local speed; its
  *    normalised time is how long it takes / that;
@@ -33,10 +33,10 @@
 #define BW_HI 15.6	/* GB/s: 619.lbm_s */
 #define PAGES_LO 2.5e4	/* 100 MB of 4 KiB pages */
 #define PAGES_HI 2.5e6	/* 10 GB */
-#define REQ_LO 1e3	/* the seed's request sizes */
+#define REQ_LO 1e3	/* the thesis's request sizes */
 #define REQ_HI 3e6
 
-/* Seed 000's machine: 4 nodes, row-major distances. */
+/* [NTUA-2020-numa]'s machine: 4 nodes, row-major distances. */
 static const unsigned sim_seed000_distance[16] = {
 	10, 21, 21, 30,
 	21, 10, 30, 21,
@@ -193,7 +193,7 @@ int sim_numa_run(const sim_numa_conf_t *c, cosched_victim_order_t order,
 			r->worst = r->norm[i];
 	}
 	r->geomean = exp(lsum / (double)n);
-	/* The lowest and highest bandwidth quarter (the seed: under Worst
+	/* The lowest and highest bandwidth quarter (the thesis: under Worst
 	 * the light barely change, the heavy slow by up to 2.7x). */
 	{
 		size_t qn = n / 4 ? n / 4 : 1;

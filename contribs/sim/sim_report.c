@@ -393,7 +393,7 @@ void sim_report_bench(const opts_t *o, const bench_report_t *rep)
 	       pass ? "PASS" : "FAIL");
 }
 
-/* ---- seed 000: migration victims --------------------------------- */
+/* ---- [NTUA-2020-numa]: migration victims ------------------------- */
 
 static const char *const numa_mode_name[NUMA_MODES] = { "exact", "whole" };
 

@@ -16,7 +16,7 @@
  *                cons_tres packs: Greedy Thread (contention-blind) with
  *                COSCHED_INDEX_FIRST_FIT (lowest socket with room), no
  *                limit on applications per socket, threads as requested.
- * A package without a job is off (seed 002 "Placement lessons": "unused
+ * A package without a job is off ([NTUA-2013-gang] "Placement lessons": "unused
  * packages assumed powered off").
  */
 #include <math.h>
@@ -402,7 +402,7 @@ int sim_ss_run(const sim_model_t *m, const sim_workload_t *w,
 	       cosched_error_t *err)
 {
 	ss_t s;
-	/* Every policy holds jobs (strict): the seeds' because they are
+	/* Every policy holds jobs (strict): the published ones because they are
 	 * rules, min_slowdown within cosched.conf's default MaxCorunSlowdown,
 	 * packing at its default PackDemand, as an untuned site would run
 	 * it in strict mode. */

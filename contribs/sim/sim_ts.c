@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * sim_ts.c - the time-shared setting (seed 002 "Metrics", "The five
+ * sim_ts.c - the time-shared setting ([NTUA-2013-gang] "Metrics", "The five
  * schedulers"): gangs run round-robin on one package, one quantum each;
  * every application is restarted when it ends; the run stops at the end
  * of the round in which the window is reached, so every gang has had the
@@ -18,7 +18,7 @@ void sim_ts_conf_default(sim_ts_conf_t *c)
 	memset(c, 0, sizeof(*c));
 	c->capacity = 8;
 	c->quantum_s = 1.0;
-	c->window_s = 7200.0;	/* seed 002: 2-hour runs */
+	c->window_s = 7200.0;	/* [NTUA-2013-gang]: 2-hour runs */
 	c->seed = 1;
 	c->mrb_weight = COSCHED_MRB_WEIGHT_DEFAULT;
 	c->mrb_threshold = COSCHED_MRB_THRESHOLD_DEFAULT;
@@ -99,7 +99,7 @@ static void quantum(acct_t *a, int gang, const sim_member_t *mem,
 				(1.0 - a->progress[k]) / perf[i].rate;
 		r->work_app[k] += dw;
 		a->progress[k] += dw;
-		/* Restarted when it ends (seed 002 "Metrics"). */
+		/* Restarted when it ends ([NTUA-2013-gang] "Metrics"). */
 		while (a->progress[k] >= 1.0 - 1e-12) {
 			a->progress[k] -= 1.0;
 			r->compl_app[k]++;
@@ -237,7 +237,7 @@ static void gang_params(const sim_model_t *m, const sim_ts_conf_t *c,
 	p->interference = &m->interf;
 }
 
-/* Miss-Rate Bound online (seed 002): every quantum, the running gang's
+/* Miss-Rate Bound online ([NTUA-2013-gang]): every quantum, the running gang's
  * applications are sampled and fed (EWMA in cosched_mrb_feed); at the end
  * of each round, cosched_mrb_end_round moves applications. */
 static int run_mrb(const sim_model_t *m, const sim_workload_t *w,

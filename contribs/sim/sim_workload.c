@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * sim_workload.c - the workload text format of cosched-sim(1), and seed
- * 002's artificial workload.
+ * sim_workload.c - the workload text format of cosched-sim(1), and the
+ * artificial workload of [NTUA-2013-gang].
  */
 #include <errno.h>
 #include <math.h>
@@ -273,7 +273,7 @@ int sim_workload_load(const char *path, int capacity, sim_workload_t *w,
 	return rc;
 }
 
-/* Seed 002 "Workload used for the headline comparison (artificial)". */
+/* [NTUA-2013-gang] "Workload used for the headline comparison (artificial)". */
 int sim_workload_seed002(sim_workload_t *w, double solo_s,
 			 cosched_error_t *err)
 {

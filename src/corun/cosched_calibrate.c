@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * cosched-calibrate - this machine's interference table, measured (issue
- * 11 item 8; doc/cosched-calibrate.8).
+ * cosched-calibrate - this machine's interference table, measured
+ * (doc/cosched-calibrate.8).
  *
- * Runs seed 002's four representative programs (contribs/apps) alone and
+ * Runs the four representative programs of [NTUA-2013-gang] alone and
  * in every ordered pair on two CPUs of one package, repeats the whole
  * sweep (--repeats, at least 3), and prints the median slowdown of each
- * pair with its range over the repeats, in seed 001's layout (row =
+ * pair with its range over the repeats, in [NTUA-2014-corun]'s layout (row =
  * victim, column = co-runner, LCA classes N C LC L), then the
  * cosched.conf lines that encode it.  --apply FILE writes those lines into
  * FILE atomically (conf_apply.h).

@@ -1,11 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cosched-characterise - an application's category from co-runs, where
- * there are no hardware counters (issue 11 item 7;
- * doc/cosched-characterise.8).
+ * there are no hardware counters (doc/cosched-characterise.8).
  *
  * Runs the application (the command after "--") alone and next to each of
- * seed 002's representative programs on two CPUs of one package, both
+ * [NTUA-2013-gang]'s representative programs on two CPUs of one package, both
  * ways (the application's slowdown next to each program, and each
  * program's slowdown next to the application, restarted whenever it ends),
  * plus the mem program next to itself (the machine's scale), each figure

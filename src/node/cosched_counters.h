@@ -76,9 +76,9 @@ int cosched_counters_parse(const char *field, const char *list,
  * The role of an event name: the perf name of what it counts, for perf's
  * own names and for perf::NAME (any case), and for the presets the
  * sampler derives from: PAPI_TOT_INS instructions, PAPI_TOT_CYC cycles,
- * PAPI_L3_LDM and PAPI_L3_TCM LLC-load-misses (all L3 misses: seed 002's
- * MPI counts those, and some CPUs have no L3 load-miss preset).  NULL for
- * any other name.
+ * PAPI_L3_LDM and PAPI_L3_TCM LLC-load-misses (all L3 misses:
+ * [NTUA-2013-gang]'s MPI counts those, and some CPUs have no L3 load-miss
+ * preset).  NULL for any other name.
  */
 const char *cosched_counters_role(const char *name);
 

@@ -252,7 +252,7 @@ static void live_end(void)
 			 "not removed: %.400s", err.msg);
 }
 
-/* One interval: totals, and Miss-Rate Bound's smoothed MPKI (seed 002:
+/* One interval: totals, and Miss-Rate Bound's smoothed MPKI ([NTUA-2013-gang]:
  * EWMA with a = 1/2 every quantum), and the energy ledger brought up to
  * now.  last: the step's last reading, whose ledger update is also its
  * leaving (one locked update at the end, not two). */
@@ -600,7 +600,7 @@ static int write_record(void)
 		json_object_set_new(der, "mpki", json_real(
 			1000.0 * (double) S.total[miss] / (double) S.total[ins]));
 		json_object_set_new(der, "mpki_ewma", json_real(S.mpki_ewma));
-		/* Seed 002's bandwidth from misses: a line per miss. */
+		/* [NTUA-2013-gang]'s bandwidth from misses: a line per miss. */
 		{
 			struct timespec t1;
 			double secs;

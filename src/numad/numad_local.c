@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * numad_local.c - high-priority jobs kept local (seed 000's "pull their
- * pages to the node of their CPUs", with the hysteresis of seeds 003-004).
+ * numad_local.c - high-priority jobs kept local ([NTUA-2020-numa]'s "pull their
+ * pages to the node of their CPUs", with the hysteresis of [LaRowe-1992-pages]
+ * and [Corbalan-2004-sched]).
  *
  * After every scan, for each process of a high-priority job whose CPUs are
  * on one node: its anonymous memory is looked at in 2 MiB ranges (at most

@@ -25,7 +25,7 @@
  * the victims in the asked order, high-priority jobs never victims, pages
  * frozen by an earlier migration not eligible.  A request that cannot be
  * met is refused before any page moves, saying how many pages could move
- * and why the rest could not (the seed's "not enough eligible pages").
+ * and why the rest could not (the thesis's "not enough eligible pages").
  */
 #include <errno.h>
 #include <inttypes.h>

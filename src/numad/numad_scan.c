@@ -6,8 +6,8 @@
  * processes, its movable pages per node (/proc/PID/numa_maps), the node
  * its CPUs run on (its affinity) and its bandwidth figure.
  *
- * Bandwidth.  Seed 000 ranks processes by LLC misses per interval.  Where
- * the step's sampler has no counters (these development machines, most
+ * Bandwidth.  [NTUA-2020-numa] ranks processes by LLC misses per interval.
+ * Where the step's sampler has no counters (these development machines, most
  * VMs) the figure is an estimate, CPU seconds per second since the last
  * scan (since the process started, at its first), and is labelled
  * NUMAD_BW_ESTIMATE wherever it is shown: a process that does not run

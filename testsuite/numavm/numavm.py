@@ -49,9 +49,8 @@ KERNEL_META = "linux-image-cloud-amd64"
 QEMU = "qemu-system-x86_64"
 BUSYBOX = "/bin/busybox"
 
-# Seed 000's machine (../shared/seeds/000-numa-memory-migration-manager.md,
-# a 4-socket Xeon E5-4620): the distances the NUMA manager's rules were
-# measured on.
+# The machine of [NTUA-2020-numa] (a 4-socket Xeon E5-4620): the
+# distances the NUMA manager's rules were measured on.
 SEED000_DISTANCES = (
     (10, 21, 21, 30),
     (21, 10, 30, 21),

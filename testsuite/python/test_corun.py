@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
-"""Issue 11 items 6-8 on this machine: the representative programs
+"""On this machine: the representative programs
 (contribs/apps), cosched-characterise(8) and cosched-calibrate(8).  No
 Slurm cluster.  Reduced scales keep the file near a minute; the machine is
 shared, so every assertion is about medians of repeats and ratios measured
@@ -180,8 +180,8 @@ def test_characterise_puts_each_program_in_its_category(app, tmp_path):
     if app == "rand" and doc["category"] == "cpu":
         # rand's set lives in the last-level cache; on this VM a stream
         # next to it sometimes slows it too little to pass the rand share
-        # of the machine's own contention (design.md measured the same on
-        # a 16-core VM).  It must still never look like a memory hog: it
+        # of the machine's own contention (a 16-core VM showed the same
+        # mild contention, cosched-calibrate(8)).  It must still never look like a memory hog: it
         # slows mem less than mem itself does (seen on a loaded host: 1.32x
         # against mem's 1.82x, so no tighter bound holds under noise).
         assert doc["caused"]["mem"]["median"] < mm, doc

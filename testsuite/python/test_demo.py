@@ -127,7 +127,7 @@ def test_demo_app_aware_separates_mem_jobs_and_predicts_less_slowdown():
     assert len(marked) == len(mem2["none"]), r.stdout
     assert re.search(r"^Verdict: app_aware predicts [\d.]+% less total "
                      r"slowdown than cons_tres", r.stdout, re.M), r.stdout
-    # min_slowdown (issue 18, item 5): no memory-bound pair, no job
+    # min_slowdown, cosched's own policy: no memory-bound pair, no job
     # spread, a total below both, and no socket left empty while a job is
     # predicted above 1.2, which app_aware does on this mix.
     assert mem2["min_slowdown"] == [] and spread["min_slowdown"] == set()

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
-"""Foundation: cosched's plugins loaded by real Slurm daemons (issue 2)."""
+"""Foundation: cosched's plugins loaded by real Slurm daemons."""
 
 import datetime
 import os

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """GangMaxApps (cosched.conf(5)) on a real slurmctld: Application-Aware's
-seed reading lets at most two jobs share a socket, so on a node of one
+reading of the thesis lets at most two jobs share a socket, so on a node of one
 4-core socket a third 1-core job waits in strict mode with two cores free
 ("gang full"); with GangMaxApps=4 the same three jobs run together.  What
 is checked is what Slurm recorded (job state, CPU_IDs) and the records."""
@@ -36,7 +36,7 @@ def test_gang_max_apps_fills_a_socket(make_cluster):
     c.write_profile(CPU, "cpu", 0.1)
     c.run(["scontrol", "reconfigure"])
 
-    # The seed's reading: two per socket, the third waits for a job to
+    # The thesis's reading: two per socket, the third waits for a job to
     # leave though two cores are idle, and its record says why.
     ids = _submit(c, 3)
     for j in ids[:2]:

@@ -4,7 +4,7 @@ step, the sampler counts every thread and process of the step's tasks
 (also those started later) and writes the step's record into
 SlurmdSpoolDir/cosched/steps; no profiling fault reaches the job.
 
-This machine has no PMU (design.md): software events count for real, and
+This machine has no PMU: software events count for real, and
 the record says "counters unavailable: ..." for the hardware ones.
 """
 

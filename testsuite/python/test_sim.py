@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """cosched-sim (doc/cosched-sim.1): the command runs from a build, keeps
-seed 002's policy ranking on a short run, refuses bad workload files naming
-the line and the field, and prints every space-shared variant with its
+[NTUA-2013-gang]'s policy ranking on a short run, refuses bad workload files
+naming the line and the field, and prints every space-shared variant with its
 baselines.  No Slurm cluster; each test takes well under a second."""
 
 import json
@@ -16,7 +16,7 @@ from cosched_loopback.cluster import default_builddir
 SIM = os.path.join(default_builddir(), "contribs", "sim", "cosched-sim")
 SEEDS = ["gang", "greedy_thread", "miss_rate_balance", "miss_rate_bound",
          "app_aware"]
-# The seed policies and cosched's own (cosched-policies(7)).
+# The five published policies and cosched's own (cosched-policies(7)).
 POLICIES = SEEDS + ["min_slowdown"]
 
 
@@ -35,7 +35,7 @@ def rows(doc, dvfs=False):
 
 
 def test_seed002_ranking_reduced_length():
-    # 600 s instead of the seed's 7200 s: the ranking must hold anyway.
+    # 600 s instead of the thesis's 7200 s: the ranking must hold anyway.
     doc = json.loads(sim("--seed002", "--window", "600", "--dvfs", "both",
                          "--optimum", "--json").stdout)
     off, on = rows(doc), rows(doc, True)
@@ -48,7 +48,7 @@ def test_seed002_ranking_reduced_length():
     # Miss-Rate Balance is catastrophic for rand: 3.35..4x GANG's time.
     ratio = off["miss_rate_balance"]["fair_rand"] / gang["fair_rand"]
     assert 3.35 <= ratio <= 4.0, ratio
-    # Application-Aware is the fairest seed sharing policy, < 1.1 on
+    # Application-Aware is the fairest published sharing policy, < 1.1 on
     # average, and never co-locates rand with lim or mem.
     aa = off["app_aware"]
     assert aa["fair_avg"] < 1.1
@@ -66,7 +66,7 @@ def test_seed002_ranking_reduced_length():
     # Energy: GANG lowest (it leaves the machine underused).
     for p in POLICIES[1:]:
         assert gang["energy_j"] < off[p]["energy_j"], p
-    # DVFS: saves energy for every policy, loses little time (seed: 4..14%
+    # DVFS: saves energy for every policy, loses little time (the thesis: 4..14%
     # and 0.4..3.5%).
     for p in POLICIES:
         save = 1 - on[p]["energy_j"] / off[p]["energy_j"]
@@ -169,8 +169,8 @@ ORDERS = ["best", "best_plus", "random", "worst", "worst_plus"]
 
 
 def test_seed000_orders():
-    # Seed 000's migration experiment in model form, a short version (two
-    # sets): every order of the decision core on the same instances.
+    # [NTUA-2020-numa]'s migration experiment in model form, a short version
+    # (two sets): every order of the decision core on the same instances.
     doc = json.loads(sim("--seed000", "--sets", "2", "--json").stdout)
     assert doc["nodes"] == 4
     assert doc["distance"][:4] == [10, 21, 21, 30]
@@ -195,7 +195,7 @@ def test_seed000_orders():
             for s in doc["summary"]}
     for mode in ("exact", "whole"):
         assert summ[(mode, "best")] == 0
-        # The seed's ranking on the mean: Best < Random < Worst.
+        # The thesis's ranking on the mean: Best < Random < Worst.
         assert 0 < summ[(mode, "random")] < summ[(mode, "worst")], mode
 
 
@@ -314,8 +314,8 @@ def test_anchor_breitbart():
     assert r.returncode == 2
 
 
-# What a researcher trying the simulator first hit (issue 17): each was
-# silently accepted, or printed a figure that meant nothing.
+# Inputs a researcher trying the simulator would give by mistake: each
+# is refused, naming what is wrong, rather than printing a meaningless figure.
 
 def test_solo_refused_with_a_workload_file(tmp_path):
     wl = tmp_path / "w.txt"
@@ -407,8 +407,8 @@ def test_round_longer_than_the_window_refused(tmp_path):
 
 
 def test_time_until_every_application_finished_once(tmp_path):
-    # Seed 002 reports when the workload finishes; under GANG each of the
-    # 12 applications runs 1 s in every 12 s round and needs 50 s alone:
+    # [NTUA-2013-gang] reports when the workload finishes; under GANG each of
+    # the 12 applications runs 1 s in every 12 s round and needs 50 s alone:
     # the last finishes in round 50, at 49 x 12 + 12 = 600 s.
     doc = json.loads(sim("--seed002", "--window", "1800", "--json").stdout)
     got = rows(doc)
@@ -562,8 +562,8 @@ WORKLOADS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
 
 
 def test_gang_max_apps_tighter_reading():
-    """cosched-policies(7), READINGS OF THE SEED: on ten programs of 2..6
-    threads, Application-Aware's seed reading (at most 2 per gang) leaves
+    """cosched-policies(7), READINGS OF THE THESIS: on ten programs of 2..6
+    threads, Application-Aware's reading of the thesis (at most 2) leaves
     large programs alone, below 0.9 of the optimum; --gang-max-apps 3 (the
     tighter reading, cosched.conf GangMaxApps) reaches 0.99.  GANG keeps
     one per gang whatever the bound.  Bad values are refused by name."""

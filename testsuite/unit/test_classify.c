@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* test_classify.c - seed 002 categories, seed 001 LCA classes, the mapping
- * between them and the effective class (src/libcosched/model/classify.c). */
+/* test_classify.c - [NTUA-2013-gang] categories, [NTUA-2014-corun] LCA
+ * classes, the mapping between them and the effective class
+ * (src/libcosched/model/classify.c). */
 #include <check.h>
 #include <math.h>
 #include <stdlib.h>
@@ -12,7 +13,7 @@
 #include "src/libcosched/model/classify.h"
 
 #define MB 1e6
-/* Seed 002 "Power model": one package's full STREAM bandwidth. */
+/* [NTUA-2013-gang] "Power model": one package's full STREAM bandwidth. */
 #define SEED002_NODE_PEAK (15000.0 * MB)
 
 static cosched_classify_conf_t conf;
@@ -27,9 +28,9 @@ static void setup(void)
 }
 
 /*
- * A run of 100 s with the given IPC, MPKI and threads at 2.2 GHz (seed
- * 002's top frequency); mem_mbs / l3l2_mbs are whole-job bandwidths in MB/s
- * (NAN = not measured).
+ * A run of 100 s with the given IPC, MPKI and threads at 2.2 GHz (the
+ * top frequency of [NTUA-2013-gang]); mem_mbs / l3l2_mbs are whole-job
+ * bandwidths in MB/s (NAN = not measured).
  */
 static cosched_run_t mkrun(double ipc, double mpki, int threads,
 			   double mem_mbs, double l3l2_mbs)
@@ -68,9 +69,9 @@ static cosched_lca_t lca_of(cosched_run_t r)
 	return cosched_classify_lca(&conf, &d, why, sizeof(why));
 }
 
-/* Seed 001 "Classification thresholds": B_max = 14 GB/s, IPC_max = 4 give
- * alpha = 7 GB/s, beta = 0.35 GB/s, gamma = 2 GB/s, delta = 0.25,
- * epsilon = 1.  The seed rounds gamma: 0.15 x 14 GB/s is 2.1 GB/s, which
+/* [NTUA-2014-corun] "Classification thresholds": B_max = 14 GB/s, IPC_max = 4
+ * give alpha = 7 GB/s, beta = 0.35 GB/s, gamma = 2 GB/s, delta = 0.25,
+ * epsilon = 1.  The thesis rounds gamma: 0.15 x 14 GB/s is 2.1 GB/s, which
  * is what the default gives (cosched.conf(5) says so). */
 START_TEST(test_lca_thresholds_seed001)
 {
@@ -86,11 +87,11 @@ START_TEST(test_lca_thresholds_seed001)
 END_TEST
 
 /*
- * Seed 001 "Metrics": a prefetch-friendly stream moves 13,851 MB/s but its
- * LLC misses account for only 1,137 MB/s.  With the memory-traffic counter
- * it is L, the class seed 001 gives streams; from LLC misses alone the rule
- * says LC.  That disagreement is the seed's own observation (and
- * cosched.conf(5) documents it): it is why memory traffic is preferred.
+ * [NTUA-2014-corun] "Metrics": a prefetch-friendly stream moves 13,851 MB/s
+ * but its LLC misses account for only 1,137 MB/s.  With the memory-traffic
+ * counter it is L, the class [NTUA-2014-corun] gives streams; from LLC misses
+ * alone the rule says LC.  That disagreement is the thesis's own observation
+ * (and cosched.conf(5) documents it): it is why memory traffic is preferred.
  */
 START_TEST(test_lca_stream_prefers_memory_traffic)
 {
@@ -116,7 +117,7 @@ END_TEST
  * Seed programs that no default was read off.  What each default was read
  * off (src/libcosched/model/classify.c, cosched.conf(5) "CLASSIFICATION THRESHOLDS"):
  *
- *   ClassifyMemBandwidthFraction  seed 002's lim and mem STREAM
+ *   ClassifyMemBandwidthFraction  [NTUA-2013-gang]'s lim and mem STREAM
  *                                 representatives (~25% and ~80% of the
  *                                 package), its DVFS sweep's 60% STREAM
  *   ClassifyMemMPKI               the artificial workload's lim (1.66..1.99)
@@ -125,16 +126,16 @@ END_TEST
  *                                 (0.01) and lim (1.66) programs
  *   ClassifyLimBandwidthFraction  the lim STREAM representative (~25%)
  *   ClassifyRandReuse             the rand representative, the STREAMs
- *   ClassifyRandCacheBandwidth    seed 001's gamma (no program)
- *   Lca*, CorePeak*               seed 001's thresholds and test machine,
- *                                 as the seed gives them (no program)
+ *   ClassifyRandCacheBandwidth    [NTUA-2014-corun]'s gamma (no program)
+ *   Lca*, CorePeak*               the thresholds and test machine of
+ *                                 [NTUA-2014-corun] (no program)
  *
- * So every program measurement of seed 001, and every seed 002 program for
- * the LCA rule, is independent data; for seed 002's categories only
- * Floyd-Warshall, the power model's STREAM "Mem" and (for ClassifyLimMPKI
- * only) cg.B are.  A figure a seed does not give is not made up: where
- * the rule needs one (IPC, MPKI), the case is run over a spread of values
- * and must not depend on it.
+ * So every program measurement of [NTUA-2014-corun], and every
+ * [NTUA-2013-gang] program for the LCA rule, is independent data; for
+ * [NTUA-2013-gang]'s categories only Floyd-Warshall, the power model's STREAM
+ * "Mem" and (for ClassifyLimMPKI only) cg.B are.  A figure a thesis does not
+ * give is not made up: where the rule needs one (IPC, MPKI), the case is run
+ * over a spread of values and must not depend on it.
  */
 static const double any_ipc[] = { 0.1, 1.0, 3.0 };
 static const double any_mpki[] = { 0.0, 1.0, 10.0 };
@@ -142,13 +143,13 @@ static const double any_mpki[] = { 0.0, 1.0, 10.0 };
 
 START_TEST(test_seed_programs)
 {
-	/* Seed 002 "Power model": STREAM "Mem", the full ~15000 MB/s of the
-	 * package, on 8 cores.  Seed 002: memory-intensive (mem).  Per core
-	 * it is 1875 MB/s, between beta and alpha: LC, where the mapping
-	 * (mem <-> L) and seed 001's definition of L (streams through the
-	 * memory link) expect L.  A disagreement of the per-core rule for
-	 * multithreaded streams, documented in src/libcosched/model/classify.c; recorded,
-	 * not bent. */
+	/* [NTUA-2013-gang] "Power model": STREAM "Mem", the full ~15000 MB/s
+	 * of the package, on 8 cores.  [NTUA-2013-gang]: memory-intensive
+	 * (mem).  Per core it is 1875 MB/s, between beta and alpha: LC, where
+	 * the mapping (mem <-> L) and [NTUA-2014-corun]'s definition of L
+	 * (streams through the memory link) expect L.  A disagreement of the
+	 * per-core rule for multithreaded streams, documented in
+	 * src/libcosched/model/classify.c; recorded, not bent. */
 	for (int i = 0; i < N_ANY; i++)
 		for (int k = 0; k < N_ANY; k++) {
 			cosched_run_t r = mkrun(any_ipc[i], any_mpki[k], 8,
@@ -159,35 +160,35 @@ START_TEST(test_seed_programs)
 				      "STREAM Mem per core: %s", why);
 		}
 
-	/* Seed 002 "Application categories": Floyd-Warshall, MPKI 2.28, is
-	 * mem.  The seed gives no bandwidth; without a node peak only the
-	 * MPKI fallback can decide, and it says lim (2.28 < ClassifyMemMPKI).
-	 * A disagreement with the seed, documented in cosched.conf(5)
-	 * ("It is a fallback only: it reads Floyd-Warshall (2.28) as lim").
-	 * With a node peak its bandwidth would follow from IPC and threads,
-	 * which the seed does not give: not tested. */
+	/* [NTUA-2013-gang] "Application categories": Floyd-Warshall, MPKI
+	 * 2.28, is mem.  The thesis gives no bandwidth; without a node peak
+	 * only the MPKI fallback can decide, and it says lim (2.28 <
+	 * ClassifyMemMPKI).  A disagreement with the thesis, documented in
+	 * cosched.conf(5) ("It is a fallback only: it reads Floyd-Warshall
+	 * (2.28) as lim").  With a node peak its bandwidth would follow from
+	 * IPC and threads, which the thesis does not give: not tested. */
 	for (int i = 0; i < N_ANY; i++)
 		ck_assert_int_eq(cat_of(mkrun(any_ipc[i], 2.28, 8, NAN, NAN), 0.0),
 				 COSCHED_CAT_LIM);
 
-	/* cg.B, MPKI 2.99, is lim (seed 002).  Independent of ClassifyLimMPKI
-	 * (read off 0.01 and 1.66); for ClassifyMemMPKI it is one of the
-	 * figures the default was read off, so its side of that threshold is
-	 * by construction. */
+	/* cg.B, MPKI 2.99, is lim ([NTUA-2013-gang]).  Independent of
+	 * ClassifyLimMPKI (read off 0.01 and 1.66); for ClassifyMemMPKI it is
+	 * one of the figures the default was read off, so its side of that
+	 * threshold is by construction. */
 	for (int i = 0; i < N_ANY; i++) {
 		ck_assert_int_eq(cat_of(mkrun(any_ipc[i], 2.99, 8, NAN, NAN), 0.0),
 				 COSCHED_CAT_LIM);
 		ck_assert_ptr_nonnull(strstr(why, "ClassifyLimMPKI"));
 	}
 
-	/* The LCA rule on seed 002's artificial workload, whose categories
-	 * come with the representatives' bandwidths (lim: STREAM at ~25% of
-	 * the package, mem: at ~80%; seed 002 "Application categories",
-	 * "Workload used for the headline comparison").  The LCA defaults
-	 * owe nothing to these.  lim on 4/5/6 threads: 938/750/625 MB/s per
-	 * core, LC as the mapping lim <-> LC says.  mem on 3/4/5 threads:
-	 * 4000/3000/2400 MB/s per core, below alpha: LC, not L (the same
-	 * per-core disagreement as STREAM Mem above). */
+	/* The LCA rule on [NTUA-2013-gang]'s artificial workload, whose
+	 * categories come with the representatives' bandwidths (lim: STREAM at
+	 * ~25% of the package, mem: at ~80%; [NTUA-2013-gang] "Application
+	 * categories", "Workload used for the headline comparison").  The LCA
+	 * defaults owe nothing to these.  lim on 4/5/6 threads: 938/750/625
+	 * MB/s per core, LC as the mapping lim <-> LC says.  mem on 3/4/5
+	 * threads: 4000/3000/2400 MB/s per core, below alpha: LC, not L (the
+	 * same per-core disagreement as STREAM Mem above). */
 	{
 		static const struct { int threads; double mpki, frac; } w[] = {
 			{ 4, 1.66, 0.25 }, { 5, 1.78, 0.25 }, { 6, 1.99, 0.25 },
@@ -225,8 +226,8 @@ END_TEST
  * value, read from the configuration (so a changed default still tests
  * the comparison), with the defaults and with every key changed.  The
  * side the value itself falls on is what cosched.conf(5) documents: the
- * seed 002 categories compare with >= ("at least"), the seed 001 LCA
- * classes with > (the seed's "above").
+ * [NTUA-2013-gang] categories compare with >= ("at least"), the
+ * [NTUA-2014-corun] LCA classes with > (the thesis's "above").
  */
 
 /* Derived metrics with nothing known (an empty profile's: all NAN). */
@@ -298,7 +299,7 @@ static cosched_lca_t lca_d(const cosched_classify_conf_t *c, cosched_derived_t d
 	ck_assert_msg(strstr(why, key) != NULL, "\"%s\" does not name %s", why, key); \
 } while (0)
 
-/* Seed 002 categories: ClassifyMem*, ClassifyLim*, ClassifyRand*. */
+/* [NTUA-2013-gang] categories: ClassifyMem*, ClassifyLim*, ClassifyRand*. */
 START_TEST(test_category_boundaries)
 {
 	for (int v = 0; v < 2; v++) {
@@ -384,8 +385,9 @@ START_TEST(test_category_boundaries)
 }
 END_TEST
 
-/* Seed 001 LCA classes: LcaAlpha, LcaBeta, LcaGamma (x CorePeakBandwidth),
- * LcaEpsilon (x CorePeakIPC), LcaDelta, in the seed's order. */
+/* [NTUA-2014-corun] LCA classes: LcaAlpha, LcaBeta, LcaGamma (x
+ * CorePeakBandwidth), LcaEpsilon (x CorePeakIPC), LcaDelta, in the thesis's
+ * order. */
 START_TEST(test_lca_boundaries)
 {
 	for (int v = 0; v < 2; v++) {
@@ -395,7 +397,7 @@ START_TEST(test_lca_boundaries)
 		cosched_derived_t base = unknown(), d;
 
 		conf_variant(v, &c);
-		/* seed 001: fractions of B_max (MB/s) and IPC_max */
+		/* [NTUA-2014-corun]: fractions of B_max (MB/s) and IPC_max */
 		alpha = l->alpha * l->core_peak_bw_mbs;
 		beta = l->beta * l->core_peak_bw_mbs;
 		gamma = l->gamma * l->core_peak_bw_mbs;

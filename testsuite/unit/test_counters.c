@@ -94,7 +94,7 @@ START_TEST(test_hardware_events_are_a_state)
 	ck_assert_ptr_null(cosched_counters_unavailable(c, 0));
 	why = cosched_counters_unavailable(c, 1);
 	if (why) {
-		/* This machine has no PMU (design.md): a reason, naming the
+		/* This machine has no PMU: a reason, naming the
 		 * event, and the software event still counts. */
 		ck_assert_msg(strstr(why, "instructions: no hardware counters here"),
 			      "%s", why);

@@ -245,7 +245,7 @@ START_TEST(t_empty_journal_is_empty)
 END_TEST
 
 /*
- * The journal removed while a step holds a domain (issue 22): the next
+ * The journal removed while a step holds a domain: the next
  * job does not record the held speed as the original, the holder's
  * release restores the original it kept and says so, and an entry made
  * again without the holder gets the holder's older original back.

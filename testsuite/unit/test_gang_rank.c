@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* test_gang_rank.c - seed 002's gang policies (src/libcosched/policy/gang.c),
- * incremental form: each policy's ranking of the sockets for one arriving
- * job, and the socket index that answers it in sublinear time. */
+/* test_gang_rank.c - [NTUA-2013-gang]'s gang policies
+ * (src/libcosched/policy/gang.c), incremental form: each policy's ranking of
+ * the sockets for one arriving job, and the socket index that answers it in
+ * sublinear time. */
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -179,7 +180,7 @@ END_TEST
  * The index answers what the ranking says, on random socket states, for
  * every policy: the first accepted candidate; with OCCUPIED_ONLY the first
  * accepted occupied one; with FIRST_FIT (the policies ordered by socket)
- * the lowest accepted socket index.  Capacities 8 (seed 002), 130 (free
+ * the lowest accepted socket index.  Capacities 8 ([NTUA-2013-gang]), 130 (free
  * core counts spread over three bitmap words) and mixed per-socket
  * capacities; max_apps default and 5 (several occupancy counts share one
  * bucket).

@@ -57,8 +57,8 @@ static double predict(cosched_class_t v, const cosched_class_t *co, int n,
  * The default model against the documents it comes from, through the
  * predictions it makes (not by reading its table back).
  *
- * Seed 001 "Measured class-average slowdowns (Sandy Bridge, row = victim,
- * column = co-runner)", copied from the seed.
+ * [NTUA-2014-corun] "Measured class-average slowdowns (Sandy Bridge, row =
+ * victim, column = co-runner)", copied from the thesis.
  */
 static const double seed001_sandy_bridge[4][4] = {
 	/*          N     C     LC    L   */
@@ -68,8 +68,8 @@ static const double seed001_sandy_bridge[4][4] = {
 	/* L  */ { 1.00, 1.00, 1.12, 1.30 },
 };
 
-/* Seed 002 "Application categories", preference table (row = application,
- * column = partner, 0 = "-"), copied from the seed. */
+/* [NTUA-2013-gang] "Application categories", preference table (row =
+ * application, column = partner, 0 = "-"), copied from the thesis. */
 static const int seed002_preference[4][4] = {
 	/*           cpu lim mem rand */
 	/* cpu  */ { 1,  1,  1,  1 },
@@ -102,8 +102,8 @@ START_TEST(test_default_predictions_seed001)
 			if (s > worst)
 				worst = s, wv = v, wc = c;
 		}
-	/* Seed 001 "Interference expectations": C next to L is the largest
-	 * slowdown, and L is unaffected by C. */
+	/* [NTUA-2014-corun] "Interference expectations": C next to L is the
+	 * largest slowdown, and L is unaffected by C. */
 	ck_assert_int_eq(lca_order[wv], COSCHED_LCA_C);
 	ck_assert_int_eq(lca_order[wc], COSCHED_LCA_L);
 	{
@@ -113,7 +113,7 @@ START_TEST(test_default_predictions_seed001)
 }
 END_TEST
 
-/* Seed 002's "-" cells: a pair may share a gang only when neither
+/* [NTUA-2013-gang]'s "-" cells: a pair may share a gang only when neither
  * direction is "-"; a prediction reports such a pair as forbidden. */
 START_TEST(test_default_preferences_seed002)
 {
@@ -207,7 +207,7 @@ START_TEST(test_zero_and_one_corunner)
 	cosched_class_t l = lca(COSCHED_LCA_L);
 	ck_assert_double_eq(predict(lca(COSCHED_LCA_C), NULL, 0, NULL), 1.0);
 	ck_assert_double_eq(predict(lca(COSCHED_LCA_C), &l, 1, NULL), 2.15);
-	/* seed 002 "Placement lessons": a memory-bound with a CPU-bound
+	/* [NTUA-2013-gang] "Placement lessons": a memory-bound with a CPU-bound
 	 * program slow each other by < 1.1 */
 	{
 		cosched_class_t c = cat(COSCHED_CAT_CPU), mm = cat(COSCHED_CAT_MEM);
@@ -245,7 +245,7 @@ START_TEST(test_speedup_floor)
 }
 END_TEST
 
-/* Seed 002 "-" cells are reported as forbidden, with the culprit. */
+/* [NTUA-2013-gang] "-" cells are reported as forbidden, with the culprit. */
 START_TEST(test_forbidden_pairs)
 {
 	cosched_prediction_t p;
@@ -268,7 +268,7 @@ START_TEST(test_forbidden_pairs)
 		ck_assert_int_eq(cosched_preference_override(&m.pref, NULL, "cpu:rand=-", &err), 0);
 		ck_assert(!cosched_interference_allowed(&m, &r, &c));
 	}
-	/* every "-" cell of seed 002's table */
+	/* every "-" cell of [NTUA-2013-gang]'s table */
 	{
 		static const int forbidden[][2] = {
 			{ COSCHED_CAT_LIM, COSCHED_CAT_RAND }, { COSCHED_CAT_MEM, COSCHED_CAT_MEM },
@@ -325,7 +325,7 @@ START_TEST(test_out_of_range_category)
 END_TEST
 
 /* Overrides, by what the model then predicts: the entries given change,
- * every other pair keeps seed 001's figure, and the rules built on the
+ * every other pair keeps [NTUA-2014-corun]'s figure, and the rules built on the
  * table (several co-runners, unknown classes, both directions of the
  * preference table) follow the new values. */
 START_TEST(test_overrides)
@@ -368,7 +368,7 @@ START_TEST(test_overrides)
 	ck_assert(!p.forbidden);
 	predict(rnd, &lim, 1, &p);
 	ck_assert(!p.forbidden);
-	/* and a "-" forbids a pair seed 002 allows */
+	/* and a "-" forbids a pair [NTUA-2013-gang] allows */
 	ck_assert_int_eq(cosched_preference_override(&m.pref, NULL, "CPU:Mem=-", &err), 0);
 	{
 		cosched_class_t mem = cat(COSCHED_CAT_MEM), cpu = cat(COSCHED_CAT_CPU);

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test_min_slowdown.c - cosched's own policy (cosched-policies(7),
- * min_slowdown) on cases worked out by hand from seed 001's table:
+ * min_slowdown) on cases worked out by hand from [NTUA-2014-corun]'s table:
  * the cost rule, the strict bound and its bucket scan, the time-shared
  * plan, and the placement engine's choice between sharing and an empty
  * socket (the queue-demand switch, strict holds with their reason).
  *
- * Seed 001's table (victim row, co-runner column; cpu = N, rand = C,
+ * [NTUA-2014-corun]'s table (victim row, co-runner column; cpu = N, rand = C,
  * lim = LC, mem = L):
  *            N     C     LC    L
  *   N      1.00  1.02  1.10  1.07

@@ -609,7 +609,7 @@ START_TEST(test_copy_is_independent)
 }
 END_TEST
 
-/* GangMaxApps (cosched.conf(5)): Application-Aware's seed reading lets 2
+/* GangMaxApps (cosched.conf(5)): Application-Aware's thesis reading lets 2
  * jobs share a socket, so a third 1-core cpu job on a node of one
  * 4-core socket waits in strict mode though 2 cores are free ("gang
  * full"); with max_apps 4 (or any value at or above the cores) it joins.

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test_power.c - thread count and frequency choices
- * (src/libcosched/model/power.c): seed 002 "Threads vs EDP" and "DVFS model". */
+ * (src/libcosched/model/power.c): [NTUA-2013-gang] "Threads vs EDP" and "DVFS model". */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,7 +11,7 @@
 
 static cosched_error_t err;
 
-/* Seed 002 "Threads vs EDP": ft.B on 1..8 cores. */
+/* [NTUA-2013-gang] "Threads vs EDP": ft.B on 1..8 cores. */
 static const double ftb_time[] = { 80.8083, 44.2010, 32.8540, 28.4949,
 				   23.9559, 21.1219, 20.0673, 21.0738 };
 static const double ftb_energy[] = { 2352.26, 1528.45, 1301.77, 1241.17,
@@ -35,7 +35,7 @@ START_TEST(test_ftb_min_edp)
 	int threads = 0;
 
 	ftb_points(pts);
-	/* the seed's EDP row */
+	/* the thesis's EDP row */
 	ck_assert_double_eq_tol(cosched_power_point_edp(&pts[6]), 22294.6, 0.1);
 	ck_assert_double_eq_tol(cosched_power_point_edp(&pts[5]), 22984.9, 0.1);
 	ck_assert_int_eq(cosched_power_best_threads(pts, 8, 0.0, &threads, &err), 0);
@@ -173,7 +173,7 @@ START_TEST(test_freq_policies)
 }
 END_TEST
 
-/* Seed 002 "DVFS model", Merkel & Bellosa at 2.2 GHz. */
+/* [NTUA-2013-gang] "DVFS model", Merkel & Bellosa at 2.2 GHz. */
 START_TEST(test_merkel_bellosa)
 {
 	static const long seed_list[] = { 1200000, 1300000, 1400000, 1500000,
@@ -206,8 +206,8 @@ START_TEST(test_merkel_bellosa)
 	ck_assert_int_eq(cosched_power_mb_freq(0.0, 2200000, NULL, 0, &f, &dvfs, &err), 0);
 	ck_assert(!dvfs);
 
-	/* Snapped to the seed's 0.1 GHz list (max taken from the list):
-	 * 2.0, 1.7, 1.3 GHz, the seed's measured STREAM minima. */
+	/* Snapped to the thesis's 0.1 GHz list (max taken from the list):
+	 * 2.0, 1.7, 1.3 GHz, the thesis's measured STREAM minima. */
 	ck_assert_int_eq(cosched_power_mb_freq(0.6, 0, seed_list, 11, &f, &dvfs, &err), 0);
 	ck_assert_int_eq(f, 2000000);
 	ck_assert_int_eq(cosched_power_mb_freq(0.8, 0, seed_list, 11, &f, &dvfs, &err), 0);

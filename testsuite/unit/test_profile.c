@@ -57,7 +57,7 @@ START_TEST(test_names_refused)
 }
 END_TEST
 
-/* Seed 001 "Metrics" and seed 002 "Metrics" on one run. */
+/* [NTUA-2014-corun] "Metrics" and [NTUA-2013-gang] "Metrics" on one run. */
 START_TEST(test_derive)
 {
 	cosched_run_t r = mkrun(4e9, 2e9, 2e7, 10.0, 2);
@@ -280,7 +280,7 @@ START_TEST(test_sample_bound)
 }
 END_TEST
 
-/* Seed 002 "Threads vs EDP": ft.B on 1..8 cores. */
+/* [NTUA-2013-gang] "Threads vs EDP": ft.B on 1..8 cores. */
 static const double ftb_time[8] = { 80.8083, 44.2010, 32.8540, 28.4949,
 				    23.9559, 21.1219, 20.0673, 21.0738 };
 static const double ftb_energy[8] = { 2352.26, 1528.45, 1301.77, 1241.17,
@@ -311,10 +311,10 @@ START_TEST(test_edp_points_ftb)
 		ck_assert_int_eq(e->freq_khz, 2200000);
 		ck_assert_double_eq(e->time_s, ftb_time[i]);
 		ck_assert_double_eq(e->energy_j, ftb_energy[i]);
-		/* the seed's EDP column comes from unrounded time and energy */
+		/* the thesis's EDP column: unrounded time x energy */
 		ck_assert_double_eq_tol(e->energy_j * e->time_s, ftb_edp[i], 0.2);
 	}
-	/* seed 002: minimum at 7, as the power choice reads the points */
+	/* Minimum at 7 ([NTUA-2013-gang]), as the power choice reads them */
 	ck_assert_msg(cosched_power_best_threads(p.edp, (size_t) p.n_edp, 0.0,
 						 &best, &err) == 0, "%s", err.msg);
 	ck_assert_int_eq(best, 7);

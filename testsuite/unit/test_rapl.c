@@ -490,7 +490,7 @@ START_TEST(t_wraparound)
 END_TEST
 
 /*
- * Issue 11's test: a fake tree advanced by a test writer, through a
+ * The energy test: a fake tree advanced by a test writer, through a
  * wraparound, gives the right job energy, and two co-located jobs' shares
  * sum to the node's energy.
  *

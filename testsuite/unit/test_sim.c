@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test_sim.c - the simulator's accounting (contribs/sim): small cases
  * computed by hand, the optimum against every policy, the calibrated
- * seed 002 figure, and the refusal of bad workload files. */
+ * [NTUA-2013-gang] figure, and the refusal of bad workload files. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,8 +28,8 @@ static void app(sim_workload_t *w, const char *name, int threads,
 	ck_assert_int_eq(sim_workload_add(w, &a, &err), 0);
 }
 
-/* A: cpu, 4 threads, 10 s alone; B: mem, 4 threads, 20 s alone.  Seed
- * 002's table: cpu next to mem 1.05, mem next to cpu 1.05. */
+/* A: cpu, 4 threads, 10 s alone; B: mem, 4 threads, 20 s alone.  The
+ * table of [NTUA-2013-gang]: cpu next to mem 1.05, mem next to cpu 1.05. */
 static void two_apps(sim_workload_t *w)
 {
 	memset(w, 0, sizeof(*w));
@@ -188,8 +188,8 @@ START_TEST(test_optimum_small)
 }
 END_TEST
 
-/* The optimum is never worse than any policy, on seed 002's workload and
- * on random ones, with and without DVFS. */
+/* The optimum is never worse than any policy, on [NTUA-2013-gang]'s workload
+ * and on random ones, with and without DVFS. */
 START_TEST(test_optimum_bounds_policies)
 {
 	uint64_t rng = 7;
@@ -248,7 +248,7 @@ START_TEST(test_optimum_bounds_policies)
 }
 END_TEST
 
-/* The default catastrophic factor reproduces seed 002's figure: random-
+/* The default catastrophic factor reproduces [NTUA-2013-gang]'s figure: random-
  * access programs run 3.35..4 x GANG's time under Miss-Rate Balance. */
 START_TEST(test_seed002_rand_under_mr_balance)
 {
@@ -438,7 +438,7 @@ START_TEST(test_generator)
 }
 END_TEST
 
-/* Seed 000's model by hand: r(bw) goes through the two measured remote
+/* [NTUA-2020-numa]'s model by hand: r(bw) goes through the two measured remote
  * points (lbm 3.988, mcf 1.772); placement mixes are linear in the
  * fraction and the distance. */
 START_TEST(test_seed000_model)

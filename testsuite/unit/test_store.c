@@ -611,7 +611,7 @@ END_TEST
 
 /*
  * The pieces together: cosched.conf gives the store's merge parameters and
- * the thresholds; runs of seed 002's representative programs are merged
+ * the thresholds; runs of [NTUA-2013-gang]'s representative programs are merged
  * into the store, loaded back, classified, and their pairs predicted.
  */
 START_TEST(test_conf_store_classify_pipeline)
@@ -662,7 +662,8 @@ START_TEST(test_conf_store_classify_pipeline)
 		ck_assert_int_eq(cls[i].source, COSCHED_CLASS_FROM_PROFILE);
 		cosched_profile_free(&p);
 	}
-	/* rand next to mem: forbidden (seed 002); mem next to cpu: allowed */
+	/* rand next to mem: forbidden ([NTUA-2013-gang]); mem next to cpu:
+	 * allowed */
 	{
 		cosched_prediction_t pr;
 		ck_assert_int_eq(cosched_interference_predict(&conf.interference, &cls[3],

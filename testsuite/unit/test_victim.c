@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* test_victim.c - seed 000's migration-victim orders (src/libcosched/model/victim.h):
- * orders and plans computed by hand on seed 000's 4-node machine, the
+/* test_victim.c - [NTUA-2020-numa]'s migration-victim orders (src/libcosched/model/victim.h):
+ * orders and plans computed by hand on [NTUA-2020-numa]'s 4-node machine, the
  * freeze that stops pages bouncing back, and the refusals. */
 #include <math.h>
 #include <string.h>
@@ -11,7 +11,7 @@
 
 static cosched_error_t err;
 
-/* Seed 000's machine (its "Experimental setup"). */
+/* [NTUA-2020-numa]'s machine (its "Experimental setup"). */
 static const unsigned D[16] = {
 	10, 21, 21, 30,
 	21, 10, 30, 21,

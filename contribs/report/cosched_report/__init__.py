@@ -12,7 +12,7 @@ The modules, one idea each:
 """
 
 PROG = "cosched-report"
-VERSION = "0.2.0"  # configure.ac AC_INIT
+VERSION = "0.3.0"  # configure.ac AC_INIT
 # The version of --json's document (cosched-report(1), JSON).
 SCHEMA = 1
 # The decision record major this report reads (cosched(8), DECISION RECORD).

@@ -172,14 +172,14 @@ static bool repeatable(const conf_key_t *k)
  * Bound in policy/gang.c, slowdowns in model/power_policy.c.
  */
 static const conf_key_t keys[] = {
-	/* Seed 002 categories (model/classify.c has the derivation). */
+	/* [NTUA-2013-gang] categories (model/classify.c has the derivation). */
 	{ "ClassifyMemBandwidthFraction", K_CLASSIFY, OFF(classify), NULL },
 	{ "ClassifyMemMPKI", K_CLASSIFY, OFF(classify), NULL },
 	{ "ClassifyLimBandwidthFraction", K_CLASSIFY, OFF(classify), NULL },
 	{ "ClassifyLimMPKI", K_CLASSIFY, OFF(classify), NULL },
 	{ "ClassifyRandReuse", K_CLASSIFY, OFF(classify), NULL },
 	{ "ClassifyRandCacheBandwidth", K_CLASSIFY, OFF(classify), NULL },
-	/* Seed 001 "Classification thresholds". */
+	/* [NTUA-2014-corun] "Classification thresholds". */
 	{ "LcaAlpha", K_CLASSIFY, OFF(classify), NULL },
 	{ "LcaBeta", K_CLASSIFY, OFF(classify), NULL },
 	{ "LcaGamma", K_CLASSIFY, OFF(classify), NULL },
@@ -206,8 +206,8 @@ static const conf_key_t keys[] = {
 	  &interference_min_samples_range },
 	{ "InterferenceHalfLife", K_NUMBER, OFF(interference_half_life_days),
 	  &interference_half_life_range },
-	/* Gang policies and power (seed 002 "The five schedulers", "DVFS
-	 * model"). */
+	/* Gang policies and power ([NTUA-2013-gang] "The five schedulers",
+	 * "DVFS model"). */
 	{ "CoschedPolicy", K_POLICY, OFF(policy), NULL },
 	{ "MissRateBoundThreshold", K_NUMBER, OFF(mrb_threshold),
 	  &cosched_mrb_threshold_range },

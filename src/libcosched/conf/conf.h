@@ -48,7 +48,7 @@
 /* InterferenceSource=: where the controller's interference table comes
  * from (model/learn.h). */
 typedef enum {
-	COSCHED_ISOURCE_CONFIGURED = 0,	/* seed tables + Interference= lines */
+	COSCHED_ISOURCE_CONFIGURED = 0,	/* published tables + Interference= */
 	COSCHED_ISOURCE_LEARNED,	/* learned cells replace configured ones */
 	COSCHED_ISOURCE_CALIBRATED,	/* Interference= must give all 16 cells */
 	COSCHED_ISOURCE_COUNT
@@ -58,7 +58,7 @@ const char *cosched_interference_source_name(cosched_interference_source_t s);
 #define COSCHED_INTERFERENCE_MIN_SAMPLES_DEFAULT 5.0
 #define COSCHED_INTERFERENCE_HALF_LIFE_DAYS_DEFAULT 14.0
 
-/* Seed 002 "Power model": the package's full STREAM bandwidth ~15000 MB/s. */
+/* [NTUA-2013-gang] "Power model": a package's full STREAM bandwidth, MB/s. */
 #define COSCHED_CONF_DEFAULT_NODE_PEAK_BW_MBS	15000.0
 
 /* Topology= (the node's topology source, src/node/cosched_topology.h). */

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* model/category.c - names, parsing and seed 002's preference table. */
+/* model/category.c - names, parsing and [NTUA-2013-gang]'s preference table. */
 #include <stdbool.h>
 #include <string.h>
 
@@ -76,7 +76,7 @@ int cosched_lca_parse_nocase(const char *field, const char *str,
 
 void cosched_pref_table_default(cosched_pref_table_t *t)
 {
-	/* Seed 002, "Application categories", preference table. */
+	/* [NTUA-2013-gang], "Application categories", preference table. */
 	static const int def[COSCHED_CAT_COUNT][COSCHED_CAT_COUNT] = {
 		/*           cpu lim mem rand */
 		/* cpu  */ { 1,  1,  1,  1 },
@@ -98,17 +98,18 @@ int cosched_pref_allowed(const cosched_pref_table_t *t,
 }
 
 /*
- * Mapping between the taxonomies (one-to-one; both directions):
- *   cpu  <-> N   seed 002: working set in L1/L2, "barely slowed by anyone";
- *                seed 001: private caches only, row N of the table ~1.0.
- *   rand <-> C   seed 002: "depends on LLC reuse", catastrophic next to lim
- *                or mem; seed 001: reuses the shared cache, C next to L is
- *                the largest slowdown (random C up to 8.2x).
- *   lim  <-> LC  seed 002: exceeds L1/L2, moderate bandwidth (~25%), 1.25x
- *                next to lim or mem; seed 001: uses link and cache, LC-LC
- *                moderate (1.34 average).
- *   mem  <-> L   seed 002: streams, ~80% bandwidth, mem-mem ~2x; seed 001:
- *                streams through the link, L-L up to ~2x.
+ * Mapping between the taxonomies (one-to-one; both directions), in the
+ * words of [NTUA-2013-gang] first and [NTUA-2014-corun] second:
+ *   cpu  <-> N   working set in L1/L2, "barely slowed by anyone";
+ *                private caches only, row N of the table ~1.0.
+ *   rand <-> C   "depends on LLC reuse", catastrophic next to lim or mem;
+ *                reuses the shared cache, C next to L is the largest
+ *                slowdown (random C up to 8.2x).
+ *   lim  <-> LC  exceeds L1/L2, moderate bandwidth (~25%), 1.25x next to
+ *                lim or mem; uses link and cache, LC-LC moderate (1.34
+ *                average).
+ *   mem  <-> L   streams, ~80% bandwidth, mem-mem ~2x; streams through
+ *                the link, L-L up to ~2x.
  * The mapping is by behaviour, not by thresholds: a multithreaded mem
  * program spreads its bandwidth over its threads and may measure LC per
  * core.  Measured programs are classified in both taxonomies directly; the

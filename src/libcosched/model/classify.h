@@ -2,11 +2,11 @@
 /*
  * classify.h - classify an application from its measured profile.
  *
- * Two taxonomies (model/category.h, where the works are cited): seed
- * 002's cpu/lim/mem/rand, which the gang policies use, and seed 001's LCA
- * N/C/LC/L (Haritatos et al., PACT 2014), which the interference model
- * uses.  The derivation of every default threshold is in model/classify.c
- * and in cosched.conf(5).
+ * Two taxonomies (model/category.h, where the works are cited): the
+ * cpu/lim/mem/rand of [NTUA-2013-gang], which the gang policies use, and the
+ * LCA N/C/LC/L of [NTUA-2014-corun] (Haritatos et al., PACT 2014), which the
+ * interference model uses.  The derivation of every default threshold is in
+ * model/classify.c and in cosched.conf(5).
  */
 #ifndef COSCHED_CLASSIFY_H
 #define COSCHED_CLASSIFY_H
@@ -18,9 +18,9 @@
 #include "src/libcosched/model/profile.h"
 
 /*
- * Seed 002 category thresholds (cosched.conf keys in brackets).  Defaults
- * are derived from seed 002 "Application categories" and "Workload used for
- * the headline comparison"; see model/classify.c.
+ * [NTUA-2013-gang] category thresholds (cosched.conf keys in brackets).
+ * Defaults are derived from [NTUA-2013-gang] "Application categories" and
+ * "Workload used for the headline comparison"; see model/classify.c.
  */
 typedef struct {
 	double mem_bw_fraction;	/* [ClassifyMemBandwidthFraction] 0.5 */
@@ -33,7 +33,7 @@ typedef struct {
 } cosched_cat_thresholds_t;
 
 /*
- * Seed 001 "Classification thresholds": fractions of the per-core peak
+ * [NTUA-2014-corun] "Classification thresholds": fractions of the per-core peak
  * memory bandwidth B_max (alpha, beta, gamma), a fraction of uops (delta)
  * and a fraction of the peak IPC (epsilon).
  */
@@ -47,8 +47,8 @@ typedef struct {
 	double core_peak_ipc;		/* [CorePeakIPC] IPC_max: 4 */
 } cosched_lca_params_t;
 
-/* The LCA thresholds in absolute units (seed 001: for B_max = 14 GB/s and
- * IPC_max = 4, alpha = 7 GB/s, beta = 0.35 GB/s, gamma = 2 GB/s (2.1
+/* The LCA thresholds in absolute units ([NTUA-2014-corun]: for B_max = 14 GB/s
+ * and IPC_max = 4, alpha = 7 GB/s, beta = 0.35 GB/s, gamma = 2 GB/s (2.1
  * unrounded), delta = 0.25, epsilon = 1). */
 typedef struct {
 	double alpha_mbs, beta_mbs, gamma_mbs;
@@ -92,14 +92,14 @@ void cosched_lca_thresholds(const cosched_lca_params_t *p,
 			    cosched_lca_abs_t *out);
 
 /*
- * Seed 002 category of derived metrics; COSCHED_CAT_UNKNOWN when IPC or
+ * [NTUA-2013-gang] category of derived metrics; COSCHED_CAT_UNKNOWN when IPC or
  * MPKI is unknown.  reason (may be NULL) receives the deciding comparison.
  */
 cosched_category_t cosched_classify_category(const cosched_classify_conf_t *c,
 					     const cosched_derived_t *d,
 					     char *reason, size_t reason_len);
 
-/* Seed 001 LCA class, in the seed's decision order. */
+/* [NTUA-2014-corun] LCA class, in the thesis's decision order. */
 cosched_lca_t cosched_classify_lca(const cosched_classify_conf_t *c,
 				   const cosched_derived_t *d,
 				   char *reason, size_t reason_len);
@@ -107,13 +107,13 @@ cosched_lca_t cosched_classify_lca(const cosched_classify_conf_t *c,
 /*
  * The effective class of a job: its measured profile when it holds data
  * (profile may be NULL), else the profile's characterisation by co-run
- * (model/corun.h) when it decided a category, else the declared
- * category (COSCHED_CAT_UNKNOWN = not declared), else unknown.  A co-run
- * rand also wins over a measured cpu or lim that lacks cache-to-core
- * counters (see below); the source is COSCHED_CLASS_FROM_PROFILE.  One exception, from seed 002
- * "Limitations": a profile without cache-to-core counters cannot show
- * random access (its standalone MPKI is ~0.01, like cpu), so a declared
- * rand wins over a measured cpu or lim that lacks those counters.
+ * (model/corun.h) when it decided a category, else the declared category
+ * (COSCHED_CAT_UNKNOWN = not declared), else unknown.  A co-run rand also wins
+ * over a measured cpu or lim that lacks cache-to-core counters (see below);
+ * the source is COSCHED_CLASS_FROM_PROFILE.  One exception, from
+ * [NTUA-2013-gang] "Limitations": a profile without cache-to-core counters
+ * cannot show random access (its standalone MPKI is ~0.01, like cpu), so a
+ * declared rand wins over a measured cpu or lim that lacks those counters.
  */
 cosched_class_t cosched_classify_effective(const cosched_classify_conf_t *c,
 					   const cosched_profile_t *profile,

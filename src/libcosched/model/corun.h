@@ -1,11 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * corun.h - what co-runs measure, and what the decision core
- * makes of it, on machines without hardware counters (issue 11, items 7
- * and 8).
+ * makes of it, on machines without hardware counters.
  *
- * Seed 002 ("Power-aware gang scheduling on multicore", NTUA CSLab, 2013,
- * "Application categories") classified each real benchmark by co-running
+ * [NTUA-2013-gang] ("Power-aware gang scheduling on multicore", NTUA CSLab,
+ * 2013, "Application categories") classified each real benchmark by co-running
  * it with four representative programs, cpu, lim, mem and rand, and gave
  * no numeric rule.  The programs are in contribs/apps
  * (cosched-apps(7)); the commands that run them are cosched-calibrate(8)
@@ -16,7 +15,7 @@
  * record a profile keeps, and the rule that turns slowdowns into a
  * category.
  *
- * A slowdown is t_co-run / t_alone of the victim (seed 001 "Metrics"),
+ * A slowdown is t_co-run / t_alone of the victim ([NTUA-2014-corun] "Metrics"),
  * 1 = none.  The representative program of category k stands for the LCA
  * class cosched_category_to_lca(k): cpu N, rand C, lim LC, mem L.
  */
@@ -42,7 +41,7 @@ typedef struct {
 } cosched_corun_table_t;
 
 /*
- * How a measured table becomes a preference table (seed 002's, row =
+ * How a measured table becomes a preference table ([NTUA-2013-gang]'s, row =
  * application, column = partner): the application's slowdown s next to
  * the partner gives rank 1 + floor((s - 1) / rank_step) (1 for s below
  * 1 + rank_step), and "-" (never in one gang) from s >= forbid_above.

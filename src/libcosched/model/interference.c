@@ -13,9 +13,9 @@
 void cosched_interference_default(cosched_interference_model_t *m)
 {
 	/*
-	 * Seed 001 "Measured class-average slowdowns (Sandy Bridge, row =
-	 * victim, column = co-runner)": two cores sharing only the LLC and the
-	 * memory link, which is what two jobs on one socket share.
+	 * [NTUA-2014-corun] "Measured class-average slowdowns (Sandy Bridge,
+	 * row = victim, column = co-runner)": two cores sharing only the LLC
+	 * and the memory link, which is what two jobs on one socket share.
 	 */
 	static const double sandy_bridge[COSCHED_LCA_COUNT][COSCHED_LCA_COUNT] = {
 		/*           N     C     LC    L   */
@@ -26,7 +26,7 @@ void cosched_interference_default(cosched_interference_model_t *m)
 	};
 
 	memcpy(m->slowdown, sandy_bridge, sizeof(sandy_bridge));
-	cosched_pref_table_default(&m->pref);	/* seed 002 */
+	cosched_pref_table_default(&m->pref);	/* [NTUA-2013-gang] */
 }
 
 static double row_max(const cosched_interference_model_t *m, int r)
@@ -79,7 +79,7 @@ bool cosched_interference_allowed(const cosched_interference_model_t *m,
 }
 
 /*
- * More than one co-runner.  Seed 001 measured pairs only.  We add the
+ * More than one co-runner.  [NTUA-2014-corun] measured pairs only.  We add the
  * excess slowdowns: s = 1 + sum_i (s_i - 1).  Why additive rather than the
  * product of the s_i:
  *  - the excess of a pair is, to first order, the co-runner's demand on the
@@ -87,11 +87,11 @@ bool cosched_interference_allowed(const cosched_interference_model_t *m,
  *    of several co-runners add up on the same resources;
  *  - it equals the pairwise figure for one co-runner and never falls below
  *    the worst pair, so adding a co-runner never predicts an improvement
- *    unless its own entry is a speed-up (< 1, seed 001: small N programs can
- *    speed up when paired);
+ *    unless its own entry is a speed-up (< 1, [NTUA-2014-corun]: small N
+ *    programs can speed up when paired);
  *  - the product compounds: C with three L co-runners would give
- *    2.15^3 = 9.9, beyond seed 001's worst measured single pair on this
- *    machine (8.2x) for the average case, while the sum gives 4.45.
+ *    2.15^3 = 9.9, beyond [NTUA-2014-corun]'s worst measured single pair on
+ *    this machine (8.2x) for the average case, while the sum gives 4.45.
  * The result is floored at the smallest pairwise s_i so that several
  * speed-ups cannot compound into a nonsensical figure.
  */

@@ -2,12 +2,12 @@
 /*
  * interference.h - predicted slowdown of a job among co-runners.
  *
- * Pairwise slowdowns come from seed 001's Sandy Bridge class-average table
- * ("Effects of co-scheduling applications on multicore architectures",
+ * Pairwise slowdowns come from [NTUA-2014-corun]'s Sandy Bridge class-average
+ * table ("Effects of co-scheduling applications on multicore architectures",
  * diploma thesis, NTUA CSLab, 2014; LCA classes of Haritatos et al., PACT
  * 2014; row = victim, column = co-runner); pairs that must never
- * share a socket come from seed 002's preference table ("-" cells).  Both
- * are replaceable from cosched.conf (Interference=, PreferenceTable=).
+ * share a socket come from [NTUA-2013-gang]'s preference table ("-" cells).
+ * Both are replaceable from cosched.conf (Interference=, PreferenceTable=).
  */
 #ifndef COSCHED_INTERFERENCE_H
 #define COSCHED_INTERFERENCE_H
@@ -19,7 +19,8 @@
 #include "src/libcosched/model/classify.h"
 #include "src/libcosched/base/error.h"
 
-/* Largest slowdown a configuration may give one pair (seed 001 saw 12x). */
+/* Largest slowdown a configuration may give one pair ([NTUA-2014-corun] saw
+ * 12x). */
 #define COSCHED_SLOWDOWN_MAX 100.0
 /* Largest rank a PreferenceTable entry may give. */
 #define COSCHED_PREF_RANK_MAX 100
@@ -27,7 +28,7 @@
 typedef struct {
 	/* slowdown[victim][corunner], LCA classes; 1 = none */
 	double slowdown[COSCHED_LCA_COUNT][COSCHED_LCA_COUNT];
-	cosched_pref_table_t pref;	/* seed 002 preference table */
+	cosched_pref_table_t pref;	/* [NTUA-2013-gang] preference table */
 } cosched_interference_model_t;
 
 typedef struct {
@@ -36,12 +37,13 @@ typedef struct {
 	int forbidden_with;	/* index of the first such co-runner, else -1 */
 } cosched_prediction_t;
 
-/* Seed 001's Sandy Bridge table and seed 002's preference table. */
+/* [NTUA-2014-corun]'s Sandy Bridge table and [NTUA-2013-gang]'s preference
+ * table. */
 void cosched_interference_default(cosched_interference_model_t *m);
 
 /*
  * Slowdown of victim next to one co-runner.  An unknown class is taken as
- * the worst case of its row or column (seed 002 "Limitations": hidden
+ * the worst case of its row or column ([NTUA-2013-gang] "Limitations": hidden
  * sensitivity is what makes Miss-Rate Balance catastrophic).
  */
 double cosched_interference_pair(const cosched_interference_model_t *m,

@@ -106,8 +106,8 @@ int cosched_learn_add(cosched_learn_table_t *t, cosched_lca_t victim,
 	if (!(s > 0.0) || !isfinite(s))
 		return cosched_error_set(err,
 			"learned table: slowdown %g out of range", s);
-	/* A slowdown far beyond anything seed 001 saw is a broken run, not a
-	 * pair: it is capped like a configured one. */
+	/* A slowdown far beyond anything [NTUA-2014-corun] saw is a broken
+	 * run, not a pair: it is capped like a configured one. */
 	if (s > COSCHED_SLOWDOWN_MAX)
 		s = COSCHED_SLOWDOWN_MAX;
 	c = &t->cell[victim][corunner];

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * learn.h - the interference table a site learns from its own
- * co-runs (issue 19, item 4).
+ * co-runs.
  *
- * Why: seed 001's table was measured on 2013 Sandy Bridge machines, and
- * cosched-calibrate(8) measures representative programs, not the site's
+ * Why: [NTUA-2014-corun]'s table was measured on 2013 Sandy Bridge machines,
+ * and cosched-calibrate(8) measures representative programs, not the site's
  * applications.  Every co-run the cluster observes anyway (a step's
  * record: its run time, its one co-runner and their classes,
  * model/observe.h) measures one cell, slowdown[victim][co-runner] =

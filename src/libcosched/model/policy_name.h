@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * policy_name.h - the five gang policies of seed 002 and cosched's own
+ * policy_name.h - the five gang policies of [NTUA-2013-gang] and cosched's own
  * model-driven one, by name (CoschedPolicy= in cosched.conf).
  *
  * From "Power-aware gang scheduling on multicore", diploma thesis, NTUA
- * CSLab, 2013 (seed 002, "The five schedulers"); Greedy Thread after
+ * CSLab, 2013 ([NTUA-2013-gang], "The five schedulers"); Greedy Thread after
  * Bhadauria and McKee, "An approach to resource-aware co-scheduling for
  * CMPs", ICS 2010.  What each policy does is in policy/gang.h and
  * cosched-policies(7).
@@ -20,14 +20,14 @@ typedef enum {
 	COSCHED_POLICY_MISS_RATE_BALANCE,	/* "miss_rate_balance" */
 	COSCHED_POLICY_MISS_RATE_BOUND,		/* "miss_rate_bound" */
 	COSCHED_POLICY_APP_AWARE,		/* "app_aware" */
-	/* cosched's own, not a seed's: the unit where the interference
+	/* cosched's own, not a published one: the unit where the interference
 	 * model predicts the least slowdown, the job's and its
 	 * co-runners' (cosched-policies(7)). */
 	COSCHED_POLICY_MIN_SLOWDOWN,		/* "min_slowdown" */
 	COSCHED_POLICY_COUNT
 } cosched_policy_t;
 
-/* The site's policy when cosched.conf sets none: the one seed 002 found
+/* The site's policy when cosched.conf sets none: the one [NTUA-2013-gang] found
  * best (it never co-locates the pairs that slow each other most). */
 #define COSCHED_POLICY_DEFAULT COSCHED_POLICY_APP_AWARE
 

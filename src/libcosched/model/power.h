@@ -7,14 +7,14 @@
  * question: how many threads, which frequency, and what happens when jobs
  * that share one frequency domain ask for different frequencies.
  *
- * Sources: seed 002 ("Power-aware gang scheduling on multicore", diploma
- * thesis, NTUA CSLab, 2013): "Threads vs EDP" (minimum EDP; "among
+ * Sources: [NTUA-2013-gang] ("Power-aware gang scheduling on multicore",
+ * diploma thesis, NTUA CSLab, 2013): "Threads vs EDP" (minimum EDP; "among
  * efficient choices take the fewest cores"), "DVFS model" (the factor of
  * Merkel, Stoess and Bellosa, "Resource-conscious scheduling for energy
  * efficiency on multicore processors", EuroSys 2010; STREAM sweep),
  * "Metrics" (EDP = E x t).  The frequency
- * conflict rule is cosched's own (seed 002 "DVFS model" [note]: cores of one
- * package often share one frequency).
+ * conflict rule is cosched's own (cores of one package often share one
+ * frequency, which the thesis does not discuss).
  *
  * Units: frequency in kHz (as model/profile.h), time in s, energy in J.
  */
@@ -29,13 +29,14 @@
 #include "src/libcosched/model/power_policy.h"
 #include "src/libcosched/model/profile.h"
 
-/* EDP = energy x time (seed 002 "Metrics"); NAN when energy is unknown. */
+/* EDP = energy x time ([NTUA-2013-gang] "Metrics"); NAN when energy is
+ * unknown. */
 double cosched_power_point_edp(const cosched_edp_point_t *p);
 
 /*
- * Best thread count (seed 002 "Threads vs EDP").  For every thread count
- * the lowest EDP over its frequencies is taken; the answer is the thread
- * count of the minimum.  With tolerance > 0 the seed's "among efficient
+ * Best thread count ([NTUA-2013-gang] "Threads vs EDP").  For every thread
+ * count the lowest EDP over its frequencies is taken; the answer is the thread
+ * count of the minimum.  With tolerance > 0 the thesis's "among efficient
  * choices take the fewest cores" applies: the fewest threads whose EDP is
  * within (1 + tolerance) x the minimum (ft.B: tolerance 0 -> 7 threads,
  * 0.05 -> 6, 0.25 -> 5).  Ties go to fewer threads.  Points with unknown
@@ -51,9 +52,9 @@ int cosched_power_best_threads(const cosched_edp_point_t *pts, size_t n,
 
 /*
  * The thread count a program "keeps scaling up to" (Greedy Thread's step 3,
- * seed 002 "The five schedulers": raise the thread count "until its
- * performance stops improving"; seed 002 "Threads vs EDP": "add cores only
- * while the application keeps scaling").  For every thread count the
+ * [NTUA-2013-gang] "The five schedulers": raise the thread count "until its
+ * performance stops improving"; [NTUA-2013-gang] "Threads vs EDP": "add cores
+ * only while the application keeps scaling").  For every thread count the
  * shortest time over its frequencies is taken; walking up from the fewest
  * threads measured, the answer is the last count reached while each next
  * measured count cuts the time by more than min_gain (a fraction, >= 0;
@@ -67,7 +68,7 @@ int cosched_power_scaling_threads(const cosched_edp_point_t *pts, size_t n,
 
 /*
  * Frequency for one power policy among the points at `threads`
- * (seed 002 "DVFS model"; policies of model/power_policy.h):
+ * ([NTUA-2013-gang] "DVFS model"; policies of model/power_policy.h):
  *   PERFORMANCE: the highest measured frequency;
  *   EDP:         the lowest EDP;
  *   ENERGY:      the lowest energy among the points whose time is at most
@@ -92,15 +93,15 @@ typedef struct {
 
 /* Both choices at once: threads by minimum EDP (with tolerance), then the
  * policy's frequency at that thread count.  This is the (threads,
- * frequency) a job requests (seed 002 "Threads vs EDP", last line). */
+ * frequency) a job requests ([NTUA-2013-gang] "Threads vs EDP", last line). */
 int cosched_power_choose(const cosched_edp_point_t *pts, size_t n,
 			 cosched_power_policy_t policy,
 			 double max_slowdown_pct, double tolerance,
 			 cosched_power_choice_t *out, cosched_error_t *err);
 
 /*
- * Merkel & Bellosa (seed 002 "DVFS model"): when only the fraction of the
- * node's memory bandwidth a job uses is known, its EDP-optimal frequency
+ * Merkel & Bellosa ([NTUA-2013-gang] "DVFS model"): when only the fraction of
+ * the node's memory bandwidth a job uses is known, its EDP-optimal frequency
  * is max_khz x factor with factor = 1.4 - 0.8 x bw_fraction; DVFS applies
  * only when factor < 1 (bw_fraction > 0.5).
  *
@@ -112,7 +113,7 @@ int cosched_power_choose(const cosched_edp_point_t *pts, size_t n,
  * avail_khz.  *dvfs tells whether the result is below max_khz.
  *
  * At 2.2 GHz: 60% -> 2.024 GHz, 80% -> 1.672 GHz, 100% -> 1.32 GHz; with
- * the seed's 1.2..2.2 GHz list in 0.1 steps: 2.0, 1.7, 1.3 GHz (the seed's
+ * the thesis's 1.2..2.2 GHz list in 0.1 steps: 2.0, 1.7, 1.3 GHz (the thesis's
  * measured STREAM minima: 2.0, 1.6..1.7, 1.3).
  */
 int cosched_power_mb_factor(double bw_fraction, double *factor,
@@ -123,17 +124,17 @@ int cosched_power_mb_freq(double bw_fraction, long max_khz,
 
 /*
  * Frequency conflicts in one frequency domain (cores of one package that
- * share one frequency, seed 002 "DVFS model" [note]).
+ * share one frequency; cosched's rule, not the thesis's).
  *
  * COSCHED_FREQ_RULE_MAX_REQUEST (the default): the domain runs at the
  * highest requested frequency.  Why: no job is ever slowed below what it
  * asked for, so a "performance" job's contract and an "energy" job's
  * maximum slowdown both hold without needing anybody's profile; the price
- * is energy only, and seed 002 bounds that price: DVFS saves 4..14%
+ * is energy only, and [NTUA-2013-gang] bounds that price: DVFS saves 4..14%
  * (about 9%) of energy, so running a memory-bound job at the CPU-bound
  * partner's frequency costs about that much, whereas lowering a CPU-bound
  * job's frequency costs time nearly in proportion (its EDP falls almost
- * linearly with frequency, seed 002 "DVFS model").  It is also the rule
+ * linearly with frequency, [NTUA-2013-gang] "DVFS model").  It is also the rule
  * that needs no data, so it works for jobs without profiles.
  *
  * COSCHED_FREQ_RULE_MIN_EDP_SUM (opt-in): among the requested frequencies,

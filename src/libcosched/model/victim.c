@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* model/victim.c - seed 000's migration-victim orders (model/victim.h). */
+/* model/victim.c - [NTUA-2020-numa]'s migration-victim orders
+ * (model/victim.h). */
 #include <math.h>
 #include <stdlib.h>
 #include <strings.h>
@@ -28,7 +29,7 @@ int cosched_victim_order_parse(const char *field, const char *str,
 {
 	int i;
 
-	/* The seed writes them Best+ and Worst+. */
+	/* The thesis writes them Best+ and Worst+. */
 	if (str && !strcasecmp(str, "best+")) {
 		*out = COSCHED_VICTIM_BEST_PLUS;
 		return 0;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * victim.h - whose pages move when memory must leave a NUMA node:
- * the migration-victim orders of seed 000 ("Dynamic memory placement of
+ * the migration-victim orders of [NTUA-2020-numa] ("Dynamic memory placement of
  * applications on a NUMA system", diploma thesis, NTUA CSLab, 2020, "The
  * Resource Manager"), for the node's NUMA manager to call.
  *
@@ -27,12 +27,12 @@
  *   worst_plus best_plus's list reversed.
  * Ties keep the callers' order of processes.  A process whose CPUs span
  * several nodes or are unknown (cpu_node -1) counts as running on neither.
- * The distance step inside best_plus's middle group is cosched's: the seed
+ * The distance step inside best_plus's middle group is cosched's: the thesis
  * ranks that group by bandwidth alone; with every remote distance equal
  * (or distance NULL) the two agree.
  *
- * Page bouncing (seeds 003-004: limiting it matters more than catching
- * every good move):
+ * Page bouncing ([LaRowe-1992-pages] and [Corbalan-2004-sched]: limiting it
+ * matters more than catching every good move):
  *  - within a request, pages move only from src to dst and each process is
  *    chosen at most once, so no page planned here moves back;
  *  - across requests, pages that arrived on a node by a migration are
@@ -129,7 +129,7 @@ int cosched_victim_rank(cosched_victim_order_t order,
  * The plan: moves[0..*nmoves) (moves holds n entries) in the order they
  * are to be made, *planned their sum.  Returns 0 when the plan covers the
  * request (with COSCHED_VICTIM_WHOLE it may exceed it), 1 when the
- * eligible pages run out first (the seed's "cannot migrate any more
+ * eligible pages run out first (the thesis's "cannot migrate any more
  * pages": everything eligible is planned), -1 on the errors of
  * cosched_victim_rank() or out of memory.
  */

@@ -2,7 +2,7 @@
 /*
  * gang_plan.c - the batch form of the five gang policies: a set of
  * jobs packed into gangs ("Power-aware gang scheduling on multicore",
- * diploma thesis, NTUA CSLab, 2013: seed 002, "The five schedulers").
+ * diploma thesis, NTUA CSLab, 2013: [NTUA-2013-gang], "The five schedulers").
  */
 #include <math.h>
 #include <stdio.h>
@@ -83,9 +83,9 @@ static int builder_finish(builder_t *b, const cosched_gang_job_t *jobs,
 	return 0;
 }
 
-/* Greedy Thread order: best-scaling first, which seed 002 ("Greedy Thread"
- * step 1) defines as "the one requesting the most threads": requested
- * threads, then the count it keeps scaling up to (a tie-break the seed does
+/* Greedy Thread order: best-scaling first, which [NTUA-2013-gang] ("Greedy
+ * Thread" step 1) defines as "the one requesting the most threads": requested
+ * threads, then the count it keeps scaling up to (a tie-break the thesis does
  * not give), then job id. */
 static int cmp_scaling(const cosched_gang_job_t *jobs, size_t ia, size_t ib)
 {
@@ -169,7 +169,7 @@ static size_t core_lists_peek(core_lists_t *cl, int t, const size_t *order,
 	return cl->cur[t] < cl->end[t] ? cl->pos[cl->cur[t]] : GANG_NONE;
 }
 
-/* GANG: one application per gang, in input order (seed 002 "GANG"). */
+/* GANG: one application per gang, in input order ([NTUA-2013-gang] "GANG"). */
 static int plan_gang(const cosched_gang_job_t *jobs, size_t n, builder_t *b)
 {
 	for (size_t i = 0; i < n; i++)
@@ -270,7 +270,7 @@ static void greedy_close(builder_t *b, const cosched_gang_job_t *jobs,
 	b->threads[head] = t < top ? t : top;
 }
 
-/* Greedy Thread (seed 002 "The five schedulers", Greedy Thread, after
+/* Greedy Thread ([NTUA-2013-gang] "The five schedulers", Greedy Thread, after
  * Bhadauria & McKee): static, contention-blind bin packing.  Step 1: the
  * best-scaling remaining program opens a gang at its minimum core count;
  * step 2: add the next best-scaling program whose minimum core count fits
@@ -282,10 +282,10 @@ static const pack_rule_t greedy_rule = {
 	.close = greedy_close,
 };
 
-/* Miss-Rate Balance (seed 002 "The five schedulers", Miss-Rate Balance):
- * sort by MPKI descending; the head opens a gang; "for p from the tail
- * upward: if p.cores + g.cores <= 8: add p" -- the fitting program nearest
- * the tail; at most 2 per gang (max_apps). */
+/* Miss-Rate Balance ([NTUA-2013-gang] "The five schedulers", Miss-Rate
+ * Balance): sort by MPKI descending; the head opens a gang; "for p from the
+ * tail upward: if p.cores + g.cores <= 8: add p" -- the fitting program
+ * nearest the tail; at most 2 per gang (max_apps). */
 static const pack_rule_t mr_balance_rule = {
 	.order = cmp_mpki_desc,
 	.cores = job_threads,
@@ -300,7 +300,7 @@ static int cmp_job_id(const cosched_gang_job_t *jobs, size_t ia, size_t ib)
 	return ia < ib ? -1 : 1;
 }
 
-/* Greedy Application-Aware (seed 002 "The five schedulers", steps 1-5):
+/* Greedy Application-Aware ([NTUA-2013-gang] "The five schedulers", steps 1-5):
  * rand first (joining gangs that hold only rand), each mem alone, then cpu
  * and lim fill existing gangs first-fit (in gang creation order) or open
  * new ones; the "-" cells are never co-located.  Programs of unknown

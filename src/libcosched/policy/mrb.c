@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * mrb.c - Miss-Rate Bound, online ("Power-aware gang scheduling on
- * multicore", diploma thesis, NTUA CSLab, 2013: seed 002, "The five
+ * multicore", diploma thesis, NTUA CSLab, 2013: [NTUA-2013-gang], "The five
  * schedulers", Miss-Rate Bound).
  *
  * Gangs live in slots 0..njobs-1 (never more gangs than jobs); a socket
@@ -211,8 +211,8 @@ static cosched_mrb_t *mrb_create(const cosched_gang_params_t *params,
 				goto fail;
 		}
 	} else {
-		/* Start: random gangs (seed 002 "Miss-Rate Bound"), made
-		 * deterministic by the seed: Fisher-Yates shuffle with
+		/* Start: random gangs ([NTUA-2013-gang] "Miss-Rate Bound"),
+		 * made deterministic by the seed: Fisher-Yates shuffle with
 		 * splitmix64, then next fit into gangs of the capacity. */
 		cosched_shuffle(perm, njobs, sizeof(*perm), params->seed);
 		for (size_t k = 0; k < njobs; k++) {

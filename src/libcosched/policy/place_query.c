@@ -441,7 +441,7 @@ static double memo_slowdown(const cosched_place_t *p, seq_memo_t *memo,
 }
 
 /* Lenient, when no unit accepts a single job: the least-bad unit that has
- * the cores, by the job's predicted slowdown there (seed 001's table),
+ * the cores, by the job's predicted slowdown there ([NTUA-2014-corun]'s table),
  * then the lower MPKI sum, then the lower index.  -1 when none has them. */
 static long least_bad(const cosched_place_t *p, const cosched_place_job_t *job,
 		      const bool *allowed)

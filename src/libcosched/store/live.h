@@ -3,8 +3,8 @@
  * live.h - the running jobs' live loads, from the nodes to
  * slurmctld.
  *
- * Why: Miss-Rate Bound is online in seed 002 (each job's MPKI smoothed by
- * an EWMA, a = 1/2, every quantum), and a job's behaviour changes as it
+ * Why: Miss-Rate Bound is online in [NTUA-2013-gang] (each job's MPKI smoothed
+ * by an EWMA, a = 1/2, every quantum), and a job's behaviour changes as it
  * runs; the profile's MPKI is an average over past runs.  Each step's
  * sampler (cosched-sampler, root on its node) therefore publishes the
  * step's smoothed MPKI, and slurmctld reads it back into the loads its

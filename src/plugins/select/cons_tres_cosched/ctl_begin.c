@@ -215,8 +215,8 @@ static long _domain_freq(cosched_ctl_t *c, const job_view_t *v, long f,
 	return dom;
 }
 
-/* Frequency and governor (seed 002 "DVFS model"): the job's power policy
- * over its EDP points at its thread count; then its frequency domains
+/* Frequency and governor ([NTUA-2013-gang] "DVFS model"): the job's power
+ * policy over its EDP points at its thread count; then its frequency domains
  * resolved with the jobs already there (_domain_freq). */
 static void _decide_power(cosched_ctl_t *c, job_view_t *v,
 			  cosched_decision_t *d, const cosched_hold_t *h,
