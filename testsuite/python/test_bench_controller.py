@@ -19,7 +19,7 @@ from cosched_loopback.cluster import default_builddir
 from conftest import require_environment
 
 BENCH = os.path.normpath(os.path.join(
-    os.path.dirname(__file__), "..", "..", "contribs", "bench",
+    os.path.dirname(__file__), "..", "..", "research", "bench",
     "cosched-bench-controller"))
 VARIANTS = ["cons_tres", "none", "gang", "greedy_thread",
             "miss_rate_balance", "miss_rate_bound", "app_aware"]

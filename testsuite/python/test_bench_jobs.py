@@ -17,7 +17,7 @@ from cosched_loopback.cluster import default_builddir
 from conftest import require_environment
 
 BENCH = os.path.normpath(os.path.join(
-    os.path.dirname(__file__), "..", "..", "contribs", "bench",
+    os.path.dirname(__file__), "..", "..", "research", "bench",
     "cosched-bench-jobs"))
 
 

@@ -20,7 +20,7 @@ import pytest
 from cosched_loopback.cluster import default_builddir
 
 BENCH = os.path.normpath(os.path.join(
-    os.path.dirname(__file__), "..", "..", "contribs", "bench",
+    os.path.dirname(__file__), "..", "..", "research", "bench",
     "cosched-bench-profiler"))
 CONF_H = os.path.normpath(os.path.join(
     os.path.dirname(__file__), "..", "..", "src", "libcosched", "conf",

@@ -241,7 +241,7 @@ def test_policy_benchmark_results_add_up():
     Placement validity itself (each job once, no socket over capacity) is
     the unit tests' (test_gang.c: batch plans of all policies, the index
     against the ranking)."""
-    bench = os.path.join(default_builddir(), "contribs", "bench",
+    bench = os.path.join(default_builddir(), "research", "bench",
                          "cosched-bench-policies")
     n = 200
     r = subprocess.run([bench, str(n)], capture_output=True, text=True,

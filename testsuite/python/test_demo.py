@@ -15,7 +15,7 @@ from cosched_loopback.cluster import Cluster, cluster_processes, default_builddi
 from conftest import require_environment
 
 DEMO = os.path.normpath(os.path.join(os.path.dirname(__file__), "..", "..",
-                                     "contribs", "demo", "cosched-demo"))
+                                     "research", "demo", "cosched-demo"))
 
 
 @pytest.mark.cluster

@@ -41,7 +41,7 @@ SEQUENCE = [
 
 
 def _replay_tool():
-    path = os.path.join(default_builddir(), "contribs", "sim",
+    path = os.path.join(default_builddir(), "research", "sim",
                         "cosched-sim-replay")
     if not os.access(path, os.X_OK):
         pytest.skip(f"{path} not built")

@@ -13,7 +13,7 @@ import pytest
 
 from cosched_loopback.cluster import default_builddir
 
-SIM = os.path.join(default_builddir(), "contribs", "sim", "cosched-sim")
+SIM = os.path.join(default_builddir(), "research", "sim", "cosched-sim")
 SEEDS = ["gang", "greedy_thread", "miss_rate_balance", "miss_rate_bound",
          "app_aware"]
 # The five published policies and cosched's own (cosched-policies(7)).
@@ -232,7 +232,7 @@ needs_matplotlib = pytest.mark.skipif(_matplotlib_missing() is not None,
 @needs_matplotlib
 def test_plot_png_and_svg(tmp_path):
     # --plot FILE.png|svg: the table as usual, and a figure drawn by
-    # contribs/sim/cosched-sim-plot from the run's JSON.
+    # research/sim/cosched-sim-plot from the run's JSON.
     png, svg = tmp_path / "run.png", tmp_path / "run.svg"
     r = sim("--seed002", "--window", "60", "--policy", "gang,app_aware",
             "--plot", str(png))
@@ -508,7 +508,7 @@ def test_suite_quick_orders_min_slowdown_on_throughput_and_energy():
     makespan and energy; what it misses is bounded slowdown (its strict
     holds wait where blind packing runs), and the suite says so."""
     suite = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
-                         "..", "contribs", "sim", "cosched-sim-suite")
+                         "..", "research", "sim", "cosched-sim-suite")
     r = subprocess.run([sys.executable, suite, "--quick", "--json",
                         "--builddir", default_builddir()],
                        capture_output=True, text=True, timeout=120)
@@ -558,7 +558,7 @@ def test_mix_changes_the_categories():
 
 
 WORKLOADS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
-                         "..", "contribs", "sim", "workloads")
+                         "..", "research", "sim", "workloads")
 
 
 def test_gang_max_apps_tighter_reading():

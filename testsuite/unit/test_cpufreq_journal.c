@@ -21,7 +21,7 @@
 
 #include "cpufreq_tree.h"
 #include "src/libcosched/model/power.h"
-#include "contribs/sim/sim.h"
+#include "research/sim/sim.h"
 
 /* ---- the journal --------------------------------------------------------- */
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* test_sim.c - the simulator's accounting (contribs/sim): small cases
+/* test_sim.c - the simulator's accounting (research/sim): small cases
  * computed by hand, the optimum against every policy, the calibrated
  * [NTUA-2013-gang] figure, and the refusal of bad workload files. */
 #include <math.h>
@@ -10,7 +10,7 @@
 
 #include "cosched_check.h"
 
-#include "contribs/sim/sim.h"
+#include "research/sim/sim.h"
 
 static cosched_error_t err;
 

@@ -172,7 +172,7 @@ static inline void cosched_heap_remove(cosched_heap_t *h, const cosched_heap_ord
 }
 
 /* In place, not remove then push: the simulator moves a job's completion
- * event each time its socket's occupants change (contribs/sim/sim_ss.c). */
+ * event each time its socket's occupants change (research/sim/sim_ss.c). */
 static inline void cosched_heap_update(cosched_heap_t *h, const cosched_heap_order_t *o,
 			 size_t item)
 {

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
-"""What the tests of the C benchmarks share (contribs/bench): where the
+"""What the tests of the C benchmarks share (research/bench): where the
 built program is, and the rows bench_print() prints ("  WHAT median M ms
 range LO .. HI ms", bench_common.h)."""
 
@@ -16,7 +16,7 @@ ROW_RE = re.compile(r"\s+(\w+(?: \w+)?)\s+median\s+([\d.]+) ms\s+range\s+"
 
 def bench_program(name):
     """The built benchmark name, or the test fails saying to build it."""
-    path = os.path.join(default_builddir(), "contribs", "bench", name)
+    path = os.path.join(default_builddir(), "research", "bench", name)
     if not os.path.exists(path):
         pytest.fail(f"{name} is not built: run scripts/build")
     return path

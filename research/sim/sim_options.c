@@ -11,7 +11,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "contribs/sim/sim_cli.h"
+#include "research/sim/sim_cli.h"
 #include "src/libcosched/base/nametable.h"
 #include "src/libcosched/base/number.h"
 #include "src/libcosched/base/text.h"
@@ -49,7 +49,7 @@ static void usage(FILE *f)
 "  --timeline FILE      time-shared: one line per quantum\n"
 "  --plot FILE.png|svg  also draw the results (bars per policy; time-shared:\n"
 "                       the timeline of one run's gangs) with\n"
-"                       contribs/sim/cosched-sim-plot (python3-matplotlib)\n"
+"                       research/sim/cosched-sim-plot (python3-matplotlib)\n"
 "  --csv | --json       output format (default: aligned table)\n");
 }
 

@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "contribs/sim/sim.h"
+#include "research/sim/sim.h"
 #include "src/libcosched/conf/conf.h"
 #include "src/libcosched/base/number.h"
 

@@ -25,7 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "contribs/sim/sim.h"
+#include "research/sim/sim.h"
 
 #define NUMA_A 2.2472	/* fitted as above */
 #define NUMA_B 5.61	/* GB/s */

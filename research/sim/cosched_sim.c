@@ -9,7 +9,7 @@
  * Exit status: 0; 1 when the simulation fails; 2 on a bad argument or
  * workload file.
  */
-#include "contribs/sim/sim_cli.h"
+#include "research/sim/sim_cli.h"
 
 int main(int argc, char **argv)
 {

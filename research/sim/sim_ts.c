@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "contribs/sim/sim.h"
+#include "research/sim/sim.h"
 #include "src/libcosched/policy/mrb.h"
 
 void sim_ts_conf_default(sim_ts_conf_t *c)

@@ -12,7 +12,7 @@
 
 #include <jansson.h>
 
-#include "contribs/sim/sim.h"
+#include "research/sim/sim.h"
 
 #define PROG "cosched-sim"
 

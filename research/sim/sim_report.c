@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "contribs/sim/sim_cli.h"
+#include "research/sim/sim_cli.h"
 
 double sim_rand_fairness(const sim_workload_t *w, const sim_ts_result_t *r)
 {

@@ -24,7 +24,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "contribs/sim/sim.h"
+#include "research/sim/sim.h"
 #include "src/libcosched/policy/heap.h"
 #include "src/libcosched/policy/place.h"
 

@@ -25,7 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "contribs/sim/sim.h"
+#include "research/sim/sim.h"
 
 #define L_SERIAL 0.24
 #define L_POW2 0.75

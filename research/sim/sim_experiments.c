@@ -15,11 +15,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "contribs/sim/sim_cli.h"
+#include "research/sim/sim_cli.h"
 #include "src/libcosched/base/text.h"
 
 #ifndef COSCHED_SIM_PLOT_TOOL
-#define COSCHED_SIM_PLOT_TOOL "contribs/sim/cosched-sim-plot"
+#define COSCHED_SIM_PLOT_TOOL "research/sim/cosched-sim-plot"
 #endif
 
 /* ---- output and --plot ------------------------------------------- */

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "contribs/sim/sim.h"
+#include "research/sim/sim.h"
 #include "src/libcosched/model/classify.h"
 #include "src/libcosched/base/number.h"
 #include "src/libcosched/model/power.h"
