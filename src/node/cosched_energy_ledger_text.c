@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cosched_energy_ledger_text.c - the energy ledger's text form through
- * the one key=value codec (src/libcosched/base/kv.h); cosched_energy_ledger.h
+ * the one key=value codec (src/libcosched/base/kv.h); its header
  * describes it.
  */
 #include <inttypes.h>
@@ -11,7 +11,7 @@
 
 #include "src/libcosched/base/kv.h"
 #include "src/libcosched/base/text.h"
-#include "cosched_energy_ledger_internal.h"
+#include "cosched_energy_ledger_text.h"
 
 void cosched_step_ref_format(const cosched_step_ref_t *r, char *buf,
 			     size_t len)
