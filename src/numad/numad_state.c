@@ -235,8 +235,9 @@ static int read_frozen(void *ctx, cosched_kv_line_t *line,
 	if (cosched_kv_expect(&line->r, "until", &v, err) ||
 	    double_of("until", v, &until, err))
 		return let_be_if_newer(line, err);
-	if (d->nfrozen == NUMAD_FROZEN_MAX || a[4] >= COSCHED_VICTIM_MAX_NODES ||
-	    a[3] > UINT32_MAX || !a[0] || a[0] > INT32_MAX)
+	if (d->nfrozen == NUMAD_FROZEN_MAX ||
+	    a[4] >= COSCHED_VICTIM_MAX_NODES || a[3] > UINT32_MAX || !a[0] ||
+	    a[0] > INT32_MAX)
 		return 0;
 	f = &d->frozen[d->nfrozen++];
 	f->id.pid = (pid_t) a[0];

@@ -60,7 +60,8 @@ static int read_any(void *ctx, cosched_kv_line_t *line, cosched_error_t *err)
 
 	handed(ctx, line);
 	while ((rc = cosched_kv_next(&line->r, &f, err)) == 1)
-		if (strcmp(f.key, "k") && cosched_kv_line_unknown(line, &f, err))
+		if (strcmp(f.key, "k") &&
+		    cosched_kv_line_unknown(line, &f, err))
 			return -1;
 	return rc;
 }

@@ -61,11 +61,13 @@ typedef struct {
 
 typedef struct {
 	const char *what;		/* "cpufreq journal", in messages */
-	const char *reader;		/* "this node": who refuses a major */
+	const char *reader;		/* "this node", who refuses a
+					 * major not its own */
 	const char *tag;		/* "cosched-cpufreq-journal/" */
 	cosched_kv_version_t own;	/* the version this release writes */
 	cosched_kv_line_fn head;	/* the head's fields (NULL: none) */
-	const cosched_kv_kind_t *kinds;	/* the other lines; { NULL } ends */
+	const cosched_kv_kind_t *kinds;	/* the other lines, up to
+					 * { NULL } */
 	size_t line_max;		/* the longest line read; 0: any */
 } cosched_kv_form_t;
 
