@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "src/libcosched/base/kv.h"
+#include "src/libcosched/base/kv_file.h"
 #include "src/libcosched/base/text.h"
 #include "cosched_cpufreq_journal_internal.h"
 
@@ -106,13 +107,218 @@ int cosched_journal_holder_find(const jdom_t *d, uint32_t job_id, uint32_t step_
 	return -1;
 }
 
-/* ---- the text form ---------------------------------------------------- */
+/* ---- reading ---------------------------------------------------------- */
 
-/* The version this release writes: "/1" while the minor is 0, what every
- * 1.x reader reads (src/libcosched/base/kv.h).  slurmd and the slurmstepd of running
- * jobs share the journal, and during an upgrade of the node they run two
- * releases. */
-static const cosched_kv_version_t journal_version = { JOURNAL_SCHEMA, 0 };
+bool cosched_journal_governor_ok(const char *s)
+{
+	size_t n = strlen(s);
+
+	return n >= 1 && n <= COSCHED_CPUFREQ_GOVERNOR_MAX &&
+	       strspn(s, "abcdefghijklmnopqrstuvwxyz0123456789_") == n;
+}
+
+/* What reading one journal knows besides its lines. */
+typedef struct {
+	journal_t *j;
+	jdom_t *cur;			/* the last domain read */
+	int nholders;
+	bool ended;			/* the end line was read */
+} jread_t;
+
+static int expect_khz(cosched_kv_reader_t *r, const char *key, long *out,
+		      cosched_error_t *err)
+{
+	uint64_t v;
+
+	if (cosched_kv_expect_u64(r, key, 100000000, &v, err))
+		return -1;
+	*out = (long) v;
+	return 0;
+}
+
+static int expect_governor(cosched_kv_reader_t *r, bool dash_ok, char *out,
+			   size_t len, cosched_error_t *err)
+{
+	char *v;
+
+	if (cosched_kv_expect(r, "governor", &v, err))
+		return -1;
+	if (!(dash_ok && !strcmp(v, "-")) && !cosched_journal_governor_ok(v))
+		return cosched_error_set(err,
+			"governor: invalid governor %s ([a-z0-9_], 1 to %d bytes%s)",
+			COSCHED_QUOTE(v), COSCHED_CPUFREQ_GOVERNOR_MAX,
+			dash_ok ? ", or -" : "");
+	snprintf(out, len, "%s", strcmp(v, "-") ? v : "");
+	return 0;
+}
+
+static int not_after_end(const jread_t *jr, const cosched_kv_line_t *line,
+			 cosched_error_t *err)
+{
+	if (jr->ended)
+		return cosched_error_set(err, "%s after the end line",
+					 line->r.what);
+	return 0;
+}
+
+/* "cosched-cpufreq-journal/1 boot=BOOT_ID": "-" or the kernel's form. */
+static int read_head(void *ctx, cosched_kv_line_t *line, cosched_error_t *err)
+{
+	jread_t *jr = ctx;
+	char *boot;
+	size_t n;
+
+	if (cosched_kv_expect(&line->r, "boot", &boot, err))
+		return -1;
+	n = strlen(boot);
+	if (!(strcmp(boot, "-") == 0 ||
+	      (n == COSCHED_BOOT_ID_LEN &&
+	       strspn(boot, "0123456789abcdef-") == COSCHED_BOOT_ID_LEN)))
+		return cosched_error_set(err, "boot: invalid boot id %s",
+					 COSCHED_QUOTE(boot));
+	strcpy(jr->j->boot, boot);
+	return 0;
+}
+
+/* "domain id=8 cpus=8-15 governor=G min=M max=X setspeed=S": ascending,
+ * no CPU in two. */
+static int read_domain(void *ctx, cosched_kv_line_t *line,
+		       cosched_error_t *err)
+{
+	jread_t *jr = ctx;
+	journal_t *j = jr->j;
+	cosched_kv_reader_t *r = &line->r;
+	jdom_t d;
+	uint64_t id;
+	char *v;
+
+	memset(&d, 0, sizeof(d));
+	if (not_after_end(jr, line, err) ||
+	    cosched_kv_expect_u64(r, "id", COSCHED_IDSET_MAX - 1, &id, err) ||
+	    cosched_kv_expect(r, "cpus", &v, err) ||
+	    cosched_idset_parse("cpus", v, &d.cpus, err) ||
+	    expect_governor(r, false, d.orig.governor,
+			    sizeof(d.orig.governor), err) ||
+	    expect_khz(r, "min", &d.orig.min_khz, err) ||
+	    expect_khz(r, "max", &d.orig.max_khz, err) ||
+	    expect_khz(r, "setspeed", &d.orig.setspeed_khz, err))
+		return -1;
+	d.id = (int) id;
+	if (!d.orig.min_khz || d.orig.min_khz > d.orig.max_khz)
+		return cosched_error_set(err,
+			"min: %ld kHz, max %ld kHz (0 < min <= max)",
+			d.orig.min_khz, d.orig.max_khz);
+	if (cosched_idset_next(&d.cpus, 0) != d.id)
+		return cosched_error_set(err,
+			"id: %d is not the domain's first CPU", d.id);
+	if ((d.orig.setspeed_khz != 0) !=
+	    !strcmp(d.orig.governor, "userspace"))
+		return cosched_error_set(err,
+			"setspeed: %ld with governor %s (set exactly with userspace)",
+			d.orig.setspeed_khz, d.orig.governor);
+	if (j->n && j->d[j->n - 1].id >= d.id)
+		return cosched_error_set(err,
+			"id: domain %d out of order or twice", d.id);
+	for (int i = 0; i < j->n; i++)
+		if (cosched_idset_overlap(&j->d[i].cpus, &d.cpus))
+			return cosched_error_set(err,
+				"cpus: domain %d shares CPUs with domain %d",
+				d.id, j->d[i].id);
+	if (j->n == COSCHED_CPUFREQ_DOMAINS_MAX)
+		return cosched_error_set(err, "more than %d domains",
+					 COSCHED_CPUFREQ_DOMAINS_MAX);
+	j->d[j->n] = d;
+	jr->cur = &j->d[j->n++];
+	return 0;
+}
+
+/* "holder job=J step=S pid=P start=T governor=G|- freq=F", of the domain
+ * above, once a domain. */
+static int read_holder(void *ctx, cosched_kv_line_t *line,
+		       cosched_error_t *err)
+{
+	jread_t *jr = ctx;
+	cosched_kv_reader_t *r = &line->r;
+	uint64_t job, step, pid, start;
+	cosched_cpufreq_holder_t h;
+
+	memset(&h, 0, sizeof(h));
+	if (not_after_end(jr, line, err) ||
+	    cosched_kv_expect_u64(r, "job", UINT32_MAX, &job, err) ||
+	    cosched_kv_expect_u64(r, "step", UINT32_MAX, &step, err) ||
+	    cosched_kv_expect_u64(r, "pid", INT_MAX, &pid, err) ||
+	    cosched_kv_expect_u64(r, "start", ULLONG_MAX, &start, err) ||
+	    expect_governor(r, true, h.governor, sizeof(h.governor), err) ||
+	    expect_khz(r, "freq", &h.freq_khz, err))
+		return -1;
+	if (!pid)
+		return cosched_error_set(err, "pid: 0 is no process");
+	h.job_id = (uint32_t) job;
+	h.step_id = (uint32_t) step;
+	h.pid = (pid_t) pid;
+	h.start_time = start;
+	if (!jr->cur)
+		return cosched_error_set(err, "holder before any domain");
+	if (cosched_journal_holder_find(jr->cur, h.job_id, h.step_id) >= 0)
+		return cosched_error_set(err,
+			"holder job %" PRIu32 " step %" PRIu32
+			" twice in domain %d", h.job_id, h.step_id,
+			jr->cur->id);
+	if (cosched_journal_holder_add(jr->cur, &h))
+		return cosched_error_set(err,
+			"more than %d holders in domain %d",
+			COSCHED_CPUFREQ_HOLDERS_MAX, jr->cur->id);
+	jr->nholders++;
+	return 0;
+}
+
+/* "end domains=N holders=M": the counts of the lines above. */
+static int read_end(void *ctx, cosched_kv_line_t *line, cosched_error_t *err)
+{
+	jread_t *jr = ctx;
+	uint64_t nd, nh;
+
+	if (not_after_end(jr, line, err) ||
+	    cosched_kv_expect_u64(&line->r, "domains", INT_MAX, &nd, err) ||
+	    cosched_kv_expect_u64(&line->r, "holders", INT_MAX, &nh, err))
+		return -1;
+	if ((int) nd != jr->j->n || (int) nh != jr->nholders)
+		return cosched_error_set(err,
+			"domains=%d holders=%d do not match the %d domains and %d holders above",
+			(int) nd, (int) nh, jr->j->n, jr->nholders);
+	jr->ended = true;
+	return 0;
+}
+
+static const cosched_kv_kind_t journal_kinds[] = {
+	{ "domain", read_domain },
+	{ "holder", read_holder },
+	{ "end", read_end },
+	{ NULL, NULL },
+};
+
+/* The version this release writes is own: "/1" while the minor is 0,
+ * what every 1.x reader reads (src/libcosched/base/kv.h).  slurmd and the
+ * slurmstepd of running jobs share the journal, and during an upgrade of
+ * the node they run two releases. */
+static const cosched_kv_form_t journal_form = {
+	.what = "cpufreq journal", .reader = "this node", .tag = JOURNAL_TAG,
+	.own = { JOURNAL_SCHEMA, 0 }, .head = read_head,
+	.kinds = journal_kinds, .line_max = LINE_MAX_BYTES - 3,
+};
+
+int cosched_journal_parse(char *text, journal_t *j, cosched_error_t *err)
+{
+	jread_t jr = { .j = j };
+
+	if (cosched_kv_file_read(&journal_form, text, &jr, err))
+		return -1;
+	if (!jr.ended)
+		return cosched_error_set(err, "no end line (cut short?)");
+	return 0;
+}
+
+/* ---- writing ---------------------------------------------------------- */
 
 static void put_domain(cosched_kv_out_t *o, const jdom_t *d)
 {
@@ -150,7 +356,7 @@ char *cosched_journal_format(const journal_t *j)
 
 	cosched_kv_out_grow(&o);
 	cosched_kv_put_str(&o, cosched_kv_version_text(JOURNAL_TAG,
-		journal_version, version, sizeof(version)));
+		journal_form.own, version, sizeof(version)));
 	cosched_kv_put(&o, "boot", "%s", j->boot);
 	cosched_kv_put_str(&o, "\n");
 	for (int i = 0; i < j->n; i++) {
@@ -166,273 +372,3 @@ char *cosched_journal_format(const journal_t *j)
 	cosched_kv_put_str(&o, "\n");
 	return cosched_kv_out_take(&o);
 }
-
-/* What reading one journal knows besides its lines. */
-typedef struct {
-	cosched_kv_version_t seen;	/* the file's version */
-	int skipped;			/* keys and lines of a newer minor */
-} jread_t;
-
-bool cosched_journal_governor_ok(const char *s)
-{
-	size_t n = strlen(s);
-
-	return n >= 1 && n <= COSCHED_CPUFREQ_GOVERNOR_MAX &&
-	       strspn(s, "abcdefghijklmnopqrstuvwxyz0123456789_") == n;
-}
-
-/* A key's value as a number of at most max, through the codec. */
-static int expect_u64(cosched_kv_reader_t *r, const char *key, uint64_t max,
-		      uint64_t *out, cosched_error_t *err)
-{
-	char *v;
-
-	if (cosched_kv_expect(r, key, &v, err))
-		return -1;
-	return cosched_kv_u64(key, v, max, out, err);
-}
-
-static int expect_khz(cosched_kv_reader_t *r, const char *key, long *out,
-		      cosched_error_t *err)
-{
-	uint64_t v;
-
-	if (expect_u64(r, key, 100000000, &v, err))
-		return -1;
-	*out = (long) v;
-	return 0;
-}
-
-static int expect_governor(cosched_kv_reader_t *r, bool dash_ok, char *out,
-			   size_t len, cosched_error_t *err)
-{
-	char *v;
-
-	if (cosched_kv_expect(r, "governor", &v, err))
-		return -1;
-	if (!(dash_ok && !strcmp(v, "-")) && !cosched_journal_governor_ok(v))
-		return cosched_error_set(err,
-			"governor: invalid governor %s ([a-z0-9_], 1 to %d bytes%s)",
-			COSCHED_QUOTE(v), COSCHED_CPUFREQ_GOVERNOR_MAX,
-			dash_ok ? ", or -" : "");
-	snprintf(out, len, "%s", strcmp(v, "-") ? v : "");
-	return 0;
-}
-
-/* "domain id=8 cpus=8-15 governor=G min=M max=X setspeed=S" (line is
- * modified). */
-static int parse_domain(char *line, jread_t *jr, jdom_t *d,
-			cosched_error_t *err)
-{
-	const cosched_kv_version_t own = journal_version;
-	cosched_kv_reader_t r;
-	char *word, *v;
-	uint64_t id;
-
-	memset(d, 0, sizeof(*d));
-	cosched_kv_begin(&r, line, "domain");
-	if (cosched_kv_word(&r, &word, err) ||
-	    expect_u64(&r, "id", COSCHED_IDSET_MAX - 1, &id, err) ||
-	    cosched_kv_expect(&r, "cpus", &v, err) ||
-	    cosched_idset_parse("cpus", v, &d->cpus, err) ||
-	    expect_governor(&r, false, d->orig.governor,
-			    sizeof(d->orig.governor), err) ||
-	    expect_khz(&r, "min", &d->orig.min_khz, err) ||
-	    expect_khz(&r, "max", &d->orig.max_khz, err) ||
-	    expect_khz(&r, "setspeed", &d->orig.setspeed_khz, err) ||
-	    cosched_kv_end_of(&r, jr->seen, own, &jr->skipped, err))
-		return -1;
-	d->id = (int) id;
-	if (!d->orig.min_khz || d->orig.min_khz > d->orig.max_khz)
-		return cosched_error_set(err,
-			"min: %ld kHz, max %ld kHz (0 < min <= max)",
-			d->orig.min_khz, d->orig.max_khz);
-	if (cosched_idset_next(&d->cpus, 0) != d->id)
-		return cosched_error_set(err,
-			"id: %d is not the domain's first CPU", d->id);
-	if ((d->orig.setspeed_khz != 0) !=
-	    !strcmp(d->orig.governor, "userspace"))
-		return cosched_error_set(err,
-			"setspeed: %ld with governor %s (set exactly with userspace)",
-			d->orig.setspeed_khz, d->orig.governor);
-	return 0;
-}
-
-/* "holder job=J step=S pid=P start=T governor=G|- freq=F". */
-static int parse_holder(char *line, jread_t *jr, cosched_cpufreq_holder_t *h,
-			cosched_error_t *err)
-{
-	const cosched_kv_version_t own = journal_version;
-	uint64_t job, step, pid, start;
-	cosched_kv_reader_t r;
-	char *word;
-
-	memset(h, 0, sizeof(*h));
-	cosched_kv_begin(&r, line, "holder");
-	if (cosched_kv_word(&r, &word, err) ||
-	    expect_u64(&r, "job", UINT32_MAX, &job, err) ||
-	    expect_u64(&r, "step", UINT32_MAX, &step, err) ||
-	    expect_u64(&r, "pid", INT_MAX, &pid, err) ||
-	    expect_u64(&r, "start", ULLONG_MAX, &start, err) ||
-	    expect_governor(&r, true, h->governor, sizeof(h->governor), err) ||
-	    expect_khz(&r, "freq", &h->freq_khz, err) ||
-	    cosched_kv_end_of(&r, jr->seen, own, &jr->skipped, err))
-		return -1;
-	if (!pid)
-		return cosched_error_set(err, "pid: 0 is no process");
-	h->job_id = (uint32_t) job;
-	h->step_id = (uint32_t) step;
-	h->pid = (pid_t) pid;
-	h->start_time = start;
-	return 0;
-}
-
-/* "cosched-cpufreq-journal/1 boot=BOOT_ID". */
-static int parse_head(char *line, jread_t *jr, journal_t *j,
-		      cosched_error_t *err)
-{
-	cosched_kv_reader_t r;
-	char *boot;
-	size_t n;
-
-	if (cosched_kv_head_boot(&r, line, "cpufreq journal", JOURNAL_TAG,
-				 journal_version, &jr->seen, &boot, err))
-		return cosched_error_prefix(err, "line 1");
-	n = strlen(boot);
-	if (!(strcmp(boot, "-") == 0 ||
-	      (n == COSCHED_BOOT_ID_LEN &&
-	       strspn(boot, "0123456789abcdef-") == COSCHED_BOOT_ID_LEN)))
-		return cosched_error_set(err, "line 1: invalid boot id %s",
-					 COSCHED_QUOTE(boot));
-	strcpy(j->boot, boot);
-	if (cosched_kv_end_of(&r, jr->seen, journal_version, &jr->skipped,
-			      err))
-		return cosched_error_prefix(err, "line 1");
-	return 0;
-}
-
-/* "end domains=N holders=M": the counts of the lines above. */
-static int parse_end(char *line, jread_t *jr, int *domains, int *holders,
-		     cosched_error_t *err)
-{
-	cosched_kv_reader_t r;
-	uint64_t nd, nh;
-	char *word;
-
-	cosched_kv_begin(&r, line, "end");
-	if (cosched_kv_word(&r, &word, err) ||
-	    expect_u64(&r, "domains", INT_MAX, &nd, err) ||
-	    expect_u64(&r, "holders", INT_MAX, &nh, err) ||
-	    cosched_kv_end_of(&r, jr->seen, journal_version, &jr->skipped,
-			      err))
-		return -1;
-	*domains = (int) nd;
-	*holders = (int) nh;
-	return 0;
-}
-
-/* Parse the whole file; on error err says which line and why. */
-int cosched_journal_parse(char *text, journal_t *j, cosched_error_t *err)
-{
-	char *line = text, *nl;
-	int lineno = 0, nholders = 0, end_domains, end_holders;
-	bool ended = false;
-	jdom_t *cur = NULL;
-	jread_t jr = { { 0, 0 }, 0 };
-
-	while (*line) {
-		char quoted[COSCHED_QUOTE_BUF];
-		cosched_error_t lerr;
-
-		nl = strchr(line, '\n');
-		if (!nl)
-			return cosched_error_set(err,
-				"line %d: no newline at the end of the file (cut short?)",
-				lineno + 1);
-		*nl = '\0';
-		lineno++;
-		if (ended)
-			return cosched_error_set(err,
-				"line %d: %s after the end line", lineno,
-				COSCHED_QUOTE(line));
-		if (strlen(line) >= LINE_MAX_BYTES - 2)
-			return cosched_error_set(err, "line %d: too long",
-						 lineno);
-		cosched_quote(quoted, sizeof(quoted), line);
-		if (lineno == 1) {
-			if (parse_head(line, &jr, j, err))
-				return -1;
-		} else if (!strncmp(line, "domain ", 7)) {
-			jdom_t d;
-
-			if (parse_domain(line, &jr, &d, &lerr))
-				return cosched_error_set(err,
-					"line %d: invalid domain line %s: %s",
-					lineno, quoted, lerr.msg);
-			if (j->n && j->d[j->n - 1].id >= d.id)
-				return cosched_error_set(err,
-					"line %d: domain %d out of order or twice",
-					lineno, d.id);
-			for (int i = 0; i < j->n; i++)
-				if (cosched_idset_overlap(&j->d[i].cpus, &d.cpus))
-					return cosched_error_set(err,
-						"line %d: domain %d shares CPUs with domain %d",
-						lineno, d.id, j->d[i].id);
-			if (j->n == COSCHED_CPUFREQ_DOMAINS_MAX)
-				return cosched_error_set(err,
-					"line %d: more than %d domains",
-					lineno, COSCHED_CPUFREQ_DOMAINS_MAX);
-			j->d[j->n] = d;
-			cur = &j->d[j->n++];
-		} else if (!strncmp(line, "holder ", 7)) {
-			cosched_cpufreq_holder_t h;
-
-			if (parse_holder(line, &jr, &h, &lerr))
-				return cosched_error_set(err,
-					"line %d: invalid holder line %s: %s",
-					lineno, quoted, lerr.msg);
-			if (!cur)
-				return cosched_error_set(err,
-					"line %d: holder before any domain",
-					lineno);
-			if (cosched_journal_holder_find(cur, h.job_id, h.step_id) >= 0)
-				return cosched_error_set(err,
-					"line %d: holder job %" PRIu32
-					" step %" PRIu32 " twice in domain %d",
-					lineno, h.job_id, h.step_id, cur->id);
-			if (cosched_journal_holder_add(cur, &h))
-				return cosched_error_set(err,
-					"line %d: more than %d holders in domain %d",
-					lineno, COSCHED_CPUFREQ_HOLDERS_MAX,
-					cur->id);
-			nholders++;
-		} else if (!strncmp(line, "end ", 4)) {
-			if (parse_end(line, &jr, &end_domains, &end_holders,
-				      &lerr))
-				return cosched_error_set(err,
-					"line %d: invalid end line %s: %s",
-					lineno, quoted, lerr.msg);
-			if (end_domains != j->n || end_holders != nholders)
-				return cosched_error_set(err,
-					"line %d: %s does not match the %d domains and %d holders above",
-					lineno, quoted, j->n, nholders);
-			ended = true;
-		} else if (*line && cosched_kv_version_newer_minor(jr.seen,
-							journal_version)) {
-			jr.skipped++;	/* a kind of line a newer minor added */
-		} else {
-			return cosched_error_set(err,
-				"line %d: unknown line %s", lineno, quoted);
-		}
-		line = nl + 1;
-	}
-	if (!lineno)
-		return cosched_error_set(err, "empty file");
-	if (!ended)
-		return cosched_error_set(err,
-			"no end line after line %d (cut short?)", lineno);
-	cosched_kv_note_skipped("cpufreq journal", JOURNAL_TAG, jr.seen,
-				journal_version, jr.skipped);
-	return 0;
-}
-

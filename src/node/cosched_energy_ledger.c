@@ -17,7 +17,6 @@
 #include "src/libcosched/base/kv.h"
 #include "src/libcosched/base/text.h"
 #include "cosched_energy_ledger.h"
-#include "cosched_energy_ledger_internal.h"
 
 #define LEDGER_BYTES_MAX (4u << 20)
 

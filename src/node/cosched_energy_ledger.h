@@ -34,17 +34,7 @@
  * frequency, leaves nothing on the node to restore), and the update says
  * so.
  *
- * The text form (one line each; all integers decimal):
- *   cosched-energy-ledger/1 boot=BOOT_ID
- *   zone DIR UJ                        the reading counted up to, per zone
- *   totals attributed=UJ unattributed=UJ abandoned=UJ
- *   step JOB.STEP pid=P start=T cores=N rate=R mem_rate=M|- uncore=UJ
- *        core=UJ dram=UJ node=UJ corunners=J.S,J.S,...|-
- * (a step line is one line; the version, as for every state file, by the
- * rule of src/libcosched/base/kv.h: a newer minor's appended keys and new kinds of
- * line are skipped, another major restarts the ledger).  attributed: energy handed to steps that have
- * left; unattributed: spent while no step was present (between updates
- * that found none); abandoned: the shares of steps found dead.
+ * The ledger in memory and its text form: cosched_energy_ledger_text.h.
  */
 #ifndef COSCHED_ENERGY_LEDGER_H
 #define COSCHED_ENERGY_LEDGER_H
@@ -53,34 +43,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "src/libcosched/model/energy.h"
 #include "src/libcosched/base/error.h"
+#include "cosched_energy_ledger_text.h"
 #include "cosched_rapl.h"
-#include "cosched_spool.h"
-
-#define COSCHED_ENERGY_LEDGER_FILE "energy.ledger"
-/* Steps a ledger holds (a node's steps at once). */
-#define COSCHED_LEDGER_STEPS_MAX 1024
-/* Co-runners a step's entry names (more are counted, not named). */
-#define COSCHED_LEDGER_CORUNNERS_MAX 16
-
-typedef struct {
-	uint32_t job_id, step_id;
-} cosched_step_ref_t;
-
-typedef struct {
-	cosched_step_ref_t id;
-	cosched_proc_id_t proc;		/* its sampler */
-	uint32_t cores;			/* >= 1 */
-	uint64_t rate;			/* activity per second (CPU ns/s) */
-	uint64_t mem_rate;		/* LLC misses per second, or
-					 * COSCHED_ENERGY_UNKNOWN */
-	cosched_energy_share_t energy;	/* its share so far */
-	uint64_t node_uj;		/* the node's energy while present */
-	int ncorunners;			/* named in corunners[] */
-	int corunners_seen;		/* all seen, named or not */
-	cosched_step_ref_t corunners[COSCHED_LEDGER_CORUNNERS_MAX];
-} cosched_ledger_step_t;
 
 /* What an update found and did (for the caller's record and log). */
 typedef struct {
@@ -153,9 +118,5 @@ int cosched_energy_ledger_metrics(const char *dir, const char *node,
 int cosched_energy_ledger_mem_rate(const char *dir,
 				   const cosched_step_ref_t *id,
 				   uint64_t *mem_rate, cosched_error_t *err);
-
-/* "JOB.STEP" with Slurm's special step ids as numbers. */
-void cosched_step_ref_format(const cosched_step_ref_t *r, char *buf,
-			     size_t len);
 
 #endif

@@ -13,7 +13,6 @@
 #include "src/libcosched/io/file.h"
 #include "src/libcosched/base/prom.h"
 #include "cosched_energy_ledger.h"
-#include "cosched_energy_ledger_internal.h"
 
 #define LEDGER_BYTES_MAX (4u << 20)
 

@@ -13,42 +13,10 @@
 #include "src/libcosched/model/decision.h"
 #include "src/libcosched/io/file.h"
 #include "src/libcosched/base/kv.h"
+#include "src/libcosched/base/kv_file.h"
 #include "src/libcosched/base/nametable.h"
 #include "src/libcosched/base/text.h"
 #include "cosched_numa_step.h"
-
-static const cosched_kv_version_t step_version = { 1, 0 };
-
-char *cosched_numa_step_format(const cosched_numa_step_t *s,
-			       cosched_error_t *err)
-{
-	cosched_kv_out_t o;
-	char *text;
-
-	if (!cosched_decision_node_name_ok(s->node, strlen(s->node))) {
-		cosched_error_set(err, "node: invalid node name %s",
-				  COSCHED_QUOTE(s->node));
-		return NULL;
-	}
-	cosched_kv_out_grow(&o);
-	cosched_kv_put_str(&o, COSCHED_NUMA_STEP_TAG "/1");
-	cosched_kv_put_int(&o, "job", s->job_id);
-	cosched_kv_put_int(&o, "step", s->step_id);
-	cosched_kv_put(&o, "node", "%s", s->node);
-	cosched_kv_put_int(&o, "uid", s->uid);
-	cosched_kv_put(&o, "priority", "%s",
-		       cosched_numa_priority_name(s->priority));
-	cosched_kv_put_quoted(&o, "ledger", s->ledger);
-	cosched_kv_put_str(&o, "\n");
-	for (int i = 0; i < s->ntasks; i++)
-		cosched_kv_put_fmt(&o, "task pid=%d start=%llu\n",
-				   (int) s->tasks[i].pid,
-				   s->tasks[i].start_time);
-	text = cosched_kv_out_take(&o);
-	if (!text)
-		cosched_error_set(err, "step file: out of memory");
-	return text;
-}
 
 static int expect_u32(cosched_kv_reader_t *r, const char *key, uint32_t min,
 		      uint32_t *out, cosched_error_t *err)
@@ -66,116 +34,114 @@ static int expect_u32(cosched_kv_reader_t *r, const char *key, uint32_t min,
 	return 0;
 }
 
-static int parse_task(char *line, cosched_kv_version_t seen, int *skipped,
-		      cosched_numa_step_t *s, cosched_error_t *err)
+/* "cosched-numa-step/1 job=J step=S node=NODE uid=U priority=P
+ * ledger="DIR"". */
+static int read_head(void *ctx, cosched_kv_line_t *line, cosched_error_t *err)
 {
-	cosched_kv_reader_t r;
-	cosched_proc_id_t *t;
+	cosched_numa_step_t *s = ctx;
+	cosched_kv_reader_t *r = &line->r;
+	cosched_kv_field_t f;
+	char *v;
+	int i;
+
+	if (expect_u32(r, "job", 1, &s->job_id, err) ||
+	    expect_u32(r, "step", 0, &s->step_id, err) ||
+	    cosched_kv_expect(r, "node", &v, err))
+		return -1;
+	if (!cosched_decision_node_name_ok(v, strlen(v)))
+		return cosched_error_set(err, "node: invalid node name %s",
+					 COSCHED_QUOTE(v));
+	snprintf(s->node, sizeof(s->node), "%s", v);
+	if (expect_u32(r, "uid", 0, &s->uid, err) ||
+	    cosched_kv_expect(r, "priority", &v, err))
+		return -1;
+	i = cosched_name_parse("priority", "value", cosched_numa_priority_names,
+			       0, COSCHED_NUMA_COUNT, v, false, err);
+	if (i < 0)
+		return -1;
+	s->priority = (cosched_numa_priority_t) i;
+	if (cosched_kv_next(r, &f, err) != 1 || strcmp(f.key, "ledger") ||
+	    !f.quoted)
+		return cosched_error_set(err,
+			"expected ledger=\"DIR\" after priority");
+	if (f.value[0] && cosched_dir_path_check("ledger", f.value,
+						 COSCHED_PATH_MAX - 64, err))
+		return -1;
+	snprintf(s->ledger, sizeof(s->ledger), "%s", f.value);
+	return 0;
+}
+
+/* "task pid=P start=T". */
+static int read_task(void *ctx, cosched_kv_line_t *line, cosched_error_t *err)
+{
+	cosched_numa_step_t *s = ctx;
 	uint32_t pid;
 	uint64_t start;
-	char *word, *v;
 
 	if (s->ntasks == COSCHED_NUMA_STEP_TASKS_MAX)
 		return cosched_error_set(err, "task: more than %d tasks",
 					 COSCHED_NUMA_STEP_TASKS_MAX);
-	cosched_kv_begin(&r, line, "task");
-	if (cosched_kv_word(&r, &word, err) ||
-	    expect_u32(&r, "pid", 1, &pid, err))
+	if (expect_u32(&line->r, "pid", 1, &pid, err))
 		return -1;
 	if (pid > INT32_MAX)
 		return cosched_error_set(err, "pid: %u is no process", pid);
-	if (cosched_kv_expect(&r, "start", &v, err) ||
-	    cosched_kv_u64("start", v, UINT64_MAX, &start, err) ||
-	    cosched_kv_end_of(&r, seen, step_version, skipped, err))
+	if (cosched_kv_expect_u64(&line->r, "start", UINT64_MAX, &start, err))
 		return -1;
-	t = &s->tasks[s->ntasks++];
-	t->pid = (pid_t) pid;
-	t->start_time = start;
+	s->tasks[s->ntasks].pid = (pid_t) pid;
+	s->tasks[s->ntasks].start_time = start;
+	s->ntasks++;
 	return 0;
 }
+
+static const cosched_kv_kind_t step_kinds[] = {
+	{ "task", read_task },
+	{ NULL, NULL },
+};
+
+/* The version this release writes is own (src/libcosched/base/kv.h). */
+static const cosched_kv_form_t step_form = {
+	.what = "NUMA step file", .reader = "this manager",
+	.tag = COSCHED_NUMA_STEP_TAG "/", .own = { 1, 0 },
+	.head = read_head, .kinds = step_kinds,
+};
 
 int cosched_numa_step_parse(char *text, cosched_numa_step_t *s,
 			    cosched_error_t *err)
 {
-	cosched_kv_reader_t r;
-	cosched_kv_version_t seen;
-	char *line, *next, *word, *slash, *node;
-	int skipped = 0, lineno = 1;
-
 	memset(s, 0, sizeof(*s));
-	next = strchr(text, '\n');
-	if (!next)
-		return cosched_error_set(err, "step file: no complete first line");
-	*next++ = '\0';
-	cosched_kv_begin(&r, text, "step file");
-	if (cosched_kv_word(&r, &word, err))
-		return -1;
-	slash = strchr(word, '/');
-	if (!slash || (size_t)(slash - word) != strlen(COSCHED_NUMA_STEP_TAG) ||
-	    strncmp(word, COSCHED_NUMA_STEP_TAG, (size_t)(slash - word)))
-		return cosched_error_set(err,
-			"step file: expected " COSCHED_NUMA_STEP_TAG "/1, found %s",
-			COSCHED_QUOTE(word));
-	if (cosched_kv_version_read("NUMA step file", "this manager",
-				    COSCHED_NUMA_STEP_TAG "/", slash + 1,
-				    step_version, &seen, err) ||
-	    expect_u32(&r, "job", 1, &s->job_id, err) ||
-	    expect_u32(&r, "step", 0, &s->step_id, err) ||
-	    cosched_kv_expect(&r, "node", &node, err))
-		return -1;
-	if (!cosched_decision_node_name_ok(node, strlen(node)))
-		return cosched_error_set(err, "node: invalid node name %s",
-					 COSCHED_QUOTE(node));
-	snprintf(s->node, sizeof(s->node), "%s", node);
-	if (expect_u32(&r, "uid", 0, &s->uid, err) ||
-	    cosched_kv_expect(&r, "priority", &node, err))
-		return -1;
-	{
-		int i = cosched_name_parse("priority", "value",
-					   cosched_numa_priority_names, 0,
-					   COSCHED_NUMA_COUNT, node, false, err);
+	return cosched_kv_file_read(&step_form, text, s, err);
+}
 
-		if (i < 0)
-			return -1;
-		s->priority = (cosched_numa_priority_t) i;
-	}
-	{
-		cosched_kv_field_t f;
+char *cosched_numa_step_format(const cosched_numa_step_t *s,
+			       cosched_error_t *err)
+{
+	char version[64], *text;
+	cosched_kv_out_t o;
 
-		if (cosched_kv_next(&r, &f, err) != 1 ||
-		    strcmp(f.key, "ledger") || !f.quoted)
-			return cosched_error_set(err,
-				"step file: expected ledger=\"DIR\" after priority");
-		if (f.value[0] && cosched_dir_path_check("ledger", f.value,
-					COSCHED_PATH_MAX - 64, err))
-			return -1;
-		snprintf(s->ledger, sizeof(s->ledger), "%s", f.value);
+	if (!cosched_decision_node_name_ok(s->node, strlen(s->node))) {
+		cosched_error_set(err, "node: invalid node name %s",
+				  COSCHED_QUOTE(s->node));
+		return NULL;
 	}
-	if (cosched_kv_end_of(&r, seen, step_version, &skipped, err))
-		return -1;
-	for (line = next; line && *line; line = next) {
-		lineno++;
-		next = strchr(line, '\n');
-		if (!next)
-			return cosched_error_set(err,
-				"step file: line %d has no end", lineno);
-		*next++ = '\0';
-		if (!strncmp(line, "task ", 5)) {
-			if (parse_task(line, seen, &skipped, s, err))
-				return cosched_error_prefix(err, "step file");
-		} else if (cosched_kv_version_newer_minor(seen, step_version)) {
-			skipped++;
-		} else {
-			return cosched_error_set(err,
-				"step file: line %d: unknown line %s", lineno,
-				COSCHED_QUOTE(line));
-		}
-	}
-	if (skipped)
-		cosched_kv_note_skipped("NUMA step file",
-					COSCHED_NUMA_STEP_TAG, seen,
-					step_version, skipped);
-	return 0;
+	cosched_kv_out_grow(&o);
+	cosched_kv_put_str(&o, cosched_kv_version_text(step_form.tag,
+		step_form.own, version, sizeof(version)));
+	cosched_kv_put_int(&o, "job", s->job_id);
+	cosched_kv_put_int(&o, "step", s->step_id);
+	cosched_kv_put(&o, "node", "%s", s->node);
+	cosched_kv_put_int(&o, "uid", s->uid);
+	cosched_kv_put(&o, "priority", "%s",
+		       cosched_numa_priority_name(s->priority));
+	cosched_kv_put_quoted(&o, "ledger", s->ledger);
+	cosched_kv_put_str(&o, "\n");
+	for (int i = 0; i < s->ntasks; i++)
+		cosched_kv_put_fmt(&o, "task pid=%d start=%llu\n",
+				   (int) s->tasks[i].pid,
+				   s->tasks[i].start_time);
+	text = cosched_kv_out_take(&o);
+	if (!text)
+		cosched_error_set(err, "step file: out of memory");
+	return text;
 }
 
 int cosched_numa_step_name(const cosched_numa_step_t *s, char *buf,

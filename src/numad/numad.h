@@ -4,13 +4,18 @@
  * manager (cosched-numad(8)), share.
  *
  *   numad_main.c     options, cosched.conf, the socket and the loop
+ *   numad_common.c   the log, the clocks, a process of the last scan
  *   numad_scan.c     the Slurm steps on the node, their processes, each
  *                    one's pages per NUMA node, CPU node and bandwidth
  *   numad_pages.c    finding a process's pages on a node and moving them
  *                    (move_pages(2)); the freeze window
  *   numad_local.c    high-priority jobs kept local
  *   numad_request.c  the commands: migrate, drain, priority, status
- *   numad_state.c    what survives a restart (NumaStateDir/numad.state)
+ *   numad_state.c    what survives a restart (NumaStateDir/numad.state):
+ *                    the recent requests and their line among it
+ *
+ * numad_main.c calls the parts, the parts call numad_common.c, and no
+ * two files call each other round a loop.
  *
  * One thread: requests are served between the batches of a migration, so
  * a request never stalls the node and the daemon never holds a job's
@@ -21,6 +26,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 #include <syslog.h>
 
@@ -154,10 +160,17 @@ typedef struct {
 	bool stop;
 } numad_t;
 
+/* numad_common.c: what every part uses */
 double numad_now(void);		/* monotonic seconds */
 double numad_wall(void);	/* wall clock seconds */
+/* The log goes to f from now on (NULL: syslog, which main opens). */
+void numad_log_to(FILE *f);
 void numad_log(int level, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* procs[] is in pid order (the scan builds it from /proc sorted by pid):
+ * the index of id there, or -1; the entry itself, or NULL. */
+int numad_proc_index(const numad_t *d, const cosched_proc_id_t *id);
+numad_proc_t *numad_find_proc(numad_t *d, const cosched_proc_id_t *id);
 
 /* numad_scan.c */
 /* The machine: nodes, which have memory, distances (libnuma). */
@@ -171,10 +184,6 @@ cosched_numa_priority_t numad_proc_prio(const numad_t *d,
 					const numad_proc_t *p);
 int numad_set_prio(numad_t *d, uint32_t job_id, cosched_numa_priority_t p,
 		   cosched_error_t *err);
-/* procs[] is in pid order (the scan builds it from /proc sorted by pid):
- * the index of id there, or -1; the entry itself, or NULL. */
-int numad_proc_index(const numad_t *d, const cosched_proc_id_t *id);
-numad_proc_t *numad_find_proc(numad_t *d, const cosched_proc_id_t *id);
 /* kernel.numa_balancing: 0 off, >0 on, -1 unknown.  When on, the kernel
  * itself moves a running process's pages back towards the CPUs that touch
  * them, undoing a migration that went the other way. */
@@ -235,13 +244,14 @@ void numad_keep_local(numad_t *d);
 void numad_serve(numad_t *d, int fd, uid_t uid, char *line);
 /* One batch of the active request, if its time has come. */
 void numad_work(numad_t *d);
+
+/* numad_state.c: the requests kept, and the file that keeps them */
 /* Keep r among the recent requests (the oldest goes past
  * NUMAD_RECENT_MAX), no client attached. */
 void numad_keep_recent(numad_t *d, const numad_request_t *r);
-/* The line a request prints in status, logs and replies. */
+/* The line a request prints in status, logs and replies, and the state
+ * file keeps. */
 void numad_request_line(const numad_request_t *r, cosched_kv_out_t *o);
-
-/* numad_state.c */
 int numad_state_save(numad_t *d, cosched_error_t *err);
 /* At start: what the previous run left (a request it was in the middle
  * of is reported interrupted, never resumed). */

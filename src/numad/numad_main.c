@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * numad_main.c - cosched-numad: the node's NUMA memory manager
- * (cosched-numad(8)).  Options, cosched.conf, logging, the root-owned
- * Unix socket and the one loop that serves requests between batches.
+ * (cosched-numad(8)).  Options, cosched.conf, where the log goes, the
+ * root-owned Unix socket and the one loop that serves requests between
+ * batches.
  *
  *   cosched-numad [-D] [-f COSCHED_CONF] [-L LOGFILE] [-u SLURM_USER]
  *
@@ -17,7 +18,6 @@
 #include <poll.h>
 #include <pwd.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,55 +33,7 @@
 
 #define DEFAULT_CONF "/etc/slurm/cosched.conf"
 
-static FILE *log_file;		/* NULL: syslog */
 static volatile sig_atomic_t got_stop, got_hup;
-
-double numad_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double) ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-double numad_wall(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (double) ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-void numad_log(int level, const char *fmt, ...)
-{
-	char msg[1024];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	/* Anything a user named (a job, a path) is in msg: no control
-	 * characters reach the log. */
-	for (char *p = msg; *p; p++)
-		if ((unsigned char) *p < 0x20 || (unsigned char) *p == 0x7f)
-			*p = '?';
-	if (!log_file) {
-		syslog(level, "%s", msg);
-		return;
-	}
-	{
-		char when[32];
-		time_t t = time(NULL);
-		struct tm tm;
-
-		strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S",
-			 localtime_r(&t, &tm));
-		fprintf(log_file, "[%s] %s%s\n", when,
-			level <= LOG_ERR ? "error: " :
-			level == LOG_WARNING ? "warning: " : "", msg);
-		fflush(log_file);
-	}
-}
 
 static void on_signal(int sig)
 {
@@ -275,14 +227,16 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (log_path) {
-		log_file = fopen(log_path, "ae");
+		FILE *log_file = fopen(log_path, "ae");
+
 		if (!log_file) {
 			fprintf(stderr, "cosched-numad: -L %s: %s\n", log_path,
 				strerror(errno));
 			return 1;
 		}
+		numad_log_to(log_file);
 	} else if (foreground) {
-		log_file = stderr;
+		numad_log_to(stderr);
 	} else {
 		openlog("cosched-numad", LOG_PID, LOG_DAEMON);
 	}

@@ -39,19 +39,6 @@
 #include "src/libcosched/base/text.h"
 #include "numad.h"
 
-static const char *const state_names[] = {
-	[NUMAD_REQ_RUNNING] = "running", [NUMAD_REQ_DONE] = "done",
-	[NUMAD_REQ_PARTIAL] = "partial",
-	[NUMAD_REQ_INTERRUPTED] = "interrupted",
-	[NUMAD_REQ_PLANNED] = "planned",
-	[NUMAD_REQ_CANCELLED] = "cancelled",
-};
-
-const char *numad_req_state_name(numad_req_state_t s)
-{
-	return s <= NUMAD_REQ_CANCELLED ? state_names[s] : "unknown";
-}
-
 /* ---- replies ------------------------------------------------------------ */
 
 /* The connection a write failed on (its 2 s send timeout ran out, or the
@@ -112,30 +99,6 @@ static void refuse(int fd, int rc, const char *fmt, ...)
 	va_end(ap);
 	say(fd, "error: %s", msg);
 	finish(fd, rc);
-}
-
-void numad_request_line(const numad_request_t *r, cosched_kv_out_t *o)
-{
-	cosched_kv_put_str(o, "request");
-	cosched_kv_put_int(o, "id", r->id);
-	cosched_kv_put(o, "kind", "%s", r->kind);
-	cosched_kv_put_int(o, "src", r->src);
-	cosched_kv_put_int(o, "dst", r->dst);
-	cosched_kv_put_int(o, "asked", r->asked);
-	cosched_kv_put(o, "order", "%s", cosched_victim_order_name(r->order));
-	cosched_kv_put_int(o, "job", r->job_id);
-	cosched_kv_put_int(o, "uid", r->uid);
-	cosched_kv_put(o, "state", "%s", numad_req_state_name(r->state));
-	cosched_kv_put_int(o, "planned", r->planned);
-	cosched_kv_put_int(o, "moved", r->moved);
-	cosched_kv_put_int(o, "busy", r->failed_busy);
-	cosched_kv_put_int(o, "shared", r->failed_shared);
-	cosched_kv_put_int(o, "failed", r->failed_other);
-	cosched_kv_put_int(o, "skipped", r->skipped);
-	cosched_kv_put(o, "started", "%.3f", r->started);
-	cosched_kv_put(o, "ended", "%.3f", r->ended);
-	if (r->note[0])
-		cosched_kv_put_quoted(o, "note", r->note);
 }
 
 static void say_request(int fd, const numad_request_t *r)
@@ -473,18 +436,6 @@ static int drain_target(const numad_t *d, int src)
 		}
 	}
 	return best;
-}
-
-void numad_keep_recent(numad_t *d, const numad_request_t *r)
-{
-	if (d->nrecent == NUMAD_RECENT_MAX) {
-		memmove(d->recent, d->recent + 1,
-			(NUMAD_RECENT_MAX - 1) * sizeof(*d->recent));
-		d->nrecent--;
-	}
-	d->recent[d->nrecent] = *r;
-	d->recent[d->nrecent].client = -1;
-	d->nrecent++;
 }
 
 static void migrate(numad_t *d, int fd, uid_t uid, req_t *q)

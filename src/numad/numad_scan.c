@@ -117,31 +117,6 @@ int numad_set_prio(numad_t *d, uint32_t job_id, cosched_numa_priority_t p,
 	return 0;
 }
 
-int numad_proc_index(const numad_t *d, const cosched_proc_id_t *id)
-{
-	int lo = 0, hi = d->nprocs;
-
-	while (lo < hi) {
-		int mid = (lo + hi) / 2;
-		const numad_proc_t *p = &d->procs[mid];
-
-		if (p->id.pid < id->pid)
-			lo = mid + 1;
-		else if (p->id.pid > id->pid)
-			hi = mid;
-		else
-			return p->id.start_time == id->start_time ? mid : -1;
-	}
-	return -1;
-}
-
-numad_proc_t *numad_find_proc(numad_t *d, const cosched_proc_id_t *id)
-{
-	int i = numad_proc_index(d, id);
-
-	return i < 0 ? NULL : &d->procs[i];
-}
-
 /* ---- one process ---------------------------------------------------- */
 
 /* Pages per node from numa_maps: anonymous mappings of base pages are

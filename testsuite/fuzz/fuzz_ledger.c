@@ -14,7 +14,7 @@
  *     more co-runners than it has seen.
  */
 #include "fuzz_common.h"
-#include "src/node/cosched_energy_ledger_internal.h"
+#include "src/node/cosched_energy_ledger_text.h"
 
 /* Too large for libFuzzer's stack. */
 static ledger_t l, again;

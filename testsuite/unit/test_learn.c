@@ -198,7 +198,7 @@ START_TEST(test_text_round_trip)
 			{ "cosched-interference/1 created=1 updated=2 through=3\ncell victim=L corunner=L n=1 weight=x sum_log=0 last=1\n", "weight" },
 			{ "cosched-interference/1 created=1 updated=2 through=3\nseen record=../../etc time=1\n", "record" },
 			{ "cosched-interference/1 created=1 updated=2 through=3\nsolo app=a/b last=1 runs=1\n", "app" },
-			{ "cosched-interference/1 created=1 updated=2 through=3", "no line ends" },
+			{ "cosched-interference/1 created=1 updated=2 through=3", "no newline at the end" },
 		};
 
 		for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {

@@ -57,8 +57,8 @@ START_TEST(test_format_parse)
 	} bad[] = {
 		{ "", "expected one line" },
 		{ "cosched-live/1 job=1 step=0 node=n1 mpki=2 time=5", "expected one line" },
-		{ "cosched-live/2 job=1 step=0 node=n1 mpki=2 time=5\n", "not a version 1 live load" },
-		{ "cosched-live/1 job=x step=0 node=n1 mpki=2 time=5\n", "job: \"x\"" },
+		{ "cosched-live/2 job=1 step=0 node=n1 mpki=2 time=5\n", "cosched-live/2.0 is newer than this reader understands" },
+		{ "cosched-live/1 job=x step=0 node=n1 mpki=2 time=5\n", "job: invalid number \"x\"" },
 		{ "cosched-live/1 job=1 node=n1 step=0 mpki=2 time=5\n", "expected step= as field 3" },
 		{ "cosched-live/1 job=1 step=0 node=../x mpki=2 time=5\n", "node: \"../x\"" },
 		{ "cosched-live/1 job=1 step=0 node=n1 mpki=nan time=5\n", "mpki: \"nan\": expected 0 to 1e6" },
@@ -265,7 +265,7 @@ START_TEST(test_reader_reports_once)
 		ck_assert_int_eq(nbad, 1);
 		ck_assert_int_eq(rep.calls, 1);		/* said once */
 	}
-	ck_assert_msg(strstr(rep.last, "9.0.n1: mpki: \"-1\""), "%s",
+	ck_assert_msg(strstr(rep.last, "9.0.n1: line 1: mpki: \"-1\""), "%s",
 		      rep.last);
 	ck_assert_int_eq(cosched_live_reader_files(r), 3);
 	/* Changed (still bad): said again, once. */

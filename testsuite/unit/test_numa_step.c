@@ -113,7 +113,7 @@ START_TEST(t_parse_strict_and_versions)
 	expect_error("cosched-numa-step/1 job=1 step=0 node=n uid=0 priority=high ledger=\"\"\ngpu id=1\n",
 		     "unknown line");
 	expect_error("cosched-numa-step/1 job=1 step=0 node=n uid=0 priority=high ledger=\"\"\ntask pid=5 start=1",
-		     "has no end");
+		     "no newline at the end");
 	/* A newer minor's appended key and line are skipped. */
 	snprintf(text, sizeof(text), "%s",
 		 "cosched-numa-step/1.3 job=1 step=0 node=n uid=0 priority=low ledger=\"\" cgroup=x\n"

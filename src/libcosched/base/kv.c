@@ -354,6 +354,16 @@ range:
 		COSCHED_QUOTE(value), key, (unsigned long long) max);
 }
 
+int cosched_kv_expect_u64(cosched_kv_reader_t *r, const char *key,
+			  uint64_t max, uint64_t *out, cosched_error_t *err)
+{
+	char *v;
+
+	if (cosched_kv_expect(r, key, &v, err))
+		return -1;
+	return cosched_kv_u64(key, v, max, out, err);
+}
+
 /* ---- writing ----------------------------------------------------------- */
 
 void cosched_kv_out_fixed(cosched_kv_out_t *o, char *buf, size_t len)
@@ -539,24 +549,4 @@ void cosched_kv_put_quoted(cosched_kv_out_t *o, const char *key,
 		}
 	}
 	cosched_kv_put_str(o, "\"");
-}
-
-int cosched_kv_head_boot(cosched_kv_reader_t *r, char *line,
-			 const char *what, const char *tag,
-			 cosched_kv_version_t own, cosched_kv_version_t *seen,
-			 char **boot, cosched_error_t *err)
-{
-	const size_t taglen = strlen(tag);
-	char *word;
-
-	if (strncmp(line, tag, taglen))
-		return cosched_error_set(err,
-			"%s: expected %s%u boot=... as the first line of the %s",
-			COSCHED_QUOTE(line), tag, own.major, what);
-	cosched_kv_begin(r, line, what);
-	if (cosched_kv_word(r, &word, err) ||
-	    cosched_kv_version_read(what, "this node", tag, word + taglen,
-				    own, seen, err))
-		return -1;
-	return cosched_kv_expect(r, "boot", boot, err);
 }

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * kv.h - the one codec of cosched's "key=value" lines: the
- * decision record, the node's cpufreq journal and energy ledger, and the
- * live loads.
+ * kv.h - the one codec of cosched's "key=value" lines: the decision
+ * record, the node's state files (cpufreq journal, energy ledger, NUMA
+ * step files, cosched-numad's state), the learned table and the live
+ * loads.
  *
  * A line is an optional leading word ("cosched/1", "domain", "holder")
  * and then fields "KEY=VALUE" separated by exactly one blank, with no
@@ -14,7 +15,9 @@
  *
  * Every reader is strict: a missing, repeated or unknown field, a value
  * not in the writer's one form, a second blank or trailing bytes is an
- * error naming the field and quoting the value (base/text.h).
+ * error naming the field and quoting the value (base/text.h).  The files
+ * of such lines are read by one reader, base/kv_file.h, which applies
+ * the version rule below to every line.
  *
  * Versions.  Every record and state file starts with TAG/VERSION, VERSION
  * MAJOR[.MINOR] ("1" is 1.0, and a writer writes ".MINOR" only when it is
@@ -67,9 +70,9 @@ bool cosched_kv_version_newer_minor(cosched_kv_version_t v,
 				    cosched_kv_version_t own);
 
 /*
- * Saying what a newer minor carried: the state-file readers (cpufreq
- * journal, energy ledger, live loads) report the keys and lines they
- * skipped through one hook, which the program that reads them sets to
+ * Saying what a newer minor carried: the reader of versioned files
+ * (base/kv_file.h) reports the keys and lines it skipped through one
+ * hook, which the program that reads them sets to
  * its logger at debug level (task/cosched for the cpufreq journal,
  * slurmctld's refresh thread for the live loads); without a hook nothing
  * is said (cosched-sampler, which logs errors only, sets none for the
@@ -148,19 +151,10 @@ int cosched_kv_end_of(cosched_kv_reader_t *r, cosched_kv_version_t seen,
 int cosched_kv_u64(const char *key, const char *value, uint64_t max,
 		   uint64_t *out, cosched_error_t *err);
 
-/*
- * The first line of a node state file, "TAG/VERSION boot=ID" (the cpufreq
- * journal, the energy ledger): starts r on line, reads the version as
- * cosched_kv_version_read() (what: "cpufreq journal") into *seen and the
- * boot id's text into *boot (in line), and leaves r after it for
- * cosched_kv_end_of().  Each file keeps its own rule for the boot id's
- * form.  -1 with err: ""LINE": expected TAG1 boot=... as the first line
- * of the WHAT" or the field's error.
- */
-int cosched_kv_head_boot(cosched_kv_reader_t *r, char *line,
-			 const char *what, const char *tag,
-			 cosched_kv_version_t own, cosched_kv_version_t *seen,
-			 char **boot, cosched_error_t *err);
+/* The next field, which must be key (bare), as a number of at most max:
+ * cosched_kv_expect(), then cosched_kv_u64(). */
+int cosched_kv_expect_u64(cosched_kv_reader_t *r, const char *key,
+			  uint64_t max, uint64_t *out, cosched_error_t *err);
 
 /* ---- writing ----------------------------------------------------------- */
 

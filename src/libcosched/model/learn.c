@@ -13,11 +13,10 @@
 
 #include "src/libcosched/base/appname.h"
 #include "src/libcosched/base/kv.h"
+#include "src/libcosched/base/kv_file.h"
 #include "src/libcosched/model/learn.h"
 #include "src/libcosched/base/number.h"
 #include "src/libcosched/base/text.h"
-
-static const cosched_kv_version_t learn_version = { COSCHED_LEARN_SCHEMA, 0 };
 
 static const struct {
 	const char *key, *text;
@@ -390,7 +389,206 @@ void cosched_learn_apply(const cosched_learn_table_t *t,
 		*used = n;
 }
 
-/* ---- text ---------------------------------------------------------------- */
+/* ---- reading ------------------------------------------------------------ */
+
+static int expect_ll(cosched_kv_reader_t *r, const char *key, long long *out,
+		     cosched_error_t *err)
+{
+	uint64_t x;
+
+	if (cosched_kv_expect_u64(r, key, LLONG_MAX, &x, err))
+		return -1;
+	*out = (long long) x;
+	return 0;
+}
+
+static int expect_num(cosched_kv_reader_t *r, const char *key, double lo,
+		      double hi, double *out, cosched_error_t *err)
+{
+	char *v;
+
+	if (cosched_kv_expect(r, key, &v, err))
+		return -1;
+	if (cosched_parse_number(v, out) || !(*out >= lo && *out <= hi))
+		return cosched_error_set(err, "%s: %s: expected a number from %g to %g",
+					 key, COSCHED_QUOTE(v), lo, hi);
+	return 0;
+}
+
+/* "cosched-interference/1 created=T updated=T through=SECONDS". */
+static int read_head(void *ctx, cosched_kv_line_t *line, cosched_error_t *err)
+{
+	cosched_learn_table_t *t = ctx;
+
+	return expect_ll(&line->r, "created", &t->created, err) ||
+	       expect_ll(&line->r, "updated", &t->updated, err) ||
+	       expect_num(&line->r, "through", 0, 1e13, &t->through, err) ?
+	       -1 : 0;
+}
+
+/* "cell victim=L corunner=C n=N weight=W sum_log=S last=T", once a pair. */
+static int read_cell(void *ctx, cosched_kv_line_t *line, cosched_error_t *err)
+{
+	cosched_learn_table_t *t = ctx;
+	cosched_kv_reader_t *r = &line->r;
+	cosched_learn_cell_t c;
+	cosched_lca_t a, b;
+	char *v;
+	double n;
+
+	if (cosched_kv_expect(r, "victim", &v, err) ||
+	    cosched_lca_parse("victim", v, &a, err) ||
+	    cosched_kv_expect(r, "corunner", &v, err) ||
+	    cosched_lca_parse("corunner", v, &b, err) ||
+	    expect_num(r, "n", 1, 1e15, &n, err) ||
+	    expect_num(r, "weight", 1e-300, 1e15, &c.weight, err) ||
+	    expect_num(r, "sum_log", -1e15, 1e15, &c.sum_log, err) ||
+	    expect_ll(r, "last", &c.last, err))
+		return -1;
+	if (a >= COSCHED_LCA_COUNT || b >= COSCHED_LCA_COUNT)
+		return cosched_error_set(err, "unknown class pair");
+	if (t->cell[a][b].n)
+		return cosched_error_set(err, "cell %s:%s twice",
+					 cosched_lca_name(a),
+					 cosched_lca_name(b));
+	c.n = (long long) n;
+	t->cell[a][b] = c;
+	return 0;
+}
+
+/* "skipped reason=R n=N"; a reason a newer minor added is counted
+ * nowhere here. */
+static int read_skipped(void *ctx, cosched_kv_line_t *line,
+			cosched_error_t *err)
+{
+	cosched_learn_table_t *t = ctx;
+	long long n;
+	char *v;
+	int k;
+
+	if (cosched_kv_expect(&line->r, "reason", &v, err))
+		return -1;
+	for (k = 0; k < COSCHED_SKIP_COUNT; k++)
+		if (!strcmp(v, skip_names[k].key))
+			break;
+	if (expect_ll(&line->r, "n", &n, err))
+		return -1;
+	if (k < COSCHED_SKIP_COUNT)
+		t->skipped[k] = n;
+	return 0;
+}
+
+/* "solo app=APP last=T runs=S,S,...", once an application. */
+static int read_solo(void *ctx, cosched_kv_line_t *line, cosched_error_t *err)
+{
+	cosched_learn_table_t *t = ctx;
+	double runs[COSCHED_LEARN_SOLO_RUNS];
+	char *app, *v, *p, *end;
+	long long last;
+	int nruns = 0;
+
+	if (cosched_kv_expect(&line->r, "app", &app, err) ||
+	    cosched_app_name_check("app", app, err) ||
+	    expect_ll(&line->r, "last", &last, err) ||
+	    cosched_kv_expect(&line->r, "runs", &v, err))
+		return -1;
+	for (p = v; *p; p = *end ? end + 1 : end) {
+		char num[32];
+		size_t len;
+
+		end = p + strcspn(p, ",");
+		if (nruns == COSCHED_LEARN_SOLO_RUNS)
+			return cosched_error_set(err, "runs: more than %d",
+						 COSCHED_LEARN_SOLO_RUNS);
+		len = (size_t) (end - p);
+		if (len >= sizeof(num))
+			len = sizeof(num) - 1;
+		memcpy(num, p, len);
+		num[len] = '\0';
+		if (cosched_parse_number(num, &runs[nruns]) ||
+		    !(runs[nruns] > 0.0 && runs[nruns] < 1e9))
+			return cosched_error_set(err,
+				"runs: %s: expected seconds",
+				COSCHED_QUOTE(num));
+		nruns++;
+	}
+	if (!nruns || solo_find(t, app))
+		return cosched_error_set(err, "solo %s: %s",
+					 COSCHED_QUOTE(app),
+					 nruns ? "twice" : "no runs");
+	for (int k = 0; k < nruns; k++)
+		if (cosched_learn_solo_add(t, app, runs[k], last, err))
+			return -1;
+	return 0;
+}
+
+/* "seen record=JOB.STEP.NODE time=T" and "pending ...". */
+static int read_record(cosched_learn_table_t *t, cosched_kv_line_t *line,
+		       bool seen, cosched_error_t *err)
+{
+	double when;
+	char *name;
+
+	if (cosched_kv_expect(&line->r, "record", &name, err))
+		return -1;
+	if (!name_ok(name))
+		return cosched_error_set(err, "record: %s: expected JOB.STEP.NODE",
+					 COSCHED_QUOTE(name));
+	if (expect_num(&line->r, "time", 0, 1e13, &when, err))
+		return -1;
+	return seen ? cosched_learn_seen_add(t, name, when, err) :
+		      cosched_learn_pending_add(t, name, when, err);
+}
+
+static int read_seen(void *ctx, cosched_kv_line_t *line, cosched_error_t *err)
+{
+	return read_record(ctx, line, true, err);
+}
+
+static int read_pending(void *ctx, cosched_kv_line_t *line,
+			cosched_error_t *err)
+{
+	return read_record(ctx, line, false, err);
+}
+
+static const cosched_kv_kind_t learn_kinds[] = {
+	{ "cell", read_cell },
+	{ "skipped", read_skipped },
+	{ "solo", read_solo },
+	{ "seen", read_seen },
+	{ "pending", read_pending },
+	{ NULL, NULL },
+};
+
+/* The version this release writes is own (base/kv.h). */
+static const cosched_kv_form_t learn_form = {
+	.what = "learned interference table", .reader = "this reader",
+	.tag = COSCHED_LEARN_TAG, .own = { COSCHED_LEARN_SCHEMA, 0 },
+	.head = read_head, .kinds = learn_kinds,
+};
+
+int cosched_learn_parse(const char *text, cosched_learn_table_t *out,
+			cosched_error_t *err)
+{
+	cosched_learn_table_t t;
+	char *copy = strdup(text);
+	int rc = -1;
+
+	if (!copy)
+		return cosched_error_set(err, "learned table: out of memory");
+	cosched_learn_init(&t, 0);
+	if (!cosched_kv_file_read(&learn_form, copy, &t, err)) {
+		cosched_learn_free(out);
+		*out = t;
+		memset(&t, 0, sizeof(t));
+		rc = 0;
+	}
+	cosched_learn_free(&t);
+	free(copy);
+	return rc;
+}
+
+/* ---- writing ------------------------------------------------------------ */
 
 char *cosched_learn_format(const cosched_learn_table_t *t)
 {
@@ -399,7 +597,7 @@ char *cosched_learn_format(const cosched_learn_table_t *t)
 
 	cosched_kv_out_grow(&o);
 	cosched_kv_put_str(&o, cosched_kv_version_text(COSCHED_LEARN_TAG,
-						       learn_version, tag,
+						       learn_form.own, tag,
 						       sizeof(tag)));
 	cosched_kv_put_int(&o, "created", t->created);
 	cosched_kv_put_int(&o, "updated", t->updated);
@@ -456,215 +654,4 @@ char *cosched_learn_format(const cosched_learn_table_t *t)
 		cosched_kv_put_str(&o, "\n");
 	}
 	return cosched_kv_out_take(&o);
-}
-
-static int expect_ll(cosched_kv_reader_t *r, const char *key, long long *out,
-		     cosched_error_t *err)
-{
-	char *v;
-	uint64_t x;
-
-	if (cosched_kv_expect(r, key, &v, err))
-		return -1;
-	if (cosched_kv_u64(key, v, LLONG_MAX, &x, err))
-		return -1;
-	*out = (long long) x;
-	return 0;
-}
-
-static int expect_num(cosched_kv_reader_t *r, const char *key, double lo,
-		      double hi, double *out, cosched_error_t *err)
-{
-	char *v;
-
-	if (cosched_kv_expect(r, key, &v, err))
-		return -1;
-	if (cosched_parse_number(v, out) || !(*out >= lo && *out <= hi))
-		return cosched_error_set(err, "%s: %s: expected a number from %g to %g",
-					 key, COSCHED_QUOTE(v), lo, hi);
-	return 0;
-}
-
-static int parse_line(char *line, int lineno, cosched_learn_table_t *t,
-		      cosched_kv_version_t seen, int *skipped,
-		      cosched_error_t *err)
-{
-	char what[32], *word, *v;
-	cosched_kv_reader_t r;
-
-	snprintf(what, sizeof(what), "line %d", lineno);
-	cosched_kv_begin(&r, line, what);
-	if (cosched_kv_word(&r, &word, err))
-		return -1;
-	if (!strcmp(word, "cell")) {
-		cosched_lca_t a, b;
-		cosched_learn_cell_t c;
-		double n;
-
-		if (cosched_kv_expect(&r, "victim", &v, err) ||
-		    cosched_lca_parse("victim", v, &a, err) ||
-		    cosched_kv_expect(&r, "corunner", &v, err) ||
-		    cosched_lca_parse("corunner", v, &b, err) ||
-		    expect_num(&r, "n", 1, 1e15, &n, err) ||
-		    expect_num(&r, "weight", 1e-300, 1e15, &c.weight, err) ||
-		    expect_num(&r, "sum_log", -1e15, 1e15, &c.sum_log, err) ||
-		    expect_ll(&r, "last", &c.last, err))
-			return cosched_error_prefix(err, what);
-		if (a >= COSCHED_LCA_COUNT || b >= COSCHED_LCA_COUNT)
-			return cosched_error_set(err, "%s: unknown class pair",
-						 what);
-		if (t->cell[a][b].n)
-			return cosched_error_set(err, "%s: cell %s:%s twice",
-				what, cosched_lca_name(a), cosched_lca_name(b));
-		c.n = (long long) n;
-		t->cell[a][b] = c;
-	} else if (!strcmp(word, "skipped")) {
-		long long n;
-		int k;
-
-		if (cosched_kv_expect(&r, "reason", &v, err))
-			return cosched_error_prefix(err, what);
-		for (k = 0; k < COSCHED_SKIP_COUNT; k++)
-			if (!strcmp(v, skip_names[k].key))
-				break;
-		if (expect_ll(&r, "n", &n, err))
-			return cosched_error_prefix(err, what);
-		/* A reason a newer minor added is counted nowhere here. */
-		if (k < COSCHED_SKIP_COUNT)
-			t->skipped[k] = n;
-	} else if (!strcmp(word, "solo")) {
-		long long last;
-		char *p, *end;
-		int nruns = 0;
-		double runs[COSCHED_LEARN_SOLO_RUNS];
-
-		if (cosched_kv_expect(&r, "app", &v, err) ||
-		    cosched_app_name_check("app", v, err))
-			return cosched_error_prefix(err, what);
-		word = v;
-		if (expect_ll(&r, "last", &last, err) ||
-		    cosched_kv_expect(&r, "runs", &v, err))
-			return cosched_error_prefix(err, what);
-		for (p = v; *p; p = *end ? end + 1 : end) {
-			end = p + strcspn(p, ",");
-			if (nruns == COSCHED_LEARN_SOLO_RUNS)
-				return cosched_error_set(err,
-					"%s: runs: more than %d", what,
-					COSCHED_LEARN_SOLO_RUNS);
-			{
-				char num[32];
-				size_t len = (size_t) (end - p);
-
-				if (len >= sizeof(num))
-					len = sizeof(num) - 1;
-				memcpy(num, p, len);
-				num[len] = '\0';
-				if (cosched_parse_number(num, &runs[nruns]) ||
-				    !(runs[nruns] > 0.0 && runs[nruns] < 1e9))
-					return cosched_error_set(err,
-						"%s: runs: %s: expected seconds",
-						what, COSCHED_QUOTE(num));
-			}
-			nruns++;
-		}
-		if (!nruns || solo_find(t, word))
-			return cosched_error_set(err, "%s: solo %s: %s", what,
-				COSCHED_QUOTE(word),
-				nruns ? "twice" : "no runs");
-		for (int k = 0; k < nruns; k++)
-			if (cosched_learn_solo_add(t, word, runs[k], last, err))
-				return cosched_error_prefix(err, what);
-	} else if (!strcmp(word, "seen") || !strcmp(word, "pending")) {
-		bool seen_line = word[0] == 's';
-		double when;
-
-		if (cosched_kv_expect(&r, "record", &v, err))
-			return cosched_error_prefix(err, what);
-		if (!name_ok(v))
-			return cosched_error_set(err, "%s: record: %s: expected JOB.STEP.NODE",
-						 what, COSCHED_QUOTE(v));
-		word = v;
-		if (expect_num(&r, "time", 0, 1e13, &when, err) ||
-		    (seen_line ? cosched_learn_seen_add(t, word, when, err) :
-		     cosched_learn_pending_add(t, word, when, err)))
-			return cosched_error_prefix(err, what);
-	} else if (cosched_kv_version_newer_minor(seen, learn_version)) {
-		(*skipped)++;		/* a kind of line a newer minor added */
-		return 0;
-	} else {
-		return cosched_error_set(err, "%s: unknown line %s", what,
-					 COSCHED_QUOTE(word));
-	}
-	return cosched_kv_end_of(&r, seen, learn_version, skipped, err);
-}
-
-int cosched_learn_parse(const char *text, cosched_learn_table_t *out,
-			cosched_error_t *err)
-{
-	const size_t taglen = strlen(COSCHED_LEARN_TAG);
-	cosched_learn_table_t t;
-	cosched_kv_version_t seen;
-	cosched_kv_reader_t r;
-	char *copy = strdup(text), *line, *next, *word;
-	int lineno = 1, skipped = 0, rc = -1;
-
-	if (!copy)
-		return cosched_error_set(err, "learned table: out of memory");
-	cosched_learn_init(&t, 0);
-	line = copy;
-	next = strchr(line, '\n');
-	if (!next) {
-		cosched_error_set(err, "learned table: no line ends");
-		goto out;
-	}
-	*next++ = '\0';
-	cosched_kv_begin(&r, line, "line 1");
-	if (strncmp(line, COSCHED_LEARN_TAG, taglen) ||
-	    cosched_kv_word(&r, &word, err)) {
-		cosched_error_set(err, "not a learned interference table (\"%.40s\")",
-				  line);
-		goto out;
-	}
-	if (cosched_kv_version_read("learned interference table",
-				    "this reader", COSCHED_LEARN_TAG,
-				    word + taglen, learn_version, &seen, err))
-		goto out;
-	{
-		long long created, updated;
-		double through;
-
-		if (expect_ll(&r, "created", &created, err) ||
-		    expect_ll(&r, "updated", &updated, err) ||
-		    expect_num(&r, "through", 0, 1e13, &through, err) ||
-		    cosched_kv_end_of(&r, seen, learn_version, &skipped, err)) {
-			cosched_error_prefix(err, "line 1");
-			goto out;
-		}
-		t.created = created;
-		t.updated = updated;
-		t.through = through;
-	}
-	for (line = next; *line; line = next) {
-		lineno++;
-		next = strchr(line, '\n');
-		if (!next) {
-			cosched_error_set(err, "line %d: no newline at the end",
-					  lineno);
-			goto out;
-		}
-		*next++ = '\0';
-		if (parse_line(line, lineno, &t, seen, &skipped, err))
-			goto out;
-	}
-	cosched_kv_note_skipped("learned interference table",
-				COSCHED_LEARN_TAG, seen, learn_version,
-				skipped);
-	cosched_learn_free(out);
-	*out = t;
-	memset(&t, 0, sizeof(t));
-	rc = 0;
-out:
-	cosched_learn_free(&t);
-	free(copy);
-	return rc;
 }

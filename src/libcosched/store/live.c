@@ -17,6 +17,7 @@
 
 #include "src/libcosched/io/file.h"
 #include "src/libcosched/base/kv.h"
+#include "src/libcosched/base/kv_file.h"
 #include "src/libcosched/base/number.h"
 #include "src/libcosched/base/text.h"
 #include "src/libcosched/store/live.h"
@@ -36,9 +37,57 @@ int cosched_live_node_check(const char *node, cosched_error_t *err)
 	return 0;
 }
 
-/* The version this release writes: "/1" while the minor is 0, what every
- * 1.x reader reads (base/kv.h). */
-static const cosched_kv_version_t live_version = { COSCHED_LIVE_SCHEMA, 0 };
+/* "cosched-live/1 job=J step=S node=NODE mpki=M time=T". */
+static int read_head(void *ctx, cosched_kv_line_t *line, cosched_error_t *err)
+{
+	cosched_live_t *l = ctx;
+	uint64_t x;
+	char *v;
+
+	if (cosched_kv_expect_u64(&line->r, "job", UINT32_MAX, &x, err))
+		return -1;
+	l->job_id = (uint32_t) x;
+	if (cosched_kv_expect_u64(&line->r, "step", UINT32_MAX, &x, err))
+		return -1;
+	l->step_id = (uint32_t) x;
+	if (cosched_kv_expect(&line->r, "node", &v, err) ||
+	    cosched_live_node_check(v, err))
+		return -1;
+	strcpy(l->node, v);
+	if (cosched_kv_expect(&line->r, "mpki", &v, err))
+		return -1;
+	if (cosched_parse_number(v, &l->mpki) || l->mpki < 0.0 ||
+	    l->mpki > 1e6)
+		return cosched_error_set(err,
+			"mpki: %s: expected 0 to 1e6", COSCHED_QUOTE(v));
+	if (cosched_kv_expect_u64(&line->r, "time", LLONG_MAX, &x, err))
+		return -1;
+	l->time = (long long) x;
+	return 0;
+}
+
+/* One line, the head.  The version this release writes is own: "/1"
+ * while the minor is 0, what every 1.x reader reads (base/kv.h). */
+static const cosched_kv_form_t live_form = {
+	.what = "live load", .reader = "this reader", .tag = LIVE_TAG,
+	.own = { COSCHED_LIVE_SCHEMA, 0 }, .head = read_head,
+};
+
+int cosched_live_parse(const char *text, cosched_live_t *l,
+		       cosched_error_t *err)
+{
+	char line[COSCHED_LIVE_LINE_MAX + 1];
+	size_t n = strlen(text);
+
+	memset(l, 0, sizeof(*l));
+	if (n == 0 || n > COSCHED_LIVE_LINE_MAX || text[n - 1] != '\n' ||
+	    memchr(text, '\n', n - 1))
+		return cosched_error_set(err,
+			"expected one line of at most %d characters",
+			COSCHED_LIVE_LINE_MAX);
+	memcpy(line, text, n + 1);
+	return cosched_kv_file_read(&live_form, line, l, err);
+}
 
 int cosched_live_format(const cosched_live_t *l, char *buf, size_t len,
 			cosched_error_t *err)
@@ -52,7 +101,7 @@ int cosched_live_format(const cosched_live_t *l, char *buf, size_t len,
 		return cosched_error_set(err, "mpki: %g: expected 0 to 1e6",
 					 l->mpki);
 	cosched_kv_out_fixed(&o, buf, len);
-	cosched_kv_put_str(&o, cosched_kv_version_text(LIVE_TAG, live_version,
+	cosched_kv_put_str(&o, cosched_kv_version_text(LIVE_TAG, live_form.own,
 						       version,
 						       sizeof(version)));
 	cosched_kv_put_int(&o, "job", l->job_id);
@@ -63,77 +112,6 @@ int cosched_live_format(const cosched_live_t *l, char *buf, size_t len,
 	cosched_kv_put_str(&o, "\n");
 	if (o.over)
 		return cosched_error_set(err, "live load: buffer too small");
-	return 0;
-}
-
-/* A number key's value, quoted in the message as the file has it. */
-static int expect_u64(cosched_kv_reader_t *r, const char *key, uint64_t max,
-		      uint64_t *out, cosched_error_t *err)
-{
-	char *v;
-
-	if (cosched_kv_expect(r, key, &v, err))
-		return -1;
-	if (cosched_kv_u64(key, v, max, out, NULL))
-		return cosched_error_set(err,
-			"%s: %s: expected decimal digits up to %llu", key,
-			COSCHED_QUOTE(v), (unsigned long long) max);
-	return 0;
-}
-
-int cosched_live_parse(const char *text, cosched_live_t *l,
-		       cosched_error_t *err)
-{
-	const size_t taglen = strlen(LIVE_TAG);
-	char line[COSCHED_LIVE_LINE_MAX + 1], *word, *v;
-	cosched_kv_version_t seen;
-	cosched_kv_reader_t r;
-	size_t n = strlen(text);
-	uint64_t x;
-	int skipped = 0;
-
-	memset(l, 0, sizeof(*l));
-	if (n == 0 || n > COSCHED_LIVE_LINE_MAX || text[n - 1] != '\n' ||
-	    memchr(text, '\n', n - 1))
-		return cosched_error_set(err,
-			"expected one line of at most %d characters",
-			COSCHED_LIVE_LINE_MAX);
-	memcpy(line, text, n - 1);
-	line[n - 1] = '\0';
-	cosched_kv_begin(&r, line, "live load");
-	if (strncmp(line, LIVE_TAG, taglen) ||
-	    cosched_kv_word(&r, &word, err))
-		return cosched_error_set(err,
-			"not a version %d live load (\"%.32s\")",
-			COSCHED_LIVE_SCHEMA, line);
-	if (cosched_kv_version_read("live load", "this reader", LIVE_TAG,
-				    word + taglen, live_version, &seen, err))
-		return cosched_error_prefix(err, "not a version "
-					    COSCHED_LIVE_SCHEMA_TEXT
-					    " live load");
-	if (expect_u64(&r, "job", UINT32_MAX, &x, err))
-		return -1;
-	l->job_id = (uint32_t) x;
-	if (expect_u64(&r, "step", UINT32_MAX, &x, err))
-		return -1;
-	l->step_id = (uint32_t) x;
-	if (cosched_kv_expect(&r, "node", &v, err) ||
-	    cosched_live_node_check(v, err))
-		return -1;
-	strcpy(l->node, v);
-	if (cosched_kv_expect(&r, "mpki", &v, err))
-		return -1;
-	if (cosched_parse_number(v, &l->mpki) || l->mpki < 0.0 ||
-	    l->mpki > 1e6)
-		return cosched_error_set(err,
-			"mpki: %s: expected 0 to 1e6", COSCHED_QUOTE(v));
-	if (expect_u64(&r, "time", LLONG_MAX, &x, err))
-		return -1;
-	l->time = (long long) x;
-	if (cosched_kv_end_of(&r, seen, live_version, &skipped, err))
-		return -1;
-	cosched_kv_note_skipped("live load", LIVE_TAG, seen, live_version,
-				skipped);
 	return 0;
 }
 

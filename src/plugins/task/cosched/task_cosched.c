@@ -27,7 +27,6 @@
  *  log only through the core's messages, which quote and cut them.
 \*****************************************************************************/
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -49,23 +48,19 @@
 
 #include "src/libcosched/base/kv.h"
 #include "src/libcosched/model/options.h"
-#include "src/node/cosched_spool.h"
 #include "src/plugins/common/plugin_conf.h"
 
 #include "task_cosched.h"
 
+/* plugin_type, which every part's messages start with, is in
+ * task_cosched_common.c with the rest of what the parts share. */
 const char plugin_name[] = "cosched task plugin";
-const char plugin_type[] = "task/cosched";
 const uint32_t plugin_version = SLURM_VERSION_NUMBER;
 
 /* Variables the plugin adds to every task's environment (informational:
  * the task may change them; nothing on the node reads them back). */
 #define ENV_JOB_CORES "COSCHED_JOB_CORES"
 #define ENV_STEP_CORES "COSCHED_STEP_CORES"
-
-cosched_conf_t task_cosched_conf;
-char *task_cosched_conf_path;
-cosched_topology_t *task_cosched_topo;
 
 static bool part_cpuset, part_membind, part_cpufreq, part_profile, part_numa;
 static bool conf_ok;
@@ -112,58 +107,6 @@ static void _timing_log(void)
 	     timing.init * 1e6, timing.start * 1e6, timing.record * 1e6,
 	     timing.sampler * 1e6, timing.tasks * 1e6, timing.end * 1e6,
 	     timing.attach_wall * 1e6);
-}
-
-char *task_cosched_node_path(const char *pattern, const char *node_name)
-{
-	char *path = xstrdup(pattern);
-
-	xstrsubstituteall(path, "%n", node_name ? node_name : "");
-	return path;
-}
-
-void task_cosched_setenv(task_cosched_step_t *st, const char *name,
-			 const char *fmt, ...)
-{
-	char value[1024];
-	va_list ap;
-
-	if (!st->env)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(value, sizeof(value), fmt, ap);
-	va_end(ap);
-	env_array_overwrite(&st->env, name, value);
-}
-
-char *task_cosched_spool_path(const char *name)
-{
-	if (!conf || !conf->spooldir)
-		return NULL;
-	if (!name)
-		return xstrdup_printf("%s/cosched", conf->spooldir);
-	return xstrdup_printf("%s/cosched/%s", conf->spooldir, name);
-}
-
-char *task_cosched_spool_dir(const char *sub, cosched_error_t *err)
-{
-	char *dir = task_cosched_spool_path(NULL), *path;
-
-	if (!dir) {
-		cosched_error_set(err, "SlurmdSpoolDir: not known");
-		return NULL;
-	}
-	if (cosched_spool_dir_ready("SlurmdSpoolDir", dir, err)) {
-		xfree(dir);
-		return NULL;
-	}
-	if (!sub)
-		return dir;
-	path = xstrdup_printf("%s/%s", dir, sub);
-	xfree(dir);
-	if (cosched_spool_dir_ready("SlurmdSpoolDir", path, err))
-		xfree(path);
-	return path;
 }
 
 static const char *_node_name(void)

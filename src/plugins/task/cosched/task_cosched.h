@@ -25,6 +25,9 @@
  *  The numa part names each step's processes for the node's NUMA manager
  *  (task_cosched_numa.c), in slurmstepd whenever the configuration reads.
  *
+ *  task_cosched.c decides and calls the parts; what they share is in
+ *  task_cosched_common.c, so that no part calls back into it.
+ *
  *  No function returns an error to Slurm: every fault is logged and the
  *  job runs as it would without cosched.
 \*****************************************************************************/
@@ -65,30 +68,15 @@ typedef struct {
 	char **env;			/* the tasks' environment (job->env) */
 } task_cosched_step_t;
 
+/* ---- task_cosched_common.c: what every part reads or uses ---------- */
+
 /* The configuration init() read, the topology it loaded (NULL when it
- * could not: cores and membind are then off), the node's name. */
+ * could not: cores and membind are then off), the name every message
+ * starts with. */
 extern cosched_conf_t task_cosched_conf;
 extern char *task_cosched_conf_path;		/* where it was read */
 extern cosched_topology_t *task_cosched_topo;
 extern const char plugin_type[];
-
-/*
- * The settings this node enforces (task_cosched_conf.c): path's, or while
- * path cannot be read, the node's last good copy of it (said by slurmd,
- * once for each change of the file).  0 with *used (xmalloc'ed) naming
- * the file read, or -1 with err when neither can be read.  *skipped: the
- * first line of a key only slurmctld uses that the node skipped
- * (cosched_conf_parse_file_for READER_NODE), "" when none.
- */
-int task_cosched_conf_load(const char *path, cosched_conf_t *out,
-			   char **used, cosched_error_t *skipped,
-			   cosched_error_t *err);
-/* slurmd, at each launch request: when path changed since it was last
- * read, read it again (keep a good copy, say a bad one once). */
-void task_cosched_conf_watch(const char *path);
-/* Say a skipped line of a key of slurmctld's (slurmd: error; step:
- * debug). */
-void task_cosched_conf_skipped(const cosched_error_t *skipped);
 
 /* SlurmdSpoolDir/cosched, or the file or directory name in it
  * (xmalloc'ed; conf->spooldir has %n and %h expanded); NULL without a
@@ -111,6 +99,26 @@ char *task_cosched_node_path(const char *pattern, const char *node_name);
 void task_cosched_setenv(task_cosched_step_t *st, const char *name,
 			 const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+
+/* ---- the parts, which task_cosched.c calls ------------------------ */
+
+/*
+ * The settings this node enforces (task_cosched_conf.c): path's, or while
+ * path cannot be read, the node's last good copy of it (said by slurmd,
+ * once for each change of the file).  0 with *used (xmalloc'ed) naming
+ * the file read, or -1 with err when neither can be read.  *skipped: the
+ * first line of a key only slurmctld uses that the node skipped
+ * (cosched_conf_parse_file_for READER_NODE), "" when none.
+ */
+int task_cosched_conf_load(const char *path, cosched_conf_t *out,
+			   char **used, cosched_error_t *skipped,
+			   cosched_error_t *err);
+/* slurmd, at each launch request: when path changed since it was last
+ * read, read it again (keep a good copy, say a bad one once). */
+void task_cosched_conf_watch(const char *path);
+/* Say a skipped line of a key of slurmctld's (slurmd: error; step:
+ * debug). */
+void task_cosched_conf_skipped(const cosched_error_t *skipped);
 
 /* slurmd, at its start: the copy of the machine's topology its steps
  * load (task_cosched_topology.c); needed: a part that uses the topology
