@@ -11,7 +11,7 @@
 #include <time.h>
 #include <sys/mman.h>
 
-#include "src/node/cosched_topology.h"
+#include "src/node/topology.h"
 #include "apps.h"
 
 void app_bad(const char *prog, const char *opt, const char *val,

@@ -27,7 +27,7 @@
 #include <unistd.h>
 
 #include "bench_common.h"
-#include "src/node/cosched_topology.h"
+#include "src/node/topology.h"
 
 #define PROG "cosched-bench-topology"
 #define MAX_REPEATS 50

@@ -21,7 +21,7 @@
 
 #include "src/libcosched/base/number.h"
 #include "src/libcosched/model/decision.h"
-#include "src/node/cosched_topology.h"
+#include "src/node/topology.h"
 #include "corun.h"
 
 #ifndef COSCHED_APPS_DIR

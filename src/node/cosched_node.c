@@ -31,9 +31,9 @@
 #include <unistd.h>
 
 #include "src/libcosched/conf/conf.h"
-#include "src/node/cosched_cpufreq.h"
-#include "src/node/cosched_cpufreq_journal.h"
-#include "src/node/cosched_energy_ledger.h"
+#include "src/node/cpufreq.h"
+#include "src/node/cpufreq_journal.h"
+#include "src/node/energy_ledger.h"
 
 #define DEFAULT_CONF "/etc/slurm/cosched.conf"
 #define DEFAULT_SPOOL "/var/spool/slurmd"	/* Slurm's SlurmdSpoolDir */

@@ -45,8 +45,8 @@
  *                 when it does not parse; absent without a record),
  *     "central": "ProfileDir/jobs/JOB.STEP.NODE.json" | "not kept: WHY" }
  * energy is the step's share of the node's RAPL energy while it ran, by
- * the node's energy ledger (cosched_sampler_energy.c, through
- * src/node/cosched_energy_ledger.h; core_uj and
+ * the node's energy ledger (sampler_energy.c, through
+ * src/node/energy_ledger.h; core_uj and
  * dram_uj where those zones exist), node_uj the node's whole energy over
  * the same intervals; co_runners the steps that shared the node with it
  * (the first 16 named, all counted).
@@ -80,11 +80,11 @@
 #include "src/libcosched/store/live.h"
 #include "src/libcosched/base/number.h"
 #include "src/libcosched/store/store.h"
-#include "src/node/cosched_counters.h"
-#include "src/node/cosched_counters_backend.h"
-#include "src/node/cosched_energy_ledger.h"
-#include "src/node/cosched_rapl.h"
-#include "src/node/cosched_sampler_energy.h"
+#include "src/node/counters.h"
+#include "src/node/counters_backend.h"
+#include "src/node/energy_ledger.h"
+#include "src/node/rapl.h"
+#include "src/node/sampler_energy.h"
 
 #define CONTROL_FD 3
 #define TASKS_MAX 1024

@@ -21,7 +21,7 @@
 #include "src/libcosched/base/number.h"
 #include "src/libcosched/base/text.h"
 #include "src/libcosched/model/victim.h"
-#include "src/node/cosched_numa_ask.h"
+#include "src/node/numa_ask.h"
 
 #define DEFAULT_CONF "/etc/slurm/cosched.conf"
 

@@ -3,18 +3,18 @@
  * numad.h - what the parts of cosched-numad, the node's NUMA memory
  * manager (cosched-numad(8)), share.
  *
- *   numad_main.c     options, cosched.conf, the socket and the loop
- *   numad_common.c   the log, the clocks, a process of the last scan
- *   numad_scan.c     the Slurm steps on the node, their processes, each
+ *   cosched_numad.c     options, cosched.conf, the socket and the loop
+ *   common.c   the log, the clocks, a process of the last scan
+ *   scan.c     the Slurm steps on the node, their processes, each
  *                    one's pages per NUMA node, CPU node and bandwidth
- *   numad_pages.c    finding a process's pages on a node and moving them
+ *   pages.c    finding a process's pages on a node and moving them
  *                    (move_pages(2)); the freeze window
- *   numad_local.c    high-priority jobs kept local
- *   numad_request.c  the commands: migrate, drain, priority, status
- *   numad_state.c    what survives a restart (NumaStateDir/numad.state):
+ *   local.c    high-priority jobs kept local
+ *   request.c  the commands: migrate, drain, priority, status
+ *   state.c    what survives a restart (NumaStateDir/numad.state):
  *                    the recent requests and their line among it
  *
- * numad_main.c calls the parts, the parts call numad_common.c, and no
+ * cosched_numad.c calls the parts, the parts call common.c, and no
  * two files call each other round a loop.
  *
  * One thread: requests are served between the batches of a migration, so
@@ -35,7 +35,7 @@
 #include "src/libcosched/base/kv.h"
 #include "src/libcosched/model/options.h"
 #include "src/libcosched/model/victim.h"
-#include "src/node/cosched_spool.h"
+#include "src/node/spool.h"
 
 #define NUMAD_PROCS_MAX 4096
 #define NUMAD_FROZEN_MAX 65536		/* runs of frozen pages kept */
@@ -160,7 +160,7 @@ typedef struct {
 	bool stop;
 } numad_t;
 
-/* numad_common.c: what every part uses */
+/* common.c: what every part uses */
 double numad_now(void);		/* monotonic seconds */
 double numad_wall(void);	/* wall clock seconds */
 /* The log goes to f from now on (NULL: syslog, which main opens). */
@@ -172,7 +172,7 @@ void numad_log(int level, const char *fmt, ...)
 int numad_proc_index(const numad_t *d, const cosched_proc_id_t *id);
 numad_proc_t *numad_find_proc(numad_t *d, const cosched_proc_id_t *id);
 
-/* numad_scan.c */
+/* scan.c */
 /* The machine: nodes, which have memory, distances (libnuma). */
 int numad_machine(numad_t *d, cosched_error_t *err);
 /* Rescan the steps and their processes (and drop the frozen runs that
@@ -191,7 +191,7 @@ int numad_numa_balancing(void);
 /* The node's free memory in pages (-1: unknown). */
 long long numad_node_free_pages(int node);
 
-/* numad_pages.c */
+/* pages.c */
 /* Pages of p frozen on node now. */
 /* Each process's pages frozen now, per node: tot[i] for procs[i]
  * (malloc'd; NULL when out of memory).  One pass over the runs. */
@@ -207,7 +207,7 @@ void numad_frozen_expire(numad_t *d, bool scanned);
 int numad_move_batch(numad_t *d, numad_request_t *r, numad_victim_t *v,
 		     uint64_t max, uint64_t *moved);
 
-/* What numad_pages.c shares with numad_local.c. */
+/* What pages.c shares with local.c. */
 typedef struct {
 	uint64_t lo, hi;	/* [lo, hi) */
 } numad_span_t;
@@ -232,20 +232,20 @@ int numad_anon_maps(const cosched_proc_id_t *id, numad_span_t **out,
 int numad_span_next(const numad_span_t *s, size_t n, uint64_t from,
 		    uint64_t *lo, uint64_t *hi);
 
-/* numad_local.c */
+/* local.c */
 /* High-priority processes: pull home the ranges seen remote in
  * NumaHighScans consecutive looks, at most NumaHighMovesMax times per
  * range per NumaFreezeWindow.  After every scan. */
 void numad_keep_local(numad_t *d);
 
-/* numad_request.c */
+/* request.c */
 /* Serve one request line from uid; the reply goes to fd (kept open in
  * the active request when it waits for a migration's end). */
 void numad_serve(numad_t *d, int fd, uid_t uid, char *line);
 /* One batch of the active request, if its time has come. */
 void numad_work(numad_t *d);
 
-/* numad_state.c: the requests kept, and the file that keeps them */
+/* state.c: the requests kept, and the file that keeps them */
 /* Keep r among the recent requests (the oldest goes past
  * NUMAD_RECENT_MAX), no client attached. */
 void numad_keep_recent(numad_t *d, const numad_request_t *r);

@@ -2,7 +2,7 @@
 /*
  * status_internal.h - the report of cosched-status(1) in memory, shared
  * by its writers: the table and JSON (status.c) and the Prometheus
- * metrics (status_prometheus.c); not for use elsewhere.
+ * metrics (prometheus.c); not for use elsewhere.
  */
 #ifndef COSCHED_STATUS_INTERNAL_H
 #define COSCHED_STATUS_INTERNAL_H

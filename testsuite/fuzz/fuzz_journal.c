@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * fuzz_journal.c - libFuzzer target of the node's cpufreq journal text
- * form (src/node/cosched_cpufreq_journal_text.c): cosched_journal_parse().
+ * form (src/node/cpufreq_journal_text.c): cosched_journal_parse().
  *
  * Invariants (a violation aborts):
  *   - a failed parse's message is written, terminated, not empty and free
@@ -16,7 +16,7 @@
 #include <stdbool.h>
 
 #include "fuzz_common.h"
-#include "src/node/cosched_cpufreq_journal_internal.h"
+#include "src/node/cpufreq_journal_internal.h"
 
 static void check_shape(const journal_t *j)
 {

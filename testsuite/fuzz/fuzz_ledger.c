@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * fuzz_ledger.c - libFuzzer target of the node's energy ledger text form
- * (src/node/cosched_energy_ledger_text.c): cosched_ledger_parse().
+ * (src/node/energy_ledger_text.c): cosched_ledger_parse().
  *
  * Invariants (a violation aborts):
  *   - a failed parse's message is written, terminated, not empty and free
@@ -14,7 +14,7 @@
  *     more co-runners than it has seen.
  */
 #include "fuzz_common.h"
-#include "src/node/cosched_energy_ledger_text.h"
+#include "src/node/energy_ledger_text.h"
 
 /* Too large for libFuzzer's stack. */
 static ledger_t l, again;

@@ -35,8 +35,8 @@
 
 #include <numa.h>
 
-#include "src/node/cosched_mempolicy.h"
-#include "src/node/cosched_topology.h"
+#include "src/node/mempolicy.h"
+#include "src/node/topology.h"
 
 #define PROG "numa_bind_check"
 /* Reads of numa_maps before the count is reported short (20 ms apart). */

@@ -44,8 +44,8 @@
 #include <unistd.h>
 
 #include "src/libcosched/base/idset.h"
-#include "src/node/cosched_energy_ledger.h"
-#include "src/node/cosched_numa_step.h"
+#include "src/node/energy_ledger.h"
+#include "src/node/numa_step.h"
 
 static volatile unsigned char *mem;
 static size_t len;

@@ -546,8 +546,8 @@ _STILL_CYCLIC = {
 
 def test_no_link_cycle_in_programs():
     """task/cosched's parts call task_cosched_common.c, never back into
-    task_cosched.c; cosched-numad's call numad_common.c, never back into
-    numad_main.c; and so on for every program of the build."""
+    task_cosched.c; cosched-numad's call common.c, never back into
+    cosched_numad.c (its main); and so on for every program of the build."""
     builddir = os.environ.get("COSCHED_BUILDDIR")
     programs = program_objects(builddir)
     if not programs:
@@ -561,9 +561,9 @@ def test_no_link_cycle_in_programs():
              {"task_cosched.c", "task_cosched_common.c",
               "task_cosched_cpufreq.c"}),
             ("src/numad/cosched_numad",
-             {"numad_main.c", "numad_common.c", "numad_state.c"}),
+             {"cosched_numad.c", "common.c", "state.c"}),
             ("src/node/libcosched_energy_la",
-             {"cosched_energy_ledger.c", "cosched_energy_ledger_text.c"})]:
+             {"energy_ledger.c", "energy_ledger_text.c"})]:
         assert files <= set(programs.get(program, {})), (program, programs)
     assert program_cycles({p: o for p, o in programs.items()
                            if p not in _STILL_CYCLIC}) == []

@@ -4,7 +4,7 @@
 Linked in, libpapi and libpfm cost every step's sampler about 1.6 ms of
 CPU at exec (doc/bench-profiler.md), although the default backend, perf,
 never calls them.  The PAPI backend is a module, cosched_counters_papi.so,
-beside the sampler (src/node/node.am, cosched_counters_module.c):
+beside the sampler (src/node/node.am, src/node/counters_module.c):
   - the sampler needs no libpapi, and a step counted with perf never maps
     it;
   - the module needs libpapi, exports one function and leaves no symbol

@@ -9,8 +9,8 @@
 #include <stdint.h>
 
 #include "cosched_check.h"
-#include "src/node/cosched_cpufreq.h"
-#include "src/node/cosched_cpufreq_journal.h"
+#include "src/node/cpufreq.h"
+#include "src/node/cpufreq_journal.h"
 
 typedef struct {
 	cosched_check_tree_t fake;	/* the test's directory, SysfsRoot */

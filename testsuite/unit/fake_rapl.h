@@ -3,13 +3,13 @@
  * fake_rapl.h - fake powercap (RAPL) trees for the unit tests, made and
  * advanced by the generator the cluster tests use
  * (contribs/loopback/cosched_loopback/fake_powercap.py), and opened with the node's
- * own code (src/node/cosched_rapl.c).
+ * own code (src/node/rapl.c).
  */
 #ifndef COSCHED_FAKE_RAPL_H
 #define COSCHED_FAKE_RAPL_H
 
 #include "cosched_check.h"
-#include "src/node/cosched_rapl.h"
+#include "src/node/rapl.h"
 
 typedef cosched_check_tree_t fake_rapl_tree_t;	/* its root: SysfsRoot */
 

@@ -20,8 +20,8 @@
 
 #include "cosched_check.h"
 #include "counted_job.h"
-#include "src/node/cosched_counters.h"
-#include "src/node/cosched_cpuinfo.h"
+#include "src/node/counters.h"
+#include "src/node/cpuinfo.h"
 
 static cosched_error_t err;
 

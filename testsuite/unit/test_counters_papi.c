@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_counters_papi.c - the PAPI backend of the counters
- * (src/node/cosched_counters_papi.c) with this machine's real libpapi:
+ * (src/node/counters_papi.c) with this machine's real libpapi:
  * what it says it can do matches what the machine has, and where it
  * cannot attach, an attach is a state with the reason, never a crash.
  * Its counting itself: test_counters_papi_attach.c, which skips where
@@ -17,13 +17,13 @@
 #include <unistd.h>
 
 #include "cosched_check.h"
-#include "src/node/cosched_counters.h"
+#include "src/node/counters.h"
 
 static cosched_error_t err;
 
 /* Can this process count a hardware instructions counter on itself?
  * That is what PAPI 7.0's perf_event component opens to check whether
- * it may attach (cosched_counters_papi.c). */
+ * it may attach (src/node/counters_papi.c). */
 static bool hardware_instructions(int *why)
 {
 	struct perf_event_attr a;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_counters_papi_attach.c - counting through PAPI for real
- * (src/node/cosched_counters_papi.c): software events attached to a task
+ * (src/node/counters_papi.c): software events attached to a task
  * before it runs, counting the threads and processes it starts later,
  * live and at the end; two tasks at once; events PAPI cannot count as a
  * state; PAPI's presets in the roles the sampler derives from.
@@ -22,7 +22,7 @@
 
 #include "cosched_check.h"
 #include "counted_job.h"
-#include "src/node/cosched_counters.h"
+#include "src/node/counters.h"
 
 static cosched_error_t err;
 

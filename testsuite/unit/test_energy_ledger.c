@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_energy_ledger.c - the node's energy ledger
- * (src/node/cosched_energy_ledger.c) against fake powercap trees: every
+ * (src/node/energy_ledger.c) against fake powercap trees: every
  * joule spent while a step was present goes to exactly one step, whoever
  * brings the ledger up to date (a step's sampler, or Slurm's accounting
  * settling for a step), and a broken ledger is set aside.
@@ -15,8 +15,8 @@
 #include <unistd.h>
 
 #include "fake_rapl.h"
-#include "src/node/cosched_energy_ledger.h"
-#include "src/node/cosched_spool.h"
+#include "src/node/energy_ledger.h"
+#include "src/node/spool.h"
 
 typedef fake_rapl_tree_t tree_t;
 

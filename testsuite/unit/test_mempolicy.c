@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test_mempolicy.c - the task's NUMA memory policy
- * (src/node/cosched_mempolicy.c) on the machine the tests run on, with the
+ * (src/node/mempolicy.c) on the machine the tests run on, with the
  * real kernel: what is set is read back with get_mempolicy(), never taken
  * on trust from the function's return value.
  *
@@ -18,8 +18,8 @@
 #include <sys/mman.h>
 
 #include "cosched_check.h"
-#include "src/node/cosched_mempolicy.h"
-#include "src/node/cosched_topology.h"
+#include "src/node/mempolicy.h"
+#include "src/node/topology.h"
 
 static cosched_error_t err;
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_numa_step.c - the step files task/cosched writes for the node's
- * NUMA manager (src/node/cosched_numa_step.c), and the manager's reading
+ * NUMA manager (src/node/numa_step.c), and the manager's reading
  * of a step's measured memory rate from the energy ledger.
  */
 #include <errno.h>
@@ -12,8 +12,8 @@
 #include <unistd.h>
 
 #include "cosched_check.h"
-#include "src/node/cosched_energy_ledger.h"
-#include "src/node/cosched_numa_step.h"
+#include "src/node/energy_ledger.h"
+#include "src/node/numa_step.h"
 
 static cosched_error_t err;
 

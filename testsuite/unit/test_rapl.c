@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * test_rapl.c - RAPL energy through powercap (src/node/cosched_rapl.c)
+ * test_rapl.c - RAPL energy through powercap (src/node/rapl.c)
  * against fake trees made by contribs/loopback/cosched_loopback/fake_powercap.py, and
  * the energy split (src/libcosched/model/energy.c) on what it measures:
  * a wraparound gives the right delta, two co-located jobs' shares sum to
@@ -17,8 +17,8 @@
 
 #include "cosched_check.h"
 #include "fake_rapl.h"
-#include "src/node/cosched_rapl.h"
-#include "src/node/cosched_spool.h"
+#include "src/node/rapl.h"
+#include "src/node/spool.h"
 
 typedef fake_rapl_tree_t tree_t;
 

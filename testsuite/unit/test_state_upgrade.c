@@ -11,8 +11,8 @@
 #include "cosched_check.h"
 #include "src/libcosched/base/kv.h"
 #include "src/libcosched/store/live.h"
-#include "src/node/cosched_cpufreq_journal_internal.h"
-#include "src/node/cosched_energy_ledger_text.h"
+#include "src/node/cpufreq_journal_internal.h"
+#include "src/node/energy_ledger_text.h"
 
 static cosched_error_t err;
 static int notes;

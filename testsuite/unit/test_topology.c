@@ -14,7 +14,7 @@
 #include <hwloc.h>
 
 #include "cosched_check.h"
-#include "src/node/cosched_topology.h"
+#include "src/node/topology.h"
 
 static cosched_error_t err;
 

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """A fake cpufreq sysfs tree for cosched's tests.
 
-These machines have no cpufreq, so the node code (src/node/cosched_cpufreq.c)
+These machines have no cpufreq, so the node code (src/node/cpufreq.c)
 runs against a tree laid out as a real kernel lays it out, under a root
 prefix (cosched.conf SysfsRoot=ROOT):
 

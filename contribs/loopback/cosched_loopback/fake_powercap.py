@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """A fake powercap (RAPL) sysfs tree for cosched's tests.
 
-These machines have no RAPL, so the node code (src/node/cosched_rapl.c)
+These machines have no RAPL, so the node code (src/node/rapl.c)
 runs against a tree laid out as a real kernel lays it out, under a root
 prefix (cosched.conf SysfsRoot=ROOT):
 

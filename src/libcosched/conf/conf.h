@@ -61,7 +61,7 @@ const char *cosched_interference_source_name(cosched_interference_source_t s);
 /* [NTUA-2013-gang] "Power model": a package's full STREAM bandwidth, MB/s. */
 #define COSCHED_CONF_DEFAULT_NODE_PEAK_BW_MBS	15000.0
 
-/* Topology= (the node's topology source, src/node/cosched_topology.h). */
+/* Topology= (the node's topology source, src/node/topology.h). */
 #define COSCHED_TOPOLOGY_SOURCE_MAX 1024
 /* The machine itself (hwloc's Linux backend), the default. */
 #define COSCHED_TOPOLOGY_SYSTEM "system"

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * energy.h - a node's measured energy split among the jobs that
- * ran on it (no hardware: the node side measures, src/node/cosched_rapl.h,
+ * ran on it (no hardware: the node side measures, src/node/rapl.h,
  * and hands the figures here).
  *
  * Why: RAPL measures packages and DRAM, not jobs.  When jobs share a node

@@ -6,7 +6,7 @@
  *  Slurm charges a step the whole node's energy while it ran
  *  (acct_gather_energy/rapl: the counters' difference over the step's
  *  life), which slurm.conf(5) calls accurate only with exclusive nodes.
- *  cosched's energy ledger (src/node/cosched_energy_ledger.h) already
+ *  cosched's energy ledger (src/node/energy_ledger.h) already
  *  hands each microjoule of the node's RAPL energy to exactly one step
  *  present; this plugin gives Slurm that share instead:
  *
@@ -61,8 +61,8 @@
 #include "src/slurmd/slurmd/slurmd.h"
 #include "src/slurmd/slurmstepd/slurmstepd_job.h"
 
-#include "src/node/cosched_energy_ledger.h"
-#include "src/node/cosched_rapl.h"
+#include "src/node/energy_ledger.h"
+#include "src/node/rapl.h"
 #include "src/plugins/common/plugin_conf.h"
 
 const char plugin_name[] = "AcctGatherEnergy cosched plugin";

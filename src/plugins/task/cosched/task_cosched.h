@@ -40,7 +40,7 @@
 
 #include "src/libcosched/conf/conf.h"
 #include "src/libcosched/model/decision.h"
-#include "src/node/cosched_topology.h"
+#include "src/node/topology.h"
 
 /* One step on this node, as slurmstepd knows it. */
 typedef struct {

@@ -23,7 +23,7 @@
 #include "src/common/xstring.h"
 #include "src/slurmd/slurmd/slurmd.h"
 
-#include "src/node/cosched_spool.h"
+#include "src/node/spool.h"
 
 #include "task_cosched.h"
 

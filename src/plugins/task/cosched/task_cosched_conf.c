@@ -46,7 +46,7 @@
 #include "src/slurmd/slurmd/slurmd.h"
 
 #include "src/libcosched/io/file.h"
-#include "src/node/cosched_spool.h"
+#include "src/node/spool.h"
 
 #include "task_cosched.h"
 

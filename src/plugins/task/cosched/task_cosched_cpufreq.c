@@ -5,7 +5,7 @@
  *  originals back when the last job on a domain ends.
  *
  *  Every step's slurmstepd holds the domains of its job's CPUs while it
- *  runs (cosched_cpufreq_journal.h: the journal in SlurmdSpoolDir/cosched
+ *  runs (src/node/cpufreq_journal.h: the journal in SlurmdSpoolDir/cosched
  *  records the originals before any write, and resolves co-located jobs
  *  by the documented rule); post_step releases.  A step that never
  *  releases (slurmstepd killed) is swept: at slurmd start and at every
@@ -34,8 +34,8 @@
 #include "src/common/xstring.h"
 #include "src/slurmd/slurmd/slurmd.h"
 
-#include "src/node/cosched_cpufreq.h"
-#include "src/node/cosched_cpufreq_journal.h"
+#include "src/node/cpufreq.h"
+#include "src/node/cpufreq_journal.h"
 
 #include "task_cosched.h"
 
@@ -152,7 +152,7 @@ static void _log_outcome(const char *who, const char *what,
  * A step the controller gave no frequency, on a domain another job's step
  * changed: it joins that domain as a holder that asks for nothing, so
  * the domain runs at its original speed while they share it (the rule in
- * cosched_cpufreq_journal.h), rather than at the other job's choice.
+ * src/node/cpufreq_journal.h), rather than at the other job's choice.
  */
 static void _join(task_cosched_step_t *st)
 {

@@ -9,7 +9,7 @@
  *  Step start checks once, as root, that the nodes exist and may be used;
  *  each task then binds the nodes local to the mask it ends up with (after
  *  task/affinity and the cpuset part), through the same code the qemu NUMA
- *  tests run (src/node/cosched_mempolicy.c).  The task, between fork and
+ *  tests run (src/node/mempolicy.c).  The task, between fork and
  *  exec, maps its CPUs through the table the topology read when the step
  *  started and allocates nothing (cosched_topology_cpu_numa(),
  *  cosched_mempolicy_apply()); COSCHED_MEMBIND is set again only where
@@ -27,7 +27,7 @@
 
 #include "src/common/log.h"
 
-#include "src/node/cosched_mempolicy.h"
+#include "src/node/mempolicy.h"
 
 #include "task_cosched.h"
 

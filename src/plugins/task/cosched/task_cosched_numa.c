@@ -3,7 +3,7 @@
  *  task_cosched_numa.c - each step's processes named for the node's NUMA
  *  manager (cosched-numad(8)): slurmstepd writes NumaStepDir/JOB.STEP.NODE
  *  when the step starts and again as each task is forked, and removes it
- *  when the step ends (src/node/cosched_numa_step.h says why step files
+ *  when the step ends (src/node/numa_step.h says why step files
  *  and not cgroups).
  *
  *  Only where the manager runs: it makes NumaStepDir, and without that
@@ -29,8 +29,8 @@
 #include "src/slurmd/slurmd/slurmd.h"
 
 #include "src/libcosched/base/kv.h"
-#include "src/node/cosched_numa_ask.h"
-#include "src/node/cosched_numa_step.h"
+#include "src/node/numa_ask.h"
+#include "src/node/numa_step.h"
 
 #include "task_cosched.h"
 

@@ -42,7 +42,7 @@
 #include "src/common/xstring.h"
 #include "src/slurmd/slurmd/slurmd.h"
 
-#include "src/node/cosched_cpuinfo.h"
+#include "src/node/cpuinfo.h"
 
 #include "task_cosched.h"
 

@@ -31,7 +31,7 @@
 #include "src/common/log.h"
 #include "src/common/xmalloc.h"
 
-#include "src/node/cosched_spool.h"
+#include "src/node/spool.h"
 
 #include "task_cosched.h"
 

@@ -1,0 +1,362 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * energy_ledger.c - the node's energy handed out to its steps
+ * (see the header for the rule, the protocol and the text form): the
+ * update under the ledger's lock.  The text form is
+ * energy_ledger_text.c.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "src/libcosched/io/file.h"
+#include "src/libcosched/base/kv.h"
+#include "src/libcosched/base/text.h"
+#include "src/node/energy_ledger.h"
+
+#define LEDGER_BYTES_MAX (4u << 20)
+
+/* ---- the update --------------------------------------------------------- */
+
+/* The ledger's reading as rapl's last, when it counts the same zones in
+ * the same order; false when the ledger must start from the reading. */
+static bool same_zones(const ledger_t *l, const cosched_rapl_t *r)
+{
+	if (!r)
+		return l->nzones == 0;
+	if (l->nzones != cosched_rapl_nzones(r))
+		return false;
+	for (int i = 0; i < l->nzones; i++)
+		if (strcmp(l->zone[i].dir, cosched_rapl_zone(r, i)->dir))
+			return false;
+	return true;
+}
+
+static void corunner_add(cosched_ledger_step_t *s,
+			 const cosched_step_ref_t *other)
+{
+	for (int k = 0; k < s->ncorunners; k++)
+		if (cosched_step_ref_eq(&s->corunners[k], other))
+			return;
+	if (s->corunners_seen > s->ncorunners)
+		return;		/* already past the names: counted below */
+	if (s->ncorunners < COSCHED_LEDGER_CORUNNERS_MAX)
+		s->corunners[s->ncorunners++] = *other;
+	s->corunners_seen++;
+}
+
+/* Split node among the first n steps of l. */
+static int split(ledger_t *l, size_t n, const cosched_energy_node_t *node,
+		 cosched_ledger_outcome_t *oc, cosched_error_t *err)
+{
+	cosched_energy_job_t *jobs = NULL;
+	cosched_energy_share_t *sh = NULL;
+	cosched_energy_split_t res;
+	int rc = -1;
+
+	if (!n) {
+		cosched_energy_split(node, NULL, 0, NULL, &res, err);
+		l->unattributed += res.unattributed_uj;
+		oc->split_uj = res.node_uj;
+		oc->split_flags = res.flags;
+		return 0;
+	}
+	jobs = calloc(n, sizeof(*jobs));
+	sh = calloc(n, sizeof(*sh));
+	if (!jobs || !sh) {
+		cosched_error_set(err, "energy ledger: out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		jobs[i].cores = l->step[i].cores;
+		jobs[i].activity = l->step[i].rate;
+		jobs[i].mem_activity = l->step[i].mem_rate;
+	}
+	if (cosched_energy_split(node, jobs, n, sh, &res, err))
+		goto out;
+	for (size_t i = 0; i < n; i++) {
+		cosched_ledger_step_t *s = &l->step[i];
+
+		s->energy.uncore_uj += sh[i].uncore_uj;
+		s->energy.core_uj += sh[i].core_uj;
+		s->energy.dram_uj += sh[i].dram_uj;
+		s->energy.total_uj += sh[i].total_uj;
+		s->node_uj += res.node_uj;
+		for (size_t k = 0; k < n; k++)
+			if (k != i)
+				corunner_add(s, &l->step[k].id);
+	}
+	oc->split_uj = res.node_uj;
+	oc->present = (int) n;
+	oc->split_flags = res.flags;
+	rc = 0;
+out:
+	free(jobs);
+	free(sh);
+	return rc;
+}
+
+/* Load dir's ledger into l; a missing one, one from another boot and one
+ * that does not parse give an empty ledger with the reason in oc (one
+ * that does not parse is set aside, unless keep: a settle leaves that to
+ * the samplers, whose records say why). */
+static int ledger_load(const char *dir, const char *boot, bool keep,
+		       ledger_t *l, cosched_ledger_outcome_t *oc,
+		       cosched_error_t *err)
+{
+	char path[COSCHED_PATH_MAX];
+	cosched_error_t perr;
+	int missing;
+	char *text;
+
+	cosched_ledger_clear(l);
+	if (cosched_spool_path(path, sizeof(path), dir,
+			       COSCHED_ENERGY_LEDGER_FILE, "", err))
+		return -1;
+	text = cosched_read_file(path, LEDGER_BYTES_MAX, &missing, &perr);
+	if (!text && missing) {
+		oc->restarted = true;
+		snprintf(oc->note, sizeof(oc->note), "new ledger");
+	} else if (!text || cosched_ledger_parse(text, l, &perr)) {
+		/* Unreadable (NUL bytes, a directory where the file was, a
+		 * file too large): set aside, so that this step says so once
+		 * and every later one measures again, rather than each
+		 * finding it and measuring nothing. */
+		char bad[COSCHED_PATH_MAX];
+
+		cosched_ledger_clear(l);
+		oc->restarted = true;
+		if (keep) {
+			free(text);
+			return 0;
+		}
+		if (cosched_spool_set_aside(dir, COSCHED_ENERGY_LEDGER_FILE, bad,
+					    sizeof(bad), err)) {
+			free(text);
+			return cosched_error_prefix(err, "unreadable energy ledger");
+		}
+		snprintf(oc->note, sizeof(oc->note),
+			 "%.120s: unreadable (%.150s): set aside as %.150s, started again",
+			 path, perr.msg, bad);
+	} else if (strcmp(l->boot, boot) || !strcmp(boot, "-")) {
+		cosched_ledger_clear(l);
+		oc->restarted = true;
+		snprintf(oc->note, sizeof(oc->note),
+			 "%.200s: from another boot: started again", path);
+	}
+	free(text);
+	strcpy(l->boot, boot);
+	return 0;
+}
+
+/*
+ * The update and the settle in one: with me, me's sampler brings the
+ * ledger up to now (joining, leaving, giving its rates); with me NULL,
+ * anyone brings it up to now for step id, which must be present, and no
+ * step's entry changes but by the split.  1: id is not in the ledger
+ * (settle only; nothing written).
+ */
+static int advance(cosched_rapl_t *rapl, const char *dir,
+		   const cosched_step_ref_t *id,
+		   const cosched_ledger_step_t *me, bool leave, int wait_ms,
+		   cosched_ledger_step_t *out,
+		   cosched_ledger_outcome_t *outcome, cosched_error_t *err)
+{
+	cosched_ledger_outcome_t oc_local, *oc = outcome ? outcome : &oc_local;
+	char boot[COSCHED_BOOT_ID_LEN + 1];
+	uint64_t *last = NULL;
+	cosched_energy_node_t node;
+	ledger_t *l = NULL;
+	char *text = NULL;
+	int lock, rc = -1, mine = -1, present;
+
+	memset(oc, 0, sizeof(*oc));
+	if (me && !me->cores)
+		return cosched_error_set(err, "energy ledger: a step with 0 cores");
+	if (cosched_spool_dir_ready("energy ledger directory", dir, err))
+		return -1;
+	lock = cosched_spool_lock(dir, COSCHED_ENERGY_LEDGER_FILE, wait_ms,
+				  err);
+	if (lock < 0)
+		return -1;
+	l = malloc(sizeof(*l));
+	last = calloc(COSCHED_RAPL_ZONES_MAX, sizeof(*last));
+	if (!l || !last) {
+		cosched_error_set(err, "energy ledger: out of memory");
+		goto done;
+	}
+	cosched_boot_id(boot);
+	if (ledger_load(dir, boot, !me, l, oc, err))
+		goto done;
+	if (!me && (oc->restarted || l->nzones == 0)) {
+		/* Settling in a ledger the samplers must start or restart
+		 * first, or one that counts no energy yet. */
+		rc = 1;
+		goto done;
+	}
+
+	/* What was spent since the ledger's reading.  A step without RAPL
+	 * (rapl NULL) only says it is present: it never restarts a ledger
+	 * that counts zones, and splits nothing.  A step with RAPL finding
+	 * a ledger of presence only (no zone yet) starts counting from its
+	 * reading, keeping the steps present. */
+	if (!oc->restarted && rapl && l->nzones == 0 && l->n > 0) {
+		if (cosched_rapl_read(rapl, last, err))
+			goto done;
+		cosched_rapl_set_last(rapl, last);
+		memset(&node, 0, sizeof(node));
+		node.has_core = cosched_rapl_has_core(rapl);
+		node.has_dram = cosched_rapl_has_dram(rapl);
+	} else if (!oc->restarted && !rapl) {
+		memset(&node, 0, sizeof(node));
+	} else if (!oc->restarted && !same_zones(l, rapl)) {
+		oc->restarted = true;
+		snprintf(oc->note, sizeof(oc->note),
+			 "the RAPL zones changed: started again");
+	}
+	if (oc->restarted) {
+		/* From now: no interval to split yet.  Steps listed in an
+		 * unusable ledger are not known to be alive with it. */
+		l->n = 0;
+		l->nzones = 0;
+		memset(&node, 0, sizeof(node));
+		if (rapl) {
+			if (cosched_rapl_read(rapl, last, err))
+				goto done;
+			cosched_rapl_set_last(rapl, last);
+			node.has_core = cosched_rapl_has_core(rapl);
+			node.has_dram = cosched_rapl_has_dram(rapl);
+		}
+	} else if (!rapl || l->nzones == 0) {
+		/* Presence only, or the first reading: nothing to split. */
+	} else {
+		for (int i = 0; i < l->nzones; i++)
+			last[i] = l->zone[i].uj;
+		cosched_rapl_set_last(rapl, last);
+		if (cosched_rapl_sample(rapl, NULL, &node, err))
+			goto done;
+	}
+
+	/* Those found dead keep nothing: their sampler never writes a
+	 * record.  What they had been given is counted as abandoned. */
+	for (int i = 0; i < l->n;) {
+		if (!(me && cosched_step_ref_eq(&l->step[i].id, id)) &&
+		    !cosched_proc_alive(&l->step[i].proc)) {
+			l->abandoned += l->step[i].energy.total_uj;
+			l->step[i] = l->step[--l->n];
+			continue;
+		}
+		i++;
+	}
+	for (int i = 0; i < l->n; i++)
+		if (cosched_step_ref_eq(&l->step[i].id, id))
+			mine = i;
+	if (!me && mine < 0) {
+		/* Settling for a step the ledger does not hold (any more):
+		 * the samplers start, restart and end ledgers. */
+		rc = 1;
+		goto done;
+	}
+	/* The interval is split among the steps present during it: a
+	 * joining step was not (it is added after the split). */
+	present = l->n;
+	if (me && mine >= 0) {
+		/* Its rate over its last interval: the best it can say of
+		 * the interval being split. */
+		l->step[mine].proc = me->proc;
+		l->step[mine].cores = me->cores;
+		l->step[mine].rate = me->rate;
+		l->step[mine].mem_rate = me->mem_rate;
+	}
+	if (rapl && l->nzones > 0 &&
+	    split(l, (size_t) present, &node, oc, err))
+		goto done;
+	if (mine < 0) {
+		if (l->n == COSCHED_LEDGER_STEPS_MAX) {
+			cosched_error_set(err,
+				"energy ledger: already %d steps on the node",
+				COSCHED_LEDGER_STEPS_MAX);
+			goto done;
+		}
+		mine = l->n++;
+		memset(&l->step[mine], 0, sizeof(l->step[mine]));
+		l->step[mine].id = me->id;
+		l->step[mine].proc = me->proc;
+		l->step[mine].cores = me->cores;
+		for (int i = 0; i < mine; i++) {
+			corunner_add(&l->step[mine], &l->step[i].id);
+			corunner_add(&l->step[i], &me->id);
+		}
+	}
+	/* A joining step's rate counts from the next split. */
+	if (me) {
+		l->step[mine].rate = me->rate;
+		l->step[mine].mem_rate = me->mem_rate;
+	}
+
+	/* The reading moves on with RAPL; a presence-only update leaves the
+	 * ledger's zones and reading as they were. */
+	if (rapl) {
+		l->nzones = cosched_rapl_nzones(rapl);
+		cosched_rapl_get_last(rapl, last);
+		for (int i = 0; i < l->nzones; i++) {
+			snprintf(l->zone[i].dir, sizeof(l->zone[i].dir), "%s",
+				 cosched_rapl_zone(rapl, i)->dir);
+			l->zone[i].uj = last[i];
+		}
+	}
+	if (out)
+		*out = l->step[mine];
+	if (leave) {
+		l->attributed += l->step[mine].energy.total_uj;
+		l->step[mine] = l->step[--l->n];
+	}
+	if (l->n) {
+		text = cosched_ledger_format(l);
+		if (!text) {
+			cosched_error_set(err, "energy ledger: out of memory");
+			goto done;
+		}
+	}
+	/* No step left: no file (the next step starts from its own
+	 * reading; what is spent in between is no job's).  Not synced: the
+	 * ledger holds this boot's state only (ledger_load starts again on
+	 * another boot id), and a rename is atomic for every process without
+	 * it; fsyncs were most of a step's cost in the ledger (three a
+	 * write, a write as the step joins and one as it leaves). */
+	rc = cosched_spool_replace(dir, COSCHED_ENERGY_LEDGER_FILE, text,
+				   false, err);
+done:
+	free(text);
+	free(last);
+	free(l);
+	close(lock);
+	return rc;
+}
+
+int cosched_energy_ledger_update(cosched_rapl_t *rapl, const char *dir,
+				 const cosched_ledger_step_t *me, bool leave,
+				 int wait_ms, cosched_ledger_step_t *out,
+				 cosched_ledger_outcome_t *outcome,
+				 cosched_error_t *err)
+{
+	return advance(rapl, dir, &me->id, me, leave, wait_ms, out, outcome,
+		       err);
+}
+
+int cosched_energy_ledger_settle(cosched_rapl_t *rapl, const char *dir,
+				 const cosched_step_ref_t *id, int wait_ms,
+				 cosched_ledger_step_t *out,
+				 cosched_ledger_outcome_t *outcome,
+				 cosched_error_t *err)
+{
+	if (!rapl)
+		return cosched_error_set(err,
+			"energy ledger: settling needs RAPL");
+	return advance(rapl, dir, id, NULL, false, wait_ms, out, outcome,
+		       err);
+}
