@@ -342,11 +342,6 @@ cosched_counters_t *cosched_counters_attach(cosched_counters_backend_t b,
 	return c;
 }
 
-int cosched_counters_count(const cosched_counters_t *c)
-{
-	return c->n;
-}
-
 const char *cosched_counters_name(const cosched_counters_t *c, int i)
 {
 	return i >= 0 && i < c->n ? c->name[i] : NULL;

@@ -108,7 +108,6 @@ cosched_counters_t *cosched_counters_attach(cosched_counters_backend_t b,
 					    int n, const char *test_file,
 					    cosched_error_t *err);
 
-int cosched_counters_count(const cosched_counters_t *c);
 const char *cosched_counters_name(const cosched_counters_t *c, int i);
 /* NULL when event i counts, else why it does not. */
 const char *cosched_counters_unavailable(const cosched_counters_t *c, int i);

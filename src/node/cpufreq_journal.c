@@ -468,8 +468,19 @@ static int valid_indexes(const cosched_cpufreq_t *c, const int *idx, int n,
 
 /* ---- what a holder keeps ---------------------------------------------- */
 
-bool cosched_cpufreq_looks_held(const cosched_cpufreq_domain_t *dom,
-				const cosched_cpufreq_setting_t *s)
+/*
+ * Whether s, found on a domain (dom) the journal does not name, looks
+ * like a setting cosched holds rather than the node's own: the userspace
+ * governor pinned (setspeed at scaling_max_freq) below the hardware
+ * maximum.  Acquire refuses to record such a value as a domain's
+ * original (the journal was lost while a step held the domain: recording
+ * it would make the held speed permanent); the holder's release restores
+ * the domain (cosched_cpufreq_kept_t), or `cosched-node restore`.  A site
+ * that pins its CPUs that way itself gets no frequency from cosched, and
+ * is told so.
+ */
+static bool cosched_cpufreq_looks_held(const cosched_cpufreq_domain_t *dom,
+				       const cosched_cpufreq_setting_t *s)
 {
 	return !strcmp(s->governor, "userspace") && s->setspeed_khz > 0 &&
 	       s->setspeed_khz == s->max_khz &&

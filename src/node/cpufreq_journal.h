@@ -149,20 +149,6 @@ typedef struct {
 } cosched_cpufreq_kept_t;
 
 /*
- * Whether s, found on a domain (dom) the journal does not name, looks
- * like a setting cosched holds rather than the node's own: the userspace
- * governor pinned (setspeed at scaling_max_freq) below the hardware
- * maximum.  Acquire refuses to record such a value as a domain's
- * original (the journal was lost while a step held the domain: recording
- * it would make the held speed permanent); the holder's release restores
- * the domain (cosched_cpufreq_kept_t), or `cosched-node restore`.  A site
- * that pins its CPUs that way itself gets no frequency from cosched, and
- * is told so.
- */
-bool cosched_cpufreq_looks_held(const cosched_cpufreq_domain_t *dom,
-				const cosched_cpufreq_setting_t *s);
-
-/*
  * Add h as a holder of the domains (indexes into c) and write each
  * domain's resolved setting.  A setting the domain cannot take
  * (cosched_cpufreq_check) adds no holder and writes nothing there: err

@@ -134,6 +134,22 @@ int cosched_spool_path(char *buf, size_t len, const char *dir,
 	return 0;
 }
 
+/* fsync() of a directory, after a rename or unlink in it. */
+static int cosched_spool_fsync_dir(const char *dir, cosched_error_t *err)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd < 0 || fsync(fd)) {
+		int saved = errno;
+		if (fd >= 0)
+			close(fd);
+		return cosched_error_set(err, "%s: fsync: %s", dir,
+					 strerror(saved));
+	}
+	close(fd);
+	return 0;
+}
+
 #define ASIDE_INFIX ".bad."
 
 int cosched_spool_set_aside(const char *dir, const char *name, char *bad,
@@ -187,21 +203,6 @@ bool cosched_spool_aside(const char *dir, const char *name, char *buf,
 		}
 	closedir(dp);
 	return found;
-}
-
-int cosched_spool_fsync_dir(const char *dir, cosched_error_t *err)
-{
-	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-
-	if (fd < 0 || fsync(fd)) {
-		int saved = errno;
-		if (fd >= 0)
-			close(fd);
-		return cosched_error_set(err, "%s: fsync: %s", dir,
-					 strerror(saved));
-	}
-	close(fd);
-	return 0;
 }
 
 int cosched_spool_dir_ready(const char *field, const char *dir,

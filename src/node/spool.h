@@ -92,7 +92,4 @@ int cosched_spool_set_aside(const char *dir, const char *name, char *bad,
 bool cosched_spool_aside(const char *dir, const char *name, char *buf,
 			 size_t len);
 
-/* fsync() of a directory, after a rename or unlink in it. */
-int cosched_spool_fsync_dir(const char *dir, cosched_error_t *err);
-
 #endif

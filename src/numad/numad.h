@@ -98,7 +98,6 @@ typedef enum {
 	NUMAD_REQ_RUNNING = 0, NUMAD_REQ_DONE, NUMAD_REQ_PARTIAL,
 	NUMAD_REQ_INTERRUPTED, NUMAD_REQ_PLANNED, NUMAD_REQ_CANCELLED
 } numad_req_state_t;
-const char *numad_req_state_name(numad_req_state_t s);
 
 #define NUMAD_VICTIMS_MAX 256
 typedef struct {

@@ -44,7 +44,7 @@ static const char *const state_names[] = {
 	[NUMAD_REQ_CANCELLED] = "cancelled",
 };
 
-const char *numad_req_state_name(numad_req_state_t s)
+static const char *numad_req_state_name(numad_req_state_t s)
 {
 	return s <= NUMAD_REQ_CANCELLED ? state_names[s] : "unknown";
 }

@@ -420,7 +420,7 @@ static bool room(cosched_kv_out_t *o, size_t n)
 	return true;
 }
 
-void cosched_kv_put_mem(cosched_kv_out_t *o, const char *s, size_t n)
+static void cosched_kv_put_mem(cosched_kv_out_t *o, const char *s, size_t n)
 {
 	if (o->over)
 		return;

@@ -173,7 +173,6 @@ void cosched_kv_out_grow(cosched_kv_out_t *o);
  * memory. */
 char *cosched_kv_out_take(cosched_kv_out_t *o);
 
-void cosched_kv_put_mem(cosched_kv_out_t *o, const char *s, size_t n);
 void cosched_kv_put_str(cosched_kv_out_t *o, const char *s);
 void cosched_kv_put_fmt(cosched_kv_out_t *o, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

@@ -290,6 +290,9 @@ int cosched_decision_set_slowdown(const char *comment, uint32_t job_id,
 						   out, malloc, err);
 }
 
+static char *splice_n(const char *comment, const char *record, size_t rlen,
+		      cosched_alloc_fn alloc);
+
 /* The comment with e applied, allocated with alloc. */
 static char *splice_edit(const char *comment, const slowdown_edit_t *e,
 			 cosched_alloc_fn alloc)
@@ -302,7 +305,11 @@ static char *splice_edit(const char *comment, const slowdown_edit_t *e,
 	memcpy(line + e->from, e->put, e->len);
 	memcpy(line + e->from + e->len, e->record + e->to, e->n - e->to);
 	line[e->n - (e->to - e->from) + e->len] = '\0';
-	return cosched_decision_splice_alloc(comment, line, alloc);
+	/* Its exact length: a '\r' that ends it is the record's own byte
+	 * (the line end comes after), which measuring the line again would
+	 * take for the line end's. */
+	return splice_n(comment, line, e->n - (e->to - e->from) + e->len,
+			alloc);
 }
 
 /* Both forms: in the comment itself when it is writable (in), the new
@@ -394,14 +401,12 @@ char *cosched_decision_splice(const char *comment, const char *record)
 	return cosched_decision_splice_alloc(comment, record, malloc);
 }
 
-char *cosched_decision_splice_alloc(const char *comment, const char *record,
-				    cosched_alloc_fn alloc)
+/* comment with its record line replaced by the rlen bytes at record
+ * (NULL: removed), allocated with alloc. */
+static char *splice_n(const char *comment, const char *record, size_t rlen,
+		      cosched_alloc_fn alloc)
 {
 	size_t clen = comment ? strlen(comment) : 0;
-	/* The record's line as the parser reads it: a '\r' inside it (a key
-	 * of a newer minor this release skips may hold one) is kept, or a
-	 * record edited in place would lose what follows it. */
-	size_t rlen = record ? cosched_decision_line_length(record) : 0;
 	/* The line end of an appended line: the comment's.  After a final
 	 * '\r' it must be "\r\n", or that '\r' would become one. */
 	const char *eol = comment && (strstr(comment, "\r\n") ||
@@ -460,4 +465,15 @@ char *cosched_decision_splice_alloc(const char *comment, const char *record,
 	}
 	out[at] = '\0';
 	return out;
+}
+
+char *cosched_decision_splice_alloc(const char *comment, const char *record,
+				    cosched_alloc_fn alloc)
+{
+	/* The record's line as the parser reads it: a '\r' inside it (a key
+	 * of a newer minor this release skips may hold one) is kept, or a
+	 * record edited in place would lose what follows it. */
+	return splice_n(comment, record,
+			record ? cosched_decision_line_length(record) : 0,
+			alloc);
 }

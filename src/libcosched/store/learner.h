@@ -63,9 +63,6 @@
 #define COSCHED_LEARNER_FILE_MAX_BYTES (16 * 1024 * 1024)
 #define COSCHED_STEP_RECORD_MAX_BYTES (1024 * 1024)
 
-/* A step record's JSON (cosched-sampler) into *r: 0, or -1 with err. */
-int cosched_step_record_parse(const char *json, cosched_step_record_t *r,
-			      cosched_error_t *err);
 /* ProfileDir/jobs/JOB.STEP.NODE.json, trusted: 1 read, 0 missing, -1
  * with err. */
 int cosched_step_record_load(const char *path, cosched_step_record_t *r,

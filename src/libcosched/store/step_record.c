@@ -89,8 +89,10 @@ static void record_decision(json_t *d, cosched_step_record_t *r)
 		r->has_sockets = true;
 }
 
-int cosched_step_record_parse(const char *text, cosched_step_record_t *r,
-			      cosched_error_t *err)
+/* A step record's JSON (cosched-sampler) into *r: 0, or -1 with err. */
+static int cosched_step_record_parse(const char *text,
+				     cosched_step_record_t *r,
+				     cosched_error_t *err)
 {
 	json_error_t jerr;
 	json_t *o = json_loads(text, 0, &jerr), *v;
