@@ -17,6 +17,7 @@
 #include "src/libcosched/base/text.h"
 #include "src/node/counters.h"
 #include "src/node/counters_backend.h"
+#include "src/node/counters_events.h"
 
 /* Null where counters_papi.c is not linked in (task/cosched,
  * cosched-sampler): counters_backend.h. */
@@ -47,50 +48,9 @@ static const cosched_counters_ops_t *papi_ops(void)
 
 #define REASON_MAX COSCHED_COUNTER_REASON_MAX
 #define TEST_FILE_MAX (64 * 1024)
-#define PERF_PREFIX "perf::"
 /* A number macro as a string, for a scanf width. */
 #define STR_(x) #x
 #define STR(x) STR_(x)
-
-typedef struct {
-	const char *name;
-	uint32_t type;
-	uint64_t config;
-} event_def_t;
-
-#define HW_CACHE(cache, op, result) \
-	((uint64_t) (cache) | ((uint64_t) (op) << 8) | \
-	 ((uint64_t) (result) << 16))
-
-static const event_def_t events[] = {
-	{ "task-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK },
-	{ "cpu-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK },
-	{ "context-switches", PERF_TYPE_SOFTWARE,
-	  PERF_COUNT_SW_CONTEXT_SWITCHES },
-	{ "cpu-migrations", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_MIGRATIONS },
-	{ "page-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS },
-	{ "cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES },
-	{ "instructions", PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS },
-	{ "cache-references", PERF_TYPE_HARDWARE,
-	  PERF_COUNT_HW_CACHE_REFERENCES },
-	{ "cache-misses", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES },
-	{ "branch-instructions", PERF_TYPE_HARDWARE,
-	  PERF_COUNT_HW_BRANCH_INSTRUCTIONS },
-	{ "branch-misses", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES },
-	{ "LLC-loads", PERF_TYPE_HW_CACHE,
-	  HW_CACHE(PERF_COUNT_HW_CACHE_LL, PERF_COUNT_HW_CACHE_OP_READ,
-		   PERF_COUNT_HW_CACHE_RESULT_ACCESS) },
-	{ "LLC-load-misses", PERF_TYPE_HW_CACHE,
-	  HW_CACHE(PERF_COUNT_HW_CACHE_LL, PERF_COUNT_HW_CACHE_OP_READ,
-		   PERF_COUNT_HW_CACHE_RESULT_MISS) },
-	{ "LLC-stores", PERF_TYPE_HW_CACHE,
-	  HW_CACHE(PERF_COUNT_HW_CACHE_LL, PERF_COUNT_HW_CACHE_OP_WRITE,
-		   PERF_COUNT_HW_CACHE_RESULT_ACCESS) },
-	{ "LLC-store-misses", PERF_TYPE_HW_CACHE,
-	  HW_CACHE(PERF_COUNT_HW_CACHE_LL, PERF_COUNT_HW_CACHE_OP_WRITE,
-		   PERF_COUNT_HW_CACHE_RESULT_MISS) },
-};
-#define N_EVENTS (sizeof(events) / sizeof(events[0]))
 
 struct cosched_counters {
 	cosched_counters_backend_t backend;
@@ -101,45 +61,6 @@ struct cosched_counters {
 	char test_file[COSCHED_PATH_MAX];
 	void *papi;					/* papi's handle */
 };
-
-/* One of perf's names, or perf::NAME in any case (PAPI's name for the
- * same kernel event). */
-static const event_def_t *find_event(const char *name)
-{
-	bool alias = !strncmp(name, PERF_PREFIX, strlen(PERF_PREFIX));
-
-	if (alias)
-		name += strlen(PERF_PREFIX);
-	for (size_t i = 0; i < N_EVENTS; i++)
-		if (alias ? !strcasecmp(events[i].name, name) :
-			    !strcmp(events[i].name, name))
-			return &events[i];
-	return NULL;
-}
-
-/* The presets whose counts the sampler derives from (the header says
- * why the L3 ones are LLC-load-misses). */
-static const struct {
-	const char *preset, *role;
-} preset_roles[] = {
-	{ "PAPI_TOT_INS", "instructions" },
-	{ "PAPI_TOT_CYC", "cycles" },
-	{ "PAPI_L3_LDM", "LLC-load-misses" },
-	{ "PAPI_L3_TCM", "LLC-load-misses" },
-};
-
-const char *cosched_counters_role(const char *name)
-{
-	const event_def_t *e = find_event(name);
-
-	if (e)
-		return e->name;
-	for (size_t i = 0; i < sizeof(preset_roles) / sizeof(preset_roles[0]);
-	     i++)
-		if (!strcmp(preset_roles[i].preset, name))
-			return preset_roles[i].role;
-	return NULL;
-}
 
 /* PAPI_ and capitals, digits, '_': the form of PAPI's presets. */
 static bool preset_form(const char *name)
@@ -173,7 +94,7 @@ static bool native_form(const char *name)
 /* A name only PAPI can count (no perf name behind it). */
 static bool papi_only(const char *name)
 {
-	return !find_event(name) && (preset_form(name) || native_form(name));
+	return !cosched_counters_find_event(name) && (preset_form(name) || native_form(name));
 }
 
 int cosched_counters_parse(const char *field, const char *list,
@@ -192,7 +113,7 @@ int cosched_counters_parse(const char *field, const char *list,
 		const char *role;
 
 		tok = cosched_trim(tok);
-		if (!find_event(tok) && !papi_only(tok))
+		if (!cosched_counters_find_event(tok) && !papi_only(tok))
 			return cosched_error_set(err,
 				"%s: unknown event %s (known: task-clock, context-switches, cycles, instructions, cache-misses, LLC-load-misses, ..., PAPI presets PAPI_*, PAPI native names PMU::EVENT: counters.h)",
 				field, COSCHED_QUOTE(tok));
@@ -232,7 +153,7 @@ int cosched_counters_parse(const char *field, const char *list,
 
 /* e, named name in the reason (as the list wrote it: perf::INSTRUCTIONS
  * is e's alias). */
-static int perf_open(const event_def_t *e, const char *name, pid_t pid,
+static int perf_open(const cosched_event_def_t *e, const char *name, pid_t pid,
 		     char *why, size_t len)
 {
 	struct perf_event_attr a;
@@ -312,7 +233,7 @@ cosched_counters_t *cosched_counters_attach(cosched_counters_backend_t b,
 		}
 	}
 	for (int i = 0; i < n; i++) {
-		const event_def_t *e = find_event(names[i]);
+		const cosched_event_def_t *e = cosched_counters_find_event(names[i]);
 
 		if (b == COSCHED_COUNTERS_PERF) {
 			if (e)

@@ -534,12 +534,10 @@ def program_cycles(programs):
 
 
 # Programs whose files still call each other round a loop, each pair one
-# module in two files: the sampler's PAPI module and its counters (the
-# backend's table one way, the role of an event the other), and the select
-# plugin and its Slurm series' symbol table.  Listed so that every other
+# module in two files: the select plugin and its Slurm series' symbol
+# table.  Listed so that every other
 # program is held to the rule, and taken off once parted.
 _STILL_CYCLIC = {
-    "src/node/cosched_counters_papi_la",
     "src/plugins/select/cons_tres_cosched/select_cons_tres_cosched_la",
 }
 
