@@ -87,18 +87,10 @@ int cosched_scope_parse(const char *field, const char *value,
 	return 0;
 }
 
-/* The policy names and "none" (COSCHED_DECISION_POLICY_NONE), from the one
- * table of model/policy_name.c. */
-const char *cosched_decision_policy_text(cosched_policy_t p)
-{
-	return p == COSCHED_DECISION_POLICY_NONE ? "none" :
-						    cosched_policy_name(p);
-}
-
 const char *cosched_decision_policy_of(const cosched_decision_t *d)
 {
 	return d->policy == COSCHED_DECISION_POLICY_NEWER ? d->newer_policy :
-		cosched_decision_policy_text(d->policy);
+		cosched_policy_name(d->policy);
 }
 
 /* ---- nodes and reason ------------------------------------------------- */
@@ -145,7 +137,7 @@ void cosched_decision_init(cosched_decision_t *d)
 	memset(d, 0, HEAD_BYTES);
 	memset((char *) d + TAIL_AT, 0, sizeof(*d) - TAIL_AT);
 	d->state = COSCHED_DECISION_PLACED;
-	d->policy = COSCHED_DECISION_POLICY_NONE;
+	d->policy = COSCHED_POLICY_NONE;
 	d->newer_policy[0] = '\0';
 	d->scope = COSCHED_SCOPE_SOCKET;
 	d->has_class = false;

@@ -156,21 +156,18 @@ typedef struct {
 	cosched_idset_t sockets, cores, numa;
 } cosched_decision_node_t;
 
-/* policy=none: CoschedPolicy=none, cons_tres places, cosched records. */
-#define COSCHED_DECISION_POLICY_NONE COSCHED_POLICY_COUNT
 /* A policy a newer minor of the schema names and this reader does not
  * know (one added after this release): the record is read, the name kept
  * in newer_policy, and the formatter refuses it (this release never
  * writes a policy it does not have).  Names are 1 to
  * COSCHED_DECISION_POLICY_NAME_MAX bytes of [a-z0-9_], a letter first. */
-#define COSCHED_DECISION_POLICY_NEWER (COSCHED_POLICY_COUNT + 1)
+#define COSCHED_DECISION_POLICY_NEWER COSCHED_POLICY_COUNT
 #define COSCHED_DECISION_POLICY_NAME_MAX 31
 
 typedef struct {
 	uint32_t job_id;			/* > 0 */
 	cosched_decision_state_t state;
-	cosched_policy_t policy;		/* or COSCHED_DECISION_POLICY_NONE,
-						 * _NEWER */
+	cosched_policy_t policy;		/* or _NEWER */
 	char newer_policy[COSCHED_DECISION_POLICY_NAME_MAX + 1]; /* _NEWER */
 	cosched_scope_t scope;
 	char app[COSCHED_APP_NAME_MAX + 1];	/* "" = unset */

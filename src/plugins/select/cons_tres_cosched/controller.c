@@ -168,7 +168,7 @@ int cosched_ctl_init(void)
 	c->on = true;
 	info("%s: CoschedPolicy=%s GangScope=%s PlacementMode=%s DefaultClass=%s (%s)",
 	     plugin_type,
-	     c->conf.policy_none ? "none" : cosched_policy_name(c->conf.policy),
+	     cosched_policy_name(c->conf.policy),
 	     cosched_scope_name(c->conf.scope),
 	     c->conf.strict ? "strict" : "lenient",
 	     cosched_category_name(c->conf.default_class), c->conf_path);
@@ -228,7 +228,7 @@ void cosched_ctl_reconfigure(void)
 	pthread_mutex_unlock(&c->mutex);
 	info("%s: reconfigured: CoschedPolicy=%s GangScope=%s PlacementMode=%s",
 	     plugin_type,
-	     c->conf.policy_none ? "none" : cosched_policy_name(c->conf.policy),
+	     cosched_policy_name(c->conf.policy),
 	     cosched_scope_name(c->conf.scope),
 	     c->conf.strict ? "strict" : "lenient");
 }

@@ -384,7 +384,7 @@ static void _record_reason(cosched_ctl_t *c, job_record_t *job_ptr,
 	const char *parts[12];
 	size_t n = 0;
 
-	if (v->kind != KIND_PASS && c->conf.policy_none) {
+	if (v->kind != KIND_PASS && c->conf.policy == COSCHED_POLICY_NONE) {
 		parts[n++] = "CoschedPolicy=none: placed by cons_tres";
 	} else if (v->kind != KIND_PASS) {
 		parts[n++] = cosched_policy_name(c->conf.policy);

@@ -57,8 +57,7 @@ void ctl_record_init(cosched_ctl_t *c, cosched_decision_t *d,
 	cosched_decision_init(d);
 	d->job_id = job_ptr->job_id;
 	d->state = state;
-	d->policy = c->conf.policy_none ? COSCHED_DECISION_POLICY_NONE :
-					  c->conf.policy;
+	d->policy = c->conf.policy;
 	d->scope = c->conf.scope;
 	/* Checked when the view was built (cosched_app_name_check). */
 	cosched_text_copy(d->app, sizeof(d->app), v->opts.app);
