@@ -177,11 +177,6 @@ typedef struct {
 	cosched_class_source_t source;		/* NONE = the site default */
 	double mpki;				/* NAN = unset */
 	int threads;				/* 0 = unset */
-	int nnodes;				/* 0 .. COSCHED_DECISION_NODES_MAX */
-	/* nodes[0 .. nnodes); the entries after them are unspecified (init
-	 * and parse leave them: the table is 28 KB of the record's 29, and
-	 * slurmctld makes a record at every job start). */
-	cosched_decision_node_t nodes[COSCHED_DECISION_NODES_MAX];
 	cosched_membind_t membind;
 	cosched_power_policy_t power;		/* UNSET = omitted */
 	long freq_req_khz;			/* 0 = unset */
@@ -192,7 +187,17 @@ typedef struct {
 	/* 1.1: --cosched-numa (what the node's NUMA manager keeps local or
 	 * moves first); UNSET = omitted. */
 	cosched_numa_priority_t numa_priority;
+	int nnodes;				/* 0 .. COSCHED_DECISION_NODES_MAX */
+	/* nodes[0 .. nnodes); the entries after them are unspecified (init
+	 * and parse leave them: the table is 28 KB of the record's 29, and
+	 * slurmctld makes a record at every job start).  Last, so that what
+	 * a record holds is the first cosched_decision_size() bytes. */
+	cosched_decision_node_t nodes[COSCHED_DECISION_NODES_MAX];
 } cosched_decision_t;
+
+/* The bytes of d that hold what it says: every field, and its nodes
+ * (nodes[0 .. nnodes)). */
+size_t cosched_decision_size(const cosched_decision_t *d);
 
 /* A node name of n bytes (not necessarily terminated) is valid:
  * [A-Za-z0-9._-], 1 .. COSCHED_DECISION_NODE_NAME_MAX bytes (the node's
