@@ -563,7 +563,8 @@ int main(int argc, char **argv)
 	       SATURATE, 2 * SATURATE, RANK_SET);
 	printf("%-18s %-12s %10s %10s %6s  %-24s %s\n", "policy", "form",
 	       "t(N) ms", "t(2N) ms", "ratio", "result(N)", "result(2N)");
-	for (int pol = 0; pol < COSCHED_POLICY_COUNT && rc == OK; pol++) {
+	for (int pol = 0; pol < COSCHED_POLICY_PLACING_COUNT && rc == OK;
+	     pol++) {
 		for (int form = 0; form < F_COUNT && rc == OK; form++) {
 			figure_t a = { 0 }, b = { 0 };
 			if (form == F_ROUND && pol != COSCHED_POLICY_MISS_RATE_BOUND)

@@ -28,7 +28,7 @@ typedef struct {
 	bool seed002;
 	double solo_s;
 	bool solo_given;
-	bool pol[COSCHED_POLICY_COUNT];
+	bool pol[COSCHED_POLICY_PLACING_COUNT];
 	int dvfs;		/* 0 off, 1 on, 2 both */
 	bool optimum;
 	out_t out;
@@ -120,16 +120,17 @@ typedef struct {
 	sim_ss_result_t ex[4];	/* exclusive at half/all cores each */
 	int ex_thr[4][2];	/* mem, cpu threads */
 	int best;		/* the best exclusive schedule */
-	sim_ss_result_t sh[COSCHED_POLICY_COUNT + 1];	/* shared: blind, */
-	int nsh;					/* then policies */
+	/* shared: blind, then the policies */
+	sim_ss_result_t sh[COSCHED_POLICY_PLACING_COUNT + 1];
+	int nsh;
 	const sim_ss_conf_t *c;
 	int half;
 } anchor_report_t;
 
 typedef struct {
 	size_t counts[2];
-	double t[2][COSCHED_POLICY_COUNT + 2];
-	const char *label[COSCHED_POLICY_COUNT + 2];
+	double t[2][COSCHED_POLICY_PLACING_COUNT + 2];
+	const char *label[COSCHED_POLICY_PLACING_COUNT + 2];
 	int nv;
 } bench_report_t;
 

@@ -119,7 +119,7 @@ static int timeline_policy(const opts_t *o)
 {
 	if (o->pol[COSCHED_POLICY_APP_AWARE])
 		return COSCHED_POLICY_APP_AWARE;
-	for (int p = COSCHED_POLICY_COUNT - 1; p > 0; p--)
+	for (int p = COSCHED_POLICY_PLACING_COUNT - 1; p > 0; p--)
 		if (o->pol[p])
 			return p;
 	return COSCHED_POLICY_GANG;
@@ -201,7 +201,7 @@ static void warn_unfinished(const sim_workload_t *w, const ts_row_t *x)
 static int run_time_shared(const opts_t *o, const sim_model_t *m,
 			   const sim_workload_t *w)
 {
-	ts_row_t rows[2 * (COSCHED_POLICY_COUNT + 1)];
+	ts_row_t rows[2 * (COSCHED_POLICY_PLACING_COUNT + 1)];
 	timeline_sink_t sink;
 	ts_report_t rep = { .rows = rows, .opt_rate = NAN };
 	cosched_error_t err;
@@ -236,7 +236,7 @@ static int run_time_shared(const opts_t *o, const sim_model_t *m,
 		if ((o->dvfs == 0 && dvfs) || (o->dvfs == 1 && !dvfs))
 			continue;
 		c.dvfs = dvfs;
-		for (int p = 0; p < COSCHED_POLICY_COUNT; p++) {
+		for (int p = 0; p < COSCHED_POLICY_PLACING_COUNT; p++) {
 			/* GANG always runs: everything is normalised to it. */
 			if (!o->pol[p] && p != COSCHED_POLICY_GANG)
 				continue;
@@ -358,7 +358,7 @@ static int calibrate(const opts_t *o, const sim_model_t *m0,
 /* ---- space-shared ------------------------------------------------ */
 
 /* Variant v of a space-shared run: exclusive, blind, then the policies. */
-#define SS_VARIANTS (COSCHED_POLICY_COUNT + 2)
+#define SS_VARIANTS (COSCHED_POLICY_PLACING_COUNT + 2)
 
 static sim_variant_kind_t ss_kind(int v)
 {
@@ -597,7 +597,7 @@ static int run_anchor(const opts_t *o, const sim_model_t *m)
 	}
 	if (anchor_workload(o, m, rep.half, rep.half, &w) < 0)
 		return SIM_EXIT_FAILED;
-	for (int v = -1; v < COSCHED_POLICY_COUNT; v++) {
+	for (int v = -1; v < COSCHED_POLICY_PLACING_COUNT; v++) {
 		if (v >= 0 && !o->pol[v])
 			continue;
 		if (sim_ss_run(m, &w, v < 0 ? SIM_VAR_BLIND : SIM_VAR_POLICY,

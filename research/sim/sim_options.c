@@ -143,11 +143,12 @@ static int parse_policies(const char *v, bool *pol)
 
 	if (!s)
 		return 1;
-	memset(pol, 0, COSCHED_POLICY_COUNT * sizeof(bool));
+	memset(pol, 0, COSCHED_POLICY_PLACING_COUNT * sizeof(bool));
 	for (char *t = strtok_r(s, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
 		cosched_policy_t p;
 		cosched_error_t err;
-		if (cosched_policy_parse("--policy", t, &p, &err) < 0) {
+		if (cosched_policy_parse("--policy", t, COSCHED_POLICY_PLACING,
+					 &p, &err) < 0) {
 			fprintf(stderr, PROG ": %s\n", err.msg);
 			rc = 2;
 			break;
@@ -243,7 +244,7 @@ int sim_options_parse(int argc, char **argv, opts_t *o, sim_model_t *m)
 	sim_ts_conf_default(&o->ts);
 	sim_ss_conf_default(&o->ss);
 	sim_numa_conf_default(&o->numa);
-	for (int p = 0; p < COSCHED_POLICY_COUNT; p++)
+	for (int p = 0; p < COSCHED_POLICY_PLACING_COUNT; p++)
 		o->pol[p] = true;
 	o->solo_s = 50;
 	o->seed = 1;

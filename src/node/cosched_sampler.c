@@ -41,8 +41,9 @@
  *             the first; absent when task/cosched did not say),
  *     "decision": { "state", "policy", "class", "lca", "source",
  *                   "predicted_slowdown", "sockets" (on this node) }
- *                 (the controller's record, --record; { "error": WHY }
- *                 when it does not parse; absent without a record),
+ *                 (what the controller decided: the fields of its record
+ *                 that task/cosched parsed, --decision-*; absent without
+ *                 a record),
  *     "central": "ProfileDir/jobs/JOB.STEP.NODE.json" | "not kept: WHY" }
  * energy is the step's share of the node's RAPL energy while it ran, by
  * the node's energy ledger (sampler_energy.c, through
@@ -75,7 +76,6 @@
 #include <jansson.h>
 
 #include "src/libcosched/conf/conf.h"
-#include "src/libcosched/model/decision.h"
 #include "src/libcosched/io/file.h"
 #include "src/libcosched/store/live.h"
 #include "src/libcosched/base/number.h"
@@ -117,9 +117,13 @@ static struct {
 	int threads;
 	long freq_khz;			/* decided by the controller; 0 none */
 	long uid;			/* the job's user (--uid); -1: not given */
-	/* The controller's decision record for the job (--record): what
-	 * the model predicted, kept with what the step did. */
-	const char *record_text;
+	/* What the controller decided for the job (--decision-*, from the
+	 * record task/cosched parsed): what the model predicted, kept with
+	 * what the step did.  state NULL: no record. */
+	struct {
+		const char *state, *policy, *cls, *lca, *source, *sockets;
+		double slowdown;		/* NAN: none */
+	} decision;
 	char merged[COSCHED_PATH_MAX + COSCHED_APP_NAME_MAX + 64];
 	/* Energy: RAPL through the node's ledger. */
 	sampler_energy_t energy;
@@ -520,6 +524,13 @@ static double runtime_s(void)
 	       (double) (now.tv_nsec - S.t0.tv_nsec) / 1e9;
 }
 
+/* A string member when the value was given. */
+static void set_string(json_t *o, const char *key, const char *value)
+{
+	if (value)
+		json_object_set_new(o, key, json_string(value));
+}
+
 /*
  * What the controller decided and predicted for the job, beside what the
  * step measured: its class, the model's predicted slowdown when it
@@ -529,38 +540,17 @@ static double runtime_s(void)
  */
 static json_t *decision_json(void)
 {
-	cosched_decision_t d;
-	cosched_error_t err;
 	json_t *o = json_object();
 
-	if (cosched_decision_parse_compat(S.record_text, &d, NULL, &err)) {
-		json_object_set_new(o, "error", json_string(err.msg));
-		return o;
-	}
-	json_object_set_new(o, "state", json_string(
-		cosched_decision_state_name(d.state)));
-	json_object_set_new(o, "policy", json_string(
-		cosched_decision_policy_of(&d)));
-	if (d.has_class) {
-		json_object_set_new(o, "class", json_string(
-			cosched_category_name(d.category)));
-		json_object_set_new(o, "lca", json_string(
-			cosched_lca_name(d.lca)));
-		json_object_set_new(o, "source", json_string(
-			cosched_class_source_name(d.source)));
-	}
-	if (isfinite(d.slowdown))
+	set_string(o, "state", S.decision.state);
+	set_string(o, "policy", S.decision.policy);
+	set_string(o, "class", S.decision.cls);
+	set_string(o, "lca", S.decision.lca);
+	set_string(o, "source", S.decision.source);
+	if (isfinite(S.decision.slowdown))
 		json_object_set_new(o, "predicted_slowdown",
-				    json_real(d.slowdown));
-	for (int i = 0; i < d.nnodes; i++) {
-		char set[COSCHED_IDSET_TEXT_MAX];
-
-		if (strcmp(d.nodes[i].name, S.node))
-			continue;
-		json_object_set_new(o, "sockets", json_string(
-			cosched_idset_format(&d.nodes[i].sockets, set,
-					     sizeof(set))));
-	}
+				    json_real(S.decision.slowdown));
+	set_string(o, "sockets", S.decision.sockets);
 	return o;
 }
 
@@ -661,7 +651,7 @@ static int write_record(void)
 		json_object_set_new(o, "co_runners_seen",
 				    json_integer(S.energy.me.corunners_seen));
 	}
-	if (S.record_text)
+	if (S.decision.state)
 		json_object_set_new(o, "decision", decision_json());
 	/* Absent when task/cosched said nothing (an earlier release). */
 	if (S.nexited) {
@@ -747,7 +737,13 @@ int main(int argc, char **argv)
 		{ "ledger-dir", required_argument, NULL, 'l' },
 		{ "freq-khz", required_argument, NULL, 'f' },
 		{ "uid", required_argument, NULL, 'u' },
-		{ "record", required_argument, NULL, 'd' },
+		{ "decision-state", required_argument, NULL, 'S' },
+		{ "decision-policy", required_argument, NULL, 'P' },
+		{ "decision-class", required_argument, NULL, 'C' },
+		{ "decision-lca", required_argument, NULL, 'L' },
+		{ "decision-source", required_argument, NULL, 'O' },
+		{ "decision-slowdown", required_argument, NULL, 'W' },
+		{ "decision-sockets", required_argument, NULL, 'K' },
 		{ "detach", no_argument, NULL, 'D' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -768,6 +764,7 @@ int main(int argc, char **argv)
 	S.node = "";
 	S.interval = 1.0;
 	S.uid = -1;
+	S.decision.slowdown = NAN;
 	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'j': S.job = (unsigned) strtoul(optarg, NULL, 10); break;
@@ -783,7 +780,19 @@ int main(int argc, char **argv)
 		case 'r': S.energy.sysfs_root = optarg; break;
 		case 'l': S.energy.ledger_dir = optarg; break;
 		case 'f': S.freq_khz = strtol(optarg, NULL, 10); break;
-		case 'd': S.record_text = optarg; break;
+		case 'S': S.decision.state = optarg; break;
+		case 'P': S.decision.policy = optarg; break;
+		case 'C': S.decision.cls = optarg; break;
+		case 'L': S.decision.lca = optarg; break;
+		case 'O': S.decision.source = optarg; break;
+		case 'K': S.decision.sockets = optarg; break;
+		case 'W':
+			if (cosched_parse_number(optarg, &S.decision.slowdown)) {
+				fprintf(stderr, "cosched-sampler: --decision-slowdown: invalid value \"%.20s\"\n",
+					optarg);
+				return 2;
+			}
+			break;
 		case 'D': detached = true; break;
 		case 'u': {
 			uint64_t v;

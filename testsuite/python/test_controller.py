@@ -490,6 +490,61 @@ def test_restart_keeps_decisions(make_cluster):
 
 
 @pytest.mark.cluster
+def test_restart_rebuilds_the_decisions_kept(make_cluster):
+    """slurmctld keeps each running job's decision in memory and writes
+    its record from it; after a restart it reads the records back once,
+    and what it then decides from them is what it would have decided
+    without the restart: a job joining a frequency domain gets the
+    domain's frequency from the decision of the job already there, and a
+    requeued job's record keeps that job's decision, pending.  The check
+    (DebugFlags=Check) finds every running job's record equal to the
+    decision kept, at the rebuild and after every begin and end."""
+    c = make_cluster(nodes=1, cosched_conf_extra=[
+        "CoschedPolicy=app_aware", "PowerPolicy=edp", "DebugFlags=Check"])
+    # As test_power_decision_and_forgery: fast asks 1.8 GHz, slow 1.4.
+    c.write_profile("fast", "cpu", 0.1, edp=[
+        (2, 2200000, 10.0, 1000.0), (2, 1800000, 11.0, 800.0),
+        (2, 1400000, 14.0, 750.0)])
+    c.write_profile("slow", "cpu", 0.1, edp=[
+        (2, 2200000, 10.0, 1000.0), (2, 1400000, 14.0, 500.0)])
+    _reload(c)
+    a = c.sbatch("-n2", "-Jfast")
+    c.wait_state(a, "RUNNING")
+    placed = c.record(a)
+    assert placed["freq_req_khz"] == "1800000", placed
+    c.restart_slurmctld()
+    assert c.record(a) == placed
+    b = c.sbatch("-n2", "-Jslow")
+    c.wait_state(b, "RUNNING")
+    assert _socket_of(c, b) == _socket_of(c, a)
+    rec = c.record(b)
+    # The highest request of the domain: a's, from its decision.
+    assert rec["freq_req_khz"] == "1400000" and rec["freq_khz"] == "1800000"
+
+    c.run(["scontrol", "requeuehold", str(a)])
+    deadline = time.monotonic() + 30
+    while (rec := c.record(a))["state"] == "placed":
+        assert time.monotonic() < deadline, rec
+        time.sleep(0.3)
+    assert rec["state"] == "pending", rec
+    # What the start decided stays; where it ran and at what frequency
+    # (a start's) go.
+    gone = ("sockets", "cores", "numa", "freq_req_khz", "freq_khz",
+            "governor", "slowdown", "reason", "state")
+    assert {k: v for k, v in rec.items() if k not in gone} == \
+        {k: v for k, v in placed.items() if k not in gone}, (rec, placed)
+    assert not set(gone[:-2]) & set(rec), rec
+    with open(c.log_path("slurmctld")) as f:
+        log = f.read()
+    assert "record check passed after rebuild: 1 jobs, 1 decisions kept" \
+        in log, log[-3000:]
+    assert "record check passed after job begin" in log
+    assert "record check failed" not in log
+    assert "self-check failed" not in log
+    _cancel_all(c)
+
+
+@pytest.mark.cluster
 def test_bad_cosched_conf(make_cluster):
     """A bad cosched.conf stops slurmctld at start naming the key, value and
     line; on reconfigure a bad file keeps the settings in effect."""

@@ -289,12 +289,17 @@ def test_shared_node_energy_adds_up(make_cluster):
     assert recs[0]["co_runners"] == [f"{jobs[1]}.{BATCH}"], recs[0]
     assert recs[1]["co_runners"] == [f"{jobs[0]}.{BATCH}"], recs[1]
     # What the controller decided and predicted, beside what the step
-    # did (cosched-model-check reads both): the record's sockets are the
-    # job's, and the run time is the step's (sleep 5), monotonic.
+    # did (cosched-model-check reads both): the record's fields as the
+    # node parsed them (each job alone on its socket: no neighbour changed
+    # its slowdown since), its sockets the job's, and the run time the
+    # step's (sleep 5), monotonic.
+    keys = ("state", "policy", "class", "lca", "source")
     for j, r in zip(jobs, recs):
-        d = r["decision"]
+        d, rec = r["decision"], c.record(j)
         assert d["state"] == "placed", r
-        assert d["sockets"] == c.record(j)["sockets"].split(":", 1)[1], r
+        assert {k: d.get(k) for k in keys} == {k: rec.get(k) for k in keys}
+        assert d["predicted_slowdown"] == float(rec["slowdown"]), (d, rec)
+        assert d["sockets"] == rec["sockets"].split(":", 1)[1], r
         assert d["predicted_slowdown"] >= 1.0, r
         assert 4.5 <= r["runtime_s"] <= 30, r
     assert c.energy_ledger() is None

@@ -26,7 +26,7 @@ import time
 
 import pytest
 
-from cosched_loopback.cluster import FINAL_STATES, sampler_test_conf
+from cosched_loopback.cluster import FINAL_STATES, parse_record, sampler_test_conf
 from test_accounting import _require_accounting
 from test_energy_accounting import BATCH, ENERGY_CONF, _spend, _wait_ledger
 
@@ -92,8 +92,7 @@ def _admin_comment_policy(c, job):
                   "AdminComment"]).stdout
     for line in text.splitlines():
         if line.startswith("cosched/"):
-            return dict(kv.split("=", 1) for kv in line.split()
-                        if "=" in kv)["policy"], text
+            return parse_record(line)["policy"], text
     return None, text
 
 

@@ -105,8 +105,8 @@ def test_newer_minor_enforced_newer_major_refused(make_cluster):
     open(os.path.join(c.workdir, "jobs", "go1"), "w").close()
     assert _step_membind(c, j, 1) == "bind 0"
     # The record of that step (Slurm's step 0) keeps the decision as
-    # written, the newer policy named: the node passes the record's line
-    # on, never a copy it formatted, which would refuse the name.
+    # written, the newer policy named: the node passes the sampler the
+    # name it read, never a record it formatted, which would refuse it.
     step1 = os.path.join(c.profile_dir, "jobs", f"{j}.0.n1.json")
     _wait_file(step1)
     with open(step1) as f:

@@ -141,12 +141,16 @@ START_TEST(test_policy_names)
 		{ "miss_rate_bound", COSCHED_POLICY_MISS_RATE_BOUND },
 		{ "app_aware", COSCHED_POLICY_APP_AWARE },
 		{ "min_slowdown", COSCHED_POLICY_MIN_SLOWDOWN },
+		{ "none", COSCHED_POLICY_NONE },
 	};
+	cosched_policy_t out;
+
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		char upper[32];
-		cosched_policy_t out = COSCHED_POLICY_COUNT;
+
+		out = COSCHED_POLICY_COUNT;
 		ck_assert_int_eq(cosched_policy_parse("CoschedPolicy", names[i].name,
-						      &out, &err), 0);
+						      0, &out, &err), 0);
 		ck_assert_int_eq(out, names[i].p);
 		ck_assert_str_eq(cosched_policy_name(names[i].p), names[i].name);
 		for (size_t k = 0; k <= strlen(names[i].name); k++)
@@ -154,8 +158,23 @@ START_TEST(test_policy_names)
 		ck_assert_int_eq(cosched_conf_set(&conf, NULL, "CoschedPolicy", upper, &err), 0);
 		ck_assert_int_eq(conf.policy, names[i].p);
 	}
-	ck_assert_int_eq(COSCHED_POLICY_COUNT, 6);	/* no undocumented policy */
+	ck_assert_int_eq(COSCHED_POLICY_COUNT, 7);	/* no undocumented policy */
 	ck_assert_str_eq(cosched_policy_name(COSCHED_POLICY_COUNT), "unknown");
+	/* The record's parser takes a name as written, and the code that
+	 * places takes no none. */
+	ck_assert_int_eq(cosched_policy_parse("policy", "Gang",
+					      COSCHED_POLICY_EXACT, &out, &err), -1);
+	ck_assert_str_eq(err.msg, "policy: invalid value \"Gang\" (allowed: gang, greedy_thread, miss_rate_balance, miss_rate_bound, app_aware, min_slowdown, none)");
+	ck_assert_int_eq(cosched_policy_parse("--policy", "none",
+					      COSCHED_POLICY_PLACING, &out, &err), -1);
+	ck_assert_str_eq(err.msg, "--policy: invalid value \"none\" (allowed: gang, greedy_thread, miss_rate_balance, miss_rate_bound, app_aware, min_slowdown)");
+	ck_assert(!cosched_policy_places(COSCHED_POLICY_NONE));
+	ck_assert(cosched_policy_places(COSCHED_POLICY_MIN_SLOWDOWN));
+	ck_assert_int_eq(cosched_policy_check("CoschedPolicy", COSCHED_POLICY_NONE,
+					      0, &err), 0);
+	ck_assert_int_eq(cosched_policy_check("policy", COSCHED_POLICY_NONE,
+					      COSCHED_POLICY_PLACING, &err), -1);
+	ck_assert_str_eq(err.msg, "policy: none places no job (cons_tres does)");
 }
 END_TEST
 

@@ -27,7 +27,7 @@ START_TEST(test_controller_keys)
 	cosched_error_t err;
 
 	cosched_conf_init(&conf);
-	ck_assert(!conf.policy_none && !conf.strict);
+	ck_assert(conf.policy == COSCHED_POLICY_DEFAULT && !conf.strict);
 	ck_assert_int_eq(conf.scope, COSCHED_SCOPE_SOCKET);
 	ck_assert_int_eq(conf.default_class, COSCHED_CAT_UNKNOWN);
 	ck_assert_int_eq(conf.profile_refresh_s, COSCHED_PROFILE_REFRESH_DEFAULT);
@@ -35,7 +35,7 @@ START_TEST(test_controller_keys)
 		"CoschedPolicy=None\nGangScope=node\nPlacementMode=Strict\n"
 		"DefaultClass=mem\nDebugFlags=placement, Timing\n"
 		"ProfileCacheRefresh=2\n", &err), 0);
-	ck_assert(conf.policy_none && conf.strict);
+	ck_assert(conf.policy == COSCHED_POLICY_NONE && conf.strict);
 	ck_assert_int_eq(conf.scope, COSCHED_SCOPE_NODE);
 	ck_assert_int_eq(conf.default_class, COSCHED_CAT_MEM);
 	ck_assert_uint_eq(conf.debug_flags,
@@ -44,7 +44,6 @@ START_TEST(test_controller_keys)
 	/* A policy after none turns placement back on. */
 	ck_assert_int_eq(cosched_conf_set(&conf, NULL, "CoschedPolicy", "gang",
 					  &err), 0);
-	ck_assert(!conf.policy_none);
 	ck_assert_int_eq(conf.policy, COSCHED_POLICY_GANG);
 
 	static const struct { const char *text, *want; } bad[] = {

@@ -98,7 +98,7 @@ START_TEST(test_round_trip_minimal)
 
 	/* Every state, policy, scope, membind, power and source value. */
 	for (int s = 0; s < COSCHED_DECISION_STATE_COUNT; s++)
-		for (int p = 0; p <= COSCHED_DECISION_POLICY_NONE; p++) {
+		for (int p = 0; p < COSCHED_POLICY_COUNT; p++) {
 			cosched_decision_init(&d);
 			d.job_id = 4294967293u;
 			d.state = (cosched_decision_state_t) s;
@@ -436,7 +436,7 @@ START_TEST(test_format_refuses)
 	d.policy = (cosched_policy_t) (COSCHED_DECISION_POLICY_NEWER + 1);
 	ck_assert_int_eq(cosched_decision_format(&d, buf, sizeof(buf), &err), -1);
 	ck_assert_ptr_nonnull(strstr(err.msg, "policy: unknown policy"));
-	d.policy = COSCHED_DECISION_POLICY_NONE;
+	d.policy = COSCHED_POLICY_NONE;
 
 	/* 53 bytes: "cosched/1 job=5 state=placed policy=none scope=socket";
 	 * shorter buffers: -1, terminated, nothing written past them. */

@@ -292,7 +292,7 @@ START_TEST(test_batch_all_policies_valid)
 		jobs[i].max_threads = jobs[i].threads + (r >> 24) % 4;
 	}
 	cosched_gang_params_init(&p, 8);
-	for (int pol = 0; pol < COSCHED_POLICY_COUNT; pol++) {
+	for (int pol = 0; pol < COSCHED_POLICY_PLACING_COUNT; pol++) {
 		cosched_gang_plan_t a, b;
 		ck_assert_int_eq(cosched_gang_plan(pol, &p, jobs, 300, &a, &err), 0);
 		ck_assert_int_eq(cosched_gang_plan(pol, &p, jobs, 300, &b, &err), 0);
@@ -683,7 +683,7 @@ START_TEST(test_bounds)
 	/* The largest capacity works, for every policy. */
 	cosched_gang_params_init(&p, COSCHED_GANG_MAX_CAPACITY);
 	j.threads = COSCHED_GANG_MAX_CAPACITY;
-	for (int pol = 0; pol < COSCHED_POLICY_COUNT; pol++) {
+	for (int pol = 0; pol < COSCHED_POLICY_PLACING_COUNT; pol++) {
 		cosched_socket_index_t *x =
 			cosched_socket_index_create(pol, &p, 3, NULL, &err);
 		ck_assert_msg(x != NULL, "%s", err.msg);
@@ -787,7 +787,10 @@ START_TEST(test_bad_params)
 
 	ck_assert_int_eq(cosched_gang_plan(COSCHED_POLICY_COUNT, &p, &j, 1, &plan,
 					   &err), -1);
-	ck_assert_str_eq(err.msg, "policy: unknown policy 6");
+	ck_assert_str_eq(err.msg, "policy: unknown policy 7");
+	ck_assert_int_eq(cosched_gang_plan(COSCHED_POLICY_NONE, &p, &j, 1, &plan,
+					   &err), -1);
+	ck_assert_str_eq(err.msg, "policy: none places no job (cons_tres does)");
 
 	int bad_gang[2] = { 0, 0 };
 	cosched_gang_job_t two[2] = { mkjob(1, "a", 5, 0, 0), mkjob(2, "b", 5, 0, 0) };

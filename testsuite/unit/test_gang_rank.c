@@ -189,7 +189,7 @@ static void index_vs_rank(int capacity, bool mixed, int max_apps, unsigned *r)
 {
 	enum { NS = 40, MAXO = 6 };
 
-	for (int pol = 0; pol < COSCHED_POLICY_COUNT; pol++) {
+	for (int pol = 0; pol < COSCHED_POLICY_PLACING_COUNT; pol++) {
 		for (int trial = 0; trial < 40; trial++) {
 			cosched_gang_params_t p;
 			cosched_gang_job_t occ[NS][MAXO];

@@ -21,7 +21,7 @@ static cosched_error_t err;
  * every policy); a second removal answers 0 and changes nothing. */
 START_TEST(test_remove_restores_exactly)
 {
-	for (int pol = 0; pol < COSCHED_POLICY_COUNT; pol++) {
+	for (int pol = 0; pol < COSCHED_POLICY_PLACING_COUNT; pol++) {
 		cosched_occupancy_t *o = mkocc(pol, 4, NULL);
 		cosched_gang_job_t a = occ_job(1, 2, 0.1, COSCHED_CAT_CPU);
 		cosched_gang_job_t b = occ_job(2, 2, 0.7, COSCHED_CAT_LIM);
@@ -393,6 +393,8 @@ START_TEST(test_refused_updates_change_nothing)
 
 	ck_assert_ptr_null(cosched_occupancy_create(COSCHED_POLICY_COUNT, NULL, 1,
 						    NULL, &err));
+	ck_assert_ptr_null(cosched_occupancy_create(COSCHED_POLICY_NONE, NULL, 1,
+						    NULL, &err));
 	ck_assert_int_eq(cosched_occupancy_check(NULL, &err), -1);
 	ck_assert_int_eq(cosched_occupancy_remove(NULL, 1, &err), -1);
 }
@@ -607,7 +609,7 @@ static void random_run(cosched_policy_t pol, unsigned seed, int nops)
 
 START_TEST(test_random_sequences)
 {
-	for (int pol = 0; pol < COSCHED_POLICY_COUNT; pol++)
+	for (int pol = 0; pol < COSCHED_POLICY_PLACING_COUNT; pol++)
 		for (unsigned seed = 1; seed <= 3; seed++)
 			random_run(pol, seed * 7919u + (unsigned) pol, 400);
 }

@@ -224,7 +224,7 @@ START_TEST(test_optimum_bounds_policies)
 			}
 		}
 		ck_assert_int_eq(sim_optimum(&m, &w, &c, g, t, &ng, &rate, &err), 0);
-		for (int p = 0; p < COSCHED_POLICY_COUNT; p++) {
+		for (int p = 0; p < COSCHED_POLICY_PLACING_COUNT; p++) {
 			sim_ts_result_t r;
 			ck_assert_int_eq(sim_ts_run(&m, &w, (cosched_policy_t)p, &c,
 						    &r, &err), 0);

@@ -18,11 +18,17 @@ import shutil
 import signal
 import socket
 import subprocess
+import sys
 import tempfile
 import time
 
 from .daemons import (ClusterStartError, daemon_logs, free_ports, log_path,
                       spawn_daemon, terminate, wait_for)
+
+# The decision record's one Python reader, cosched-report's.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "..", "report"))
+from cosched_report import record as _record  # noqa: E402
 
 DEBIAN_PLUGINDIR = "/usr/lib/x86_64-linux-gnu/slurm-wlm"
 START_TIMEOUT = 60
@@ -226,15 +232,10 @@ def sampler_test_conf(workdir):
 
 
 def parse_record(text):
-    """A decision record line -> dict (reason unquoted)."""
-    text = text.strip()
-    tag, _, rest = text.partition(" ")
-    rec = {"schema": tag}
-    for key, val in re.findall(r'(\w+)=("(?:[^"\\]|\\.)*"|\S+)', rest):
-        if val.startswith('"'):
-            val = re.sub(r"\\(.)", r"\1", val[1:-1])
-        rec[key] = val
-    return rec
+    """A decision record line (a line end around it allowed) -> dict of
+    its keys, values as written, the reason unquoted
+    (contribs/report/cosched_report/record.py)."""
+    return _record.parse(text.strip())
 
 
 class Cluster:

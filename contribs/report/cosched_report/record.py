@@ -1,8 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
-"""The decision record in a job's AdminComment (cosched(8), DECISION
-RECORD): slurmctld copies the record line there (RecordInAdminComment,
-cosched.conf(5)) because Slurm sends AdminComment to slurmdbd and never
-SystemComment.
+"""The decision record (cosched(8), DECISION RECORD) as Python reads it:
+the one reader of the record's text in Python, which the cluster tests
+share (testsuite/python/lib/cluster.py).  The report reads it from a
+job's AdminComment: slurmctld copies the record line there
+(RecordInAdminComment, cosched.conf(5)) because Slurm sends AdminComment
+to slurmdbd and never SystemComment.
 
 The record is the one line of AdminComment that starts with "cosched/";
 every other line is the site's and is ignored.  A record is read as
@@ -78,8 +80,9 @@ def _pairs(text):
 
 
 def parse(line):
-    """A record line -> dict of its keys (schema under "schema");
-    RecordError when it cannot be believed."""
+    """A record line -> dict of its keys, each value as the record writes
+    it (a quoted one unquoted; schema under "schema"); RecordError when it
+    cannot be believed."""
     tag, _, rest = line.partition(" ")
     m = _TAG.fullmatch(tag)
     if not m:
@@ -102,13 +105,13 @@ def parse(line):
         f = rec["freq_khz"]
         if not (f.isdigit() and 1 <= int(f) <= 100000000):
             raise RecordError(f"freq_khz={_shorten(f)!r}")
-        rec["freq_khz"] = int(f)
     return rec
 
 
 def from_admin_comment(admin_comment, job_id_raw):
     """(record dict or None, error or None) for a job's AdminComment:
-    (None, None) when it holds no record."""
+    (None, None) when it holds no record.  freq_khz, which the report
+    counts with, is an int."""
     lines = [l.rstrip("\r") for l in admin_comment.split("\n")]
     found = [l for l in lines if l.startswith("cosched/")]
     if not found:
@@ -123,4 +126,6 @@ def from_admin_comment(admin_comment, job_id_raw):
     if rec["job"] != str(job_id_raw):
         return None, (f"the record names job {_shorten(rec['job'])}, not "
                       f"{job_id_raw} (copied from another job)")
+    if "freq_khz" in rec:
+        rec["freq_khz"] = int(rec["freq_khz"])
     return rec, None

@@ -367,17 +367,8 @@ static int set_key(cosched_conf_t *conf, const conf_key_t *k,
 		snprintf((char *) ptr, COSCHED_PATH_MAX, "%s", value);
 		return 0;
 	case K_POLICY:
-		/* "none": cosched places nothing (cons_tres does) but still
-		 * records each job's class and co-runners. */
-		if (!strcasecmp(value, "none")) {
-			conf->policy_none = true;
-			return 0;
-		}
-		if (cosched_policy_parse(field, value, (cosched_policy_t *) ptr,
-					 err))
-			return or_also(err, "none");
-		conf->policy_none = false;
-		return 0;
+		return cosched_policy_parse(field, value, 0,
+					    (cosched_policy_t *) ptr, err);
 	case K_SCOPE:
 		/* Any case, as every name of cosched.conf (the record's
 		 * parser, which shares cosched_scope_parse, is strict). */
@@ -581,7 +572,7 @@ int cosched_conf_check(const cosched_conf_t *conf, cosched_error_t *err)
 	if (cosched_max_slowdown_check("MaxSlowdown", NULL,
 				       conf->max_slowdown_pct, err))
 		return -1;
-	if (cosched_policy_check("CoschedPolicy", conf->policy, err))
+	if (cosched_policy_check("CoschedPolicy", conf->policy, 0, err))
 		return -1;
 	if (conf->power_policy <= COSCHED_POWER_UNSET ||
 	    conf->power_policy >= COSCHED_POWER_COUNT)

@@ -143,9 +143,8 @@ typedef struct cosched_conf {
 	cosched_interference_source_t interference_source; /* InterferenceSource */
 	double interference_min_samples;	/* InterferenceMinSamples */
 	double interference_half_life_days;	/* InterferenceHalfLife */
-	cosched_policy_t policy;		/* CoschedPolicy */
-	bool policy_none;			/* CoschedPolicy=none: cons_tres
-						 * places, cosched records */
+	cosched_policy_t policy;		/* CoschedPolicy (none: cons_tres
+						 * places, cosched records) */
 	cosched_scope_t scope;			/* GangScope */
 	bool strict;				/* PlacementMode=strict */
 	cosched_category_t default_class;	/* DefaultClass */

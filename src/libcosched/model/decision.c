@@ -87,18 +87,10 @@ int cosched_scope_parse(const char *field, const char *value,
 	return 0;
 }
 
-/* The policy names and "none" (COSCHED_DECISION_POLICY_NONE), from the one
- * table of model/policy_name.c. */
-const char *cosched_decision_policy_text(cosched_policy_t p)
-{
-	return p == COSCHED_DECISION_POLICY_NONE ? "none" :
-						    cosched_policy_name(p);
-}
-
 const char *cosched_decision_policy_of(const cosched_decision_t *d)
 {
 	return d->policy == COSCHED_DECISION_POLICY_NEWER ? d->newer_policy :
-		cosched_decision_policy_text(d->policy);
+		cosched_policy_name(d->policy);
 }
 
 /* ---- nodes and reason ------------------------------------------------- */
@@ -125,27 +117,27 @@ size_t cosched_decision_line_length(const char *text)
 	return n;
 }
 
-/* The record's fields before and after its node table (which is most of
- * its 29 KB). */
-#define HEAD_BYTES offsetof(cosched_decision_t, nodes)
-#define TAIL_AT offsetof(cosched_decision_t, membind)
+size_t cosched_decision_size(const cosched_decision_t *d)
+{
+	int n = d->nnodes < 0 ? 0 : d->nnodes > COSCHED_DECISION_NODES_MAX ?
+		COSCHED_DECISION_NODES_MAX : d->nnodes;
+
+	return offsetof(cosched_decision_t, nodes) +
+	       (size_t) n * sizeof(d->nodes[0]);
+}
 
 void cosched_decision_copy_out(cosched_decision_t *dst,
 			       const cosched_decision_t *src)
 {
-	memcpy(dst, src, HEAD_BYTES);
-	memcpy(dst->nodes, src->nodes,
-	       (size_t) src->nnodes * sizeof(src->nodes[0]));
-	memcpy((char *) dst + TAIL_AT, (const char *) src + TAIL_AT,
-	       sizeof(*dst) - TAIL_AT);
+	memcpy(dst, src, cosched_decision_size(src));
 }
 
 void cosched_decision_init(cosched_decision_t *d)
 {
-	memset(d, 0, HEAD_BYTES);
-	memset((char *) d + TAIL_AT, 0, sizeof(*d) - TAIL_AT);
+	/* Every field but the node table, which is most of its 29 KB. */
+	memset(d, 0, offsetof(cosched_decision_t, nodes));
 	d->state = COSCHED_DECISION_PLACED;
-	d->policy = COSCHED_DECISION_POLICY_NONE;
+	d->policy = COSCHED_POLICY_NONE;
 	d->newer_policy[0] = '\0';
 	d->scope = COSCHED_SCOPE_SOCKET;
 	d->has_class = false;

@@ -156,21 +156,18 @@ typedef struct {
 	cosched_idset_t sockets, cores, numa;
 } cosched_decision_node_t;
 
-/* policy=none: CoschedPolicy=none, cons_tres places, cosched records. */
-#define COSCHED_DECISION_POLICY_NONE COSCHED_POLICY_COUNT
 /* A policy a newer minor of the schema names and this reader does not
  * know (one added after this release): the record is read, the name kept
  * in newer_policy, and the formatter refuses it (this release never
  * writes a policy it does not have).  Names are 1 to
  * COSCHED_DECISION_POLICY_NAME_MAX bytes of [a-z0-9_], a letter first. */
-#define COSCHED_DECISION_POLICY_NEWER (COSCHED_POLICY_COUNT + 1)
+#define COSCHED_DECISION_POLICY_NEWER COSCHED_POLICY_COUNT
 #define COSCHED_DECISION_POLICY_NAME_MAX 31
 
 typedef struct {
 	uint32_t job_id;			/* > 0 */
 	cosched_decision_state_t state;
-	cosched_policy_t policy;		/* or COSCHED_DECISION_POLICY_NONE,
-						 * _NEWER */
+	cosched_policy_t policy;		/* or _NEWER */
 	char newer_policy[COSCHED_DECISION_POLICY_NAME_MAX + 1]; /* _NEWER */
 	cosched_scope_t scope;
 	char app[COSCHED_APP_NAME_MAX + 1];	/* "" = unset */
@@ -180,11 +177,6 @@ typedef struct {
 	cosched_class_source_t source;		/* NONE = the site default */
 	double mpki;				/* NAN = unset */
 	int threads;				/* 0 = unset */
-	int nnodes;				/* 0 .. COSCHED_DECISION_NODES_MAX */
-	/* nodes[0 .. nnodes); the entries after them are unspecified (init
-	 * and parse leave them: the table is 28 KB of the record's 29, and
-	 * slurmctld makes a record at every job start). */
-	cosched_decision_node_t nodes[COSCHED_DECISION_NODES_MAX];
 	cosched_membind_t membind;
 	cosched_power_policy_t power;		/* UNSET = omitted */
 	long freq_req_khz;			/* 0 = unset */
@@ -195,7 +187,17 @@ typedef struct {
 	/* 1.1: --cosched-numa (what the node's NUMA manager keeps local or
 	 * moves first); UNSET = omitted. */
 	cosched_numa_priority_t numa_priority;
+	int nnodes;				/* 0 .. COSCHED_DECISION_NODES_MAX */
+	/* nodes[0 .. nnodes); the entries after them are unspecified (init
+	 * and parse leave them: the table is 28 KB of the record's 29, and
+	 * slurmctld makes a record at every job start).  Last, so that what
+	 * a record holds is the first cosched_decision_size() bytes. */
+	cosched_decision_node_t nodes[COSCHED_DECISION_NODES_MAX];
 } cosched_decision_t;
+
+/* The bytes of d that hold what it says: every field, and its nodes
+ * (nodes[0 .. nnodes)). */
+size_t cosched_decision_size(const cosched_decision_t *d);
 
 /* A node name of n bytes (not necessarily terminated) is valid:
  * [A-Za-z0-9._-], 1 .. COSCHED_DECISION_NODE_NAME_MAX bytes (the node's

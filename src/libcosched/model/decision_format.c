@@ -51,9 +51,8 @@ static int decision_check(const cosched_decision_t *d, double_texts_t *texts,
 		return cosched_error_set(err,
 			"policy: %s is a newer release's policy, which this one does not write",
 			COSCHED_QUOTE(d->newer_policy));
-	if ((int) d->policy < 0 || d->policy > COSCHED_DECISION_POLICY_NONE)
-		return cosched_error_set(err, "policy: unknown policy %d",
-					 (int) d->policy);
+	if (cosched_policy_check("policy", d->policy, 0, err))
+		return -1;
 	if ((int) d->scope < 0 || d->scope >= COSCHED_SCOPE_COUNT)
 		return cosched_error_set(err, "scope: unknown scope %d",
 					 (int) d->scope);
@@ -191,7 +190,7 @@ int cosched_decision_format(const cosched_decision_t *d, char *buf, size_t len,
 	cosched_kv_put_int(&o, "job", d->job_id);
 	cosched_kv_put(&o, "state", "%s", cosched_decision_state_name(d->state));
 	cosched_kv_put(&o, "policy", "%s",
-		       cosched_decision_policy_text(d->policy));
+		       cosched_policy_name(d->policy));
 	cosched_kv_put(&o, "scope", "%s", cosched_scope_name(d->scope));
 	if (d->app[0])
 		cosched_kv_put(&o, "app", "%s", d->app);

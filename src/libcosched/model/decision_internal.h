@@ -56,9 +56,6 @@ static inline cosched_kv_version_t cosched_decision_own_version(void)
 				       COSCHED_DECISION_SCHEMA_MINOR };
 }
 
-/* policy=: the policy names and "none" (COSCHED_DECISION_POLICY_NONE). */
-const char *cosched_decision_policy_text(cosched_policy_t p);
-
 /* The index of the node named by n bytes of name, or -1. */
 int cosched_decision_node_find(const cosched_decision_t *d, const char *name,
 			       size_t n);

@@ -75,15 +75,9 @@ static bool newer_policy_name_ok(const char *value)
 static int policy_parse(parse_t *ps, const char *value, cosched_error_t *err)
 {
 	cosched_decision_t *d = &ps->d;
-	const char *names[COSCHED_POLICY_COUNT + 1];
-	int i;
 
-	for (i = 0; i <= COSCHED_POLICY_COUNT; i++)
-		names[i] = cosched_decision_policy_text((cosched_policy_t) i);
-	i = cosched_name_parse("policy", "value", names, 0,
-			       COSCHED_POLICY_COUNT + 1, value, false, err);
-	if (i >= 0) {
-		d->policy = (cosched_policy_t) i;
+	if (!cosched_policy_parse("policy", value, COSCHED_POLICY_EXACT,
+				  &d->policy, err)) {
 		d->newer_policy[0] = '\0';
 		return 0;
 	}

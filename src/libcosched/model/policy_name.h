@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * policy_name.h - the five gang policies of [NTUA-2013-gang] and cosched's own
- * model-driven one, by name (CoschedPolicy= in cosched.conf).
+ * policy_name.h - CoschedPolicy= in cosched.conf and policy= in the
+ * decision record: the five gang policies of [NTUA-2013-gang], cosched's
+ * own model-driven one, and none, by name.
  *
  * From "Power-aware gang scheduling on multicore", diploma thesis, NTUA
  * CSLab, 2013 ([NTUA-2013-gang], "The five schedulers"); Greedy Thread after
@@ -11,6 +12,8 @@
  */
 #ifndef COSCHED_POLICY_H
 #define COSCHED_POLICY_H
+
+#include <stdbool.h>
 
 #include "src/libcosched/base/error.h"
 
@@ -24,23 +27,43 @@ typedef enum {
 	 * model predicts the least slowdown, the job's and its
 	 * co-runners' (cosched-policies(7)). */
 	COSCHED_POLICY_MIN_SLOWDOWN,		/* "min_slowdown" */
+	/* cons_tres places, cosched records each job's class and
+	 * co-runners.  Not a gang policy: the code that places refuses it
+	 * (COSCHED_POLICY_PLACING). */
+	COSCHED_POLICY_NONE,			/* "none" */
 	COSCHED_POLICY_COUNT
 } cosched_policy_t;
+
+/* The policies that place jobs, the gang policies: every one before
+ * none, 0 .. COSCHED_POLICY_PLACING_COUNT - 1. */
+#define COSCHED_POLICY_PLACING_COUNT COSCHED_POLICY_NONE
 
 /* The site's policy when cosched.conf sets none: the one [NTUA-2013-gang] found
  * best (it never co-locates the pairs that slow each other most). */
 #define COSCHED_POLICY_DEFAULT COSCHED_POLICY_APP_AWARE
 
+/* Flags of cosched_policy_parse and cosched_policy_check. */
+#define COSCHED_POLICY_EXACT	0x1	/* the name as written (the
+					 * record's strict parser); without
+					 * it any case (cosched.conf) */
+#define COSCHED_POLICY_PLACING	0x2	/* a policy that places: none is
+					 * refused (the gang policies' code,
+					 * the simulator) */
+
 /* The name above, or "unknown". */
 const char *cosched_policy_name(cosched_policy_t p);
 
-/* Parse a policy name in any case.  Returns 0 or -1 with err naming
+/* Whether p is a gang policy (not none, not out of the enum). */
+bool cosched_policy_places(cosched_policy_t p);
+
+/* Parse a policy name (flags above).  Returns 0 or -1 with err naming
  * field, quoting the value and listing the allowed names. */
-int cosched_policy_parse(const char *field, const char *str,
+int cosched_policy_parse(const char *field, const char *str, unsigned flags,
 			 cosched_policy_t *out, cosched_error_t *err);
 
-/* Refuse a value outside the enum (a corrupted or uninitialised field). */
+/* Refuse a value outside the enum (a corrupted or uninitialised field),
+ * and with COSCHED_POLICY_PLACING none too. */
 int cosched_policy_check(const char *field, cosched_policy_t p,
-			 cosched_error_t *err);
+			 unsigned flags, cosched_error_t *err);
 
 #endif

@@ -471,7 +471,7 @@ int cosched_gang_plan(cosched_policy_t policy,
 	if (!plan)
 		return cosched_error_set(err, "plan: NULL");
 	memset(plan, 0, sizeof(*plan));
-	if (cosched_policy_check("policy", policy, err) < 0 ||
+	if (cosched_policy_check("policy", policy, COSCHED_POLICY_PLACING, err) < 0 ||
 	    cosched_gang_params_check(params, err) < 0 ||
 	    gang_jobs_check(jobs, njobs, params->capacity, err) < 0)
 		return -1;

@@ -34,7 +34,7 @@ int cosched_gang_rank(cosched_policy_t policy,
 	gang_score_ctx_t ctx;
 	size_t acc = 0;
 
-	if (cosched_policy_check("policy", policy, err) < 0 ||
+	if (cosched_policy_check("policy", policy, COSCHED_POLICY_PLACING, err) < 0 ||
 	    cosched_gang_params_check(params, err) < 0 ||
 	    cosched_gang_job_check("job", job, params->capacity, err) < 0)
 		return -1;

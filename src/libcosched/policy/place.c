@@ -134,7 +134,11 @@ void cosched_place_conf_from(const cosched_conf_t *conf,
 			     cosched_place_conf_t *pc)
 {
 	*pc = (cosched_place_conf_t) {
-		.policy = conf->policy,
+		/* Under none cons_tres places: the engine keeps the occupancy
+		 * and predicts, and never asks its policy, which must still
+		 * be one that places. */
+		.policy = cosched_policy_places(conf->policy) ? conf->policy :
+			  COSCHED_POLICY_DEFAULT,
 		.scope = conf->scope,
 		.strict = conf->strict,
 		.mrb_threshold = conf->mrb_threshold,

@@ -99,7 +99,8 @@ typedef struct {
  * cosched-sim-replay read one file the same way): policy, scope, mode,
  * Miss-Rate Bound, MaxCorunSlowdown, PackDemand and GangMaxApps;
  * interference is borrowed (the file's model or a learned copy).  explain
- * and index_flags are 0.
+ * and index_flags are 0.  CoschedPolicy=none gives the default policy
+ * (COSCHED_POLICY_DEFAULT), which the caller never asks to place.
  */
 void cosched_place_conf_from(const cosched_conf_t *conf,
 			     const cosched_interference_model_t *interference,

@@ -160,7 +160,7 @@ cosched_socket_index_t *cosched_socket_index_create(
 {
 	cosched_socket_index_t *x;
 
-	if (cosched_policy_check("policy", policy, err) < 0 ||
+	if (cosched_policy_check("policy", policy, COSCHED_POLICY_PLACING, err) < 0 ||
 	    cosched_gang_params_check(params, err) < 0)
 		return NULL;
 	x = calloc(1, sizeof(*x));

@@ -162,13 +162,16 @@ int cosched_ctl_init(void)
 	/* A bad file stops slurmctld at start, naming key, value and line. */
 	if (cosched_plugin_conf_read(c->conf_path, &c->conf, &err))
 		fatal("%s: %s", plugin_type, err.msg);
+	if (!(c->decided = cosched_decisions_create()))
+		fatal("%s: out of memory", plugin_type);
+	c->decided_loaded = false;
 	if (_load_ctld(c) || ctl_refresh_start(c))
 		fatal("%s: cannot start the controller (see above)",
 		      plugin_type);
 	c->on = true;
 	info("%s: CoschedPolicy=%s GangScope=%s PlacementMode=%s DefaultClass=%s (%s)",
 	     plugin_type,
-	     c->conf.policy_none ? "none" : cosched_policy_name(c->conf.policy),
+	     cosched_policy_name(c->conf.policy),
 	     cosched_scope_name(c->conf.scope),
 	     c->conf.strict ? "strict" : "lenient",
 	     cosched_category_name(c->conf.default_class), c->conf_path);
@@ -189,6 +192,8 @@ void cosched_ctl_fini(void)
 	c->ctld_handle = NULL;
 	c->refresh.api = NULL;
 	ctl_state_free(c);
+	cosched_decisions_free(c->decided);
+	c->decided = NULL;
 	xfree(c->conf_path);
 	c->on = false;
 }
@@ -228,7 +233,7 @@ void cosched_ctl_reconfigure(void)
 	pthread_mutex_unlock(&c->mutex);
 	info("%s: reconfigured: CoschedPolicy=%s GangScope=%s PlacementMode=%s",
 	     plugin_type,
-	     c->conf.policy_none ? "none" : cosched_policy_name(c->conf.policy),
+	     cosched_policy_name(c->conf.policy),
 	     cosched_scope_name(c->conf.scope),
 	     c->conf.strict ? "strict" : "lenient");
 }

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*****************************************************************************\
- *  ctl_begin.c - a job's life after job_test: job begin writes the decision
- *  as it happened (where cons_tres put it, class, NUMA binding, frequency
- *  by energy-delay product, predicted slowdown) into SystemComment and
- *  enters the job; job end, suspend, resume and resize leave or re-enter
- *  it; the neighbours' predicted slowdowns follow.
+ *  ctl_begin.c - a job's life after job_test: job begin decides as it
+ *  happened (where cons_tres put it, class, NUMA binding, frequency by
+ *  energy-delay product, predicted slowdown), keeps the decision, writes
+ *  it into SystemComment and enters the job; job end, suspend, resume and
+ *  resize leave or re-enter it with the decision kept; the neighbours'
+ *  predicted slowdowns follow.
 \*****************************************************************************/
 
 #include <math.h>
@@ -80,8 +81,9 @@ static void _freq_request(const cosched_ctl_t *c, const job_view_t *v,
 /*
  * The co-occupants of the units h holds: fn for each other job (not
  * except), once however many of the units it shares, with the gang job it
- * was entered with (its class).  fn looks the job's record up when it
- * needs it (find_job_record: a job Slurm no longer knows has none).
+ * was entered with (its class).  fn looks up what was decided for the job
+ * when it needs it (ctl_record_kept), and the job itself with
+ * find_job_record (a job Slurm no longer knows is passed over).
  */
 typedef void (*co_occupant_fn)(cosched_ctl_t *c, const cosched_gang_job_t *gj,
 			       void *arg);
@@ -123,8 +125,8 @@ static void _each_co_occupant(cosched_ctl_t *c, const cosched_hold_t *h,
 /* A job already in the domain that asked for a frequency. */
 typedef struct {
 	job_record_t *job;
-	long requested_khz;		/* its record's freq_req_khz */
-	long running_khz;		/* its record's freq_khz */
+	long requested_khz;		/* its decision's freq_req_khz */
+	long running_khz;		/* its decision's freq_khz */
 } domain_job_t;
 
 typedef struct {
@@ -136,12 +138,12 @@ static void _add_domain_job(cosched_ctl_t *c, const cosched_gang_job_t *gj,
 			    void *arg)
 {
 	domain_jobs_t *dj = arg;
-	job_record_t *job = find_job_record(gj->job_id);
+	job_record_t *job;
 	cosched_decision_t d;
 
-	(void) c;
-	/* Only the record has the frequencies. */
-	if (!job || ctl_record_read(job, &d) != 1 || d.freq_req_khz <= 0)
+	/* Only the decision has the frequencies. */
+	if (!ctl_record_kept(c, gj->job_id, &d) || d.freq_req_khz <= 0 ||
+	    !(job = find_job_record(gj->job_id)))
 		return;
 	if (dj->n == dj->cap) {
 		dj->cap = dj->cap ? 2 * dj->cap : 8;
@@ -253,7 +255,7 @@ static void _decide_power(cosched_ctl_t *c, job_view_t *v,
  * A job arrived on or is leaving these units: the predicted slowdown of
  * each job still there changes with its co-runners.  Its prediction with
  * the job and without it (cosched_place_predict_pair) say whether it
- * changed; only then is its record read and edited.  A co-runner of the
+ * changed; only then are its decision and record edited.  A co-runner of the
  * same class as the one it replaces (most arrivals on a busy cluster)
  * costs two predictions, no record.  Their class is the one they were
  * entered with: the record's, whose LCA class the controller always
@@ -298,7 +300,7 @@ static void _refresh_neighbours(cosched_ctl_t *c, uint32_t mover, bool arrived)
 }
 
 /*
- * Every entering and leaving goes through these two, so that the records
+ * Every entering and leaving goes through these two, so that the decisions
  * of the jobs on the units always say their prediction at the time: the
  * edit above relies on it (it compares two predictions, not the record).
  * Leave: the neighbours' records first, while the job is there to be
@@ -384,7 +386,7 @@ static void _record_reason(cosched_ctl_t *c, job_record_t *job_ptr,
 	const char *parts[12];
 	size_t n = 0;
 
-	if (v->kind != KIND_PASS && c->conf.policy_none) {
+	if (v->kind != KIND_PASS && c->conf.policy == COSCHED_POLICY_NONE) {
 		parts[n++] = "CoschedPolicy=none: placed by cons_tres";
 	} else if (v->kind != KIND_PASS) {
 		parts[n++] = cosched_policy_name(c->conf.policy);
@@ -463,6 +465,7 @@ void cosched_ctl_job_begin(job_record_t *job_ptr)
 		}
 		_record_reason(c, job_ptr, &v, &d);
 	}
+	ctl_record_keep(c, job_ptr, &d);
 	placed = !ctl_record_write(c, job_ptr, &d);
 	ctl_state_check(c, "job begin");
 	xfree(holds);
@@ -481,7 +484,10 @@ out:
  * its record must say so, not "placed" on cores it no longer has, until
  * its next start writes a new one.  Slurm calls job_fini for it with the
  * base state already PENDING (_job_complete with requeue,
- * _job_requeue_op), or with JOB_REQUEUE set (a federation requeue).
+ * _job_requeue_op), or with JOB_REQUEUE set (a federation requeue).  The
+ * record is written from what was decided for the start that ends; the
+ * decision itself is forgotten with the job's end (a pending job has
+ * none kept).
  */
 static void _record_requeued(cosched_ctl_t *c, job_record_t *job_ptr)
 {
@@ -490,7 +496,7 @@ static void _record_requeued(cosched_ctl_t *c, job_record_t *job_ptr)
 	if (!IS_JOB_PENDING(job_ptr) &&
 	    !(job_ptr->job_state & (JOB_REQUEUE | JOB_REQUEUE_HOLD)))
 		return;
-	if (ctl_record_read(job_ptr, &d) != 1 ||
+	if (!ctl_record_kept(c, job_ptr->job_id, &d) ||
 	    d.state != COSCHED_DECISION_PLACED)
 		return;
 	d.state = COSCHED_DECISION_PENDING;
@@ -505,7 +511,9 @@ static void _record_requeued(cosched_ctl_t *c, job_record_t *job_ptr)
 	ctl_record_write(c, job_ptr, &d);
 }
 
-void cosched_ctl_job_fini(job_record_t *job_ptr)
+/* The job leaves its units: it ends (or goes back to the queue), or,
+ * suspended, keeps its decision for its resume. */
+static void _job_leaves(job_record_t *job_ptr, bool ends)
 {
 	cosched_ctl_t *c = &cosched_ctl;
 	double c0;
@@ -514,13 +522,21 @@ void cosched_ctl_job_fini(job_record_t *job_ptr)
 		return;
 	pthread_mutex_lock(&c->mutex);
 	c0 = _begin_end_start(c);
+	if (ends) {
+		_record_requeued(c, job_ptr);
+		ctl_record_forget(c, job_ptr->job_id);
+	}
 	if (!ctl_state_ensure(c)) {
 		_leave(c, job_ptr);
 		ctl_state_check(c, "job end");
 	}
-	_record_requeued(c, job_ptr);
 	_begin_end_done(c, c0);
 	pthread_mutex_unlock(&c->mutex);
+}
+
+void cosched_ctl_job_fini(job_record_t *job_ptr)
+{
+	_job_leaves(job_ptr, true);
 }
 
 /* An indefinitely suspended job gives its cores back (cons_tres frees
@@ -528,7 +544,7 @@ void cosched_ctl_job_fini(job_record_t *job_ptr)
 void cosched_ctl_job_suspend(job_record_t *job_ptr, bool indf_susp)
 {
 	if (indf_susp)
-		cosched_ctl_job_fini(job_ptr);
+		_job_leaves(job_ptr, false);
 }
 
 void cosched_ctl_job_resume(job_record_t *job_ptr, bool indf_susp)
@@ -542,13 +558,14 @@ void cosched_ctl_job_resume(job_record_t *job_ptr, bool indf_susp)
 	if (!ctl_state_ensure(c) &&
 	    !cosched_occupancy_has(cosched_place_occupancy(c->place),
 				   job_ptr->job_id, NULL))
-		_enter(c, job_ptr, ctl_record_read(job_ptr, &d) == 1 ? &d : NULL,
+		_enter(c, job_ptr,
+		       ctl_record_kept(c, job_ptr->job_id, &d) ? &d : NULL,
 		       NULL, -1);
 	pthread_mutex_unlock(&c->mutex);
 }
 
 /* After a resize (scontrol update NumNodes= shrinking the job, or a job
- * expanded into another): the record lists only the nodes the job still
+ * expanded into another): the decision lists only the nodes the job still
  * has.  Returns whether it changed. */
 static bool _record_keep_nodes(job_record_t *job_ptr, cosched_decision_t *d)
 {
@@ -590,11 +607,14 @@ void cosched_ctl_job_resized(job_record_t *job_ptr)
 		return;
 	pthread_mutex_lock(&c->mutex);
 	if (!ctl_state_ensure(c)) {
-		int have = ctl_record_read(job_ptr, &d) == 1;
+		bool have = ctl_record_kept(c, job_ptr->job_id, &d);
+
 		_leave(c, job_ptr);
 		_enter(c, job_ptr, have ? &d : NULL, NULL, -1);
-		if (have && _record_keep_nodes(job_ptr, &d))
+		if (have && _record_keep_nodes(job_ptr, &d)) {
+			ctl_record_keep(c, job_ptr, &d);
 			ctl_record_write(c, job_ptr, &d);
+		}
 	}
 	pthread_mutex_unlock(&c->mutex);
 }

@@ -7,7 +7,8 @@
  *    ctl_state.c    the placement engine's state from Slurm's node and job
  *                   records: rebuild, enter and leave, live loads applied
  *    ctl_view.c     a job as the decision core sees it
- *    ctl_record.c   the decision record in SystemComment, its copies
+ *    ctl_record.c   what was decided for each job, kept in memory and
+ *                   written into SystemComment, its copies
  *    ctl_place.c    job_test: the engine's choice turned into steering
  *    ctl_begin.c    job begin (the decision as it happened, power) and end
  *  Locking: every call from Slurm takes c->mutex (under slurmctld's job
@@ -25,6 +26,7 @@
 #include "src/ctld/cosched_ctld.h"
 #include "src/libcosched/conf/conf.h"
 #include "src/libcosched/model/decision.h"
+#include "src/libcosched/model/decisions.h"
 #include "src/libcosched/model/options.h"
 #include "src/libcosched/policy/place.h"
 
@@ -80,6 +82,12 @@ typedef struct {
 	int map_nodes;		/* node_record_count it was built for */
 	bool rebuild_needed;
 	time_t node_state_seen;
+	/* What was decided for each running job (ctl_record.c): the
+	 * records' fields, which their text in SystemComment is written
+	 * from.  Kept across rebuilds; read from the records only at the
+	 * first rebuild after slurmctld started (decided_loaded). */
+	cosched_decisions_t *decided;
+	bool decided_loaded;
 
 	/* How job_test placed a job when the policy's first choice was not
 	 * the rule (lenient mode's last resort, min_slowdown packing for the
@@ -172,13 +180,32 @@ void ctl_view(cosched_ctl_t *c, job_record_t *job_ptr, job_view_t *v);
 #define CTL_CPU_SAMPLED(count) ((count) % CTL_CPU_SAMPLE == CTL_CPU_SAMPLE - 1)
 
 /* ctl_record.c */
-int ctl_record_read(job_record_t *job_ptr, cosched_decision_t *d);
+/* The decision kept for the job (c->decided) into *d: whether it has
+ * one. */
+bool ctl_record_kept(cosched_ctl_t *c, uint32_t job_id, cosched_decision_t *d);
+/* Keep d as the job's decision (in place of what was kept), whether or
+ * not its text can be written. */
+void ctl_record_keep(cosched_ctl_t *c, job_record_t *job_ptr,
+		     const cosched_decision_t *d);
+/* The job ended or went back to the queue: its decision is forgotten. */
+void ctl_record_forget(cosched_ctl_t *c, uint32_t job_id);
+/* Keep the decision of a running job that has none kept from the text of
+ * its record (after a restart; 1 found, as cosched_decision_find). */
+int ctl_record_load(cosched_ctl_t *c, job_record_t *job_ptr,
+		    cosched_decision_t *d);
+/* DebugFlags=Check: every running job's record says what was kept for it
+ * (logged; when is what was just done). */
+void ctl_record_check(cosched_ctl_t *c, const char *when);
 void ctl_record_init(cosched_ctl_t *c, cosched_decision_t *d,
 		     job_record_t *job_ptr, const job_view_t *v,
 		     cosched_decision_state_t state);
+/* Write d's text into the job's SystemComment (only when it changed): 0,
+ * or -1 when it could not be written (logged), the comment left as it
+ * was. */
 int ctl_record_write(cosched_ctl_t *c, job_record_t *job_ptr,
 		     const cosched_decision_t *d);
-/* Set only the predicted slowdown in the job's record (when it changed). */
+/* Set only the predicted slowdown in the job's decision and the text of
+ * its record (when it changed). */
 void ctl_record_set_slowdown(cosched_ctl_t *c, job_record_t *job_ptr,
 			     double slowdown);
 /* At job begin: any launch copy in the job's SPANK environment removed,

@@ -256,7 +256,7 @@ int cosched_ctl_job_test(job_record_t *job_ptr, bitstr_t *node_bitmap,
 	}
 	/* Under CoschedPolicy=none cons_tres places every job: the job's
 	 * view (its options, profile and shape) would go unread. */
-	if (c->conf.policy_none) {
+	if (c->conf.policy == COSCHED_POLICY_NONE) {
 		rc = _attempt(c, try, ctx, node_bitmap, NULL);
 	} else {
 		ctl_view(c, job_ptr, &v);

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*****************************************************************************\
- *  ctl_record.c - the decision record in the job's SystemComment: read
- *  back (only slurmctld writes it: a user cannot forge it), initialised
- *  from a job's view, written when it changed (src/libcosched/model/decision.h), and
- *  copied into AdminComment for accounting and into a batch job's SPANK
- *  environment for its node.
+ *  ctl_record.c - what was decided for each job: initialised from the
+ *  job's view, kept in memory by job id (src/libcosched/model/decisions.h),
+ *  and written from there into the job's SystemComment when it changed
+ *  (only slurmctld writes it: a user cannot forge it;
+ *  src/libcosched/model/decision.h), copied into AdminComment for
+ *  accounting and into a batch job's SPANK environment for its node.
+ *  The text is read back only to fill the memory after a restart.
 \*****************************************************************************/
 
 #include <stdio.h>
@@ -17,6 +19,7 @@
 
 #include "src/common/slurm_xlator.h"
 
+#include "src/common/list.h"
 #include "src/common/log.h"
 #include "src/common/xmalloc.h"
 #include "src/common/xstring.h"
@@ -27,8 +30,9 @@
 #include "ctl_internal.h"
 #include "select_cons_tres_cosched.h"
 
-/* The job's decision record from its SystemComment (1 found). */
-int ctl_record_read(job_record_t *job_ptr, cosched_decision_t *d)
+/* The job's decision record from its SystemComment (1 found); said
+ * when it is unreadable or of a newer minor, unless quiet. */
+static int _read(job_record_t *job_ptr, cosched_decision_t *d, bool quiet)
 {
 	cosched_decision_compat_t compat;
 	char note[COSCHED_ERROR_MSG_LEN];
@@ -38,9 +42,10 @@ int ctl_record_read(job_record_t *job_ptr, cosched_decision_t *d)
 
 	/* After a rollback, records the newer release wrote: read, what
 	 * this release does not know skipped, said once. */
-	if (rc == 1 && cosched_decision_compat_note(&compat, note, sizeof(note)))
+	if (rc == 1 && !quiet &&
+	    cosched_decision_compat_note(&compat, note, sizeof(note)))
 		debug("%s: %pJ: %s", plugin_type, job_ptr, note);
-	if (rc < 0)
+	if (rc < 0 && !quiet)
 		error("%s: %pJ: its decision record is unreadable: %s",
 		      plugin_type, job_ptr, err.msg);
 	/* Slurm copies SystemComment to the task it splits off a job array:
@@ -50,6 +55,66 @@ int ctl_record_read(job_record_t *job_ptr, cosched_decision_t *d)
 	return rc;
 }
 
+bool ctl_record_kept(cosched_ctl_t *c, uint32_t job_id, cosched_decision_t *d)
+{
+	return cosched_decisions_get(c->decided, job_id, d);
+}
+
+void ctl_record_keep(cosched_ctl_t *c, job_record_t *job_ptr,
+		     const cosched_decision_t *d)
+{
+	if (cosched_decisions_put(c->decided, d))
+		error("%s: %pJ: its decision is not kept: out of memory",
+		      plugin_type, job_ptr);
+}
+
+void ctl_record_forget(cosched_ctl_t *c, uint32_t job_id)
+{
+	cosched_decisions_drop(c->decided, job_id);
+}
+
+int ctl_record_load(cosched_ctl_t *c, job_record_t *job_ptr,
+		    cosched_decision_t *d)
+{
+	int rc = _read(job_ptr, d, false);
+
+	if (rc == 1)
+		ctl_record_keep(c, job_ptr, d);
+	return rc;
+}
+
+void ctl_record_check(cosched_ctl_t *c, const char *when)
+{
+	struct listIterator *it = list_iterator_create(*c->job_list);
+	job_record_t *job_ptr;
+	int checked = 0, failed = 0;
+
+	while ((job_ptr = list_next(it))) {
+		cosched_decision_t kept, text;
+		bool have = ctl_record_kept(c, job_ptr->job_id, &kept);
+		int rc;
+
+		if (!IS_JOB_RUNNING(job_ptr) && !IS_JOB_SUSPENDED(job_ptr))
+			continue;
+		checked++;
+		rc = _read(job_ptr, &text, true);
+		if (have == (rc == 1) &&
+		    (!have || cosched_decision_equal(&kept, &text)))
+			continue;
+		failed++;
+		error("%s: record check failed after %s: %pJ: %s", plugin_type,
+		      when, job_ptr,
+		      !have ? "its SystemComment has a record, none was kept" :
+		      rc != 1 ? "a decision was kept, its SystemComment has no record of it" :
+		      "its SystemComment's record is not the decision kept");
+	}
+	list_iterator_destroy(it);
+	if (!failed)
+		info("%s: record check passed after %s: %d jobs, %zu decisions kept",
+		     plugin_type, when, checked,
+		     cosched_decisions_count(c->decided));
+}
+
 void ctl_record_init(cosched_ctl_t *c, cosched_decision_t *d,
 		     job_record_t *job_ptr, const job_view_t *v,
 		     cosched_decision_state_t state)
@@ -57,8 +122,7 @@ void ctl_record_init(cosched_ctl_t *c, cosched_decision_t *d,
 	cosched_decision_init(d);
 	d->job_id = job_ptr->job_id;
 	d->state = state;
-	d->policy = c->conf.policy_none ? COSCHED_DECISION_POLICY_NONE :
-					  c->conf.policy;
+	d->policy = c->conf.policy;
 	d->scope = c->conf.scope;
 	/* Checked when the view was built (cosched_app_name_check). */
 	cosched_text_copy(d->app, sizeof(d->app), v->opts.app);
@@ -157,8 +221,6 @@ static void _set_comment(cosched_ctl_t *c, job_record_t *job_ptr,
 	_comment_changed(c, job_ptr, what);
 }
 
-/* Write d into the job's SystemComment (only when it changed); -1 when it
- * could not be written (logged), the comment left as it was. */
 int ctl_record_write(cosched_ctl_t *c, job_record_t *job_ptr,
 		     const cosched_decision_t *d)
 {
@@ -182,11 +244,14 @@ int ctl_record_write(cosched_ctl_t *c, job_record_t *job_ptr,
 	return 0;
 }
 
-/* Set the predicted slowdown in the job's record, without parsing it
- * (cosched_decision_set_slowdown): slurmctld does this for every job on a
- * socket whenever a job arrives there or leaves.  In the comment itself
- * when the value's text keeps its length (slurmctld holds the job write
- * lock here, and nothing else holds the string), else spliced. */
+/* Set the predicted slowdown in the job's decision and in its record's
+ * text, where only that key is written (cosched_decision_set_slowdown):
+ * slurmctld does this for every job on a socket whenever a job arrives
+ * there or leaves, and a rewrite of the whole record would cost more
+ * (doc/bench-controller.md) and drop the keys of a newer minor.  In the
+ * comment itself when the value's text keeps its length (slurmctld holds
+ * the job write lock here, and nothing else holds the string), else
+ * spliced. */
 void ctl_record_set_slowdown(cosched_ctl_t *c, job_record_t *job_ptr,
 			     double slowdown)
 {
@@ -202,6 +267,7 @@ void ctl_record_set_slowdown(cosched_ctl_t *c, job_record_t *job_ptr,
 		      job_ptr, slowdown, err.msg);
 		return;
 	}
+	cosched_decisions_set_slowdown(c->decided, job_ptr->job_id, slowdown);
 	if (rc != 1)
 		return;
 	/* Only the placement log reads it. */

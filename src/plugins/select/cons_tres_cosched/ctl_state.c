@@ -48,6 +48,18 @@ void ctl_state_check(cosched_ctl_t *c, const char *when)
 	} else {
 		info("%s: self-check passed after %s", plugin_type, when);
 	}
+	ctl_record_check(c, when);
+}
+
+/* A job whose decision is kept until a rebuild: it runs (or is
+ * suspended, and may resume). */
+static bool _job_runs(uint32_t job_id, void *arg)
+{
+	job_record_t *job_ptr = find_job_record(job_id);
+
+	(void) arg;
+	return job_ptr &&
+	       (IS_JOB_RUNNING(job_ptr) || IS_JOB_SUSPENDED(job_ptr));
 }
 
 /* DOWN, DRAINED (or draining), FUTURE nodes take no new job. */
@@ -251,16 +263,25 @@ static int _rebuild(cosched_ctl_t *c)
 		return -1;
 	}
 	c->map_nodes = nnodes;
-	/* Every running job, placed by cosched or not. */
+	/* Every running job, placed by cosched or not, with what was
+	 * decided for it: kept in memory, or after a restart read from its
+	 * record. */
 	it = list_iterator_create(*c->job_list);
 	while ((job_ptr = list_next(it))) {
 		cosched_decision_t d;
+		bool have;
+
 		if (!IS_JOB_RUNNING(job_ptr) && !IS_JOB_SUSPENDED(job_ptr))
 			continue;
-		ctl_state_enter(c, job_ptr,
-				ctl_record_read(job_ptr, &d) == 1 ? &d : NULL);
+		have = ctl_record_kept(c, job_ptr->job_id, &d) ||
+		       (!c->decided_loaded &&
+			ctl_record_load(c, job_ptr, &d) == 1);
+		ctl_state_enter(c, job_ptr, have ? &d : NULL);
 	}
 	list_iterator_destroy(it);
+	c->decided_loaded = true;
+	/* A job that left without a word (none should) is forgotten. */
+	cosched_decisions_retain(c->decided, _job_runs, NULL);
 	/* Every unit starts unavailable: make each match its node. */
 	_sync_nodes(c, true);
 	c->rebuild_needed = false;

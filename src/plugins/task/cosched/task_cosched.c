@@ -202,7 +202,6 @@ extern int fini(void)
 {
 	if (step_valid) {
 		xfree(step.record);
-		xfree(step.record_line);
 	}
 	step_valid = false;
 	task_cosched_cpuset_fini();
@@ -322,7 +321,6 @@ extern int task_p_pre_setuid(stepd_step_rec_t *job)
 
 	if (step_valid) {
 		xfree(step.record);
-		xfree(step.record_line);
 	}
 	memset(&step, 0, sizeof(step));
 	step.job_id = job->step_id.job_id;
@@ -362,8 +360,7 @@ extern int task_p_pre_setuid(stepd_step_rec_t *job)
 		c1 = _cpu_now();
 		step.record = xmalloc(sizeof(*step.record));
 		switch (task_cosched_record_fetch(step.job_id, step.step_id,
-						  step.record,
-						  &step.record_line, why,
+						  step.record, why,
 						  sizeof(why))) {
 		case 1:
 			step.have_record = true;

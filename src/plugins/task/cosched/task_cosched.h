@@ -59,7 +59,6 @@ typedef struct {
 	 * one for this job. */
 	bool have_record;
 	cosched_decision_t *record;
-	char *record_line;		/* as slurmctld wrote it (xmalloc) */
 	/* What the user asked Slurm for on this step. */
 	bool user_mem_bind;		/* --mem-bind other than none/verbose */
 	bool user_cpu_freq;		/* --cpu-freq, or CpuFreqDef */
@@ -165,13 +164,11 @@ void task_cosched_numa_step_end(task_cosched_step_t *st);
  * series has there). */
 void task_cosched_task_forked(uint32_t node_tid, pid_t pid);
 
-/* The decision record of a job, from slurmctld once per job and node
- * (task_cosched_record.c).  1: found, valid and naming this job, *line
- * (xmalloc'd) the record as slurmctld wrote it; 0: none (why says); -1:
- * error (why says). */
+/* The decision record of a job, parsed into *d, from slurmctld once per
+ * job and node (task_cosched_record.c).  1: found, valid and naming this
+ * job; 0: none (why says); -1: error (why says). */
 int task_cosched_record_fetch(uint32_t job_id, uint32_t step_id,
-			      cosched_decision_t *d, char **line, char *why,
-			      size_t len);
+			      cosched_decision_t *d, char *why, size_t len);
 /* slurmd: drop the kept records of jobs with no step left on the node,
  * and launch copies no batch step took within an hour. */
 void task_cosched_record_sweep(const char *node_name);

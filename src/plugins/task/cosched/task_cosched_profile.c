@@ -21,6 +21,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
@@ -162,12 +163,65 @@ static int _spawn(char **argv, int fd, pid_t *pid)
 	return rc;
 }
 
+/* The text of the arguments _decision_args() gives. */
+typedef struct {
+	char slowdown[32];
+	char sockets[COSCHED_IDSET_TEXT_MAX];
+} decision_text_t;
+
+/*
+ * What the controller decided for the job, for the step's record beside
+ * what the step measured ("decision": the class, the model's prediction,
+ * the sockets on this node, which cosched-model-check(1) and the learner
+ * read): the fields of the record this step parsed, never its text, so
+ * that the sampler parses none.  The policy is the record's name for it,
+ * a newer release's too.  Adds the arguments to argv; returns how many.
+ */
+static int _decision_args(const task_cosched_step_t *st, decision_text_t *t,
+			  char **argv)
+{
+	const cosched_decision_t *d = st->record;
+	const char *node = st->node_name ? st->node_name : "";
+	int k = 0;
+
+	argv[k++] = "--decision-state";
+	argv[k++] = (char *) cosched_decision_state_name(d->state);
+	argv[k++] = "--decision-policy";
+	argv[k++] = (char *) cosched_decision_policy_of(d);
+	if (d->has_class) {
+		argv[k++] = "--decision-class";
+		argv[k++] = (char *) cosched_category_name(d->category);
+		argv[k++] = "--decision-lca";
+		argv[k++] = (char *) cosched_lca_name(d->lca);
+		argv[k++] = "--decision-source";
+		argv[k++] = (char *) cosched_class_source_name(d->source);
+	}
+	if (isfinite(d->slowdown)) {
+		/* Every digit: the sampler reads back the same double. */
+		snprintf(t->slowdown, sizeof(t->slowdown), "%.17g",
+			 d->slowdown);
+		argv[k++] = "--decision-slowdown";
+		argv[k++] = t->slowdown;
+	}
+	for (int i = 0; i < d->nnodes; i++) {
+		if (strcmp(d->nodes[i].name, node))
+			continue;
+		argv[k++] = "--decision-sockets";
+		argv[k++] = cosched_idset_format(&d->nodes[i].sockets,
+						 t->sockets,
+						 sizeof(t->sockets));
+		break;
+	}
+	return k;
+}
+
 void task_cosched_profile_step_start(task_cosched_step_t *st)
 {
 	char *dir, *out, *interval, *job, *step, *threads, *ledger, *root;
 	cosched_error_t err;
 	char *freq = NULL, *uid = NULL, *backend;
-	char *argv[40], which[COSCHED_ERROR_MSG_LEN + 64];
+	char *argv[52], which[COSCHED_ERROR_MSG_LEN + 64];
+	decision_text_t decision;
 	const char *events;
 	int sv[2], k = 0, rc = 0;
 	pid_t pid;
@@ -244,14 +298,8 @@ void task_cosched_profile_step_start(task_cosched_step_t *st)
 		argv[k++] = "--app";
 		argv[k++] = st->record->app;
 	}
-	/* The whole record as slurmctld wrote it (never the job's
-	 * environment; a newer minor's keys and policy kept): the step
-	 * record keeps the class and the model's prediction beside what the
-	 * step measured. */
-	if (st->have_record && st->record_line) {
-		argv[k++] = "--record";
-		argv[k++] = st->record_line;
-	}
+	if (st->have_record)
+		k += _decision_args(st, &decision, argv + k);
 	argv[k] = NULL;
 
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv)) {

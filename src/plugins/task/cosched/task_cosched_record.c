@@ -24,6 +24,11 @@
  *  of another launch request may come first: JOBID.launch is kept for an
  *  hour).  Each of those RPCs waited for slurmctld's job lock while it
  *  was scheduling (doc/bench-controller.md).
+ *
+ *  A step parses the record once, from the node's copy or from
+ *  slurmctld's answer, into the fields its parts enforce and its sampler
+ *  keeps (task_cosched_profile.c); slurmd only copies the launch copy,
+ *  which the batch step parses as it parses any node's copy.
 \*****************************************************************************/
 
 #include <dirent.h>
@@ -88,15 +93,12 @@ static void _compat_note(uint32_t job_id,
 		debug("%s: job %u: %s", plugin_type, job_id, note);
 }
 
-static int _cache_read(uint32_t job_id, bool batch, cosched_decision_t *d,
-		       char **line)
+static int _cache_read(uint32_t job_id, bool batch, cosched_decision_t *d)
 {
 	char *path = _path(job_id), *text, *launch;
 	cosched_decision_compat_t compat;
 	cosched_error_t err;
 	int parsed, rc = -1;
-	size_t n = 0;
-	const char *rec;
 
 	if (!path)
 		return -1;
@@ -115,15 +117,16 @@ static int _cache_read(uint32_t job_id, bool batch, cosched_decision_t *d,
 	text = cosched_read_file(path, COSCHED_DECISION_TEXT_MAX, NULL, &err);
 	parsed = text ? cosched_decision_parse_compat(text, d, &compat, &err) :
 			-1;
-	rec = text ? cosched_decision_record_line(text, &n) : NULL;
-	if (!parsed && d->job_id == job_id && rec) {
+	/* One line, this job's (a second record line is a damaged copy). */
+	if (!parsed && d->job_id == job_id &&
+	    cosched_decision_record_line(text, NULL)) {
 		_compat_note(job_id, &compat);
-		*line = xstrndup(rec, n);
 		rc = 0;
 	} else if (text) {
 		/* Written by another release of this node's cosched (a
-		 * rollback with the job running), or damaged: slurmctld's
-		 * copy decides, and replaces it. */
+		 * rollback with the job running), damaged, or a launch copy
+		 * that is not this job's: slurmctld's copy decides, and
+		 * replaces it. */
 		error("%s: job %u: cached decision record %s not used (%s): asking slurmctld",
 		      plugin_type, job_id, path,
 		      parsed ? err.msg : "it names another job");
@@ -133,13 +136,14 @@ static int _cache_read(uint32_t job_id, bool batch, cosched_decision_t *d,
 	return rc;
 }
 
-/* The node's copy, root's only (0600), the record as slurmctld wrote it
- * (a newer minor's keys kept): a cache, so not durable (a copy torn by a
- * crash does not parse and is fetched again).  Its folder is made here:
- * the first step of the first job on a node comes here before anything
- * else of cosched has made SlurmdSpoolDir/cosched. */
+/* The node's copy, root's only (0600), the record line (len bytes) as
+ * slurmctld wrote it (a newer minor's keys kept): a cache, so not
+ * durable (a copy torn by a crash does not parse and is fetched again).
+ * Its folder is made here: the first step of the first job on a node
+ * comes here before anything else of cosched has made
+ * SlurmdSpoolDir/cosched. */
 static void _cache_write(uint32_t job_id, const char *suffix,
-			 const char *line)
+			 const char *line, size_t len)
 {
 	cosched_error_t err;
 	char *dir = task_cosched_spool_dir(RECORDS, &err), *path;
@@ -150,14 +154,16 @@ static void _cache_write(uint32_t job_id, const char *suffix,
 		return;
 	}
 	path = _path_suffix(job_id, suffix);
-	if (cosched_file_replace(path, line, strlen(line), 0600, 0, &err))
+	if (cosched_file_replace(path, line, len, 0600, 0, &err))
 		debug("%s: %s", plugin_type, err.msg);
 	xfree(dir);
 	xfree(path);
 }
 
-static int _fetch(uint32_t job_id, cosched_decision_t *d, char **line,
-		  char *why, size_t len)
+/* slurmctld's record of the job: 1 with *d and the node's copy written,
+ * 0 none, -1 not used (why says). */
+static int _fetch(uint32_t job_id, cosched_decision_t *d, char *why,
+		  size_t len)
 {
 	job_info_msg_t *msg = NULL;
 	const char *comment = NULL;
@@ -195,18 +201,15 @@ static int _fetch(uint32_t job_id, cosched_decision_t *d, char **line,
 		size_t n = 0;
 		const char *rec = cosched_decision_record_line(comment, &n);
 
-		*line = xstrndup(rec, n);
+		_cache_write(job_id, "", rec, n);
 	}
 	slurm_free_job_info_msg(msg);
 	return rc;
 }
 
 int task_cosched_record_fetch(uint32_t job_id, uint32_t step_id,
-			      cosched_decision_t *d, char **line, char *why,
-			      size_t len)
+			      cosched_decision_t *d, char *why, size_t len)
 {
-	int rc;
-
 	if (!cosched_plugin_selected()) {
 		snprintf(why, len, "no decision record: SelectType=%s",
 			 slurm_conf.select_type ? slurm_conf.select_type : "");
@@ -216,22 +219,16 @@ int task_cosched_record_fetch(uint32_t job_id, uint32_t step_id,
 		snprintf(why, len, "the extern step needs no record");
 		return 0;
 	}
-	if (!_cache_read(job_id, step_id == SLURM_BATCH_SCRIPT, d, line))
+	if (!_cache_read(job_id, step_id == SLURM_BATCH_SCRIPT, d))
 		return 1;
-	rc = _fetch(job_id, d, line, why, len);
-	if (rc == 1)
-		_cache_write(job_id, "", *line);
-	return rc;
+	return _fetch(job_id, d, why, len);
 }
 
 void task_cosched_record_from_launch(uint32_t job_id, char **env,
 				     uint32_t env_size)
 {
-	char *path, *launch, *line = NULL;
+	char *path, *launch;
 	const char *value = NULL;
-	cosched_decision_t *d = NULL;
-	cosched_decision_compat_t compat;
-	cosched_error_t err;
 	size_t len = 0;
 
 	if (!cosched_plugin_selected() ||
@@ -250,27 +247,11 @@ void task_cosched_record_from_launch(uint32_t job_id, char **env,
 	xfree(launch);
 	if (task_cosched_conf.record_in_launch)
 		value = cosched_decision_launch_find(env, (int) env_size, &len);
-	if (value) {
-		line = xstrndup(value, len);
-		d = xmalloc(sizeof(*d));
-		if (cosched_decision_parse_compat(line, d, &compat, &err)) {
-			/* Never from a controller of this release, which
-			 * copies the record it formatted. */
-			error("%s: job %u: the batch launch request's decision record is not used (%s): the step asks slurmctld",
-			      plugin_type, job_id, err.msg);
-			xfree(line);
-		} else if (d->job_id != job_id) {
-			error("%s: job %u: the batch launch request's decision record names job %u: the step asks slurmctld",
-			      plugin_type, job_id, d->job_id);
-			xfree(line);
-		} else {
-			_compat_note(job_id, &compat);
-		}
-	}
-	if (line)
-		_cache_write(job_id, LAUNCH_SUFFIX, line);
-	xfree(d);
-	xfree(line);
+	/* As slurmctld wrote it: the batch step parses it (_cache_read), and
+	 * asks slurmctld when it is not a record of this job.  A line longer
+	 * than any record is none. */
+	if (value && len < COSCHED_DECISION_TEXT_MAX)
+		_cache_write(job_id, LAUNCH_SUFFIX, value, len);
 	xfree(path);
 }
 
