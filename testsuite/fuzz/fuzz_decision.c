@@ -3,7 +3,7 @@
  * fuzz_decision.c - libFuzzer target of the decision record
  * (src/libcosched/model/decision.c): cosched_decision_parse(), and the
  * input as a job's SystemComment for cosched_decision_find() and
- * cosched_decision_splice().
+ * cosched_decision_splice_alloc(, malloc).
  *
  * Invariants (a violation aborts):
  *   - a failed parse leaves the record byte for byte as it was, and its
@@ -143,8 +143,8 @@ static void check_parsed(const cosched_decision_t *d, const char *line,
 
 static void check_splice(const char *comment)
 {
-	char *with = cosched_decision_splice(comment, REC);
-	char *without = cosched_decision_splice(comment, NULL);
+	char *with = cosched_decision_splice_alloc(comment, REC, malloc);
+	char *without = cosched_decision_splice_alloc(comment, NULL, malloc);
 	char *kept, *kept_with, *kept_without, *back;
 	cosched_decision_t d;
 	cosched_error_t err;
@@ -169,7 +169,7 @@ static void check_splice(const char *comment)
 	FUZZ_CHECK(!strcmp(kept, kept_without),
 		   "splice(comment, NULL) changed the other lines", without);
 	if (!count_records(comment)) {
-		back = cosched_decision_splice(with, NULL);
+		back = cosched_decision_splice_alloc(with, NULL, malloc);
 		if (!back)
 			abort();
 		FUZZ_CHECK(!strcmp(back, comment),

@@ -21,7 +21,7 @@
  * SystemComment may hold other lines (Slurm's burst buffer code appends its
  * own): the record is the line that starts with COSCHED_DECISION_TAG.
  * There is at most one: cosched_decision_find() refuses a comment with two
- * (a second one can only be a forgery or a bug), cosched_decision_splice()
+ * (a second one can only be a forgery or a bug), cosched_decision_splice_alloc()
  * replaces the first and drops the others, keeping every other line in
  * order.  Lines end with "\n" or "\r\n" (the '\r' is not part of the
  * record).  Slurm copies SystemComment to the job it splits off a job
@@ -310,6 +310,14 @@ bool cosched_decision_launch_is(const char *entry);
 const char *cosched_decision_launch_find(char *const *env, int count,
 					 size_t *len);
 
+
+/* Where the _alloc forms put the comment they return: slurmctld passes
+ * one of xmalloc's, so that the comment becomes the job's as it is, not
+ * copied again (two copies an edit, and an edit for every job on a
+ * socket a job joins or leaves).  It returns NULL only when out of
+ * memory; the comment is freed with its allocator's free. */
+typedef void *(*cosched_alloc_fn)(size_t size);
+
 /*
  * A new SystemComment: comment (may be NULL) with its record line replaced
  * by record (or appended; record NULL removes it), every other line kept in
@@ -322,19 +330,9 @@ const char *cosched_decision_launch_find(char *const *env, int count,
  * the last line
  * removes the line end before it, so removing what was appended gives the
  * comment back.  Line ends are "\n" and "\r\n"; every other byte, a lone
- * '\r' too, is a line's and kept.  Further record lines are dropped.  malloc'd ("" for an
- * empty result); NULL when out of memory.
+ * '\r' too, is a line's and kept.  Further record lines are dropped.  Allocated with alloc
+ * ("" for an empty result); NULL when out of memory.
  */
-char *cosched_decision_splice(const char *comment, const char *record);
-
-/* Where the _alloc forms put the comment they return: slurmctld passes
- * one of xmalloc's, so that the comment becomes the job's as it is, not
- * copied again (two copies an edit, and an edit for every job on a
- * socket a job joins or leaves).  It returns NULL only when out of
- * memory; the comment is freed with its allocator's free. */
-typedef void *(*cosched_alloc_fn)(size_t size);
-
-/* cosched_decision_splice(), allocated with alloc. */
 char *cosched_decision_splice_alloc(const char *comment, const char *record,
 				    cosched_alloc_fn alloc);
 
@@ -364,17 +362,12 @@ char *cosched_decision_splice_alloc(const char *comment, const char *record,
 int cosched_decision_set_slowdown(const char *comment, uint32_t job_id,
 				  double slowdown, char **out,
 				  cosched_error_t *err);
-/* cosched_decision_set_slowdown(), *out allocated with alloc. */
-int cosched_decision_set_slowdown_alloc(const char *comment, uint32_t job_id,
-					double slowdown, char **out,
-					cosched_alloc_fn alloc,
-					cosched_error_t *err);
 /*
- * cosched_decision_set_slowdown_alloc() in the comment itself when the
- * new field is as long as the one it replaces (1.2 for 1.5, not 1.25):
- * then 1 with *out NULL, no allocation and no copy of the comment.
- * Otherwise as the _alloc form: 1 with *out, 0, -1 with err (the comment
- * unchanged).
+ * cosched_decision_set_slowdown() in the comment itself when the new
+ * field is as long as the one it replaces (1.2 for 1.5, not 1.25): then 1
+ * with *out NULL, no allocation and no copy of the comment.  Otherwise as
+ * cosched_decision_set_slowdown() with *out allocated with alloc: 1 with
+ * *out, 0, -1 with err (the comment unchanged).
  */
 int cosched_decision_set_slowdown_in_place(char *comment, uint32_t job_id,
 					   double slowdown, char **out,

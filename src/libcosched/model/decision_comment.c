@@ -282,14 +282,6 @@ static int slowdown_edit(const char *comment, uint32_t job_id,
 	return 1;
 }
 
-int cosched_decision_set_slowdown(const char *comment, uint32_t job_id,
-				  double slowdown, char **out,
-				  cosched_error_t *err)
-{
-	return cosched_decision_set_slowdown_alloc(comment, job_id, slowdown,
-						   out, malloc, err);
-}
-
 static char *splice_n(const char *comment, const char *record, size_t rlen,
 		      cosched_alloc_fn alloc);
 
@@ -336,12 +328,11 @@ static int set_slowdown(const char *comment, char *in, uint32_t job_id,
 	return 1;
 }
 
-int cosched_decision_set_slowdown_alloc(const char *comment, uint32_t job_id,
-					double slowdown, char **out,
-					cosched_alloc_fn alloc,
-					cosched_error_t *err)
+int cosched_decision_set_slowdown(const char *comment, uint32_t job_id,
+				  double slowdown, char **out,
+				  cosched_error_t *err)
 {
-	return set_slowdown(comment, NULL, job_id, slowdown, out, alloc, err);
+	return set_slowdown(comment, NULL, job_id, slowdown, out, malloc, err);
 }
 
 int cosched_decision_set_slowdown_in_place(char *comment, uint32_t job_id,
@@ -394,11 +385,6 @@ const char *cosched_decision_launch_find(char *const *env, int count,
 	if (value && len)
 		*len = cosched_decision_line_length(value);
 	return value;
-}
-
-char *cosched_decision_splice(const char *comment, const char *record)
-{
-	return cosched_decision_splice_alloc(comment, record, malloc);
 }
 
 /* comment with its record line replaced by the rlen bytes at record

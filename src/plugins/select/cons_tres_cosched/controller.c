@@ -51,11 +51,6 @@ int cosched_ctl_node_count(void)
 					       0;
 }
 
-bool cosched_ctl_active(void)
-{
-	return cosched_ctl.on;
-}
-
 /* --- DebugFlags=Timing ------------------------------------------------------ */
 
 double ctl_now(void)

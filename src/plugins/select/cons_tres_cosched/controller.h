@@ -75,8 +75,6 @@ node_record_t *cosched_nodes_next(cosched_nodes_t *it);
 /* Lifecycle (select_cons_tres_cosched.c calls these). */
 int cosched_ctl_init(void);
 void cosched_ctl_fini(void);
-/* Whether the controller is active (slurmctld, configured). */
-bool cosched_ctl_active(void);
 /* Re-read cosched.conf (scontrol reconfigure): a bad file keeps the old
  * settings and logs why. */
 void cosched_ctl_reconfigure(void);
