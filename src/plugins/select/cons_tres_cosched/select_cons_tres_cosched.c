@@ -231,11 +231,10 @@ extern int init(void)
 {
 	debug("%s loaded", plugin_name);
 	if (cosched_select_loads_cons_tres) {
-		pthread_once(&cons_tres_once, _resolve_cons_tres);
-		if (resolve_rc != SLURM_SUCCESS) {
-			error("%s: %s", plugin_type, resolve_error);
-			return resolve_rc;
-		}
+		/* Only slurmctld loads a select plugin: without cons_tres it
+		 * stops here, naming the paths tried (_report_unresolved). */
+		if (!cosched_select_cons_tres())
+			return SLURM_ERROR;
 	} else if (running_in_slurmd()) {
 		pthread_once(&cons_tres_once, _resolve_cons_tres);
 		if (resolve_rc != SLURM_SUCCESS)
