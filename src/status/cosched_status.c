@@ -33,6 +33,11 @@
 #include "src/status/interference.h"
 #include "src/status/status.h"
 
+/* Slurm 26.05 renamed it; configure tells which name this Slurm has. */
+#if !HAVE_DECL_SLURM_FREE_CONF
+#define slurm_free_conf slurm_free_ctl_conf
+#endif
+
 #define PROG "cosched-status"
 
 typedef __typeof__(slurm_hostlist_create(NULL)) hostlist_handle_t;
@@ -295,7 +300,7 @@ int main(int argc, char **argv)
 			if (!slurm_load_ctl_conf((time_t) 0, &cc) && cc) {
 				cosched_file_trust_uid(
 					(long) cc->slurm_user_id);
-				slurm_free_ctl_conf(cc);
+				slurm_free_conf(cc);
 			}
 		}
 		rc = observations ?

@@ -128,15 +128,18 @@ def test_record_queued_while_slurmdbd_is_away(accounting_cluster):
 
 @pytest.mark.cluster
 def test_private_jobs(accounting_cluster):
-    """PrivateData=jobs in slurmdbd.conf: nobody's sacct over every user
-    (-a) lists nobody's job and not root's; root's lists both.  slurmdbd
-    shows a user who is not an administrator the jobs of that user's
-    associations, so nobody gets one."""
+    """PrivateData=jobs in slurmdbd.conf: an ordinary user's sacct over
+    every user (-a) lists that user's job and not root's; root's lists
+    both.  slurmdbd shows a user who is not an administrator the jobs of
+    that user's associations, so the user gets one.  The user is daemon:
+    from 25.11 Slurm takes the name "nobody" for its own nobody (uid 99)
+    and slurmdbd cannot add a user of that name."""
+    user = "daemon"
     c = accounting_cluster(slurmdbd_conf_extra=["PrivateData=jobs"])
-    c.add_accounting_user("nobody", "guests")
+    c.add_accounting_user(user, "guests")
     mine = c.sbatch("--wrap=sleep 1")
     r = subprocess.run(
-        ["runuser", "-u", "nobody", "--", "sbatch", "--parsable",
+        ["runuser", "-u", user, "--", "sbatch", "--parsable",
          "--chdir=/tmp", "--output=/dev/null", "--wrap=sleep 1"],
         env=c.env, capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stderr
@@ -145,9 +148,9 @@ def test_private_jobs(accounting_cluster):
         assert c.wait_accounted(j, "JobID,State")["State"] in FINAL_STATES
     both = f"{mine},{theirs}"
     seen = c.sacct("-a", "-X", "-j", both, "-o", "JobID,User,Account",
-                   user="nobody")
-    assert seen == [{"JobID": str(theirs), "User": "nobody",
+                   user=user)
+    assert seen == [{"JobID": str(theirs), "User": user,
                      "Account": "guests"}], seen
     seen = c.sacct("-a", "-X", "-j", both, "-o", "JobID,User")
     assert sorted((int(r["JobID"]), r["User"]) for r in seen) == [
-        (mine, "root"), (theirs, "nobody")], seen
+        (mine, "root"), (theirs, user)], seen

@@ -101,8 +101,9 @@ def test_configure_for_another_slurm_prefix(tmp_path, slurm_version):
     r = _configure(tmp_path / "b3", f"--with-slurm={other}",
                    f"--with-slurm-source={_host_slurm_source()}")
     assert r.returncode != 0
-    assert ("Slurm 23.02 is not supported (supported: 22.05, 24.11); "
-            "doc/porting-slurm.md says what a port needs") in r.stderr
+    assert ("Slurm 23.02 is not supported (supported: 22.05, 24.11, "
+            "25.11, 26.05); doc/porting-slurm.md says what a port needs"
+            ) in r.stderr
 
 
 def _only_jansson_pc(tmp_path):

@@ -73,13 +73,22 @@ def _expand(ids):
     return out
 
 
+def _slurm_version():
+    """(major, minor) of the Slurm the daemons here run."""
+    out = subprocess.run(["slurmctld", "-V"], capture_output=True,
+                         text=True, check=True).stdout
+    m = re.search(r"(\d+)\.(\d+)\.\d+", out)
+    return int(m.group(1)), int(m.group(2))
+
+
 def _will_run(cluster, *args):
     """(start time, nodes) sbatch --test-only predicts, or None."""
     now = datetime.datetime.now().replace(microsecond=0)
     r = cluster.run(["sbatch", "--test-only", *args, "--wrap=true"],
                     check=False)
-    m = re.search(r"to start at (\S+) using \d+ processors on nodes (\S+)",
-                  r.stderr)
+    # From 25.11 sbatch says "... to start at T a using N processors".
+    m = re.search(r"to start at (\S+)(?: on cluster \S+)?(?: a)? using \d+ "
+                  r"processors on nodes (\S+)", r.stderr)
     assert m, r.stderr
     return datetime.datetime.fromisoformat(m.group(1)) - now, m.group(2)
 
@@ -321,11 +330,17 @@ def test_task_plugin_reports_step_cores(cluster):
     assert m, log[-2000:]
     assert set(_expand(m.group(1))) == job_cores
     # slurmd loads only the configured select plugin, and the wrapper
-    # loaded cons_tres into it itself.
-    with open(f"/proc/{cluster.procs['slurmd-n2'].pid}/maps") as f:
+    # loaded cons_tres into it itself.  From 25.05 slurmd loads none and
+    # slurmctld only the configured one: there the wrapper loads cons_tres.
+    modern = _slurm_version() >= (25, 5)
+    daemon = "slurmctld" if modern else "slurmd-n2"
+    with open(f"/proc/{cluster.procs[daemon].pid}/maps") as f:
         maps = f.read()
     assert "/select_cons_tres_cosched.so" in maps
     assert "/select_cons_tres.so" in maps
+    if modern:
+        with open(f"/proc/{cluster.procs['slurmd-n2'].pid}/maps") as f:
+            assert "/select_" not in f.read()
 
 
 @pytest.mark.cluster

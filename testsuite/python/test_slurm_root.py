@@ -81,3 +81,40 @@ def test_run_leaves_no_process_and_no_mount(how):
     finally:
         if p.poll() is None:
             p.kill()
+
+
+def _setup_refused(tmp_path, tarball, series):
+    """scripts/slurm-root --slurm series --source tarball setup, in a cache
+    of the test's own: it must fail before creating anything there."""
+    if os.environ.get("COSCHED_SLURM_ROOT"):
+        pytest.skip("runs on the host, not inside a root")
+    if os.geteuid() != 0:
+        pytest.skip("scripts/slurm-root needs root")
+    cache = tmp_path / "cache"
+    env = dict(os.environ, COSCHED_ROOT_CACHE=str(cache))
+    p = subprocess.run([SCRIPT, "--slurm", series, "--source", str(tarball),
+                        "setup"], capture_output=True, text=True, env=env,
+                       timeout=60)
+    assert p.returncode != 0, p.stdout
+    assert not cache.exists(), "a refused tarball created a root"
+    return p.stderr
+
+
+def test_setup_refuses_a_tarball_that_is_not_upstreams(tmp_path):
+    # Named as upstream's 26.05.3 tarball, but other bytes.
+    fake = tmp_path / "slurm-26.05.3.tar.gz"
+    fake.write_bytes(b"not Slurm")
+    err = _setup_refused(tmp_path, fake, "26.05")
+    assert "has sha256" in err and "upstream's is a14044d1" in err, err
+
+
+def test_setup_refuses_a_tarball_of_another_series(tmp_path):
+    # A Slurm tree whose META says 25.11.7, given for 26.05.
+    tree = tmp_path / "slurm-25.11.7"
+    tree.mkdir()
+    (tree / "META").write_text("  Major:\t25\n  Minor:\t11\n  Micro:\t7\n")
+    tarball = tmp_path / "my-slurm.tar.gz"
+    subprocess.run(["tar", "-C", str(tmp_path), "-czf", str(tarball),
+                    "slurm-25.11.7"], check=True)
+    err = _setup_refused(tmp_path, tarball, "26.05")
+    assert "is Slurm 25.11.7, not 26.05" in err, err

@@ -10,6 +10,8 @@
  *        \t, \e and \\ escapes, and %Nx to repeat character x N times)
  * prints the job id.
  */
+#include "cosched_config.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -89,7 +91,11 @@ int main(int argc, char **argv)
 		slurm_perror("slurm_submit_batch_job");
 		return 1;
 	}
+#ifdef HAVE_SUBMIT_RESPONSE_MSG_T_JOB_ID
 	printf("%u\n", resp->job_id);
+#else
+	printf("%u\n", resp->step_id.job_id);
+#endif
 	slurm_free_submit_response_response_msg(resp);
 	slurm_fini();
 	return 0;

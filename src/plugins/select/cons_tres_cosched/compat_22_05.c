@@ -19,6 +19,12 @@
 
 #include "select_cons_tres_cosched.h"
 
+/* Unique, >= 100: 22.05 loads every select plugin in PluginDir beside
+ * cons_tres (select_g_init() is fatal otherwise). */
+const uint32_t plugin_id = 171;
+/* Slurm loads cons_tres itself wherever it loads every select plugin. */
+const bool cosched_select_loads_cons_tres = false;
+
 /* Slurm 22.05's select entry points, in the order of slurm_select_ops_t
  * (src/common/select.h); check-select-syms.sh compares them with its
  * node_select_syms[] at every build. */
@@ -84,6 +90,7 @@ void **cosched_select_table(void)
 
 /* The entry points every supported series shares. */
 #include "forwarders_common.inc"
+#include "forwarders_select_data.inc"
 
 /* The entry points of this series. */
 

@@ -20,6 +20,12 @@
 
 #include "select_cons_tres_cosched.h"
 
+/* Unique, >= 100: 24.11 loads every select plugin in PluginDir beside
+ * cons_tres (select_g_init() is fatal otherwise). */
+const uint32_t plugin_id = 171;
+/* Slurm loads cons_tres itself wherever it loads every select plugin. */
+const bool cosched_select_loads_cons_tres = false;
+
 /* Slurm 24.11's select entry points, in the order of its ops table
  * (src/interfaces/select.c); check-select-syms.sh compares them with its
  * node_select_syms[] at every build. */
@@ -132,8 +138,10 @@ void **cosched_select_table(void)
 #define FORWARD_THEN(fail, then, fn, ...) \
 	COSCHED_FORWARD_THEN(slurm_select_ops_t, fail, then, fn, __VA_ARGS__)
 
-/* The entry points every supported series shares. */
+/* The entry points every supported series shares, and those of the
+ * select data Slurm dropped in 25.05. */
 #include "forwarders_common.inc"
+#include "forwarders_select_data.inc"
 
 /* The entry points of this series. */
 
@@ -143,90 +151,5 @@ extern int select_p_job_init(list_t *job_list)
 		     job_list);
 }
 
-/* The arguments of one job_test call, for the controller's attempts. */
-typedef struct {
-	slurm_select_ops_t *ct;
-	job_record_t *job_ptr;
-	uint32_t min_nodes, max_nodes, req_nodes;
-	uint16_t mode;
-	list_t *preemptee_candidates;
-	list_t **preemptee_job_list;
-	resv_exc_t *resv_exc_ptr;
-	will_run_data_t *will_run_ptr;
-} try_ctx_t;
-
-/*
- * One attempt: 24.11's cons_tres takes the cores to avoid per node
- * (resv_exc_t.exc_cores, one bitmap of tot_cores bits per node index), the
- * reservations' exclusions plus the cores steer leaves out.
- */
-static int _try(void *arg, bitstr_t *node_bitmap, const cosched_steer_t *steer)
-{
-	try_ctx_t *c = arg;
-	resv_exc_t local = { 0 };
-	bitstr_t **exc;
-	node_record_t *node_ptr;
-	int rc;
-
-	if (!steer)
-		return c->ct->job_test(c->job_ptr, node_bitmap, c->min_nodes,
-				       c->max_nodes, c->req_nodes, c->mode,
-				       c->preemptee_candidates,
-				       c->preemptee_job_list, c->resv_exc_ptr,
-				       c->will_run_ptr);
-	if (c->resv_exc_ptr)
-		local = *c->resv_exc_ptr;
-	exc = xcalloc(cosched_ctl_node_count() ? cosched_ctl_node_count() : 1,
-		      sizeof(bitstr_t *));
-	for (int i = 0; (node_ptr = next_node(&i)); i++) {
-		bitstr_t *had = local.exc_cores ? local.exc_cores[i] : NULL;
-		if (!bit_test(node_bitmap, i)) {
-			if (had)
-				exc[i] = bit_copy(had);
-			continue;
-		}
-		exc[i] = had ? bit_copy(had) : bit_alloc(node_ptr->tot_cores);
-		for (int core = 0; core < node_ptr->tot_cores; core++)
-			if (cosched_steer_excludes(steer, i, core,
-						   node_ptr->cores))
-				bit_set(exc[i], core);
-	}
-	local.exc_cores = exc;
-	rc = c->ct->job_test(c->job_ptr, node_bitmap, c->min_nodes,
-			     c->max_nodes, c->req_nodes, c->mode,
-			     c->preemptee_candidates, c->preemptee_job_list,
-			     &local, c->will_run_ptr);
-	for (int i = 0; i < cosched_ctl_node_count(); i++)
-		FREE_NULL_BITMAP(exc[i]);
-	xfree(exc);
-	return rc;
-}
-
-/*
- * mode: SELECT_MODE_RUN_NOW, SELECT_MODE_TEST_ONLY (at submit) or
- * SELECT_MODE_WILL_RUN (backfill, sbatch --test-only).  The controller
- * decides which sockets the job may use; cons_tres chooses inside them.
- */
-extern int select_p_job_test(job_record_t *job_ptr, bitstr_t *node_bitmap,
-			     uint32_t min_nodes, uint32_t max_nodes,
-			     uint32_t req_nodes, uint16_t mode,
-			     list_t *preemptee_candidates,
-			     list_t **preemptee_job_list,
-			     resv_exc_t *resv_exc_ptr,
-			     will_run_data_t *will_run_ptr)
-{
-	try_ctx_t c = {
-		.ct = cosched_select_cons_tres(), .job_ptr = job_ptr,
-		.min_nodes = min_nodes, .max_nodes = max_nodes,
-		.req_nodes = req_nodes, .mode = mode,
-		.preemptee_candidates = preemptee_candidates,
-		.preemptee_job_list = preemptee_job_list,
-		.resv_exc_ptr = resv_exc_ptr, .will_run_ptr = will_run_ptr,
-	};
-
-	if (!c.ct)
-		return SLURM_ERROR;
-	if (mode == SELECT_MODE_TEST_ONLY)
-		cosched_select_log_submit(job_ptr);
-	return cosched_ctl_job_test(job_ptr, node_bitmap, mode, _try, &c);
-}
+/* job_test with a resv_exc_t, as 24.11 and later have it. */
+#include "job_test_resv_exc.inc"

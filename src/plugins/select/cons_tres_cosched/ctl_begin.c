@@ -368,8 +368,8 @@ static void _record_where(cosched_ctl_t *c, job_record_t *job_ptr,
 				for (int k = 0; k < cores; k++)
 					if (first >= 0 ?
 					    bit_test(jr->core_bitmap, first + k) :
-					    get_job_resources_bit(jr, it.j, s,
-								  k) == 1)
+					    ctl_state_job_has_core(jr, it.j,
+								   s, k))
 						cosched_idset_add(&dn->cores,
 							s * cores + k, NULL);
 			}

@@ -147,10 +147,14 @@ void ctl_state_free(cosched_ctl_t *c);
 void ctl_state_check(cosched_ctl_t *c, const char *when);
 /* The bit of core 0 of socket s of the job's node j (of cores a socket)
  * in jr->core_bitmap when the socket's cores are the cores bits from it
- * (a bit_test each, not get_job_resources_bit's 76 instructions), else
+ * (a bit_test each, not ctl_state_job_has_core's 76 instructions), else
  * -1. */
 int ctl_state_socket_first_bit(job_resources_t *jr, int j, int s,
 			       int cores);
+/* Whether the job holds core k of socket s of its node j: Slurm's
+ * get_job_resources_bit(), which 26.05 no longer has, from the offset
+ * every series has. */
+bool ctl_state_job_has_core(job_resources_t *jr, int j, int s, int k);
 /* The units a job holds, from its job_resources; *holds xmalloc'd. */
 int ctl_state_job_holds(cosched_ctl_t *c, job_record_t *job_ptr,
 			cosched_hold_t **holds);

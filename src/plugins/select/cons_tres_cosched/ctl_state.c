@@ -123,6 +123,13 @@ int ctl_state_socket_first_bit(job_resources_t *jr, int j, int s,
 	return -1;
 }
 
+bool ctl_state_job_has_core(job_resources_t *jr, int j, int s, int k)
+{
+	int bit = get_job_resources_offset(jr, j, s, k);
+
+	return bit >= 0 && bit_test(jr->core_bitmap, bit);
+}
+
 /* The job's cores on socket s of its node j (of cores a socket): one count
  * over the socket's bits where the job's layout has all of them (a bit at
  * a time cost 76 instructions a core, 4,900 a job on a node of 64 cores,
@@ -135,7 +142,7 @@ static int _socket_cores(job_resources_t *jr, int j, int s, int cores)
 		return bit_set_count_range(jr->core_bitmap, first,
 					   first + cores);
 	for (int k = 0; k < cores; k++)
-		if (get_job_resources_bit(jr, j, s, k) == 1)
+		if (ctl_state_job_has_core(jr, j, s, k))
 			n++;
 	return n;
 }

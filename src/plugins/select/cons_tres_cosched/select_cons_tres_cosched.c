@@ -10,13 +10,16 @@
  *  otherwise).
  *
  *  Where cons_tres lives:
- *   - slurmctld, the client commands and (since 24.11) slurmstepd load
- *     every select plugin in PluginDir, so cons_tres is loaded and
- *     initialised there: find it with dlopen(RTLD_NOLOAD), at the first
- *     forwarded call (load order follows PluginDir, it may come after us).
+ *   - up to 24.11, slurmctld, the client commands and (since 24.11)
+ *     slurmstepd load every select plugin in PluginDir, so cons_tres is
+ *     loaded and initialised there: find it with dlopen(RTLD_NOLOAD), at
+ *     the first forwarded call (load order follows PluginDir, it may come
+ *     after us).
  *   - slurmd (and 22.05's slurmstepd) load only the configured plugin:
  *     load cons_tres ourselves and call its init()/fini(); slurmd does it
  *     in init(), so a failure stops slurmd at start.
+ *   - from 25.05 only slurmctld loads a select plugin, the configured one
+ *     only: load cons_tres ourselves there, in init(), as in slurmd.
 \*****************************************************************************/
 
 #include <dlfcn.h>
@@ -44,8 +47,7 @@
 
 const char plugin_name[] = "cosched contention-aware selection (wraps cons_tres)";
 const char plugin_type[] = "select/cons_tres_cosched";
-/* Unique, >= 100 (select_g_init() is fatal otherwise). */
-const uint32_t plugin_id = 171;
+/* plugin_id is the compatibility file's: the series decides it. */
 const uint32_t plugin_version = SLURM_VERSION_NUMBER;
 
 #define CONS_TRES_SO "select_cons_tres.so"
@@ -228,7 +230,12 @@ void cosched_select_log_start(job_record_t *job_ptr)
 extern int init(void)
 {
 	debug("%s loaded", plugin_name);
-	if (running_in_slurmd()) {
+	if (cosched_select_loads_cons_tres) {
+		/* Only slurmctld loads a select plugin: without cons_tres it
+		 * stops here, naming the paths tried (_report_unresolved). */
+		if (!cosched_select_cons_tres())
+			return SLURM_ERROR;
+	} else if (running_in_slurmd()) {
 		pthread_once(&cons_tres_once, _resolve_cons_tres);
 		if (resolve_rc != SLURM_SUCCESS)
 			error("%s: %s", plugin_type, resolve_error);
@@ -242,7 +249,8 @@ extern int fini(void)
 {
 	cosched_ctl_fini();
 	if (cons_tres_loaded_here) {
-		int (*fini_fn)(void) = dlsym(cons_tres_handle, "fini");
+		/* int up to 24.11, void from 25.11: the result is unused. */
+		void (*fini_fn)(void) = dlsym(cons_tres_handle, "fini");
 		if (fini_fn)
 			fini_fn();
 		dlclose(cons_tres_handle);

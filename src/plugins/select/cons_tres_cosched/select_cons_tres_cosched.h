@@ -5,11 +5,12 @@
  *  Slurm series (compat_<series>.c) give each other.
  *
  *  Slurm's select interface changes between series (37 entry points in
- *  22.05, 31 in 24.11, other argument lists), and 24.11 keeps its ops table
- *  private to src/interfaces/select.c: each compatibility file declares the
- *  table of its series (checked name by name against Slurm's own list at
- *  build time, check-select-syms.sh) and every select_p_* forwarder.  The
- *  rest (finding cons_tres, reading a job's cosched options) is here, once.
+ *  22.05, 31 in 24.11, 12 in 25.11, 13 in 26.05, other argument lists), and
+ *  since 24.11 Slurm keeps its ops table private to src/interfaces/select.c:
+ *  each compatibility file declares the table of its series (checked name
+ *  by name against Slurm's own list at build time, check-select-syms.sh),
+ *  every select_p_* forwarder and the plugin's id.  The rest (finding
+ *  cons_tres, reading a job's cosched options) is here, once.
 \*****************************************************************************/
 #ifndef SELECT_CONS_TRES_COSCHED_H
 #define SELECT_CONS_TRES_COSCHED_H
@@ -28,6 +29,10 @@ extern const size_t cosched_select_nsyms;
 /* Storage for cons_tres's entry points, cosched_select_nsyms pointers in
  * that order (the compatibility file's ops table). */
 void **cosched_select_table(void);
+/* Whether Slurm never loads cons_tres itself in any daemon (25.05 and
+ * later: slurmctld loads the configured select plugin only), so the
+ * wrapper loads and initialises it in init() wherever it is loaded. */
+extern const bool cosched_select_loads_cons_tres;
 
 /* --- from select_cons_tres_cosched.c ---------------------------------- */
 

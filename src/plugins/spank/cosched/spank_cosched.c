@@ -40,6 +40,7 @@
 #include <slurm/spank.h>
 
 #include "src/libcosched/model/options.h"
+#include "src/plugins/common/load_job.h"
 
 SPANK_PLUGIN(cosched, 1);
 
@@ -244,7 +245,7 @@ int slurm_spank_local_user_init(spank_t sp, int ac, char **av)
 		return 0;
 	(void) spank_get_item(sp, S_JOB_STEPID, &step_id);
 	elapsed = _now() - srun_started;
-	if (slurm_load_job(&msg, job_id, SHOW_ALL) != SLURM_SUCCESS ||
+	if (cosched_load_job(&msg, job_id, SHOW_ALL) != SLURM_SUCCESS ||
 	    !msg || msg->record_count < 1) {
 		slurm_debug("cosched: cannot read job %u to check its options",
 			    job_id);

@@ -39,3 +39,12 @@ extern int task_p_post_set_affinity(stepd_step_rec_t *job, uint32_t node_tid)
 {
 	return SLURM_SUCCESS;
 }
+
+/* slurmd, root: a batch job's launch request names its job in a field of
+ * its own. */
+extern int task_p_slurmd_batch_request(batch_job_launch_msg_t *req)
+{
+	task_cosched_batch_request(req->job_id, req->spank_job_env,
+				   req->spank_job_env_size);
+	return SLURM_SUCCESS;
+}

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*****************************************************************************\
- *  compat_24_11.c - task/cosched's hooks that exist in Slurm 24.11 only
- *  (its task plugin interface: src/interfaces/task.c).
- *  The hooks both series share are in task_cosched.c.
+ *  compat_24_11.c - what task/cosched's hooks need of Slurm 24.11 alone (its
+ *  task plugin interface: src/interfaces/task.c).  The hooks every series
+ *  shares are in task_cosched.c.
 \*****************************************************************************/
 
 #include "slurm/slurm.h"
@@ -12,13 +12,13 @@
 
 #include "task_cosched.h"
 
-/* In privileged mode, per task, before it starts (24.11 replaced the
- * affinity hooks of 22.05 with this one). */
-extern int task_p_pre_launch_priv(stepd_step_rec_t *step, uint32_t node_tid,
-				  uint32_t global_tid)
+#include "pre_launch_priv.inc"
+
+/* slurmd, root: a batch job's launch request names its job in a field of
+ * its own. */
+extern int task_p_slurmd_batch_request(batch_job_launch_msg_t *req)
 {
-	/* Root, in slurmstepd, after forking the task, before it runs. */
-	if (node_tid < step->node_tasks && step->task && step->task[node_tid])
-		task_cosched_task_forked(node_tid, step->task[node_tid]->pid);
+	task_cosched_batch_request(req->job_id, req->spank_job_env,
+				   req->spank_job_env_size);
 	return SLURM_SUCCESS;
 }

@@ -246,16 +246,14 @@ static void _conf_watch(void)
 	xfree(path);
 }
 
-extern int task_p_slurmd_batch_request(batch_job_launch_msg_t *req)
+void task_cosched_batch_request(uint32_t job_id, char **env,
+				uint32_t env_size)
 {
-	_log_options("batch request", req->job_id, req->spank_job_env,
-		     req->spank_job_env_size);
+	_log_options("batch request", job_id, env, env_size);
 	_conf_watch();
 	task_cosched_cpufreq_node_sweep(_node_name());
 	task_cosched_record_sweep(_node_name());
-	task_cosched_record_from_launch(req->job_id, req->spank_job_env,
-					req->spank_job_env_size);
-	return SLURM_SUCCESS;
+	task_cosched_record_from_launch(job_id, env, env_size);
 }
 
 extern int task_p_slurmd_launch_request(launch_tasks_request_msg_t *req,

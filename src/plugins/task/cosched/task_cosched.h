@@ -164,6 +164,13 @@ void task_cosched_numa_step_end(task_cosched_step_t *st);
  * series has there). */
 void task_cosched_task_forked(uint32_t node_tid, pid_t pid);
 
+/* slurmd: a batch job's launch request, with its SPANK environment
+ * (compat_<series>.c's task_p_slurmd_batch_request gives its job id: a
+ * field of its own up to 24.11, the step id from the credential from
+ * 25.11). */
+void task_cosched_batch_request(uint32_t job_id, char **env,
+				uint32_t env_size);
+
 /* The decision record of a job, parsed into *d, from slurmctld once per
  * job and node (task_cosched_record.c).  1: found, valid and naming this
  * job; 0: none (why says); -1: error (why says). */

@@ -53,6 +53,7 @@
 #include "src/slurmd/slurmd/slurmd.h"
 
 #include "src/libcosched/io/file.h"
+#include "src/plugins/common/load_job.h"
 #include "src/plugins/common/plugin_conf.h"
 
 #include "task_cosched.h"
@@ -174,7 +175,7 @@ static int _fetch(uint32_t job_id, cosched_decision_t *d, char *why,
 	/* SHOW_LOCAL: the record is this cluster's, and without it
 	 * slurm_load_job() first asks slurmctld whether the cluster is in
 	 * a federation (a FED_INFO RPC for every job on every node). */
-	if (slurm_load_job(&msg, job_id, SHOW_ALL | SHOW_LOCAL) !=
+	if (cosched_load_job(&msg, job_id, SHOW_ALL | SHOW_LOCAL) !=
 	    SLURM_SUCCESS || !msg) {
 		snprintf(why, len, "slurmctld did not give the job's record: %s",
 			 slurm_strerror(errno));
