@@ -21,7 +21,7 @@ import time
 
 import pytest
 
-from lib.cluster import default_builddir
+from cosched_loopback.cluster import default_builddir
 
 SCRIPT = """#!/bin/bash
 d={marks}

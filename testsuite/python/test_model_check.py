@@ -12,7 +12,7 @@ import sys
 
 import pytest
 
-from lib.cluster import default_builddir
+from cosched_loopback.cluster import default_builddir
 
 TOOL = os.path.normpath(os.path.join(
     os.path.dirname(__file__), "..", "..", "contribs", "report",

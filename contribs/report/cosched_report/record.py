@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """The decision record (cosched(8), DECISION RECORD) as Python reads it:
-the one reader of the record's text in Python, which the cluster tests
-share (testsuite/python/lib/cluster.py).  The report reads it from a
-job's AdminComment: slurmctld copies the record line there
+the one reader of the record's text in Python, which the loopback
+cluster shares (contribs/loopback/cosched_loopback/cluster.py).  The
+report reads it from a job's AdminComment: slurmctld copies the record line there
 (RecordInAdminComment, cosched.conf(5)) because Slurm sends AdminComment
 to slurmdbd and never SystemComment.
 
