@@ -487,6 +487,87 @@ def test_csv_cells_never_run_as_formulas():
     assert got["Class"] == "-"          # the table's "none" stays as it is
 
 
+# Job names a user may choose so that a spreadsheet opening the CSV runs
+# them: a formula behind a carriage return or a line end (a reader would
+# start a row with it), behind a quote, a tab, or plain.
+HOSTILE_NAMES = ("\r=cmd|' /C calc'!A0", "\n=1+1", "a\r=2+3", '"=3"',
+                 "\t=4", "=5", "+6", "-7+8", "@SUM(9)", "\r\n@x", "'\r=y")
+_FAKE_SACCT = r'''#!/usr/bin/python3
+import json, os, sys
+args = sys.argv[1:]
+delim = [a for a in args if a.startswith("--delimiter=")][0][12:]
+fields = args[args.index("-o") + 1].split(",")
+for i, name in enumerate(json.load(open(os.environ["FAKE_SACCT_NAMES"]))):
+    job = str(100 + i)
+    line = {"JobIDRaw": job, "JobID": job, "JobName": name, "User": "mallory",
+            "Account": name, "Partition": "p", "NodeList": "n1",
+            "State": "COMPLETED", "Start": str(1000 + i), "End": str(1010 + i),
+            "ElapsedRaw": "10", "ConsumedEnergyRaw": "", "AdminComment": ""}
+    step = dict(line, JobIDRaw=job + ".0", JobID=job + ".0",
+                ConsumedEnergyRaw="50")
+    for row in (line, step):
+        sys.stdout.write(delim.join(row[f] for f in fields) + "\n")
+'''
+
+
+def _spreadsheet_rows(text):
+    """The rows a spreadsheet makes of text: a row ends at CR, LF or CRLF
+    outside quotes (and, unlike RFC 4180, at a lone CR too)."""
+    rows, quoted, i = 1, False, 0
+    while i < len(text):
+        c = text[i]
+        if c == '"':
+            quoted = not quoted
+        elif c in "\r\n" and not quoted:
+            i += text.startswith("\r\n", i)
+            rows += 1
+        i += 1
+    return rows - text.endswith(("\n", "\r"))
+
+
+def _check_no_formula(text, names):
+    """What a spreadsheet would do with text: a row per header and name,
+    whether it splits rows as csv.reader does or at every CR or LF outside
+    quotes, and no text cell it would run as a formula."""
+    rows = list(csv.reader(io.StringIO(text, newline="")))
+    assert len(rows) == 1 + len(names), rows
+    assert _spreadsheet_rows(text) == len(rows), repr(text)
+    numeric = re.compile(r"-?[0-9]+(\.[0-9]+)?%?")
+    for row in rows:
+        assert len(row) == len(rows[0]), row
+        for cell in row:
+            assert cell == "-" or numeric.fullmatch(cell) or \
+                not cell.startswith(("=", "+", "-", "@", "\t", "\r")), \
+                (cell, row)
+    return rows
+
+
+def test_csv_hostile_names_stay_in_their_cells(tmp_path):
+    """Every hostile name comes back from the CSV as one cell of its own
+    row, behind the ' that keeps it text, under --by job and --by app."""
+    fake = tmp_path / "sacct"
+    fake.write_text(_FAKE_SACCT)
+    fake.chmod(0o755)
+    (tmp_path / "names.json").write_text(json.dumps(HOSTILE_NAMES))
+    env = dict(os.environ, PATH=f"{tmp_path}:{os.environ['PATH']}",
+               FAKE_SACCT_NAMES=str(tmp_path / "names.json"))
+    def csv_bytes(*args):       # as written: no newline translation
+        r = subprocess.run([PY, TOOL, "-a", "--csv", *args], env=env,
+                           capture_output=True, timeout=120, cwd="/tmp")
+        assert r.returncode == 0, r
+        return r.stdout.decode()
+
+    rows = _check_no_formula(csv_bytes(), HOSTILE_NAMES)
+    got = [dict(zip(rows[0], r)) for r in rows[1:]]
+    want = [("'" + n if n.startswith(("=", "+", "-", "@", "\t", "\r"))
+             else n) for n in HOSTILE_NAMES]
+    assert [g["App"] for g in got] == want
+    assert [g["Account"] for g in got] == want
+    assert all(g["EnergyJ"] == "50" for g in got), got
+    rows = _check_no_formula(csv_bytes("--by", "app"), HOSTILE_NAMES)
+    assert sorted(r[0] for r in rows[1:]) == sorted(want)
+
+
 def test_man_page_documents_every_option():
     with open(os.path.join(HERE, "..", "..", "doc", "cosched-report.1")) as f:
         man = f.read()

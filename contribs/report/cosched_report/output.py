@@ -5,13 +5,13 @@ dashes, one row per job or group), as CSV and as one JSON document.
 Strings that users and sites control (job names, accounts, AdminComment
 text) are escaped for the table: no control character reaches the
 terminal (a line end is \\n, ESC is \\x1b, a backslash is \\\\).  CSV holds
-them as they are, quoted as CSV quotes (RFC 4180), a text cell that
-would start a spreadsheet formula prefixed with ', and escaped like the
-table when standard output is a terminal.  JSON escapes every control
+them as they are (RFC 4180), a text cell that would start a spreadsheet
+formula prefixed with ', every cell holding a line end, a quote or a
+comma or so prefixed quoted, and escaped like the table when standard
+output is a terminal.  JSON escapes every control
 character as JSON does.
 """
 
-import csv
 import json
 import unicodedata
 
@@ -135,6 +135,9 @@ def table(rows, by, notes, out):
 
 
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+# A spreadsheet ends a row at any of these, even where RFC 4180 says a
+# reader should not, unless the cell is quoted.
+_QUOTE_FOR = ("\r", "\n", '"', ",")
 
 
 def csv_text(text):
@@ -147,17 +150,29 @@ def csv_text(text):
     return text     # "-", the table's "none", is no formula
 
 
+def csv_cell(text):
+    """One cell as written: quoted when it holds a line end, a quote or a
+    comma, or starts like a formula (then already prefixed by csv_text),
+    so that the prefix and the whole cell stay inside one pair of quotes;
+    Python's csv quotes a lone CR only when it is in the line terminator,
+    so a CR before a formula would start a row of its own."""
+    if text.startswith("'") or any(c in text for c in _QUOTE_FOR):
+        return '"' + text.replace('"', '""') + '"'
+    return text
+
+
 def write_csv(rows, by, out, terminal):
-    """The table's cells as CSV (header first), quoted where CSV needs it,
-    text cells kept from running as formulas (csv_text; numbers, the
-    right-aligned columns, are left as they are); escaped as the table's
-    when out is a terminal."""
-    w = csv.writer(out, lineterminator="\n")
+    """The table's cells as CSV (header first), each cell as csv_cell
+    writes it, text cells kept from running as formulas (csv_text;
+    numbers, the right-aligned columns, are left as they are); escaped as
+    the table's when out is a terminal."""
     text_col = [not right for _, _, _, right in columns(by)]
     for i, line in enumerate(cells(rows, by)):
         if i:
             line = [csv_text(c) if t else c for c, t in zip(line, text_col)]
-        w.writerow([escape(c) for c in line] if terminal else line)
+        if terminal:
+            line = [escape(c) for c in line]
+        out.write(",".join(csv_cell(c) for c in line) + "\n")
 
 
 def document(jobs, aggregates, by, window, unknown, notes, never, plot,
