@@ -17,7 +17,6 @@
 #include "src/libcosched/base/text.h"
 #include "src/node/counters.h"
 #include "src/node/counters_backend.h"
-#include "src/node/counters_events.h"
 
 /* Null where counters_papi.c is not linked in (task/cosched,
  * cosched-sampler): counters_backend.h. */
@@ -110,8 +109,6 @@ int cosched_counters_parse(const char *field, const char *list,
 	snprintf(copy, sizeof(copy), "%s", list);
 	for (tok = strtok_r(copy, ",", &save); tok;
 	     tok = strtok_r(NULL, ",", &save)) {
-		const char *role;
-
 		tok = cosched_trim(tok);
 		if (!cosched_counters_find_event(tok) && !papi_only(tok))
 			return cosched_error_set(err,
@@ -122,9 +119,8 @@ int cosched_counters_parse(const char *field, const char *list,
 				"%s: event %s is longer than %d characters",
 				field, COSCHED_QUOTE(tok),
 				COSCHED_COUNTER_NAME_MAX);
-		role = cosched_counters_role(tok);
 		for (int i = 0; i < k; i++) {
-			const char *other = cosched_counters_role(names[i]);
+			const char *role;
 
 			if (!strcmp(names[i], tok))
 				return cosched_error_set(err,
@@ -132,7 +128,7 @@ int cosched_counters_parse(const char *field, const char *list,
 					COSCHED_QUOTE(tok));
 			/* Two counts of one thing: which one would MPKI
 			 * take? */
-			if (role && other && !strcmp(role, other))
+			if ((role = cosched_counters_same_role(names[i], tok)))
 				return cosched_error_set(err,
 					"%s: %s and %s both count %s: give one",
 					field, names[i], COSCHED_QUOTE(tok),

@@ -48,6 +48,7 @@
 #include <sys/types.h>
 
 #include "src/libcosched/conf/conf.h"
+#include "src/libcosched/conf/events.h"
 #include "src/libcosched/base/error.h"
 
 #define COSCHED_COUNTERS_MAX COSCHED_SAMPLE_EVENTS_COUNT_MAX	/* cosched.conf checks */
@@ -71,16 +72,6 @@ typedef struct cosched_counters cosched_counters_t;
 int cosched_counters_parse(const char *field, const char *list,
 			   char names[][COSCHED_COUNTER_NAME_MAX + 1], int *n,
 			   cosched_error_t *err);
-
-/*
- * The role of an event name: the perf name of what it counts, for perf's
- * own names and for perf::NAME (any case), and for the presets the
- * sampler derives from: PAPI_TOT_INS instructions, PAPI_TOT_CYC cycles,
- * PAPI_L3_LDM and PAPI_L3_TCM LLC-load-misses (all L3 misses:
- * [NTUA-2013-gang]'s MPI counts those, and some CPUs have no L3 load-miss
- * preset).  NULL for any other name.
- */
-const char *cosched_counters_role(const char *name);
 
 /*
  * A SampleBackend value as the sampler is given it: perf, papi, auto or

@@ -253,6 +253,14 @@ START_TEST(test_conf_slips)
 		{ "SampleEvents=task-clock,cycles,task-clock\n",
 		  "t.conf:1: SampleEvents: event \"task-clock\" given twice in \"task-clock,cycles,task-clock\"" },
 		{ "SampleEventsFor=GenuineIntel:cycles,cycles\n", "event \"cycles\" given twice" },
+		/* two names of one counter: the sampler would refuse it at
+		 * every step */
+		{ "SampleEvents=task-clock,instructions,PAPI_TOT_INS\n",
+		  "t.conf:1: SampleEvents: \"instructions\" and \"PAPI_TOT_INS\" both count instructions in \"task-clock,instructions,PAPI_TOT_INS\": give one" },
+		{ "SampleEvents=perf::LLC-LOAD-MISSES,PAPI_L3_TCM\n",
+		  "SampleEvents: \"perf::LLC-LOAD-MISSES\" and \"PAPI_L3_TCM\" both count LLC-load-misses" },
+		{ "SampleEventsFor=GenuineIntel:PAPI_TOT_CYC,cycles\n",
+		  "t.conf:1: SampleEventsFor: \"PAPI_TOT_CYC\" and \"cycles\" both count cycles in \"GenuineIntel:PAPI_TOT_CYC,cycles\"" },
 		{ "SampleEvents=e1,e2,e3,e4,e5,e6,e7,e8,e9,e10,e11,e12,e13,e14,e15,e16,e17\n",
 		  "SampleEvents: 17 events in \"e1,e2," },
 		{ "SysfsRoot=/x/%q\n", "SysfsRoot: invalid value \"/x/%q\" (%q: only %n, the node's name, is replaced)" },

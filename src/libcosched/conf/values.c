@@ -15,6 +15,7 @@
 #include "src/libcosched/base/appname.h"
 #include "src/libcosched/conf/conf.h"
 #include "src/libcosched/conf/conf_internal.h"
+#include "src/libcosched/conf/events.h"
 #include "src/libcosched/base/nametable.h"
 #include "src/libcosched/base/number.h"
 #include "src/libcosched/base/text.h"
@@ -207,6 +208,26 @@ int conf_debug_flags_parse(const char *field, const char *value,
  * masks) separated by single commas.  Names only: the node knows which
  * exist (cosched-sampler refuses an unknown one, naming it, at each step).
  */
+/* The two names a (an bytes) and b (bn bytes) of value's list refused
+ * when they count one thing (cosched_counters_same_role). */
+static int conf_events_same_role(const char *field, const char *value,
+				 const char *a, size_t an, const char *b,
+				 size_t bn, cosched_error_t *err)
+{
+	/* The list is shorter than COSCHED_SAMPLE_EVENTS_MAX: so is each. */
+	char na[COSCHED_SAMPLE_EVENTS_MAX], nb[COSCHED_SAMPLE_EVENTS_MAX];
+	const char *role;
+
+	snprintf(na, sizeof(na), "%.*s", (int) an, a);
+	snprintf(nb, sizeof(nb), "%.*s", (int) bn, b);
+	if (!(role = cosched_counters_same_role(na, nb)))
+		return 0;
+	return cosched_error_set(err,
+		"%s: %s and %s both count %s in %s: give one", field,
+		COSCHED_QUOTE(na), COSCHED_QUOTE(nb), role,
+		COSCHED_QUOTE(value));
+}
+
 int conf_events_check(const char *field, const char *value,
 			const char *list, cosched_error_t *err)
 {
@@ -237,6 +258,9 @@ int conf_events_check(const char *field, const char *value,
 					"%s: event \"%.*s\" given twice in %s",
 					field, (int) (an > 64 ? 64 : an), a,
 					COSCHED_QUOTE(value));
+			if (conf_events_same_role(field, value, a, an, b, bn,
+						  err))
+				return -1;
 			count++;
 			b += bn;
 		}

@@ -1,15 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * counters_events.c - the event names and roles (counters_events.h,
- * counters.h).
+ * events.c - the event names and roles (events.h).
  */
 #include <linux/perf_event.h>
 #include <stdbool.h>
 #include <string.h>
 #include <strings.h>
 
-#include "src/node/counters.h"
-#include "src/node/counters_events.h"
+#include "src/libcosched/conf/events.h"
 
 #define PERF_PREFIX "perf::"
 
@@ -83,4 +81,11 @@ const char *cosched_counters_role(const char *name)
 		if (!strcmp(preset_roles[i].preset, name))
 			return preset_roles[i].role;
 	return NULL;
+}
+
+const char *cosched_counters_same_role(const char *a, const char *b)
+{
+	const char *ra = cosched_counters_role(a), *rb = cosched_counters_role(b);
+
+	return ra && rb && !strcmp(ra, rb) ? ra : NULL;
 }
