@@ -228,6 +228,7 @@ int main(int argc, char **argv)
 		free(spool);
 		return 1;
 	}
+	cosched_cpufreq_default_governor(c, conf.freq_default_governor);
 	if (!strcmp(cmd, "show")) {
 		rc = show(c, dir);
 	} else if (!strcmp(cmd, "sweep")) {

@@ -49,6 +49,9 @@ struct cosched_cpufreq {
 	char allowed[COSCHED_CPUFREQ_GOVERNORS_MAX]
 		    [COSCHED_CPUFREQ_GOVERNOR_MAX + 1];
 	char allowed_what[64];
+	/* The site's stated governor for a domain whose original is lost
+	 * (cosched_cpufreq_default_governor); "" when it stated none. */
+	char default_governor[COSCHED_CPUFREQ_GOVERNOR_MAX + 1];
 };
 
 /* ---- reading and writing one attribute ------------------------------ */
@@ -470,6 +473,38 @@ int cosched_cpufreq_allow(cosched_cpufreq_t *c, const char *what,
 	c->nallowed = n;
 	snprintf(c->allowed_what, sizeof(c->allowed_what), "%s", what);
 	return 0;
+}
+
+void cosched_cpufreq_default_governor(cosched_cpufreq_t *c,
+				      const char *governor)
+{
+	snprintf(c->default_governor, sizeof(c->default_governor), "%s",
+		 governor ? governor : "");
+}
+
+void cosched_cpufreq_hardware_default(const cosched_cpufreq_t *c, int index,
+				      const char *governor,
+				      cosched_cpufreq_setting_t *s)
+{
+	const cosched_cpufreq_domain_t *d = &c->d[index].pub;
+	const char *gov = NULL;
+
+	if (governor && governor_listed(d->ngovernors, d->governors, governor))
+		gov = governor;
+	else if (governor_listed(d->ngovernors, d->governors,
+				 c->default_governor))
+		gov = c->default_governor;
+	for (int i = 0; !gov && i < d->ngovernors; i++)
+		if (strcmp(d->governors[i], "userspace"))
+			gov = d->governors[i];
+	memset(s, 0, sizeof(*s));
+	snprintf(s->governor, sizeof(s->governor), "%s",
+		 gov ? gov : "userspace");
+	s->min_khz = d->cpuinfo_min_khz;
+	s->max_khz = d->cpuinfo_max_khz;
+	/* A domain with userspace alone runs at its top speed. */
+	if (!gov)
+		s->setspeed_khz = d->cpuinfo_max_khz;
 }
 
 void cosched_cpufreq_close(cosched_cpufreq_t *c)

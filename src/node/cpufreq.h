@@ -104,6 +104,26 @@ int cosched_cpufreq_read(const cosched_cpufreq_t *c, int index,
 int cosched_cpufreq_allow(cosched_cpufreq_t *c, const char *what,
 			  const char *governors, cosched_error_t *err);
 
+/*
+ * The governor the site states for a domain whose original setting is
+ * lost (cosched.conf FreqDefaultGovernor): what the kernel gave it at
+ * boot, as far as the site knows.  NULL or "": none stated.
+ */
+void cosched_cpufreq_default_governor(cosched_cpufreq_t *c,
+				      const char *governor);
+
+/*
+ * The setting a domain is given back when its original is lost (a
+ * cpufreq journal that could not be read): its whole cpuinfo range, with
+ * governor (the original, when known; may be NULL) where the domain lists
+ * it, else the site's stated default where it lists that, else the first
+ * governor it lists other than userspace (userspace at cpuinfo_max_freq
+ * when that is all it has).
+ */
+void cosched_cpufreq_hardware_default(const cosched_cpufreq_t *c, int index,
+				      const char *governor,
+				      cosched_cpufreq_setting_t *s);
+
 /* Whether the domain can take s: the governor is one the site allows
  * (cosched_cpufreq_allow) and one the domain lists, min and
  * max are within cpuinfo_min..max and min <= max; a setspeed (> 0) only

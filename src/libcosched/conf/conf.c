@@ -85,6 +85,9 @@ void cosched_conf_init(cosched_conf_t *conf)
 	conf->enforce_cores = true;
 	conf->enforce_membind = true;
 	conf->enforce_cpufreq = true;
+	snprintf(conf->freq_default_governor,
+		 sizeof(conf->freq_default_governor), "%s",
+		 COSCHED_FREQ_DEFAULT_GOVERNOR);
 	/* Preferred by default: strict binding of a job whose memory
 	 * outgrows its local nodes would fail it; --cosched-numa=high asks
 	 * for strict. */
@@ -139,6 +142,7 @@ enum key_type {
 	K_ISOURCE,	/* InterferenceSource */
 	K_BOOL,		/* yes | no */
 	K_MEMBIND,	/* bind | prefer */
+	K_GOVERNOR,	/* a cpufreq governor's name */
 	K_ROOT,		/* SysfsRoot: "/" or a directory (may hold %n) */
 	K_TOPOLOGY,	/* system | synthetic:DESC | xml:/PATH */
 	K_EVENTS,	/* SampleEvents: NAME[,NAME...] */
@@ -240,6 +244,8 @@ static const conf_key_t keys[] = {
 	{ "EnforceCores", K_BOOL, OFF(enforce_cores), NULL },
 	{ "EnforceMemBind", K_BOOL, OFF(enforce_membind), NULL },
 	{ "EnforceCpuFreq", K_BOOL, OFF(enforce_cpufreq), NULL },
+	{ "FreqDefaultGovernor", K_GOVERNOR, OFF(freq_default_governor),
+	  NULL },
 	{ "MemBind", K_MEMBIND, OFF(membind), NULL },
 	{ "SysfsRoot", K_ROOT, OFF(sysfs_root), NULL },
 	{ "Topology", K_TOPOLOGY, OFF(topology), NULL },
@@ -415,6 +421,15 @@ static int set_key(cosched_conf_t *conf, const conf_key_t *k,
 						 COSCHED_MEMBIND_BIND;
 		return 0;
 	}
+	case K_GOVERNOR:
+		if (!cosched_decision_governor_ok(value, strlen(value)))
+			return cosched_error_set(err,
+				"%s: invalid value %s (expected a cpufreq governor's name: [a-z0-9_], at most %d bytes)",
+				field, COSCHED_QUOTE(value),
+				COSCHED_DECISION_GOVERNOR_MAX);
+		snprintf((char *) ptr, COSCHED_DECISION_GOVERNOR_MAX + 1, "%s",
+			 value);
+		return 0;
 	case K_ROOT:
 		/* "/" is the machine itself; anything else is a test tree
 		 * ("%n": the node's name, as in slurm.conf's paths). */

@@ -81,6 +81,10 @@ int cosched_topology_source_check(const char *field, const char *source,
 #define COSCHED_SAMPLE_EVENTS_COUNT_MAX 16
 /* ProfileShare=APP[,APP...] or "*" (every application). */
 #define COSCHED_PROFILE_SHARE_MAX 1024
+/* FreqDefaultGovernor: the governor a frequency domain gets back when
+ * its original was lost with an unreadable cpufreq journal (what Debian's
+ * and most distributions' kernels start their CPUs with). */
+#define COSCHED_FREQ_DEFAULT_GOVERNOR "schedutil"
 /* Software events count on every Linux machine; the hardware ones where a
  * PMU is (the others say why not in each record). */
 #define COSCHED_SAMPLE_EVENTS_DEFAULT \
@@ -167,6 +171,8 @@ typedef struct cosched_conf {
 	bool enforce_cores;			/* EnforceCores */
 	bool enforce_membind;			/* EnforceMemBind */
 	bool enforce_cpufreq;			/* EnforceCpuFreq */
+	char freq_default_governor[COSCHED_DECISION_GOVERNOR_MAX + 1];
+						/* FreqDefaultGovernor */
 	cosched_membind_t membind;		/* MemBind: BIND or PREFER */
 	char sysfs_root[COSCHED_PATH_MAX];	/* SysfsRoot ("/") */
 	char topology[COSCHED_TOPOLOGY_SOURCE_MAX + 1];	/* Topology */

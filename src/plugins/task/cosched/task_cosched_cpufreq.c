@@ -122,6 +122,9 @@ static cosched_cpufreq_t *_open(const char *node_name, bool site,
 	char govs[128];
 
 	xfree(root);
+	if (c)
+		cosched_cpufreq_default_governor(
+			c, task_cosched_conf.freq_default_governor);
 	if (c && site &&
 	    cosched_cpufreq_allow(c, "slurm.conf CpuFreqGovernors",
 				  _site_governors(govs, sizeof(govs)), err)) {
