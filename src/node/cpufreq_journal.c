@@ -96,12 +96,16 @@ int cosched_cpufreq_holder_alive(const cosched_cpufreq_holder_t *h)
 
 /* ---- files ------------------------------------------------------------- */
 
-/* Load DIR's journal (none: empty).  A journal that does not parse is
- * kept aside and reported (-1). */
+/* Load DIR's journal (none: empty).  One that cannot be read as a
+ * journal (no parse, NUL bytes, a directory or anything but a regular
+ * file where it was, too large) is set aside: 1, err saying so and
+ * where.  A symbolic link is refused (-1), never moved: it may point
+ * anywhere. */
 static int journal_load(const char *dir, journal_t *j, cosched_error_t *err)
 {
 	char path[COSCHED_PATH_MAX], bad[COSCHED_PATH_MAX];
 	cosched_error_t perr;
+	struct stat st;
 	char *text;
 	int missing;
 
@@ -109,7 +113,7 @@ static int journal_load(const char *dir, journal_t *j, cosched_error_t *err)
 			       COSCHED_CPUFREQ_JOURNAL_FILE, "", err))
 		return -1;
 	text = cosched_read_file(path, JOURNAL_BYTES_MAX, &missing, &perr);
-	if (!text) {
+	if (!text && (missing || (!lstat(path, &st) && S_ISLNK(st.st_mode)))) {
 		if (missing)
 			return 0;
 		return cosched_error_set(err, "%s", perr.msg);
@@ -117,11 +121,11 @@ static int journal_load(const char *dir, journal_t *j, cosched_error_t *err)
 	/* 0 bytes: it holds nothing to restore, so it is an empty journal
 	 * (setting it aside would stop every frequency change here for
 	 * nothing). */
-	if (!text[0]) {
+	if (text && !text[0]) {
 		free(text);
 		return 0;
 	}
-	if (!cosched_journal_parse(text, j, &perr)) {
+	if (text && !cosched_journal_parse(text, j, &perr)) {
 		free(text);
 		return 0;
 	}
@@ -131,10 +135,11 @@ static int journal_load(const char *dir, journal_t *j, cosched_error_t *err)
 	j->n = 0;
 	if (cosched_spool_set_aside(dir, COSCHED_CPUFREQ_JOURNAL_FILE, bad,
 				    sizeof(bad), err))
-		return cosched_error_prefix(err, "corrupt cpufreq journal");
-	return cosched_error_set(err,
-		"%s: corrupt cpufreq journal (%s), kept as %s: the original settings it names were not restored; restore them by hand and remove it (cosched changes no frequency on this node until then)",
+		return cosched_error_prefix(err, "unreadable cpufreq journal");
+	cosched_error_set(err,
+		"%s: unreadable cpufreq journal (%s), set aside as %s: the domains cosched held were given back their hardware defaults",
 		path, perr.msg, bad);
+	return 1;
 }
 
 /* Write the journal atomically: temporary file, fsync, rename, fsync of
@@ -333,26 +338,90 @@ static bool sweep_dead(journal_t *j)
 }
 
 /*
- * The common start under the lock: load, drop a previous boot's journal,
- * sweep.  Returns the lock descriptor (>= 0), -1 (err set), or -2 when
- * the lock stayed taken for wait_ms.
+ * Whether s, found on a domain (dom) the journal does not name, looks
+ * like a setting cosched holds rather than the node's own: the userspace
+ * governor pinned (setspeed at scaling_max_freq) below the hardware
+ * maximum.  Acquire refuses to record such a value as a domain's
+ * original (the journal was lost while a step held the domain: recording
+ * it would make the held speed permanent); the holder's release restores
+ * the domain (cosched_cpufreq_kept_t), or `cosched-node restore`.  A site
+ * that pins its CPUs that way itself gets no frequency from cosched, and
+ * is told so.
  */
-static int begin_wait(const char *dir, int wait_ms, journal_t *j,
-		      bool *changed, cosched_cpufreq_outcome_t *out,
-		      cosched_error_t *err)
+static bool cosched_cpufreq_looks_held(const cosched_cpufreq_domain_t *dom,
+				       const cosched_cpufreq_setting_t *s)
+{
+	return !strcmp(s->governor, "userspace") && s->setspeed_khz > 0 &&
+	       s->setspeed_khz == s->max_khz &&
+	       s->max_khz < dom->cpuinfo_max_khz;
+}
+
+/*
+ * A journal set aside: the domains cosched held, and their originals, are
+ * lost with it.  Each domain that looks held (cosched_cpufreq_looks_held)
+ * gets its hardware defaults (cosched_cpufreq_hardware_default) rather
+ * than staying pinned until someone notices; the others are as their
+ * owner left them.  A step still holding one gives back the original it
+ * kept when it ends (cosched_cpufreq_kept_t).
+ */
+static void restore_lost(const cosched_cpufreq_t *c,
+			 cosched_cpufreq_outcome_t *out, problems_t *p)
+{
+	for (int k = 0; k < cosched_cpufreq_ndomains(c); k++) {
+		const cosched_cpufreq_domain_t *dom =
+			cosched_cpufreq_domain(c, k);
+		cosched_cpufreq_setting_t now, s;
+		cosched_error_t e;
+
+		if (cosched_cpufreq_read(c, k, &now, &e)) {
+			problem(p, "cpufreq domain %d: %s", dom->id, e.msg);
+			continue;
+		}
+		if (!cosched_cpufreq_looks_held(dom, &now))
+			continue;
+		cosched_cpufreq_hardware_default(c, k, NULL, &s);
+		if (cosched_cpufreq_restore(c, k, &s, &e)) {
+			out->failed++;
+			problem(p,
+				"cpufreq domain %d: giving back its hardware defaults failed: %s",
+				dom->id, e.msg);
+			continue;
+		}
+		out->restored++;
+		out->last = s;
+	}
+}
+
+/*
+ * The common start under the lock: load (a journal set aside is a
+ * problem of the call, reported once, as the file is gone after it, and
+ * the call goes on afresh), drop a previous boot's journal, sweep.
+ * Returns the lock descriptor (>= 0), -1 (p's err set), or -2 when the
+ * lock stayed taken for wait_ms.
+ */
+static int begin_wait(const cosched_cpufreq_t *c, const char *dir,
+		      int wait_ms, journal_t *j, bool *changed,
+		      cosched_cpufreq_outcome_t *out, problems_t *p)
 {
 	char boot[COSCHED_BOOT_ID_LEN + 1];
-	int lock;
+	cosched_error_t lerr;
+	int lock, rc;
 
-	if (cosched_spool_dir_ready("cpufreq journal directory", dir, err))
+	if (cosched_spool_dir_ready("cpufreq journal directory", dir, p->err))
 		return -1;
 	lock = cosched_spool_lock(dir, COSCHED_CPUFREQ_JOURNAL_FILE, wait_ms,
-				  err);
+				  p->err);
 	if (lock < 0)
 		return lock;
-	if (journal_load(dir, j, err)) {
+	rc = journal_load(dir, j, &lerr);
+	if (rc < 0) {
+		cosched_error_set(p->err, "%s", lerr.msg);
 		close(lock);
 		return -1;
+	}
+	if (rc) {
+		problem(p, "%s", lerr.msg);
+		restore_lost(c, out, p);
 	}
 	cosched_boot_id(boot);
 	*changed = false;
@@ -373,10 +442,10 @@ static int begin_wait(const char *dir, int wait_ms, journal_t *j,
 	return lock;
 }
 
-static int begin(const char *dir, journal_t *j, bool *changed,
-		 cosched_cpufreq_outcome_t *out, cosched_error_t *err)
+static int begin(const cosched_cpufreq_t *c, const char *dir, journal_t *j,
+		 bool *changed, cosched_cpufreq_outcome_t *out, problems_t *p)
 {
-	int lock = begin_wait(dir, LOCK_WAIT_MS, j, changed, out, err);
+	int lock = begin_wait(c, dir, LOCK_WAIT_MS, j, changed, out, p);
 
 	return lock < 0 ? -1 : lock;
 }
@@ -467,25 +536,6 @@ static int valid_indexes(const cosched_cpufreq_t *c, const int *idx, int n,
 }
 
 /* ---- what a holder keeps ---------------------------------------------- */
-
-/*
- * Whether s, found on a domain (dom) the journal does not name, looks
- * like a setting cosched holds rather than the node's own: the userspace
- * governor pinned (setspeed at scaling_max_freq) below the hardware
- * maximum.  Acquire refuses to record such a value as a domain's
- * original (the journal was lost while a step held the domain: recording
- * it would make the held speed permanent); the holder's release restores
- * the domain (cosched_cpufreq_kept_t), or `cosched-node restore`.  A site
- * that pins its CPUs that way itself gets no frequency from cosched, and
- * is told so.
- */
-static bool cosched_cpufreq_looks_held(const cosched_cpufreq_domain_t *dom,
-				       const cosched_cpufreq_setting_t *s)
-{
-	return !strcmp(s->governor, "userspace") && s->setspeed_khz > 0 &&
-	       s->setspeed_khz == s->max_khz &&
-	       s->max_khz < dom->cpuinfo_max_khz;
-}
 
 static bool same_setting(const cosched_cpufreq_setting_t *a,
 			 const cosched_cpufreq_setting_t *b)
@@ -611,7 +661,6 @@ static int acquire_domains(const cosched_cpufreq_t *c, const char *dir,
 {
 	cosched_cpufreq_outcome_t dummy;
 	problems_t p = { err, 0 };
-	char bad[256];
 	bool changed, recorded = false;
 	int lock, taken = 0;
 	journal_t *j;
@@ -630,18 +679,9 @@ static int acquire_domains(const cosched_cpufreq_t *c, const char *dir,
 	j = cosched_journal_new();
 	if (!j)
 		return cosched_error_set(err, "cpufreq journal: out of memory");
-	lock = begin(dir, j, &changed, out, err);
+	lock = begin(c, dir, j, &changed, out, &p);
 	if (lock < 0) {
 		cosched_journal_free(j);
-		return -1;
-	}
-	if (cosched_spool_aside(dir, COSCHED_CPUFREQ_JOURNAL_FILE, bad,
-				sizeof(bad))) {
-		problem(&p,
-			"%s/%s: a corrupt cpufreq journal was kept aside: cosched changes no frequency on this node until an administrator restores the originals it names and removes it",
-			dir, bad);
-		changed = settle(c, j, NULL, NULL, out, &p) || changed;
-		finish(dir, j, changed, lock, &p);
 		return -1;
 	}
 	for (int i = 0; i < n; i++) {
@@ -779,7 +819,7 @@ int cosched_cpufreq_release(const cosched_cpufreq_t *c, const char *dir,
 	j = cosched_journal_new();
 	if (!j)
 		return cosched_error_set(err, "cpufreq journal: out of memory");
-	lock = begin(dir, j, &changed, out, err);
+	lock = begin(c, dir, j, &changed, out, &p);
 	if (lock < 0) {
 		cosched_journal_free(j);
 		return -1;
@@ -824,7 +864,7 @@ static int sweep_journal(const cosched_cpufreq_t *c, const char *dir,
 	j = cosched_journal_new();
 	if (!j)
 		return cosched_error_set(err, "cpufreq journal: out of memory");
-	lock = begin_wait(dir, wait_ms, j, &changed, out, err);
+	lock = begin_wait(c, dir, wait_ms, j, &changed, out, &p);
 	if (lock < 0) {
 		cosched_journal_free(j);
 		return lock;

@@ -74,14 +74,19 @@
  * minor of schema 1 (cosched-cpufreq-journal/1.N, src/libcosched/base/kv.h), skips
  * the keys appended to a line and the kinds of line it does not know (a
  * node's slurmd and steps run two releases during its upgrade); another
- * major is refused, as a corrupt journal is.  A journal that does
- * not parse is never rewritten and never lost: it is moved to
- * DIR/cpufreq.journal.bad.TIME (never over another) and the call fails
- * saying so; while such a file is in DIR, cosched_cpufreq_acquire() refuses
- * (the true originals of the domains it names are unknown, and recording
- * the present values as originals could make a changed setting
- * permanent): an administrator restores what it names and removes it.
- * Release and sweep carry on with the new journal.
+ * major is refused, as a corrupt journal is.  A journal that cannot be
+ * read as one (it does not parse, holds NUL bytes, is too large, or a
+ * directory or anything but a regular file stands in its place) is never
+ * rewritten and never lost: whichever call finds it moves it to
+ * DIR/cpufreq.journal.bad.TIME (never over another) and says so in err,
+ * once, as the name is free again after it.  What it named is lost with
+ * it, so that call gives every domain found at the userspace governor
+ * pinned below its maximum (what cosched leaves while it holds a domain)
+ * its hardware defaults (cosched_cpufreq_hardware_default), rather than
+ * leave it pinned; a step that still holds one gives back the original it
+ * kept when it ends.  The call then carries on with a new journal, and
+ * later steps get their frequencies again.  A symbolic link in its place
+ * is refused and left where it is.
  *
  * Return values and err: err is cleared first; a call that ends with
  * problems (a refused domain, a failed write or restore, a domain the

@@ -330,6 +330,41 @@ START_TEST(t_journal_lost_while_held)
 }
 END_TEST
 
+/* cpu's domain at the userspace governor pinned at khz, as cosched
+ * leaves a domain it holds. */
+static void pin(const tree_t *t, int cpu, const char *khz)
+{
+	set_attr(t, cpu, "scaling_governor", "userspace");
+	set_attr(t, cpu, "scaling_max_freq", khz);
+	set_attr(t, cpu, "scaling_setspeed", khz);
+}
+
+/* After a journal was set aside (out: that call's outcome): domain 0,
+ * found pinned, has its hardware defaults and the site's governor;
+ * domain 8, found as its owner left it, is untouched; the next call
+ * says nothing more, and the next job gets its frequency and gives it
+ * back. */
+static void after_set_aside(const cosched_cpufreq_t *c, const tree_t *t,
+			    const cosched_cpufreq_outcome_t *out)
+{
+	cosched_cpufreq_outcome_t o;
+	cosched_cpufreq_holder_t a = holder(20, "userspace", 1500000);
+	cosched_error_t err = { "" };
+	int idx = 0;
+
+	ck_assert_int_eq(out->restored, 1);
+	ck_assert_str_eq(state(t, 0), "schedutil 800000 3000000 1500000");
+	ck_assert_str_eq(state(t, 8), ORIGINAL);
+	ck_assert_msg(!cosched_cpufreq_sweep(c, t->spool, &o, &err), "%s",
+		      err.msg);
+	ck_assert_int_eq(o.restored, 0);
+	ck_assert_msg(cosched_cpufreq_acquire(c, t->spool, &a, &idx, 1, NULL,
+					      &o, &err) == 0, "%s", err.msg);
+	ck_assert_str_eq(state(t, 0), "userspace 800000 1500000 1500000");
+	release_ok(c, t, 20, 0, 1);
+	ck_assert_str_eq(state(t, 0), "schedutil 800000 3000000 1500000");
+}
+
 START_TEST(t_corrupt_kept_aside)
 {
 	static const char *const bad[] = {
@@ -364,31 +399,26 @@ START_TEST(t_corrupt_kept_aside)
 		"cosched-cpufreq-journal/1 boot=-\nend domains=0 holders=0\nmore\n",
 	};
 	cosched_cpufreq_outcome_t out;
-	cosched_cpufreq_holder_t a;
 	cosched_error_t err = { "" };
 	cosched_cpufreq_t *c;
 	char kept[512];
-	int idx = 0;
 	tree_t t;
 
 	tree_make(&t, "");
 	c = tree_open(&t);
+	cosched_cpufreq_default_governor(c, "schedutil");
 	ck_assert_int_eq(mkdir(t.spool, 0700), 0);
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		cosched_check_write_file(t.journal, bad[i]);
+		pin(&t, 0, "1500000");
 		ck_assert_int_eq(cosched_cpufreq_sweep(c, t.spool, &out, &err),
 				 -1);
 		ck_assert_int_eq(count_bad(&t, kept, sizeof(kept)), 1);
-		ck_assert_msg(strstr(err.msg, "corrupt cpufreq journal") &&
+		ck_assert_msg(strstr(err.msg, "unreadable cpufreq journal") &&
 			      strstr(err.msg, kept), "%zu: %s", i, err.msg);
 		ck_assert_int_eq(access(t.journal, F_OK), -1);
 		ck_assert_str_eq(cosched_check_read_file(kept), bad[i]);
-		/* Until an administrator removes it, no change is made. */
-		a = holder(20, "userspace", 1500000);
-		ck_assert_int_eq(cosched_cpufreq_acquire(c, t.spool, &a, &idx,
-							 1, NULL, &out, &err), -1);
-		ck_assert_msg(strstr(err.msg, "kept aside"), "%s", err.msg);
-		ck_assert_str_eq(state(&t, 0), ORIGINAL);
+		after_set_aside(c, &t, &out);
 		ck_assert_int_eq(unlink(kept), 0);
 	}
 	/* The sweep takes a valid journal's originals, not sysfs's. */
@@ -409,6 +439,112 @@ START_TEST(t_corrupt_kept_aside)
 	ck_assert_int_eq(out.restored, 1);
 	ck_assert_str_eq(state(&t, 0), "schedutil 800000 3000000 1500000");
 	journal_is(&t, "", 0, 0);
+	cosched_cpufreq_close(c);
+	tree_free(&t);
+}
+END_TEST
+
+/* bytes (len of them, NULs too) as path's whole content. */
+static void write_bytes(const char *path, const char *bytes, size_t len)
+{
+	FILE *f = fopen(path, "w");
+
+	ck_assert_ptr_nonnull(f);
+	ck_assert_uint_eq(fwrite(bytes, 1, len, f), len);
+	ck_assert_int_eq(fclose(f), 0);
+}
+
+/*
+ * A journal replaced by bytes with NULs in them, or by a directory, while
+ * a job holds its domain at 1.5 GHz: set aside once, and the domain given
+ * its hardware defaults by whichever comes first (the job's end, the next
+ * launch's sweep, cosched-node restore); the job's end gives back the
+ * original it kept; later jobs get their frequency again.
+ */
+START_TEST(t_unreadable_set_aside)
+{
+	static const char nul[] = "cosched-cpufreq-journal/1 boot=-\n\0\0"
+				  "\x01garbage\0\n";
+	cosched_cpufreq_outcome_t out;
+	cosched_cpufreq_holder_t a;
+	cosched_cpufreq_kept_t kept_a;
+	cosched_error_t err = { "" };
+	cosched_cpufreq_t *c;
+	char kept[512], inside[600];
+	int idx = 0;
+	tree_t t;
+
+	tree_make(&t, "");
+	c = tree_open(&t);
+	cosched_cpufreq_default_governor(c, "schedutil");
+	for (int how = 0; how < 6; how++) {
+		bool dir = how % 2;
+
+		/* A job holds domain 0 at 1.5 GHz, then its journal goes. */
+		memset(&kept_a, 0, sizeof(kept_a));
+		a = holder(40, "userspace", 1500000);
+		ck_assert_msg(cosched_cpufreq_acquire(c, t.spool, &a, &idx, 1,
+						      &kept_a, &out, &err) == 0,
+			      "%s", err.msg);
+		ck_assert_str_eq(state(&t, 0),
+				 "userspace 800000 1500000 1500000");
+		ck_assert_int_eq(unlink(t.journal), 0);
+		if (dir) {
+			ck_assert_int_eq(mkdir(t.journal, 0700), 0);
+			snprintf(inside, sizeof(inside), "%s/x", t.journal);
+			cosched_check_write_file(inside, "x\n");
+		} else {
+			write_bytes(t.journal, nul, sizeof(nul) - 1);
+		}
+		if (how < 2) {		/* the job's end */
+			ck_assert_int_eq(cosched_cpufreq_release(c, t.spool, 40,
+						a.step_id, &kept_a, &out,
+						&err), -1);
+		} else if (how < 4) {	/* the next launch, then the end */
+			ck_assert_int_eq(cosched_cpufreq_sweep_try(c, t.spool,
+						&out, &err), -1);
+		} else {		/* cosched-node restore */
+			ck_assert_int_eq(cosched_cpufreq_restore_all(c, t.spool,
+						false, NULL, &out, &err), -1);
+		}
+		ck_assert_msg(strstr(err.msg, "unreadable cpufreq journal") &&
+			      strstr(err.msg, "set aside as") &&
+			      strstr(err.msg, "hardware defaults"),
+			      "%d: %s", how, err.msg);
+		ck_assert_int_eq(count_bad(&t, kept, sizeof(kept)), 1);
+		ck_assert_msg(strstr(err.msg, kept), "%s", err.msg);
+		ck_assert_int_eq(access(t.journal, F_OK), -1);
+		ck_assert_ptr_nonnull(strstr(state(&t, 0),
+					     "schedutil 800000 3000000"));
+		ck_assert_str_eq(state(&t, 8), ORIGINAL);
+		if (how >= 2)	/* its end still restores what it kept */
+			cosched_cpufreq_release(c, t.spool, 40, a.step_id,
+						&kept_a, &out, &err);
+		ck_assert_ptr_nonnull(strstr(state(&t, 0),
+					     "schedutil 800000 3000000"));
+		/* Said once; then the next job gets its frequency. */
+		ck_assert_msg(!cosched_cpufreq_sweep(c, t.spool, &out, &err),
+			      "%s", err.msg);
+		acquire_ok(c, &t, &a, 0);
+		ck_assert_str_eq(state(&t, 0),
+				 "userspace 800000 1500000 1500000");
+		release_ok(c, &t, 40, 0, 1);
+		cosched_check_sh("rm -r %s", kept);
+	}
+
+	/* No holder's copy: the site's stated governor, else the first
+	 * the domain lists other than userspace. */
+	cosched_cpufreq_default_governor(c, "ondemand");
+	pin(&t, 0, "1500000");
+	write_bytes(t.journal, nul, sizeof(nul) - 1);
+	ck_assert_int_eq(cosched_cpufreq_sweep(c, t.spool, &out, &err), -1);
+	ck_assert_ptr_nonnull(strstr(state(&t, 0), "ondemand 800000 3000000"));
+	cosched_cpufreq_default_governor(c, "nosuch");
+	pin(&t, 0, "1500000");
+	ck_assert_int_eq(mkdir(t.journal, 0700), 0);
+	ck_assert_int_eq(cosched_cpufreq_sweep(c, t.spool, &out, &err), -1);
+	ck_assert_ptr_nonnull(strstr(state(&t, 0),
+				     "performance 800000 3000000"));
 	cosched_cpufreq_close(c);
 	tree_free(&t);
 }
@@ -511,6 +647,7 @@ Suite *cosched_test_suite(void)
 	tcase_add_test(tc, t_empty_journal_is_empty);
 	tcase_add_test(tc, t_journal_lost_while_held);
 	tcase_add_test(tc, t_corrupt_kept_aside);
+	tcase_add_test(tc, t_unreadable_set_aside);
 	tcase_add_test(tc, t_links_refused);
 	tcase_add_test(tc, t_previous_boot);
 	tcase_add_test(tc, t_domain_gone);
