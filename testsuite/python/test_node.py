@@ -644,6 +644,58 @@ def test_frequency_journal_lost_while_held(make_cluster):
     _not_drained(c)
 
 
+def _set_aside_lines(c, node="n1"):
+    with open(c.log_path(f"slurmd-{node}")) as f:
+        return [l for l in f if "unreadable cpufreq journal" in l]
+
+
+def test_frequency_journal_unreadable(make_cluster):
+    """The cpufreq journal replaced by bytes with NULs in them while a job
+    holds its domain at 1.5 GHz: the job's end gives the domain back, the
+    file is set aside and logged once, and the next job gets 1.5 GHz again.
+    Then a directory in its place: the next launch's sweep gives the held
+    domain its hardware defaults at once, and cosched-node sweep says
+    nothing more."""
+    c = _freq_cluster(make_cluster)
+    spool = os.path.join(c.workdir, "spool", "n1", "cosched")
+    journal = os.path.join(spool, "cpufreq.journal")
+    _fill_socket0(c)
+    b = _start(c, "p15")
+    _wait_domain(c, 8, _userspace(1500000))
+    with open(journal, "wb") as f:
+        f.write(b"cosched-cpufreq-journal/1 boot=-\n\0\0garbage\0\n")
+    c.run(["scancel", str(b)])
+    _wait_domain(c, 8, ORIGINAL)
+    assert len(_set_aside_lines(c)) == 1, _set_aside_lines(c)
+    bad = [n for n in os.listdir(spool)
+           if n.startswith("cpufreq.journal.bad.")]
+    assert len(bad) == 1, bad
+    b = _start(c, "p15")
+    _wait_domain(c, 8, _userspace(1500000))
+
+    # A directory: the next launch (a job without a frequency) finds it.
+    os.unlink(journal)
+    os.mkdir(journal)
+    plain = c.sbatch("-n1", "--wrap", "true")
+    c.wait_state(plain, ["COMPLETED"])
+    _wait_domain(c, 8, ORIGINAL)
+    deadline = time.monotonic() + 20
+    while len(_set_aside_lines(c)) < 2:
+        assert time.monotonic() < deadline, _set_aside_lines(c)
+        time.sleep(0.3)
+    assert os.path.isdir(journal) is False
+    r = _node_cmd(c, "sweep")
+    assert r.returncode == 0 and "unreadable" not in r.stderr, r
+    c.run(["scancel", str(b)])
+    c.wait_state(b, ["CANCELLED", "COMPLETED"])
+    x = _start(c, "p15")
+    _wait_domain(c, 8, _userspace(1500000))
+    c.run(["scancel", str(x)])
+    _wait_domain(c, 8, ORIGINAL)
+    assert len(_set_aside_lines(c)) == 2, _set_aside_lines(c)
+    _not_drained(c)
+
+
 def _node_cmd(c, *args):
     """cosched-node on node n1 of cluster c."""
     from cosched_loopback.cluster import default_builddir
