@@ -4,7 +4,7 @@
  * cosched made (see the header for the protocol and the text form): the
  * file under its lock, the domains' settings resolved from their holders
  * and written to sysfs, and the API.  The journal in memory and its text
- * form are cpufreq_journal_text.c.
+ * form are cpufreq_journal_text.c, its file cpufreq_journal_file.c.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -20,7 +20,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "src/libcosched/io/file.h"
 #include "src/libcosched/base/kv.h"
 #include "src/libcosched/model/power.h"
 #include "src/libcosched/base/text.h"
@@ -28,7 +27,6 @@
 #include "src/node/cpufreq_journal_internal.h"
 #include "src/node/spool.h"
 
-#define JOURNAL_BYTES_MAX (64u << 20)
 /* slurmstepd waits this long for the lock (a step start or end); slurmd's
  * launch hooks never wait (cosched_cpufreq_sweep_try). */
 #define LOCK_WAIT_MS 2000
@@ -92,77 +90,6 @@ int cosched_cpufreq_holder_alive(const cosched_cpufreq_holder_t *h)
 	cosched_proc_id_t p = { h->pid, h->start_time };
 
 	return cosched_proc_alive(&p);
-}
-
-/* ---- files ------------------------------------------------------------- */
-
-/* Load DIR's journal (none: empty).  One that cannot be read as a
- * journal (no parse, NUL bytes, a directory or anything but a regular
- * file where it was, too large) is set aside: 1, err saying so and
- * where.  A symbolic link is refused (-1), never moved: it may point
- * anywhere. */
-static int journal_load(const char *dir, journal_t *j, cosched_error_t *err)
-{
-	char path[COSCHED_PATH_MAX], bad[COSCHED_PATH_MAX];
-	cosched_error_t perr;
-	struct stat st;
-	char *text;
-	int missing;
-
-	if (cosched_spool_path(path, sizeof(path), dir,
-			       COSCHED_CPUFREQ_JOURNAL_FILE, "", err))
-		return -1;
-	text = cosched_read_file(path, JOURNAL_BYTES_MAX, &missing, &perr);
-	if (!text && (missing || (!lstat(path, &st) && S_ISLNK(st.st_mode)))) {
-		if (missing)
-			return 0;
-		return cosched_error_set(err, "%s", perr.msg);
-	}
-	/* 0 bytes: it holds nothing to restore, so it is an empty journal
-	 * (setting it aside would stop every frequency change here for
-	 * nothing). */
-	if (text && !text[0]) {
-		free(text);
-		return 0;
-	}
-	if (text && !cosched_journal_parse(text, j, &perr)) {
-		free(text);
-		return 0;
-	}
-	free(text);
-	for (int i = 0; i < j->n; i++)
-		free(j->d[i].h);
-	j->n = 0;
-	if (cosched_spool_set_aside(dir, COSCHED_CPUFREQ_JOURNAL_FILE, bad,
-				    sizeof(bad), err))
-		return cosched_error_prefix(err, "unreadable cpufreq journal");
-	cosched_error_set(err,
-		"%s: unreadable cpufreq journal (%s), set aside as %s: the domains cosched held were given back their hardware defaults",
-		path, perr.msg, bad);
-	return 1;
-}
-
-/* Write the journal atomically: temporary file, fsync, rename, fsync of
- * the directory. */
-static int journal_store(const char *dir, const journal_t *j,
-			 cosched_error_t *err)
-{
-	char *text;
-	int rc;
-
-	/* Nothing held: no journal, so that slurmd's launch hooks see at a
-	 * glance (one stat) that there is nothing to sweep, and a node
-	 * cosched gave everything back to holds no file of it. */
-	if (!j->n)
-		return cosched_spool_replace(dir, COSCHED_CPUFREQ_JOURNAL_FILE,
-					     NULL, true, err);
-	text = cosched_journal_format(j);
-	if (!text)
-		return cosched_error_set(err, "cpufreq journal: out of memory");
-	rc = cosched_spool_replace(dir, COSCHED_CPUFREQ_JOURNAL_FILE, text,
-				   true, err);
-	free(text);
-	return rc;
 }
 
 /* ---- resolution -------------------------------------------------------- */
@@ -413,7 +340,7 @@ static int begin_wait(const cosched_cpufreq_t *c, const char *dir,
 				  p->err);
 	if (lock < 0)
 		return lock;
-	rc = journal_load(dir, j, &lerr);
+	rc = cosched_journal_load(dir, j, &lerr);
 	if (rc < 0) {
 		cosched_error_set(p->err, "%s", lerr.msg);
 		close(lock);
@@ -455,7 +382,7 @@ static int finish(const char *dir, journal_t *j, bool changed, int lock,
 {
 	cosched_error_t werr;
 
-	if (changed && journal_store(dir, j, &werr))
+	if (changed && cosched_journal_store(dir, j, &werr))
 		problem(p, "%s", werr.msg);
 	close(lock);
 	cosched_journal_free(j);
@@ -762,7 +689,7 @@ static int acquire_domains(const cosched_cpufreq_t *c, const char *dir,
 	if (recorded || changed) {
 		cosched_error_t werr;
 
-		if (journal_store(dir, j, &werr)) {
+		if (cosched_journal_store(dir, j, &werr)) {
 			problem(&p, "%s (no frequency changed)", werr.msg);
 			close(lock);
 			cosched_journal_free(j);

@@ -55,4 +55,13 @@ char *cosched_journal_format(const journal_t *j);
  * (cosched_kv_note_skipped); another major is refused. */
 int cosched_journal_parse(char *text, journal_t *j, cosched_error_t *err);
 
+/* DIR's journal into j (none: empty): 0; 1 when it could not be read and
+ * was set aside (err says so and where); -1 on any other error
+ * (cpufreq_journal_file.c). */
+int cosched_journal_load(const char *dir, journal_t *j, cosched_error_t *err);
+/* j as DIR's journal, atomically and durably; none when j holds
+ * nothing. */
+int cosched_journal_store(const char *dir, const journal_t *j,
+			  cosched_error_t *err);
+
 #endif
