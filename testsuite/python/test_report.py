@@ -9,8 +9,9 @@ One cluster holds every case: node n1 has a fake RAPL the test advances by
 known joules (cosched_loopback/fake_powercap.py, as test_energy_accounting.py), node n2
 has no powercap at all (as these machines).  On n1 two jobs share the node,
 then one runs alone (a batch step and an srun step); on n2 at the same time
-a job of root's and one of nobody's, whose energies are unknown.
-slurmdbd has PrivateData=jobs.
+a job of root's and one of another user's (daemon: from 25.11 slurmdbd
+refuses to add a user named nobody, Slurm's own name for uid 99), whose
+energies are unknown.  slurmdbd has PrivateData=jobs.
 """
 
 import csv
@@ -41,6 +42,8 @@ PY = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") \
 SINCE = ["-S", "now-1hour"]
 # A job name a user chose to move the terminal and split a CSV line.
 NAME = "no,rapl\x1b[31m"
+# Not root, not an administrator, and a name slurmdbd accepts: daemon.
+OTHER = "daemon"
 
 
 def _has_matplotlib():
@@ -128,7 +131,7 @@ def _cluster(make_cluster):
 
 def _run_jobs(c, root):
     """The jobs of the module docstring; returns their ids by role."""
-    c.add_accounting_user("nobody", "guests")
+    c.add_accounting_user(OTHER, "guests")
     a = c.sbatch("-n1", "-x", "n2", "-Jstream", "--wrap", "sleep 5")
     b = c.sbatch("-n1", "-x", "n2", "-Jstream", "--wrap", "sleep 5")
     for j in (a, b):
@@ -141,7 +144,7 @@ def _run_jobs(c, root):
                     "srun -n1 sleep 4")
     norapl = c.sbatch("-n1", "-x", "n1", f"-J{NAME}", "--wrap", "sleep 3")
     r = subprocess.run(
-        ["runuser", "-u", "nobody", "--", "sbatch", "--parsable",
+        ["runuser", "-u", OTHER, "--", "sbatch", "--parsable",
          "--chdir=/tmp", "--output=/dev/null", "-n1", "-x", "n1",
          "-Jtheirs", "--wrap=sleep 3"],
         env=c.env, capture_output=True, text=True, timeout=60)
@@ -247,7 +250,7 @@ def _check_aggregates(doc):
     users = {g["name"]: g for g in doc["aggregates"]["user"]}
     assert users["root"]["unknown_jobs"] == 1 and \
         users["root"]["energy_j"] is None, users
-    assert users["nobody"]["energy_j"] is None, users
+    assert users[OTHER]["energy_j"] is None, users
     policies = {g["name"]: g for g in doc["aggregates"]["policy"]}
     assert policies["none"]["energy_j"] == policies["none"]["known_energy_j"]
 
@@ -361,16 +364,16 @@ def test_report_from_accounting(make_cluster, tmp_path):
     _check_aggregates(doc)
     _check_formats(c, doc)
 
-    # (3) nobody, not an administrator, with PrivateData=jobs: only
-    # nobody's job, and no co-runner sacct does not show nobody.
+    # (3) The other user, not an administrator, with PrivateData=jobs:
+    # only their job, and no co-runner sacct does not show them.
     theirs = json.loads(report("-a", *SINCE, "--json", env=c.env,
-                               user="nobody").stdout)
+                               user=OTHER).stdout)
     assert [(j["job_id"], j["user"]) for j in theirs["jobs"]] == \
-        [(str(ids["theirs"]), "nobody")], theirs["jobs"]
+        [(str(ids["theirs"]), OTHER)], theirs["jobs"]
     assert theirs["jobs"][0]["co_runners"] == []
-    assert [g["name"] for g in theirs["aggregates"]["user"]] == ["nobody"]
+    assert [g["name"] for g in theirs["aggregates"]["user"]] == [OTHER]
     _, rows, _ = _table(report("-a", *SINCE, env=c.env,
-                               user="nobody").stdout)
+                               user=OTHER).stdout)
     assert [r["JobID"] for r in rows] == [str(ids["theirs"])]
 
     # -j passes through; a time sacct refuses is a bad option (2).
