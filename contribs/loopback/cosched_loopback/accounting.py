@@ -102,6 +102,11 @@ class AccountingDB:
             # a lock rather than fail.  (It logs that the buffer pool and
             # log are below its recommendations: so they are, on purpose.)
             "innodb_lock_wait_timeout=900",
+            # MariaDB 11.8 (Debian 13) turns snapshot isolation on, which
+            # makes slurmdbd stop at a write conflict (25.11 on say so
+            # at start); "loose-" lets 10.11 (Debian 12), which has no
+            # such option, start.
+            "loose-innodb_snapshot_isolation=OFF",
             "aria_pagecache_buffer_size=8M",
             "key_buffer_size=1M",
             "max_connections=30",
