@@ -69,6 +69,7 @@ def test_jobs_reach_slurmdbd(accounting_cluster):
     assert sorted(int(r["JobID"]) for r in listed) == ids, listed
 
 
+@pytest.mark.series
 @pytest.mark.cluster
 def test_record_reaches_slurmdbd(accounting_cluster):
     """slurmdbd's copy of a job's decision record is in AdminComment (sacct

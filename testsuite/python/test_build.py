@@ -10,6 +10,9 @@ import pytest
 
 from cosched_loopback.cluster import default_builddir
 
+# What differs between Slurm series: run on every series (scripts/test).
+pytestmark = pytest.mark.series
+
 TOP = os.path.normpath(os.path.join(os.path.dirname(__file__), "..", ".."))
 CONFIGURE = os.path.join(TOP, "configure")
 

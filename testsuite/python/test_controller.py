@@ -96,6 +96,7 @@ MIX = [(MEM, 2), (MEM, 2), (MEM, 2), (MEM, 2),
        (CPU, 2), (CPU, 2), (CPU, 2), (CPU, 2)]
 
 
+@pytest.mark.series
 @pytest.mark.cluster
 def test_app_aware_separates_what_cons_tres_pairs(make_cluster):
     """Under plain cons_tres placement (CoschedPolicy=none) the mix puts two
@@ -203,6 +204,7 @@ def test_miss_rate_bound_strict_then_lenient(make_cluster):
     assert _copy_agrees(c, on1[1])
 
 
+@pytest.mark.series
 @pytest.mark.cluster
 def test_balance_gang_greedy(make_cluster):
     """miss_rate_balance pairs a heavy arrival with the lightest partner and
@@ -241,6 +243,7 @@ def test_balance_gang_greedy(make_cluster):
     assert _socket_of(c, d) == _socket_of(c, a)
 
 
+@pytest.mark.series
 @pytest.mark.cluster
 def test_class_sources(make_cluster):
     """Profile, then declared class, then DefaultClass; a profile wins over
@@ -489,6 +492,7 @@ def test_restart_keeps_decisions(make_cluster):
     assert "self-check failed" not in log
 
 
+@pytest.mark.series
 @pytest.mark.cluster
 def test_restart_rebuilds_the_decisions_kept(make_cluster):
     """slurmctld keeps each running job's decision in memory and writes
@@ -752,6 +756,7 @@ def test_job_start_rpcs(make_cluster):
     assert rpcs.get("REQUEST_JOB_INFO_SINGLE", 0) == 2, rpcs
 
 
+@pytest.mark.series
 @pytest.mark.cluster
 def test_job_start_rpcs_contained(make_cluster):
     """With PrologFlags=Contain the job's extern step runs on each of its

@@ -77,6 +77,7 @@ def _cluster(make_cluster, powercap=True):
     return c, root
 
 
+@pytest.mark.series
 @pytest.mark.cluster
 def test_shared_node_energy_in_sacct(make_cluster):
     """Two jobs share the node while the test spends 12 J in it: sacct's

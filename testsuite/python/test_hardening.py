@@ -48,6 +48,7 @@ def _helper(name):
     return path
 
 
+@pytest.mark.series
 @pytest.mark.cluster
 def test_client_without_cons_tres_keeps_working(cluster, tmp_path):
     """A host whose PluginDir lacks cons_tres (a login node installed
@@ -100,6 +101,7 @@ def test_client_without_cons_tres_keeps_working(cluster, tmp_path):
         assert err.count(tried) <= 1, err
 
 
+@pytest.mark.series
 @pytest.mark.cluster
 def test_slurmctld_without_cons_tres_stops_at_start(make_cluster, tmp_path):
     """slurmctld cannot place anything without cons_tres: it stops at

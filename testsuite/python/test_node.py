@@ -60,6 +60,7 @@ def _not_drained(c):
                for s in states.values()), states
 
 
+@pytest.mark.series
 def test_tasks_run_on_the_allocated_cores(make_cluster):
     """A batch step and `srun --exact` steps run exactly on the cores the
     controller allocated (CPU_IDs); a --cpu-bind inside the allocation
@@ -362,6 +363,7 @@ def test_bad_conf_keeps_last_good_settings(make_cluster):
 SYNTHETIC_2X8 = "Topology=synthetic:package:2 [numa] core:8 pu:1"
 
 
+@pytest.mark.series
 def test_membind_follows_the_cores(make_cluster):
     """Memory binding names the NUMA node of the job's cores in a 2-socket,
     2-node synthetic topology: socket 0's job prefers node 0 (which
@@ -504,6 +506,7 @@ def _start(c, app, *args):
     return j
 
 
+@pytest.mark.series
 def test_frequency_decided_applied_and_restored(make_cluster):
     """A job decided at 1.5 GHz on socket 1 shows the decided governor and
     limits on exactly socket 1's CPUs while it runs and the originals

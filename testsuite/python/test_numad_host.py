@@ -77,6 +77,7 @@ def _steps(c):
     return sorted(os.listdir(d)) if os.path.isdir(d) else None
 
 
+@pytest.mark.series
 def test_steps_named_with_their_records_priority(make_cluster):
     c = make_cluster(nodes=1, sockets=1, cores=2,
                      cosched_conf_extra=["CoschedPolicy=app_aware"])

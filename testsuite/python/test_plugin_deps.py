@@ -39,6 +39,9 @@ import pytest
 from cosched_loopback.cluster import DEBIAN_PLUGINDIR, default_builddir
 from elf import dynamic_defined, needed, unversioned_undefined
 
+# What differs between Slurm series: run on every series (scripts/test).
+pytestmark = pytest.mark.series
+
 PLUGINS = ["select_cons_tres_cosched.so", "spank_cosched.so",
            "task_cosched.so", "acct_gather_energy_cosched.so"]
 GLIBC = {"libc.so.6", "libm.so.6", "libdl.so.2", "libpthread.so.0",

@@ -15,6 +15,8 @@ import subprocess
 import tempfile
 import time
 
+import pytest
+
 from cosched_loopback import fake_powercap
 from cosched_loopback.cluster import default_builddir, sampler_test_conf
 
@@ -51,6 +53,7 @@ def _not_drained(c):
                for l in r.stdout.splitlines()), r.stdout
 
 
+@pytest.mark.series
 def test_steps_are_profiled(make_cluster):
     """A batch step and an srun step each get a record whose task-clock is
     the CPU time the step's processes used (children started after the
@@ -196,6 +199,7 @@ def test_sampler_refuses_its_arguments_before_detaching():
         assert "needs --out, --events and an --interval" in r.stderr, r.stderr
 
 
+@pytest.mark.series
 def test_profile_merged_and_used(make_cluster):
     """End to end, with counts a test writes (this machine has no PMU):
     a job runs, its application's profile appears in the store, and the

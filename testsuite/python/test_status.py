@@ -20,6 +20,9 @@ import pytest
 
 from cosched_loopback.cluster import default_builddir
 
+# What differs between Slurm series: run on every series (scripts/test).
+pytestmark = pytest.mark.series
+
 
 def _status(cluster, *args):
     prog = os.path.join(default_builddir(), "src", "status", "cosched-status")

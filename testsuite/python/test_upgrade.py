@@ -19,6 +19,9 @@ import time
 
 import pytest
 
+# What differs between Slurm series: run on every series (scripts/test).
+pytestmark = pytest.mark.series
+
 SYNTHETIC_2X8 = "Topology=synthetic:package:2 [numa] core:8 pu:1"
 
 # The record's keys in their order (cosched(8) DECISION RECORD).

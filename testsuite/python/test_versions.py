@@ -14,6 +14,9 @@ import pytest
 
 from cosched_loopback.cluster import ClusterStartError, default_builddir
 
+# What differs between Slurm series: run on every series (scripts/test).
+pytestmark = pytest.mark.series
+
 
 def _running_version():
     out = subprocess.run(["slurmctld", "-V"], capture_output=True,
