@@ -211,7 +211,7 @@ def test_status_interference_input(tmp_path):
     r = _run_status("--reset-interference", "--conf", str(conf))
     assert r.returncode == 0 and "reset" in r.stdout, r
     text = (store / "interference.learned").read_text()
-    assert text.startswith("cosched-interference/1 created=") and \
+    assert text.startswith("cosched-interference/1.1 created=") and \
         text.count("\n") == 1, text
     r = _run_status("--interference", "--json", "--conf", str(conf))
     doc = json.loads(r.stdout)
