@@ -305,8 +305,13 @@ int cosched_profile_may_merge(const cosched_profile_t *p, long uid,
 
 void cosched_profile_claim(cosched_profile_t *p, long uid)
 {
-	if (p->owner_uid < 0 && uid > 0)
+	if (p->owner_uid < 0 && uid >= 0)
 		p->owner_uid = uid;
+}
+
+bool cosched_profile_serves(long owner_uid, long uid, bool shared)
+{
+	return shared || owner_uid <= 0 || owner_uid == uid;
 }
 
 void cosched_profile_free(cosched_profile_t *p)
