@@ -3,21 +3,39 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 
 #include "cosched_check.h"
 #include "src/libcosched/io/file.h"
 #include "step_records.h"
 
+char dir[64];
+cosched_error_t err;
+
 const step_record_owner_t step_record_root = { 0, true, false, "placed" };
 
-void step_record_put(const char *dir, uint32_t job, const char *app,
+void setup(void)
+{
+	char jobs[128];
+
+	cosched_check_tmpdir(dir, sizeof(dir), "learn");
+	chmod(dir, 0755);
+	snprintf(jobs, sizeof(jobs), "%s/jobs", dir);
+	ck_assert_int_eq(mkdir(jobs, 0755), 0);
+}
+
+void teardown(void)
+{
+	cosched_check_rm_rf(dir);
+}
+
+void step_record_put(uint32_t job, const char *app,
 		     const char *lca, double start, double runtime,
 		     const char *co, const char *exit_json,
 		     const step_record_owner_t *who)
 {
 	char path[256], text[1536], app_json[160] = "", uid_json[48] = "";
-	cosched_error_t err;
 
 	snprintf(path, sizeof(path), "%s/jobs/%u.0.n1.json", dir, job);
 	if (app)
@@ -44,7 +62,7 @@ void step_record_put(const char *dir, uint32_t job, const char *app,
 					   &err) == 0, "%s", err.msg);
 }
 
-void step_record_set_time(const char *dir, uint32_t job, double when)
+void step_record_set_time(uint32_t job, double when)
 {
 	char path[256];
 	struct timeval tv[2];

@@ -24,24 +24,6 @@
 #include "src/libcosched/model/observe.h"
 #include "step_records.h"
 
-static cosched_error_t err;
-static char dir[64];
-
-static void setup(void)
-{
-	char jobs[128];
-
-	cosched_check_tmpdir(dir, sizeof(dir), "learn");
-	chmod(dir, 0755);
-	snprintf(jobs, sizeof(jobs), "%s/jobs", dir);
-	ck_assert_int_eq(mkdir(jobs, 0755), 0);
-}
-
-static void teardown(void)
-{
-	cosched_check_rm_rf(dir);
-}
-
 #define DAY 86400.0
 
 START_TEST(test_cells_and_min_samples)
@@ -338,13 +320,13 @@ static void put_record(uint32_t job, const char *app, const char *lca,
 		       double start, double runtime, const char *co,
 		       const char *exit_json)
 {
-	step_record_put(dir, job, app, lca, start, runtime, co, exit_json,
+	step_record_put(job, app, lca, start, runtime, co, exit_json,
 			&step_record_root);
 }
 
 static void set_time(uint32_t job, long long when)
 {
-	step_record_set_time(dir, job, (double) when);
+	step_record_set_time(job, (double) when);
 }
 
 START_TEST(test_learner_folder)

@@ -23,25 +23,7 @@
 #include "src/libcosched/store/learner.h"
 #include "step_records.h"
 
-static cosched_error_t err;
-static char dir[64];
-
 static const char *ok = "{\"tasks\": 1, \"signalled\": 0, \"failed\": 0}";
-
-static void setup(void)
-{
-	char jobs[128];
-
-	cosched_check_tmpdir(dir, sizeof(dir), "learn-users");
-	chmod(dir, 0755);
-	snprintf(jobs, sizeof(jobs), "%s/jobs", dir);
-	ck_assert_int_eq(mkdir(jobs, 0755), 0);
-}
-
-static void teardown(void)
-{
-	cosched_check_rm_rf(dir);
-}
 
 #define DAY 86400.0
 #define ATTACKER 1000L
@@ -184,10 +166,10 @@ START_TEST(test_learner_attacks)
 	/* The victim's two solo runs of 3 s; the attacker's nine of 0.02 s
 	 * under the victim's application name. */
 	for (int i = 0; i < 2; i++)
-		step_record_put(dir, job++, "lammps", "N", base, 3.0, "", ok,
+		step_record_put(job++, "lammps", "N", base, 3.0, "", ok,
 				&victim);
 	for (int i = 0; i < 9; i++)
-		step_record_put(dir, job++, "lammps", "N", base, 0.02, "", ok,
+		step_record_put(job++, "lammps", "N", base, 0.02, "", ok,
 				&attacker);
 	ck_assert_msg(cosched_learner_run(l, now + 70, &rep, &err) == 0, "%s",
 		      err.msg);
@@ -197,27 +179,27 @@ START_TEST(test_learner_attacks)
 	ck_assert_double_eq_tol(solo, 3.0, 1e-9);
 	/* The victim's honest pair (3.3 s: 1.1) is measured against the
 	 * victim's own solo time, not the attacker's. */
-	step_record_put(dir, 100, "lammps", "N", base + 10, 3.3, "\"101.0\"",
+	step_record_put(100, "lammps", "N", base + 10, 3.3, "\"101.0\"",
 			ok, &victim);
-	step_record_put(dir, 101, "lammps", "N", base + 10, 3.3, "\"100.0\"",
+	step_record_put(101, "lammps", "N", base + 10, 3.3, "\"100.0\"",
 			ok, &victim);
 	/* The attacker's pairs: with --nodelist (passthrough), with runs
 	 * the profile refused, with no user known, with no application
 	 * (decided at once, not left waiting for a solo time). */
-	step_record_put(dir, 102, "lammps", "L", base + 20, 30, "\"103.0\"", ok,
+	step_record_put(102, "lammps", "L", base + 20, 30, "\"103.0\"", ok,
 			&bypass);
-	step_record_put(dir, 103, "lammps", "L", base + 20, 30, "\"102.0\"", ok,
+	step_record_put(103, "lammps", "L", base + 20, 30, "\"102.0\"", ok,
 			&bypass);
-	step_record_put(dir, 104, "lammps", "L", base + 60, 30, "\"105.0\"", ok,
+	step_record_put(104, "lammps", "L", base + 60, 30, "\"105.0\"", ok,
 			&refused);
-	step_record_put(dir, 105, "lammps", "L", base + 60, 30, "\"104.0\"", ok,
+	step_record_put(105, "lammps", "L", base + 60, 30, "\"104.0\"", ok,
 			&nobody);
-	step_record_put(dir, 106, NULL, "L", base + 100, 30, "\"107.0\"", ok,
+	step_record_put(106, NULL, "L", base + 100, 30, "\"107.0\"", ok,
 			&attacker);
-	step_record_put(dir, 107, NULL, "L", base + 100, 30, "\"106.0\"", ok,
+	step_record_put(107, NULL, "L", base + 100, 30, "\"106.0\"", ok,
 			&attacker);
 	for (uint32_t j = 100; j <= 107; j++)
-		step_record_set_time(dir, j, (double) now + 75);
+		step_record_set_time(j, (double) now + 75);
 	ck_assert_msg(cosched_learner_run(l, now + 80, &rep, &err) == 0, "%s",
 		      err.msg);
 	ck_assert_int_eq(rep.pairs, 2);
@@ -234,20 +216,20 @@ START_TEST(test_learner_attacks)
 	/* The attacker's own application: a 30 s solo run, then 1 s pairs
 	 * (0.03 each, held to the configured range's 1.00): the cell in
 	 * use stays the configured L:L. */
-	step_record_put(dir, 200, "evil", "L", base + 200, 30, "", ok,
+	step_record_put(200, "evil", "L", base + 200, 30, "", ok,
 			&attacker);
 	for (uint32_t j = 201; j < 217; j += 2) {
 		char a[16], b[16];
 
 		snprintf(a, sizeof(a), "\"%u.0\"", j + 1);
 		snprintf(b, sizeof(b), "\"%u.0\"", j);
-		step_record_put(dir, j, "evil", "L", base + 300 + j, 1, a, ok,
+		step_record_put(j, "evil", "L", base + 300 + j, 1, a, ok,
 				&attacker);
-		step_record_put(dir, j + 1, "evil", "L", base + 300 + j, 1, b,
+		step_record_put(j + 1, "evil", "L", base + 300 + j, 1, b,
 				ok, &attacker);
 	}
 	for (uint32_t j = 200; j < 217; j++)
-		step_record_set_time(dir, j, (double) now + 85);
+		step_record_set_time(j, (double) now + 85);
 	ck_assert_msg(cosched_learner_run(l, now + 90, &rep, &err) == 0, "%s",
 		      err.msg);
 	ck_assert_int_eq(rep.pairs, 16);
@@ -282,9 +264,9 @@ START_TEST(test_learner_burst)
 	for (int i = 0; i < burst; i++) {
 		uint32_t job = (uint32_t) (burst - i);
 
-		step_record_put(dir, job, "a", "N", base, 1.0, "", ok,
+		step_record_put(job, "a", "N", base, 1.0, "", ok,
 				&step_record_root);
-		step_record_set_time(dir, job, base + 10 + i * 0.001);
+		step_record_set_time(job, base + 10 + i * 0.001);
 	}
 	while (solos < burst && runs < 5) {
 		ck_assert_msg(cosched_learner_run(l, now + 400 + runs, &rep,
@@ -297,9 +279,9 @@ START_TEST(test_learner_burst)
 	ck_assert_int_eq(unsettled, burst - COSCHED_LEARN_SEEN_MAX);
 	ck_assert_int_le(t->seen.n, COSCHED_LEARN_SEEN_MAX);
 	/* Learning goes on: a record that ends now is decided. */
-	step_record_put(dir, burst + 1, "b", "N", (double) now + 400, 1.0, "",
+	step_record_put(burst + 1, "b", "N", (double) now + 400, 1.0, "",
 			ok, &step_record_root);
-	step_record_set_time(dir, burst + 1, (double) now + 410);
+	step_record_set_time(burst + 1, (double) now + 410);
 	ck_assert_int_eq(cosched_learner_run(l, now + 420, &rep, &err), 0);
 	ck_assert_int_eq(rep.solos, 1);
 	ck_assert_int_eq(rep.unsettled, 0);
