@@ -63,6 +63,19 @@ START_TEST(test_one_user_moves_nothing_alone)
 			    conf.slowdown[COSCHED_LCA_N][COSCHED_LCA_N]);
 	ck_assert_double_eq(used_value(&t, COSCHED_LCA_L, COSCHED_LCA_L, 1000),
 			    conf.slowdown[COSCHED_LCA_L][COSCHED_LCA_L]);
+	/* Nor their preference entries: mem next to mem stays forbidden
+	 * by [NTUA-2013-gang]'s table, and no cell counts as learned. */
+	{
+		cosched_interference_model_t out;
+		cosched_pref_rule_t rule;
+		int used;
+
+		cosched_pref_rule_default(&rule);
+		cosched_learn_apply(&t, &conf, 1, DAY, &rule, 1000, &out, &used);
+		ck_assert_int_eq(used, 0);
+		ck_assert_int_eq(out.pref.pref[COSCHED_CAT_MEM][COSCHED_CAT_MEM],
+				 conf.pref.pref[COSCHED_CAT_MEM][COSCHED_CAT_MEM]);
+	}
 	/* Three users who measured L:L at 1.5 move it there ... */
 	for (long u = 2000; u < 2003; u++)
 		cosched_learn_add(&t, COSCHED_LCA_L, COSCHED_LCA_L, 1.5, 1000, u,

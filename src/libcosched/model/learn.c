@@ -199,9 +199,10 @@ double cosched_learn_cell_robust(const cosched_learn_cell_t *c,
 {
 	vote_t v[COSCHED_LEARN_CELL_USERS + 2];
 	double total = COSCHED_LEARN_CONF_VOTES, below = 0.0, m;
+	double conf_log = log(configured);
 	int n = 0, users = 0;
 
-	v[n++] = (vote_t) { log(configured), COSCHED_LEARN_CONF_VOTES };
+	v[n++] = (vote_t) { conf_log, COSCHED_LEARN_CONF_VOTES };
 	for (int i = 0; i < c->nusers; i++) {
 		const cosched_learn_voter_t *u = &c->user[i];
 		double votes = u->uid == 0 ? COSCHED_LEARN_SITE_VOTES : 1.0;
@@ -236,6 +237,10 @@ double cosched_learn_cell_robust(const cosched_learn_cell_t *c,
 	}
 	if (voters)
 		*voters = users;
+	/* The configured value itself where the vote lands on it, to the
+	 * bit: the caller then keeps the configured cell whole. */
+	if (m == conf_log)
+		return configured;
 	return fmin(fmax(exp(m), lo), hi);
 }
 
@@ -487,7 +492,10 @@ void cosched_learn_apply(const cosched_learn_table_t *t,
 			s = cosched_learn_cell_robust(cell,
 					configured->slowdown[v][c], lo, hi,
 					now, half_life_s, NULL);
-			if (!isfinite(s))
+			/* A vote that keeps the configured value keeps its
+			 * preference entry too: a pair the site's
+			 * PreferenceTable forbids stays forbidden. */
+			if (!isfinite(s) || s == configured->slowdown[v][c])
 				continue;
 			out->slowdown[v][c] = s;
 			out->pref.pref[cosched_lca_to_category(v)]

@@ -41,6 +41,8 @@
  * largest configured cell, cosched_interference_range): a run faster
  * than alone or slower than any configured pair teaches the range's end.
  * A cell of an earlier release's file (no users) is one voter of weight 1.
+ * Where the vote lands on the configured value the cell is not replaced
+ * at all: its preference entry stays the configured one.
  *
  * Solo times are kept per application and owner: the user who ran it,
  * or COSCHED_LEARN_OWNER_SITE for an application the site shares
