@@ -113,8 +113,8 @@ typedef struct {
 	file_id_t file;
 	char app[sizeof(((cosched_step_record_t *) 0)->app)];
 	double runtime_s;
-	long uid;			/* its user, and whose solo runs */
-	bool shared;			/* it waits for */
+	long uid;			/* its user; with shared, whose */
+	bool shared;			/* solo time it waits for */
 	cosched_observation_t obs;	/* a pair */
 	ino_t listed;			/* its inode in this run's listing
 					 * of the folder (0: not listed) */
