@@ -63,10 +63,12 @@ static int put(const char *dir, unsigned job, const char *app,
 		 "{\"schema\": 1, \"job\": %u, \"step\": 0, \"node\": \"n1\","
 		 " \"app\": \"%s\", \"runtime_s\": 10.000, \"start_s\": %.3f,"
 		 " \"end_s\": %.3f, \"co_runners\": [%s],"
-		 " \"co_runners_seen\": %d, \"exit\": %s,"
-		 " \"decision\": {\"lca\": \"%s\", \"sockets\": \"0\","
-		 " \"predicted_slowdown\": 1.1}}\n",
+		 " \"co_runners_seen\": %d, \"exit\": %s, \"uid\": 0,"
+		 " \"profile\": \"merged into %s/%s.json\","
+		 " \"decision\": {\"state\": \"placed\", \"lca\": \"%s\","
+		 " \"sockets\": \"0\", \"predicted_slowdown\": 1.1}}\n",
 		 job, app, start, start + 10, corunners, co ? 1 : 0, ok_exit,
+		 dir, app,
 		 job % 2 ? "L" : "C");
 	if (cosched_file_replace(path, text, strlen(text), 0644, 0, &err)) {
 		fprintf(stderr, "cosched-bench-learner: %s\n", err.msg);

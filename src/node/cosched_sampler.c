@@ -28,6 +28,8 @@
  *                  "llc_miss_bw" (bytes/s: 64 per LLC miss) },
  *     "state": "measured" | "counters unavailable: REASON",
  *     "app": APP, "profile": "merged into DIR/APP.json" | "not merged: WHY",
+ *     "uid": the job's user (--uid), "profile_shared": true (the site
+ *     shares APP: ProfileShare),
  *     "energy": { "state": "measured" | "energy unavailable: REASON",
  *                 "total_uj", "uncore_uj", "core_uj", "dram_uj", "node_uj" },
  *     "co_runners": ["JOB.STEP", ...], "co_runners_seen": N,
@@ -629,6 +631,13 @@ static int write_record(void)
 	json_object_set_new(o, "state", json_string(state));
 	if (S.app && *S.app)
 		json_object_set_new(o, "app", json_string(S.app));
+	/* Whose run it is: the learner keeps each user's solo runs apart and
+	 * weighs users, not runs (model/learn.h). */
+	if (S.uid >= 0)
+		json_object_set_new(o, "uid", json_integer(S.uid));
+	if (S.app && *S.app && !S.conf_error[0] &&
+	    cosched_conf_profile_shared(&S.conf, S.app))
+		json_object_set_new(o, "profile_shared", json_true());
 	json_object_set_new(o, "profile", json_string(S.merged));
 	json_object_set_new(o, "energy", sampler_energy_json(&S.energy));
 	json_object_set_new(o, "live", json_string(

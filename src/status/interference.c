@@ -65,7 +65,9 @@ static int show(const cosched_conf_t *conf, const cosched_learn_table_t *t,
 	double half_life = conf->interference_half_life_days * 86400.0;
 	bool learned = conf->interference_source == COSCHED_ISOURCE_LEARNED;
 	int nused = 0;
+	double lo, hi;
 
+	cosched_interference_range(&conf->interference, &lo, &hi);
 	cosched_pref_rule_default(&rule);
 	cosched_learn_apply(t, &conf->interference,
 			    conf->interference_min_samples, half_life, &rule,
@@ -90,10 +92,15 @@ static int show(const cosched_conf_t *conf, const cosched_learn_table_t *t,
 		for (int v = 0; v < COSCHED_LCA_COUNT; v++)
 			for (int c = 0; c < COSCHED_LCA_COUNT; c++) {
 				const cosched_learn_cell_t *cell = &t->cell[v][c];
+				double value;
+				int users;
 				json_t *e;
 
 				if (!cell->n)
 					continue;
+				value = cosched_learn_cell_robust(cell,
+					conf->interference.slowdown[v][c], lo,
+					hi, now, half_life, &users);
 				e = json_object();
 				json_object_set_new(e, "victim", json_string(
 					cosched_lca_name(v)));
@@ -105,6 +112,12 @@ static int show(const cosched_conf_t *conf, const cosched_learn_table_t *t,
 					cosched_learn_cell_samples(cell, now,
 								   half_life)));
 				json_object_set_new(e, "n", json_integer(cell->n));
+				/* Who stands behind it: the users whose runs
+				 * still count, and what their vote gives. */
+				json_object_set_new(e, "users",
+						    json_integer(users));
+				json_object_set_new(e, "value",
+						    json_real(value));
 				json_object_set_new(e, "configured", json_real(
 					conf->interference.slowdown[v][c]));
 				json_object_set_new(e, "used", json_boolean(
@@ -144,23 +157,31 @@ static int show(const cosched_conf_t *conf, const cosched_learn_table_t *t,
 		conf->interference_half_life_days,
 		learned ? "cells with enough samples replace the configured ones" :
 			  "learned, not used");
-	fprintf(out, "%-7s %-10s %8s %8s %6s %11s %5s\n", "VICTIM", "CORUNNER",
-		"LEARNED", "SAMPLES", "N", "CONFIGURED", "USED");
+	fprintf(out, "%-7s %-10s %8s %8s %6s %5s %6s %11s %5s\n", "VICTIM",
+		"CORUNNER", "LEARNED", "SAMPLES", "N", "USERS", "VALUE",
+		"CONFIGURED", "USED");
 	for (int v = 0; v < COSCHED_LCA_COUNT; v++)
 		for (int c = 0; c < COSCHED_LCA_COUNT; c++) {
 			const cosched_learn_cell_t *cell = &t->cell[v][c];
+			double value;
+			int users;
 
 			if (!cell->n)
 				continue;
-			fprintf(out, "%-7s %-10s %8.2f %8.1f %6lld %11.2f %5s\n",
+			value = cosched_learn_cell_robust(cell,
+				conf->interference.slowdown[v][c], lo, hi, now,
+				half_life, &users);
+			fprintf(out, "%-7s %-10s %8.2f %8.1f %6lld %5d %6.2f %11.2f %5s\n",
 				cosched_lca_name(v), cosched_lca_name(c),
 				cosched_learn_cell_value(cell),
 				cosched_learn_cell_samples(cell, now, half_life),
-				cell->n, conf->interference.slowdown[v][c],
+				cell->n, users, value,
+				conf->interference.slowdown[v][c],
 				learned && used.slowdown[v][c] !=
 				conf->interference.slowdown[v][c] ? "yes" : "no");
 		}
-	fprintf(out, "solo run times kept for %d applications\n", t->nsolo);
+	fprintf(out, "solo run times kept for %d applications and owners\n",
+		t->nsolo);
 	for (int r = 0; r < COSCHED_SKIP_COUNT; r++)
 		if (t->skipped[r])
 			fprintf(out, "not learned from: %lld (%s)\n",

@@ -21,7 +21,8 @@ import time
 
 import pytest
 
-from cosched_loopback.cluster import default_builddir
+from cosched_loopback.cluster import default_builddir, sampler_test_conf
+from users import local_user, open_to_users, sbatch_as
 
 SCRIPT = """#!/bin/bash
 d={marks}
@@ -168,6 +169,116 @@ def test_learned_cell_changes_strict_placement(make_cluster):
     assert _cells(c) == {}, _cells(c)
 
 
+ATTACKER, VICTIM = "cosched-t1", "cosched-t2"
+STRICT_LEARNED = ["CoschedPolicy=app_aware", "PlacementMode=strict",
+                  "InterferenceSource=learned", "InterferenceMinSamples=2",
+                  "ProfileCacheRefresh=1", "GangMaxApps=4"]
+
+
+def _users_cluster(make_cluster):
+    """One node of one 4-core socket that app_aware may fill
+    (GangMaxApps=4), strict, on the learned table, open to two users
+    besides root: (cluster, attacker's uid)."""
+    c = make_cluster(nodes=1, sockets=1, cores=4,
+                     cosched_conf_extra=STRICT_LEARNED)
+    open_to_users(c)
+    local_user(VICTIM)
+    return c, local_user(ATTACKER)
+
+
+def _victim_round(c):
+    """The victim's four 1-core cpu jobs of lammps, released at once:
+    whether all four ran together, and each one's (class, source)."""
+    ids = [sbatch_as(c, VICTIM, "-H", "-n1", "-Jlammps",
+                     "--cosched-class=cpu", "--wrap=sleep 5")
+           for _ in range(4)]
+    c.release(ids)
+    for j in ids:
+        c.wait_state(j, ["RUNNING", "COMPLETED"])
+    together = all(c.job(j)["JobState"] == "RUNNING" for j in ids)
+    classes = [(c.record(j)["class"], c.record(j)["source"]) for j in ids]
+    _wait_done(c, ids)
+    return together, classes
+
+
+def _as_attacker(c, n, *args):
+    """n jobs of the attacker's at once, waited for."""
+    ids = [sbatch_as(c, ATTACKER, "-n1", *args) for _ in range(n)]
+    _wait_done(c, ids)
+    return ids
+
+
+@pytest.mark.cluster
+def test_one_user_teaches_no_one(make_cluster):
+    """One user's co-runs do not change the table another user's jobs are
+    placed by: the attacker's own application, a solo run then co-runs
+    three times as slow (and co-runs placed by --nodelist), are learned
+    and counted, but the cell in use stays the configured one, so the
+    victim's four cpu jobs still run together, as on an untouched
+    cluster; cosched-status says one user stands behind the cell."""
+    c, _ = _users_cluster(make_cluster)
+    untouched = _victim_round(c)
+    assert untouched[0], untouched
+
+    evil = ("--cosched-app=evil", "--cosched-class=cpu")
+    _as_attacker(c, 1, *evil, "--wrap=sleep 1.2")
+    for _ in range(2):
+        _as_attacker(c, 2, *evil, "--wrap=sleep 4")
+    _as_attacker(c, 2, *evil, "-wn1", "--wrap=sleep 4")
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        st = _status(c, "--interference", "--json")
+        nn = [e for e in st["cells"]
+              if (e["victim"], e["corunner"]) == ("N", "N")]
+        if nn and nn[0]["n"] >= 2 and \
+                st["skipped"].get("not_placed", 0) >= 2:
+            break
+        time.sleep(0.5)
+    else:
+        raise AssertionError(f"{_cells(c)}\n{st}\n{c.logs(40)}")
+    assert nn[0]["learned"] > 1.5 and nn[0]["users"] == 1 and \
+        nn[0]["value"] == 1.0 and not nn[0]["used"], st
+
+    time.sleep(2)   # the controller applies the table at its next pass
+    assert _victim_round(c) == untouched
+
+
+@pytest.mark.cluster
+def test_profile_squatting_gains_nothing(make_cluster):
+    """A user who runs first under another user's application name owns
+    that profile, but it does not classify the other user's jobs: the
+    victim's lammps job is placed by its declared class, as on an
+    untouched cluster, while the attacker's own lammps job is classified
+    from the attacker's profile.  A profile root's runs made is the
+    site's: a user's runs do not claim it."""
+    c, attacker = _users_cluster(make_cluster)
+    conf = sampler_test_conf(c.workdir)
+    # Counts of a memory-bound program (30 LLC misses per 1000
+    # instructions): a profile that classifies, and unlike cpu.
+    with open(os.path.join(c.workdir, "counters"), "w") as f:
+        f.write("instructions 1000000000\ncycles 2000000000\n"
+                "LLC-load-misses 30000000\ntask-clock 500000000\n")
+    c.reconfigure(STRICT_LEARNED + conf)
+    untouched = _victim_round(c)
+    assert untouched[1] == [("cpu", "declared")] * 4, untouched
+    os.remove(os.path.join(c.profile_dir, "lammps.json"))
+
+    _as_attacker(c, 2, "-Jlammps", "--wrap=sleep 1.5")
+    with open(os.path.join(c.profile_dir, "lammps.json")) as f:
+        assert json.load(f)["owner_uid"] == attacker
+    time.sleep(2)   # the profile cache's next refresh
+    assert _victim_round(c) == untouched
+    mine = _as_attacker(c, 1, "-Jlammps", "--wrap=sleep 1.5")[0]
+    assert c.record(mine)["source"] == "profile", c.record(mine)
+
+    for _ in range(2):
+        _wait_done(c, [c.sbatch("-n1", "-Jsiteapp", "--wrap=sleep 1.5")])
+    _as_attacker(c, 1, "-Jsiteapp", "--wrap=sleep 1.5")
+    with open(os.path.join(c.profile_dir, "siteapp.json")) as f:
+        prof = json.load(f)
+    assert "owner_uid" not in prof and prof["runs_merged"] == 2, prof
+
+
 def _status_bin(c):
     return os.path.join(c.builddir, "src", "status", "cosched-status")
 
@@ -211,7 +322,7 @@ def test_status_interference_input(tmp_path):
     r = _run_status("--reset-interference", "--conf", str(conf))
     assert r.returncode == 0 and "reset" in r.stdout, r
     text = (store / "interference.learned").read_text()
-    assert text.startswith("cosched-interference/1 created=") and \
+    assert text.startswith("cosched-interference/1.1 created=") and \
         text.count("\n") == 1, text
     r = _run_status("--interference", "--json", "--conf", str(conf))
     doc = json.loads(r.stdout)

@@ -19,6 +19,7 @@ import pytest
 
 from cosched_loopback import fake_powercap
 from cosched_loopback.cluster import default_builddir, sampler_test_conf
+from users import local_user, open_to_users, sbatch_as
 
 BATCH = 4294967291      # Slurm's batch step id (SLURM_BATCH_SCRIPT)
 
@@ -492,26 +493,6 @@ def test_live_load_leaves_with_its_file(make_cluster):
     _not_drained(c)
 
 
-def _user(name):
-    """A local user for a second job owner (created once, no home)."""
-    import pwd
-    try:
-        return pwd.getpwnam(name).pw_uid
-    except KeyError:
-        subprocess.run(["useradd", "--system", "--no-create-home",
-                        "--shell", "/usr/sbin/nologin", name], check=True)
-        return pwd.getpwnam(name).pw_uid
-
-
-def _sbatch_as(c, user, *args):
-    r = subprocess.run(
-        ["runuser", "-u", user, "--", "sbatch", "--parsable",
-         "--chdir=/tmp", "--output=/dev/null", *args],
-        env=c.env, capture_output=True, text=True)
-    assert r.returncode == 0, r.stderr
-    return int(r.stdout.strip().split(";")[0])
-
-
 def test_profile_is_its_owners(make_cluster):
     """A run merges into a profile only when it may: the first user's
     job creates p15's profile and owns it; a second user's job of the
@@ -519,16 +500,9 @@ def test_profile_is_its_owners(make_cluster):
     shares p15 (ProfileShare=) the second user's runs go in, and the
     profile stays the first user's."""
     c = make_cluster(nodes=1, cosched_conf_extra=["SampleInterval=0.2"])
-    # Users other than root read the cluster's configuration and reach
-    # its munged, as on a real cluster.
-    for d, _, files in os.walk(c.workdir):
-        os.chmod(d, os.stat(d).st_mode | 0o055)
-        for f in files:
-            p = os.path.join(d, f)
-            if not os.path.islink(p):
-                os.chmod(p, os.stat(p).st_mode | 0o044)
-    owner, other = _user("cosched-t1"), _user("cosched-t2")
-    a = _sbatch_as(c, "cosched-t1", "-Jp15", "--wrap", "sleep 1")
+    open_to_users(c)
+    owner, other = local_user("cosched-t1"), local_user("cosched-t2")
+    a = sbatch_as(c, "cosched-t1", "-Jp15", "--wrap", "sleep 1")
     c.wait_state(a, "COMPLETED", timeout=60)
     rec = _record(c, f"{a}.batch")
     assert rec["profile"].startswith("merged into "), rec
@@ -536,7 +510,7 @@ def test_profile_is_its_owners(make_cluster):
         prof = json.load(f)
     assert prof["owner_uid"] == owner and prof["runs_merged"] == 1, prof
     assert prof["schema_version"] == 4, prof
-    b = _sbatch_as(c, "cosched-t2", "-Jp15", "--wrap", "sleep 1")
+    b = sbatch_as(c, "cosched-t2", "-Jp15", "--wrap", "sleep 1")
     c.wait_state(b, "COMPLETED", timeout=60)
     rec = _record(c, f"{b}.batch")
     assert rec["profile"] == (
@@ -547,7 +521,7 @@ def test_profile_is_its_owners(make_cluster):
         assert json.load(f)["runs_merged"] == 1
     c.write_cosched_conf(["SampleInterval=0.2", "ProfileShare=p15"])
     c.run(["scontrol", "reconfigure"])
-    b2 = _sbatch_as(c, "cosched-t2", "-Jp15", "--wrap", "sleep 1")
+    b2 = sbatch_as(c, "cosched-t2", "-Jp15", "--wrap", "sleep 1")
     c.wait_state(b2, "COMPLETED", timeout=60)
     rec = _record(c, f"{b2}.batch")
     assert rec["profile"].startswith("merged into "), rec

@@ -22,24 +22,7 @@
 #include "src/libcosched/model/learn.h"
 #include "src/libcosched/store/learner.h"
 #include "src/libcosched/model/observe.h"
-
-static cosched_error_t err;
-static char dir[64];
-
-static void setup(void)
-{
-	char jobs[128];
-
-	cosched_check_tmpdir(dir, sizeof(dir), "learn");
-	chmod(dir, 0755);
-	snprintf(jobs, sizeof(jobs), "%s/jobs", dir);
-	ck_assert_int_eq(mkdir(jobs, 0755), 0);
-}
-
-static void teardown(void)
-{
-	cosched_check_rm_rf(dir);
-}
+#include "step_records.h"
 
 #define DAY 86400.0
 
@@ -55,9 +38,9 @@ START_TEST(test_cells_and_min_samples)
 	cosched_pref_rule_default(&rule);
 	/* L next to L: 2.0 and 8.0 give the geometric mean 4.0. */
 	ck_assert_int_eq(cosched_learn_add(&t, COSCHED_LCA_L, COSCHED_LCA_L,
-					   2.0, 1000, 0, &err), 0);
+					   2.0, 1000, 0, 0, &err), 0);
 	ck_assert_int_eq(cosched_learn_add(&t, COSCHED_LCA_L, COSCHED_LCA_L,
-					   8.0, 1000, 0, &err), 0);
+					   8.0, 1000, 0, 0, &err), 0);
 	ck_assert_double_eq_tol(cosched_learn_cell_value(
 		&t.cell[COSCHED_LCA_L][COSCHED_LCA_L]), 4.0, 1e-9);
 	ck_assert(isnan(cosched_learn_cell_value(
@@ -69,29 +52,31 @@ START_TEST(test_cells_and_min_samples)
 			    conf.slowdown[COSCHED_LCA_L][COSCHED_LCA_L]);
 	ck_assert_int_eq(out.pref.pref[COSCHED_CAT_MEM][COSCHED_CAT_MEM],
 			 conf.pref.pref[COSCHED_CAT_MEM][COSCHED_CAT_MEM]);
-	/* With 2 it is replaced, and mem next to mem is forbidden (4 >=
-	 * 1.5); every other cell is the configured one. */
+	/* With 2 it is replaced (root's runs outweigh the configured
+	 * value), held to the configured table's largest cell (C:L 2.15),
+	 * and mem next to mem is forbidden (2.15 >= 1.5); every other cell
+	 * is the configured one. */
 	cosched_learn_apply(&t, &conf, 2, 0, &rule, 1000, &out, &used);
 	ck_assert_int_eq(used, 1);
 	ck_assert_double_eq_tol(out.slowdown[COSCHED_LCA_L][COSCHED_LCA_L],
-				4.0, 1e-9);
+				2.15, 1e-9);
 	ck_assert_int_eq(out.pref.pref[COSCHED_CAT_MEM][COSCHED_CAT_MEM],
 			 COSCHED_PREF_FORBIDDEN);
 	ck_assert_double_eq(out.slowdown[COSCHED_LCA_C][COSCHED_LCA_L],
 			    conf.slowdown[COSCHED_LCA_C][COSCHED_LCA_L]);
 	/* A learned pair that does not hurt becomes allowed, rank 1. */
-	cosched_learn_add(&t, COSCHED_LCA_C, COSCHED_LCA_L, 1.02, 1000, 0,
+	cosched_learn_add(&t, COSCHED_LCA_C, COSCHED_LCA_L, 1.02, 1000, 0, 0,
 			  &err);
-	cosched_learn_add(&t, COSCHED_LCA_C, COSCHED_LCA_L, 1.04, 1000, 0,
+	cosched_learn_add(&t, COSCHED_LCA_C, COSCHED_LCA_L, 1.04, 1000, 0, 0,
 			  &err);
 	cosched_learn_apply(&t, &conf, 2, 0, &rule, 1000, &out, &used);
 	ck_assert_int_eq(used, 2);
 	ck_assert_int_eq(out.pref.pref[COSCHED_CAT_RAND][COSCHED_CAT_MEM], 1);
 	/* Out of range. */
 	ck_assert_int_eq(cosched_learn_add(&t, COSCHED_LCA_L, COSCHED_LCA_L,
-					   0.0, 1000, 0, &err), -1);
+					   0.0, 1000, 0, 0, &err), -1);
 	ck_assert_int_eq(cosched_learn_add(&t, COSCHED_LCA_UNKNOWN,
-					   COSCHED_LCA_L, 2, 1000, 0, &err), -1);
+					   COSCHED_LCA_L, 2, 1000, 0, 0, &err), -1);
 	cosched_learn_free(&t);
 }
 END_TEST
@@ -111,10 +96,10 @@ START_TEST(test_decay)
 	 * later: the old ones weigh 4 x 1/4 = 1, the new one 1, so the
 	 * value is sqrt(3) and there are 2 samples. */
 	for (int i = 0; i < 4; i++)
-		cosched_learn_add(&t, COSCHED_LCA_LC, COSCHED_LCA_L, 3.0, 0,
+		cosched_learn_add(&t, COSCHED_LCA_LC, COSCHED_LCA_L, 3.0, 0, 0,
 				  DAY, &err);
 	cosched_learn_add(&t, COSCHED_LCA_LC, COSCHED_LCA_L, 1.0,
-			  (long long) (2 * DAY), DAY, &err);
+			  (long long) (2 * DAY), 0, DAY, &err);
 	ck_assert_double_eq_tol(cosched_learn_cell_value(c), sqrt(3.0), 1e-9);
 	ck_assert_double_eq_tol(cosched_learn_cell_samples(c, (long long) (2 * DAY),
 							   DAY), 2.0, 1e-9);
@@ -132,7 +117,7 @@ START_TEST(test_decay)
 	ck_assert_double_eq_tol(cosched_learn_cell_samples(c, (long long) (30 * DAY),
 							   0), 2.0, 1e-9);
 	/* An observation older than the cell's latest comes in decayed. */
-	cosched_learn_add(&t, COSCHED_LCA_LC, COSCHED_LCA_L, 3.0, 0, DAY,
+	cosched_learn_add(&t, COSCHED_LCA_LC, COSCHED_LCA_L, 3.0, 0, 0, DAY,
 			  &err);
 	ck_assert_double_eq_tol(c->weight, 2.25, 1e-9);
 	ck_assert_int_eq(c->n, 6);
@@ -147,28 +132,29 @@ START_TEST(test_text_round_trip)
 	double solo;
 
 	cosched_learn_init(&t, 1700000000);
-	cosched_learn_add(&t, COSCHED_LCA_L, COSCHED_LCA_C, 2.5, 1700000100,
+	cosched_learn_add(&t, COSCHED_LCA_L, COSCHED_LCA_C, 2.5, 1700000100, 0,
 			  DAY, &err);
 	t.skipped[COSCHED_SKIP_SIGNALLED] = 3;
-	ck_assert_int_eq(cosched_learn_solo_add(&t, "stream", 10.0, 1700000050,
+	ck_assert_int_eq(cosched_learn_solo_add(&t, "stream", 0, 10.0, 1700000050,
 						&err), 0);
 	/* What the strict reader would refuse is never written. */
-	ck_assert_int_eq(cosched_learn_solo_add(&t, "app x", 1.0, 1, &err), -1);
-	ck_assert_int_eq(cosched_learn_solo_add(&t, "x", 0.0, 1, &err), -1);
+	ck_assert_int_eq(cosched_learn_solo_add(&t, "app x", 0, 1.0, 1, &err), -1);
+	ck_assert_int_eq(cosched_learn_solo_add(&t, "x", 0, 0.0, 1, &err), -1);
 	cosched_learn_pending_add(&t, "14.0.n1", 1700000101.25, &err);
-	cosched_learn_solo_add(&t, "stream", 12.0, 1700000060, &err);
+	cosched_learn_solo_add(&t, "stream", 0, 12.0, 1700000060, &err);
 	cosched_learn_seen_add(&t, "12.0.n1", 1700000100.5, &err);
 	text = cosched_learn_format(&t);
 	ck_assert_ptr_nonnull(text);
-	ck_assert_ptr_nonnull(strstr(text, "cosched-interference/1 created=1700000000"));
+	ck_assert_ptr_nonnull(strstr(text, "cosched-interference/1.1 created=1700000000"));
 	ck_assert_ptr_nonnull(strstr(text, "\ncell victim=L corunner=C n=1 weight=1.000000"));
 	ck_assert_ptr_nonnull(strstr(text, "\nskipped reason=signalled n=3\n"));
-	ck_assert_ptr_nonnull(strstr(text, "\nsolo app=stream last=1700000060 runs=10.000,12.000\n"));
+	ck_assert_ptr_nonnull(strstr(text, "\nvoter victim=L corunner=C uid=0 n=1 weight=1.000000"));
+	ck_assert_ptr_nonnull(strstr(text, "\nsolo_of app=stream owner=0 last=1700000060 runs=10.000,12.000\n"));
 	cosched_learn_init(&back, 0);
 	ck_assert_msg(cosched_learn_parse(text, &back, &err) == 0, "%s", err.msg);
 	again = cosched_learn_format(&back);
 	ck_assert_str_eq(text, again);
-	ck_assert_int_eq(cosched_learn_solo_time(&back, "stream", &solo), 1);
+	ck_assert_int_eq(cosched_learn_solo_time(&back, "stream", 0, &solo), 1);
 	ck_assert_double_eq_tol(solo, 11.0, 1e-9);
 	ck_assert(cosched_learn_seen(&back, "12.0.n1"));
 	ck_assert(cosched_learn_pending(&back, "14.0.n1"));
@@ -334,33 +320,13 @@ static void put_record(uint32_t job, const char *app, const char *lca,
 		       double start, double runtime, const char *co,
 		       const char *exit_json)
 {
-	char path[256], text[1024];
-
-	snprintf(path, sizeof(path), "%s/jobs/%u.0.n1.json", dir, job);
-	snprintf(text, sizeof(text),
-		 "{\"schema\": 1, \"job\": %u, \"step\": 0, \"node\": \"n1\","
-		 " \"app\": \"%s\", \"runtime_s\": %.3f, \"start_s\": %.3f,"
-		 " \"end_s\": %.3f, \"co_runners\": [%s],"
-		 " \"co_runners_seen\": %d, \"exit\": %s,"
-		 " \"decision\": {\"lca\": \"%s\", \"sockets\": \"0\","
-		 " \"predicted_slowdown\": 1.1}}\n",
-		 job, app, runtime, start, start + runtime, co,
-		 co[0] ? 1 : 0, exit_json, lca);
-	/* Replaced, as the sampler writes it (cosched_file_replace):
-	 * the learner tells a changed record by its new inode. */
-	ck_assert_msg(cosched_file_replace(path, text, strlen(text), 0644, 0,
-					   &err) == 0, "%s", err.msg);
+	step_record_put(job, app, lca, start, runtime, co, exit_json,
+			&step_record_root);
 }
 
-/* The file's time of job's record: when its step ended, as the learner
- * sees it. */
 static void set_time(uint32_t job, long long when)
 {
-	char path[256];
-	struct timeval tv[2] = { { when, 0 }, { when, 0 } };
-
-	snprintf(path, sizeof(path), "%s/jobs/%u.0.n1.json", dir, job);
-	ck_assert_int_eq(utimes(path, tv), 0);
+	step_record_set_time(job, (double) when);
 }
 
 START_TEST(test_learner_folder)
@@ -421,7 +387,8 @@ START_TEST(test_learner_folder)
 	/* What a restarted slurmctld reads is the same table, and it
 	 * learns nothing twice. */
 	cosched_learn_init(&onfile, 0);
-	ck_assert_int_eq(cosched_learner_file_load(dir, &onfile, &err), 1);
+	ck_assert_msg(cosched_learner_file_load(dir, &onfile, &err) == 1, "%s",
+		      err.msg);
 	ck_assert_int_eq(onfile.cell[COSCHED_LCA_C][COSCHED_LCA_L].n, 3);
 	cosched_learner_free(l);
 	l = cosched_learner_create(dir, DAY, 0.5, &err);
@@ -538,10 +505,12 @@ START_TEST(test_learner_reads_once)
 	ck_assert_int_eq(rep.solos, 2);
 	ck_assert_int_eq(rep.pairs, 2);
 	ck_assert_int_eq(rep.pending, 0);
+	/* 2.5 and 3.0, each held to the configured table's largest cell,
+	 * 2.15. */
 	ck_assert_double_eq_tol(cosched_learn_cell_value(
-		&t->cell[COSCHED_LCA_L][COSCHED_LCA_C]), 2.5, 1e-6);
+		&t->cell[COSCHED_LCA_L][COSCHED_LCA_C]), 2.15, 1e-6);
 	ck_assert_double_eq_tol(cosched_learn_cell_value(
-		&t->cell[COSCHED_LCA_C][COSCHED_LCA_L]), 3.0, 1e-6);
+		&t->cell[COSCHED_LCA_C][COSCHED_LCA_L]), 2.15, 1e-6);
 	ck_assert_int_eq(cosched_learner_run(l, now + 136, &rep, &err), 0);
 	ck_assert_int_eq(rep.read, 0);
 	ck_assert_int_eq(rep.parsed, 0);

@@ -133,8 +133,9 @@ START_TEST(test_load_missing_then_merge)
 END_TEST
 
 /* A profile is its first user's: another user's runs are refused, named,
- * unless the site shares the application; root's always go in; a profile
- * written before owners existed is claimed by the next user to merge. */
+ * unless the site shares the application; root's always go in, and a
+ * profile with runs but no owner (root's, or written before owners
+ * existed) is the site's, which no user claims. */
 START_TEST(test_profile_owner)
 {
 	cosched_run_t r = mkrun(10.0);
@@ -166,20 +167,43 @@ START_TEST(test_profile_owner)
 	ck_assert_int_eq(p.runs_merged, 4);
 	ck_assert_int_eq(p.owner_uid, 1001);		/* sharing keeps it */
 	cosched_profile_free(&p);
-	/* Written before owners (merge_run, as a version 3 profile). */
+	/* Written before owners (merge_run, as a version 3 profile), with
+	 * runs: the site's, which no user claims. */
 	ck_assert(!cosched_store_merge_run(&store, "old", &r, NULL, NULL, &err));
 	ck_assert_int_eq(cosched_store_load(&store, "old", &p, &err), 1);
 	ck_assert_int_eq(p.owner_uid, -1);
 	cosched_profile_free(&p);
-	ck_assert(!cosched_store_merge_run_by(&store, "old", &r, NULL, 0,
-					      false, NULL, &err));
-	ck_assert_int_eq(cosched_store_load(&store, "old", &p, &err), 1);
-	ck_assert_int_eq(p.owner_uid, -1);		/* root claims nothing */
-	cosched_profile_free(&p);
-	ck_assert(!cosched_store_merge_run_by(&store, "old", &r, NULL, 1002,
-					      false, NULL, &err));
 	ck_assert_int_eq(cosched_store_merge_run_by(&store, "old", &r, NULL,
-						    1001, false, NULL, &err), -1);
+						    1002, false, NULL, &err), -1);
+	ck_assert_msg(strstr(err.msg, "old's profile is the site's"), "%s",
+		      err.msg);
+	/* Root's runs make the site's profile, written as before owners
+	 * (no owner_uid, below version 4): no user claims it or merges into it (unless
+	 * shared), and it serves every user's jobs. */
+	ck_assert(!cosched_store_merge_run_by(&store, "site", &r, NULL, 0,
+					      false, NULL, &err));
+	ck_assert_int_eq(cosched_store_load(&store, "site", &p, &err), 1);
+	ck_assert_int_eq(p.owner_uid, -1);
+	json = cosched_profile_to_json(&p, &err);
+	ck_assert_ptr_null(strstr(json, "owner_uid"));
+	ck_assert_ptr_null(strstr(json, "\"schema_version\": 4"));
+	free(json);
+	cosched_profile_free(&p);
+	ck_assert_int_eq(cosched_store_merge_run_by(&store, "site", &r, NULL,
+						    1002, false, NULL, &err), -1);
+	ck_assert(!cosched_store_merge_run_by(&store, "site", &r, NULL, 1002,
+					      true, NULL, &err));
+	ck_assert_int_eq(cosched_store_load(&store, "site", &p, &err), 1);
+	ck_assert_int_eq(p.owner_uid, -1);
+	ck_assert_int_eq(p.runs_merged, 2);
+	cosched_profile_free(&p);
+	/* Whose profile classifies a job: its user's own, the site's, one
+	 * of no recorded owner, or a shared one; never another user's. */
+	ck_assert(cosched_profile_serves(1001, 1001, false));
+	ck_assert(!cosched_profile_serves(1001, 1002, false));
+	ck_assert(cosched_profile_serves(1001, 1002, true));
+	ck_assert(cosched_profile_serves(-1, 1002, false));
+	ck_assert(cosched_profile_serves(0, 1002, false));
 }
 END_TEST
 

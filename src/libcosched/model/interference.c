@@ -125,6 +125,18 @@ int cosched_interference_predict(const cosched_interference_model_t *m,
 	return 0;
 }
 
+void cosched_interference_range(const cosched_interference_model_t *m,
+				double *lo, double *hi)
+{
+	*lo = INFINITY;
+	*hi = 0.0;
+	for (int v = 0; v < COSCHED_LCA_COUNT; v++)
+		for (int c = 0; c < COSCHED_LCA_COUNT; c++) {
+			*lo = fmin(*lo, m->slowdown[v][c]);
+			*hi = fmax(*hi, m->slowdown[v][c]);
+		}
+}
+
 /* --- overrides ---------------------------------------------------------- */
 
 /* One "A:B=V" entry of an override list, its parts trimmed. */

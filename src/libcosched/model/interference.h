@@ -73,6 +73,12 @@ static inline double cosched_interference_combine(double sum,
 	return n > 0 ? fmax(sum, smallest_pair) : 1.0;
 }
 
+/* The smallest and largest slowdown of m's table: the range a learned
+ * cell is held to (model/learn.h), so that measurements can refine the
+ * configured table but never leave what the site configured. */
+void cosched_interference_range(const cosched_interference_model_t *m,
+				double *lo, double *hi);
+
 /* Whether two jobs may share a gang at all (both directions of the
  * preference table). */
 bool cosched_interference_allowed(const cosched_interference_model_t *m,

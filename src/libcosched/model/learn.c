@@ -3,6 +3,7 @@
  * learn.c - the learned interference table: its rule, and its
  * text form (model/learn.h).
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <math.h>
@@ -49,6 +50,14 @@ static const struct {
 		"a co-runner's record cannot be read, trusted or has no run time" },
 	[COSCHED_SKIP_TOO_MANY_PENDING] = { "too_many_pending",
 		"too many records waiting at once" },
+	[COSCHED_SKIP_NO_APP] = { "no_app",
+		"the job names no application (no solo time to compare with)" },
+	[COSCHED_SKIP_NOT_PLACED] = { "not_placed",
+		"cosched did not place it (--nodelist, --exclusive, passthrough, off)" },
+	[COSCHED_SKIP_NOT_MERGED] = { "not_merged",
+		"its application's profile did not take the run" },
+	[COSCHED_SKIP_NO_USER] = { "no_user",
+		"its user is not known (a sampler of an earlier release)" },
 };
 
 const char *cosched_learn_skip_key(cosched_learn_skip_t r)
@@ -94,11 +103,55 @@ static double decay(double dt, double half_life_s)
 	return exp2(-dt / half_life_s);
 }
 
+/* One run into decayed sums (the rule in model/learn.h). */
+static void accumulate(double *weight, double *sum_log, long long *last,
+		       bool first, double s, long long t_obs,
+		       double half_life_s)
+{
+	if (first || t_obs >= *last) {
+		double f = first ? 1.0 : decay((double) (t_obs - *last),
+					       half_life_s);
+
+		*weight = *weight * f + 1.0;
+		*sum_log = *sum_log * f + log(s);
+		*last = t_obs;
+	} else {
+		double f = decay((double) (*last - t_obs), half_life_s);
+
+		*weight += f;
+		*sum_log += f * log(s);
+	}
+}
+
+/* uid's share of c; a new one, when the cell is full, replaces the user
+ * heard from longest ago. */
+static cosched_learn_voter_t *voter_of(cosched_learn_cell_t *c, long uid)
+{
+	cosched_learn_voter_t *u;
+	int old = 0;
+
+	for (int i = 0; i < c->nusers; i++)
+		if (c->user[i].uid == uid)
+			return &c->user[i];
+	if (c->nusers < COSCHED_LEARN_CELL_USERS) {
+		u = &c->user[c->nusers++];
+	} else {
+		for (int i = 1; i < c->nusers; i++)
+			if (c->user[i].last < c->user[old].last)
+				old = i;
+		u = &c->user[old];
+	}
+	memset(u, 0, sizeof(*u));
+	u->uid = uid;
+	return u;
+}
+
 int cosched_learn_add(cosched_learn_table_t *t, cosched_lca_t victim,
 		      cosched_lca_t corunner, double s, long long t_obs,
-		      double half_life_s, cosched_error_t *err)
+		      long uid, double half_life_s, cosched_error_t *err)
 {
 	cosched_learn_cell_t *c;
+	cosched_learn_voter_t *u;
 
 	if (victim >= COSCHED_LCA_COUNT || corunner >= COSCHED_LCA_COUNT)
 		return cosched_error_set(err, "learned table: no such class pair");
@@ -110,20 +163,13 @@ int cosched_learn_add(cosched_learn_table_t *t, cosched_lca_t victim,
 	if (s > COSCHED_SLOWDOWN_MAX)
 		s = COSCHED_SLOWDOWN_MAX;
 	c = &t->cell[victim][corunner];
-	if (!c->n || t_obs >= c->last) {
-		double f = c->n ? decay((double) (t_obs - c->last),
-					half_life_s) : 1.0;
-
-		c->weight = c->weight * f + 1.0;
-		c->sum_log = c->sum_log * f + log(s);
-		c->last = t_obs;
-	} else {
-		double f = decay((double) (c->last - t_obs), half_life_s);
-
-		c->weight += f;
-		c->sum_log += f * log(s);
-	}
+	accumulate(&c->weight, &c->sum_log, &c->last, !c->n, s, t_obs,
+		   half_life_s);
 	c->n++;
+	u = voter_of(c, uid);
+	accumulate(&u->weight, &u->sum_log, &u->last, !u->n, s, t_obs,
+		   half_life_s);
+	u->n++;
 	return 0;
 }
 
@@ -132,6 +178,70 @@ double cosched_learn_cell_value(const cosched_learn_cell_t *c)
 	if (!c->n || !(c->weight > 0.0))
 		return NAN;
 	return exp(c->sum_log / c->weight);
+}
+
+typedef struct {
+	double log_value, votes;
+} vote_t;
+
+static int by_log_value(const void *a, const void *b)
+{
+	double x = ((const vote_t *) a)->log_value;
+	double y = ((const vote_t *) b)->log_value;
+
+	return (x > y) - (x < y);
+}
+
+double cosched_learn_cell_robust(const cosched_learn_cell_t *c,
+				 double configured, double lo, double hi,
+				 long long now, double half_life_s,
+				 int *voters)
+{
+	vote_t v[COSCHED_LEARN_CELL_USERS + 2];
+	double total = COSCHED_LEARN_CONF_VOTES, below = 0.0, m;
+	double conf_log = log(configured);
+	int n = 0, users = 0;
+
+	v[n++] = (vote_t) { conf_log, COSCHED_LEARN_CONF_VOTES };
+	for (int i = 0; i < c->nusers; i++) {
+		const cosched_learn_voter_t *u = &c->user[i];
+		double votes = u->uid == 0 ? COSCHED_LEARN_SITE_VOTES : 1.0;
+
+		/* A user whose runs have decayed below half a sample has
+		 * no say left. */
+		if (!(u->weight > 0.0) || u->weight * decay((double)
+		    (now - u->last), half_life_s) < 0.5)
+			continue;
+		v[n++] = (vote_t) { u->sum_log / u->weight, votes };
+		total += votes;
+		users++;
+	}
+	if (!c->nusers && c->n && c->weight > 0.0) {
+		/* An earlier release's cell: its runs' users are not known. */
+		v[n++] = (vote_t) { c->sum_log / c->weight, 1.0 };
+		total += 1.0;
+		users++;
+	}
+	qsort(v, (size_t) n, sizeof(*v), by_log_value);
+	m = v[n - 1].log_value;
+	for (int i = 0; i < n; i++) {
+		below += v[i].votes;
+		if (below > total / 2.0) {
+			m = v[i].log_value;
+			break;
+		}
+		if (below == total / 2.0 && i + 1 < n) {
+			m = (v[i].log_value + v[i + 1].log_value) / 2.0;
+			break;
+		}
+	}
+	if (voters)
+		*voters = users;
+	/* The configured value itself where the vote lands on it, to the
+	 * bit: the caller then keeps the configured cell whole. */
+	if (m == conf_log)
+		return configured;
+	return fmin(fmax(exp(m), lo), hi);
 }
 
 double cosched_learn_cell_samples(const cosched_learn_cell_t *c,
@@ -145,19 +255,19 @@ double cosched_learn_cell_samples(const cosched_learn_cell_t *c,
 /* ---- solo times and decided records -------------------------------------- */
 
 static cosched_learn_solo_t *solo_find(const cosched_learn_table_t *t,
-				       const char *app)
+				       const char *app, long owner)
 {
 	for (int i = 0; i < t->nsolo; i++)
-		if (!strcmp(t->solo[i].app, app))
+		if (t->solo[i].owner == owner && !strcmp(t->solo[i].app, app))
 			return &t->solo[i];
 	return NULL;
 }
 
 int cosched_learn_solo_add(cosched_learn_table_t *t, const char *app,
-			   double runtime_s, long long when,
+			   long owner, double runtime_s, long long when,
 			   cosched_error_t *err)
 {
-	cosched_learn_solo_t *s = solo_find(t, app);
+	cosched_learn_solo_t *s = solo_find(t, app, owner);
 
 	if (cosched_app_name_check("app", app, err))
 		return -1;
@@ -190,6 +300,7 @@ int cosched_learn_solo_add(cosched_learn_table_t *t, const char *app,
 		s = &t->solo[t->nsolo++];
 		memset(s, 0, sizeof(*s));
 		strcpy(s->app, app);
+		s->owner = owner;
 	}
 	if (s->nruns == COSCHED_LEARN_SOLO_RUNS) {
 		memmove(s->runs, s->runs + 1, (size_t) (s->nruns - 1) *
@@ -210,9 +321,9 @@ static int cmp_double(const void *a, const void *b)
 }
 
 int cosched_learn_solo_time(const cosched_learn_table_t *t, const char *app,
-			    double *out)
+			    long owner, double *out)
 {
-	const cosched_learn_solo_t *s = solo_find(t, app);
+	const cosched_learn_solo_t *s = solo_find(t, app, owner);
 	double v[COSCHED_LEARN_SOLO_RUNS];
 
 	if (!s || !s->nruns)
@@ -363,9 +474,11 @@ void cosched_learn_apply(const cosched_learn_table_t *t,
 			 const cosched_pref_rule_t *rule, long long now,
 			 cosched_interference_model_t *out, int *used)
 {
+	double lo, hi;
 	int n = 0;
 
 	*out = *configured;
+	cosched_interference_range(configured, &lo, &hi);
 	for (int v = 0; v < COSCHED_LCA_COUNT; v++)
 		for (int c = 0; c < COSCHED_LCA_COUNT; c++) {
 			const cosched_learn_cell_t *cell = &t->cell[v][c];
@@ -376,8 +489,13 @@ void cosched_learn_apply(const cosched_learn_table_t *t,
 			if (!cell->n || floor(cosched_learn_cell_samples(cell,
 					now, half_life_s) + 0.5) < min_samples)
 				continue;
-			s = cosched_learn_cell_value(cell);
-			if (!isfinite(s))
+			s = cosched_learn_cell_robust(cell,
+					configured->slowdown[v][c], lo, hi,
+					now, half_life_s, NULL);
+			/* A vote that keeps the configured value keeps its
+			 * preference entry too: a pair the site's
+			 * PreferenceTable forbids stays forbidden. */
+			if (!isfinite(s) || s == configured->slowdown[v][c])
 				continue;
 			out->slowdown[v][c] = s;
 			out->pref.pref[cosched_lca_to_category(v)]
@@ -436,6 +554,7 @@ static int read_cell(void *ctx, cosched_kv_line_t *line, cosched_error_t *err)
 	char *v;
 	double n;
 
+	memset(&c, 0, sizeof(c));	/* its voters follow (read_voter) */
 	if (cosched_kv_expect(r, "victim", &v, err) ||
 	    cosched_lca_parse("victim", v, &a, err) ||
 	    cosched_kv_expect(r, "corunner", &v, err) ||
@@ -478,19 +597,56 @@ static int read_skipped(void *ctx, cosched_kv_line_t *line,
 	return 0;
 }
 
-/* "solo app=APP last=T runs=S,S,...", once an application. */
-static int read_solo(void *ctx, cosched_kv_line_t *line, cosched_error_t *err)
+/* "voter victim=L corunner=C uid=U n=N weight=W sum_log=S last=T", after
+ * its cell's line, once a user. */
+static int read_voter(void *ctx, cosched_kv_line_t *line,
+		      cosched_error_t *err)
 {
 	cosched_learn_table_t *t = ctx;
-	double runs[COSCHED_LEARN_SOLO_RUNS];
-	char *app, *v, *p, *end;
-	long long last;
+	cosched_kv_reader_t *r = &line->r;
+	cosched_learn_voter_t u;
+	cosched_learn_cell_t *c;
+	cosched_lca_t a, b;
+	long long uid;
+	char *v;
+	double n;
+
+	if (cosched_kv_expect(r, "victim", &v, err) ||
+	    cosched_lca_parse("victim", v, &a, err) ||
+	    cosched_kv_expect(r, "corunner", &v, err) ||
+	    cosched_lca_parse("corunner", v, &b, err) ||
+	    expect_ll(r, "uid", &uid, err) ||
+	    expect_num(r, "n", 1, 1e15, &n, err) ||
+	    expect_num(r, "weight", 1e-300, 1e15, &u.weight, err) ||
+	    expect_num(r, "sum_log", -1e15, 1e15, &u.sum_log, err) ||
+	    expect_ll(r, "last", &u.last, err))
+		return -1;
+	if (a >= COSCHED_LCA_COUNT || b >= COSCHED_LCA_COUNT ||
+	    uid > (long long) LONG_MAX)
+		return cosched_error_set(err, "unknown class pair or user");
+	c = &t->cell[a][b];
+	if (!c->n)
+		return cosched_error_set(err, "voter before its cell");
+	for (int i = 0; i < c->nusers; i++)
+		if (c->user[i].uid == (long) uid)
+			return cosched_error_set(err, "voter %lld twice", uid);
+	if (c->nusers == COSCHED_LEARN_CELL_USERS)
+		return cosched_error_set(err, "more than %d voters",
+					 COSCHED_LEARN_CELL_USERS);
+	u.uid = (long) uid;
+	u.n = (long long) n;
+	c->user[c->nusers++] = u;
+	return 0;
+}
+
+/* The runs of "runs=S,S,..." into runs[]: their count, or -1 with err. */
+static int read_runs(cosched_kv_line_t *line,
+		     double runs[COSCHED_LEARN_SOLO_RUNS], cosched_error_t *err)
+{
+	char *v, *p, *end;
 	int nruns = 0;
 
-	if (cosched_kv_expect(&line->r, "app", &app, err) ||
-	    cosched_app_name_check("app", app, err) ||
-	    expect_ll(&line->r, "last", &last, err) ||
-	    cosched_kv_expect(&line->r, "runs", &v, err))
+	if (cosched_kv_expect(&line->r, "runs", &v, err))
 		return -1;
 	for (p = v; *p; p = *end ? end + 1 : end) {
 		char num[32];
@@ -512,12 +668,66 @@ static int read_solo(void *ctx, cosched_kv_line_t *line, cosched_error_t *err)
 				COSCHED_QUOTE(num));
 		nruns++;
 	}
-	if (!nruns || solo_find(t, app))
-		return cosched_error_set(err, "solo %s: %s",
-					 COSCHED_QUOTE(app),
-					 nruns ? "twice" : "no runs");
+	if (!nruns)
+		return cosched_error_set(err, "runs: none");
+	return nruns;
+}
+
+/* "solo app=APP last=T runs=S,S,...": an earlier release's, of no owner:
+ * checked, and dropped (whose baseline it was is not known). */
+static int read_solo(void *ctx, cosched_kv_line_t *line, cosched_error_t *err)
+{
+	double runs[COSCHED_LEARN_SOLO_RUNS];
+	long long last;
+	char *app;
+
+	(void) ctx;
+	if (cosched_kv_expect(&line->r, "app", &app, err) ||
+	    cosched_app_name_check("app", app, err) ||
+	    expect_ll(&line->r, "last", &last, err) ||
+	    read_runs(line, runs, err) < 0)
+		return -1;
+	return 0;
+}
+
+/* "solo_of app=APP owner=U|site last=T runs=S,S,...", once an
+ * application and owner. */
+static int read_solo_of(void *ctx, cosched_kv_line_t *line,
+			cosched_error_t *err)
+{
+	cosched_learn_table_t *t = ctx;
+	double runs[COSCHED_LEARN_SOLO_RUNS];
+	char *app, *v;
+	long long last, uid;
+	long owner;
+	int nruns;
+
+	if (cosched_kv_expect(&line->r, "app", &app, err) ||
+	    cosched_app_name_check("app", app, err) ||
+	    cosched_kv_expect(&line->r, "owner", &v, err))
+		return -1;
+	if (!strcmp(v, "site")) {
+		owner = COSCHED_LEARN_OWNER_SITE;
+	} else {
+		char *end;
+
+		errno = 0;
+		uid = strtoll(v, &end, 10);
+		if (end == v || *end || errno || uid < 0 ||
+		    uid > (long long) LONG_MAX)
+			return cosched_error_set(err,
+				"owner: %s: expected a uid or site",
+				COSCHED_QUOTE(v));
+		owner = (long) uid;
+	}
+	if (expect_ll(&line->r, "last", &last, err) ||
+	    (nruns = read_runs(line, runs, err)) < 0)
+		return -1;
+	if (solo_find(t, app, owner))
+		return cosched_error_set(err, "solo_of %s: twice",
+					 COSCHED_QUOTE(app));
 	for (int k = 0; k < nruns; k++)
-		if (cosched_learn_solo_add(t, app, runs[k], last, err))
+		if (cosched_learn_solo_add(t, app, owner, runs[k], last, err))
 			return -1;
 	return 0;
 }
@@ -554,7 +764,9 @@ static int read_pending(void *ctx, cosched_kv_line_t *line,
 static const cosched_kv_kind_t learn_kinds[] = {
 	{ "cell", read_cell },
 	{ "skipped", read_skipped },
+	{ "voter", read_voter },
 	{ "solo", read_solo },
+	{ "solo_of", read_solo_of },
 	{ "seen", read_seen },
 	{ "pending", read_pending },
 	{ NULL, NULL },
@@ -563,7 +775,7 @@ static const cosched_kv_kind_t learn_kinds[] = {
 /* The version this release writes is own (base/kv.h). */
 static const cosched_kv_form_t learn_form = {
 	.what = "learned interference table", .reader = "this reader",
-	.tag = COSCHED_LEARN_TAG, .own = { COSCHED_LEARN_SCHEMA, 0 },
+	.tag = COSCHED_LEARN_TAG, .own = { COSCHED_LEARN_SCHEMA, COSCHED_LEARN_SCHEMA_MINOR },
 	.head = read_head, .kinds = learn_kinds,
 };
 
@@ -620,6 +832,22 @@ char *cosched_learn_format(const cosched_learn_table_t *t)
 			cosched_kv_put(&o, "sum_log", "%.6f", cell->sum_log);
 			cosched_kv_put_int(&o, "last", cell->last);
 			cosched_kv_put_str(&o, "\n");
+			for (int k = 0; k < cell->nusers; k++) {
+				const cosched_learn_voter_t *u = &cell->user[k];
+
+				cosched_kv_put_str(&o, "voter");
+				cosched_kv_put(&o, "victim", "%s",
+					       cosched_lca_name(v));
+				cosched_kv_put(&o, "corunner", "%s",
+					       cosched_lca_name(c));
+				cosched_kv_put(&o, "uid", "%ld", u->uid);
+				cosched_kv_put_int(&o, "n", u->n);
+				cosched_kv_put(&o, "weight", "%.6f", u->weight);
+				cosched_kv_put(&o, "sum_log", "%.6f",
+					       u->sum_log);
+				cosched_kv_put_int(&o, "last", u->last);
+				cosched_kv_put_str(&o, "\n");
+			}
 		}
 	for (int r = 0; r < COSCHED_SKIP_COUNT; r++) {
 		if (!t->skipped[r])
@@ -632,8 +860,12 @@ char *cosched_learn_format(const cosched_learn_table_t *t)
 	for (int i = 0; i < t->nsolo; i++) {
 		const cosched_learn_solo_t *s = &t->solo[i];
 
-		cosched_kv_put_str(&o, "solo");
+		cosched_kv_put_str(&o, "solo_of");
 		cosched_kv_put(&o, "app", "%s", s->app);
+		if (s->owner == COSCHED_LEARN_OWNER_SITE)
+			cosched_kv_put(&o, "owner", "site");
+		else
+			cosched_kv_put(&o, "owner", "%ld", s->owner);
 		cosched_kv_put_int(&o, "last", s->last);
 		cosched_kv_put_str(&o, " runs=");
 		for (int k = 0; k < s->nruns; k++)

@@ -89,3 +89,24 @@ void cosched_observe(const cosched_step_record_t *v,
 	out->victim = v->lca;
 	out->corunner = most->lca;
 }
+
+bool cosched_observe_teaches(const cosched_step_record_t *v,
+			     cosched_learn_skip_t *why)
+{
+	if (!v->app[0])
+		*why = COSCHED_SKIP_NO_APP;
+	else if (!v->placed)
+		*why = COSCHED_SKIP_NOT_PLACED;
+	else if (!v->merged)
+		*why = COSCHED_SKIP_NOT_MERGED;
+	else if (v->uid < 0)
+		*why = COSCHED_SKIP_NO_USER;
+	else
+		return true;
+	return false;
+}
+
+long cosched_observe_owner(const cosched_step_record_t *v)
+{
+	return v->shared ? COSCHED_LEARN_OWNER_SITE : v->uid;
+}

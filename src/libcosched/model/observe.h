@@ -71,6 +71,11 @@ typedef struct {
 	int ncorunners, corunners_seen;
 	uint32_t corunner_job[COSCHED_OBSERVE_CORUNNERS_MAX];
 	uint32_t corunner_step[COSCHED_OBSERVE_CORUNNERS_MAX];
+	/* Who may teach (cosched_observe_teaches). */
+	long uid;			/* the job's user; -1 not known */
+	bool shared;			/* its application is ProfileShare'd */
+	bool placed;			/* decision state "placed" */
+	bool merged;			/* "profile": "merged into ..." */
 } cosched_step_record_t;
 
 typedef enum {
@@ -95,5 +100,20 @@ void cosched_observe(const cosched_step_record_t *v,
 		     const cosched_step_record_t *const *co, int nco,
 		     int missing, int unusable, double min_overlap,
 		     cosched_observation_t *out);
+
+/*
+ * Whether an observation (a solo run, a pair, or one pending) may teach
+ * the learned table, else why not: a job that names no application (no
+ * solo time can ever come: skipped at once, never left pending), one
+ * cosched did not place (--nodelist, --exclusive, passthrough, off: its
+ * user chose where it ran), one whose application's profile did not take
+ * the run (too short, another user's profile: cosched_profile_may_merge)
+ * and one of no known user.  The model check reports them all.
+ */
+bool cosched_observe_teaches(const cosched_step_record_t *v,
+			     cosched_learn_skip_t *why);
+/* Whose solo runs v is measured against: its user's, or the site's for a
+ * shared application (model/learn.h). */
+long cosched_observe_owner(const cosched_step_record_t *v);
 
 #endif

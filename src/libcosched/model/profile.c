@@ -292,12 +292,21 @@ int cosched_profile_init(cosched_profile_t *p, const char *app,
 	return 0;
 }
 
+/* No owner and nothing in it: a new profile, the first user's to claim. */
+static bool unclaimed(const cosched_profile_t *p)
+{
+	return p->owner_uid < 0 && !p->runs_merged && !p->corun.present;
+}
+
 int cosched_profile_may_merge(const cosched_profile_t *p, long uid,
 			      bool shared, cosched_error_t *err)
 {
-	if (uid == 0 || shared || !p || p->owner_uid < 0 ||
-	    p->owner_uid == uid)
+	if (uid == 0 || shared || !p || unclaimed(p) || p->owner_uid == uid)
 		return 0;
+	if (p->owner_uid < 0)
+		return cosched_error_set(err,
+			"%s's profile is the site's (root's runs, or written before profiles had owners), not uid %ld's (a site shares an application's profile with ProfileShare= in cosched.conf)",
+			p->app, uid);
 	return cosched_error_set(err,
 		"%s's profile is uid %ld's, not uid %ld's (a site shares an application's profile with ProfileShare= in cosched.conf)",
 		p->app, p->owner_uid, uid);
@@ -305,8 +314,13 @@ int cosched_profile_may_merge(const cosched_profile_t *p, long uid,
 
 void cosched_profile_claim(cosched_profile_t *p, long uid)
 {
-	if (p->owner_uid < 0 && uid > 0)
+	if (unclaimed(p) && uid > 0)
 		p->owner_uid = uid;
+}
+
+bool cosched_profile_serves(long owner_uid, long uid, bool shared)
+{
+	return shared || owner_uid <= 0 || owner_uid == uid;
 }
 
 void cosched_profile_free(cosched_profile_t *p)

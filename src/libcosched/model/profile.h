@@ -195,16 +195,29 @@ void cosched_profile_free(cosched_profile_t *p);
  * Whether a run of a job of user uid may be merged into p (NULL: there is
  * no profile yet): root's runs always; otherwise the profile's owner's,
  * or anyone's when the site shares the application (shared: cosched.conf
- * ProfileShare=).  A profile with no owner (new, or written before
- * version 4) is the first merging user's: cosched_profile_claim.  -1 with
+ * ProfileShare=).  A new profile (no owner, no run) is the first
+ * merging user's: cosched_profile_claim.  One with runs and no owner
+ * (root's runs made it, or it was written before version 4) is the
+ * site's: no user claims it.  Root's profiles stay without an owner, so
+ * that they are written in the version they were before.  -1 with
  * err saying whose it is and how a site shares it.  Why: a profile steers
  * every later job of the application (its class, its frequency), so one
  * user's runs must not reshape another's.
  */
 int cosched_profile_may_merge(const cosched_profile_t *p, long uid,
 			      bool shared, cosched_error_t *err);
-/* Record uid as p's owner when it has none (root's runs claim nothing). */
+/* Record uid as p's owner when p is new (no owner, no run: call it
+ * before merging the run); root's runs claim nothing, and a profile with
+ * runs but no owner stays the site's. */
 void cosched_profile_claim(cosched_profile_t *p, long uid);
+/*
+ * Whether a profile owned by owner_uid may classify and clock a job of
+ * uid: the user's own, the site's (no owner, or root), or anyone's when
+ * the site shares the application (shared).  Why: a name is anyone's to run under, so a
+ * profile one user made under another's application name must not decide
+ * that other's class and frequency.
+ */
+bool cosched_profile_serves(long owner_uid, long uid, bool shared);
 /* Deep copy into an uninitialised dst. */
 int cosched_profile_copy(cosched_profile_t *dst, const cosched_profile_t *src,
 			 cosched_error_t *err);

@@ -113,6 +113,8 @@ typedef struct {
 	file_id_t file;
 	char app[sizeof(((cosched_step_record_t *) 0)->app)];
 	double runtime_s;
+	long uid;			/* its user; with shared, whose */
+	bool shared;			/* solo time it waits for */
 	cosched_observation_t obs;	/* a pair */
 	ino_t listed;			/* its inode in this run's listing
 					 * of the folder (0: not listed) */
@@ -121,6 +123,7 @@ typedef struct {
 struct cosched_learner {
 	char dir[COSCHED_PATH_MAX];
 	double half_life_s, min_overlap;
+	double lo, hi;			/* the configured table's range */
 	cosched_learn_table_t table;
 	bool loaded;			/* the file was looked at */
 	bool known;			/* key: the file as last written or
@@ -174,8 +177,20 @@ cosched_learner_t *cosched_learner_create(const char *profile_dir,
 	snprintf(l->dir, sizeof(l->dir), "%s", profile_dir);
 	l->half_life_s = half_life_s;
 	l->min_overlap = min_overlap;
+	{
+		cosched_interference_model_t m;
+
+		cosched_interference_default(&m);
+		cosched_learner_set_range(l, &m);
+	}
 	cosched_learn_init(&l->table, 0);
 	return l;
+}
+
+void cosched_learner_set_range(cosched_learner_t *l,
+			       const cosched_interference_model_t *configured)
+{
+	cosched_interference_range(configured, &l->lo, &l->hi);
 }
 
 void cosched_learner_free(cosched_learner_t *l)
@@ -364,6 +379,16 @@ static int by_name(const void *a, const void *b)
 		      ((const candidate_t *) b)->name);
 }
 
+/* By file time, then name: the order records are settled in. */
+static int by_time(const void *a, const void *b)
+{
+	const candidate_t *x = a, *y = b;
+
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return by_name(a, b);
+}
+
 /*
  * The records to decide: *.json changed at or after the watermark less
  * the slack, not decided yet, in name order.  The folder's names older
@@ -469,6 +494,8 @@ static int gather_pending(const cosched_learner_t *l, bool listed,
 		if (w) {
 			strcpy(v->rec.app, w->app);
 			v->rec.runtime_s = w->runtime_s;
+			v->rec.uid = w->uid;
+			v->rec.shared = w->shared;
 			v->obs = w->obs;
 			v->decided = true;
 			v->file = w->file;
@@ -612,8 +639,10 @@ static int settle(cosched_learn_table_t *t, candidate_t *v,
 	 * until the watermark passes the file's time as last seen. */
 	if ((v->read || v->decided) && file_time(&v->file.mtime) > time)
 		time = file_time(&v->file.mtime);
-	if (cosched_learn_seen_add(t, v->name, time, NULL))
+	if (cosched_learn_seen_add(t, v->name, time, NULL)) {
+		rep->unsettled++;
 		return -1;
+	}
 	if (v->was_pending)
 		cosched_learn_pending_remove(t, v->name);
 	if (v->obs.kind == COSCHED_OBS_SKIP) {
@@ -664,6 +693,8 @@ static void waiting_keep(cosched_learner_t *l, const candidate_t *c, int n)
 		w->file = v->file;
 		snprintf(w->app, sizeof(w->app), "%s", v->rec.app);
 		w->runtime_s = v->rec.runtime_s;
+		w->uid = v->rec.uid;
+		w->shared = v->rec.shared;
 		w->obs = v->obs;
 		w->obs.kind = COSCHED_OBS_PAIR;
 		k++;
@@ -707,6 +738,23 @@ int cosched_learner_run(cosched_learner_t *l, long long now,
 			       &rep->parsed);
 	}
 	free(ix.v);
+	/* Who may teach is known at once: a record that never may (no
+	 * application, say) is not left waiting for a solo time. */
+	for (int i = 0; i < n; i++) {
+		candidate_t *v = &c[i];
+		cosched_learn_skip_t why;
+
+		if (v->obs.kind != COSCHED_OBS_SKIP && !v->decided &&
+		    !cosched_observe_teaches(&v->rec, &why)) {
+			v->obs.kind = COSCHED_OBS_SKIP;
+			v->obs.why = why;
+		}
+	}
+	/* Settled oldest first: when the set of decided names fills (a
+	 * burst after an outage), the watermark still moves up to the
+	 * first record left over, the names below it are forgotten, and
+	 * the next run goes on from there. */
+	qsort(c, (size_t) n, sizeof(*c), by_time);
 	/* Solo runs first: a pair decided in the same run may need one. */
 	for (int i = 0; i < n; i++) {
 		candidate_t *v = &c[i];
@@ -718,7 +766,9 @@ int cosched_learner_run(cosched_learner_t *l, long long now,
 				unsettled = v->time;
 			continue;
 		}
-		if (!cosched_learn_solo_add(t, v->rec.app, v->rec.runtime_s,
+		if (!cosched_learn_solo_add(t, v->rec.app,
+					    cosched_observe_owner(&v->rec),
+					    v->rec.runtime_s,
 					    (long long) v->time, NULL))
 			rep->solos++;
 	}
@@ -730,7 +780,9 @@ int cosched_learner_run(cosched_learner_t *l, long long now,
 		if (v->obs.kind == COSCHED_OBS_SOLO)
 			continue;
 		if (v->obs.kind == COSCHED_OBS_PAIR &&
-		    !cosched_learn_solo_time(t, v->rec.app, &solo)) {
+		    !cosched_learn_solo_time(t, v->rec.app,
+					     cosched_observe_owner(&v->rec),
+					     &solo)) {
 			if (old) {
 				v->obs.kind = COSCHED_OBS_SKIP;
 				v->obs.why = COSCHED_SKIP_NO_SOLO;
@@ -763,10 +815,15 @@ int cosched_learner_run(cosched_learner_t *l, long long now,
 			continue;
 		}
 		if (v->obs.kind == COSCHED_OBS_PAIR) {
+			/* Held to the configured range: a run faster than
+			 * alone, or slower than any pair the site
+			 * configured, teaches the range's end. */
+			double s = fmin(fmax(v->rec.runtime_s / solo, l->lo),
+					l->hi);
+
 			cosched_learn_add(t, v->obs.victim, v->obs.corunner,
-					  v->rec.runtime_s / solo,
-					  (long long) v->time, l->half_life_s,
-					  NULL);
+					  s, (long long) v->time, v->rec.uid,
+					  l->half_life_s, NULL);
 			rep->pairs++;
 		}
 	}

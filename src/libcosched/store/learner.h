@@ -34,7 +34,13 @@
  * whose file is older was gathered, and is decided or pending.  A record
  * that stays pending for COSCHED_LEARNER_PENDING_MAX_S (a co-runner's
  * record never came, no solo run of its application) is skipped with
- * that reason.
+ * that reason.  A record that may never teach (cosched_observe_teaches:
+ * no application, not placed by cosched, not merged, no user) is skipped
+ * at once with its reason.  Records are settled oldest first (file
+ * time): when more end at once than the set of decided names holds (a
+ * burst after an outage), the rest are counted (unsettled) and left for
+ * the next run, the watermark moves up to the first of them and the
+ * names below it are forgotten, so every burst is worked through.
  *
  * A table file that cannot be used when the learner starts (another
  * major after a rollback, a file someone else owns) is renamed aside
@@ -100,6 +106,9 @@ typedef struct {
 					 * stays the same) */
 	int pairs, solos, pending;
 	int skipped[COSCHED_SKIP_COUNT];
+	int unsettled;			/* records left for the next run:
+					 * the set of decided names was
+					 * full (they are not lost) */
 	bool listed;			/* ProfileDir/jobs was read (else it
 					 * had not changed since the last
 					 * run that read it) */
@@ -124,6 +133,10 @@ int cosched_learner_load(cosched_learner_t *l, long long now,
  * the table cannot be written (what was learned stays in memory). */
 int cosched_learner_run(cosched_learner_t *l, long long now,
 			cosched_learner_report_t *rep, cosched_error_t *err);
+/* The configured table, whose range holds every observation (the
+ * default table's until this is called). */
+void cosched_learner_set_range(cosched_learner_t *l,
+			       const cosched_interference_model_t *configured);
 /* The table as learned so far (owned by the learner). */
 const cosched_learn_table_t *cosched_learner_table(const cosched_learner_t *l);
 

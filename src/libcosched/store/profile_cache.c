@@ -273,6 +273,7 @@ static int load_record(const cosched_profile_cache_t *c, record_t *rec,
 	rec->sum->mpki = p.derived.mpki;
 	rec->sum->threads = p.derived.threads;
 	rec->sum->runs_merged = p.runs_merged;
+	rec->sum->owner_uid = p.owner_uid;
 	cosched_profile_free(&p);
 	rec->state = REC_SUMMARY;
 	return 0;

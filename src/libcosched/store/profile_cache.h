@@ -54,6 +54,8 @@ typedef struct {
 	double mpki;			/* NAN = unknown */
 	double threads;			/* mean measured thread count; NAN */
 	unsigned long runs_merged;
+	long owner_uid;			/* the profile's; -1 none: the
+					 * site's (cosched_profile_serves) */
 	int n_edp;
 	cosched_edp_point_t edp[COSCHED_PROFILE_CACHE_EDP_MAX];
 } cosched_profile_summary_t;

@@ -107,6 +107,16 @@ static void refresh_learned(cosched_refresher_t *r)
 		say(r, COSCHED_REFRESH_ERROR,
 		    "learned interference: %s/%s was replaced (a reset): learning again from now",
 		    r->profile_dir, COSCHED_LEARNER_FILE);
+	/* A full set never stops the learner, but the site hears of it. */
+	if (rep.unsettled)
+		say(r, COSCHED_REFRESH_ERROR,
+		    "learned interference: %d records left for the next run (already %d decided records newer than the watermark)",
+		    rep.unsettled, COSCHED_LEARN_SEEN_MAX);
+	if (rep.skipped[COSCHED_SKIP_TOO_MANY_PENDING])
+		say(r, COSCHED_REFRESH_ERROR,
+		    "learned interference: %d records skipped (too_many_pending: already %d waiting)",
+		    rep.skipped[COSCHED_SKIP_TOO_MANY_PENDING],
+		    COSCHED_LEARN_SEEN_MAX);
 	if (rep.read || rep.pending)
 		say(r, COSCHED_REFRESH_DEBUG,
 		    "learned interference: %d records decided (%d pair observations, %d solo runs), %d pending, %d files read, %s",
@@ -279,6 +289,7 @@ cosched_refresher_t *cosched_refresher_start(const cosched_conf_t *conf,
 		destroy(r);
 		return NULL;
 	}
+	cosched_learner_set_range(r->learner, &conf->interference);
 	refresh_profiles(r);
 	/* The table a restarted slurmctld left, before the first job; the
 	 * records are read in the thread (a day of them may be many). */

@@ -78,10 +78,12 @@ static void record_decision(json_t *d, cosched_step_record_t *r)
 {
 	const char *lca = json_string_value(json_object_get(d, "lca"));
 	const char *sockets = json_string_value(json_object_get(d, "sockets"));
+	const char *state = json_string_value(json_object_get(d, "state"));
 
 	if (lca && !cosched_lca_parse("lca", lca, &r->lca, NULL) &&
 	    r->lca < COSCHED_LCA_COUNT)
 		r->has_class = true;
+	r->placed = state && !strcmp(state, "placed");
 	if (json_num(d, "predicted_slowdown", &r->predicted))
 		r->has_prediction = true;
 	if (sockets && *sockets &&
@@ -119,6 +121,15 @@ static int cosched_step_record_parse(const char *text,
 	s = json_string_value(json_object_get(o, "app"));
 	if (s && !cosched_app_name_check("app", s, NULL))
 		strcpy(r->app, s);
+	/* Whose run it is, and whether its profile took it (the sampler's
+	 * merge_profile): only such runs teach the learned table. */
+	r->uid = -1;
+	if (json_is_integer(v = json_object_get(o, "uid")) &&
+	    json_integer_value(v) >= 0 && json_integer_value(v) <= INT32_MAX)
+		r->uid = (long) json_integer_value(v);
+	r->shared = json_is_true(json_object_get(o, "profile_shared"));
+	s = json_string_value(json_object_get(o, "profile"));
+	r->merged = s && !strncmp(s, "merged into ", strlen("merged into "));
 	r->has_run = json_num(o, "runtime_s", &r->runtime_s) &&
 		     json_num(o, "start_s", &r->start_s) &&
 		     json_num(o, "end_s", &r->end_s) && r->runtime_s > 0.0 &&

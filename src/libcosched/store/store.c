@@ -245,10 +245,10 @@ static int merge_change(cosched_profile_t *p, const void *arg,
 	if (m->uid >= 0 &&
 	    cosched_profile_may_merge(p, m->uid, m->shared, err))
 		return -1;
-	if (cosched_profile_add_run(p, m->run, m->merge, err))
-		return -1;
 	if (m->uid >= 0)
 		cosched_profile_claim(p, m->uid);
+	if (cosched_profile_add_run(p, m->run, m->merge, err))
+		return -1;
 	if (cosched_run_counted(m->run))
 		p->counters[0] = '\0';
 	else

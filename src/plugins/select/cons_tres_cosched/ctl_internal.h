@@ -132,8 +132,9 @@ void ctl_log_timing(cosched_ctl_t *c);
 /* ctl_refresh.c */
 int ctl_refresh_start(cosched_ctl_t *c);
 void ctl_refresh_stop(cosched_ctl_t *c);
-/* The job's profile summary (1 found). */
-int ctl_refresh_lookup(cosched_ctl_t *c, const char *app,
+/* The profile summary of app that may serve a job of uid (1 found;
+ * another user's profile is none: cosched_profile_serves). */
+int ctl_refresh_lookup(cosched_ctl_t *c, const char *app, uid_t uid,
 		       cosched_profile_summary_t *out);
 /* Apply the live loads read since the last call to the engine. */
 void ctl_refresh_apply_live(cosched_ctl_t *c, bool again);

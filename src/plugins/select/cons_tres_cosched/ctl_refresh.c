@@ -64,12 +64,16 @@ void ctl_refresh_stop(cosched_ctl_t *c)
 	c->refresh.refresher = NULL;
 }
 
-int ctl_refresh_lookup(cosched_ctl_t *c, const char *app,
+int ctl_refresh_lookup(cosched_ctl_t *c, const char *app, uid_t uid,
 		       cosched_profile_summary_t *out)
 {
-	if (!c->refresh.refresher)
+	if (!c->refresh.refresher ||
+	    c->refresh.api->refresher_lookup(c->refresh.refresher, app,
+					     out) != 1)
 		return 0;
-	return c->refresh.api->refresher_lookup(c->refresh.refresher, app, out);
+	return cosched_profile_serves(out->owner_uid, (long) uid,
+				      cosched_conf_profile_shared(&c->conf,
+								  app));
 }
 
 static void _apply_one(void *ctx, const cosched_live_job_t *job)

@@ -49,13 +49,15 @@ static double _nominal_mpki(const cosched_ctl_t *c, cosched_category_t cat)
 	}
 }
 
-/* Class: measured, declared, default. */
-static void _classify(cosched_ctl_t *c, job_view_t *v)
+/* Class: measured (the user's own profile, the site's or a shared one),
+ * declared, default. */
+static void _classify(cosched_ctl_t *c, job_view_t *v, uid_t uid)
 {
 	cosched_class_t *cls = &v->job.cls;
 	cosched_gang_job_t *gj = &v->job.gj;
 
-	if (v->opts.app[0] && ctl_refresh_lookup(c, v->opts.app, &v->prof) == 1)
+	if (v->opts.app[0] &&
+	    ctl_refresh_lookup(c, v->opts.app, uid, &v->prof) == 1)
 		v->has_prof = true;
 	if (v->has_prof && v->prof.cls.cat != COSCHED_CAT_UNKNOWN) {
 		*cls = v->prof.cls;
@@ -104,7 +106,7 @@ void ctl_view(cosched_ctl_t *c, job_record_t *job_ptr, job_view_t *v)
 		cosched_text_copy(v->opts.app, sizeof(v->opts.app),
 				  job_ptr->name);
 
-	_classify(c, v);
+	_classify(c, v, job_ptr->user_id);
 	v->job.gj.job_id = job_ptr->job_id;
 	v->job.gj.name = v->opts.app[0] ? v->opts.app : NULL;
 
