@@ -107,11 +107,34 @@ static int parse_node(const char *key, const char *v, long *out,
 	return 0;
 }
 
+/* The request's keys, and which each command needs: a key given twice
+ * is refused (taking the last would let one part of a request say what
+ * another part seems to), and so is a command without what it needs
+ * (a drain without src= would otherwise be refused as "NUMA node -1"). */
+enum { R_CMD, R_SRC, R_DST, R_PAGES, R_ORDER, R_DRY_RUN, R_WAIT, R_JOB,
+       R_ID, R_LEVEL, R_COUNT };
+static const char *const req_keys[R_COUNT] = {
+	"cmd", "src", "dst", "pages", "order", "dry_run", "wait", "job", "id",
+	"level",
+};
+static const struct {
+	const char *cmd;
+	unsigned needs;		/* 1 << R_... */
+} req_needs[] = {
+	{ "migrate", 1u << R_SRC | 1u << R_DST | 1u << R_PAGES },
+	{ "drain", 1u << R_SRC },
+	{ "priority", 1u << R_JOB | 1u << R_LEVEL },
+	{ "make_room", 1u << R_SRC | 1u << R_PAGES | 1u << R_JOB },
+	{ "cancel", 1u << R_ID },
+	{ "status", 0 },
+};
+
 static int parse_request(char *line, req_t *q, cosched_error_t *err)
 {
 	cosched_kv_reader_t r;
 	cosched_kv_field_t f;
 	uint64_t x;
+	unsigned seen = 0;
 	char *word;
 	int rc;
 
@@ -126,6 +149,15 @@ static int parse_request(char *line, req_t *q, cosched_error_t *err)
 			"request: expected cosched-numa/1, found %s (client and daemon of different releases?)",
 			COSCHED_QUOTE(word));
 	while ((rc = cosched_kv_next(&r, &f, err)) == 1) {
+		int k = 0;
+
+		while (k < R_COUNT && strcmp(f.key, req_keys[k]))
+			k++;
+		if (k < R_COUNT && (seen & 1u << k))
+			return cosched_error_set(err,
+				"%s: key given twice, value %s", f.key,
+				COSCHED_QUOTE(f.value));
+		seen |= k < R_COUNT ? 1u << k : 0;
 		if (!strcmp(f.key, "cmd")) {
 			if (strcmp(f.value, "migrate") &&
 			    strcmp(f.value, "drain") &&
@@ -187,6 +219,13 @@ static int parse_request(char *line, req_t *q, cosched_error_t *err)
 		return -1;
 	if (!q->cmd[0])
 		return cosched_error_set(err, "request: no cmd=");
+	for (size_t i = 0; i < sizeof(req_needs) / sizeof(req_needs[0]); i++)
+		for (int k = 0; k < R_COUNT &&
+		     !strcmp(q->cmd, req_needs[i].cmd); k++)
+			if ((req_needs[i].needs & 1u << k) && !(seen & 1u << k))
+				return cosched_error_set(err,
+					"%s: %s= missing", q->cmd,
+					req_keys[k]);
 	return 0;
 }
 

@@ -296,6 +296,26 @@ def test_statuses_every_fifth_of_a_second_cost_the_daemon_little():
         d.stop()
 
 
+def test_a_key_given_twice_or_missing_is_named(numad):
+    r = numad.ask(b"cosched-numa/1 cmd=status cmd=migrate src=0 dst=0 "
+                  b"pages=1\n")
+    assert 'error: cmd: key given twice, value "migrate"' in r, r
+    assert r.endswith("rc=2\n"), r
+    r = numad.ask(b"cosched-numa/1 cmd=drain src=0 src=5\n")
+    assert "src: key given twice" in r, r
+    r = numad.ask(b"cosched-numa/1 cmd=drain\n")
+    assert "error: drain: src= missing" in r and r.endswith("rc=2\n"), r
+    assert "NUMA node -1" not in r, r
+    r = numad.ask(b"cosched-numa/1 cmd=migrate src=0 pages=5\n")
+    assert "error: migrate: dst= missing" in r, r
+    # What cosched-numa sends is still served: an older client's form.
+    r = numad.ask(b"cosched-numa/1 cmd=drain src=0 order=best "
+                  b"dry_run=yes wait=yes\n")
+    assert "no other NUMA node with memory" in r, r
+    r = numad.ask(b"cosched-numa/1 cmd=status\n")
+    assert r.startswith("manager nodes=1 ") and r.endswith("rc=0\n"), r
+
+
 def test_a_line_too_long_gets_its_answer(numad):
     """300 KB without a newline, sent whole before reading: the client
     reads the refusal, not a reset."""
