@@ -151,6 +151,13 @@ typedef struct {
 	int nprocs;
 	numad_proc_t procs[NUMAD_PROCS_MAX];	/* in pid order */
 	double scanned_at;		/* monotonic: the last scan */
+	/* Processes of steps the last scan found beyond NUMAD_PROCS_MAX,
+	 * not followed (said in the log when it starts, and in status). */
+	int unfollowed;
+	/* Step files that did not read at the last scan: each is warned
+	 * about once, not at every scan (malloc'd names). */
+	int nbad_steps;
+	char **bad_steps;
 	int nfrozen;
 	numad_frozen_t frozen[NUMAD_FROZEN_MAX];
 	int npriorities;

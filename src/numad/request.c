@@ -254,11 +254,11 @@ static char *status_text(numad_t *d, uid_t uid, bool admin)
 	char buf[2048];
 
 	cosched_kv_out_grow(&t);
-	cosched_kv_put_fmt(&t, "manager nodes=%d numa_balancing=%d batch_pages=%d pages_per_second=%d freeze_window=%g\n",
+	cosched_kv_put_fmt(&t, "manager nodes=%d numa_balancing=%d batch_pages=%d pages_per_second=%d freeze_window=%g unfollowed=%d\n",
 			   d->nnodes, numad_numa_balancing(),
 			   d->conf.numa.batch_pages,
 			   d->conf.numa.pages_per_second,
-			   d->conf.numa.freeze_window_s);
+			   d->conf.numa.freeze_window_s, d->unfollowed);
 	for (int n = 0; n < d->nnodes; n++)
 		cosched_kv_put_fmt(&t, "node id=%d memory=%s free_pages=%lld\n",
 				   n, d->node_has_mem[n] ? "yes" : "no",

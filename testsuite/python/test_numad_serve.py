@@ -335,3 +335,34 @@ def test_a_line_too_long_gets_its_answer(numad):
     assert b"no complete line (at most 1024 bytes" in out, out
     assert out.endswith(b"rc=2\n"), out
     assert numad.numa("status").returncode == 0
+
+
+def test_a_bad_step_file_is_warned_about_once(numad):
+    numad.write_step("9.0.n1", "not a step file\n")
+    time.sleep(2.5)     # five scans
+    assert numad.text().count("step file skipped") == 1, numad.text()
+    # Rewritten good, then bad again: said again.
+    os.unlink(os.path.join(numad.steps, "9.0.n1"))
+    time.sleep(1.0)
+    numad.write_step("9.0.n1", "still not a step file\n")
+    time.sleep(1.5)
+    assert numad.text().count("step file skipped") == 2, numad.text()
+
+
+def test_processes_beyond_the_scan_limit_are_said():
+    """A step of 4,200 processes: 4,096 are followed, and the rest are
+    said in the log and the status, not dropped silently."""
+    d = Daemon(scan_interval=2)
+    try:
+        d.job(7, 4200)
+        t0 = time.monotonic()
+        while "unfollowed=104" not in d.numa("status").stdout:
+            assert time.monotonic() - t0 < 60, d.text()
+            time.sleep(1)
+        assert "104 processes of Slurm steps (job 7 the first) beyond " \
+            "the 4096 followed" in d.text(), d.text()
+        r = d.numa("status")
+        assert sum(line.startswith("proc ")
+                   for line in r.stdout.splitlines()) == 4096
+    finally:
+        d.stop()
