@@ -24,7 +24,7 @@ import time
 
 import pytest
 
-from cosched_loopback.cluster import default_builddir
+from numad_daemon import NumadDaemon, numad_bin
 
 NOBODY = 65534
 # The user's programs: the system's Python, which nobody may run (the
@@ -32,19 +32,12 @@ NOBODY = 65534
 USER_PYTHON = "/usr/bin/python3"
 
 
-def _bin(name):
-    p = os.path.join(default_builddir(), "src", "numad", name)
-    if not os.access(p, os.X_OK):
-        pytest.skip(f"no {p}: this build has no node side")
-    return p
-
-
 def _start_time(pid):
     with open(f"/proc/{pid}/stat") as f:
         return int(f.read().rsplit(")", 1)[1].split()[19])
 
 
-class Daemon:
+class Daemon(NumadDaemon):
     """A daemon of its own, its directory traversable by every user (the
     socket is theirs to connect to)."""
 
@@ -55,35 +48,13 @@ class Daemon:
         os.chmod(self.dir, 0o755)
         self.sock = f"{self.dir}/run/sock"
         self.steps = f"{self.dir}/steps"
-        self.conf = f"{self.dir}/cosched.conf"
-        self.log = f"{self.dir}/log"
-        with open(self.conf, "w") as f:
+        conf = f"{self.dir}/cosched.conf"
+        with open(conf, "w") as f:
             f.write(f"NumaSocket={self.sock}\nNumaStateDir={self.dir}/state\n"
                     f"NumaStepDir={self.steps}\n"
                     f"NumaScanInterval={scan_interval}\n")
         self.jobs = []
-        self.proc = subprocess.Popen(
-            [_bin("cosched-numad"), "-D", "-f", self.conf, "-L", self.log,
-             "-u", ""], stdin=subprocess.DEVNULL)
-        t0 = time.monotonic()
-        while not os.path.exists(self.sock):
-            assert self.proc.poll() is None, self.text()
-            assert time.monotonic() - t0 < 10, self.text()
-            time.sleep(0.05)
-
-    def text(self):
-        try:
-            with open(self.log) as f:
-                return f.read()
-        except OSError:
-            return ""
-
-    def numa(self, *args, user=None, timeout=30):
-        argv = [_bin("cosched-numa"), "-f", self.conf, *map(str, args)]
-        if user:
-            argv = ["runuser", "-u", user, "--", *argv]
-        return subprocess.run(argv, capture_output=True, text=True,
-                              timeout=timeout)
+        super().__init__(conf, f"{self.dir}/log", self.sock, "")
 
     def timed(self, *args):
         t0 = time.monotonic()
@@ -159,9 +130,7 @@ class Daemon:
         for p in self.jobs:
             subprocess.run(["pkill", "-KILL", "-s", str(p.pid)])
             p.wait()
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            self.proc.wait(timeout=10)
+        super().stop()
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
@@ -276,7 +245,7 @@ def test_statuses_every_fifth_of_a_second_cost_the_daemon_little():
             import subprocess, time
             end = time.monotonic() + {span}
             while time.monotonic() < end:
-                subprocess.run([{_bin("cosched-numa")!r}, "-f",
+                subprocess.run([{numad_bin("cosched-numa")!r}, "-f",
                                 {d.conf!r}, "status"],
                                stdout=subprocess.DEVNULL)
                 time.sleep(0.2)
