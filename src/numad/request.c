@@ -15,8 +15,10 @@
  * difference moves off S to its nearest node, best order, not waited
  * for.  dst=-1 (migrate, drain) is that nearest node with memory.
  *
- * one line a connection; the reply is lines of text ending with "rc=N"
- * (0 done, 1 refused, 2 a malformed request).  Only root and SlurmUser
+ * one line a connection, each key at most once and every key its command
+ * needs given; the reply is lines of text ending with "rc=N" (0 done, 1
+ * refused, 2 a malformed request), kept in the connection's buffer
+ * (client.c).  Only root and SlurmUser
  * may migrate, drain or set a priority; anyone may ask for the status,
  * and sees only their own jobs' processes (and no request: requests name
  * other users' processes).
@@ -27,14 +29,12 @@
  * met is refused before any page moves, saying how many pages could move
  * and why the rest could not (the thesis's "not enough eligible pages").
  */
-#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "src/libcosched/base/text.h"
 #include "src/numad/numad.h"
