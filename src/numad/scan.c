@@ -349,6 +349,38 @@ static int read_steps(numad_t *d, cosched_numa_step_t **out, int *nout)
 	return 0;
 }
 
+/* How many processes of each step are followed, cap[s], when the steps
+ * have more than NUMAD_PROCS_MAX between them: an equal share each,
+ * what a small step leaves going to the larger ones, so that one user's
+ * step of thousands of processes does not push other jobs out of view
+ * (a high-priority job unseen is not kept local). */
+static void share_out(const pentry_t *pt, size_t npt, int nsteps, int *cap)
+{
+	int left = NUMAD_PROCS_MAX, steps_left = nsteps;
+	bool *done = calloc((size_t) nsteps + 1, sizeof(*done));
+
+	for (int s = 0; s < nsteps; s++)
+		cap[s] = 0;
+	for (size_t i = 0; i < npt; i++)
+		if (pt[i].step >= 0)
+			cap[pt[i].step]++;
+	/* Smallest first: each takes what it has, up to its share of what
+	 * is left. */
+	while (done && steps_left > 0) {
+		int small = -1;
+
+		for (int s = 0; s < nsteps; s++)
+			if (!done[s] && (small < 0 || cap[s] < cap[small]))
+				small = s;
+		if (cap[small] > left / steps_left)
+			cap[small] = left / steps_left;
+		left -= cap[small];
+		done[small] = true;
+		steps_left--;
+	}
+	free(done);
+}
+
 int numad_scan(numad_t *d, cosched_error_t *err)
 {
 	cosched_numa_step_t *steps;
@@ -358,7 +390,7 @@ int numad_scan(numad_t *d, cosched_error_t *err)
 	numad_proc_t *old;
 	int nold = d->nprocs;
 	double now = numad_now();
-	int unfollowed;
+	int unfollowed, *share, *taken;
 	uint32_t first_unfollowed;
 	struct dirent *de;
 	DIR *dh;
@@ -424,6 +456,13 @@ int numad_scan(numad_t *d, cosched_error_t *err)
 		return cosched_error_set(err, "scan: out of memory");
 	}
 	memcpy(old, d->procs, (size_t) nold * sizeof(*old));
+	share = calloc((size_t) nsteps + 1, sizeof(*share));
+	taken = calloc((size_t) nsteps + 1, sizeof(*taken));
+	if (!share || !taken) {
+		free(share); free(taken); free(old); free(pt); free(steps);
+		return cosched_error_set(err, "scan: out of memory");
+	}
+	share_out(pt, npt, nsteps, share);
 	d->nprocs = 0;
 	unfollowed = 0;
 	first_unfollowed = 0;
@@ -440,11 +479,13 @@ int numad_scan(numad_t *d, cosched_error_t *err)
 		 * started (su, a root helper) is not the job's memory. */
 		if (proc_uid(pt[i].pid) != (long) s->uid)
 			continue;
-		if (d->nprocs == NUMAD_PROCS_MAX) {
+		if (d->nprocs == NUMAD_PROCS_MAX ||
+		    taken[pt[i].step] >= share[pt[i].step]) {
 			if (!unfollowed++)
 				first_unfollowed = s->job_id;
 			continue;
 		}
+		taken[pt[i].step]++;
 		p = &d->procs[d->nprocs];
 		memset(p, 0, sizeof(*p));
 		p->id.pid = pt[i].pid;
@@ -521,6 +562,8 @@ int numad_scan(numad_t *d, cosched_error_t *err)
 	d->scanned_at = now;
 	/* Frozen runs of processes no step has any more go with them. */
 	numad_frozen_expire(d, true);
+	free(share);
+	free(taken);
 	free(old);
 	free(pt);
 	free(steps);

@@ -319,19 +319,23 @@ def test_a_bad_step_file_is_warned_about_once(numad):
 
 
 def test_processes_beyond_the_scan_limit_are_said():
-    """A step of 4,200 processes: 4,096 are followed, and the rest are
-    said in the log and the status, not dropped silently."""
+    """A step of 4,200 processes and, started after it, one of 2: the
+    scan follows 4,096, the small step's all (a large step does not push
+    others out of view), and the rest are said in the log and the
+    status, not dropped silently."""
     d = Daemon(scan_interval=2)
     try:
         d.job(7, 4200)
+        small = d.job(8, 2)
         t0 = time.monotonic()
-        while "unfollowed=104" not in d.numa("status").stdout:
+        while "unfollowed=106" not in d.numa("status").stdout:
             assert time.monotonic() - t0 < 60, d.text()
             time.sleep(1)
-        assert "104 processes of Slurm steps (job 7 the first) beyond " \
+        assert "106 processes of Slurm steps (job 7 the first) beyond " \
             "the 4096 followed" in d.text(), d.text()
-        r = d.numa("status")
-        assert sum(line.startswith("proc ")
-                   for line in r.stdout.splitlines()) == 4096
+        procs = [line for line in d.numa("status").stdout.splitlines()
+                 if line.startswith("proc ")]
+        assert len(procs) == 4096
+        assert sum(" job=8 " in p for p in procs) == 2, small
     finally:
         d.stop()
