@@ -64,6 +64,8 @@ class Daemon(NumadDaemon):
     def job(self, job_id, nprocs, priority="default"):
         """A step of user nobody whose one task has nprocs - 1 children,
         named in a step file as slurmstepd names one."""
+        if not os.access(USER_PYTHON, os.X_OK):
+            pytest.skip(f"no {USER_PYTHON} for the user's processes")
         code = textwrap.dedent(f"""
             import os, signal, sys, time
             for _ in range({nprocs - 1}):
