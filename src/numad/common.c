@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * common.c - what every part of cosched-numad uses: the log, the
- * clocks and finding a process of the last scan.  Here rather than in
+ * clocks, finding a process of the last scan and who is an
+ * administrator.  Here rather than in
  * cosched_numad.c, which calls the parts, so that no part calls back into
  * it.
  */
@@ -89,4 +90,9 @@ numad_proc_t *numad_find_proc(numad_t *d, const cosched_proc_id_t *id)
 	int i = numad_proc_index(d, id);
 
 	return i < 0 ? NULL : &d->procs[i];
+}
+
+bool numad_is_admin(const numad_t *d, uid_t uid)
+{
+	return uid == 0 || (d->slurm_uid >= 0 && (long) uid == d->slurm_uid);
 }

@@ -3,7 +3,7 @@
  * cosched_numad.c - cosched-numad: the node's NUMA memory manager
  * (cosched-numad(8)).  Options, cosched.conf, where the log goes, the
  * root-owned Unix socket and the one loop that serves requests between
- * batches.
+ * batches (the connections themselves: client.c).
  *
  *   cosched-numad [-D] [-f COSCHED_CONF] [-L LOGFILE] [-u SLURM_USER]
  *
@@ -13,7 +13,6 @@
  * (for running it by hand).
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <poll.h>
 #include <pwd.h>
@@ -23,7 +22,6 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/time.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
@@ -58,7 +56,8 @@ static int load_conf(numad_t *d, cosched_error_t *err)
 
 /* The listening socket: its directory root's and 0755, the socket 0666
  * (every user may ask for the status; rights are checked per request
- * from the peer's credentials). */
+ * from the peer's credentials).  Non-blocking: the loop accepts until
+ * none is left. */
 static int listen_on(const char *path, cosched_error_t *err)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
@@ -78,115 +77,18 @@ static int listen_on(const char *path, cosched_error_t *err)
 						 strerror(errno));
 	}
 	strcpy(sa.sun_path, path);
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0)
 		return cosched_error_set(err, "socket: %s", strerror(errno));
 	unlink(path);	/* a socket left by a daemon killed -9 */
 	if (bind(fd, (struct sockaddr *) &sa, sizeof(sa)) ||
-	    chmod(path, 0666) || listen(fd, 16)) {
+	    chmod(path, 0666) || listen(fd, SOMAXCONN)) {
 		cosched_error_set(err, "NumaSocket %s: %s",
 				  COSCHED_QUOTE(path), strerror(errno));
 		close(fd);
 		return -1;
 	}
 	return fd;
-}
-
-/*
- * Connections whose request line has not all arrived: read as their bytes
- * come, between batches, so that a client that connects and says nothing
- * holds nothing up; one that has not sent a whole line within
- * REQUEST_WAIT_S is answered with an error and closed.  Replies are
- * written with a send timeout (REPLY_WAIT_S), so a client that never
- * reads cannot stall the daemon either.
- */
-#define PENDING_MAX 64
-#define REQUEST_WAIT_S 2.0
-#define REPLY_WAIT_S 2
-
-typedef struct {
-	int fd;
-	uid_t uid;
-	double deadline;
-	size_t len;
-	char line[NUMAD_REQUEST_MAX + 1];
-} pending_t;
-
-static pending_t pending[PENDING_MAX];
-static int npending;
-
-static void say_and_close(int fd, const char *msg)
-{
-	if (write(fd, msg, strlen(msg)) < 0) {
-		/* the client left */
-	}
-	close(fd);
-}
-
-static void accept_new(int lfd)
-{
-	struct timeval tv = { .tv_sec = REPLY_WAIT_S };
-	struct ucred cred;
-	socklen_t len = sizeof(cred);
-	int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
-
-	if (fd < 0)
-		return;
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len)) {
-		close(fd);
-		return;
-	}
-	if (npending == PENDING_MAX) {
-		say_and_close(fd, "error: too many requests waiting; try again\nrc=1\n");
-		return;
-	}
-	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-	pending[npending++] = (pending_t){ .fd = fd, .uid = cred.uid,
-		.deadline = numad_now() + REQUEST_WAIT_S };
-}
-
-/* Read what pending[i] sent; serve it once its line is whole.  Returns
- * whether the connection left the pending list. */
-static bool read_pending(numad_t *d, int i)
-{
-	pending_t *p = &pending[i];
-	ssize_t n = read(p->fd, p->line + p->len, NUMAD_REQUEST_MAX - p->len);
-	char *nl;
-
-	if (n < 0 && (errno == EAGAIN || errno == EINTR))
-		return false;
-	if (n > 0)
-		p->len += (size_t) n;
-	p->line[p->len] = '\0';
-	nl = memchr(p->line, '\n', p->len);
-	if (!nl && n > 0 && p->len < NUMAD_REQUEST_MAX)
-		return false;
-	if (!nl) {
-		say_and_close(p->fd, "error: request: no complete line (at most 1024 bytes, ended by a newline)\nrc=2\n");
-	} else {
-		int flags = fcntl(p->fd, F_GETFL);
-
-		*nl = '\0';
-		/* Replies are written whole (bounded by the send timeout). */
-		if (flags >= 0)
-			fcntl(p->fd, F_SETFL, flags & ~O_NONBLOCK);
-		numad_serve(d, p->fd, p->uid, p->line);
-	}
-	pending[i] = pending[--npending];
-	return true;
-}
-
-static void expire_pending(void)
-{
-	double now = numad_now();
-
-	for (int i = 0; i < npending;)
-		if (pending[i].deadline <= now) {
-			say_and_close(pending[i].fd, "error: request: no complete line within 2 s\nrc=2\n");
-			pending[i] = pending[--npending];
-		} else {
-			i++;
-		}
 }
 
 static void usage(FILE *f)
@@ -298,6 +200,7 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
+	numad_clients_init();
 	lfd = listen_on(d->conf.numa.socket, &err);
 	if (lfd < 0) {
 		numad_log(LOG_ERR, "%s", err.msg);
@@ -350,32 +253,29 @@ int main(int argc, char **argv)
 		}
 		if (d->busy && d->next_batch < wake)
 			wake = d->next_batch;
-		for (int i = 0; i < npending; i++)
-			if (pending[i].deadline < wake)
-				wake = pending[i].deadline;
+		wake = numad_clients_wake(wake);
 		timeout = (int)((wake - now) * 1000);
 		if (timeout < 0)
 			timeout = 0;
 		{
-			struct pollfd p[PENDING_MAX + 1];
-			int np = npending;
+			struct pollfd p[NUMAD_CLIENTS_MAX + 1];
+			numad_client_t *c;
+			uid_t uid;
+			char *line;
 
 			p[0] = (struct pollfd){ .fd = lfd, .events = POLLIN };
-			for (int i = 0; i < np; i++)
-				p[i + 1] = (struct pollfd){ .fd = pending[i].fd,
-							    .events = POLLIN };
-			if (poll(p, (nfds_t) np + 1, timeout) > 0) {
-				/* From the end, so that a served one's
-				 * place (taken by the last) is not seen
-				 * twice. */
-				for (int i = np - 1; i >= 0; i--)
-					if (p[i + 1].revents)
-						read_pending(d, i);
+			if (poll(p, (nfds_t) numad_clients_pollfds(p + 1) + 1,
+				 timeout) > 0) {
+				numad_clients_events(p + 1);
 				if (p[0].revents & POLLIN)
-					accept_new(lfd);
+					numad_clients_accept(d, lfd);
 			}
+			/* The administrators' lines first: a make-room
+			 * never waits behind users' statuses. */
+			while ((c = numad_clients_next(&uid, &line)))
+				numad_serve(d, c, uid, line);
 		}
-		expire_pending();
+		numad_clients_expire();
 		numad_work(d);
 	}
 	if (d->busy) {
@@ -386,15 +286,11 @@ int main(int argc, char **argv)
 			  (unsigned long long) d->active.id,
 			  (unsigned long long) d->active.moved,
 			  (unsigned long long) d->active.asked);
-		if (d->active.client >= 0) {
-			const char *msg = "error: the daemon stopped during the request\nrc=1\n";
-
-			if (write(d->active.client, msg, strlen(msg)) < 0) {
-				/* the client left */
-			}
-			close(d->active.client);
-		}
+		numad_reply(d->active.client,
+			    "error: the daemon stopped during the request");
+		numad_reply_end(d->active.client, 1);
 	}
+	numad_clients_close_all();
 	if (numad_state_save(d, &err))
 		numad_log(LOG_ERR, "state: %s", err.msg);
 	unlink(d->conf.numa.socket);

@@ -4,7 +4,10 @@
  * manager (cosched-numad(8)), share.
  *
  *   cosched_numad.c     options, cosched.conf, the socket and the loop
- *   common.c   the log, the clocks, a process of the last scan
+ *   common.c   the log, the clocks, a process of the last scan, who
+ *                    is an administrator
+ *   client.c   the connections: request lines read and replies
+ *                    written as each client takes them, limits per user
  *   scan.c     the Slurm steps on the node, their processes, each
  *                    one's pages per NUMA node, CPU node and bandwidth
  *   pages.c    finding a process's pages on a node and moving them
@@ -43,6 +46,10 @@
 #define NUMAD_PRIORITIES_MAX 1024
 #define NUMAD_STATE_FILE "numad.state"
 #define NUMAD_REQUEST_MAX 1024		/* bytes of a request line */
+#define NUMAD_CLIENTS_MAX 256		/* connections open at once */
+
+/* A connection to the socket (client.c). */
+typedef struct numad_client numad_client_t;
 
 
 /* Where a process's bandwidth figure comes from: its step's LLC misses
@@ -123,7 +130,7 @@ typedef struct {
 	int nvictims, current;
 	numad_victim_t victims[NUMAD_VICTIMS_MAX];
 	char note[160];			/* why it stopped short, or "" */
-	int client;			/* fd waiting for the outcome, or -1 */
+	numad_client_t *client;		/* waiting for the outcome, or NULL */
 } numad_request_t;
 
 /* An administrator's `priority JOB LEVEL`: over the record's. */
@@ -144,6 +151,13 @@ typedef struct {
 	int nprocs;
 	numad_proc_t procs[NUMAD_PROCS_MAX];	/* in pid order */
 	double scanned_at;		/* monotonic: the last scan */
+	/* Processes of steps the last scan found beyond NUMAD_PROCS_MAX,
+	 * not followed (said in the log when it starts, and in status). */
+	int unfollowed;
+	/* Step files that did not read at the last scan: each is warned
+	 * about once, not at every scan (malloc'd names). */
+	int nbad_steps;
+	char **bad_steps;
 	int nfrozen;
 	numad_frozen_t frozen[NUMAD_FROZEN_MAX];
 	int npriorities;
@@ -170,6 +184,36 @@ void numad_log(int level, const char *fmt, ...)
  * the index of id there, or -1; the entry itself, or NULL. */
 int numad_proc_index(const numad_t *d, const cosched_proc_id_t *id);
 numad_proc_t *numad_find_proc(numad_t *d, const cosched_proc_id_t *id);
+/* Root or SlurmUser: may move pages and set priorities, and are served
+ * first. */
+bool numad_is_admin(const numad_t *d, uid_t uid);
+
+/* client.c: the connections (the loop in cosched_numad.c drives them) */
+struct pollfd;
+void numad_clients_init(void);
+/* Take the connections waiting on the listening socket lfd (those over
+ * a limit are told so and closed). */
+void numad_clients_accept(const numad_t *d, int lfd);
+/* p[0..NUMAD_CLIENTS_MAX): what each connection waits for; then, after
+ * poll(2), read and write what is ready. */
+int numad_clients_pollfds(struct pollfd *p);
+void numad_clients_events(const struct pollfd *p);
+/* The next whole request line to serve (the administrators' first, then
+ * in the order they arrived), or NULL. */
+numad_client_t *numad_clients_next(uid_t *uid, char **line);
+/* Close the connections past their time; the earliest deadline, if
+ * before wake. */
+void numad_clients_expire(void);
+double numad_clients_wake(double wake);
+/* At the end: what can still be sent is, and every connection closed. */
+void numad_clients_close_all(void);
+/* A reply line (c may be NULL: nothing); text: lines already ended by
+ * newlines; the end: "rc=N", after which the connection closes once the
+ * client has taken its reply. */
+void numad_reply(numad_client_t *c, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void numad_reply_text(numad_client_t *c, const char *text, size_t len);
+void numad_reply_end(numad_client_t *c, int rc);
 
 /* scan.c */
 /* The machine: nodes, which have memory, distances (libnuma). */
@@ -238,9 +282,9 @@ int numad_span_next(const numad_span_t *s, size_t n, uint64_t from,
 void numad_keep_local(numad_t *d);
 
 /* request.c */
-/* Serve one request line from uid; the reply goes to fd (kept open in
- * the active request when it waits for a migration's end). */
-void numad_serve(numad_t *d, int fd, uid_t uid, char *line);
+/* Serve one request line from uid; the reply goes to c (kept in the
+ * active request when it waits for a migration's end). */
+void numad_serve(numad_t *d, numad_client_t *c, uid_t uid, char *line);
 /* One batch of the active request, if its time has come. */
 void numad_work(numad_t *d);
 

@@ -15,8 +15,10 @@
  * difference moves off S to its nearest node, best order, not waited
  * for.  dst=-1 (migrate, drain) is that nearest node with memory.
  *
- * one line a connection; the reply is lines of text ending with "rc=N"
- * (0 done, 1 refused, 2 a malformed request).  Only root and SlurmUser
+ * one line a connection, each key at most once and every key its command
+ * needs given; the reply is lines of text ending with "rc=N" (0 done, 1
+ * refused, 2 a malformed request), kept in the connection's buffer
+ * (client.c).  Only root and SlurmUser
  * may migrate, drain or set a priority; anyone may ask for the status,
  * and sees only their own jobs' processes (and no request: requests name
  * other users' processes).
@@ -27,69 +29,23 @@
  * met is refused before any page moves, saying how many pages could move
  * and why the rest could not (the thesis's "not enough eligible pages").
  */
-#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "src/libcosched/base/text.h"
 #include "src/numad/numad.h"
 
 /* ---- replies ------------------------------------------------------------ */
 
-/* The connection a write failed on (its 2 s send timeout ran out, or the
- * client left): nothing more is written to it, so a client that never
- * reads costs one timeout, not one per line. */
-static int dead_fd = -1;
-
-static void say(int fd, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static void say(int fd, const char *fmt, ...)
-{
-	char buf[2048];
-	va_list ap;
-	int n;
-
-	if (fd < 0 || fd == dead_fd)
-		return;
-	va_start(ap, fmt);
-	n = vsnprintf(buf, sizeof(buf) - 1, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return;
-	if ((size_t) n >= sizeof(buf) - 1)
-		n = (int) sizeof(buf) - 2;
-	buf[n++] = '\n';
-	for (const char *p = buf; n > 0;) {
-		ssize_t w = write(fd, p, (size_t) n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0) {
-			dead_fd = fd;	/* the request goes on */
-			return;
-		}
-		p += w;
-		n -= (int) w;
-	}
-}
-
-static void finish(int fd, int rc)
-{
-	say(fd, "rc=%d", rc);
-	if (fd >= 0)
-		close(fd);
-	if (fd == dead_fd)
-		dead_fd = -1;
-}
-
-static void refuse(int fd, int rc, const char *fmt, ...)
+/* Replies go into the client's own buffer (client.c), which it takes
+ * at its pace: a client that never reads holds up no one. */
+static void refuse(numad_client_t *c, int rc, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-static void refuse(int fd, int rc, const char *fmt, ...)
+static void refuse(numad_client_t *c, int rc, const char *fmt, ...)
 {
 	char msg[1024];
 	va_list ap;
@@ -97,18 +53,18 @@ static void refuse(int fd, int rc, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	say(fd, "error: %s", msg);
-	finish(fd, rc);
+	numad_reply(c, "error: %s", msg);
+	numad_reply_end(c, rc);
 }
 
-static void say_request(int fd, const numad_request_t *r)
+static void say_request(numad_client_t *c, const numad_request_t *r)
 {
 	char buf[1024];
 	cosched_kv_out_t o;
 
 	cosched_kv_out_fixed(&o, buf, sizeof(buf));
 	numad_request_line(r, &o);
-	say(fd, "%s", buf);
+	numad_reply(c, "%s", buf);
 }
 
 /* ---- parsing ------------------------------------------------------------ */
@@ -151,11 +107,34 @@ static int parse_node(const char *key, const char *v, long *out,
 	return 0;
 }
 
+/* The request's keys, and which each command needs: a key given twice
+ * is refused (taking the last would let one part of a request say what
+ * another part seems to), and so is a command without what it needs
+ * (a drain without src= would otherwise be refused as "NUMA node -1"). */
+enum { R_CMD, R_SRC, R_DST, R_PAGES, R_ORDER, R_DRY_RUN, R_WAIT, R_JOB,
+       R_ID, R_LEVEL, R_COUNT };
+static const char *const req_keys[R_COUNT] = {
+	"cmd", "src", "dst", "pages", "order", "dry_run", "wait", "job", "id",
+	"level",
+};
+static const struct {
+	const char *cmd;
+	unsigned needs;		/* 1 << R_... */
+} req_needs[] = {
+	{ "migrate", 1u << R_SRC | 1u << R_DST | 1u << R_PAGES },
+	{ "drain", 1u << R_SRC },
+	{ "priority", 1u << R_JOB | 1u << R_LEVEL },
+	{ "make_room", 1u << R_SRC | 1u << R_PAGES | 1u << R_JOB },
+	{ "cancel", 1u << R_ID },
+	{ "status", 0 },
+};
+
 static int parse_request(char *line, req_t *q, cosched_error_t *err)
 {
 	cosched_kv_reader_t r;
 	cosched_kv_field_t f;
 	uint64_t x;
+	unsigned seen = 0;
 	char *word;
 	int rc;
 
@@ -170,6 +149,15 @@ static int parse_request(char *line, req_t *q, cosched_error_t *err)
 			"request: expected cosched-numa/1, found %s (client and daemon of different releases?)",
 			COSCHED_QUOTE(word));
 	while ((rc = cosched_kv_next(&r, &f, err)) == 1) {
+		int k = 0;
+
+		while (k < R_COUNT && strcmp(f.key, req_keys[k]))
+			k++;
+		if (k < R_COUNT && (seen & 1u << k))
+			return cosched_error_set(err,
+				"%s: key given twice, value %s", f.key,
+				COSCHED_QUOTE(f.value));
+		seen |= k < R_COUNT ? 1u << k : 0;
 		if (!strcmp(f.key, "cmd")) {
 			if (strcmp(f.value, "migrate") &&
 			    strcmp(f.value, "drain") &&
@@ -231,15 +219,17 @@ static int parse_request(char *line, req_t *q, cosched_error_t *err)
 		return -1;
 	if (!q->cmd[0])
 		return cosched_error_set(err, "request: no cmd=");
+	for (size_t i = 0; i < sizeof(req_needs) / sizeof(req_needs[0]); i++)
+		for (int k = 0; k < R_COUNT &&
+		     !strcmp(q->cmd, req_needs[i].cmd); k++)
+			if ((req_needs[i].needs & 1u << k) && !(seen & 1u << k))
+				return cosched_error_set(err,
+					"%s: %s= missing", q->cmd,
+					req_keys[k]);
 	return 0;
 }
 
 /* ---- status ------------------------------------------------------------- */
-
-static bool is_admin(const numad_t *d, uid_t uid)
-{
-	return uid == 0 || (d->slurm_uid >= 0 && (long) uid == d->slurm_uid);
-}
 
 static void put_pages(cosched_kv_out_t *o, const char *key, const numad_t *d,
 		      const uint64_t *pages)
@@ -253,35 +243,28 @@ static void put_pages(cosched_kv_out_t *o, const char *key, const numad_t *d,
 	cosched_kv_put(o, key, "%s", buf);
 }
 
-/* The oldest scan a status shows a user who is not an administrator. */
-#define STATUS_SCAN_S 1.0
-
-static void status(numad_t *d, int fd, uid_t uid)
+/* The lines of a status for uid (malloc'd; NULL when out of memory):
+ * an administrator's with every process and the requests, another
+ * user's with their own processes only. */
+static char *status_text(numad_t *d, uid_t uid, bool admin)
 {
-	bool admin = is_admin(d, uid);
-	cosched_error_t err;
+	uint64_t (*frozen)[COSCHED_VICTIM_MAX_NODES] = numad_frozen_totals(d);
+	static const uint64_t none[COSCHED_VICTIM_MAX_NODES];
+	cosched_kv_out_t t;
+	char buf[2048];
 
-	uint64_t (*frozen)[COSCHED_VICTIM_MAX_NODES];
-
-	/* Root and SlurmUser get a fresh scan; other users at most one a
-	 * second between them: anyone may ask, as often as they like. */
-	if ((admin || numad_now() - d->scanned_at >= STATUS_SCAN_S) &&
-	    numad_scan(d, &err))
-		say(fd, "warning: %s", err.msg);
-	frozen = numad_frozen_totals(d);
-	say(fd, "manager nodes=%d numa_balancing=%d batch_pages=%d pages_per_second=%d freeze_window=%g",
-	    d->nnodes, numad_numa_balancing(), d->conf.numa.batch_pages,
-	    d->conf.numa.pages_per_second, d->conf.numa.freeze_window_s);
-	for (int n = 0; n < d->nnodes; n++) {
-		long long freep = numad_node_free_pages(n);
-
-		say(fd, "node id=%d memory=%s free_pages=%lld", n,
-		    d->node_has_mem[n] ? "yes" : "no", freep);
-	}
+	cosched_kv_out_grow(&t);
+	cosched_kv_put_fmt(&t, "manager nodes=%d numa_balancing=%d batch_pages=%d pages_per_second=%d freeze_window=%g unfollowed=%d\n",
+			   d->nnodes, numad_numa_balancing(),
+			   d->conf.numa.batch_pages,
+			   d->conf.numa.pages_per_second,
+			   d->conf.numa.freeze_window_s, d->unfollowed);
+	for (int n = 0; n < d->nnodes; n++)
+		cosched_kv_put_fmt(&t, "node id=%d memory=%s free_pages=%lld\n",
+				   n, d->node_has_mem[n] ? "yes" : "no",
+				   numad_node_free_pages(n));
 	for (int i = 0; i < d->nprocs; i++) {
 		const numad_proc_t *p = &d->procs[i];
-		static const uint64_t none[COSCHED_VICTIM_MAX_NODES];
-		char buf[2048];
 		cosched_kv_out_t o;
 
 		if (!admin && p->uid != uid)
@@ -307,15 +290,75 @@ static void status(numad_t *d, int fd, uid_t uid)
 		cosched_kv_put_int(&o, "other_pages", p->other_pages);
 		cosched_kv_put_int(&o, "pulled", p->pulled);
 		cosched_kv_put_int(&o, "pulls", p->pulls);
-		say(fd, "%s", buf);
+		cosched_kv_put_fmt(&t, "%s\n", buf);
 	}
 	free(frozen);
-	if (!admin)
+	for (int i = -1; admin && i < d->nrecent; i++) {
+		cosched_kv_out_t o;
+
+		if (i < 0 && !d->busy)
+			continue;
+		cosched_kv_out_fixed(&o, buf, sizeof(buf));
+		numad_request_line(i < 0 ? &d->active : &d->recent[i], &o);
+		cosched_kv_put_fmt(&t, "%s\n", buf);
+	}
+	return cosched_kv_out_take(&t);
+}
+
+/*
+ * The status of users who are not administrators costs neither a scan
+ * (they see the last one, at most NumaScanInterval old) nor more than
+ * one rendering a user a second (STATUS_REUSE_S): however often they
+ * ask, what the daemon spends on them stays bounded.  Root and
+ * SlurmUser get a fresh scan, rendered for them.
+ */
+#define STATUS_REUSE_S 1.0
+#define STATUS_USERS 16
+
+static struct {
+	uid_t uid;
+	double scanned_at, made;	/* monotonic */
+	char *text;
+} rendered[STATUS_USERS];
+
+static void status(numad_t *d, numad_client_t *c, uid_t uid)
+{
+	double now = numad_now();
+	cosched_error_t err;
+	int slot = 0;
+	char *text;
+
+	if (numad_is_admin(d, uid)) {
+		if (numad_scan(d, &err))
+			numad_reply(c, "warning: %s", err.msg);
+		text = status_text(d, uid, true);
+		if (text)
+			numad_reply_text(c, text, strlen(text));
+		free(text);
+		numad_reply_end(c, text ? 0 : 1);
 		return;
-	if (d->busy)
-		say_request(fd, &d->active);
-	for (int i = 0; i < d->nrecent; i++)
-		say_request(fd, &d->recent[i]);
+	}
+	for (int i = 0; i < STATUS_USERS; i++) {
+		if (rendered[i].text && rendered[i].uid == uid) {
+			slot = i;
+			break;
+		}
+		if (rendered[i].made < rendered[slot].made)
+			slot = i;	/* the oldest goes */
+	}
+	if (!rendered[slot].text || rendered[slot].uid != uid ||
+	    rendered[slot].scanned_at != d->scanned_at ||
+	    now - rendered[slot].made >= STATUS_REUSE_S) {
+		free(rendered[slot].text);
+		rendered[slot].uid = uid;
+		rendered[slot].scanned_at = d->scanned_at;
+		rendered[slot].made = now;
+		rendered[slot].text = status_text(d, uid, false);
+	}
+	text = rendered[slot].text;
+	if (text)
+		numad_reply_text(c, text, strlen(text));
+	numad_reply_end(c, text ? 0 : 1);
 }
 
 /* ---- planning ----------------------------------------------------------- */
@@ -399,15 +442,15 @@ static bool job_here(const numad_t *d, uint32_t job)
 	return false;
 }
 
-static bool node_ok(const numad_t *d, int fd, const char *what, long node)
+static bool node_ok(const numad_t *d, numad_client_t *c, const char *what, long node)
 {
 	if (node < 0 || node >= d->nnodes) {
-		refuse(fd, 1, "%s: NUMA node %ld does not exist (this node has 0-%d)",
+		refuse(c, 1, "%s: NUMA node %ld does not exist (this node has 0-%d)",
 		       what, node, d->nnodes - 1);
 		return false;
 	}
 	if (!d->node_has_mem[node]) {
-		refuse(fd, 1, "%s: NUMA node %ld has no memory", what, node);
+		refuse(c, 1, "%s: NUMA node %ld has no memory", what, node);
 		return false;
 	}
 	return true;
@@ -438,7 +481,7 @@ static int drain_target(const numad_t *d, int src)
 	return best;
 }
 
-static void migrate(numad_t *d, int fd, uid_t uid, req_t *q)
+static void migrate(numad_t *d, numad_client_t *c, uid_t uid, req_t *q)
 {
 	bool drain = !strcmp(q->cmd, "drain"),
 	     room = !strcmp(q->cmd, "make_room");
@@ -455,27 +498,27 @@ static void migrate(numad_t *d, int fd, uid_t uid, req_t *q)
 	int rc;
 
 	if (d->busy) {
-		refuse(fd, 1,
+		refuse(c, 1,
 		       "a migration is already pending: request %" PRIu64 " (%" PRIu64 " of %" PRIu64 " pages moved)",
 		       d->active.id, d->active.moved, d->active.asked);
 		return;
 	}
-	if (!node_ok(d, fd, "src", q->src))
+	if (!node_ok(d, c, "src", q->src))
 		return;
 	if (room) {
 		long long freep = numad_node_free_pages((int) q->src);
 
 		if (!q->job || !q->pages) {
-			refuse(fd, 2, "make_room: give job= and pages=");
+			refuse(c, 2, "make_room: give job= and pages=");
 			return;
 		}
 		if (freep >= 0 && (uint64_t) freep >= q->pages) {
-			say(fd, "room: NUMA node %ld has %lld free pages, job %u needs %" PRIu64,
+			numad_reply(c, "room: NUMA node %ld has %lld free pages, job %u needs %" PRIu64,
 			    q->src, freep, q->job, q->pages);
 			numad_log(LOG_INFO,
 				  "make room for job %u: NUMA node %ld has %lld free pages, it needs %" PRIu64 ": nothing to move",
 				  q->job, q->src, freep, q->pages);
-			finish(fd, 0);
+			numad_reply_end(c, 0);
 			return;
 		}
 		/* The log says what free count the shortfall came from: free
@@ -498,23 +541,23 @@ static void migrate(numad_t *d, int fd, uid_t uid, req_t *q)
 	if (q->dst < 0) {
 		q->dst = drain_target(d, (int) q->src);
 		if (q->dst < 0) {
-			refuse(fd, 1, "%s: no other NUMA node with memory",
+			refuse(c, 1, "%s: no other NUMA node with memory",
 			       q->cmd);
 			return;
 		}
 	}
-	if (!node_ok(d, fd, "dst", q->dst))
+	if (!node_ok(d, c, "dst", q->dst))
 		return;
 	if (q->src == q->dst) {
-		refuse(fd, 1, "src and dst are both NUMA node %ld", q->src);
+		refuse(c, 1, "src and dst are both NUMA node %ld", q->src);
 		return;
 	}
 	if (!drain && !room && !q->pages) {
-		refuse(fd, 2, "pages: give at least 1");
+		refuse(c, 2, "pages: give at least 1");
 		return;
 	}
 	if (numad_scan(d, &err)) {
-		refuse(fd, 1, "cannot scan the node: %s", err.msg);
+		refuse(c, 1, "cannot scan the node: %s", err.msg);
 		return;
 	}
 	/* make_room's job is who needs the room: every job's pages may
@@ -524,7 +567,7 @@ static void migrate(numad_t *d, int fd, uid_t uid, req_t *q)
 		q->job = 0;
 	if (q->job) {
 		if (!job_here(d, q->job)) {
-			refuse(fd, 1, "unknown job %u: no process of it runs on this node",
+			refuse(c, 1, "unknown job %u: no process of it runs on this node",
 			       q->job);
 			return;
 		}
@@ -534,7 +577,7 @@ static void migrate(numad_t *d, int fd, uid_t uid, req_t *q)
 	index = calloc((size_t) d->nprocs + 1, sizeof(*index));
 	if (!vp || !moves || !index) {
 		free(vp); free(moves); free(index);
-		refuse(fd, 1, "out of memory");
+		refuse(c, 1, "out of memory");
 		return;
 	}
 	n = victim_inputs(d, q->job, (int) q->src, vp, index, why, &measured);
@@ -551,7 +594,7 @@ static void migrate(numad_t *d, int fd, uid_t uid, req_t *q)
 	m.pages = drain ? eligible : q->pages;
 	if (!m.pages) {
 		free(vp); free(moves); free(index);
-		refuse(fd, 1,
+		refuse(c, 1,
 		       "nothing eligible on NUMA node %d: %" PRIu64 " pages of jobs there, %" PRIu64 " frozen by an earlier migration, %" PRIu64 " of high-priority jobs (file-backed or huge pages, never moved: %" PRIu64 ")",
 		       m.src, total_src, why[0], why[1], why[2]);
 		return;
@@ -562,12 +605,12 @@ static void migrate(numad_t *d, int fd, uid_t uid, req_t *q)
 				 &planned, &err);
 	if (rc < 0) {
 		free(vp); free(moves); free(index);
-		refuse(fd, 1, "plan: %s", err.msg);
+		refuse(c, 1, "plan: %s", err.msg);
 		return;
 	}
 	if (rc == 1) {
 		free(vp); free(moves); free(index);
-		refuse(fd, 1,
+		refuse(c, 1,
 		       "not enough eligible pages: %" PRIu64 " asked, %" PRIu64 " could move from NUMA node %d; of the %" PRIu64 " pages of jobs there, %" PRIu64 " are frozen by an earlier migration and %" PRIu64 " belong to high-priority jobs (file-backed or huge pages, never moved: %" PRIu64 ")",
 		       m.pages, planned, m.src, total_src, why[0], why[1],
 		       why[2]);
@@ -585,7 +628,7 @@ static void migrate(numad_t *d, int fd, uid_t uid, req_t *q)
 	r->uid = (uint32_t) uid;
 	r->planned = planned;
 	r->started = numad_wall();
-	r->client = -1;
+	r->client = NULL;
 	if (room)
 		snprintf(r->note, sizeof(r->note), "room for job %u", room_job);
 	if (nmoves > NUMAD_VICTIMS_MAX) {
@@ -610,7 +653,7 @@ static void migrate(numad_t *d, int fd, uid_t uid, req_t *q)
 		cost += move_cost(d, &vp[moves[i].proc], moves[i].pages,
 				  m.src, m.dst);
 	}
-	say(fd, "plan id=%" PRIu64 " kind=%s src=%d dst=%d asked=%" PRIu64 " planned=%" PRIu64 " eligible=%" PRIu64 " order=%s victims=%d source=%s cost=%.4f",
+	numad_reply(c, "plan id=%" PRIu64 " kind=%s src=%d dst=%d asked=%" PRIu64 " planned=%" PRIu64 " eligible=%" PRIu64 " order=%s victims=%d source=%s cost=%.4f",
 	    r->id, r->kind, m.src, m.dst, m.pages, planned, eligible,
 	    cosched_victim_order_name(q->order), r->nvictims,
 	    measured ? NUMAD_BW_MEASURED : NUMAD_BW_ESTIMATE, cost);
@@ -618,7 +661,7 @@ static void migrate(numad_t *d, int fd, uid_t uid, req_t *q)
 		const cosched_victim_proc_t *v = &vp[moves[i].proc];
 		const numad_proc_t *p = &d->procs[index[moves[i].proc]];
 
-		say(fd, "victim pid=%d job=%u step=%u cpu_node=%d bandwidth=%g pages=%" PRIu64 " cost=%.4f",
+		numad_reply(c, "victim pid=%d job=%u step=%u cpu_node=%d bandwidth=%g pages=%" PRIu64 " cost=%.4f",
 		    (int) p->id.pid, p->job_id, p->step_id, v->cpu_node,
 		    v->bandwidth, moves[i].pages,
 		    move_cost(d, v, moves[i].pages, m.src, m.dst));
@@ -628,8 +671,8 @@ static void migrate(numad_t *d, int fd, uid_t uid, req_t *q)
 		r->state = NUMAD_REQ_PLANNED;
 		r->ended = r->started;
 		numad_keep_recent(d, r);
-		say_request(fd, r);
-		finish(fd, 0);
+		say_request(c, r);
+		numad_reply_end(c, 0);
 		return;
 	}
 	r->state = NUMAD_REQ_RUNNING;
@@ -642,10 +685,10 @@ static void migrate(numad_t *d, int fd, uid_t uid, req_t *q)
 	if (numad_state_save(d, &err))
 		numad_log(LOG_ERR, "state: %s", err.msg);
 	if (q->wait) {
-		r->client = fd;
+		r->client = c;
 	} else {
-		say_request(fd, r);
-		finish(fd, 0);
+		say_request(c, r);
+		numad_reply_end(c, 0);
 	}
 }
 
@@ -664,10 +707,10 @@ static void request_end(numad_t *d, bool cancelled)
 	cosched_kv_out_fixed(&o, buf, sizeof(buf));
 	numad_request_line(r, &o);
 	numad_log(LOG_INFO, "%s", buf);
-	if (r->client >= 0) {
-		say(r->client, "%s", buf);
-		finish(r->client, r->state == NUMAD_REQ_DONE ? 0 : 1);
-		r->client = -1;
+	if (r->client) {
+		numad_reply(r->client, "%s", buf);
+		numad_reply_end(r->client, r->state == NUMAD_REQ_DONE ? 0 : 1);
+		r->client = NULL;
 	}
 	d->busy = false;
 	numad_keep_recent(d, r);
@@ -732,22 +775,21 @@ void numad_work(numad_t *d)
 
 /* ---- dispatch ----------------------------------------------------------- */
 
-void numad_serve(numad_t *d, int fd, uid_t uid, char *line)
+void numad_serve(numad_t *d, numad_client_t *c, uid_t uid, char *line)
 {
 	cosched_error_t err;
 	req_t q;
 
 	if (parse_request(line, &q, &err)) {
-		refuse(fd, 2, "%s", err.msg);
+		refuse(c, 2, "%s", err.msg);
 		return;
 	}
 	if (!strcmp(q.cmd, "status")) {
-		status(d, fd, uid);
-		finish(fd, 0);
+		status(d, c, uid);
 		return;
 	}
-	if (!is_admin(d, uid)) {
-		refuse(fd, 1, "%s: permission denied: only root and SlurmUser (%s) may %s",
+	if (!numad_is_admin(d, uid)) {
+		refuse(c, 1, "%s: permission denied: only root and SlurmUser (%s) may %s",
 		       q.cmd, d->slurm_user[0] ? d->slurm_user : "none",
 		       strcmp(q.cmd, "priority") ? "move pages" :
 		       "set a job's NUMA priority");
@@ -755,7 +797,7 @@ void numad_serve(numad_t *d, int fd, uid_t uid, char *line)
 	}
 	if (!strcmp(q.cmd, "cancel")) {
 		if (!d->busy || d->active.id != q.id) {
-			refuse(fd, 1, "cancel: request %" PRIu64 " is not running%s",
+			refuse(c, 1, "cancel: request %" PRIu64 " is not running%s",
 			       q.id, d->busy ? "" : " (none is)");
 			return;
 		}
@@ -764,37 +806,33 @@ void numad_serve(numad_t *d, int fd, uid_t uid, char *line)
 		numad_log(LOG_INFO, "request %" PRIu64 " cancelled by uid %u",
 			  q.id, (unsigned) uid);
 		request_end(d, true);
-		say_request(fd, &d->recent[d->nrecent - 1]);
-		finish(fd, 0);
-		return;
-	}
-	if (!strcmp(q.cmd, "make_room") && !q.job) {
-		refuse(fd, 2, "make_room: give job= and pages=");
+		say_request(c, &d->recent[d->nrecent - 1]);
+		numad_reply_end(c, 0);
 		return;
 	}
 	if (!strcmp(q.cmd, "priority")) {
 		if (!q.job || !q.has_level) {
-			refuse(fd, 2, "priority: give job= and level=");
+			refuse(c, 2, "priority: give job= and level=");
 			return;
 		}
 		if (numad_scan(d, &err))
 			numad_log(LOG_WARNING, "scan: %s", err.msg);
 		if (!job_here(d, q.job)) {
-			refuse(fd, 1, "unknown job %u: no process of it runs on this node",
+			refuse(c, 1, "unknown job %u: no process of it runs on this node",
 			       q.job);
 			return;
 		}
 		if (numad_set_prio(d, q.job, q.level, &err)) {
-			refuse(fd, 1, "%s", err.msg);
+			refuse(c, 1, "%s", err.msg);
 			return;
 		}
 		numad_log(LOG_INFO, "job %u: NUMA priority %s (by uid %u)",
 			  q.job, cosched_numa_priority_name(q.level), (unsigned) uid);
 		if (numad_state_save(d, &err))
 			numad_log(LOG_ERR, "state: %s", err.msg);
-		say(fd, "job %u: priority %s", q.job, cosched_numa_priority_name(q.level));
-		finish(fd, 0);
+		numad_reply(c, "job %u: priority %s", q.job, cosched_numa_priority_name(q.level));
+		numad_reply_end(c, 0);
 		return;
 	}
-	migrate(d, fd, uid, &q);
+	migrate(d, c, uid, &q);
 }

@@ -259,7 +259,27 @@ static pentry_t *find_pid(pentry_t *t, size_t n, pid_t pid)
 	return bsearch(&key, t, n, sizeof(*t), by_pid);
 }
 
-/* The step files, stale ones removed. */
+/* Whether name was among the step files that did not read at the last
+ * scan; kept for the next one in *now. */
+static bool bad_before(numad_t *d, const char *name, char ***now, int *nnow)
+{
+	bool seen = false;
+	char **g;
+
+	for (int i = 0; i < d->nbad_steps && !seen; i++)
+		seen = !strcmp(d->bad_steps[i], name);
+	g = realloc(*now, (size_t)(*nnow + 1) * sizeof(*g));
+	if (g) {
+		*now = g;
+		if ((g[*nnow] = strdup(name)))
+			(*nnow)++;
+	}
+	return seen;
+}
+
+/* The step files, stale ones removed.  One that does not read is
+ * warned about once, while it stays so: a scan every few seconds would
+ * otherwise repeat the same warning all day. */
 static int read_steps(numad_t *d, cosched_numa_step_t **out, int *nout)
 {
 	const char *dir = d->conf.numa.step_dir;
@@ -267,6 +287,8 @@ static int read_steps(numad_t *d, cosched_numa_step_t **out, int *nout)
 	int n = 0, cap = 0;
 	struct dirent *de;
 	DIR *dh = opendir(dir);
+	char **bad = NULL;
+	int nbad = 0;
 
 	*out = NULL;
 	*nout = 0;
@@ -280,8 +302,10 @@ static int read_steps(numad_t *d, cosched_numa_step_t **out, int *nout)
 		if (de->d_name[0] == '.')
 			continue;
 		if (cosched_numa_step_read(dir, de->d_name, &s, &err)) {
-			numad_log(LOG_WARNING, "step file skipped: %s",
-				  err.msg);
+			if (!bad_before(d, de->d_name, &bad, &nbad))
+				numad_log(LOG_WARNING,
+					  "step file skipped (said once while it stays so): %s",
+					  err.msg);
 			continue;
 		}
 		for (int i = 0; i < s.ntasks && !alive; i++)
@@ -315,9 +339,46 @@ static int read_steps(numad_t *d, cosched_numa_step_t **out, int *nout)
 		steps[n++] = s;
 	}
 	closedir(dh);
+	for (int i = 0; i < d->nbad_steps; i++)
+		free(d->bad_steps[i]);
+	free(d->bad_steps);
+	d->bad_steps = bad;
+	d->nbad_steps = nbad;
 	*out = steps;
 	*nout = n;
 	return 0;
+}
+
+/* How many processes of each step are followed, cap[s], when the steps
+ * have more than NUMAD_PROCS_MAX between them: an equal share each,
+ * what a small step leaves going to the larger ones, so that one user's
+ * step of thousands of processes does not push other jobs out of view
+ * (a high-priority job unseen is not kept local). */
+static void share_out(const pentry_t *pt, size_t npt, int nsteps, int *cap)
+{
+	int left = NUMAD_PROCS_MAX, steps_left = nsteps;
+	bool *done = calloc((size_t) nsteps + 1, sizeof(*done));
+
+	for (int s = 0; s < nsteps; s++)
+		cap[s] = 0;
+	for (size_t i = 0; i < npt; i++)
+		if (pt[i].step >= 0)
+			cap[pt[i].step]++;
+	/* Smallest first: each takes what it has, up to its share of what
+	 * is left. */
+	while (done && steps_left > 0) {
+		int small = -1;
+
+		for (int s = 0; s < nsteps; s++)
+			if (!done[s] && (small < 0 || cap[s] < cap[small]))
+				small = s;
+		if (cap[small] > left / steps_left)
+			cap[small] = left / steps_left;
+		left -= cap[small];
+		done[small] = true;
+		steps_left--;
+	}
+	free(done);
 }
 
 int numad_scan(numad_t *d, cosched_error_t *err)
@@ -329,6 +390,8 @@ int numad_scan(numad_t *d, cosched_error_t *err)
 	numad_proc_t *old;
 	int nold = d->nprocs;
 	double now = numad_now();
+	int unfollowed, *share, *taken;
+	uint32_t first_unfollowed;
 	struct dirent *de;
 	DIR *dh;
 
@@ -393,8 +456,17 @@ int numad_scan(numad_t *d, cosched_error_t *err)
 		return cosched_error_set(err, "scan: out of memory");
 	}
 	memcpy(old, d->procs, (size_t) nold * sizeof(*old));
+	share = calloc((size_t) nsteps + 1, sizeof(*share));
+	taken = calloc((size_t) nsteps + 1, sizeof(*taken));
+	if (!share || !taken) {
+		free(share); free(taken); free(old); free(pt); free(steps);
+		return cosched_error_set(err, "scan: out of memory");
+	}
+	share_out(pt, npt, nsteps, share);
 	d->nprocs = 0;
-	for (size_t i = 0; i < npt && d->nprocs < NUMAD_PROCS_MAX; i++) {
+	unfollowed = 0;
+	first_unfollowed = 0;
+	for (size_t i = 0; i < npt; i++) {
 		cosched_proc_stat_t ps;
 		numad_proc_t *p, *was = NULL;
 		const cosched_numa_step_t *s;
@@ -407,6 +479,13 @@ int numad_scan(numad_t *d, cosched_error_t *err)
 		 * started (su, a root helper) is not the job's memory. */
 		if (proc_uid(pt[i].pid) != (long) s->uid)
 			continue;
+		if (d->nprocs == NUMAD_PROCS_MAX ||
+		    taken[pt[i].step] >= share[pt[i].step]) {
+			if (!unfollowed++)
+				first_unfollowed = s->job_id;
+			continue;
+		}
+		taken[pt[i].step]++;
 		p = &d->procs[d->nprocs];
 		memset(p, 0, sizeof(*p));
 		p->id.pid = pt[i].pid;
@@ -469,9 +548,22 @@ int numad_scan(numad_t *d, cosched_error_t *err)
 		else
 			d->priorities[i] = d->priorities[--d->npriorities];
 	}
+	/* Beyond the limit a process is not followed: none of its pages is
+	 * planned, moved or kept local.  Said when it starts and when it
+	 * ends, and shown in the status while it lasts. */
+	if (unfollowed && !d->unfollowed)
+		numad_log(LOG_WARNING,
+			  "%d processes of Slurm steps (job %u the first) beyond the %d followed: not followed, their pages neither planned, moved nor kept local",
+			  unfollowed, first_unfollowed, NUMAD_PROCS_MAX);
+	else if (!unfollowed && d->unfollowed)
+		numad_log(LOG_INFO,
+			  "every process of Slurm steps followed again");
+	d->unfollowed = unfollowed;
 	d->scanned_at = now;
 	/* Frozen runs of processes no step has any more go with them. */
 	numad_frozen_expire(d, true);
+	free(share);
+	free(taken);
 	free(old);
 	free(pt);
 	free(steps);

@@ -81,7 +81,7 @@ void numad_keep_recent(numad_t *d, const numad_request_t *r)
 		d->nrecent--;
 	}
 	d->recent[d->nrecent] = *r;
-	d->recent[d->nrecent].client = -1;
+	d->recent[d->nrecent].client = NULL;
 	d->nrecent++;
 }
 
@@ -260,7 +260,7 @@ static int read_request(void *ctx, cosched_kv_line_t *line,
 	int rc;
 
 	memset(&q, 0, sizeof(q));
-	q.client = -1;
+	q.client = NULL;
 	while ((rc = cosched_kv_next(&line->r, &f, err)) == 1) {
 		rc = request_field(&q, f.key, f.value, err);
 		if (rc > 0)

@@ -38,7 +38,8 @@ BATCH = 64
 
 def _programs():
     return guest_programs("src/numad/cosched-numad", "src/numad/cosched-numa",
-                          "testsuite/numavm/numa_mem_prog")
+                          "testsuite/numavm/numa_mem_prog",
+                          "testsuite/numavm/numad_flood")
 
 
 vm2, vm4 = guest_fixtures(_programs)
@@ -660,5 +661,42 @@ def test_two_node_writer_is_not_chased_past_the_cap(vm2):
             sys.stderr.write(f"\nnumad: writer pulls per range over "
                              f"{run:.0f} s: {sorted(per_range.values())}\n")
         finally:
+            g.cleanup()
+    scenario(vm2, body)
+
+
+def test_one_user_holds_up_neither_root_nor_make_room(vm2):
+    """64 silent connections and 4 statuses never read, of an
+    unprivileged user, kept up all along: root's migrate still moves its
+    pages and its status is answered, each within a second and a half
+    (a TCG guest's command takes some 50 ms), and a high-priority job's
+    make-room within the 500 ms slurmstepd waits."""
+    def body(g):
+        g.start()
+        try:
+            _two_procs(g)
+            g.numa("priority", 1, "high", rc=0)
+            g.sh(f"numad_flood {g.dir}/sock 64 4 60 >{g.dir}/flood.out "
+                 f"2>&1 & echo $! > {g.dir}/flood.pid; "
+                 f"i=0; while ! grep -q ready {g.dir}/flood.out && "
+                 "[ $i -lt 100 ]; do sleep 0.05; i=$((i+1)); done; "
+                 f"cat {g.dir}/flood.out")
+            time.sleep(2.5)     # past the silent ones' first 2 s
+            idle0 = g.pages("idle")
+            worst = {}
+            for ask in (("status",), ("migrate", 0, 1, 500, "--job", 2),
+                        ("make-room", 0, 100, "--job", 1)):
+                t0 = time.monotonic()
+                r = g.numa(*ask, rc=0)
+                worst[ask[0]] = time.monotonic() - t0
+                assert "too many" not in r.stderr, r
+            sys.stderr.write(f"\nnumad under attack in the guest: "
+                             f"{ {k: round(v, 3) for k, v in worst.items()} }\n")
+            assert 500 <= gained(idle0, g.pages("idle")) <= 500 + BATCH
+            assert worst["status"] < 1.5 and worst["migrate"] < 1.5, worst
+            assert worst["make-room"] < 0.5, worst
+        finally:
+            g.sh(f"kill $(cat {g.dir}/flood.pid) 2>/dev/null; true",
+                 check=False)
             g.cleanup()
     scenario(vm2, body)

@@ -8,19 +8,10 @@ nodes in qemu guests (test_numad.py).
 """
 
 import os
-import subprocess
 import time
 
-import pytest
-
-from cosched_loopback.cluster import default_builddir, sampler_test_conf
-
-
-def _bin(name):
-    p = os.path.join(default_builddir(), "src", "numad", name)
-    if not os.access(p, os.X_OK):
-        pytest.skip(f"no {p}: this build has no node side")
-    return p
+from cosched_loopback.cluster import sampler_test_conf
+from numad_daemon import NumadDaemon
 
 
 def _conf(workdir):
@@ -29,34 +20,13 @@ def _conf(workdir):
             f"NumaStepDir={d}/steps", "NumaScanInterval=0.5"]
 
 
-class Numad:
+class Numad(NumadDaemon):
     def __init__(self, c):
         self.c = c
-        self.conf = os.path.join(c.workdir, "cosched.conf")
-        self.log = os.path.join(c.workdir, "numad.log")
-        self.proc = subprocess.Popen(
-            [_bin("cosched-numad"), "-D", "-f", self.conf, "-L", self.log,
-             "-u", "nobody-such-user"], stdin=subprocess.DEVNULL)
-        sock = os.path.join(c.workdir, "numa", "sock")
-        t0 = time.monotonic()
-        while not os.path.exists(sock):
-            assert self.proc.poll() is None, self.text()
-            assert time.monotonic() - t0 < 10, self.text()
-            time.sleep(0.05)
-
-    def text(self):
-        try:
-            with open(self.log) as f:
-                return f.read()
-        except OSError:
-            return ""
-
-    def numa(self, *args, user=None):
-        argv = [_bin("cosched-numa"), "-f", self.conf, *map(str, args)]
-        if user:
-            argv = ["runuser", "-u", user, "--", *argv]
-        return subprocess.run(argv, capture_output=True, text=True,
-                              timeout=30)
+        super().__init__(os.path.join(c.workdir, "cosched.conf"),
+                         os.path.join(c.workdir, "numad.log"),
+                         os.path.join(c.workdir, "numa", "sock"),
+                         "nobody-such-user")
 
     def procs(self, user=None):
         r = self.numa("status", user=user)
@@ -66,10 +36,6 @@ class Numad:
             if line.startswith("proc "):
                 out.append(dict(t.split("=", 1) for t in line.split()[1:]))
         return out
-
-    def stop(self):
-        self.proc.terminate()
-        self.proc.wait(timeout=10)
 
 
 def _steps(c):
