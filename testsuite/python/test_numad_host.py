@@ -10,6 +10,8 @@ nodes in qemu guests (test_numad.py).
 import os
 import time
 
+import pytest
+
 from cosched_loopback.cluster import sampler_test_conf
 from numad_daemon import NumadDaemon
 
