@@ -373,16 +373,15 @@ def test_plugin_load_failure_shows_log(tmp_path):
 @pytest.mark.series
 @pytest.mark.cluster
 def test_core_count_reservation(make_cluster):
-    """CoreCnt= reservations: before 25.11 slurmctld refuses them for a
-    select plugin not built into Slurm (it tests the plugin's name); from
-    25.11 it asks the plugin's id, which the wrapper gives as cons_tres's,
-    so they work: a job in the reservation runs on its cores, placed and
-    recorded by cosched, and a job outside it keeps off them."""
+    """CoreCnt= reservations: 22.05's scontrol refuses them for a select
+    plugin whose name is not cons_res's or cons_tres's; from 24.11 they
+    work: a job in the reservation runs on its cores, placed and recorded
+    by cosched, and a job outside it keeps off them."""
     c = make_cluster(nodes=2)
     r = c.run(["scontrol", "create", "reservation", "ReservationName=r1",
                "StartTime=now", "Duration=10", "Users=root", "CoreCnt=2",
                "Nodes=n1"], check=False)
-    if _slurm_version() < (25, 11):
+    if _slurm_version() < (24, 11):
         assert r.returncode != 0 and "CoreCnt" in r.stderr, r
         return
     assert r.returncode == 0, r
