@@ -253,7 +253,7 @@ START_TEST(t_ledger_unreadable_and_wrap)
 	ck_assert(oc.restarted);
 	ck_assert_msg(strstr(oc.note, "unreadable (line 2: step before the totals line)") &&
 		      strstr(oc.note, ": set aside as "), "%s", oc.note);
-	ck_assert_ptr_nonnull(strstr(cosched_check_read_file(path), "cosched-energy-ledger/1 boot="));
+	ck_assert_ptr_nonnull(strstr(cosched_check_read_file(path), "cosched-energy-ledger/1.1 boot="));
 	/* 99 J, then 3 J on: past the 99.999999 J range. */
 	fake_rapl(&t, "advance", "intel-rapl:0 %d", 3000000);
 	ledger_update(r, dir, &a, false, &oc);
