@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "src/libcosched/io/file.h"
@@ -98,6 +99,30 @@ out:
 	free(jobs);
 	free(sh);
 	return rc;
+}
+
+/* A generation id for a ledger starting now: the clock in nanoseconds,
+ * never the one it replaces (nor 0, a 1.0 writer's). */
+static uint64_t new_gen(uint64_t old)
+{
+	struct timespec ts;
+	uint64_t g;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	g = (uint64_t) ts.tv_sec * 1000000000u + (uint64_t) ts.tv_nsec;
+	return g == old || !g ? old + 1 : g;
+}
+
+/* Keep why the ledger started again at a loss, for a settle to log once
+ * (printable only: it is written quoted). */
+static void keep_why(ledger_t *l, const char *note)
+{
+	size_t i;
+
+	for (i = 0; note[i] && i < LEDGER_WHY_LEN; i++)
+		l->why[i] = note[i] >= ' ' && note[i] <= '~' ? note[i] : '?';
+	l->why[i] = '\0';
+	l->why_told = false;
 }
 
 /* Load dir's ledger into l; a missing one, one from another boot and one
@@ -220,7 +245,25 @@ static int advance(cosched_rapl_t *rapl, const char *dir,
 	}
 	if (oc->restarted) {
 		/* From now: no interval to split yet.  Steps listed in an
-		 * unusable ledger are not known to be alive with it. */
+		 * unusable ledger are not known to be alive with it; each
+		 * joins again with what it had (carried). */
+		if (!strcmp(oc->note, "new ledger") && me &&
+		    me->energy.total_uj) {
+			char path[COSCHED_PATH_MAX];
+
+			if (cosched_spool_path(path, sizeof(path), dir,
+					       COSCHED_ENERGY_LEDGER_FILE,
+					       "", err))
+				goto done;
+			snprintf(oc->note, sizeof(oc->note),
+				 "%.200s: gone while steps had energy: started again",
+				 path);
+		}
+		if (strcmp(oc->note, "new ledger"))
+			keep_why(l, oc->note);
+		else
+			l->why[0] = '\0';
+		l->gen = new_gen(l->gen);
 		l->n = 0;
 		l->nzones = 0;
 		memset(&node, 0, sizeof(node));
@@ -246,7 +289,8 @@ static int advance(cosched_rapl_t *rapl, const char *dir,
 	for (int i = 0; i < l->n;) {
 		if (!(me && cosched_step_ref_eq(&l->step[i].id, id)) &&
 		    !cosched_proc_alive(&l->step[i].proc)) {
-			l->abandoned += l->step[i].energy.total_uj;
+			l->abandoned += l->step[i].energy.total_uj -
+					l->step[i].carried_uj;
 			l->step[i] = l->step[--l->n];
 			continue;
 		}
@@ -272,6 +316,13 @@ static int advance(cosched_rapl_t *rapl, const char *dir,
 		l->step[mine].rate = me->rate;
 		l->step[mine].mem_rate = me->mem_rate;
 	}
+	if (!me) {
+		if (l->why[0] && !l->why_told) {
+			snprintf(oc->note, sizeof(oc->note), "%s", l->why);
+			oc->tell = true;
+			l->why_told = true;
+		}
+	}
 	if (rapl && l->nzones > 0 &&
 	    split(l, (size_t) present, &node, oc, err))
 		goto done;
@@ -282,11 +333,15 @@ static int advance(cosched_rapl_t *rapl, const char *dir,
 				COSCHED_LEDGER_STEPS_MAX);
 			goto done;
 		}
+		/* A step joining again after the ledger started over goes
+		 * on from its sampler's totals (0 for a new step); this
+		 * generation did not split them. */
 		mine = l->n++;
-		memset(&l->step[mine], 0, sizeof(l->step[mine]));
-		l->step[mine].id = me->id;
-		l->step[mine].proc = me->proc;
-		l->step[mine].cores = me->cores;
+		l->step[mine] = *me;
+		l->step[mine].energy.total_uj = me->energy.uncore_uj +
+			me->energy.core_uj + me->energy.dram_uj;
+		l->step[mine].carried_uj = l->step[mine].energy.total_uj;
+		memset(&l->step[mine].stepd, 0, sizeof(l->step[mine].stepd));
 		for (int i = 0; i < mine; i++) {
 			corunner_add(&l->step[mine], &l->step[i].id);
 			corunner_add(&l->step[i], &me->id);
@@ -311,8 +366,10 @@ static int advance(cosched_rapl_t *rapl, const char *dir,
 	}
 	if (out)
 		*out = l->step[mine];
+	oc->gen = l->gen;
 	if (leave) {
-		l->attributed += l->step[mine].energy.total_uj;
+		l->attributed += l->step[mine].energy.total_uj -
+				 l->step[mine].carried_uj;
 		l->step[mine] = l->step[--l->n];
 	}
 	if (l->n) {

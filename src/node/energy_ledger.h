@@ -34,6 +34,14 @@
  * frequency, leaves nothing on the node to restore), and the update says
  * so.
  *
+ * Restarts lose only the energy spent since the last reading: each start
+ * makes a new generation (its id in the file), and a step joining again
+ * brings the totals its sampler last had (carried), so its entry goes on
+ * from there; whoever keeps a step's running total from settles (Slurm's
+ * accounting) sees the generation change and adds what the new one gives
+ * past what was carried.  Why a generation started at a loss is kept in
+ * the file until a settle has logged it: logged once.
+ *
  * The ledger in memory and its text form: energy_ledger_text.h.
  */
 #ifndef COSCHED_ENERGY_LEDGER_H
@@ -55,11 +63,20 @@ typedef struct {
 	bool restarted;			/* the ledger started again (new,
 					 * rebooted, other zones, unreadable) */
 	char note[COSCHED_ERROR_MSG_LEN];	/* why it restarted, or "" */
+	uint64_t gen;			/* the ledger's generation after it */
+	bool tell;			/* settle: note is why the ledger
+					 * last started again at a loss, not
+					 * logged yet: log it (once a
+					 * generation, whichever step's
+					 * settle comes first) */
 } cosched_ledger_outcome_t;
 
 /*
  * Bring the ledger in dir up to now for step me (id, proc, cores, rate,
- * mem_rate from the caller; its energy fields are ignored): read rapl,
+ * mem_rate from the caller; its energy, node_uj and corunners, its
+ * sampler's totals so far, are where a joining entry starts: 0 for a new
+ * step, what it had when it joins again a ledger that started over, and
+ * read only then): read rapl,
  * split what was spent since the ledger's reading among the steps that
  * were present, record me (joining when new: a joining step gets no
  * share of the energy spent before it joined), and store.  With leave,

@@ -119,6 +119,13 @@ void sampler_energy_update(sampler_energy_t *e, bool leave)
 	 * record's co-runners would be a part only. */
 	if (oc.restarted)
 		e->corunners_known = false;
+	/* A ledger that started again at a loss: the step keeps what it
+	 * had (carried), but what was spent since the ledger's last reading
+	 * is no one's; the record says so. */
+	if (oc.restarted && e->rapl && strcmp(oc.note, "new ledger"))
+		snprintf(e->state, sizeof(e->state),
+			 "measured, but the ledger started again: %.400s",
+			 oc.note);
 }
 
 /* The record's "energy": the step's share and the node's energy while it

@@ -64,6 +64,16 @@ static void ledger_dir(const tree_t *t, char *dir, size_t len)
 	snprintf(dir, len, "%s/spool", t->top);
 }
 
+/* A fake RAPL tree made with opts, opened, and where its ledger is. */
+static cosched_rapl_t *ledger_tree(tree_t *t, const char *opts, char *dir,
+				   size_t dlen, char *path, size_t plen)
+{
+	fake_rapl_make(t, opts);
+	ledger_dir(t, dir, dlen);
+	snprintf(path, plen, "%s/" COSCHED_ENERGY_LEDGER_FILE, dir);
+	return fake_rapl_open(t);
+}
+
 START_TEST(t_ledger_shares_add_up)
 {
 	cosched_ledger_step_t a = ledger_step(10, 2, 0, COSCHED_ENERGY_UNKNOWN);
@@ -74,10 +84,7 @@ START_TEST(t_ledger_shares_add_up)
 	cosched_rapl_t *r;
 	tree_t t;
 
-	fake_rapl_make(&t, "--packages 1");
-	r = fake_rapl_open(&t);
-	ledger_dir(&t, dir, sizeof(dir));
-	snprintf(path, sizeof(path), "%s/" COSCHED_ENERGY_LEDGER_FILE, dir);
+	r = ledger_tree(&t, "--packages 1", dir, sizeof(dir), path, sizeof(path));
 
 	ga = ledger_update(r, dir, &a, false, &oc);	/* a joins */
 	ck_assert(oc.restarted);
@@ -201,10 +208,7 @@ START_TEST(t_ledger_dead_sampler)
 	pid_t pid;
 	tree_t t;
 
-	fake_rapl_make(&t, "--packages 1");
-	r = fake_rapl_open(&t);
-	ledger_dir(&t, dir, sizeof(dir));
-	snprintf(path, sizeof(path), "%s/" COSCHED_ENERGY_LEDGER_FILE, dir);
+	r = ledger_tree(&t, "--packages 1", dir, sizeof(dir), path, sizeof(path));
 	/* d's sampler: a child that joins, is given energy, and dies. */
 	pid = fork();
 	ck_assert_int_ge(pid, 0);
@@ -241,10 +245,7 @@ START_TEST(t_ledger_unreadable_and_wrap)
 	cosched_rapl_t *r;
 	tree_t t;
 
-	fake_rapl_make(&t, "--packages 1 --no-dram --max-range 99999999");
-	r = fake_rapl_open(&t);
-	ledger_dir(&t, dir, sizeof(dir));
-	snprintf(path, sizeof(path), "%s/" COSCHED_ENERGY_LEDGER_FILE, dir);
+	r = ledger_tree(&t, "--packages 1 --no-dram --max-range 99999999", dir, sizeof(dir), path, sizeof(path));
 	ck_assert_int_eq(mkdir(dir, 0700), 0);
 	cosched_check_write_file(path,
 		"cosched-energy-ledger/1 boot=x\nstep 1.0 pid=1\n");
@@ -277,10 +278,7 @@ START_TEST(t_ledger_corrupt_set_aside)
 	FILE *f;
 	tree_t t;
 
-	fake_rapl_make(&t, "--packages 1 --no-dram");
-	r = fake_rapl_open(&t);
-	ledger_dir(&t, dir, sizeof(dir));
-	snprintf(path, sizeof(path), "%s/" COSCHED_ENERGY_LEDGER_FILE, dir);
+	r = ledger_tree(&t, "--packages 1 --no-dram", dir, sizeof(dir), path, sizeof(path));
 	ck_assert_int_eq(mkdir(dir, 0700), 0);
 	ck_assert_ptr_nonnull(f = fopen(path, "w"));
 	for (int i = 0; i < 64; i++)
@@ -342,10 +340,7 @@ START_TEST(t_ledger_settle)
 	cosched_rapl_t *r;
 	tree_t t;
 
-	fake_rapl_make(&t, "--packages 1");
-	r = fake_rapl_open(&t);
-	ledger_dir(&t, dir, sizeof(dir));
-	snprintf(path, sizeof(path), "%s/" COSCHED_ENERGY_LEDGER_FILE, dir);
+	r = ledger_tree(&t, "--packages 1", dir, sizeof(dir), path, sizeof(path));
 
 	/* Nothing to settle in a ledger that does not exist. */
 	settle(r, dir, 40, 1);
@@ -408,6 +403,97 @@ START_TEST(t_ledger_settle)
 	ck_assert_str_eq(cosched_check_read_file(path), "not a ledger\n");
 	ck_assert(!cosched_spool_aside(dir, COSCHED_ENERGY_LEDGER_FILE, path,
 				       sizeof(path)));
+	cosched_rapl_close(r);
+	cosched_check_tree_free(&t);
+}
+END_TEST
+
+/* An update as a sampler makes it: it keeps the totals it was given,
+ * which it carries into a ledger that started over. */
+static cosched_ledger_step_t sampler_update(cosched_rapl_t *r,
+					    const char *dir,
+					    cosched_ledger_step_t *me,
+					    cosched_ledger_outcome_t *oc)
+{
+	cosched_ledger_step_t out = ledger_update(r, dir, me, false, oc);
+
+	me->energy = out.energy;
+	me->node_uj = out.node_uj;
+	return out;
+}
+
+/* The ledger removed, then made unreadable, under two steps: each keeps
+ * what it had and adds what follows; each start is a new generation, and
+ * its reason is handed to one settle only (logged once).  Only what was
+ * spent since the last reading is lost. */
+START_TEST(t_ledger_restart_keeps_shares)
+{
+	cosched_ledger_step_t a = ledger_step(60, 2, 1000, 100);
+	cosched_ledger_step_t b = ledger_step(61, 2, 1000, 100);
+	cosched_ledger_step_t ga, gb;
+	cosched_ledger_outcome_t oc;
+	char dir[400], path[500];
+	uint64_t gen0, gen1;
+	cosched_rapl_t *r;
+	tree_t t;
+
+	r = ledger_tree(&t, "--packages 1", dir, sizeof(dir), path, sizeof(path));
+	ledger_update(r, dir, &a, false, &oc);
+	gen0 = oc.gen;
+	ck_assert_uint_ne(gen0, 0);
+	ledger_update(r, dir, &b, false, &oc);
+	/* 6 J (4 package, 2 DRAM): 3 J each. */
+	spend(&t, 4, 2, 2);
+	ga = sampler_update(r, dir, &a, &oc);
+	gb = sampler_update(r, dir, &b, &oc);
+	ck_assert_uint_eq(ga.energy.total_uj, 3000000);
+	ck_assert_uint_eq(gb.energy.total_uj, 3000000);
+
+	/* Removed: the first update starts a new generation and says why;
+	 * the other step joins it with what it had. */
+	ck_assert_int_eq(unlink(path), 0);
+	ga = sampler_update(r, dir, &a, &oc);
+	ck_assert(oc.restarted);
+	ck_assert_msg(strstr(oc.note, "gone while steps had energy"), "%s",
+		      oc.note);
+	gen1 = oc.gen;
+	ck_assert_uint_ne(gen1, gen0);
+	gb = sampler_update(r, dir, &b, &oc);
+	ck_assert(!oc.restarted);
+	ck_assert_uint_eq(oc.gen, gen1);
+	ck_assert_uint_eq(gb.carried_uj, 3000000);
+	spend(&t, 4, 2, 2);
+	/* The first settle is told why the ledger started again (to log
+	 * it); no later one, whichever step it is for. */
+	for (int i = 0; i < 3; i++) {
+		cosched_step_ref_t id = { .job_id = 60 + i % 2, .step_id = 0 };
+		cosched_ledger_outcome_t o;
+
+		ck_assert_int_eq(cosched_energy_ledger_settle(r, dir, &id,
+				 1000, &ga, &o, &err), 0);
+		ck_assert_int_eq(o.tell, i == 0);
+		if (i == 0)
+			ck_assert_msg(strstr(o.note, "gone while steps had energy"),
+				      "%s", o.note);
+	}
+	ck_assert_uint_eq(ga.energy.total_uj, 6000000);
+	ga = sampler_update(r, dir, &a, &oc);
+	gb = sampler_update(r, dir, &b, &oc);
+	ck_assert_uint_eq(ga.energy.total_uj, 6000000);
+	ck_assert_uint_eq(gb.energy.total_uj, 6000000);
+
+	/* Unreadable: set aside, a new generation, the same rule. */
+	cosched_check_write_file(path, "garbage\n");
+	ga = sampler_update(r, dir, &a, &oc);
+	ck_assert(oc.restarted);
+	ck_assert_msg(strstr(oc.note, "set aside"), "%s", oc.note);
+	ck_assert_uint_ne(oc.gen, gen1);
+	gb = sampler_update(r, dir, &b, &oc);
+	spend(&t, 4, 2, 2);
+	ga = ledger_update(r, dir, &a, true, &oc);
+	gb = ledger_update(r, dir, &b, true, &oc);
+	ck_assert_uint_eq(ga.energy.total_uj, 9000000);
+	ck_assert_uint_eq(gb.energy.total_uj, 9000000);
 	cosched_rapl_close(r);
 	cosched_check_tree_free(&t);
 }
@@ -480,6 +566,7 @@ Suite *cosched_test_suite(void)
 	tcase_add_test(tc, t_ledger_corrupt_set_aside);
 	tcase_add_test(tc, t_ledger_settle);
 	tcase_add_test(tc, t_ledger_metrics);
+	tcase_add_test(tc, t_ledger_restart_keeps_shares);
 	suite_add_tcase(s, tc);
 	return s;
 }
