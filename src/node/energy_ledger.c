@@ -125,6 +125,29 @@ static void keep_why(ledger_t *l, const char *note)
 	l->why_told = false;
 }
 
+/* A step found dead leaves: what this ledger gave it is attributed when
+ * a slurmstepd settled it into accounting, abandoned otherwise. */
+static void drop_step(ledger_t *l, int i)
+{
+	cosched_ledger_step_t *s = &l->step[i];
+	uint64_t given = s->energy.total_uj - s->carried_uj;
+
+	if (s->stepd.pid)
+		l->attributed += given;
+	else
+		l->abandoned += given;
+	*s = l->step[--l->n];
+}
+
+/* Whether step s is gone: its sampler dead, and no slurmstepd of it
+ * alive (while one is, the step runs: only its sampler was killed). */
+static bool step_gone(const cosched_ledger_step_t *s)
+{
+	if (cosched_proc_alive(&s->proc))
+		return false;
+	return !s->stepd.pid || !cosched_proc_alive(&s->stepd);
+}
+
 /* Load dir's ledger into l; a missing one, one from another boot and one
  * that does not parse give an empty ledger with the reason in oc (one
  * that does not parse is set aside, unless keep: a settle leaves that to
@@ -284,18 +307,6 @@ static int advance(cosched_rapl_t *rapl, const char *dir,
 			goto done;
 	}
 
-	/* Those found dead keep nothing: their sampler never writes a
-	 * record.  What they had been given is counted as abandoned. */
-	for (int i = 0; i < l->n;) {
-		if (!(me && cosched_step_ref_eq(&l->step[i].id, id)) &&
-		    !cosched_proc_alive(&l->step[i].proc)) {
-			l->abandoned += l->step[i].energy.total_uj -
-					l->step[i].carried_uj;
-			l->step[i] = l->step[--l->n];
-			continue;
-		}
-		i++;
-	}
 	for (int i = 0; i < l->n; i++)
 		if (cosched_step_ref_eq(&l->step[i].id, id))
 			mine = i;
@@ -317,15 +328,33 @@ static int advance(cosched_rapl_t *rapl, const char *dir,
 		l->step[mine].mem_rate = me->mem_rate;
 	}
 	if (!me) {
+		/* The settler is the step's slurmstepd (its accounting). */
+		if (cosched_proc_self(&l->step[mine].stepd, err))
+			goto done;
 		if (l->why[0] && !l->why_told) {
 			snprintf(oc->note, sizeof(oc->note), "%s", l->why);
 			oc->tell = true;
 			l->why_told = true;
 		}
 	}
+	/* A step whose sampler died was present until now: it takes its
+	 * share of the interval (which is not the others'), and leaves
+	 * after it unless its slurmstepd says the step still runs. */
 	if (rapl && l->nzones > 0 &&
 	    split(l, (size_t) present, &node, oc, err))
 		goto done;
+	for (int i = 0; i < l->n;) {
+		if (!cosched_step_ref_eq(&l->step[i].id, id) &&
+		    step_gone(&l->step[i])) {
+			drop_step(l, i);
+			continue;
+		}
+		i++;
+	}
+	mine = -1;
+	for (int i = 0; i < l->n; i++)
+		if (cosched_step_ref_eq(&l->step[i].id, id))
+			mine = i;
 	if (mine < 0) {
 		if (l->n == COSCHED_LEDGER_STEPS_MAX) {
 			cosched_error_set(err,

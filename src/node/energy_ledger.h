@@ -42,6 +42,11 @@
  * past what was carried.  Why a generation started at a loss is kept in
  * the file until a settle has logged it: logged once.
  *
+ * A sampler killed while its step runs: its entry keeps its share by the
+ * rates it last gave (the step still runs on its cores) for as long as
+ * the step's slurmstepd, which settles for it, lives; the others are not
+ * charged for it.  Only then is it dropped.
+ *
  * The ledger in memory and its text form: energy_ledger_text.h.
  */
 #ifndef COSCHED_ENERGY_LEDGER_H
@@ -102,7 +107,9 @@ int cosched_energy_ledger_update(cosched_rapl_t *rapl, const char *dir,
  * what Slurm's accounting asks of a step at each of its polls
  * (acct_gather_energy/cosched), so that what slurmstepd reports is the
  * share up to the poll, and the energy it settles is handed out once
- * like any other.  0: *out (may be NULL) gets id's entry; 1: id has no
+ * like any other.  The caller is taken to be the step's slurmstepd: its
+ * entry names it (stepd), which keeps a step whose sampler was killed in
+ * the split while it lives.  0: *out (may be NULL) gets id's entry; 1: id has no
  * entry (never joined, left, found dead), or the ledger is missing, from
  * another boot, unreadable or counts no energy yet: nothing is written
  * then (only samplers start, restart and set aside ledgers); -1 (err) as

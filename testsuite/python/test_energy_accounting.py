@@ -10,11 +10,13 @@ from slurmdbd's database: each step's ConsumedEnergy is its ledger share
 energy, a job alone is charged the node's energy, a node without RAPL
 gives unknown (an empty field, not 0), and slurmdbd stopped while jobs
 run loses no job's energy.  The node's ledger removed or made unreadable
-while jobs run: what sacct shows is still what the fake RAPL spent.
+while jobs run, or a step's sampler killed: what sacct shows is still
+what the fake RAPL spent.
 """
 
 import json
 import os
+import signal
 import tempfile
 import time
 
@@ -238,3 +240,28 @@ def test_energy_survives_ledger_restart(make_cluster, damage):
            else "set aside as")
     assert _log_count(c, why) == 1, c.logs()
     assert _log_count(c, "each step keeps what it had") == 1, c.logs()
+
+
+@pytest.mark.cluster
+def test_killed_sampler_not_charged_to_others(make_cluster):
+    """One job's sampler is killed while both run: that job still runs on
+    its cores, so 12 J spent after it are shared as before: each job's
+    ConsumedEnergy is its half, and the other job is not charged the
+    killed one's."""
+    c, root = _cluster(make_cluster)
+    jobs, steps = _two_jobs(c, 8)
+    victim = steps[0]
+    # Its slurmstepd settles for it (Slurm's accounting polls every
+    # second): the ledger knows the step runs while that process lives.
+    time.sleep(2.5)
+    os.kill(int(_ledger_steps(c)[victim]["pid"]), signal.SIGKILL)
+    time.sleep(1)
+    _spend(root, 8, 4, 4)
+    _wait_split(c, steps, 12000000)
+    for j in jobs:
+        c.wait_state(j, "COMPLETED", timeout=60)
+    sacct = [int(_batch_energy(c, j)) for j in jobs]
+    assert abs(sum(sacct) - 12) <= TOLERANCE_J, sacct
+    assert abs(sacct[0] - sacct[1]) <= TOLERANCE_J, sacct
+    survivor = _record(c, steps[1])
+    assert abs(survivor["energy"]["total_uj"] - 6000000) <= 1000000, survivor

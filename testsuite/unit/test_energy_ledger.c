@@ -7,6 +7,7 @@
  * settling for a step), and a broken ledger is set aside.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -223,12 +224,15 @@ START_TEST(t_ledger_dead_sampler)
 	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
 	ck_assert_int_eq(status, 0);
 	ck_assert_ptr_nonnull(strstr(cosched_check_read_file(path), "step 21.0 "));
-	/* The dead step is dropped on a's joining: nothing spent yet. */
+	/* The dead step (no slurmstepd settled for it) takes its share of
+	 * the interval up to now, which is not a's, and is dropped on a's
+	 * joining; what it was given is abandoned. */
 	spend(&t, 4, 2, 0);
 	ledger_update(r, dir, &a, false, &oc);
-	ck_assert_int_eq(oc.present, 0);
+	ck_assert_int_eq(oc.present, 1);
+	ck_assert_uint_eq(oc.split_uj, 4000000);
 	ck_assert_ptr_null(strstr(cosched_check_read_file(path), "step 21.0 "));
-	ck_assert_ptr_nonnull(strstr(cosched_check_read_file(path), "abandoned=0\n"));
+	ck_assert_ptr_nonnull(strstr(cosched_check_read_file(path), "abandoned=4000000\n"));
 	spend(&t, 4, 2, 0);
 	ck_assert_uint_eq(ledger_update(r, dir, &a, true, &oc).energy.total_uj,
 			  4000000);
@@ -499,6 +503,82 @@ START_TEST(t_ledger_restart_keeps_shares)
 }
 END_TEST
 
+/* A step whose sampler is killed while its slurmstepd lives still runs:
+ * it keeps its share (the other step is not charged for it), and is
+ * dropped once its slurmstepd is gone too. */
+START_TEST(t_ledger_killed_sampler_keeps_share)
+{
+	cosched_ledger_step_t a = ledger_step(80, 2, 1000, 100);
+	cosched_ledger_step_t d = ledger_step(81, 2, 1000, 100);
+	cosched_ledger_step_t ga;
+	cosched_ledger_outcome_t oc;
+	char dir[400], path[500];
+	int status, go[2];
+	cosched_rapl_t *r;
+	pid_t sampler, stepd;
+	tree_t t;
+
+	r = ledger_tree(&t, "--packages 1", dir, sizeof(dir), path, sizeof(path));
+	ledger_update(r, dir, &a, false, &oc);
+	/* d's sampler joins and is killed. */
+	sampler = fork();
+	ck_assert_int_ge(sampler, 0);
+	if (sampler == 0) {
+		if (cosched_proc_self(&d.proc, &err) ||
+		    cosched_energy_ledger_update(r, dir, &d, false, 1000, NULL,
+						 NULL, &err))
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	while (!strstr(cosched_check_read_file(path), "step 81.0 "))
+		usleep(10000);
+	/* d's slurmstepd settles for it, and lives on. */
+	ck_assert_int_eq(pipe(go), 0);
+	stepd = fork();
+	ck_assert_int_ge(stepd, 0);
+	if (stepd == 0) {
+		cosched_step_ref_t id = { .job_id = 81, .step_id = 0 };
+
+		close(go[0]);
+		if (cosched_energy_ledger_settle(r, dir, &id, 1000, NULL,
+						 NULL, &err))
+			_exit(1);
+		if (write(go[1], "x", 1) != 1)
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	close(go[1]);
+	{
+		char c;
+
+		ck_assert_int_eq(read(go[0], &c, 1), 1);
+	}
+	close(go[0]);
+	ck_assert_int_eq(kill(sampler, SIGKILL), 0);
+	ck_assert_int_eq(waitpid(sampler, &status, 0), sampler);
+	/* 6 J: half of it is d's, which runs on. */
+	spend(&t, 4, 2, 2);
+	ga = ledger_update(r, dir, &a, false, &oc);
+	ck_assert_uint_eq(ga.energy.total_uj, 3000000);
+	ck_assert_ptr_nonnull(strstr(cosched_check_read_file(path), "step 81.0 "));
+	/* Its slurmstepd gone too: the step ended; d's share of the interval
+	 * up to then is still not a's. */
+	ck_assert_int_eq(kill(stepd, SIGKILL), 0);
+	ck_assert_int_eq(waitpid(stepd, &status, 0), stepd);
+	spend(&t, 4, 2, 2);
+	ga = ledger_update(r, dir, &a, false, &oc);
+	ck_assert_uint_eq(ga.energy.total_uj, 6000000);
+	ck_assert_ptr_null(strstr(cosched_check_read_file(path), "step 81.0 "));
+	spend(&t, 4, 2, 2);
+	ga = ledger_update(r, dir, &a, true, &oc);
+	ck_assert_uint_eq(ga.energy.total_uj, 12000000);
+	cosched_rapl_close(r);
+	cosched_check_tree_free(&t);
+}
+END_TEST
+
 /* The metrics of a ledger: the steps present with their shares so far,
  * read without the lock; a label value cannot break the format. */
 START_TEST(t_ledger_metrics)
@@ -567,6 +647,7 @@ Suite *cosched_test_suite(void)
 	tcase_add_test(tc, t_ledger_settle);
 	tcase_add_test(tc, t_ledger_metrics);
 	tcase_add_test(tc, t_ledger_restart_keeps_shares);
+	tcase_add_test(tc, t_ledger_killed_sampler_keeps_share);
 	suite_add_tcase(s, tc);
 	return s;
 }
