@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -148,6 +149,18 @@ static bool step_gone(const cosched_ledger_step_t *s)
 	return !s->stepd.pid || !cosched_proc_alive(&s->stepd);
 }
 
+/* Whether dir's lock is there and not a regular file. */
+static bool lock_not_regular(const char *dir)
+{
+	char path[COSCHED_PATH_MAX];
+	cosched_error_t perr;
+	struct stat st;
+
+	return !cosched_spool_path(path, sizeof(path), dir,
+				   COSCHED_ENERGY_LEDGER_FILE, ".lock", &perr) &&
+	       !lstat(path, &st) && !S_ISREG(st.st_mode);
+}
+
 /* Load dir's ledger into l; a missing one, one from another boot and one
  * that does not parse give an empty ledger with the reason in oc (one
  * that does not parse is set aside, unless keep: a settle leaves that to
@@ -229,8 +242,15 @@ static int advance(cosched_rapl_t *rapl, const char *dir,
 		return -1;
 	lock = cosched_spool_lock(dir, COSCHED_ENERGY_LEDGER_FILE, wait_ms,
 				  err);
-	if (lock < 0)
+	if (lock < 0) {
+		if (lock == -1 && lock_not_regular(dir)) {
+			oc->lock_refused = true;
+			cosched_error_prefix(err,
+				"energy ledger lock refused (not measuring "
+				"energy on this node until it is removed)");
+		}
 		return -1;
+	}
 	l = malloc(sizeof(*l));
 	last = calloc(COSCHED_RAPL_ZONES_MAX, sizeof(*last));
 	if (!l || !last) {

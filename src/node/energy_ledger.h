@@ -47,6 +47,11 @@
  * the step's slurmstepd, which settles for it, lives; the others are not
  * charged for it.  Only then is it dropped.
  *
+ * A lock that is not a regular file (a directory, a symbolic link) is
+ * refused and left as it is: taking another lock beside it could let two
+ * writers in at once.  The outcome says so (lock_refused) and every
+ * update fails until an administrator removes it.
+ *
  * The ledger in memory and its text form: energy_ledger_text.h.
  */
 #ifndef COSCHED_ENERGY_LEDGER_H
@@ -74,6 +79,8 @@ typedef struct {
 					 * logged yet: log it (once a
 					 * generation, whichever step's
 					 * settle comes first) */
+	bool lock_refused;		/* the lock is not a regular file: no
+					 * update works until it is removed */
 } cosched_ledger_outcome_t;
 
 /*

@@ -10,8 +10,8 @@ from slurmdbd's database: each step's ConsumedEnergy is its ledger share
 energy, a job alone is charged the node's energy, a node without RAPL
 gives unknown (an empty field, not 0), and slurmdbd stopped while jobs
 run loses no job's energy.  The node's ledger removed or made unreadable
-while jobs run, or a step's sampler killed: what sacct shows is still
-what the fake RAPL spent.
+while jobs run, its lock replaced, or a step's sampler killed: what sacct
+shows is still what the fake RAPL spent, or the log says why not.
 """
 
 import json
@@ -240,6 +240,37 @@ def test_energy_survives_ledger_restart(make_cluster, damage):
            else "set aside as")
     assert _log_count(c, why) == 1, c.logs()
     assert _log_count(c, "each step keeps what it had") == 1, c.logs()
+
+
+@pytest.mark.cluster
+@pytest.mark.parametrize("kind", ["directory", "symlink"])
+def test_energy_ledger_lock_not_a_file(make_cluster, kind):
+    """The ledger's lock replaced by a directory or a symbolic link while
+    jobs run: refused loudly (slurmd's log, once a step), each step keeps
+    what was measured before in its record and in sacct, and its record
+    says the energy is incomplete."""
+    c, root = _cluster(make_cluster)
+    jobs, steps = _two_jobs(c, 10)
+    _spend(root, 4, 2, 2)
+    _wait_split(c, steps, 6000000)
+    lock = os.path.join(c.workdir, "spool", "n1", "cosched",
+                        "energy.ledger.lock")
+    os.unlink(lock)
+    if kind == "directory":
+        os.mkdir(lock)
+    else:
+        os.symlink("/dev/null", lock)
+    _spend(root, 4, 2, 2)
+    for j in jobs:
+        c.wait_state(j, "COMPLETED", timeout=60)
+    recs = [_record(c, s) for s in steps]
+    for r in recs:
+        assert r["energy"]["state"].startswith("energy incomplete: "), r
+        assert "energy ledger lock refused" in r["energy"]["state"], r
+    assert sum(r["energy"]["total_uj"] for r in recs) == 6000000, recs
+    sacct = [int(_batch_energy(c, j)) for j in jobs]
+    assert abs(sum(sacct) - 6) <= TOLERANCE_J, sacct
+    assert _log_count(c, "energy ledger lock refused") == 2, c.logs()
 
 
 @pytest.mark.cluster

@@ -503,6 +503,54 @@ START_TEST(t_ledger_restart_keeps_shares)
 }
 END_TEST
 
+/* The lock replaced by a directory or a symbolic link: every update is
+ * refused at once, saying so (no retry mends it), and nothing is
+ * written; the lock is left as it is. */
+START_TEST(t_ledger_lock_not_regular)
+{
+	cosched_ledger_step_t a = ledger_step(70, 1, 0, COSCHED_ENERGY_UNKNOWN);
+	cosched_ledger_outcome_t oc;
+	char dir[400], path[500], lock[520], *before;
+	cosched_rapl_t *r;
+	struct stat st;
+	tree_t t;
+
+	r = ledger_tree(&t, "--packages 1", dir, sizeof(dir), path, sizeof(path));
+	snprintf(lock, sizeof(lock), "%s.lock", path);
+	ledger_update(r, dir, &a, false, &oc);
+	before = strdup(cosched_check_read_file(path));
+	for (int kind = 0; kind < 2; kind++) {
+		ck_assert_int_eq(unlink(lock), 0);
+		if (kind == 0)
+			ck_assert_int_eq(mkdir(lock, 0700), 0);
+		else
+			ck_assert_int_eq(symlink(path, lock), 0);
+		spend(&t, 2, 1, 0);
+		memset(&oc, 0, sizeof(oc));
+		ck_assert_int_eq(cosched_energy_ledger_update(r, dir, &a,
+				 false, 100, NULL, &oc, &err), -1);
+		ck_assert(oc.lock_refused);
+		ck_assert_msg(strstr(err.msg, "energy ledger lock refused") &&
+			      strstr(err.msg, "until it is removed"), "%s",
+			      err.msg);
+		ck_assert_str_eq(before, cosched_check_read_file(path));
+		ck_assert_int_eq(lstat(lock, &st), 0);
+		ck_assert(kind == 0 ? S_ISDIR(st.st_mode) : S_ISLNK(st.st_mode));
+		if (kind == 0)
+			ck_assert_int_eq(rmdir(lock), 0);
+		else
+			ck_assert_int_eq(unlink(lock), 0);
+		/* Removed: the ledger works again. */
+		ledger_update(r, dir, &a, false, &oc);
+		free(before);
+		before = strdup(cosched_check_read_file(path));
+	}
+	free(before);
+	cosched_rapl_close(r);
+	cosched_check_tree_free(&t);
+}
+END_TEST
+
 /* A step whose sampler is killed while its slurmstepd lives still runs:
  * it keeps its share (the other step is not charged for it), and is
  * dropped once its slurmstepd is gone too. */
@@ -647,6 +695,7 @@ Suite *cosched_test_suite(void)
 	tcase_add_test(tc, t_ledger_settle);
 	tcase_add_test(tc, t_ledger_metrics);
 	tcase_add_test(tc, t_ledger_restart_keeps_shares);
+	tcase_add_test(tc, t_ledger_lock_not_regular);
 	tcase_add_test(tc, t_ledger_killed_sampler_keeps_share);
 	suite_add_tcase(s, tc);
 	return s;

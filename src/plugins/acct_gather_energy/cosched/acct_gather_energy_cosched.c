@@ -95,7 +95,7 @@ static struct timespec node_start, node_last;
  * share_base is what this step had beyond that, so that it keeps what it
  * had and adds what follows. */
 static cosched_step_ref_t step_ref;
-static bool have_step, have_share;
+static bool have_step, have_share, lock_told;
 static uint64_t share_uj, share_base, share_last_uj, share_gen;
 static uint32_t step_watts;
 static struct timespec share_first, share_last;
@@ -211,9 +211,18 @@ static void _step_settle(void)
 		return;
 	rc = cosched_energy_ledger_settle(rapl, ledger_dir, &step_ref,
 					  LEDGER_WAIT_MS, &out, &oc, &err);
-	if (rc < 0)
+	if (rc < 0 && oc.lock_refused) {
+		/* An administrator's to mend: said once a step, in slurmd's
+		 * log (error() would reach the user's stderr). */
+		if (!lock_told)
+			info("%s: step %u.%u keeps %" PRIu64 " J: %s",
+			     plugin_type, step_ref.job_id, step_ref.step_id,
+			     (share_uj + 500000) / 1000000, err.msg);
+		lock_told = true;
+	} else if (rc < 0) {
 		debug("%s: settling the energy ledger: %s", plugin_type,
 		      err.msg);
+	}
 	if (rc)
 		return;		/* the last share stands */
 	if (oc.tell)
