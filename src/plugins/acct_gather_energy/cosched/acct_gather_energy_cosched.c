@@ -234,11 +234,13 @@ static void _step_settle(void)
 		share_gen = oc.gen;
 		have_share = true;
 	}
-	if (oc.gen != share_gen) {
+	/* Generation 0 is a 1.0 sampler's write during an upgrade (it
+	 * drops the generation, and what was carried, without starting
+	 * again): not a restart; a 1.1 update never goes back to 0. */
+	if (oc.gen != share_gen && oc.gen)
 		share_base = share_uj > out.carried_uj ?
 			     share_uj - out.carried_uj : 0;
-		share_gen = oc.gen;
-	}
+	share_gen = oc.gen;
 	total = share_base + out.energy.total_uj;
 	/* Never back (a 1.0 sampler, which carries nothing, may restart
 	 * the ledger during an upgrade). */
