@@ -210,8 +210,8 @@ def test_energy_survives_ledger_restart(make_cluster, damage):
     """Two jobs share the node; 6 J are spent, the ledger is removed (or
     overwritten with garbage), then 6 J more: each job's record and
     sacct's ConsumedEnergy hold both halves (12 J in all, within the
-    tolerance of whole joules), and slurmd's log says once that the
-    ledger started again."""
+    tolerance of whole joules), and slurmd's log and the record of the
+    step that started it again say once that the ledger started again."""
     c, root = _cluster(make_cluster)
     jobs, steps = _two_jobs(c, 10)
     _spend(root, 4, 2, 2)
@@ -232,6 +232,12 @@ def test_energy_survives_ledger_restart(make_cluster, damage):
         c.wait_state(j, "COMPLETED", timeout=60)
     recs = [_record(c, s) for s in steps]
     assert sum(r["energy"]["total_uj"] for r in recs) == 12000000, recs
+    # The step whose sampler started the ledger again says so; the other
+    # joined it with what it had and measured on.
+    states = sorted(r["energy"]["state"] for r in recs)
+    assert states[0] == "measured", states
+    assert states[1].startswith("measured, but the ledger started again: "), \
+        states
     sacct = [int(_batch_energy(c, j)) for j in jobs]
     assert abs(sum(sacct) - 12) <= TOLERANCE_J, sacct
     for r, raw in zip(recs, sacct):
