@@ -83,22 +83,15 @@ static int read_restart(void *ctx, cosched_kv_line_t *line,
 {
 	lread_t *lr = ctx;
 	ledger_t *l = lr->l;
-	cosched_kv_field_t f;
 	uint64_t told;
 	char *why;
-	int rc;
 
 	if (l->why[0] || l->nzones || lr->totals)
 		return cosched_error_set(err,
 			"restart line not first after the head, or twice");
 	/* why is written quoted (a reason has blanks). */
-	rc = cosched_kv_next(&line->r, &f, err);
-	if (rc < 0)
-		return -1;
-	if (!rc || strcmp(f.key, "why") || !f.quoted)
-		return cosched_error_set(err, "expected why=\"...\" first");
-	why = f.value;
-	if (cosched_kv_expect_u64(&line->r, "told", 1, &told, err))
+	if (cosched_kv_expect_quoted(&line->r, "why", &why, err) ||
+	    cosched_kv_expect_u64(&line->r, "told", 1, &told, err))
 		return -1;
 	if (!*why || strlen(why) > LEDGER_WHY_LEN)
 		return cosched_error_set(err, "why: empty or longer than %d",
