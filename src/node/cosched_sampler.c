@@ -30,7 +30,9 @@
  *     "app": APP, "profile": "merged into DIR/APP.json" | "not merged: WHY",
  *     "uid": the job's user (--uid), "profile_shared": true (the site
  *     shares APP: ProfileShare),
- *     "energy": { "state": "measured" | "energy unavailable: REASON",
+ *     "energy": { "state": "measured" | "measured, but the ledger
+ *                 started again: WHY" | "energy incomplete: REASON"
+ *                 (totals up to then) | "energy unavailable: REASON",
  *                 "total_uj", "uncore_uj", "core_uj", "dram_uj", "node_uj" },
  *     "co_runners": ["JOB.STEP", ...], "co_runners_seen": N,
  *     (co_runners and co_runners_seen where the step was in the node's

@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "src/libcosched/io/file.h"
@@ -100,6 +102,65 @@ out:
 	return rc;
 }
 
+/* A generation id for a ledger starting now: the clock in nanoseconds,
+ * never the one it replaces (nor 0, a 1.0 writer's). */
+static uint64_t new_gen(uint64_t old)
+{
+	struct timespec ts;
+	uint64_t g;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	g = (uint64_t) ts.tv_sec * 1000000000u + (uint64_t) ts.tv_nsec;
+	return g == old || !g ? old + 1 : g;
+}
+
+/* Keep why the ledger started again at a loss, for a settle to log once
+ * (printable only: it is written quoted). */
+static void keep_why(ledger_t *l, const char *note)
+{
+	size_t i;
+
+	for (i = 0; note[i] && i < LEDGER_WHY_LEN; i++)
+		l->why[i] = note[i] >= ' ' && note[i] <= '~' ? note[i] : '?';
+	l->why[i] = '\0';
+	l->why_told = false;
+}
+
+/* A step found dead leaves: what this ledger gave it is attributed when
+ * a slurmstepd settled it into accounting, abandoned otherwise. */
+static void drop_step(ledger_t *l, int i)
+{
+	cosched_ledger_step_t *s = &l->step[i];
+	uint64_t given = s->energy.total_uj - s->carried_uj;
+
+	if (s->stepd.pid)
+		l->attributed += given;
+	else
+		l->abandoned += given;
+	*s = l->step[--l->n];
+}
+
+/* Whether step s is gone: its sampler dead, and no slurmstepd of it
+ * alive (while one is, the step runs: only its sampler was killed). */
+static bool step_gone(const cosched_ledger_step_t *s)
+{
+	if (cosched_proc_alive(&s->proc))
+		return false;
+	return !s->stepd.pid || !cosched_proc_alive(&s->stepd);
+}
+
+/* Whether dir's lock is there and not a regular file. */
+static bool lock_not_regular(const char *dir)
+{
+	char path[COSCHED_PATH_MAX];
+	cosched_error_t perr;
+	struct stat st;
+
+	return !cosched_spool_path(path, sizeof(path), dir,
+				   COSCHED_ENERGY_LEDGER_FILE, ".lock", &perr) &&
+	       !lstat(path, &st) && !S_ISREG(st.st_mode);
+}
+
 /* Load dir's ledger into l; a missing one, one from another boot and one
  * that does not parse give an empty ledger with the reason in oc (one
  * that does not parse is set aside, unless keep: a settle leaves that to
@@ -181,8 +242,15 @@ static int advance(cosched_rapl_t *rapl, const char *dir,
 		return -1;
 	lock = cosched_spool_lock(dir, COSCHED_ENERGY_LEDGER_FILE, wait_ms,
 				  err);
-	if (lock < 0)
+	if (lock < 0) {
+		if (lock == -1 && lock_not_regular(dir)) {
+			oc->lock_refused = true;
+			cosched_error_prefix(err,
+				"energy ledger lock refused (not measuring "
+				"energy on this node until it is removed)");
+		}
 		return -1;
+	}
 	l = malloc(sizeof(*l));
 	last = calloc(COSCHED_RAPL_ZONES_MAX, sizeof(*last));
 	if (!l || !last) {
@@ -220,7 +288,25 @@ static int advance(cosched_rapl_t *rapl, const char *dir,
 	}
 	if (oc->restarted) {
 		/* From now: no interval to split yet.  Steps listed in an
-		 * unusable ledger are not known to be alive with it. */
+		 * unusable ledger are not known to be alive with it; each
+		 * joins again with what it had (carried). */
+		if (!strcmp(oc->note, "new ledger") && me &&
+		    me->energy.total_uj) {
+			char path[COSCHED_PATH_MAX];
+
+			if (cosched_spool_path(path, sizeof(path), dir,
+					       COSCHED_ENERGY_LEDGER_FILE,
+					       "", err))
+				goto done;
+			snprintf(oc->note, sizeof(oc->note),
+				 "%.200s: gone while steps had energy: started again",
+				 path);
+		}
+		if (strcmp(oc->note, "new ledger"))
+			keep_why(l, oc->note);
+		else
+			l->why[0] = '\0';
+		l->gen = new_gen(l->gen);
 		l->n = 0;
 		l->nzones = 0;
 		memset(&node, 0, sizeof(node));
@@ -241,17 +327,6 @@ static int advance(cosched_rapl_t *rapl, const char *dir,
 			goto done;
 	}
 
-	/* Those found dead keep nothing: their sampler never writes a
-	 * record.  What they had been given is counted as abandoned. */
-	for (int i = 0; i < l->n;) {
-		if (!(me && cosched_step_ref_eq(&l->step[i].id, id)) &&
-		    !cosched_proc_alive(&l->step[i].proc)) {
-			l->abandoned += l->step[i].energy.total_uj;
-			l->step[i] = l->step[--l->n];
-			continue;
-		}
-		i++;
-	}
 	for (int i = 0; i < l->n; i++)
 		if (cosched_step_ref_eq(&l->step[i].id, id))
 			mine = i;
@@ -272,9 +347,34 @@ static int advance(cosched_rapl_t *rapl, const char *dir,
 		l->step[mine].rate = me->rate;
 		l->step[mine].mem_rate = me->mem_rate;
 	}
+	if (!me) {
+		/* The settler is the step's slurmstepd (its accounting). */
+		if (cosched_proc_self(&l->step[mine].stepd, err))
+			goto done;
+		if (l->why[0] && !l->why_told) {
+			snprintf(oc->note, sizeof(oc->note), "%s", l->why);
+			oc->tell = true;
+			l->why_told = true;
+		}
+	}
+	/* A step whose sampler died was present until now: it takes its
+	 * share of the interval (which is not the others'), and leaves
+	 * after it unless its slurmstepd says the step still runs. */
 	if (rapl && l->nzones > 0 &&
 	    split(l, (size_t) present, &node, oc, err))
 		goto done;
+	for (int i = 0; i < l->n;) {
+		if (!cosched_step_ref_eq(&l->step[i].id, id) &&
+		    step_gone(&l->step[i])) {
+			drop_step(l, i);
+			continue;
+		}
+		i++;
+	}
+	mine = -1;
+	for (int i = 0; i < l->n; i++)
+		if (cosched_step_ref_eq(&l->step[i].id, id))
+			mine = i;
 	if (mine < 0) {
 		if (l->n == COSCHED_LEDGER_STEPS_MAX) {
 			cosched_error_set(err,
@@ -282,11 +382,15 @@ static int advance(cosched_rapl_t *rapl, const char *dir,
 				COSCHED_LEDGER_STEPS_MAX);
 			goto done;
 		}
+		/* A step joining again after the ledger started over goes
+		 * on from its sampler's totals (0 for a new step); this
+		 * generation did not split them. */
 		mine = l->n++;
-		memset(&l->step[mine], 0, sizeof(l->step[mine]));
-		l->step[mine].id = me->id;
-		l->step[mine].proc = me->proc;
-		l->step[mine].cores = me->cores;
+		l->step[mine] = *me;
+		l->step[mine].energy.total_uj = me->energy.uncore_uj +
+			me->energy.core_uj + me->energy.dram_uj;
+		l->step[mine].carried_uj = l->step[mine].energy.total_uj;
+		memset(&l->step[mine].stepd, 0, sizeof(l->step[mine].stepd));
 		for (int i = 0; i < mine; i++) {
 			corunner_add(&l->step[mine], &l->step[i].id);
 			corunner_add(&l->step[i], &me->id);
@@ -311,8 +415,10 @@ static int advance(cosched_rapl_t *rapl, const char *dir,
 	}
 	if (out)
 		*out = l->step[mine];
+	oc->gen = l->gen;
 	if (leave) {
-		l->attributed += l->step[mine].energy.total_uj;
+		l->attributed += l->step[mine].energy.total_uj -
+				 l->step[mine].carried_uj;
 		l->step[mine] = l->step[--l->n];
 	}
 	if (l->n) {

@@ -34,6 +34,24 @@
  * frequency, leaves nothing on the node to restore), and the update says
  * so.
  *
+ * Restarts lose only the energy spent since the last reading: each start
+ * makes a new generation (its id in the file), and a step joining again
+ * brings the totals its sampler last had (carried), so its entry goes on
+ * from there; whoever keeps a step's running total from settles (Slurm's
+ * accounting) sees the generation change and adds what the new one gives
+ * past what was carried.  Why a generation started at a loss is kept in
+ * the file until a settle has logged it: logged once.
+ *
+ * A sampler killed while its step runs: its entry keeps its share by the
+ * rates it last gave (the step still runs on its cores) for as long as
+ * the step's slurmstepd, which settles for it, lives; the others are not
+ * charged for it.  Only then is it dropped.
+ *
+ * A lock that is not a regular file (a directory, a symbolic link) is
+ * refused and left as it is: taking another lock beside it could let two
+ * writers in at once.  The outcome says so (lock_refused) and every
+ * update fails until an administrator removes it.
+ *
  * The ledger in memory and its text form: energy_ledger_text.h.
  */
 #ifndef COSCHED_ENERGY_LEDGER_H
@@ -55,11 +73,22 @@ typedef struct {
 	bool restarted;			/* the ledger started again (new,
 					 * rebooted, other zones, unreadable) */
 	char note[COSCHED_ERROR_MSG_LEN];	/* why it restarted, or "" */
+	uint64_t gen;			/* the ledger's generation after it */
+	bool tell;			/* settle: note is why the ledger
+					 * last started again at a loss, not
+					 * logged yet: log it (once a
+					 * generation, whichever step's
+					 * settle comes first) */
+	bool lock_refused;		/* the lock is not a regular file: no
+					 * update works until it is removed */
 } cosched_ledger_outcome_t;
 
 /*
  * Bring the ledger in dir up to now for step me (id, proc, cores, rate,
- * mem_rate from the caller; its energy fields are ignored): read rapl,
+ * mem_rate from the caller; its energy, node_uj and corunners, its
+ * sampler's totals so far, are where a joining entry starts: 0 for a new
+ * step, what it had when it joins again a ledger that started over, and
+ * read only then): read rapl,
  * split what was spent since the ledger's reading among the steps that
  * were present, record me (joining when new: a joining step gets no
  * share of the energy spent before it joined), and store.  With leave,
@@ -85,7 +114,9 @@ int cosched_energy_ledger_update(cosched_rapl_t *rapl, const char *dir,
  * what Slurm's accounting asks of a step at each of its polls
  * (acct_gather_energy/cosched), so that what slurmstepd reports is the
  * share up to the poll, and the energy it settles is handed out once
- * like any other.  0: *out (may be NULL) gets id's entry; 1: id has no
+ * like any other.  The caller is taken to be the step's slurmstepd: its
+ * entry names it (stepd), which keeps a step whose sampler was killed in
+ * the split while it lives.  0: *out (may be NULL) gets id's entry; 1: id has no
  * entry (never joined, left, found dead), or the ledger is missing, from
  * another boot, unreadable or counts no energy yet: nothing is written
  * then (only samplers start, restart and set aside ledgers); -1 (err) as

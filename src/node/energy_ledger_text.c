@@ -52,7 +52,13 @@ typedef struct {
 	bool totals;			/* the totals line was read */
 } lread_t;
 
-/* "cosched-energy-ledger/1 boot=BOOT_ID". */
+/* Whether the file being read is 1.1 or newer: what 1.1 added is there. */
+static bool since_1_1(const cosched_kv_line_t *line)
+{
+	return line->seen.minor >= 1;
+}
+
+/* "cosched-energy-ledger/1.1 boot=BOOT_ID gen=G" (1.0: no gen). */
 static int read_head(void *ctx, cosched_kv_line_t *line, cosched_error_t *err)
 {
 	lread_t *lr = ctx;
@@ -64,6 +70,34 @@ static int read_head(void *ctx, cosched_kv_line_t *line, cosched_error_t *err)
 		return cosched_error_set(err, "boot: invalid boot id %s",
 					 COSCHED_QUOTE(boot));
 	strcpy(lr->l->boot, boot);
+	if (since_1_1(line) &&
+	    cosched_kv_expect_u64(&line->r, "gen", UINT64_MAX, &lr->l->gen,
+				  err))
+		return -1;
+	return 0;
+}
+
+/* "restart why="..." told=0|1", before the zones, at most once. */
+static int read_restart(void *ctx, cosched_kv_line_t *line,
+			cosched_error_t *err)
+{
+	lread_t *lr = ctx;
+	ledger_t *l = lr->l;
+	uint64_t told;
+	char *why;
+
+	if (l->why[0] || l->nzones || lr->totals)
+		return cosched_error_set(err,
+			"restart line not first after the head, or twice");
+	/* why is written quoted (a reason has blanks). */
+	if (cosched_kv_expect_quoted(&line->r, "why", &why, err) ||
+	    cosched_kv_expect_u64(&line->r, "told", 1, &told, err))
+		return -1;
+	if (!*why || strlen(why) > LEDGER_WHY_LEN)
+		return cosched_error_set(err, "why: empty or longer than %d",
+					 LEDGER_WHY_LEN);
+	strcpy(l->why, why);
+	l->why_told = told;
 	return 0;
 }
 
@@ -191,24 +225,44 @@ static int read_step(void *ctx, cosched_kv_line_t *line, cosched_error_t *err)
 			s->corunners_seen, s->ncorunners);
 	s->energy.total_uj = s->energy.uncore_uj + s->energy.core_uj +
 			     s->energy.dram_uj;
+	if (since_1_1(line)) {
+		if (cosched_kv_expect_u64(r, "carried", s->energy.total_uj,
+					  &s->carried_uj, err) ||
+		    cosched_kv_expect(r, "stepd", &v, err))
+			return -1;
+		if (strcmp(v, "-")) {
+			if (cosched_kv_u64("stepd", v, INT32_MAX, &x, err))
+				return -1;
+			if (!x)
+				return cosched_error_set(err,
+					"stepd: 0 is no process");
+			s->stepd.pid = (pid_t) x;
+		}
+		if (cosched_kv_expect_u64(r, "stepd_start", UINT64_MAX, &x,
+					  err))
+			return -1;
+		s->stepd.start_time = x;
+	}
 	l->n++;
 	return 0;
 }
 
 static const cosched_kv_kind_t ledger_kinds[] = {
+	{ "restart", read_restart },
 	{ "zone", read_zone },
 	{ "totals", read_totals },
 	{ "step", read_step },
 	{ NULL, NULL },
 };
 
-/* The version this release writes is own: "/1" while the minor is 0,
- * what every 1.x reader reads (src/libcosched/base/kv.h): the samplers of
- * jobs started before a node's upgrade share the ledger with those
- * started after. */
+/* The version this release writes is own, 1.1, which every 1.x reader
+ * reads (src/libcosched/base/kv.h): the samplers of jobs started before a
+ * node's upgrade share the ledger with those started after.  A 1.0
+ * writer's update drops what 1.1 added (it starts no generation and
+ * carries nothing); the ledger's split stays right. */
 static const cosched_kv_form_t ledger_form = {
 	.what = "energy ledger", .reader = "this node", .tag = LEDGER_TAG,
-	.own = { LEDGER_SCHEMA, 0 }, .head = read_head,
+	.own = { LEDGER_SCHEMA, LEDGER_MINOR }, .head = read_head,
 	.kinds = ledger_kinds,
 };
 
@@ -235,7 +289,14 @@ char *cosched_ledger_format(const ledger_t *l)
 	cosched_kv_put_str(&o, cosched_kv_version_text(LEDGER_TAG,
 		ledger_form.own, version, sizeof(version)));
 	cosched_kv_put(&o, "boot", "%s", l->boot);
+	cosched_kv_put(&o, "gen", "%" PRIu64, l->gen);
 	cosched_kv_put_str(&o, "\n");
+	if (l->why[0]) {
+		cosched_kv_put_str(&o, "restart");
+		cosched_kv_put_quoted(&o, "why", l->why);
+		cosched_kv_put_int(&o, "told", l->why_told);
+		cosched_kv_put_str(&o, "\n");
+	}
 	for (int i = 0; i < l->nzones; i++)
 		cosched_kv_put_fmt(&o, "zone %s %" PRIu64 "\n",
 				   l->zone[i].dir, l->zone[i].uj);
@@ -269,6 +330,12 @@ char *cosched_ledger_format(const ledger_t *l)
 						sizeof(id));
 			cosched_kv_put_fmt(&o, "%s%s", k ? "," : "", id);
 		}
+		cosched_kv_put(&o, "carried", "%" PRIu64, s->carried_uj);
+		if (s->stepd.pid)
+			cosched_kv_put_int(&o, "stepd", (int) s->stepd.pid);
+		else
+			cosched_kv_put(&o, "stepd", "-");
+		cosched_kv_put(&o, "stepd_start", "%llu", s->stepd.start_time);
 		cosched_kv_put_str(&o, "\n");
 	}
 	return cosched_kv_out_take(&o);

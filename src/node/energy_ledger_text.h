@@ -6,17 +6,35 @@
  * knows nothing of them.
  *
  * The text form (one line each; all integers decimal):
- *   cosched-energy-ledger/1 boot=BOOT_ID
+ *   cosched-energy-ledger/1.1 boot=BOOT_ID gen=G
+ *   restart why="..." told=0|1         why this generation started
  *   zone DIR UJ                        the reading counted up to, per zone
  *   totals attributed=UJ unattributed=UJ abandoned=UJ
  *   step JOB.STEP pid=P start=T cores=N rate=R mem_rate=M|- uncore=UJ
  *        core=UJ dram=UJ node=UJ seen=N corunners=J.S,J.S,...|-
+ *        carried=UJ stepd=P|- stepd_start=T
  * (a step line is one line; the version, as for every state file, by the
  * rule of src/libcosched/base/kv.h: a newer minor's appended keys and new
  * kinds of line are skipped, another major restarts the ledger).
  * attributed: energy handed to steps that have left; unattributed: spent
  * while no step was present (between updates that found none);
  * abandoned: the shares of steps found dead.
+ *
+ * Added in 1.1 (a 1.0 reader skips them; a 1.0 file reads as gen 0, no
+ * restart line, nothing carried, no stepd):
+ *   gen      the ledger's generation, new each time it starts (again):
+ *            a step's totals from two generations are not comparable,
+ *            and whoever keeps a step's running total must know when
+ *            its entry started over;
+ *   restart  why the ledger started again when that was a loss (missing
+ *            under a step that had energy, unreadable, other zones), and
+ *            whether Slurm's accounting has logged it yet (once);
+ *   carried  the part of a step's totals it brought from earlier
+ *            generations (its sampler's totals as it joined again), not
+ *            split by this one, so not in this one's totals;
+ *   stepd    the slurmstepd that settles for the step (its accounting):
+ *            while it lives, the step is running even if its sampler was
+ *            killed, and keeps its share.
  */
 #ifndef COSCHED_ENERGY_LEDGER_TEXT_H
 #define COSCHED_ENERGY_LEDGER_TEXT_H
@@ -53,10 +71,16 @@ typedef struct {
 	int ncorunners;			/* named in corunners[] */
 	int corunners_seen;		/* all seen, named or not */
 	cosched_step_ref_t corunners[COSCHED_LEDGER_CORUNNERS_MAX];
+	uint64_t carried_uj;		/* of energy.total_uj, brought from
+					 * earlier generations */
+	cosched_proc_id_t stepd;	/* its slurmstepd (pid 0: none seen) */
 } cosched_ledger_step_t;
 
 #define LEDGER_TAG "cosched-energy-ledger/"
 #define LEDGER_SCHEMA 1
+#define LEDGER_MINOR 1
+/* The longest reason a restart line keeps. */
+#define LEDGER_WHY_LEN 240
 
 typedef struct {
 	char dir[32];
@@ -65,6 +89,9 @@ typedef struct {
 
 typedef struct {
 	char boot[COSCHED_BOOT_ID_LEN + 1];
+	uint64_t gen;			/* 0: a 1.0 writer's, unknown */
+	char why[LEDGER_WHY_LEN + 1];	/* "": no restart line */
+	bool why_told;
 	int nzones;
 	lzone_t zone[COSCHED_RAPL_ZONES_MAX];
 	uint64_t attributed, unattributed, abandoned;

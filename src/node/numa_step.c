@@ -40,7 +40,6 @@ static int read_head(void *ctx, cosched_kv_line_t *line, cosched_error_t *err)
 {
 	cosched_numa_step_t *s = ctx;
 	cosched_kv_reader_t *r = &line->r;
-	cosched_kv_field_t f;
 	char *v;
 	int i;
 
@@ -60,14 +59,12 @@ static int read_head(void *ctx, cosched_kv_line_t *line, cosched_error_t *err)
 	if (i < 0)
 		return -1;
 	s->priority = (cosched_numa_priority_t) i;
-	if (cosched_kv_next(r, &f, err) != 1 || strcmp(f.key, "ledger") ||
-	    !f.quoted)
-		return cosched_error_set(err,
-			"expected ledger=\"DIR\" after priority");
-	if (f.value[0] && cosched_dir_path_check("ledger", f.value,
-						 COSCHED_PATH_MAX - 64, err))
+	if (cosched_kv_expect_quoted(r, "ledger", &v, err))
 		return -1;
-	snprintf(s->ledger, sizeof(s->ledger), "%s", f.value);
+	if (v[0] && cosched_dir_path_check("ledger", v, COSCHED_PATH_MAX - 64,
+					   err))
+		return -1;
+	snprintf(s->ledger, sizeof(s->ledger), "%s", v);
 	return 0;
 }
 

@@ -101,6 +101,13 @@ void sampler_energy_update(sampler_energy_t *e, bool leave)
 		 * (the last one, as the step leaves, is tried again at once).
 		 * Only a ledger busy or broken this many times in a row loses
 		 * the step's energy, and the record says why. */
+		if (oc.lock_refused) {
+			/* No retry mends it: say so now, and keep what was
+			 * measured before in the record. */
+			energy_off(e, "energy incomplete: %.400s", err.msg);
+			e->partial = true;
+			return;
+		}
 		if (++e->ledger_misses < LEDGER_MISSES_MAX) {
 			if (leave)
 				continue;
@@ -119,6 +126,13 @@ void sampler_energy_update(sampler_energy_t *e, bool leave)
 	 * record's co-runners would be a part only. */
 	if (oc.restarted)
 		e->corunners_known = false;
+	/* A ledger that started again at a loss: the step keeps what it
+	 * had (carried), but what was spent since the ledger's last reading
+	 * is no one's; the record says so. */
+	if (oc.restarted && e->rapl && strcmp(oc.note, "new ledger"))
+		snprintf(e->state, sizeof(e->state),
+			 "measured, but the ledger started again: %.400s",
+			 oc.note);
 }
 
 /* The record's "energy": the step's share and the node's energy while it
@@ -128,7 +142,7 @@ json_t *sampler_energy_json(const sampler_energy_t *en)
 	json_t *e = json_object();
 
 	json_object_set_new(e, "state", json_string(en->state));
-	if (!en->in_ledger || !en->rapl)
+	if (!(en->in_ledger || en->partial) || !en->rapl)
 		return e;
 	json_object_set_new(e, "total_uj",
 			    json_integer((json_int_t) en->me.energy.total_uj));

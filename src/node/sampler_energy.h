@@ -24,6 +24,8 @@ typedef struct {
 	cosched_rapl_t *rapl;
 	cosched_ledger_step_t me;	/* ids, rates; totals after an update */
 	bool in_ledger;
+	bool partial;			/* out of the ledger, but what it was
+					 * given before stands in the record */
 	int ledger_misses;		/* updates failed in a row */
 	bool corunners_known;		/* it joined the ledger, which names
 					 * the steps that shared the node */

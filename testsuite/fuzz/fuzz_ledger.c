@@ -8,7 +8,7 @@
  *     of control characters;
  *   - a ledger that parsed formats again, and that text parses to a ledger
  *     that formats to the same text; when the input was of the writer's
- *     own version as it writes it ("cosched-energy-ledger/1 "), the text
+ *     own version as it writes it ("cosched-energy-ledger/1.1 "), the text
  *     is exactly the input;
  *   - no step is listed twice, every step has a core, and a step names no
  *     more co-runners than it has seen.
@@ -42,7 +42,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	out = cosched_ledger_format(&l);
 	if (!out)
 		abort();
-	if (!strncmp(copy, LEDGER_TAG "1 ", strlen(LEDGER_TAG) + 2))
+	if (!strncmp(copy, LEDGER_TAG "1.1 ", strlen(LEDGER_TAG) + 4))
 		FUZZ_CHECK(!strcmp(out, copy),
 			   "format(parse(text)) differs from text", out);
 	reread = strdup(out);

@@ -9,11 +9,14 @@ from slurmdbd's database: each step's ConsumedEnergy is its ledger share
 (the same figure as its step record), the shares add up to the node's
 energy, a job alone is charged the node's energy, a node without RAPL
 gives unknown (an empty field, not 0), and slurmdbd stopped while jobs
-run loses no job's energy.
+run loses no job's energy.  The node's ledger removed or made unreadable
+while jobs run, its lock replaced, or a step's sampler killed: what sacct
+shows is still what the fake RAPL spent, or the log says why not.
 """
 
 import json
 import os
+import signal
 import tempfile
 import time
 
@@ -147,3 +150,155 @@ def test_node_without_rapl_gives_unknown_energy(make_cluster):
     assert "4294967294" not in str(row), row
     rec = _record(c, f"{job}.{BATCH}")
     assert rec["energy"]["state"].startswith("energy unavailable"), rec
+
+
+def _ledger_steps(c):
+    """The ledger's step lines as {"JOB.STEP": {key: value}}."""
+    steps = {}
+    for line in (c.energy_ledger() or "").splitlines():
+        if line.startswith("step "):
+            words = line.split(" ")
+            steps[words[1]] = dict(w.split("=", 1) for w in words[2:])
+    return steps
+
+
+def _wait_until(what, cond, timeout=30):
+    deadline = time.monotonic() + timeout
+    while not cond():
+        assert time.monotonic() < deadline, what
+        time.sleep(0.1)
+
+
+def _given(step):
+    return sum(int(step[k]) for k in ("uncore", "core", "dram"))
+
+
+def _wait_split(c, steps, uj):
+    """Until the ledger has handed out uj among steps, and Slurm's
+    accounting has settled each since (it polls every second)."""
+    _wait_until(f"{uj} uJ not split: {c.energy_ledger()}",
+                lambda: sum(_given(_ledger_steps(c).get(s, {"uncore": 0,
+                                                             "core": 0,
+                                                             "dram": 0}))
+                            for s in steps) == uj)
+    time.sleep(2.5)
+
+
+def _log_count(c, text):
+    with open(c.log_path("slurmd-n1"), errors="replace") as f:
+        return f.read().count(text)
+
+
+def _two_jobs(c, seconds):
+    jobs = [c.sbatch("-n1", f"-Jkeep{i}", "--wrap", f"sleep {seconds}")
+            for i in (1, 2)]
+    for j in jobs:
+        c.wait_state(j, "RUNNING")
+    steps = [f"{j}.{BATCH}" for j in jobs]
+    _wait_ledger(c, steps)
+    return jobs, steps
+
+
+# Accounting keeps whole joules: each step's ConsumedEnergy is its share
+# rounded, so two steps' sum is the energy spent within 1 J.
+TOLERANCE_J = 1
+
+
+@pytest.mark.cluster
+@pytest.mark.parametrize("damage", ["removed", "unreadable"])
+def test_energy_survives_ledger_restart(make_cluster, damage):
+    """Two jobs share the node; 6 J are spent, the ledger is removed (or
+    overwritten with garbage), then 6 J more: each job's record and
+    sacct's ConsumedEnergy hold both halves (12 J in all, within the
+    tolerance of whole joules), and slurmd's log and the record of the
+    step that started it again say once that the ledger started again."""
+    c, root = _cluster(make_cluster)
+    jobs, steps = _two_jobs(c, 10)
+    _spend(root, 4, 2, 2)
+    _wait_split(c, steps, 6000000)
+    path = os.path.join(c.workdir, "spool", "n1", "cosched", "energy.ledger")
+    if damage == "removed":
+        os.unlink(path)
+    else:
+        with open(path + ".new", "wb") as f:
+            f.write(b"\0garbage\n")
+        os.rename(path + ".new", path)
+    # Both steps join the new ledger (with what they had).
+    _wait_until(f"steps not back: {c.energy_ledger()}",
+                lambda: all(s in _ledger_steps(c) for s in steps))
+    _spend(root, 4, 2, 2)
+    _wait_split(c, steps, 12000000)
+    for j in jobs:
+        c.wait_state(j, "COMPLETED", timeout=60)
+    recs = [_record(c, s) for s in steps]
+    assert sum(r["energy"]["total_uj"] for r in recs) == 12000000, recs
+    # The step whose sampler started the ledger again says so; the other
+    # joined it with what it had and measured on.
+    states = sorted(r["energy"]["state"] for r in recs)
+    assert states[0] == "measured", states
+    assert states[1].startswith("measured, but the ledger started again: "), \
+        states
+    sacct = [int(_batch_energy(c, j)) for j in jobs]
+    assert abs(sum(sacct) - 12) <= TOLERANCE_J, sacct
+    for r, raw in zip(recs, sacct):
+        assert raw == (r["energy"]["total_uj"] + 500000) // 1000000, (r, raw)
+    why = ("gone while steps had energy" if damage == "removed"
+           else "set aside as")
+    assert _log_count(c, why) == 1, c.logs()
+    assert _log_count(c, "each step keeps what it had") == 1, c.logs()
+
+
+@pytest.mark.cluster
+@pytest.mark.parametrize("kind", ["directory", "symlink"])
+def test_energy_ledger_lock_not_a_file(make_cluster, kind):
+    """The ledger's lock replaced by a directory or a symbolic link while
+    jobs run: refused loudly (slurmd's log, once a step), each step keeps
+    what was measured before in its record and in sacct, and its record
+    says the energy is incomplete."""
+    c, root = _cluster(make_cluster)
+    jobs, steps = _two_jobs(c, 10)
+    _spend(root, 4, 2, 2)
+    _wait_split(c, steps, 6000000)
+    lock = os.path.join(c.workdir, "spool", "n1", "cosched",
+                        "energy.ledger.lock")
+    os.unlink(lock)
+    if kind == "directory":
+        os.mkdir(lock)
+    else:
+        os.symlink("/dev/null", lock)
+    _spend(root, 4, 2, 2)
+    for j in jobs:
+        c.wait_state(j, "COMPLETED", timeout=60)
+    recs = [_record(c, s) for s in steps]
+    for r in recs:
+        assert r["energy"]["state"].startswith("energy incomplete: "), r
+        assert "energy ledger lock refused" in r["energy"]["state"], r
+    assert sum(r["energy"]["total_uj"] for r in recs) == 6000000, recs
+    sacct = [int(_batch_energy(c, j)) for j in jobs]
+    assert abs(sum(sacct) - 6) <= TOLERANCE_J, sacct
+    assert _log_count(c, "energy ledger lock refused") == 2, c.logs()
+
+
+@pytest.mark.cluster
+def test_killed_sampler_not_charged_to_others(make_cluster):
+    """One job's sampler is killed while both run: that job still runs on
+    its cores, so 12 J spent after it are shared as before: each job's
+    ConsumedEnergy is its half, and the other job is not charged the
+    killed one's."""
+    c, root = _cluster(make_cluster)
+    jobs, steps = _two_jobs(c, 8)
+    victim = steps[0]
+    # Its slurmstepd settles for it (Slurm's accounting polls every
+    # second): the ledger knows the step runs while that process lives.
+    time.sleep(2.5)
+    os.kill(int(_ledger_steps(c)[victim]["pid"]), signal.SIGKILL)
+    time.sleep(1)
+    _spend(root, 8, 4, 4)
+    _wait_split(c, steps, 12000000)
+    for j in jobs:
+        c.wait_state(j, "COMPLETED", timeout=60)
+    sacct = [int(_batch_energy(c, j)) for j in jobs]
+    assert abs(sum(sacct) - 12) <= TOLERANCE_J, sacct
+    assert abs(sacct[0] - sacct[1]) <= TOLERANCE_J, sacct
+    survivor = _record(c, steps[1])
+    assert abs(survivor["energy"]["total_uj"] - 6000000) <= 1000000, survivor

@@ -7,6 +7,7 @@
  * settling for a step), and a broken ledger is set aside.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,6 +65,16 @@ static void ledger_dir(const tree_t *t, char *dir, size_t len)
 	snprintf(dir, len, "%s/spool", t->top);
 }
 
+/* A fake RAPL tree made with opts, opened, and where its ledger is. */
+static cosched_rapl_t *ledger_tree(tree_t *t, const char *opts, char *dir,
+				   size_t dlen, char *path, size_t plen)
+{
+	fake_rapl_make(t, opts);
+	ledger_dir(t, dir, dlen);
+	snprintf(path, plen, "%s/" COSCHED_ENERGY_LEDGER_FILE, dir);
+	return fake_rapl_open(t);
+}
+
 START_TEST(t_ledger_shares_add_up)
 {
 	cosched_ledger_step_t a = ledger_step(10, 2, 0, COSCHED_ENERGY_UNKNOWN);
@@ -74,10 +85,7 @@ START_TEST(t_ledger_shares_add_up)
 	cosched_rapl_t *r;
 	tree_t t;
 
-	fake_rapl_make(&t, "--packages 1");
-	r = fake_rapl_open(&t);
-	ledger_dir(&t, dir, sizeof(dir));
-	snprintf(path, sizeof(path), "%s/" COSCHED_ENERGY_LEDGER_FILE, dir);
+	r = ledger_tree(&t, "--packages 1", dir, sizeof(dir), path, sizeof(path));
 
 	ga = ledger_update(r, dir, &a, false, &oc);	/* a joins */
 	ck_assert(oc.restarted);
@@ -201,10 +209,7 @@ START_TEST(t_ledger_dead_sampler)
 	pid_t pid;
 	tree_t t;
 
-	fake_rapl_make(&t, "--packages 1");
-	r = fake_rapl_open(&t);
-	ledger_dir(&t, dir, sizeof(dir));
-	snprintf(path, sizeof(path), "%s/" COSCHED_ENERGY_LEDGER_FILE, dir);
+	r = ledger_tree(&t, "--packages 1", dir, sizeof(dir), path, sizeof(path));
 	/* d's sampler: a child that joins, is given energy, and dies. */
 	pid = fork();
 	ck_assert_int_ge(pid, 0);
@@ -219,12 +224,15 @@ START_TEST(t_ledger_dead_sampler)
 	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
 	ck_assert_int_eq(status, 0);
 	ck_assert_ptr_nonnull(strstr(cosched_check_read_file(path), "step 21.0 "));
-	/* The dead step is dropped on a's joining: nothing spent yet. */
+	/* The dead step (no slurmstepd settled for it) takes its share of
+	 * the interval up to now, which is not a's, and is dropped on a's
+	 * joining; what it was given is abandoned. */
 	spend(&t, 4, 2, 0);
 	ledger_update(r, dir, &a, false, &oc);
-	ck_assert_int_eq(oc.present, 0);
+	ck_assert_int_eq(oc.present, 1);
+	ck_assert_uint_eq(oc.split_uj, 4000000);
 	ck_assert_ptr_null(strstr(cosched_check_read_file(path), "step 21.0 "));
-	ck_assert_ptr_nonnull(strstr(cosched_check_read_file(path), "abandoned=0\n"));
+	ck_assert_ptr_nonnull(strstr(cosched_check_read_file(path), "abandoned=4000000\n"));
 	spend(&t, 4, 2, 0);
 	ck_assert_uint_eq(ledger_update(r, dir, &a, true, &oc).energy.total_uj,
 			  4000000);
@@ -241,10 +249,7 @@ START_TEST(t_ledger_unreadable_and_wrap)
 	cosched_rapl_t *r;
 	tree_t t;
 
-	fake_rapl_make(&t, "--packages 1 --no-dram --max-range 99999999");
-	r = fake_rapl_open(&t);
-	ledger_dir(&t, dir, sizeof(dir));
-	snprintf(path, sizeof(path), "%s/" COSCHED_ENERGY_LEDGER_FILE, dir);
+	r = ledger_tree(&t, "--packages 1 --no-dram --max-range 99999999", dir, sizeof(dir), path, sizeof(path));
 	ck_assert_int_eq(mkdir(dir, 0700), 0);
 	cosched_check_write_file(path,
 		"cosched-energy-ledger/1 boot=x\nstep 1.0 pid=1\n");
@@ -253,7 +258,7 @@ START_TEST(t_ledger_unreadable_and_wrap)
 	ck_assert(oc.restarted);
 	ck_assert_msg(strstr(oc.note, "unreadable (line 2: step before the totals line)") &&
 		      strstr(oc.note, ": set aside as "), "%s", oc.note);
-	ck_assert_ptr_nonnull(strstr(cosched_check_read_file(path), "cosched-energy-ledger/1 boot="));
+	ck_assert_ptr_nonnull(strstr(cosched_check_read_file(path), "cosched-energy-ledger/1.1 boot="));
 	/* 99 J, then 3 J on: past the 99.999999 J range. */
 	fake_rapl(&t, "advance", "intel-rapl:0 %d", 3000000);
 	ledger_update(r, dir, &a, false, &oc);
@@ -277,10 +282,7 @@ START_TEST(t_ledger_corrupt_set_aside)
 	FILE *f;
 	tree_t t;
 
-	fake_rapl_make(&t, "--packages 1 --no-dram");
-	r = fake_rapl_open(&t);
-	ledger_dir(&t, dir, sizeof(dir));
-	snprintf(path, sizeof(path), "%s/" COSCHED_ENERGY_LEDGER_FILE, dir);
+	r = ledger_tree(&t, "--packages 1 --no-dram", dir, sizeof(dir), path, sizeof(path));
 	ck_assert_int_eq(mkdir(dir, 0700), 0);
 	ck_assert_ptr_nonnull(f = fopen(path, "w"));
 	for (int i = 0; i < 64; i++)
@@ -342,10 +344,7 @@ START_TEST(t_ledger_settle)
 	cosched_rapl_t *r;
 	tree_t t;
 
-	fake_rapl_make(&t, "--packages 1");
-	r = fake_rapl_open(&t);
-	ledger_dir(&t, dir, sizeof(dir));
-	snprintf(path, sizeof(path), "%s/" COSCHED_ENERGY_LEDGER_FILE, dir);
+	r = ledger_tree(&t, "--packages 1", dir, sizeof(dir), path, sizeof(path));
 
 	/* Nothing to settle in a ledger that does not exist. */
 	settle(r, dir, 40, 1);
@@ -408,6 +407,221 @@ START_TEST(t_ledger_settle)
 	ck_assert_str_eq(cosched_check_read_file(path), "not a ledger\n");
 	ck_assert(!cosched_spool_aside(dir, COSCHED_ENERGY_LEDGER_FILE, path,
 				       sizeof(path)));
+	cosched_rapl_close(r);
+	cosched_check_tree_free(&t);
+}
+END_TEST
+
+/* An update as a sampler makes it: it keeps the totals it was given,
+ * which it carries into a ledger that started over. */
+static cosched_ledger_step_t sampler_update(cosched_rapl_t *r,
+					    const char *dir,
+					    cosched_ledger_step_t *me,
+					    cosched_ledger_outcome_t *oc)
+{
+	cosched_ledger_step_t out = ledger_update(r, dir, me, false, oc);
+
+	me->energy = out.energy;
+	me->node_uj = out.node_uj;
+	return out;
+}
+
+/* The ledger removed, then made unreadable, under two steps: each keeps
+ * what it had and adds what follows; each start is a new generation, and
+ * its reason is handed to one settle only (logged once).  Only what was
+ * spent since the last reading is lost. */
+START_TEST(t_ledger_restart_keeps_shares)
+{
+	cosched_ledger_step_t a = ledger_step(60, 2, 1000, 100);
+	cosched_ledger_step_t b = ledger_step(61, 2, 1000, 100);
+	cosched_ledger_step_t ga, gb;
+	cosched_ledger_outcome_t oc;
+	char dir[400], path[500];
+	uint64_t gen0, gen1;
+	cosched_rapl_t *r;
+	tree_t t;
+
+	r = ledger_tree(&t, "--packages 1", dir, sizeof(dir), path, sizeof(path));
+	ledger_update(r, dir, &a, false, &oc);
+	gen0 = oc.gen;
+	ck_assert_uint_ne(gen0, 0);
+	ledger_update(r, dir, &b, false, &oc);
+	/* 6 J (4 package, 2 DRAM): 3 J each. */
+	spend(&t, 4, 2, 2);
+	ga = sampler_update(r, dir, &a, &oc);
+	gb = sampler_update(r, dir, &b, &oc);
+	ck_assert_uint_eq(ga.energy.total_uj, 3000000);
+	ck_assert_uint_eq(gb.energy.total_uj, 3000000);
+
+	/* Removed: the first update starts a new generation and says why;
+	 * the other step joins it with what it had. */
+	ck_assert_int_eq(unlink(path), 0);
+	ga = sampler_update(r, dir, &a, &oc);
+	ck_assert(oc.restarted);
+	ck_assert_msg(strstr(oc.note, "gone while steps had energy"), "%s",
+		      oc.note);
+	gen1 = oc.gen;
+	ck_assert_uint_ne(gen1, gen0);
+	gb = sampler_update(r, dir, &b, &oc);
+	ck_assert(!oc.restarted);
+	ck_assert_uint_eq(oc.gen, gen1);
+	ck_assert_uint_eq(gb.carried_uj, 3000000);
+	spend(&t, 4, 2, 2);
+	/* The first settle is told why the ledger started again (to log
+	 * it); no later one, whichever step it is for. */
+	for (int i = 0; i < 3; i++) {
+		cosched_step_ref_t id = { .job_id = 60 + i % 2, .step_id = 0 };
+		cosched_ledger_outcome_t o;
+
+		ck_assert_int_eq(cosched_energy_ledger_settle(r, dir, &id,
+				 1000, &ga, &o, &err), 0);
+		ck_assert_int_eq(o.tell, i == 0);
+		if (i == 0)
+			ck_assert_msg(strstr(o.note, "gone while steps had energy"),
+				      "%s", o.note);
+	}
+	ck_assert_uint_eq(ga.energy.total_uj, 6000000);
+	ga = sampler_update(r, dir, &a, &oc);
+	gb = sampler_update(r, dir, &b, &oc);
+	ck_assert_uint_eq(ga.energy.total_uj, 6000000);
+	ck_assert_uint_eq(gb.energy.total_uj, 6000000);
+
+	/* Unreadable: set aside, a new generation, the same rule. */
+	cosched_check_write_file(path, "garbage\n");
+	ga = sampler_update(r, dir, &a, &oc);
+	ck_assert(oc.restarted);
+	ck_assert_msg(strstr(oc.note, "set aside"), "%s", oc.note);
+	ck_assert_uint_ne(oc.gen, gen1);
+	gb = sampler_update(r, dir, &b, &oc);
+	spend(&t, 4, 2, 2);
+	ga = ledger_update(r, dir, &a, true, &oc);
+	gb = ledger_update(r, dir, &b, true, &oc);
+	ck_assert_uint_eq(ga.energy.total_uj, 9000000);
+	ck_assert_uint_eq(gb.energy.total_uj, 9000000);
+	cosched_rapl_close(r);
+	cosched_check_tree_free(&t);
+}
+END_TEST
+
+/* The lock replaced by a directory or a symbolic link: every update is
+ * refused at once, saying so (no retry mends it), and nothing is
+ * written; the lock is left as it is. */
+START_TEST(t_ledger_lock_not_regular)
+{
+	cosched_ledger_step_t a = ledger_step(70, 1, 0, COSCHED_ENERGY_UNKNOWN);
+	cosched_ledger_outcome_t oc;
+	char dir[400], path[500], lock[520], *before;
+	cosched_rapl_t *r;
+	struct stat st;
+	tree_t t;
+
+	r = ledger_tree(&t, "--packages 1", dir, sizeof(dir), path, sizeof(path));
+	snprintf(lock, sizeof(lock), "%s.lock", path);
+	ledger_update(r, dir, &a, false, &oc);
+	before = strdup(cosched_check_read_file(path));
+	for (int kind = 0; kind < 2; kind++) {
+		ck_assert_int_eq(unlink(lock), 0);
+		if (kind == 0)
+			ck_assert_int_eq(mkdir(lock, 0700), 0);
+		else
+			ck_assert_int_eq(symlink(path, lock), 0);
+		spend(&t, 2, 1, 0);
+		memset(&oc, 0, sizeof(oc));
+		ck_assert_int_eq(cosched_energy_ledger_update(r, dir, &a,
+				 false, 100, NULL, &oc, &err), -1);
+		ck_assert(oc.lock_refused);
+		ck_assert_msg(strstr(err.msg, "energy ledger lock refused") &&
+			      strstr(err.msg, "until it is removed"), "%s",
+			      err.msg);
+		ck_assert_str_eq(before, cosched_check_read_file(path));
+		ck_assert_int_eq(lstat(lock, &st), 0);
+		ck_assert(kind == 0 ? S_ISDIR(st.st_mode) : S_ISLNK(st.st_mode));
+		if (kind == 0)
+			ck_assert_int_eq(rmdir(lock), 0);
+		else
+			ck_assert_int_eq(unlink(lock), 0);
+		/* Removed: the ledger works again. */
+		ledger_update(r, dir, &a, false, &oc);
+		free(before);
+		before = strdup(cosched_check_read_file(path));
+	}
+	free(before);
+	cosched_rapl_close(r);
+	cosched_check_tree_free(&t);
+}
+END_TEST
+
+/* A step whose sampler is killed while its slurmstepd lives still runs:
+ * it keeps its share (the other step is not charged for it), and is
+ * dropped once its slurmstepd is gone too. */
+START_TEST(t_ledger_killed_sampler_keeps_share)
+{
+	cosched_ledger_step_t a = ledger_step(80, 2, 1000, 100);
+	cosched_ledger_step_t d = ledger_step(81, 2, 1000, 100);
+	cosched_ledger_step_t ga;
+	cosched_ledger_outcome_t oc;
+	char dir[400], path[500];
+	int status, go[2];
+	cosched_rapl_t *r;
+	pid_t sampler, stepd;
+	tree_t t;
+
+	r = ledger_tree(&t, "--packages 1", dir, sizeof(dir), path, sizeof(path));
+	ledger_update(r, dir, &a, false, &oc);
+	/* d's sampler joins and is killed. */
+	sampler = fork();
+	ck_assert_int_ge(sampler, 0);
+	if (sampler == 0) {
+		if (cosched_proc_self(&d.proc, &err) ||
+		    cosched_energy_ledger_update(r, dir, &d, false, 1000, NULL,
+						 NULL, &err))
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	while (!strstr(cosched_check_read_file(path), "step 81.0 "))
+		usleep(10000);
+	/* d's slurmstepd settles for it, and lives on. */
+	ck_assert_int_eq(pipe(go), 0);
+	stepd = fork();
+	ck_assert_int_ge(stepd, 0);
+	if (stepd == 0) {
+		cosched_step_ref_t id = { .job_id = 81, .step_id = 0 };
+
+		close(go[0]);
+		if (cosched_energy_ledger_settle(r, dir, &id, 1000, NULL,
+						 NULL, &err))
+			_exit(1);
+		if (write(go[1], "x", 1) != 1)
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	close(go[1]);
+	{
+		char c;
+
+		ck_assert_int_eq(read(go[0], &c, 1), 1);
+	}
+	close(go[0]);
+	ck_assert_int_eq(kill(sampler, SIGKILL), 0);
+	ck_assert_int_eq(waitpid(sampler, &status, 0), sampler);
+	/* 6 J: half of it is d's, which runs on. */
+	spend(&t, 4, 2, 2);
+	ga = ledger_update(r, dir, &a, false, &oc);
+	ck_assert_uint_eq(ga.energy.total_uj, 3000000);
+	ck_assert_ptr_nonnull(strstr(cosched_check_read_file(path), "step 81.0 "));
+	/* Its slurmstepd gone too: the step ended; d's share of the interval
+	 * up to then is still not a's. */
+	ck_assert_int_eq(kill(stepd, SIGKILL), 0);
+	ck_assert_int_eq(waitpid(stepd, &status, 0), stepd);
+	spend(&t, 4, 2, 2);
+	ga = ledger_update(r, dir, &a, false, &oc);
+	ck_assert_uint_eq(ga.energy.total_uj, 6000000);
+	ck_assert_ptr_null(strstr(cosched_check_read_file(path), "step 81.0 "));
+	spend(&t, 4, 2, 2);
+	ga = ledger_update(r, dir, &a, true, &oc);
+	ck_assert_uint_eq(ga.energy.total_uj, 12000000);
 	cosched_rapl_close(r);
 	cosched_check_tree_free(&t);
 }
@@ -480,6 +694,9 @@ Suite *cosched_test_suite(void)
 	tcase_add_test(tc, t_ledger_corrupt_set_aside);
 	tcase_add_test(tc, t_ledger_settle);
 	tcase_add_test(tc, t_ledger_metrics);
+	tcase_add_test(tc, t_ledger_restart_keeps_shares);
+	tcase_add_test(tc, t_ledger_lock_not_regular);
+	tcase_add_test(tc, t_ledger_killed_sampler_keeps_share);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -79,10 +79,10 @@ START_TEST(test_journal)
 END_TEST
 
 #define LEDGER_NEWER \
-	"cosched-energy-ledger/1.2 boot=abc\n" \
+	"cosched-energy-ledger/1.2 boot=abc gen=7\n" \
 	"zone intel-rapl:0 123\n" \
 	"totals attributed=1 unattributed=2 abandoned=3 gpu=4\n" \
-	"step 5.0 pid=9 start=1 cores=2 rate=3 mem_rate=- uncore=1 core=2 dram=3 node=4 seen=1 corunners=6.0 psys=1\n"
+	"step 5.0 pid=9 start=1 cores=2 rate=3 mem_rate=- uncore=1 core=2 dram=3 node=4 seen=1 corunners=6.0 carried=2 stepd=- stepd_start=0 psys=1\n"
 
 START_TEST(test_ledger)
 {
@@ -99,10 +99,19 @@ START_TEST(test_ledger)
 	ck_assert_ptr_nonnull(strstr(last_note, "skipped 2 keys or lines"));
 	again = cosched_ledger_format(&l);
 	ck_assert_str_eq(again,
-		"cosched-energy-ledger/1 boot=abc\n"
+		"cosched-energy-ledger/1.1 boot=abc gen=7\n"
 		"zone intel-rapl:0 123\n"
 		"totals attributed=1 unattributed=2 abandoned=3\n"
-		"step 5.0 pid=9 start=1 cores=2 rate=3 mem_rate=- uncore=1 core=2 dram=3 node=4 seen=1 corunners=6.0\n");
+		"step 5.0 pid=9 start=1 cores=2 rate=3 mem_rate=- uncore=1 core=2 dram=3 node=4 seen=1 corunners=6.0 carried=2 stepd=- stepd_start=0\n");
+	/* A 1.0 writer's ledger (a node's samplers from before an upgrade):
+	 * read, with generation 0 and nothing carried. */
+	snprintf(text, sizeof(text), "cosched-energy-ledger/1 boot=abc\n"
+		 "totals attributed=1 unattributed=2 abandoned=3\n"
+		 "step 5.0 pid=9 start=1 cores=2 rate=3 mem_rate=- uncore=1 core=2 dram=3 node=4 seen=0 corunners=-\n");
+	ck_assert_msg(cosched_ledger_parse(text, &l, &err) == 0, "%s", err.msg);
+	ck_assert_uint_eq(l.gen, 0);
+	ck_assert_uint_eq(l.step[0].carried_uj, 0);
+	ck_assert_int_eq(l.step[0].stepd.pid, 0);
 	free(again);
 	snprintf(text, sizeof(text), "cosched-energy-ledger/3 boot=abc\ntotals attributed=1 unattributed=2 abandoned=3\n");
 	ck_assert_int_eq(cosched_ledger_parse(text, &l, &err), -1);

@@ -217,6 +217,19 @@ START_TEST(test_kv_reader)
 	ck_assert_int_eq(cosched_kv_end(&r, &err), -1);
 	ck_assert_str_eq(err.msg, "live load: more fields than expected: \"b=2\"");
 
+	/* A quoted value where one is asked for, and either form refused
+	 * where the other is. */
+	char quoted[] = "a=\"x y\" b=1";
+	cosched_kv_begin(&r, quoted, "line 3");
+	ck_assert_int_eq(cosched_kv_expect_quoted(&r, "a", &v, &err), 0);
+	ck_assert_str_eq(v, "x y");
+	ck_assert_int_eq(cosched_kv_expect_quoted(&r, "b", &v, &err), -1);
+	ck_assert_str_eq(err.msg, "b: value \"1\" is bare (a quoted value expected)");
+	char bare[] = "a=\"x\"";
+	cosched_kv_begin(&r, bare, "line 4");
+	ck_assert_int_eq(cosched_kv_expect(&r, "a", &v, &err), -1);
+	ck_assert_str_eq(err.msg, "a: value \"x\" is quoted (a bare value expected)");
+
 	uint64_t x;
 	ck_assert_int_eq(cosched_kv_u64("n", "007", 100, &x, &err), -1);
 	ck_assert_int_eq(cosched_kv_u64("n", "101", 100, &x, &err), -1);

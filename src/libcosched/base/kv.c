@@ -272,8 +272,9 @@ int cosched_kv_next(cosched_kv_reader_t *r, cosched_kv_field_t *f,
 	return 1;
 }
 
-int cosched_kv_expect(cosched_kv_reader_t *r, const char *key, char **value,
-		      cosched_error_t *err)
+/* The next field, key, bare or quoted as asked. */
+static int expect_field(cosched_kv_reader_t *r, const char *key, bool quoted,
+			char **value, cosched_error_t *err)
 {
 	int number = r->fields + 1;
 	cosched_kv_field_t f;
@@ -289,12 +290,28 @@ int cosched_kv_expect(cosched_kv_reader_t *r, const char *key, char **value,
 		return cosched_error_set(err,
 			"%s: expected %s= as field %d, found %s", r->what, key,
 			number + 1, COSCHED_QUOTE(f.key));
-	if (f.quoted)
+	if (f.quoted && !quoted)
 		return cosched_error_set(err,
 			"%s: value %s is quoted (a bare value expected)", key,
 			COSCHED_QUOTE(f.value));
+	if (!f.quoted && quoted)
+		return cosched_error_set(err,
+			"%s: value %s is bare (a quoted value expected)", key,
+			COSCHED_QUOTE(f.value));
 	*value = f.value;
 	return 0;
+}
+
+int cosched_kv_expect(cosched_kv_reader_t *r, const char *key, char **value,
+		      cosched_error_t *err)
+{
+	return expect_field(r, key, false, value, err);
+}
+
+int cosched_kv_expect_quoted(cosched_kv_reader_t *r, const char *key,
+			     char **value, cosched_error_t *err)
+{
+	return expect_field(r, key, true, value, err);
 }
 
 const char *cosched_kv_rest(const cosched_kv_reader_t *r)

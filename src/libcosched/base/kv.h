@@ -129,6 +129,11 @@ int cosched_kv_next(cosched_kv_reader_t *r, cosched_kv_field_t *f,
 int cosched_kv_expect(cosched_kv_reader_t *r, const char *key, char **value,
 		      cosched_error_t *err);
 
+/* The same for a quoted value (one that may hold blanks): -1 with "KEY:
+ * value "V" is bare (a quoted value expected)" for a bare one. */
+int cosched_kv_expect_quoted(cosched_kv_reader_t *r, const char *key,
+			     char **value, cosched_error_t *err);
+
 /* The text left after the last field read, its separating blank
  * included: "" at the end.  Valid after a quoted value (a bare value's
  * blank ends it). */

@@ -87,13 +87,16 @@ static acct_gather_energy_t node_energy;
 static uint64_t node_uj;
 static struct timespec node_start, node_last;
 
-/* slurmstepd: the step, and its share at the last settle.  share_base
- * holds what earlier ledgers gave it, when the ledger started again under
- * it (set aside as unreadable, another major during an upgrade): its
- * entry starts from 0 there, and the step's total must not go back. */
+/* slurmstepd: the step, and its share at the last settle.  When the
+ * ledger starts again under the step (removed, set aside as unreadable,
+ * another major during an upgrade) its generation changes, and its entry
+ * goes on from what its sampler carried into it (which may be less than
+ * this step last settled: settles since the sampler's last update):
+ * share_base is what this step had beyond that, so that it keeps what it
+ * had and adds what follows. */
 static cosched_step_ref_t step_ref;
-static bool have_step, have_share;
-static uint64_t share_uj, share_base, share_last_uj;
+static bool have_step, have_share, lock_told;
+static uint64_t share_uj, share_base, share_last_uj, share_gen;
 static uint32_t step_watts;
 static struct timespec share_first, share_last;
 
@@ -196,6 +199,7 @@ static void _node_update(void)
 /* slurmstepd: settle the ledger for the step, and keep its share. */
 static void _step_settle(void)
 {
+	cosched_ledger_outcome_t oc;
 	cosched_ledger_step_t out;
 	cosched_error_t err;
 	struct timespec now;
@@ -206,21 +210,44 @@ static void _step_settle(void)
 	if (!rapl || !have_step || !ledger_dir)
 		return;
 	rc = cosched_energy_ledger_settle(rapl, ledger_dir, &step_ref,
-					  LEDGER_WAIT_MS, &out, NULL, &err);
-	if (rc < 0)
+					  LEDGER_WAIT_MS, &out, &oc, &err);
+	if (rc < 0 && oc.lock_refused) {
+		/* An administrator's to mend: said once a step, in slurmd's
+		 * log (error() would reach the user's stderr). */
+		if (!lock_told)
+			info("%s: step %u.%u keeps %" PRIu64 " J: %s",
+			     plugin_type, step_ref.job_id, step_ref.step_id,
+			     (share_uj + 500000) / 1000000, err.msg);
+		lock_told = true;
+	} else if (rc < 0) {
 		debug("%s: settling the energy ledger: %s", plugin_type,
 		      err.msg);
+	}
 	if (rc)
 		return;		/* the last share stands */
+	if (oc.tell)
+		info("%s: energy ledger in %s: %s; each step keeps what it had",
+		     plugin_type, ledger_dir, oc.note);
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	if (!have_share) {
 		share_first = share_last = now;
+		share_gen = oc.gen;
 		have_share = true;
 	}
-	/* A ledger that started again holds less than it had given. */
-	if (share_base + out.energy.total_uj < share_uj)
-		share_base = share_uj;
+	/* Generation 0 is a 1.0 sampler's write during an upgrade (it
+	 * drops the generation, and what was carried, without starting
+	 * again): not a restart; a 1.1 update never goes back to 0. */
+	if (oc.gen != share_gen && oc.gen)
+		share_base = share_uj > out.carried_uj ?
+			     share_uj - out.carried_uj : 0;
+	share_gen = oc.gen;
 	total = share_base + out.energy.total_uj;
+	/* Never back (a 1.0 sampler, which carries nothing, may restart
+	 * the ledger during an upgrade). */
+	if (total < share_uj) {
+		share_base += share_uj - total;
+		total = share_uj;
+	}
 	share_uj = total;
 	dt = _seconds(&share_last, &now);
 	if (dt >= WATTS_MIN_INTERVAL_S) {
