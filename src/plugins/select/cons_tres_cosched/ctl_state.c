@@ -62,6 +62,17 @@ static bool _job_runs(uint32_t job_id, void *arg)
 	       (IS_JOB_RUNNING(job_ptr) || IS_JOB_SUSPENDED(job_ptr));
 }
 
+bool ctl_state_job_holds_cores(const job_record_t *job_ptr)
+{
+	if (IS_JOB_RUNNING(job_ptr))
+		return true;
+	/* Slurm's own test, the same in 22.05 to 26.05: scontrol suspend
+	 * sets the priority to 0 (job_mgr.c, _job_suspend_op), a gang
+	 * time slice leaves it; cons_tres rebuilds its rows by it
+	 * (select_p_reconfigure, select_p_select_nodeinfo_set). */
+	return IS_JOB_SUSPENDED(job_ptr) && job_ptr->priority != 0;
+}
+
 /* DOWN, DRAINED (or draining), FUTURE nodes take no new job. */
 static void _sync_nodes(cosched_ctl_t *c, bool force)
 {
@@ -270,9 +281,10 @@ static int _rebuild(cosched_ctl_t *c)
 		return -1;
 	}
 	c->map_nodes = nnodes;
-	/* Every running job, placed by cosched or not, with what was
+	/* Every job holding cores, placed by cosched or not, with what was
 	 * decided for it: kept in memory, or after a restart read from its
-	 * record. */
+	 * record.  A job suspended by scontrol holds none (cons_tres gave
+	 * its cores back) but keeps its decision for its resume. */
 	it = list_iterator_create(*c->job_list);
 	while ((job_ptr = list_next(it))) {
 		cosched_decision_t d;
@@ -283,7 +295,8 @@ static int _rebuild(cosched_ctl_t *c)
 		have = ctl_record_kept(c, job_ptr->job_id, &d) ||
 		       (!c->decided_loaded &&
 			ctl_record_load(c, job_ptr, &d) == 1);
-		ctl_state_enter(c, job_ptr, have ? &d : NULL);
+		if (ctl_state_job_holds_cores(job_ptr))
+			ctl_state_enter(c, job_ptr, have ? &d : NULL);
 	}
 	list_iterator_destroy(it);
 	c->decided_loaded = true;

@@ -1,0 +1,45 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""Suspended jobs in the controller's occupancy, as cons_tres counts them.
+
+A job suspended by `scontrol suspend` gives its cores back to cons_tres,
+which lets another job take them; the controller must count it the same
+way after every rebuild of its state from the job records (reconfigure,
+restart), or it holds jobs that cons_tres would run ("no free cores").
+"""
+
+import pytest
+
+CPU = "compute"
+
+
+def _log(c):
+    with open(c.log_path("slurmctld")) as f:
+        return f.read()
+
+
+@pytest.mark.series
+@pytest.mark.cluster
+def test_suspended_job_holds_no_cores_after_rebuild(make_cluster):
+    """One socket of two cores, both taken by 1-core cpu jobs; one is
+    suspended (its core is free for cons_tres) and slurmctld
+    reconfigures: a third 1-core job starts on the freed core, and the
+    self-check after the rebuild passes."""
+    c = make_cluster(nodes=1, sockets=1, cores=2, cosched_conf_extra=[
+        "CoschedPolicy=app_aware", "DebugFlags=Check"])
+    a, b = (c.sbatch("-N1", "-n1", f"-J{CPU}", "--cosched-class=cpu")
+            for _ in range(2))
+    for j in (a, b):
+        c.wait_state(j, "RUNNING")
+    c.run(["scontrol", "suspend", str(a)])
+    c.wait_state(a, "SUSPENDED")
+    c.run(["scontrol", "reconfigure"])
+    late = c.sbatch("-N1", "-n1", f"-J{CPU}", "--cosched-class=cpu")
+    c.wait_state(late, "RUNNING")
+    rec = c.record(late)
+    assert rec and rec["state"] == "placed", rec
+    assert float(rec["slowdown"]) >= 1.0, rec
+    log = _log(c)
+    assert "self-check passed after rebuild" in log
+    assert "self-check failed" not in log
+    assert "not entered" not in log, log
+    assert c.job(a)["JobState"] == "SUSPENDED"
