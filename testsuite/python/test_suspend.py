@@ -7,6 +7,8 @@ way after every rebuild of its state from the job records (reconfigure,
 restart), or it holds jobs that cons_tres would run ("no free cores").
 """
 
+import time
+
 import pytest
 
 CPU = "compute"
@@ -46,3 +48,24 @@ def test_suspended_job_holds_no_cores_after_rebuild(make_cluster):
     assert "self-check failed" not in log
     assert "not entered" not in log, log
     assert c.job(a)["JobState"] == "SUSPENDED"
+
+    # Resumed, the job time-shares its core with the job that took it:
+    # cons_tres keeps it in none of its rows until its next rebuild, nor
+    # does the occupancy, and its record says so rather than predict.
+    c.run(["scontrol", "resume", str(a)])
+    c.wait_state(a, "RUNNING")
+    rec = c.record(a)
+    assert rec["state"] == "placed", rec
+    assert "resumed onto cores other jobs held: time-shared" \
+        in rec["reason"], rec
+    assert "slowdown" not in rec, rec
+    # The occupancy still agrees with cons_tres's rows, and a reconfigure
+    # counts every running job again (the resumed one first, as cons_tres
+    # does: the job list's order).
+    c.run(["scontrol", "reconfigure"])
+    probe = c.sbatch("-N1", "-n1", f"-J{CPU}", "--cosched-class=cpu")
+    time.sleep(3)
+    assert c.job(probe)["JobState"] == "PENDING", c.job(probe)
+    log = _log(c)
+    assert "self-check passed after job resume: 3 jobs" in log, log
+    assert "self-check failed" not in log

@@ -113,9 +113,15 @@ void ctl_state_check(cosched_ctl_t *c, const char *when)
 		return;
 	if (cosched_place_check(c->place, &err) ||
 	    _check_rows(c, &jobs, &err)) {
-		error("%s: self-check failed after %s: %s; rebuilding from the job records",
-		      plugin_type, when, err.msg);
-		c->rebuild_needed = true;
+		/* Just rebuilt: another rebuild would find the same (a
+		 * job left out for want of cores), and at every call. */
+		bool again = strcmp(when, "rebuild");
+
+		error("%s: self-check failed after %s: %s; %s",
+		      plugin_type, when, err.msg,
+		      again ? "rebuilding from the job records" :
+		      "not rebuilt again");
+		c->rebuild_needed = again;
 	} else {
 		info("%s: self-check passed after %s: %zu jobs as in cons_tres's rows",
 		     plugin_type, when, jobs);
