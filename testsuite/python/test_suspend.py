@@ -21,11 +21,13 @@ def _log(c):
 
 @pytest.mark.series
 @pytest.mark.cluster
-def test_suspended_job_holds_no_cores_after_rebuild(make_cluster):
+@pytest.mark.parametrize("rebuild", ["reconfigure", "restart"])
+def test_suspended_job_holds_no_cores_after_rebuild(make_cluster, rebuild):
     """One socket of two cores, both taken by 1-core cpu jobs; one is
     suspended (its core is free for cons_tres) and slurmctld
-    reconfigures: a third 1-core job starts on the freed core, and the
-    self-check after the rebuild passes."""
+    reconfigures or restarts (the suspended job's priority is saved with
+    it): a third 1-core job starts on the freed core, and the self-check
+    after the rebuild passes."""
     c = make_cluster(nodes=1, sockets=1, cores=2, cosched_conf_extra=[
         "CoschedPolicy=app_aware", "DebugFlags=Check"])
     a, b = (c.sbatch("-N1", "-n1", f"-J{CPU}", "--cosched-class=cpu")
@@ -34,7 +36,10 @@ def test_suspended_job_holds_no_cores_after_rebuild(make_cluster):
         c.wait_state(j, "RUNNING")
     c.run(["scontrol", "suspend", str(a)])
     c.wait_state(a, "SUSPENDED")
-    c.run(["scontrol", "reconfigure"])
+    if rebuild == "restart":
+        c.restart_slurmctld()
+    else:
+        c.run(["scontrol", "reconfigure"])
     late = c.sbatch("-N1", "-n1", f"-J{CPU}", "--cosched-class=cpu")
     c.wait_state(late, "RUNNING")
     rec = c.record(late)
