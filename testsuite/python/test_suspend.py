@@ -29,7 +29,8 @@ def test_suspended_job_holds_no_cores_after_rebuild(make_cluster, rebuild):
     it): a third 1-core job starts on the freed core, and the self-check
     after the rebuild passes."""
     c = make_cluster(nodes=1, sockets=1, cores=2, cosched_conf_extra=[
-        "CoschedPolicy=app_aware", "DebugFlags=Check"])
+        "CoschedPolicy=app_aware", "PlacementMode=strict",
+        "DebugFlags=Check"])
     a, b = (c.sbatch("-N1", "-n1", f"-J{CPU}", "--cosched-class=cpu")
             for _ in range(2))
     for j in (a, b):
