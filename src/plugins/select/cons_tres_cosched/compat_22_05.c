@@ -14,8 +14,11 @@
 #include "src/common/bitstring.h"
 #include "src/common/list.h"
 #include "src/common/node_conf.h"
+#include "src/common/xmalloc.h"
 #include "src/common/select.h"
 #include "src/slurmctld/slurmctld.h"
+/* cons_tres's partition rows, for DebugFlags=Check (cons_tres_rows.inc). */
+#include "src/plugins/select/cons_common/part_data.h"
 
 #include "select_cons_tres_cosched.h"
 
@@ -90,6 +93,7 @@ void **cosched_select_table(void)
 
 /* The entry points every supported series shares. */
 #include "forwarders_common.inc"
+#include "cons_tres_rows.inc"
 #include "forwarders_select_data.inc"
 
 /* The entry points of this series. */

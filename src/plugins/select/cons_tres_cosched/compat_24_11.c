@@ -15,8 +15,11 @@
 #include "src/common/bitstring.h"
 #include "src/common/list.h"
 #include "src/common/node_conf.h"
+#include "src/common/xmalloc.h"
 #include "src/interfaces/select.h"
 #include "src/slurmctld/slurmctld.h"
+/* cons_tres's partition rows, for DebugFlags=Check (cons_tres_rows.inc). */
+#include "src/plugins/select/cons_tres/part_data.h"
 
 #include "select_cons_tres_cosched.h"
 
@@ -141,6 +144,7 @@ void **cosched_select_table(void)
 /* The entry points every supported series shares, and those of the
  * select data Slurm dropped in 25.05. */
 #include "forwarders_common.inc"
+#include "cons_tres_rows.inc"
 #include "forwarders_select_data.inc"
 
 /* The entry points of this series. */

@@ -20,8 +20,11 @@
 #include "src/common/bitstring.h"
 #include "src/common/list.h"
 #include "src/common/node_conf.h"
+#include "src/common/xmalloc.h"
 #include "src/interfaces/select.h"
 #include "src/slurmctld/slurmctld.h"
+/* cons_tres's partition rows, for DebugFlags=Check (cons_tres_rows.inc). */
+#include "src/plugins/select/cons_tres/part_data.h"
 
 #include "select_cons_tres_cosched.h"
 
@@ -104,6 +107,7 @@ void **cosched_select_table(void)
 
 /* The entry points every supported series shares. */
 #include "forwarders_common.inc"
+#include "cons_tres_rows.inc"
 
 /* job_test with a resv_exc_t, as 24.11 and later have it. */
 #include "job_test_resv_exc.inc"

@@ -91,6 +91,13 @@ void cosched_ctl_job_resume(job_record_t *job_ptr, bool indf_susp);
 /* The job's cores changed (expand, shrink): leave and enter again. */
 void cosched_ctl_job_resized(job_record_t *job_ptr);
 
+/*
+ * The jobs cons_tres's partition rows hold (*jobs xmalloc'd, *n of them):
+ * those it counts as holding cores.  -1 where cons_tres's rows cannot be
+ * found.  From the compatibility file: the rows' layout is the series'.
+ */
+int cosched_select_row_jobs(job_resources_t ***jobs, size_t *n);
+
 /* The cores to exclude on node (index) under steer: every core of a socket
  * left out of its mask.  cores_per_socket from the node record. */
 static inline bool cosched_steer_excludes(const cosched_steer_t *steer,

@@ -156,6 +156,9 @@ int ctl_state_socket_first_bit(job_resources_t *jr, int j, int s,
  * get_job_resources_bit(), which 26.05 no longer has, from the offset
  * every series has. */
 bool ctl_state_job_has_core(job_resources_t *jr, int j, int s, int k);
+/* Whether cons_tres counts the job's cores as used: it runs, or a gang
+ * time slice suspended it (one suspended by scontrol gave them back). */
+bool ctl_state_job_holds_cores(const job_record_t *job_ptr);
 /* The units a job holds, from its job_resources; *holds xmalloc'd. */
 int ctl_state_job_holds(cosched_ctl_t *c, job_record_t *job_ptr,
 			cosched_hold_t **holds);

@@ -9,7 +9,9 @@
 \*****************************************************************************/
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "slurm/slurm.h"
@@ -35,18 +37,94 @@ void ctl_state_free(cosched_ctl_t *c)
 	c->map_nodes = 0;
 }
 
+static int _cmp_ptr(const void *a, const void *b)
+{
+	uintptr_t x = (uintptr_t) *(void *const *) a;
+	uintptr_t y = (uintptr_t) *(void *const *) b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * The jobs holding cores here are those cons_tres's partition rows hold:
+ * the occupancy can agree with itself and still count a job cons_tres
+ * gave the cores of back (a suspended one), which holds jobs cons_tres
+ * would start.  *jobs: how many were compared; -1 with err on the first
+ * that differs, 0 also where the rows cannot be read (logged).
+ */
+static int _check_rows(cosched_ctl_t *c, size_t *jobs, cosched_error_t *err)
+{
+	const cosched_occupancy_t *occ = cosched_place_occupancy(c->place);
+	struct listIterator *it;
+	job_resources_t **rows;
+	job_record_t *job_ptr;
+	size_t n;
+	int rc = 0;
+
+	*jobs = 0;
+	if (cosched_select_row_jobs(&rows, &n)) {
+		error("%s: cons_tres's rows not found: occupancy not compared with them",
+		      plugin_type);
+		return 0;
+	}
+	qsort(rows, n, sizeof(*rows), _cmp_ptr);
+	it = list_iterator_create(*c->job_list);
+	while (!rc && (job_ptr = list_next(it))) {
+		job_resources_t *jr = job_ptr->job_resrcs;
+		bool in_rows, here;
+		cosched_hold_t *holds = NULL;
+
+		/* Not a job starting: cons_tres enters it into its rows
+		 * after job begin (select_g_select_nodeinfo_set, every
+		 * series), once it runs. */
+		if (!jr || (!IS_JOB_RUNNING(job_ptr) &&
+			    !IS_JOB_SUSPENDED(job_ptr)))
+			continue;
+		(*jobs)++;
+		in_rows = bsearch(&jr, rows, n, sizeof(*rows), _cmp_ptr);
+		here = cosched_occupancy_has(occ, job_ptr->job_id, NULL);
+		if (in_rows == here)
+			continue;
+		/* Cores on no unit of the map (a node added since): none
+		 * to count. */
+		if (in_rows && !ctl_state_job_holds(c, job_ptr, &holds))
+			continue;
+		xfree(holds);
+		rc = cosched_error_set(err,
+			"JobId=%u (%s%s) holds cores in %s but not in %s",
+			job_ptr->job_id,
+			IS_JOB_SUSPENDED(job_ptr) ? "suspended" : "running",
+			IS_JOB_SUSPENDED(job_ptr) && !job_ptr->priority ?
+			" by scontrol" : "",
+			here ? "the occupancy" : "cons_tres's rows",
+			here ? "cons_tres's rows" : "the occupancy");
+	}
+	list_iterator_destroy(it);
+	xfree(rows);
+	return rc;
+}
+
 void ctl_state_check(cosched_ctl_t *c, const char *when)
 {
 	cosched_error_t err;
+	size_t jobs = 0;
 
 	if (!(c->conf.debug_flags & COSCHED_DEBUG_CHECK))
 		return;
-	if (cosched_place_check(c->place, &err)) {
-		error("%s: self-check failed after %s: %s; rebuilding from the job records",
-		      plugin_type, when, err.msg);
-		c->rebuild_needed = true;
+	if (cosched_place_check(c->place, &err) ||
+	    _check_rows(c, &jobs, &err)) {
+		/* Just rebuilt: another rebuild would find the same (a
+		 * job left out for want of cores), and at every call. */
+		bool again = strcmp(when, "rebuild");
+
+		error("%s: self-check failed after %s: %s; %s",
+		      plugin_type, when, err.msg,
+		      again ? "rebuilding from the job records" :
+		      "not rebuilt again");
+		c->rebuild_needed = again;
 	} else {
-		info("%s: self-check passed after %s", plugin_type, when);
+		info("%s: self-check passed after %s: %zu jobs as in cons_tres's rows",
+		     plugin_type, when, jobs);
 	}
 	ctl_record_check(c, when);
 }
@@ -60,6 +138,17 @@ static bool _job_runs(uint32_t job_id, void *arg)
 	(void) arg;
 	return job_ptr &&
 	       (IS_JOB_RUNNING(job_ptr) || IS_JOB_SUSPENDED(job_ptr));
+}
+
+bool ctl_state_job_holds_cores(const job_record_t *job_ptr)
+{
+	if (IS_JOB_RUNNING(job_ptr))
+		return true;
+	/* Slurm's own test, the same in 22.05 to 26.05: scontrol suspend
+	 * sets the priority to 0 (job_mgr.c, _job_suspend_op), a gang
+	 * time slice leaves it; cons_tres rebuilds its rows by it
+	 * (select_p_reconfigure, select_p_select_nodeinfo_set). */
+	return IS_JOB_SUSPENDED(job_ptr) && job_ptr->priority != 0;
 }
 
 /* DOWN, DRAINED (or draining), FUTURE nodes take no new job. */
@@ -270,9 +359,10 @@ static int _rebuild(cosched_ctl_t *c)
 		return -1;
 	}
 	c->map_nodes = nnodes;
-	/* Every running job, placed by cosched or not, with what was
+	/* Every job holding cores, placed by cosched or not, with what was
 	 * decided for it: kept in memory, or after a restart read from its
-	 * record. */
+	 * record.  A job suspended by scontrol holds none (cons_tres gave
+	 * its cores back) but keeps its decision for its resume. */
 	it = list_iterator_create(*c->job_list);
 	while ((job_ptr = list_next(it))) {
 		cosched_decision_t d;
@@ -283,7 +373,8 @@ static int _rebuild(cosched_ctl_t *c)
 		have = ctl_record_kept(c, job_ptr->job_id, &d) ||
 		       (!c->decided_loaded &&
 			ctl_record_load(c, job_ptr, &d) == 1);
-		ctl_state_enter(c, job_ptr, have ? &d : NULL);
+		if (ctl_state_job_holds_cores(job_ptr))
+			ctl_state_enter(c, job_ptr, have ? &d : NULL);
 	}
 	list_iterator_destroy(it);
 	c->decided_loaded = true;

@@ -169,6 +169,12 @@ void *cosched_select_cons_tres(void)
 	return NULL;
 }
 
+void *cosched_select_cons_tres_symbol(const char *name)
+{
+	return cosched_select_cons_tres() ? dlsym(cons_tres_handle, name) :
+					    NULL;
+}
+
 /*
  * The job's cosched options, from the SPANK environment slurmctld keeps with
  * the job (never from the task environment, which the user controls).

@@ -45,6 +45,10 @@ extern const char plugin_type[];
  */
 void *cosched_select_cons_tres(void);
 
+/* A variable or function of cons_tres by name (NULL where cons_tres or
+ * the name cannot be resolved). */
+void *cosched_select_cons_tres_symbol(const char *name);
+
 /* Log the job's cosched options (debug level) when it is submitted (a
  * test-only job_test) and when it starts (job_begin). */
 void cosched_select_log_submit(job_record_t *job_ptr);
