@@ -11,6 +11,10 @@ import time
 
 import pytest
 
+# DebugFlags=Check reads cons_tres's rows, laid out per series: run on
+# every series (scripts/test).
+pytestmark = pytest.mark.series
+
 CPU = "compute"
 
 
