@@ -19,47 +19,13 @@
  *   "exit PID ST" ->  (no answer: task PID ended with wait status ST)
  *   "end"         ->  (writes the record, exits)
  *
- * The record, OUT (atomically: temporary file, rename), JSON:
- *   { "schema": 1, "job": J, "step": S, "node": N, "start": T0, "end": T1,
- *     "interval_s": I, "backend": B, "samples": K, "tasks": [pids],
- *     "events": { NAME: total, ... },
- *     "unavailable": { NAME: REASON, ... },
- *     "derived": { "cpu_s", "ipc", "mpki", "mpki_ewma", "mpki_max",
- *                  "llc_miss_bw" (bytes/s: 64 per LLC miss) },
- *     "state": "measured" | "counters unavailable: REASON",
- *     "app": APP, "profile": "merged into DIR/APP.json" | "not merged: WHY",
- *     "uid": the job's user (--uid), "profile_shared": true (the site
- *     shares APP: ProfileShare),
- *     "energy": { "state": "measured" | "measured, but the ledger
- *                 started again: WHY" | "energy incomplete: REASON"
- *                 (totals up to then) | "energy unavailable: REASON",
- *                 "total_uj", "uncore_uj", "core_uj", "dram_uj", "node_uj" },
- *     "co_runners": ["JOB.STEP", ...], "co_runners_seen": N,
- *     (co_runners and co_runners_seen where the step was in the node's
- *     energy ledger throughout, which tracks them with or without RAPL),
- *     "runtime_s": seconds from the step's start to its end (monotonic),
- *     "start_s", "end_s": the same two moments, wall clock with fraction,
- *     "exit": { "tasks", "signalled", "signal", "failed", "status" }
- *             (how its tasks ended: how many, how many by a signal and
- *             the first signal, how many with a nonzero exit status and
- *             the first; absent when task/cosched did not say),
- *     "decision": { "state", "policy", "class", "lca", "source",
- *                   "predicted_slowdown", "sockets" (on this node) }
- *                 (what the controller decided: the fields of its record
- *                 that task/cosched parsed, --decision-*; absent without
- *                 a record),
- *     "central": "ProfileDir/jobs/JOB.STEP.NODE.json" | "not kept: WHY" }
- * energy is the step's share of the node's RAPL energy while it ran, by
- * the node's energy ledger (sampler_energy.c, through
- * src/node/energy_ledger.h; core_uj and
- * dram_uj where those zones exist), node_uj the node's whole energy over
- * the same intervals; co_runners the steps that shared the node with it
- * (the first 16 named, all counted).
- * At the end the step's run is merged into its application's profile in
- * the store (ProfileDir) when instructions, cycles and LLC-load-misses
- * counted; the profile cache in slurmctld then classifies the next job of
- * that application from it.
- * derived values appear when their events counted.
+ * The record, OUT (atomically: temporary file, rename), is the step
+ * record cosched(8) documents under PROFILING and ENERGY (its fields,
+ * their states and who reads them: cosched-model-check, the learner,
+ * cosched-report); "schema" versions it.  At the end the step's run is
+ * merged into its application's profile in ProfileDir when instructions,
+ * cycles and LLC-load-misses counted, so that slurmctld's profile cache
+ * classifies the application's next job from it.
  */
 #include <dirent.h>
 #include <errno.h>
