@@ -8,6 +8,8 @@
  *  interference table to the placement engine.
 \*****************************************************************************/
 
+#include <assert.h>
+#include <stddef.h>
 #include <string.h>
 #include <time.h>
 
@@ -130,14 +132,18 @@ bool ctl_refresh_apply_learned(cosched_ctl_t *c)
 	cosched_pref_rule_t rule;
 	int used = 0;
 
-	memset(&t, 0, sizeof(t));
-	if (!c->refresh.refresher ||
+	/* Called at every job_test, begin and fini: the cells (about 21 KB)
+	 * are copied, and the rest of the table zeroed, only when the
+	 * learner published a new table. */
+	static_assert(offsetof(cosched_learn_table_t, cell) == 0,
+		      "the cells lead the table");
+	if (c->conf.interference_source != COSCHED_ISOURCE_LEARNED ||
+	    !c->refresh.refresher ||
 	    !c->refresh.api->refresher_interference(c->refresh.refresher,
 						    &c->learn_applied_gen,
 						    t.cell))
 		return false;
-	if (c->conf.interference_source != COSCHED_ISOURCE_LEARNED)
-		return false;
+	memset((char *) &t + sizeof(t.cell), 0, sizeof(t) - sizeof(t.cell));
 	cosched_pref_rule_default(&rule);
 	cosched_learn_apply(&t, &c->conf.interference,
 			    c->conf.interference_min_samples,
