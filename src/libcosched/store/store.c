@@ -318,9 +318,9 @@ static int count_own(const cosched_store_t *s, long uid, cosched_error_t *err)
 }
 
 /*
- * The key a run of uid's goes into (store.h, the layout): 1 when it is
- * uid's own key and its profile does not exist yet, else 0; -1 with err
- * when uid already has user_profiles_max profiles of their own.
+ * The key a run of uid's goes into (store.h, the layout): 0, or -1 with
+ * err when it would be a new profile of uid's own and uid already has
+ * user_profiles_max of them.
  */
 static int merge_key(const cosched_store_t *s, const char *app, long uid,
 		     bool shared, char key[COSCHED_PROFILE_KEY_MAX + 1],
@@ -357,7 +357,7 @@ static int merge_key(const cosched_store_t *s, const char *app, long uid,
 		return cosched_error_set(err,
 			"uid %ld has %d profiles of its own, the most a user may have (%d): no new one for %s",
 			uid, n, s->user_profiles_max, app);
-	return 1;
+	return 0;
 }
 
 int cosched_store_merge_run_by(const cosched_store_t *s, const char *app,
@@ -371,7 +371,7 @@ int cosched_store_merge_run_by(const cosched_store_t *s, const char *app,
 
 	if (cosched_app_name_check("application", app, err) ||
 	    cosched_run_check("run", run, err) ||
-	    merge_key(s, app, uid, shared, target, err) < 0)
+	    merge_key(s, app, uid, shared, target, err))
 		return -1;
 	if (update_locked(s, target, merge_change, &m, out, err))
 		return -1;
