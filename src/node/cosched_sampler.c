@@ -94,7 +94,7 @@ static struct {
 		const char *state, *policy, *cls, *lca, *source, *sockets;
 		double slowdown;		/* NAN: none */
 	} decision;
-	char merged[COSCHED_PATH_MAX + COSCHED_APP_NAME_MAX + 64];
+	char merged[COSCHED_PATH_MAX + COSCHED_PROFILE_KEY_MAX + 64];
 	/* Energy: RAPL through the node's ledger. */
 	sampler_energy_t energy;
 	double start_s;			/* the wall clock at the start */
@@ -339,7 +339,8 @@ static void counters_state(char *state, size_t len)
 }
 
 /*
- * The step's run, merged into its application's profile in the store
+ * The step's run, merged into the profile of its application that is its
+ * user's to build (store/store.h) in the store
  * (ProfileDir, from cosched.conf) when the counters a profile needs
  * counted: instructions, cycles and LLC-load-misses.  What happened goes
  * into the record's "profile" field.
@@ -353,6 +354,7 @@ static void merge_profile(double runtime_s)
 	cosched_error_t err;
 	cosched_run_t run;
 	char state[COSCHED_ERROR_MSG_LEN + 64];
+	char key[COSCHED_PROFILE_KEY_MAX + 1];
 	const char *note = NULL;
 	bool counted;
 
@@ -417,11 +419,11 @@ static void merge_profile(double runtime_s)
 	    cosched_store_merge_run_by(&store, S.app, &run, note, S.uid,
 				       cosched_conf_profile_shared(&S.conf,
 								   S.app),
-				       NULL, &err))
+				       key, NULL, &err))
 		snprintf(S.merged, sizeof(S.merged), "not merged: %s", err.msg);
 	else
 		snprintf(S.merged, sizeof(S.merged), "merged into %s/%s.json",
-			 S.conf.profile_dir, S.app);
+			 S.conf.profile_dir, key);
 }
 
 /* Replace path with o as the record is written (indented, keys sorted),

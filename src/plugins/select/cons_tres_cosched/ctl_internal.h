@@ -132,8 +132,9 @@ void ctl_log_timing(cosched_ctl_t *c);
 /* ctl_refresh.c */
 int ctl_refresh_start(cosched_ctl_t *c);
 void ctl_refresh_stop(cosched_ctl_t *c);
-/* The profile summary of app that may serve a job of uid (1 found;
- * another user's profile is none: cosched_profile_serves). */
+/* The profile summary of app that serves a job of uid, in the order of
+ * cosched_profile_find_for: the user's own, then the site's or a shared
+ * one (1 found; another user's profile is none). */
 int ctl_refresh_lookup(cosched_ctl_t *c, const char *app, uid_t uid,
 		       cosched_profile_summary_t *out);
 /* Apply the live loads read since the last call to the engine. */

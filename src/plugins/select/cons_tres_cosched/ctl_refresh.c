@@ -66,16 +66,33 @@ void ctl_refresh_stop(cosched_ctl_t *c)
 	c->refresh.refresher = NULL;
 }
 
+typedef struct {
+	cosched_ctl_t *c;
+	cosched_profile_summary_t *out;
+} lookup_ctx_t;
+
+static int _find(void *ctx, const char *key, long *owner_uid)
+{
+	lookup_ctx_t *l = ctx;
+
+	if (l->c->refresh.api->refresher_lookup(l->c->refresh.refresher, key,
+						l->out) != 1)
+		return 0;
+	*owner_uid = l->out->owner_uid;
+	return 1;
+}
+
 int ctl_refresh_lookup(cosched_ctl_t *c, const char *app, uid_t uid,
 		       cosched_profile_summary_t *out)
 {
-	if (!c->refresh.refresher ||
-	    c->refresh.api->refresher_lookup(c->refresh.refresher, app,
-					     out) != 1)
+	lookup_ctx_t l = { c, out };
+
+	if (!c->refresh.refresher)
 		return 0;
-	return cosched_profile_serves(out->owner_uid, (long) uid,
-				      cosched_conf_profile_shared(&c->conf,
-								  app));
+	return cosched_profile_find_for(app, (long) uid,
+					cosched_conf_profile_shared(&c->conf,
+								    app),
+					_find, &l);
 }
 
 static void _apply_one(void *ctx, const cosched_live_job_t *job)
