@@ -206,6 +206,9 @@ typedef struct {
 	double round_s;		/* the longest round */
 	long rounds, moves;
 	size_t gangs;		/* static plans; MRB: at the end */
+	double plan_value;	/* static plans: cosched_gang_plan_value(),
+				 * the plan's throughput under the decision
+				 * core's model; NAN otherwise */
 	size_t napps;
 	double *first_done_s;	/* per app: its first run's end, or INFINITY */
 	double *fair;		/* per app */
