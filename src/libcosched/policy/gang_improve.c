@@ -399,6 +399,22 @@ int gang_plan_improve(const cosched_gang_params_t *p,
 	return rc;
 }
 
+int gang_plan_local_search(const cosched_gang_params_t *p,
+			   const cosched_gang_job_t *jobs, size_t n,
+			   size_t *gang, size_t *ngangs, cosched_error_t *err)
+{
+	model_t m;
+	double v;
+
+	model_init(&m, p, jobs, n);
+	v = plan_value(&m, gang, *ngangs);
+	if (v < 0)
+		return cosched_error_set(err, "min_slowdown: the start plan "
+					 "breaks a gang's cores, "
+					 "applications or bound");
+	return local_search(&m, gang, ngangs, v, err);
+}
+
 double cosched_gang_plan_value(const cosched_gang_params_t *p,
 			       const cosched_gang_job_t *jobs, size_t n,
 			       const cosched_gang_plan_t *plan)

@@ -74,6 +74,11 @@ int gang_plan_improve(const cosched_gang_params_t *p,
 		      const cosched_gang_job_t *jobs, size_t n,
 		      const cosched_gang_plan_t *starts, size_t nstarts,
 		      size_t *gang, size_t *ngangs, cosched_error_t *err);
+/* Its local search alone, from the plan given (for tests of the moves;
+ * gangs 0..*ngangs-1, none empty). */
+int gang_plan_local_search(const cosched_gang_params_t *p,
+			   const cosched_gang_job_t *jobs, size_t n,
+			   size_t *gang, size_t *ngangs, cosched_error_t *err);
 
 /* The small rules below are inline: every placement calls them per
  * candidate socket. */
