@@ -591,6 +591,30 @@ def test_suite_drawn_min_slowdown_never_below_a_seed_plan():
     assert any("MET" in t for t in doc["targets"])
 
 
+@needs_matplotlib
+def test_suite_drawn_plot(tmp_path):
+    """cosched-sim-suite --drawn N --plot FILE.svg: a box per policy in
+    every setting's panel, the table printed as usual; --plot without
+    --drawn is refused."""
+    suite = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                         "..", "research", "sim", "cosched-sim-suite")
+    svg = tmp_path / "drawn.svg"
+    r = subprocess.run([sys.executable, suite, "--drawn", "10", "--plot",
+                        str(svg), "--builddir", default_builddir()],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "Targets:" in r.stdout
+    text = svg.read_text()
+    assert "</svg>" in text and "10 drawn workloads" in text
+    for p in POLICIES:
+        assert text.count(p) >= 5, p     # one label per panel
+    assert "the exact optimum" in text and "4 nodes" in text
+    r = subprocess.run([sys.executable, suite, "--plot", str(svg),
+                        "--builddir", default_builddir()],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2 and "--drawn" in r.stderr
+
+
 def test_mix_changes_the_categories():
     """--mix changes which categories the generated jobs get (the same
     arrivals, other co-runs: other results; the same mix twice, the same
