@@ -368,6 +368,33 @@ START_TEST(test_improve_merge)
 }
 END_TEST
 
+/* A move then a merge: rand programs of 4+3, 5 and 4 threads on 8 cores
+ * ({rand, rand} 2/1.06 each): every single move, swap or merge leaves
+ * three gangs at (2/1.06 + 2) / 3 = 1.295597 or does not fit; moving the
+ * 3 next to the 5 lets the 4 left behind join the other 4: two full gangs,
+ * 2/1.06 = 1.886792. */
+START_TEST(test_improve_move_then_merge)
+{
+	cosched_gang_params_t p;
+	cosched_gang_job_t jobs[4] = {
+		gj(1, 4, COSCHED_CAT_RAND), gj(2, 3, COSCHED_CAT_RAND),
+		gj(3, 5, COSCHED_CAT_RAND), gj(4, 4, COSCHED_CAT_RAND),
+	};
+	size_t gang[4] = { 0, 0, 1, 2 }, ng = 3;
+
+	cosched_gang_params_init(&p, 8);
+	ck_assert_double_eq_tol(value_of(&p, jobs, 4, gang, ng),
+				(2 / 1.06 + 2) / 3, 1e-12);
+	ck_assert_int_eq(gang_plan_local_search(&p, jobs, 4, gang, &ng, &err),
+			 0);
+	ck_assert_uint_eq(ng, 2);
+	ck_assert_uint_eq(gang[1], gang[2]);
+	ck_assert_uint_eq(gang[0], gang[3]);
+	ck_assert_double_eq_tol(value_of(&p, jobs, 4, gang, ng), 2 / 1.06,
+				1e-12);
+}
+END_TEST
+
 /* Steps chained from every program alone on 4 cores (2 threads each):
  * cpu joins cpu (4/3), mem joins mem ((2 + 1.538462) / 2), then a swap
  * makes two {mem, cpu} gangs, the fixed point. */
@@ -665,6 +692,7 @@ Suite *cosched_test_suite(void)
 	tcase_add_test(tc, test_improve_move);
 	tcase_add_test(tc, test_improve_merge);
 	tcase_add_test(tc, test_improve_chain);
+	tcase_add_test(tc, test_improve_move_then_merge);
 	tcase_add_test(tc, test_plan_never_below_seed);
 	tcase_add_test(tc, test_queue_demand_switch);
 	tcase_add_test(tc, test_strict_holds);

@@ -191,17 +191,21 @@ static double exact_search(const model_t *m, size_t *gang, size_t *ngangs)
 
 /* ---- local search ------------------------------------------------ */
 
-typedef enum { MOVE_NONE, MOVE_TO, MOVE_SWAP, MOVE_MERGE } move_kind_t;
+typedef enum {
+	MOVE_NONE, MOVE_TO, MOVE_SWAP, MOVE_MERGE, MOVE_TO_MERGE
+} move_kind_t;
 
 typedef struct {
 	move_kind_t kind;
 	size_t a, b;		/* jobs (TO: job a to gang b; SWAP: jobs a,
 				 * b), or gangs (MERGE: gang a into b) */
+	size_t c;		/* TO_MERGE: job a to gang b, then the rest
+				 * of its gang into gang c */
 	double value;
 } move_t;
 
 static void consider(move_t *best, move_kind_t kind, size_t a, size_t b,
-		     double s, size_t g)
+		     size_t c, double s, size_t g)
 {
 	double v = s / (double) g;
 
@@ -209,6 +213,7 @@ static void consider(move_t *best, move_kind_t kind, size_t a, size_t b,
 		best->kind = kind;
 		best->a = a;
 		best->b = b;
+		best->c = c;
 		best->value = v;
 	}
 }
@@ -227,8 +232,9 @@ static void drop_gang(size_t *gang, size_t n, size_t *ngangs, size_t from)
  * Best-improvement local search: every pass scores every move of a
  * program to another gang or a new one, every swap of two programs of
  * different gangs and every merge of two gangs, and applies the best if
- * it raises the value; it stops at a plan no single one of them
- * improves.  Each applied step raises the value, so it ends.
+ * it raises the value; where none does, every move followed by a merge
+ * of what it left behind.  It stops at a plan no step improves.  Each
+ * applied step raises the value, so it ends.
  */
 static int local_search(const model_t *m, size_t *gang, size_t *ngangs,
 			double value, cosched_error_t *err)
@@ -249,7 +255,7 @@ static int local_search(const model_t *m, size_t *gang, size_t *ngangs,
 	for (;;) {
 		size_t G = *ngangs;
 		double S = value * (double) G;
-		move_t best = { MOVE_NONE, 0, 0, value };
+		move_t best = { .kind = MOVE_NONE, .value = value };
 
 		for (size_t g = 0; g < G; g++) {
 			g_agg[g] = agg_of(m, gang, g, GANG_NONE);
@@ -276,7 +282,7 @@ static int local_search(const model_t *m, size_t *gang, size_t *ngangs,
 				sb = agg_speed(m, &to);
 				if (sb < 0)
 					continue;
-				consider(&best, MOVE_TO, i, b,
+				consider(&best, MOVE_TO, i, b, 0,
 					 S - g_sp[a] + w_sp[i] + sb -
 					 (b < G ? g_sp[b] : 0),
 					 G + (b == G) - alone);
@@ -295,7 +301,7 @@ static int local_search(const model_t *m, size_t *gang, size_t *ngangs,
 				sb = agg_speed(m, &gb);
 				if (sa < 0 || sb < 0)
 					continue;
-				consider(&best, MOVE_SWAP, i, j,
+				consider(&best, MOVE_SWAP, i, j, 0,
 					 S - g_sp[a] - g_sp[b] + sa + sb, G);
 			}
 		}
@@ -308,10 +314,46 @@ static int local_search(const model_t *m, size_t *gang, size_t *ngangs,
 				agg_union(&u, &g_agg[a]);
 				su = agg_speed(m, &u);
 				if (su >= 0)
-					consider(&best, MOVE_MERGE, a, b,
+					consider(&best, MOVE_MERGE, a, b, 0,
 						 S - g_sp[a] - g_sp[b] + su,
 						 G - 1);
 			}
+		/* Stuck: a move that changes nothing by itself may let the
+		 * rest of the program's gang merge into another (two half
+		 * gangs of rand programs that fit together only once one
+		 * program has left).  O(n G^2), so only at a fixed point of
+		 * the single steps. */
+		for (size_t i = 0; i < n && best.kind == MOVE_NONE; i++) {
+			size_t a = gang[i];
+
+			if (w_sp[i] < 0 || without[i].napps == 0)
+				continue;
+			for (size_t b = 0; b < G; b++) {
+				agg_t to = g_agg[b];
+				double sb;
+
+				if (b == a)
+					continue;
+				agg_add_job(&to, m, i);
+				sb = agg_speed(m, &to);
+				if (sb < 0)
+					continue;
+				for (size_t c = 0; c < G; c++) {
+					agg_t u = g_agg[c];
+					double su;
+
+					if (c == a || c == b)
+						continue;
+					agg_union(&u, &without[i]);
+					su = agg_speed(m, &u);
+					if (su >= 0)
+						consider(&best, MOVE_TO_MERGE, i,
+							 b, c, S - g_sp[a] -
+							 g_sp[b] - g_sp[c] +
+							 sb + su, G - 1);
+				}
+			}
+		}
 		if (best.kind == MOVE_NONE)
 			break;
 		switch (best.kind) {
@@ -323,6 +365,15 @@ static int local_search(const model_t *m, size_t *gang, size_t *ngangs,
 			gang[best.a] = best.b;
 			if (alone)
 				drop_gang(gang, n, ngangs, from);
+			break;
+		}
+		case MOVE_TO_MERGE: {
+			size_t from = gang[best.a];
+			gang[best.a] = best.b;
+			for (size_t i = 0; i < n; i++)
+				if (gang[i] == from)
+					gang[i] = best.c;
+			drop_gang(gang, n, ngangs, from);
 			break;
 		}
 		case MOVE_SWAP: {
