@@ -134,17 +134,34 @@ static double plan_value(const model_t *m, const size_t *gang, size_t ngangs)
 
 /* ---- exact search ------------------------------------------------ */
 
+/* The tables of the exact search, about 30 kB: on the heap, since
+ * slurmctld's threads have small stacks. */
+enum { EXACT_MASKS = 1u << GANG_EXACT_MAX, EXACT_K = GANG_EXACT_MAX + 1 };
+typedef struct {
+	double sp[EXACT_MASKS];			/* a subset as one gang */
+	double f[EXACT_MASKS][EXACT_K];		/* best sum into k gangs */
+	unsigned pick[EXACT_MASKS][EXACT_K];	/* its gang holding the
+						 * lowest program */
+} exact_tables_t;
+
 /* The best partition of n <= GANG_EXACT_MAX programs: the largest summed
  * speeds into k gangs for every k, by dynamic programming over subsets
  * (each split takes the subset holding the lowest program), then the
- * best ratio.  Returns its value, -1 when nothing fits. */
+ * best ratio.  Returns its value, -1 when nothing fits, -2 when out of
+ * memory. */
 static double exact_search(const model_t *m, size_t *gang, size_t *ngangs)
 {
-	enum { MASKS = 1u << GANG_EXACT_MAX, K = GANG_EXACT_MAX + 1 };
-	static _Thread_local double sp[MASKS], f[MASKS][K];
-	static _Thread_local unsigned pick[MASKS][K];
+	exact_tables_t *t = malloc(sizeof(*t));
+	double *sp, (*f)[EXACT_K];
+	unsigned (*pick)[EXACT_K];
 	size_t n = m->n, nm = (size_t) 1 << n, bestk = 0;
 	double best = -1;
+
+	if (!t)
+		return -2;
+	sp = t->sp;
+	f = t->f;
+	pick = t->pick;
 
 	for (size_t s = 1; s < nm; s++) {
 		agg_t a = agg_empty;
@@ -175,8 +192,10 @@ static double exact_search(const model_t *m, size_t *gang, size_t *ngangs)
 			best = f[nm - 1][k] / (double) k;
 			bestk = k;
 		}
-	if (bestk == 0)
+	if (bestk == 0) {
+		free(t);
 		return -1;
+	}
 	*ngangs = 0;
 	for (size_t s = nm - 1, k = bestk; s; k--) {
 		size_t sub = pick[s][k];
@@ -186,6 +205,7 @@ static double exact_search(const model_t *m, size_t *gang, size_t *ngangs)
 		(*ngangs)++;
 		s ^= sub;
 	}
+	free(t);
 	return best;
 }
 
@@ -439,6 +459,10 @@ int gang_plan_improve(const cosched_gang_params_t *p,
 	}
 	if (n <= GANG_EXACT_MAX) {
 		double v = exact_search(&m, cand, &cand_n);
+		if (v == -2) {
+			rc = cosched_error_set(err, "min_slowdown: out of memory");
+			goto out;
+		}
 		if (v > best * (1 + GANG_IMPROVE_EPS)) {
 			memcpy(gang, cand, n * sizeof(*gang));
 			*ngangs = cand_n;
@@ -446,6 +470,7 @@ int gang_plan_improve(const cosched_gang_params_t *p,
 	} else if (n <= GANG_IMPROVE_MAX && best > 0) {
 		rc = local_search(&m, gang, ngangs, best, err);
 	}
+out:
 	free(cand);
 	return rc;
 }
