@@ -90,7 +90,7 @@ int main(int argc, char **argv)
 		snprintf(l.node, sizeof(l.node), "n%ld", f % 16);
 		l.mpki = (double) (l.job_id % 97 + l.step_id);
 		l.time = (long long) time(NULL);
-		if (cosched_live_write(dir, &l, &err)) {
+		if (cosched_live_write(dir, NULL, &l, &err)) {
 			fprintf(stderr, "cosched-bench-live: %s\n", err.msg);
 			rc = 1;
 			goto out;

@@ -87,6 +87,8 @@ static struct {
 	int threads;
 	long freq_khz;			/* decided by the controller; 0 none */
 	long uid;			/* the job's user (--uid); -1: not given */
+	cosched_private_t privacy;	/* --private-data: PrivateData hides
+					 * jobs, SlurmUser's uid */
 	/* What the controller decided for the job (--decision-*, from the
 	 * record task/cosched parsed): what the model predicted, kept with
 	 * what the step did.  state NULL: no record. */
@@ -204,7 +206,7 @@ static void live_publish(void)
 	snprintf(l.node, sizeof(l.node), "%s", S.node);
 	l.mpki = S.mpki_ewma;
 	l.time = (long long) time(NULL);
-	if (cosched_live_write(S.conf.profile_dir, &l, &err)) {
+	if (cosched_live_write(S.conf.profile_dir, &S.privacy, &l, &err)) {
 		snprintf(S.live_state, sizeof(S.live_state),
 			 "not published: %.400s", err.msg);
 		return;
@@ -415,8 +417,12 @@ static void merge_profile(double runtime_s)
 			 "not merged: the job's user is not known (--uid)");
 		return;
 	}
-	if (cosched_store_open(&store, S.conf.profile_dir, &mp, &err) ||
-	    cosched_store_merge_run_by(&store, S.app, &run, note, S.uid,
+	if (cosched_store_open(&store, S.conf.profile_dir, &mp, &err)) {
+		snprintf(S.merged, sizeof(S.merged), "not merged: %s", err.msg);
+		return;
+	}
+	store.privacy = S.privacy;
+	if (cosched_store_merge_run_by(&store, S.app, &run, note, S.uid,
 				       cosched_conf_profile_shared(&S.conf,
 								   S.app),
 				       key, NULL, &err))
@@ -429,15 +435,16 @@ static void merge_profile(double runtime_s)
 /* Replace path with o as the record is written (indented, keys sorted),
  * atomically (cosched_file_replace); not durable: a record torn by a
  * crash of the node does not parse and is the only one lost. */
-static int json_replace(const char *path, const json_t *o, mode_t mode,
-			cosched_error_t *err)
+static int json_replace(const char *path, const json_t *o,
+			const cosched_private_t *privacy, cosched_error_t *err)
 {
 	char *text = json_dumps(o, JSON_INDENT(1) | JSON_SORT_KEYS);
 	int rc;
 
 	if (!text)
 		return cosched_error_set(err, "%s: out of memory", path);
-	rc = cosched_file_replace(path, text, strlen(text), mode, 0, err);
+	rc = cosched_private_replace(privacy, path, text, strlen(text), 0,
+				     err);
 	free(text);
 	return rc;
 }
@@ -445,7 +452,8 @@ static int json_replace(const char *path, const json_t *o, mode_t mode,
 /*
  * A copy of the record in the store, ProfileDir/jobs/JOB.STEP.NODE.json,
  * where reports read every node's records in one place (the node's own
- * copy stays in its spool).  Root writes it, 0644, atomically; the
+ * copy stays in its spool).  Root writes it atomically, public or private
+ * as the site's PrivateData says (--private-data; io/private.h); the
  * record's "central" says where it went or why it did not.
  */
 static void keep_central(json_t *o)
@@ -465,12 +473,13 @@ static void keep_central(json_t *o)
 	snprintf(dir, sizeof(dir), "%s/jobs", S.conf.profile_dir);
 	snprintf(path, sizeof(path), "%s/%u.%u.%s.json", dir, S.job, S.step,
 		 S.node);
-	if (mkdir(dir, 0755) && errno != EEXIST) {
-		cosched_error_set(&err, "%.300s: %.100s", dir, strerror(errno));
-	} else {
+	if ((!S.privacy.on || !cosched_private_dir(&S.privacy,
+						   S.conf.profile_dir, false,
+						   &err)) &&
+	    !cosched_private_dir(&S.privacy, dir, true, &err)) {
 		/* The copy says where it is kept. */
 		json_object_set_new(o, "central", json_string(path));
-		if (!json_replace(path, o, 0644, &err))
+		if (!json_replace(path, o, &S.privacy, &err))
 			return;
 	}
 	snprintf(msg, sizeof(msg), "not kept: %s", err.msg);
@@ -648,9 +657,14 @@ static int write_record(void)
 		json_object_set_new(o, "exit", x);
 	}
 	keep_central(o);
-	/* In the spool's steps/ directory, root's only (0700): 0644 as the
-	 * usual umask made it. */
-	rc = json_replace(S.out, o, 0644, &err);
+	/* In the spool's steps/ directory, root's only (0700), root's
+	 * file: 0644 as the usual umask made it, 0600 under PrivateData
+	 * should the directory be opened. */
+	{
+		cosched_private_t spool = { S.privacy.on, -1 };
+
+		rc = json_replace(S.out, o, &spool, &err);
+	}
 	json_decref(o);
 	if (rc) {
 		fprintf(stderr, "cosched-sampler: %s\n", err.msg);
@@ -724,6 +738,7 @@ int main(int argc, char **argv)
 		{ "decision-slowdown", required_argument, NULL, 'W' },
 		{ "decision-sockets", required_argument, NULL, 'K' },
 		{ "detach", no_argument, NULL, 'D' },
+		{ "private-data", required_argument, NULL, 'X' },
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *events = NULL, *backend = "perf";
@@ -743,6 +758,7 @@ int main(int argc, char **argv)
 	S.node = "";
 	S.interval = 1.0;
 	S.uid = -1;
+	S.privacy.owner = -1;
 	S.decision.slowdown = NAN;
 	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (opt) {
@@ -773,6 +789,18 @@ int main(int argc, char **argv)
 			}
 			break;
 		case 'D': detached = true; break;
+		case 'X': {
+			uint64_t v;
+
+			if (cosched_parse_u64(optarg, UINT32_MAX - 2, &v)) {
+				fprintf(stderr, "cosched-sampler: --private-data: invalid value \"%.20s\" (expected SlurmUser's uid)\n",
+					optarg);
+				return 2;
+			}
+			S.privacy.on = true;
+			S.privacy.owner = (long) v;
+			break;
+		}
 		case 'u': {
 			uint64_t v;
 

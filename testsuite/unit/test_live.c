@@ -133,10 +133,10 @@ START_TEST(test_write_scan)
 	free(jobs);
 
 	umask(077);	/* the file must still be readable by slurmctld */
-	ck_assert_int_eq(cosched_live_write(dir, &a0, &err), 0);
+	ck_assert_int_eq(cosched_live_write(dir, NULL, &a0, &err), 0);
 	umask(022);
-	ck_assert_int_eq(cosched_live_write(dir, &a1, &err), 0);
-	ck_assert_int_eq(cosched_live_write(dir, &b, &err), 0);
+	ck_assert_int_eq(cosched_live_write(dir, NULL, &a1, &err), 0);
+	ck_assert_int_eq(cosched_live_write(dir, NULL, &b, &err), 0);
 	snprintf(path, sizeof(path), "%s/live/7.0.n1", dir);
 	ck_assert_int_eq(stat(path, &st), 0);
 	ck_assert_int_eq(st.st_mode & 0777, 0644);
@@ -199,7 +199,7 @@ START_TEST(test_owner)
 
 	if (geteuid() != 0)
 		return;		/* chown needs root */
-	ck_assert_int_eq(cosched_live_write(dir, &a, &err), 0);
+	ck_assert_int_eq(cosched_live_write(dir, NULL, &a, &err), 0);
 	cosched_child_run("scan as nobody", scan_as_nobody, NULL,
 			  COSCHED_CHILD_AS_NOBODY, 10);
 	snprintf(path, sizeof(path), "%s/live/7.0.n1", dir);
@@ -251,8 +251,8 @@ START_TEST(test_reader_reports_once)
 
 	ck_assert_msg(r != NULL, "%s", err.msg);
 	ck_assert_int_eq(reread(r, &rep, &nbad, &jobs), 0);	/* no live/ */
-	ck_assert_int_eq(cosched_live_write(dir, &a, &err), 0);
-	ck_assert_int_eq(cosched_live_write(dir, &b, &err), 0);
+	ck_assert_int_eq(cosched_live_write(dir, NULL, &a, &err), 0);
+	ck_assert_int_eq(cosched_live_write(dir, NULL, &b, &err), 0);
 	snprintf(path, sizeof(path), "%s/live/9.0.n1", dir);
 	ck_assert_ptr_nonnull(f = fopen(path, "w"));
 	fputs("cosched-live/1 job=9 step=0 node=n1 mpki=-1 time=5\n", f);
@@ -287,7 +287,7 @@ START_TEST(test_reader_reports_once)
 	ck_assert_int_eq(cosched_live_reader_files(r), 1);
 	/* A rewrite with a new value is read again. */
 	a.mpki = 9.5;
-	ck_assert_int_eq(cosched_live_write(dir, &a, &err), 0);
+	ck_assert_int_eq(cosched_live_write(dir, NULL, &a, &err), 0);
 	ck_assert_int_eq(reread(r, &rep, &nbad, &jobs), 1);
 	ck_assert_double_eq(jobs[0].mpki, 9.5);
 	free(jobs);
@@ -311,7 +311,7 @@ START_TEST(test_reader_many)
 
 			snprintf(name, sizeof(name), "n%d", node);
 			l = load(1000 - j, 0, name, (double) (j % 7 + node));
-			ck_assert_int_eq(cosched_live_write(dir, &l, &err), 0);
+			ck_assert_int_eq(cosched_live_write(dir, NULL, &l, &err), 0);
 		}
 	ck_assert_int_eq(reread(r, &rep, &nbad, &jobs), 500);
 	for (long i = 0; i < 500; i++) {

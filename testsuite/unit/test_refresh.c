@@ -81,7 +81,7 @@ static void put_live(uint32_t job, double mpki)
 	snprintf(l.node, sizeof(l.node), "n1");
 	l.mpki = mpki;
 	l.time = (long long)time(NULL);
-	ck_assert_int_eq(cosched_live_write(dir, &l, &err), 0);
+	ck_assert_int_eq(cosched_live_write(dir, NULL, &l, &err), 0);
 }
 
 typedef struct {

@@ -59,6 +59,7 @@ static const char *const membind_modes[] = { "bind", "prefer" };
 void cosched_conf_init(cosched_conf_t *conf)
 {
 	memset(conf, 0, sizeof(*conf));
+	conf->privacy.owner = -1;
 	cosched_classify_conf_default(&conf->classify);
 	conf->node_peak_bw_mbs = COSCHED_CONF_DEFAULT_NODE_PEAK_BW_MBS;
 	snprintf(conf->profile_dir, sizeof(conf->profile_dir), "%s",

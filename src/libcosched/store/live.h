@@ -38,6 +38,7 @@
 
 #include "src/libcosched/base/error.h"
 #include "src/libcosched/base/text.h"
+#include "src/libcosched/io/private.h"
 
 #define COSCHED_LIVE_SUBDIR "live"
 #define COSCHED_LIVE_SCHEMA 1
@@ -86,9 +87,11 @@ bool cosched_live_should_publish(bool has_last, double last, double now,
 				 double age_s);
 
 /* The node side (root): write l atomically into profile_dir/live (the
- * directory created 0755 when missing), or remove the step's file. */
-int cosched_live_write(const char *profile_dir, const cosched_live_t *l,
-		       cosched_error_t *err);
+ * directory created when missing), kept as privacy says (NULL: public;
+ * io/private.h), or remove the step's file. */
+int cosched_live_write(const char *profile_dir,
+		       const cosched_private_t *privacy,
+		       const cosched_live_t *l, cosched_error_t *err);
 int cosched_live_remove(const char *profile_dir, uint32_t job_id,
 			uint32_t step_id, const char *node,
 			cosched_error_t *err);

@@ -290,6 +290,17 @@ cosched_refresher_t *cosched_refresher_start(const cosched_conf_t *conf,
 		return NULL;
 	}
 	cosched_learner_set_range(r->learner, &conf->interference);
+	cosched_learner_set_privacy(r->learner, &conf->privacy);
+	/* A site that just turned PrivateData on: ProfileDir, SlurmUser's,
+	 * closed at once, which puts every older file in it out of reach
+	 * before any node writes again. */
+	if (conf->privacy.on) {
+		cosched_error_t perr;
+
+		if (cosched_private_dir(&conf->privacy, r->profile_dir, false,
+					&perr))
+			say(r, COSCHED_REFRESH_ERROR, "%s", perr.msg);
+	}
 	refresh_profiles(r);
 	/* The table a restarted slurmctld left, before the first job; the
 	 * records are read in the thread (a day of them may be many). */

@@ -46,6 +46,8 @@ int cosched_store_open(cosched_store_t *s, const char *dir,
 	}
 	snprintf(s->dir, sizeof(s->dir), "%s", dir);
 	s->user_profiles_max = COSCHED_STORE_USER_PROFILES_MAX;
+	s->privacy.on = false;
+	s->privacy.owner = -1;
 	return 0;
 }
 
@@ -163,17 +165,22 @@ int cosched_store_load(const cosched_store_t *s, const char *key,
 	return rc;
 }
 
-/* Replace the profile's file, durably (cosched_file_replace): 0644, so
- * slurmctld and the reports read it; fsync of the file and of ProfileDir,
- * the latter best effort since the profile is in place by then and a
- * caller that saw an error would retry and merge twice. */
-static int write_atomic(const char *file, const cosched_profile_t *p,
-			cosched_error_t *err)
+/* Replace the profile's file, durably (cosched_file_replace): public
+ * (0644) or private (0600, SlurmUser's, in a ProfileDir closed to others)
+ * as the store's privacy says, so slurmctld and the reports read it; fsync
+ * of the file and of ProfileDir, the latter best effort since the profile
+ * is in place by then and a caller that saw an error would retry and merge
+ * twice. */
+static int write_atomic(const cosched_store_t *s, const char *file,
+			const cosched_profile_t *p, cosched_error_t *err)
 {
 	char *text, *line;
 	size_t len;
 	int rc;
 
+	if (s->privacy.on && cosched_private_dir(&s->privacy, s->dir, false,
+						 err))
+		return -1;
 	text = cosched_profile_to_json(p, err);
 	if (!text)
 		return -1;
@@ -185,8 +192,8 @@ static int write_atomic(const char *file, const cosched_profile_t *p,
 	}
 	line[len] = '\n';
 	line[len + 1] = '\0';
-	rc = cosched_file_replace(file, line, len + 1, 0644,
-				  COSCHED_REPLACE_DURABLE, err);
+	rc = cosched_private_replace(&s->privacy, file, line, len + 1,
+				     COSCHED_REPLACE_DURABLE, err);
 	free(line);
 	return rc;
 }
@@ -202,7 +209,7 @@ int cosched_store_save(const cosched_store_t *s, const cosched_profile_t *p,
 	fd = lock_app(lock, LOCK_EX, err);
 	if (fd < 0)
 		return -1;
-	rc = write_atomic(file, p, err);
+	rc = write_atomic(s, file, p, err);
 	unlock_app(fd);
 	return rc;
 }
@@ -235,7 +242,7 @@ static int update_locked(const cosched_store_t *s, const char *key,
 	}
 	rc = change(&p, arg, err);
 	if (!rc)
-		rc = write_atomic(file, &p, err);
+		rc = write_atomic(s, file, &p, err);
 	unlock_app(fd);
 	if (!rc && out)
 		*out = p;

@@ -36,6 +36,7 @@
 
 #include "src/libcosched/base/error.h"
 #include "src/libcosched/io/file.h"
+#include "src/libcosched/io/private.h"
 #include "src/libcosched/model/profile.h"
 
 /* ProfileDir when cosched.conf sets none: COSCHED_STORE_DIR_DEFAULT in
@@ -53,6 +54,10 @@ typedef struct {
 	char dir[COSCHED_PATH_MAX];
 	cosched_merge_params_t merge;
 	int user_profiles_max;		/* COSCHED_STORE_USER_PROFILES_MAX */
+	/* How profiles are kept (io/private.h): public from
+	 * cosched_store_open(); a writer that knows the site's PrivateData
+	 * sets it. */
+	cosched_private_t privacy;
 } cosched_store_t;
 
 /* Use directory dir (must exist) with the given merge parameters (NULL =

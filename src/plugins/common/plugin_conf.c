@@ -28,11 +28,23 @@ int cosched_plugin_conf_read(const char *path, cosched_conf_t *out,
 			     cosched_error_t *err)
 {
 	struct stat st;
+	int rc = 0;
 
 	cosched_conf_init(out);
-	if (stat(path, &st) && errno == ENOENT)
-		return 0;
-	return cosched_conf_parse_file(out, path, err);
+	if (!stat(path, &st) || errno != ENOENT)
+		rc = cosched_conf_parse_file(out, path, err);
+	out->privacy = cosched_plugin_privacy();
+	return rc;
+}
+
+cosched_private_t cosched_plugin_privacy(void)
+{
+	cosched_private_t p = {
+		.on = (slurm_conf.private_data & PRIVATE_DATA_JOBS) != 0,
+		.owner = (long) slurm_conf.slurm_user_id,
+	};
+
+	return p;
 }
 
 bool cosched_plugin_selected(void)
