@@ -20,6 +20,7 @@ import stat
 import subprocess
 import time
 
+import pytest
 from cosched_loopback.cluster import sampler_test_conf
 from users import local_user, open_to_users, sbatch_as
 
@@ -78,9 +79,13 @@ def _records(r):
 
 
 def _private_file(path):
+    """Whether path is root's (SlurmUser here) 0600, or 0700 for a
+    folder; else how it is."""
     st = os.lstat(path)
-    return st.st_uid == 0 and stat.S_IMODE(st.st_mode) == (
-        0o700 if stat.S_ISDIR(st.st_mode) else 0o600)
+    if st.st_uid == 0 and stat.S_IMODE(st.st_mode) == (
+            0o700 if stat.S_ISDIR(st.st_mode) else 0o600):
+        return True
+    pytest.fail(f"{path}: uid {st.st_uid} mode {oct(st.st_mode)}")
 
 
 def test_private_data_keeps_job_files_from_other_users(make_cluster):
