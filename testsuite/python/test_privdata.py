@@ -94,8 +94,8 @@ def test_private_data_keeps_job_files_from_other_users(make_cluster):
     SlurmUser's only (0600, in 0700 directories, ProfileDir included,
     though the cluster's folder was opened to all after slurmctld
     started): another user reads none of them, nor lists ProfileDir.
-    That user's cosched-status --observations says why it cannot read
-    the records; root's lists both users' jobs.  Over a copy of the
+    That user's cosched-status --observations (and --interference) says
+    why it cannot read the records; root's lists both users' jobs.  Over a copy of the
     records that the user may read, it shows that user's jobs only."""
     c = _cluster(make_cluster, private=True)
     pdir = c.profile_dir
@@ -124,6 +124,10 @@ def test_private_data_keeps_job_files_from_other_users(make_cluster):
     r = _observations(c, OTHER)
     assert r.returncode == 1 and not r.stdout, r
     assert "Permission denied" in r.stderr and PRIVATE in r.stderr, r.stderr
+    status = os.path.join(c.builddir, "src", "status", "cosched-status")
+    r = _as(c, OTHER, status, "--interference", "--conf",
+            os.path.join(c.workdir, "cosched.conf"))
+    assert r.returncode == 1 and PRIVATE in r.stderr, r
     both = {f"{victim}.{BATCH}.n1", f"{own}.{BATCH}.n1"}
     assert _records(_observations(c, "root")) == both
 
