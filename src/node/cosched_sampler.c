@@ -713,6 +713,20 @@ static int detach(void)
 	return 0;
 }
 
+/* A uid option's value into *out; -1 with the message said. */
+static int uid_option(const char *name, const char *value, long *out)
+{
+	uint64_t v;
+
+	if (cosched_parse_u64(value, UINT32_MAX - 2, &v)) {
+		fprintf(stderr, "cosched-sampler: %s: invalid value \"%.20s\" (expected a uid)\n",
+			name, value);
+		return -1;
+	}
+	*out = (long) v;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -789,29 +803,16 @@ int main(int argc, char **argv)
 			}
 			break;
 		case 'D': detached = true; break;
-		case 'X': {
-			uint64_t v;
-
-			if (cosched_parse_u64(optarg, UINT32_MAX - 2, &v)) {
-				fprintf(stderr, "cosched-sampler: --private-data: invalid value \"%.20s\" (expected SlurmUser's uid)\n",
-					optarg);
+		case 'X':
+			if (uid_option("--private-data", optarg,
+				       &S.privacy.owner))
 				return 2;
-			}
 			S.privacy.on = true;
-			S.privacy.owner = (long) v;
 			break;
-		}
-		case 'u': {
-			uint64_t v;
-
-			if (cosched_parse_u64(optarg, UINT32_MAX - 2, &v)) {
-				fprintf(stderr, "cosched-sampler: --uid: invalid value \"%.20s\"\n",
-					optarg);
+		case 'u':
+			if (uid_option("--uid", optarg, &S.uid))
 				return 2;
-			}
-			S.uid = (long) v;
 			break;
-		}
 		default: return 2;
 		}
 	}
