@@ -69,6 +69,17 @@ def test_suspended_job_holds_no_cores_after_rebuild(make_cluster, rebuild):
     assert "resumed onto cores other jobs held: time-shared" \
         in rec["reason"], rec
     assert "slowdown" not in rec, rec
+    assert f"time-shared with job {late}," in rec["reason"], rec
+    # The job holding the core it resumed onto no longer runs as its
+    # record predicted: it says with which job it time-shares it; the
+    # job on the other core is untouched.
+    rec = c.record(late)
+    assert f"time-shared with job {a}, resumed onto its cores" \
+        in rec["reason"], rec
+    assert "slowdown" not in rec, rec
+    rec = c.record(b)
+    assert "time-shared" not in rec["reason"], rec
+    assert float(rec["slowdown"]) >= 1.0, rec
     # The occupancy still agrees with cons_tres's rows, and a reconfigure
     # counts every running job again (the resumed one first, as cons_tres
     # does: the job list's order).
@@ -79,3 +90,29 @@ def test_suspended_job_holds_no_cores_after_rebuild(make_cluster, rebuild):
     log = _log(c)
     assert "self-check passed after job resume: 3 jobs" in log, log
     assert "self-check failed" not in log
+    # The records say what the rebuild counted: the resumed job is
+    # counted, the later one left out, and both time-share the core.
+    rec = c.record(a)
+    assert "resumed onto cores" not in rec["reason"], rec
+    assert f"time-shared with job {late}, left out at rebuild" \
+        in rec["reason"], rec
+    assert "slowdown" not in rec, rec
+    rec = c.record(late)
+    assert f"left out at rebuild: time-shared with job {a}," \
+        in rec["reason"], rec
+    assert "slowdown" not in rec, rec
+    assert "time-shared" not in c.record(b)["reason"]
+
+    # Once the job left out ends, the next rebuild (here at the next
+    # job's test) counts the other alone on its core: its reason as
+    # placed, with a prediction again.
+    c.run(["scancel", str(probe), str(late)])
+    c.wait_state(late, "CANCELLED")
+    c.run(["scontrol", "reconfigure"])
+    c.sbatch("-N1", "-n1", f"-J{CPU}", "--cosched-class=cpu")
+    time.sleep(3)
+    rec = c.record(a)
+    assert "time-shared" not in rec["reason"], rec
+    assert rec["reason"] == c.record(b)["reason"], rec
+    assert float(rec["slowdown"]) >= 1.0, rec
+    assert "record check failed" not in _log(c)
