@@ -132,6 +132,50 @@ START_TEST(test_reads_and_generations)
 }
 END_TEST
 
+/* Readings, counted from the refresher's log. */
+static void count_readings(void *ctx, cosched_refresh_level_t lvl,
+			   const char *msg)
+{
+	if (lvl == COSCHED_REFRESH_DEBUG2 && strstr(msg, "live loads: "))
+		__atomic_add_fetch((int *) ctx, 1, __ATOMIC_SEQ_CST);
+}
+
+/* A reading that finds every job's MPKI unchanged (files rewritten with
+ * the same value, as samplers do every minute) is no new generation:
+ * slurmctld has nothing to apply; a changed value is one. */
+START_TEST(test_unchanged_reading_not_published)
+{
+	cosched_refresher_t *r;
+	unsigned long gen = 0;
+	seen_t seen = { 0 };
+	int readings = 0;
+
+	put_live(7, 3.0);
+	conf.profile_refresh_s = 3600;
+	conf.live_refresh_s = 1;
+	r = cosched_refresher_start(&conf, count_readings, &readings, &err);
+	ck_assert_msg(r != NULL, "%s", err.msg);
+	for (int i = 0; i < 500 &&
+	     !cosched_refresher_live(r, &gen, false, count_live, &seen); i++)
+		usleep(10000);
+	ck_assert_int_eq(gen, 1);
+	put_live(7, 3.0);
+	for (int i = 0; i < 600 &&
+	     __atomic_load_n(&readings, __ATOMIC_SEQ_CST) < 3; i++)
+		usleep(10000);
+	ck_assert_int_ge(__atomic_load_n(&readings, __ATOMIC_SEQ_CST), 3);
+	ck_assert(!cosched_refresher_live(r, &gen, false, count_live, &seen));
+	ck_assert_int_eq(gen, 1);
+	put_live(7, 9.0);
+	for (int i = 0; i < 500 &&
+	     !cosched_refresher_live(r, &gen, false, count_live, &seen); i++)
+		usleep(10000);
+	ck_assert_int_eq(gen, 2);
+	ck_assert_double_eq(seen.mpki_sum, 12.0);
+	cosched_refresher_stop(r);
+}
+END_TEST
+
 START_TEST(test_bad_dir_refused)
 {
 	conf.profile_dir[0] = '\0';
@@ -205,6 +249,7 @@ Suite *cosched_test_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_reads_and_generations);
+	tcase_add_test(tc, test_unchanged_reading_not_published);
 	tcase_add_test(tc, test_bad_dir_refused);
 	tcase_add_test(tc, test_no_race_with_the_caller);
 	suite_add_tcase(s, tc);
