@@ -116,3 +116,41 @@ def test_suspended_job_holds_no_cores_after_rebuild(make_cluster, rebuild):
     assert rec["reason"] == c.record(b)["reason"], rec
     assert float(rec["slowdown"]) >= 1.0, rec
     assert "record check failed" not in _log(c)
+
+
+@pytest.mark.series
+@pytest.mark.cluster
+def test_time_shared_record_keeps_no_slowdown(make_cluster):
+    """A job resumed onto a core another job took: the job holding that
+    core says it time-shares it, and a neighbour leaving the socket
+    since (which sets the others' predicted slowdowns again) gives it no
+    slowdown: none holds until a rebuild counts it again.  Two cpu jobs
+    slow each other here, so that the departure changes a prediction."""
+    c = make_cluster(nodes=1, sockets=1, cores=2, cosched_conf_extra=[
+        "CoschedPolicy=app_aware", "PlacementMode=strict",
+        "Interference=N:N=1.3", "DebugFlags=Check"])
+    a, b = (c.sbatch("-N1", "-n1", f"-J{CPU}", "--cosched-class=cpu")
+            for _ in range(2))
+    for j in (a, b):
+        c.wait_state(j, "RUNNING")
+    c.run(["scontrol", "suspend", str(a)])
+    c.wait_state(a, "SUSPENDED")
+    late = c.sbatch("-N1", "-n1", f"-J{CPU}", "--cosched-class=cpu")
+    c.wait_state(late, "RUNNING")
+    assert c.record(late)["slowdown"] == "1.3", c.record(late)
+    c.run(["scontrol", "resume", str(a)])
+    c.wait_state(a, "RUNNING")
+    rec = c.record(late)
+    assert f"time-shared with job {a}, resumed onto its cores" \
+        in rec["reason"], rec
+    assert "slowdown" not in rec, rec
+    c.run(["scancel", str(b)])
+    c.wait_state(b, "CANCELLED")
+    time.sleep(1)
+    rec = c.record(late)
+    assert f"time-shared with job {a}, resumed onto its cores" \
+        in rec["reason"], rec
+    assert "slowdown" not in rec, rec
+    log = _log(c)
+    assert "self-check failed" not in log
+    assert "record check failed" not in log

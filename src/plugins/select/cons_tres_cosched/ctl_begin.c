@@ -281,7 +281,10 @@ static void _refresh_slowdown(cosched_ctl_t *c, const cosched_gang_job_t *gj,
 	cosched_place_predict_pair(c->place, gj->job_id, &cls, m->mover,
 				   &with, &without);
 
-	if (with == without || !(job = find_job_record(gj->job_id)))
+	/* A job time-sharing cores outside cons_tres's rows has no
+	 * prediction until a rebuild (ctl_shared.c). */
+	if (with == without || (c->nshared && ctl_shared_is(c, gj->job_id)) ||
+	    !(job = find_job_record(gj->job_id)))
 		return;
 	ctl_record_set_slowdown(c, job, m->arrived ? with : without);
 }
@@ -525,6 +528,7 @@ static void _job_leaves(job_record_t *job_ptr, bool ends)
 	if (ends) {
 		_record_requeued(c, job_ptr);
 		ctl_record_forget(c, job_ptr->job_id);
+		ctl_shared_forget(c, job_ptr->job_id);
 	}
 	if (!ctl_state_ensure(c)) {
 		_leave(c, job_ptr);
@@ -569,6 +573,8 @@ void cosched_ctl_job_resume(job_record_t *job_ptr, bool indf_susp)
 	_enter(c, job_ptr, have ? &d : NULL, NULL, -1);
 	if (!cosched_occupancy_has(occ, job_ptr->job_id, NULL))
 		ctl_shared_resumed(c, job_ptr, have ? &d : NULL);
+	else if (have)
+		ctl_shared_counted(c, job_ptr, &d);
 	ctl_state_check(c, "job resume");
 out:
 	pthread_mutex_unlock(&c->mutex);

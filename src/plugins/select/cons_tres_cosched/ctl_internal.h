@@ -89,6 +89,12 @@ typedef struct {
 	 * first rebuild after slurmctld started (decided_loaded). */
 	cosched_decisions_t *decided;
 	bool decided_loaded;
+	/* The jobs whose records say they time-share cores outside
+	 * cons_tres's rows, without a slowdown (ctl_shared.c): a
+	 * neighbour's arrival or departure sets none until a rebuild counts
+	 * them again.  Few: usually none. */
+	uint32_t *shared_ids;
+	size_t nshared, shared_cap;
 
 	/* How job_test placed a job when the policy's first choice was not
 	 * the rule (lenient mode's last resort, min_slowdown packing for the
@@ -231,6 +237,14 @@ void ctl_shared_resumed(cosched_ctl_t *c, job_record_t *job_ptr,
 			cosched_decision_t *d);
 /* Whether a decision's reason carries a note of ctl_shared.c. */
 bool ctl_shared_marked(const cosched_decision_t *d);
+/* Whether the job's record says it time-shares cores (no slowdown). */
+bool ctl_shared_is(const cosched_ctl_t *c, uint32_t job_id);
+/* The job ended: no longer one of them. */
+void ctl_shared_forget(cosched_ctl_t *c, uint32_t job_id);
+/* The job (decision d) was entered and is counted: a note its record
+ * still has goes, with a predicted slowdown. */
+void ctl_shared_counted(cosched_ctl_t *c, job_record_t *job_ptr,
+			cosched_decision_t *d);
 /* After a rebuild: the jobs whose records had a note and are counted now
  * get their reason and a predicted slowdown back; the jobs holding cores
  * that were left out, and the counted jobs holding those cores, say they

@@ -60,6 +60,34 @@ bool ctl_shared_marked(const cosched_decision_t *d)
 	return d->reason[_unmarked_len(d->reason)] != '\0';
 }
 
+bool ctl_shared_is(const cosched_ctl_t *c, uint32_t job_id)
+{
+	for (size_t i = 0; i < c->nshared; i++)
+		if (c->shared_ids[i] == job_id)
+			return true;
+	return false;
+}
+
+static void _shared_add(cosched_ctl_t *c, uint32_t job_id)
+{
+	if (ctl_shared_is(c, job_id))
+		return;
+	if (c->nshared == c->shared_cap) {
+		c->shared_cap = c->shared_cap ? 2 * c->shared_cap : 8;
+		xrealloc(c->shared_ids, c->shared_cap * sizeof(*c->shared_ids));
+	}
+	c->shared_ids[c->nshared++] = job_id;
+}
+
+void ctl_shared_forget(cosched_ctl_t *c, uint32_t job_id)
+{
+	for (size_t i = 0; i < c->nshared; i++)
+		if (c->shared_ids[i] == job_id) {
+			c->shared_ids[i] = c->shared_ids[--c->nshared];
+			return;
+		}
+}
+
 /* Whether the two jobs hold a core in common. */
 static bool _cores_overlap(job_resources_t *a, job_resources_t *b)
 {
@@ -142,6 +170,7 @@ static void _mark(cosched_ctl_t *c, job_record_t *job_ptr,
 	_ids_text(who, sizeof(who), ids, n);
 	cosched_decision_set_reason_parts(d, parts, 4);
 	d->slowdown = NAN;
+	_shared_add(c, job_ptr->job_id);
 	if (cosched_decision_equal(&before, d))
 		return;
 	ctl_record_keep(c, job_ptr, d);
@@ -196,6 +225,7 @@ static void _unmark(cosched_ctl_t *c, job_record_t *job_ptr,
 	char was[COSCHED_DECISION_REASON_MAX + 1];
 	const char *parts[1] = { was };
 
+	ctl_shared_forget(c, job_ptr->job_id);
 	snprintf(was, sizeof(was), "%.*s", (int) _unmarked_len(d->reason),
 		 d->reason);
 	cosched_decision_set_reason_parts(d, parts, 1);
@@ -204,10 +234,21 @@ static void _unmark(cosched_ctl_t *c, job_record_t *job_ptr,
 	ctl_record_write(c, job_ptr, d);
 }
 
+void ctl_shared_counted(cosched_ctl_t *c, job_record_t *job_ptr,
+			cosched_decision_t *d)
+{
+	if (ctl_shared_marked(d) && _predicted(d))
+		_unmark(c, job_ptr, d);
+	ctl_shared_forget(c, job_ptr->job_id);
+}
+
 void ctl_shared_rebuilt(cosched_ctl_t *c, const uint32_t *marked,
 			size_t nmarked, const uint32_t *left, size_t nleft)
 {
 	const cosched_occupancy_t *occ = cosched_place_occupancy(c->place);
+
+	/* Said again below for those who still time-share. */
+	c->nshared = 0;
 
 	for (size_t i = 0; i < nmarked; i++) {
 		job_record_t *job_ptr = find_job_record(marked[i]);

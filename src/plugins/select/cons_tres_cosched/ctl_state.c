@@ -406,7 +406,7 @@ static int _rebuild(cosched_ctl_t *c)
 	list_iterator_destroy(it);
 	c->decided_loaded = true;
 	/* Their records say what the occupancy now holds. */
-	if (marked.n || left.n)
+	if (marked.n || left.n || c->nshared)
 		ctl_shared_rebuilt(c, marked.ids, marked.n, left.ids, left.n);
 	xfree(marked.ids);
 	xfree(left.ids);
