@@ -31,7 +31,7 @@
 #include "select_cons_tres_cosched.h"
 
 /* Job ids a note names; more are counted ("and 3 more"). */
-#define SHARED_IDS_MAX 8
+#define SHARED_IDS_MAX 4
 
 /* How each note starts: a reason is cut at the first of them to give
  * back the reason the job was placed with. */
@@ -164,10 +164,16 @@ static void _mark(cosched_ctl_t *c, job_record_t *job_ptr,
 	char was[COSCHED_DECISION_REASON_MAX + 1], who[128];
 	const char *parts[4] = { was, lead, who, tail };
 	cosched_decision_t before = *d;
+	size_t keep = _unmarked_len(d->reason), note;
 
-	snprintf(was, sizeof(was), "%.*s", (int) _unmarked_len(d->reason),
-		 d->reason);
 	_ids_text(who, sizeof(who), ids, n);
+	/* The reason is cut, not the note: a note cut short would not be
+	 * found again (_unmarked_len). */
+	note = strlen(lead) + strlen(who) + strlen(tail);
+	if (keep + note > COSCHED_DECISION_REASON_MAX)
+		keep = note < COSCHED_DECISION_REASON_MAX ?
+		       COSCHED_DECISION_REASON_MAX - note : 0;
+	snprintf(was, sizeof(was), "%.*s", (int) keep, d->reason);
 	cosched_decision_set_reason_parts(d, parts, 4);
 	d->slowdown = NAN;
 	_shared_add(c, job_ptr->job_id);
