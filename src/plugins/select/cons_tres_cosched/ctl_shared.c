@@ -30,7 +30,8 @@
 #include "ctl_internal.h"
 #include "select_cons_tres_cosched.h"
 
-/* Job ids a note names; more are counted ("and 3 more"). */
+/* Job ids a note names; more are counted ("and 3 more"), and every one
+ * of them has its own record marked. */
 #define SHARED_IDS_MAX 4
 
 /* How each note starts: a reason is cut at the first of them to give
@@ -114,29 +115,32 @@ static bool _cores_overlap(job_resources_t *a, job_resources_t *b)
 	return false;
 }
 
-/* The running jobs the occupancy counts that hold a core of job_ptr's:
- * up to max ids into ids; returns how many there are.  A scan of the job
- * list: only a resume onto taken cores and a rebuild that left a job out
- * come here. */
-static size_t _counted_sharers(cosched_ctl_t *c, job_record_t *job_ptr,
-			       uint32_t *ids, size_t max)
+/* The running jobs the occupancy counts that hold a core of job_ptr's
+ * (xmalloc'd; *n of them).  A scan of the job list: only a resume onto
+ * taken cores and a rebuild that left a job out come here. */
+static uint32_t *_counted_sharers(cosched_ctl_t *c, job_record_t *job_ptr,
+				  size_t *n)
 {
 	const cosched_occupancy_t *occ = cosched_place_occupancy(c->place);
 	struct listIterator *it = list_iterator_create(*c->job_list);
 	job_record_t *other;
-	size_t n = 0;
+	uint32_t *ids = NULL;
+	size_t cap = 0;
 
+	*n = 0;
 	while ((other = list_next(it))) {
 		if (other == job_ptr || !ctl_state_job_holds_cores(other) ||
 		    !cosched_occupancy_has(occ, other->job_id, NULL) ||
 		    !_cores_overlap(job_ptr->job_resrcs, other->job_resrcs))
 			continue;
-		if (n < max)
-			ids[n] = other->job_id;
-		n++;
+		if (*n == cap) {
+			cap = cap ? 2 * cap : 4;
+			xrealloc(ids, cap * sizeof(*ids));
+		}
+		ids[(*n)++] = other->job_id;
 	}
 	list_iterator_destroy(it);
-	return n;
+	return ids;
 }
 
 /* "job 12" or "jobs 12,13 and 2 more". */
@@ -205,16 +209,17 @@ static void _mark_sharer(cosched_ctl_t *c, uint32_t sharer, uint32_t mover,
 void ctl_shared_resumed(cosched_ctl_t *c, job_record_t *job_ptr,
 			cosched_decision_t *d)
 {
-	uint32_t ids[SHARED_IDS_MAX];
-	size_t n = _counted_sharers(c, job_ptr, ids, SHARED_IDS_MAX);
+	size_t n;
+	uint32_t *ids = _counted_sharers(c, job_ptr, &n);
 
 	if (d)
 		_mark(c, job_ptr, d,
 		      "; resumed onto cores other jobs held: time-shared with ",
 		      ids, n, ", uncounted until the next rebuild");
-	for (size_t i = 0; i < n && i < SHARED_IDS_MAX; i++)
+	for (size_t i = 0; i < n; i++)
 		_mark_sharer(c, ids[i], job_ptr->job_id,
 			     ", resumed onto its cores: slowdown not predicted until the next rebuild");
+	xfree(ids);
 }
 
 /* A job counted again whose record still has a note: the reason it was
@@ -267,21 +272,22 @@ void ctl_shared_rebuilt(cosched_ctl_t *c, const uint32_t *marked,
 	}
 	for (size_t i = 0; i < nleft; i++) {
 		job_record_t *job_ptr = find_job_record(left[i]);
-		uint32_t ids[SHARED_IDS_MAX];
 		cosched_decision_t d;
+		uint32_t *ids;
 		size_t n;
 
 		if (!job_ptr)
 			continue;
-		n = _counted_sharers(c, job_ptr, ids, SHARED_IDS_MAX);
+		ids = _counted_sharers(c, job_ptr, &n);
 		info("%s: %pJ left out at rebuild: its cores are held by %zu counted jobs (cons_tres's job overflow)",
 		     plugin_type, job_ptr, n);
 		if (ctl_record_kept(c, left[i], &d) && _predicted(&d))
 			_mark(c, job_ptr, &d,
 			      "; left out at rebuild: time-shared with ", ids,
 			      n, ", uncounted as in cons_tres's rows");
-		for (size_t k = 0; k < n && k < SHARED_IDS_MAX; k++)
+		for (size_t k = 0; k < n; k++)
 			_mark_sharer(c, ids[k], left[i],
 				     ", left out at rebuild: slowdown not predicted");
+		xfree(ids);
 	}
 }
