@@ -408,6 +408,41 @@ START_TEST(test_reader_cap)
 }
 END_TEST
 
+/* Staleness is judged on a file when a reading checks it, never on the
+ * mtime remembered of one it does not (rewritten since, it would look
+ * stale): a file not checked keeps its load until its turn. */
+START_TEST(test_reader_cap_stale)
+{
+	cosched_live_reader_t *r = cosched_live_reader_create(dir, &err);
+	long long later = (long long) time(NULL) + 400;
+	cosched_live_job_t *jobs;
+	reports_t rep = { 0 };
+	int nbad;
+
+	ck_assert_msg(r != NULL, "%s", err.msg);
+	for (uint32_t j = 1; j <= 3; j++) {
+		cosched_live_t l = load(j, 0, "n1", (double) j);
+
+		ck_assert_int_eq(cosched_live_write(dir, &l, &err), 0);
+	}
+	ck_assert_int_eq(reread(r, &rep, &nbad, &jobs), 3);
+	free(jobs);
+	cosched_live_reader_set_cap(r, 1);
+	/* 400 s on, every file is stale: one checked a reading, skipped and
+	 * removed; the others keep their loads until their turn. */
+	for (long want = 2; want >= 0; want--) {
+		ck_assert_int_eq(cosched_live_reader_read(r, later, 300, &jobs,
+							  &nbad, count_report,
+							  &rep, &err), want);
+		free(jobs);
+	}
+	/* Each removed, and forgotten at the reading after. */
+	ck_assert_int_eq(reread(r, &rep, &nbad, &jobs), 0);
+	ck_assert_int_eq(cosched_live_reader_files(r), 0);
+	cosched_live_reader_free(r);
+}
+END_TEST
+
 /* Readings further apart than LiveLoadRefresh only when one takes more
  * than COSCHED_LIVE_CPU_SHARE of a core at that pace. */
 START_TEST(test_interval)
@@ -436,6 +471,7 @@ Suite *cosched_test_suite(void)
 	tcase_add_test(tc, test_reader_reports_once);
 	tcase_add_test(tc, test_reader_many);
 	tcase_add_test(tc, test_reader_cap);
+	tcase_add_test(tc, test_reader_cap_stale);
 	tcase_add_test(tc, test_interval);
 	suite_add_tcase(s, tc);
 	return s;

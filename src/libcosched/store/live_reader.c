@@ -42,6 +42,7 @@ typedef struct live_file {
 	cosched_live_t load;
 	unsigned seen;			/* the reading that last saw it */
 	unsigned checked;		/* ... that last fstat'ed it */
+	bool stale;			/* not rewritten for stale_s then */
 } live_file_t;
 
 struct cosched_live_reader {
@@ -414,16 +415,21 @@ long cosched_live_reader_read(cosched_live_reader_t *r, long long now,
 			++*nbad;
 			continue;
 		}
-		if (now - (long long) f->key.mtime.tv_sec > stale_s) {
-			/* Best effort, and only on what this reading saw:
-			 * its sampler is gone. */
-			if (f->checked == r->reading) {
+		/* Judged on what this reading saw: a file not checked keeps
+		 * its load (rewritten meanwhile, its remembered mtime would
+		 * call it stale) until its next check, a cycle later. */
+		if (f->checked == r->reading) {
+			f->stale = now - (long long) f->key.mtime.tv_sec >
+				   stale_s;
+			if (f->stale) {
+				/* Best effort: its sampler is gone. */
 				snprintf(path, sizeof(path), "%s/%s", r->dir,
 					 f->name);
 				unlink(path);
 			}
-			continue;
 		}
+		if (f->stale)
+			continue;
 		loads[n++] = (cosched_live_job_t) {
 			.job_id = f->load.job_id, .mpki = f->load.mpki,
 			.time = f->load.time, .files = 1 };
