@@ -115,6 +115,15 @@ int cosched_live_format(const cosched_live_t *l, char *buf, size_t len,
 	return 0;
 }
 
+int cosched_live_interval(int refresh_s, double cpu_s)
+{
+	double need = cpu_s / COSCHED_LIVE_CPU_SHARE;
+
+	if (!(need > (refresh_s > 1 ? refresh_s : 1)))
+		return refresh_s;
+	return need >= 86400.0 ? 86400 : (int) ceil(need);
+}
+
 bool cosched_live_should_publish(bool has_last, double last, double now,
 				 double age_s)
 {

@@ -81,6 +81,17 @@ int cosched_live_format(const cosched_live_t *l, char *buf, size_t len,
 int cosched_live_parse(const char *text, cosched_live_t *l,
 		       cosched_error_t *err);
 
+/* The share of a core slurmctld's readings of live/ may take: a reading
+ * that costs more (many files: users can start many steps) delays the
+ * next one beyond LiveLoadRefresh. */
+#define COSCHED_LIVE_CPU_SHARE 0.05
+
+/* Seconds until the next reading after one that took cpu_s seconds of
+ * CPU: refresh_s (LiveLoadRefresh), or the whole seconds that keep the
+ * readings within COSCHED_LIVE_CPU_SHARE of a core when refresh_s does
+ * not (a reading of 0.2 s: every 4 s). */
+int cosched_live_interval(int refresh_s, double cpu_s);
+
 /* Whether a new smoothed value replaces the published one (never
  * published: has_last false; age_s: seconds since it was written). */
 bool cosched_live_should_publish(bool has_last, double last, double now,
