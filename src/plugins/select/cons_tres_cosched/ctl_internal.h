@@ -80,6 +80,12 @@ typedef struct {
 	/* The placement engine over Slurm's nodes (ctl_state.c). */
 	cosched_place_t *place;
 	int map_nodes;		/* node_record_count it was built for */
+	/* job_test's working bitmaps, map_nodes wide, kept between calls
+	 * (a scheduling pass asks for every queued job): the steering
+	 * (cleared again after each attempt, node by node) and the copy of
+	 * the node bitmap an attempt narrows. */
+	cosched_steer_t steer;
+	bitstr_t *attempt_nodes;
 	bool rebuild_needed;
 	time_t node_state_seen;
 	/* What was decided for each running job (ctl_record.c): the

@@ -29,20 +29,26 @@
 #define MODE_WILL_RUN	2
 
 /* One forwarded attempt, the given bitmap narrowed to steer's nodes; on
- * success the result (cons_tres's choice) is copied back. */
+ * success the result (cons_tres's choice) is copied back.  The narrowed
+ * copy is the state's scratch bitmap when the sizes agree. */
 static int _attempt(cosched_ctl_t *c, cosched_try_fn try, void *ctx,
 		    bitstr_t *node_bitmap, const cosched_steer_t *steer)
 {
-	bitstr_t *bm = bit_copy(node_bitmap);
+	bitstr_t *bm = c->attempt_nodes;
 	double t0 = ctl_now(), c0 = c->c_on ? ctl_cpu_now() : 0.0;
 	int rc;
 
+	if (bm && bit_size(bm) == bit_size(node_bitmap))
+		bit_copybits(bm, node_bitmap);
+	else
+		bm = bit_copy(node_bitmap);
 	if (steer)
 		bit_and(bm, steer->nodes);
 	rc = bit_ffs(bm) < 0 ? SLURM_ERROR : try(ctx, bm, steer);
 	if (rc == SLURM_SUCCESS)
 		bit_copybits(node_bitmap, bm);
-	FREE_NULL_BITMAP(bm);
+	if (bm != c->attempt_nodes)
+		FREE_NULL_BITMAP(bm);
 	c->t_forward += ctl_now() - t0;
 	if (c->c_on)
 		c->c_forward += ctl_cpu_now() - c0;
@@ -58,32 +64,33 @@ typedef struct {
 } steer_ctx_t;
 
 /* The engine's units as steering: their nodes, and on each node the
- * sockets they are (every socket of a node with GangScope=node). */
+ * sockets they are (every socket of a node with GangScope=node), in the
+ * state's steering, which is left clear again for the next attempt. */
 static int _try_units(void *arg, const size_t *units, size_t n)
 {
 	steer_ctx_t *t = arg;
 	const cosched_place_t *p = t->c->place;
-	cosched_steer_t steer;
+	cosched_steer_t *steer = &t->c->steer;
 	int rc;
 
 	if (!units)
 		return _attempt(t->c, t->try, t->ctx, t->node_bitmap, NULL) ==
 		       SLURM_SUCCESS ? 0 : -1;
-	steer.nodes = bit_alloc(node_record_count);
-	steer.socket_mask = xcalloc(node_record_count ? node_record_count : 1,
-				    sizeof(uint64_t));
 	for (size_t k = 0; k < n; k++) {
 		size_t node = cosched_place_unit_node(p, units[k]);
 		size_t s = units[k] - cosched_place_unit_first(p, node);
-		bit_set(steer.nodes, node);
+		bit_set(steer->nodes, node);
 		if (t->c->conf.scope == COSCHED_SCOPE_NODE)
-			steer.socket_mask[node] = ~(uint64_t) 0;
+			steer->socket_mask[node] = ~(uint64_t) 0;
 		else if (s < 64)
-			steer.socket_mask[node] |= (uint64_t) 1 << s;
+			steer->socket_mask[node] |= (uint64_t) 1 << s;
 	}
-	rc = _attempt(t->c, t->try, t->ctx, t->node_bitmap, &steer);
-	FREE_NULL_BITMAP(steer.nodes);
-	xfree(steer.socket_mask);
+	rc = _attempt(t->c, t->try, t->ctx, t->node_bitmap, steer);
+	for (size_t k = 0; k < n; k++) {
+		size_t node = cosched_place_unit_node(p, units[k]);
+		bit_clear(steer->nodes, node);
+		steer->socket_mask[node] = 0;
+	}
 	return rc == SLURM_SUCCESS ? 0 : -1;
 }
 
