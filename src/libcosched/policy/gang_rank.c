@@ -76,7 +76,10 @@ int cosched_gang_rank(cosched_policy_t policy,
 		if (out[i].reject == COSCHED_REJECT_NONE)
 			acc++;
 	}
-	qsort(out, nsockets, sizeof(*out), cand_cmp);
+	/* One socket (the placement engine's question of one unit) is in
+	 * order already. */
+	if (nsockets > 1)
+		qsort(out, nsockets, sizeof(*out), cand_cmp);
 	if (naccepted)
 		*naccepted = acc;
 	return 0;
