@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "src/libcosched/base/number.h"
 #include "src/libcosched/base/text.h"
 #include "src/libcosched/policy/place.h"
 #include "src/libcosched/policy/place_internal.h"
@@ -88,21 +87,6 @@ static int why_rank(const cosched_place_t *p, size_t u,
 	return 1;
 }
 
-/* s after the at bytes of buf (len bytes, len >= 1), cut to fit as
- * snprintf cuts its whole text; returns the new length. */
-static size_t text_put(char *buf, size_t len, size_t at, const char *s)
-{
-	return at + 1 >= len ? at : at + cosched_text_copy(buf + at, len - at, s);
-}
-
-static size_t int_put(char *buf, size_t len, size_t at, long long v)
-{
-	char digits[COSCHED_DECIMAL_MAX];
-
-	cosched_decimal(digits, v);
-	return text_put(buf, len, at, digits);
-}
-
 static void why_none(const cosched_place_t *p, const cosched_place_job_t *job,
 		     char *buf, size_t len)
 {
@@ -155,25 +139,25 @@ static void why_none(const cosched_place_t *p, const cosched_place_job_t *job,
 	 * together piece by piece: printf's cost, for every job lenient mode
 	 * places, was a third of the query's. */
 	cosched_candidate_format(&first[best], cbuf, sizeof(cbuf));
-	at = text_put(buf, len, 0, mode);
-	at = text_put(buf, len, at, " ");
-	at = text_put(buf, len, at, cosched_policy_name(p->conf.policy));
-	at = text_put(buf, len, at, ": no ");
-	at = text_put(buf, len, at, unit_word(p));
-	at = text_put(buf, len, at, " accepts this ");
-	at = text_put(buf, len, at, cosched_category_name(job->gj.category));
-	at = text_put(buf, len, at, " job (");
-	at = text_put(buf, len, at, cosched_reject_name(best));
-	at = text_put(buf, len, at, " on ");
-	at = int_put(buf, len, at, count[best]);
+	at = cosched_text_put(buf, len, 0, mode);
+	at = cosched_text_put(buf, len, at, " ");
+	at = cosched_text_put(buf, len, at, cosched_policy_name(p->conf.policy));
+	at = cosched_text_put(buf, len, at, ": no ");
+	at = cosched_text_put(buf, len, at, unit_word(p));
+	at = cosched_text_put(buf, len, at, " accepts this ");
+	at = cosched_text_put(buf, len, at, cosched_category_name(job->gj.category));
+	at = cosched_text_put(buf, len, at, " job (");
+	at = cosched_text_put(buf, len, at, cosched_reject_name(best));
+	at = cosched_text_put(buf, len, at, " on ");
+	at = cosched_text_put_int(buf, len, at, count[best]);
 	if ((size_t) ranked < available) {
-		at = text_put(buf, len, at, " of ");
-		at = int_put(buf, len, at, ranked);
-		at = text_put(buf, len, at, " ranked");
+		at = cosched_text_put(buf, len, at, " of ");
+		at = cosched_text_put_int(buf, len, at, ranked);
+		at = cosched_text_put(buf, len, at, " ranked");
 	}
-	at = text_put(buf, len, at, "; first: ");
-	at = text_put(buf, len, at, cbuf);
-	text_put(buf, len, at, ")");
+	at = cosched_text_put(buf, len, at, "; first: ");
+	at = cosched_text_put(buf, len, at, cbuf);
+	cosched_text_put(buf, len, at, ")");
 }
 
 /*

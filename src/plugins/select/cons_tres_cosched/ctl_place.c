@@ -20,6 +20,8 @@
 #include "src/common/xmalloc.h"
 #include "src/slurmctld/slurmctld.h"
 
+#include "src/libcosched/base/text.h"
+
 #include "ctl_internal.h"
 #include "select_cons_tres_cosched.h"
 
@@ -225,11 +227,19 @@ static int _place(cosched_ctl_t *c, job_record_t *job_ptr, job_view_t *v,
 			 cosched_place_empty_units(c->place),
 			 c->conf.scope == COSCHED_SCOPE_NODE ? "node" : "socket");
 	} else if (!res.rc && res.lenient && mode == MODE_RUN_NOW) {
+		/* "%.150s; took the %s" without printf (every job lenient
+		 * mode places by its last resort). */
+		size_t at = cosched_text_copy(c->placed_note, 150 + 1,
+					      res.why);
+
 		c->placed_note_job_id = job_ptr->job_id;
-		snprintf(c->placed_note, sizeof(c->placed_note),
-			 "%.150s; took the %s", res.why,
-			 res.least_bad >= 0 ? "least-bad socket" :
-			 "cores cons_tres chose");
+		at += cosched_text_copy(c->placed_note + at,
+					sizeof(c->placed_note) - at,
+					"; took the ");
+		cosched_text_copy(c->placed_note + at,
+				  sizeof(c->placed_note) - at,
+				  res.least_bad >= 0 ? "least-bad socket" :
+				  "cores cons_tres chose");
 	} else if (res.rc && !res.lenient && mode == MODE_RUN_NOW) {
 		/* Strict: the job waits; its record says which rule holds
 		 * it (Slurm resets Reason= after every failed selection). */
