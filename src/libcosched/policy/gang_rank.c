@@ -26,7 +26,30 @@ static int cand_cmp(const void *pa, const void *pb)
 	return gang_cand_better(a, b) ? -1 : 1;
 }
 
+int gang_rank_check(cosched_policy_t policy,
+		    const cosched_gang_params_t *params,
+		    const cosched_gang_job_t *job, cosched_error_t *err)
+{
+	if (cosched_policy_check("policy", policy, COSCHED_POLICY_PLACING, err) < 0 ||
+	    cosched_gang_params_check(params, err) < 0 ||
+	    cosched_gang_job_check("job", job, params->capacity, err) < 0)
+		return -1;
+	return 0;
+}
+
 int cosched_gang_rank(cosched_policy_t policy,
+		      const cosched_gang_params_t *params,
+		      const cosched_socket_t *sockets, size_t nsockets,
+		      const cosched_gang_job_t *job, cosched_candidate_t *out,
+		      size_t *naccepted, cosched_error_t *err)
+{
+	if (gang_rank_check(policy, params, job, err))
+		return -1;
+	return gang_rank_checked(policy, params, sockets, nsockets, job, out,
+				 naccepted, err);
+}
+
+int gang_rank_checked(cosched_policy_t policy,
 		      const cosched_gang_params_t *params,
 		      const cosched_socket_t *sockets, size_t nsockets,
 		      const cosched_gang_job_t *job, cosched_candidate_t *out,
@@ -35,10 +58,6 @@ int cosched_gang_rank(cosched_policy_t policy,
 	gang_score_ctx_t ctx;
 	size_t acc = 0;
 
-	if (cosched_policy_check("policy", policy, COSCHED_POLICY_PLACING, err) < 0 ||
-	    cosched_gang_params_check(params, err) < 0 ||
-	    cosched_gang_job_check("job", job, params->capacity, err) < 0)
-		return -1;
 	if (nsockets > 0 && (!sockets || !out))
 		return cosched_error_set(err, "sockets: NULL with %zu sockets",
 					 nsockets);

@@ -12,6 +12,7 @@
 
 #include "src/libcosched/base/text.h"
 #include "src/libcosched/policy/place.h"
+#include "src/libcosched/policy/gang_internal.h"
 #include "src/libcosched/policy/place_internal.h"
 
 static bool node_allowed_at(const bool *allowed, size_t node)
@@ -24,22 +25,37 @@ static const char *unit_word(const cosched_place_t *p)
 	return p->conf.scope == COSCHED_SCOPE_NODE ? "node" : "socket";
 }
 
-/* Whether unit u accepts the job now (the policy's rule), with the
- * ranking's verdict in cand. */
-static bool unit_accepts(const cosched_place_t *p, size_t u,
-			 const cosched_gang_job_t *gj, cosched_candidate_t *cand)
-{
+/* The ranking's parameters for units of one capacity, and whether the
+ * policy, they and the job passed the ranking's checks: a query ranks
+ * unit after unit for one job, mostly of one capacity. */
+typedef struct {
+	int capacity;			/* 0: nothing kept yet */
 	cosched_gang_params_t params;
+	bool ok;
+} rank_params_t;
+
+/* Whether unit u accepts the job now (the policy's rule), with the
+ * ranking's verdict in cand.  rp keeps the parameters from one unit to
+ * the next. */
+static bool unit_accepts(const cosched_place_t *p, size_t u,
+			 const cosched_gang_job_t *gj, cosched_candidate_t *cand,
+			 rank_params_t *rp)
+{
 	cosched_socket_t sock;
 	size_t nacc = 0;
 
 	if (!cosched_occupancy_available(p->occ, u) ||
 	    cosched_occupancy_socket(p->occ, u, &sock))
 		return false;
-	cosched_place_gang_params(p, sock.capacity, &params);
-	if (gj->threads > sock.capacity)
+	if (rp->capacity != sock.capacity || !rp->capacity) {
+		cosched_place_gang_params(p, sock.capacity, &rp->params);
+		rp->capacity = sock.capacity;
+		rp->ok = !gang_rank_check(p->conf.policy, &rp->params, gj,
+					  NULL);
+	}
+	if (gj->threads > sock.capacity || !rp->ok)
 		return false;
-	if (cosched_gang_rank(p->conf.policy, &params, &sock, 1, gj, cand,
+	if (gang_rank_checked(p->conf.policy, &rp->params, &sock, 1, gj, cand,
 			      &nacc, NULL))
 		return false;
 	cand->socket = u;
@@ -74,12 +90,12 @@ static bool unit_empty(const cosched_place_t *p, size_t u)
  * each reason kept), 0 when it accepted. */
 static int why_rank(const cosched_place_t *p, size_t u,
 		    const cosched_place_job_t *job, int *count,
-		    cosched_candidate_t *first)
+		    cosched_candidate_t *first, rank_params_t *rp)
 {
 	cosched_candidate_t c;
 
 	memset(&c, 0, sizeof(c));
-	if (unit_accepts(p, u, &job->gj, &c) || c.reject <= 0 ||
+	if (unit_accepts(p, u, &job->gj, &c, rp) || c.reject <= 0 ||
 	    c.reject >= COSCHED_REJECT_COUNT)
 		return 0;
 	if (!count[c.reject]++)
@@ -97,6 +113,7 @@ static void why_none(const cosched_place_t *p, const cosched_place_job_t *job,
 	const char *mode = p->conf.strict ? "strict" : "lenient";
 	char cbuf[160];
 	size_t at;
+	rank_params_t rp = { .capacity = 0 };
 
 	for (size_t u = 0; u < p->nunits; u++) {
 		if (!cosched_occupancy_available(p->occ, u))
@@ -110,13 +127,13 @@ static void why_none(const cosched_place_t *p, const cosched_place_job_t *job,
 			continue;
 		}
 		ranked++;
-		refused += why_rank(p, u, job, count, first);
+		refused += why_rank(p, u, job, count, first, &rp);
 	}
 	/* Fewer units with the cores refused it than the budget: the full
 	 * ones say why too. */
 	for (size_t k = 0; k < nfull && refused < WHY_RANK_MAX; k++) {
 		ranked++;
-		refused += why_rank(p, full[k], job, count, first);
+		refused += why_rank(p, full[k], job, count, first, &rp);
 	}
 	for (int r = COSCHED_REJECT_FORBIDDEN_PAIR; r < COSCHED_REJECT_NO_SOCKET;
 	     r++)
@@ -256,11 +273,12 @@ static long node_best_unit(const cosched_place_t *p, size_t node,
 {
 	long best = -1;
 	double best_score = 0;
+	rank_params_t rp = { .capacity = 0 };
 
 	for (int k = 0; k < p->unit_count[node]; k++) {
 		size_t u = p->unit_first[node] + (size_t) k;
 		cosched_candidate_t c;
-		if (unit_accepts(p, u, gj, &c) &&
+		if (unit_accepts(p, u, gj, &c, &rp) &&
 		    (best < 0 || c.score > best_score)) {
 			best = (long) u;
 			best_score = c.score;
