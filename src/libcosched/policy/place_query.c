@@ -489,10 +489,13 @@ static long least_bad(const cosched_place_t *p, const cosched_place_job_t *job,
 	for (size_t u = 0; u < p->nunits; u++) {
 		cosched_socket_t sock;
 		double sd, load = 0;
+		/* An available unit's free cores are its capacity less the
+		 * cores used (cosched_occupancy_free_cores), read here from
+		 * the socket that is read anyway. */
 		if (!node_allowed_at(allowed, p->unit_node[u]) ||
 		    !cosched_occupancy_available(p->occ, u) ||
-		    cosched_occupancy_free_cores(p->occ, u) < job->gj.threads ||
-		    cosched_occupancy_socket(p->occ, u, &sock))
+		    cosched_occupancy_socket(p->occ, u, &sock) ||
+		    sock.capacity - sock.used < job->gj.threads)
 			continue;
 		for (int j = 0; j < sock.noccupants; j++)
 			load += sock.occupants[j].mpki;
