@@ -101,6 +101,15 @@ typedef struct {
 	 * under the same lock). */
 	uint32_t placed_note_job_id;
 	char placed_note[COSCHED_DECISION_REASON_MAX + 1];
+	/* The view job_test took of the job it placed last (run now), for
+	 * that job's job_begin: slurmctld's select_nodes calls one after
+	 * the other under the job write lock, and changes nothing the view
+	 * reads in between (options, name, user, shape) but the id of a job
+	 * array's task, which takes an id of its own when it is split from
+	 * the array's record (job_array_post_sched).  view_job NULL: none. */
+	job_view_t view;
+	const void *view_job;		/* the job record it is of */
+	uint32_t view_job_id;		/* its id then */
 	/* min_slowdown: the jobs pending, counted at most once a second (a
 	 * scan of the job list). */
 	long queue_jobs;

@@ -256,7 +256,6 @@ int cosched_ctl_job_test(job_record_t *job_ptr, bitstr_t *node_bitmap,
 {
 	cosched_ctl_t *c = &cosched_ctl;
 	double t0 = ctl_now(), c0 = 0.0;
-	job_view_t v;
 	int rc;
 
 	if (!c->on)
@@ -273,13 +272,20 @@ int cosched_ctl_job_test(job_record_t *job_ptr, bitstr_t *node_bitmap,
 	}
 	/* Under CoschedPolicy=none cons_tres places every job: the job's
 	 * view (its options, profile and shape) would go unread. */
+	c->view_job = NULL;
 	if (c->conf.policy == COSCHED_POLICY_NONE) {
 		rc = _attempt(c, try, ctx, node_bitmap, NULL);
 	} else {
-		ctl_view(c, job_ptr, &v);
-		rc = v.kind != KIND_PLACE ?
+		job_view_t *v = &c->view;
+
+		ctl_view(c, job_ptr, v);
+		rc = v->kind != KIND_PLACE ?
 		     _attempt(c, try, ctx, node_bitmap, NULL) :
-		     _place(c, job_ptr, &v, node_bitmap, mode, try, ctx);
+		     _place(c, job_ptr, v, node_bitmap, mode, try, ctx);
+		if (rc == SLURM_SUCCESS && mode == MODE_RUN_NOW) {
+			c->view_job = job_ptr;
+			c->view_job_id = job_ptr->job_id;
+		}
 	}
 	c->t_calls++;
 	c->t_total += ctl_now() - t0;
