@@ -43,25 +43,26 @@ int cosched_gang_rank(cosched_policy_t policy,
 		      const cosched_gang_job_t *job, cosched_candidate_t *out,
 		      size_t *naccepted, cosched_error_t *err)
 {
+	gang_score_ctx_t ctx;
+
 	if (gang_rank_check(policy, params, job, err))
 		return -1;
-	return gang_rank_checked(policy, params, sockets, nsockets, job, out,
-				 naccepted, err);
+	gang_score_ctx_init(&ctx, policy, params);
+	return gang_rank_checked(&ctx, sockets, nsockets, job, out, naccepted,
+				 err);
 }
 
-int gang_rank_checked(cosched_policy_t policy,
-		      const cosched_gang_params_t *params,
+int gang_rank_checked(const gang_score_ctx_t *ctx,
 		      const cosched_socket_t *sockets, size_t nsockets,
 		      const cosched_gang_job_t *job, cosched_candidate_t *out,
 		      size_t *naccepted, cosched_error_t *err)
 {
-	gang_score_ctx_t ctx;
+	cosched_policy_t policy = ctx->policy;
 	size_t acc = 0;
 
 	if (nsockets > 0 && (!sockets || !out))
 		return cosched_error_set(err, "sockets: NULL with %zu sockets",
 					 nsockets);
-	gang_score_ctx_init(&ctx, policy, params);
 	for (size_t i = 0; i < nsockets; i++) {
 		const cosched_socket_t *s = &sockets[i];
 		gang_socket_agg_t agg = { 0 };
@@ -92,7 +93,7 @@ int gang_rank_checked(cosched_policy_t policy,
 		}
 		if (policy == COSCHED_POLICY_MIN_SLOWDOWN)
 			agg.catcount = count;
-		gang_score_socket(&ctx, job, &agg, i, &out[i]);
+		gang_score_socket(ctx, job, &agg, i, &out[i]);
 		if (out[i].reject == COSCHED_REJECT_NONE)
 			acc++;
 	}

@@ -25,12 +25,14 @@ static const char *unit_word(const cosched_place_t *p)
 	return p->conf.scope == COSCHED_SCOPE_NODE ? "node" : "socket";
 }
 
-/* The ranking's parameters for units of one capacity, and whether the
- * policy, they and the job passed the ranking's checks: a query ranks
- * unit after unit for one job, mostly of one capacity. */
+/* The ranking's parameters for units of one capacity, whether the
+ * policy, they and the job passed the ranking's checks, and the scoring's
+ * context: a query ranks unit after unit for one job, mostly of one
+ * capacity. */
 typedef struct {
 	int capacity;			/* 0: nothing kept yet */
 	cosched_gang_params_t params;
+	gang_score_ctx_t ctx;		/* the scoring's, from params */
 	bool ok;
 } rank_params_t;
 
@@ -52,11 +54,13 @@ static bool unit_accepts(const cosched_place_t *p, size_t u,
 		rp->capacity = sock.capacity;
 		rp->ok = !gang_rank_check(p->conf.policy, &rp->params, gj,
 					  NULL);
+		if (rp->ok)
+			gang_score_ctx_init(&rp->ctx, p->conf.policy,
+					    &rp->params);
 	}
 	if (gj->threads > sock.capacity || !rp->ok)
 		return false;
-	if (gang_rank_checked(p->conf.policy, &rp->params, &sock, 1, gj, cand,
-			      &nacc, NULL))
+	if (gang_rank_checked(&rp->ctx, &sock, 1, gj, cand, &nacc, NULL))
 		return false;
 	cand->socket = u;
 	return nacc == 1;
@@ -113,8 +117,9 @@ static void why_none(const cosched_place_t *p, const cosched_place_job_t *job,
 	const char *mode = p->conf.strict ? "strict" : "lenient";
 	char cbuf[160];
 	size_t at;
-	rank_params_t rp = { .capacity = 0 };
+	rank_params_t rp;
 
+	rp.capacity = 0;	/* the rest when a unit is ranked */
 	for (size_t u = 0; u < p->nunits; u++) {
 		if (!cosched_occupancy_available(p->occ, u))
 			continue;
@@ -273,8 +278,9 @@ static long node_best_unit(const cosched_place_t *p, size_t node,
 {
 	long best = -1;
 	double best_score = 0;
-	rank_params_t rp = { .capacity = 0 };
+	rank_params_t rp;
 
+	rp.capacity = 0;
 	for (int k = 0; k < p->unit_count[node]; k++) {
 		size_t u = p->unit_first[node] + (size_t) k;
 		cosched_candidate_t c;
