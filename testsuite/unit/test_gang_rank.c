@@ -34,6 +34,55 @@ static void rank_strs(cosched_policy_t pol, const cosched_gang_params_t *p,
 	}
 }
 
+/* Every reason as its printf format writes it, whole and cut at every
+ * length. */
+START_TEST(test_candidate_format_as_printf)
+{
+	cosched_candidate_t c = {
+		.socket = 17, .score = 1.0625, .threads = 3, .leftover = 1,
+		.napps = 2, .max_apps = 2, .need = 4, .free_cores = 1,
+		.cat_job = COSCHED_CAT_MEM, .cat_other = COSCHED_CAT_LIM,
+		.mpki_combined = 23.105, .threshold = 12.0,
+	};
+	char want[160], got[160];
+
+	for (int r = COSCHED_REJECT_NONE; r <= COSCHED_REJECT_MPKI_BOUND;
+	     r++) {
+		c.reject = (cosched_reject_t) r;
+		for (size_t len = 1; len <= sizeof(got); len++) {
+			switch (c.reject) {
+			case COSCHED_REJECT_NONE:
+				snprintf(want, len, "socket %zu: accepted, score %.3f, %d threads, %d cores left",
+					 c.socket, c.score, c.threads, c.leftover);
+				break;
+			case COSCHED_REJECT_NO_FREE_CORES:
+				snprintf(want, len, "socket %zu: no free cores", c.socket);
+				break;
+			case COSCHED_REJECT_GANG_FULL:
+				snprintf(want, len, "socket %zu: gang full (%d of %d applications)",
+					 c.socket, c.napps, c.max_apps);
+				break;
+			case COSCHED_REJECT_TOO_FEW_CORES:
+				snprintf(want, len, "socket %zu: needs %d cores, %d free",
+					 c.socket, c.need, c.free_cores);
+				break;
+			case COSCHED_REJECT_FORBIDDEN_PAIR:
+				snprintf(want, len, "socket %zu: forbidden pair %s+%s", c.socket,
+					 cosched_category_name(c.cat_job),
+					 cosched_category_name(c.cat_other));
+				break;
+			default:
+				snprintf(want, len, "socket %zu: combined MPKI %.2f > T %.2f",
+					 c.socket, c.mpki_combined, c.threshold);
+				break;
+			}
+			cosched_candidate_format(&c, got, len);
+			ck_assert_str_eq(got, want);
+		}
+	}
+}
+END_TEST
+
 START_TEST(test_rank_app_aware)
 {
 	cosched_gang_job_t full[] = { mkjob(1, "c", 8, 0, COSCHED_CAT_CPU) };
@@ -618,6 +667,7 @@ Suite *cosched_test_suite(void)
 	tcase_add_test(tc, test_out_of_range_category);
 	tcase_add_test(tc, test_index_foreign_and_available);
 	tcase_add_test(tc, test_index_best_except);
+	tcase_add_test(tc, test_candidate_format_as_printf);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -4,6 +4,7 @@
  * allocator that refuses units, wide jobs closing their units, will-run on
  * a copy, the lenient least-bad choice and the strict reason. */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "cosched_check.h"
@@ -295,6 +296,22 @@ START_TEST(test_why_none_ranks_a_few)
 					   NULL, 0, fake_try, &a, &res), -1);
 	ck_assert_msg(strstr(res.why, " on 8 of 8 ranked; first: socket 0: "),
 		      "%s", res.why);
+	/* The whole text, as printf's format of cosched(8) writes it. */
+	{
+		char eager[COSCHED_PLACE_WHY_MAX], cand[160];
+		cosched_candidate_t first = {
+			.reject = COSCHED_REJECT_FORBIDDEN_PAIR, .socket = 0,
+			.cat_job = COSCHED_CAT_MEM,
+			.cat_other = COSCHED_CAT_MEM };
+
+		cosched_candidate_format(&first, cand, sizeof(cand));
+		snprintf(eager, sizeof(eager),
+			 "%s %s: no %s accepts this %s job (%s on %d%s; first: %s)",
+			 "strict", "app_aware", "socket", "mem",
+			 cosched_reject_name(COSCHED_REJECT_FORBIDDEN_PAIR), 8,
+			 " of 8 ranked", cand);
+		ck_assert_str_eq(res.why, eager);
+	}
 	cosched_place_free(p);
 
 	/* Units that accept (here: on nodes the job may not use) say
@@ -330,8 +347,7 @@ START_TEST(test_why_none_ranks_a_few)
 	m = job(p, 3, COSCHED_CAT_CPU, 1, 1);
 	ck_assert_int_eq(cosched_place_job(p, &m, NULL, COSCHED_PLACE_RUN_NOW,
 					   NULL, 0, fake_try, &a, &res), -1);
-	ck_assert_msg(strstr(res.why, "(no free cores on 2; first: socket 0: no free cores)"),
-		      "%s", res.why);
+	ck_assert_str_eq(res.why, "strict app_aware: no socket accepts this cpu job (no free cores on 2; first: socket 0: no free cores)");
 	cosched_place_free(p);
 }
 END_TEST

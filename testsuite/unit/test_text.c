@@ -2,12 +2,14 @@
 /* test_text.c - quoting untrusted text for messages and logs
  * (src/libcosched/base/text.c) and the last-line sanitising of error
  * messages (src/libcosched/base/error.c). */
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cosched_check.h"
 #include "src/libcosched/base/error.h"
+#include "src/libcosched/base/number.h"
 #include "src/libcosched/base/random.h"
 #include "src/libcosched/base/text.h"
 
@@ -152,6 +154,67 @@ START_TEST(test_text_copy)
 }
 END_TEST
 
+/* As printf's "%.*f": ties to even on the exact binary value (0.125 is
+ * one, 2.675 is below its decimal), signs of zero, and beyond the range
+ * done by hand. */
+START_TEST(test_fixed_as_printf)
+{
+	static const double vs[] = {
+		0, -0.0, 0.125, 0.375, 2.675, 1.005, 0.5, 1.5, 2.5, -2.5,
+		-0.001, -0.004, 0.0049999999, 0.995, 9.995, 99.9951, 12.0,
+		23.1, 1234.5678, 999999999999999.0, 1e15, -1e15, 1e300,
+		-1e300, 5e-324, INFINITY, -INFINITY, NAN,
+	};
+	uint64_t state = 42;
+	char got[COSCHED_FIXED_MAX], want[COSCHED_FIXED_MAX];
+
+	for (int d = 0; d <= 3; d++) {
+		for (size_t i = 0; i < sizeof(vs) / sizeof(vs[0]); i++) {
+			int n = snprintf(want, sizeof(want), "%.*f", d, vs[i]);
+
+			ck_assert_uint_eq(cosched_fixed(got, vs[i], d),
+					  (size_t) n);
+			ck_assert_str_eq(got, want);
+		}
+		/* Random values of every magnitude, and on the ties of
+		 * each step (k + 1/2) / 10^d. */
+		for (int k = 0; k < 20000; k++) {
+			double v = (cosched_random_unit(&state) - 0.5) *
+				   pow(10, (double) (k % 17) - 2);
+			double tie = ((double) (k - 10000) + 0.5) /
+				     pow(10, d);
+
+			snprintf(want, sizeof(want), "%.*f", d, v);
+			cosched_fixed(got, v, d);
+			ck_assert_str_eq(got, want);
+			snprintf(want, sizeof(want), "%.*f", d, tie);
+			cosched_fixed(got, tie, d);
+			ck_assert_str_eq(got, want);
+		}
+	}
+}
+END_TEST
+
+/* Pieces put one after another, cut as snprintf cuts the whole text. */
+START_TEST(test_text_put_as_printf)
+{
+	for (size_t len = 1; len <= 24; len++) {
+		char got[24], want[24];
+		size_t at;
+
+		snprintf(want, len, "%s%lld%s%.2f", "ab ", -42LL, " x ", 3.14159);
+		memset(got, 'x', sizeof(got));
+		got[0] = '\0';
+		at = cosched_text_put(got, len, 0, "ab ");
+		at = cosched_text_put_int(got, len, at, -42);
+		at = cosched_text_put(got, len, at, " x ");
+		at = cosched_text_put_fixed(got, len, at, 3.14159, 2);
+		ck_assert_str_eq(got, want);
+		ck_assert_uint_eq(at, strlen(want));
+	}
+}
+END_TEST
+
 /* splitmix64's published first outputs for seed 0: the generator is the
  * reference one, so a seed means the same on every machine. */
 START_TEST(test_splitmix64_reference)
@@ -218,6 +281,8 @@ Suite *cosched_test_suite(void)
 	tcase_add_test(tc, test_error_set_sanitises);
 	tcase_add_test(tc, test_trim);
 	tcase_add_test(tc, test_text_copy);
+	tcase_add_test(tc, test_fixed_as_printf);
+	tcase_add_test(tc, test_text_put_as_printf);
 	tcase_add_test(tc, test_splitmix64_reference);
 	tcase_add_test(tc, test_shuffle_same_order);
 	suite_add_tcase(s, tc);

@@ -2,6 +2,7 @@
 /* base/number.c - strict number parsing, EWMA. */
 #include <ctype.h>
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -139,6 +140,45 @@ size_t cosched_decimal(char *buf, long long v)
 		buf[len++] = '-';
 	while (n)
 		buf[len++] = digits[--n];
+	buf[len] = '\0';
+	return len;
+}
+
+size_t cosched_fixed(char *buf, double v, int decimals)
+{
+	static const unsigned long long scale[] = { 1, 10, 100, 1000 };
+	unsigned long long r, ip, fp;
+	long double scaled, whole, frac;
+	char digits[COSCHED_DECIMAL_MAX];
+	size_t len = 0, n;
+
+	/* 10^3 has 7 significant bits: v x 10^3 needs 60 of long double's
+	 * mantissa to be exact, and so does the rounding below. */
+	if (decimals < 0 || decimals > 3 || LDBL_MANT_DIG < 60 ||
+	    !(fabs(v) < 1e15))
+		return (size_t) snprintf(buf, COSCHED_FIXED_MAX, "%.*f",
+					 decimals < 0 ? 0 : decimals, v);
+	scaled = fabsl((long double) v * (long double) scale[decimals]);
+	whole = floorl(scaled);
+	frac = scaled - whole;
+	r = (unsigned long long) whole;
+	if (frac > 0.5L || (frac == 0.5L && (r & 1)))
+		r++;
+	ip = r / scale[decimals];
+	fp = r % scale[decimals];
+	if (signbit(v))
+		buf[len++] = '-';
+	n = cosched_decimal(digits, (long long) ip);
+	memcpy(buf + len, digits, n);
+	len += n;
+	if (decimals) {
+		buf[len++] = '.';
+		for (int k = decimals - 1; k >= 0; k--) {
+			buf[len + (size_t) k] = (char) ('0' + fp % 10);
+			fp /= 10;
+		}
+		len += (size_t) decimals;
+	}
 	buf[len] = '\0';
 	return len;
 }

@@ -66,4 +66,13 @@ double cosched_ewma(double prev, double sample, double weight);
 #define COSCHED_DECIMAL_MAX 21
 size_t cosched_decimal(char *buf, long long v);
 
+/* v with decimals (0 to 3) digits after the point, terminated, into buf
+ * of at least COSCHED_FIXED_MAX bytes, as printf's "%.*f" writes it
+ * (rounded to nearest, ties to even, on v's exact binary value); returns
+ * its length.  By hand for |v| < 1e15 where long double holds v times
+ * 10^decimals exactly, printf otherwise: the placement engine's reasons
+ * carry MPKI and slowdowns for every job lenient mode places. */
+#define COSCHED_FIXED_MAX 320	/* -DBL_MAX with 3 decimals */
+size_t cosched_fixed(char *buf, double v, int decimals);
+
 #endif

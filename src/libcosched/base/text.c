@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "src/libcosched/base/number.h"
 #include "src/libcosched/base/text.h"
 
 size_t cosched_text_copy(char *dst, size_t size, const char *src)
@@ -14,6 +15,29 @@ size_t cosched_text_copy(char *dst, size_t size, const char *src)
 	memcpy(dst, src, n);
 	dst[n] = '\0';
 	return n;
+}
+
+size_t cosched_text_put(char *buf, size_t len, size_t at, const char *src)
+{
+	return at >= len ? at :
+	       at + cosched_text_copy(buf + at, len - at, src);
+}
+
+size_t cosched_text_put_int(char *buf, size_t len, size_t at, long long v)
+{
+	char digits[COSCHED_DECIMAL_MAX];
+
+	cosched_decimal(digits, v);
+	return cosched_text_put(buf, len, at, digits);
+}
+
+size_t cosched_text_put_fixed(char *buf, size_t len, size_t at, double v,
+			      int decimals)
+{
+	char text[COSCHED_FIXED_MAX];
+
+	cosched_fixed(text, v, decimals);
+	return cosched_text_put(buf, len, at, text);
 }
 
 char *cosched_trim(char *s)

@@ -34,6 +34,18 @@ char *cosched_trim(char *s);
  * bytes written. */
 size_t cosched_text_copy(char *dst, size_t size, const char *src);
 
+/* src after the at bytes already in buf (len bytes, len >= 1), cut to fit
+ * as snprintf cuts its whole text; returns the new length.  A printf
+ * format put together piece by piece (with cosched_decimal and
+ * cosched_fixed for numbers), for reasons slurmctld writes for every
+ * job. */
+size_t cosched_text_put(char *buf, size_t len, size_t at, const char *src);
+/* The same with v's decimal text (printf's "%d"), and with v's text of
+ * decimals digits after the point (printf's "%.*f"). */
+size_t cosched_text_put_int(char *buf, size_t len, size_t at, long long v);
+size_t cosched_text_put_fixed(char *buf, size_t len, size_t at, double v,
+			      int decimals);
+
 /* Input bytes a quote shows before it is cut ("..." follows). */
 #define COSCHED_QUOTE_CHARS 48
 /* Room for the quote of any text: every byte may become \xNN, then the

@@ -163,6 +163,17 @@ static inline bool gang_cand_better(const cosched_candidate_t *a,
 }
 
 /* Check every job of an input array (field "jobs[i]"). */
+/* cosched_gang_rank in two: the checks of policy, params and job, then
+ * (ctx from gang_score_ctx_init with those) the ranking (the placement
+ * engine ranks unit after unit for one job). */
+int gang_rank_check(cosched_policy_t policy,
+		    const cosched_gang_params_t *params,
+		    const cosched_gang_job_t *job, cosched_error_t *err);
+int gang_rank_checked(const gang_score_ctx_t *ctx,
+		      const cosched_socket_t *sockets, size_t nsockets,
+		      const cosched_gang_job_t *job, cosched_candidate_t *out,
+		      size_t *naccepted, cosched_error_t *err);
+
 int gang_jobs_check(const cosched_gang_job_t *jobs, size_t n, int capacity,
 		    cosched_error_t *err);
 

@@ -9,6 +9,7 @@
 
 #include "src/libcosched/policy/gang_internal.h"
 #include "src/libcosched/base/nametable.h"
+#include "src/libcosched/base/text.h"
 
 static int cand_cmp(const void *pa, const void *pb)
 {
@@ -25,6 +26,17 @@ static int cand_cmp(const void *pa, const void *pb)
 	return gang_cand_better(a, b) ? -1 : 1;
 }
 
+int gang_rank_check(cosched_policy_t policy,
+		    const cosched_gang_params_t *params,
+		    const cosched_gang_job_t *job, cosched_error_t *err)
+{
+	if (cosched_policy_check("policy", policy, COSCHED_POLICY_PLACING, err) < 0 ||
+	    cosched_gang_params_check(params, err) < 0 ||
+	    cosched_gang_job_check("job", job, params->capacity, err) < 0)
+		return -1;
+	return 0;
+}
+
 int cosched_gang_rank(cosched_policy_t policy,
 		      const cosched_gang_params_t *params,
 		      const cosched_socket_t *sockets, size_t nsockets,
@@ -32,16 +44,25 @@ int cosched_gang_rank(cosched_policy_t policy,
 		      size_t *naccepted, cosched_error_t *err)
 {
 	gang_score_ctx_t ctx;
+
+	if (gang_rank_check(policy, params, job, err))
+		return -1;
+	gang_score_ctx_init(&ctx, policy, params);
+	return gang_rank_checked(&ctx, sockets, nsockets, job, out, naccepted,
+				 err);
+}
+
+int gang_rank_checked(const gang_score_ctx_t *ctx,
+		      const cosched_socket_t *sockets, size_t nsockets,
+		      const cosched_gang_job_t *job, cosched_candidate_t *out,
+		      size_t *naccepted, cosched_error_t *err)
+{
+	cosched_policy_t policy = ctx->policy;
 	size_t acc = 0;
 
-	if (cosched_policy_check("policy", policy, COSCHED_POLICY_PLACING, err) < 0 ||
-	    cosched_gang_params_check(params, err) < 0 ||
-	    cosched_gang_job_check("job", job, params->capacity, err) < 0)
-		return -1;
 	if (nsockets > 0 && (!sockets || !out))
 		return cosched_error_set(err, "sockets: NULL with %zu sockets",
 					 nsockets);
-	gang_score_ctx_init(&ctx, policy, params);
 	for (size_t i = 0; i < nsockets; i++) {
 		const cosched_socket_t *s = &sockets[i];
 		gang_socket_agg_t agg = { 0 };
@@ -72,11 +93,14 @@ int cosched_gang_rank(cosched_policy_t policy,
 		}
 		if (policy == COSCHED_POLICY_MIN_SLOWDOWN)
 			agg.catcount = count;
-		gang_score_socket(&ctx, job, &agg, i, &out[i]);
+		gang_score_socket(ctx, job, &agg, i, &out[i]);
 		if (out[i].reject == COSCHED_REJECT_NONE)
 			acc++;
 	}
-	qsort(out, nsockets, sizeof(*out), cand_cmp);
+	/* One socket (the placement engine's question of one unit) is in
+	 * order already. */
+	if (nsockets > 1)
+		qsort(out, nsockets, sizeof(*out), cand_cmp);
 	if (naccepted)
 		*naccepted = acc;
 	return 0;
@@ -100,35 +124,79 @@ const char *cosched_reject_name(cosched_reject_t r)
 			       "unknown");
 }
 
+/* "socket %zu: " */
+static size_t put_socket(char *buf, size_t len, const cosched_candidate_t *c)
+{
+	size_t at = cosched_text_put(buf, len, 0, "socket ");
+
+	at = cosched_text_put_int(buf, len, at, (long long) c->socket);
+	return cosched_text_put(buf, len, at, ": ");
+}
+
+/*
+ * The reasons the placement engine keeps for every job lenient mode
+ * places by its last resort are put together piece by piece, as the
+ * printf formats in the comments write them; the others, rare, by printf.
+ */
 char *cosched_candidate_format(const cosched_candidate_t *c, char *buf,
 			       size_t len)
 {
+	size_t at;
+
 	if (!buf || len == 0)
 		return buf;
 	switch (c->reject) {
 	case COSCHED_REJECT_NONE:
-		snprintf(buf, len, "socket %zu: accepted, score %.3f, %d threads, %d cores left",
-			 c->socket, c->score, c->threads, c->leftover);
+		/* "socket %zu: accepted, score %.3f, %d threads, %d cores left" */
+		at = put_socket(buf, len, c);
+		at = cosched_text_put(buf, len, at, "accepted, score ");
+		at = cosched_text_put_fixed(buf, len, at, c->score, 3);
+		at = cosched_text_put(buf, len, at, ", ");
+		at = cosched_text_put_int(buf, len, at, c->threads);
+		at = cosched_text_put(buf, len, at, " threads, ");
+		at = cosched_text_put_int(buf, len, at, c->leftover);
+		cosched_text_put(buf, len, at, " cores left");
 		break;
 	case COSCHED_REJECT_NO_FREE_CORES:
-		snprintf(buf, len, "socket %zu: no free cores", c->socket);
+		/* "socket %zu: no free cores" */
+		at = put_socket(buf, len, c);
+		cosched_text_put(buf, len, at, "no free cores");
 		break;
 	case COSCHED_REJECT_GANG_FULL:
-		snprintf(buf, len, "socket %zu: gang full (%d of %d applications)",
-			 c->socket, c->napps, c->max_apps);
+		/* "socket %zu: gang full (%d of %d applications)" */
+		at = put_socket(buf, len, c);
+		at = cosched_text_put(buf, len, at, "gang full (");
+		at = cosched_text_put_int(buf, len, at, c->napps);
+		at = cosched_text_put(buf, len, at, " of ");
+		at = cosched_text_put_int(buf, len, at, c->max_apps);
+		cosched_text_put(buf, len, at, " applications)");
 		break;
 	case COSCHED_REJECT_TOO_FEW_CORES:
-		snprintf(buf, len, "socket %zu: needs %d cores, %d free",
-			 c->socket, c->need, c->free_cores);
+		/* "socket %zu: needs %d cores, %d free" */
+		at = put_socket(buf, len, c);
+		at = cosched_text_put(buf, len, at, "needs ");
+		at = cosched_text_put_int(buf, len, at, c->need);
+		at = cosched_text_put(buf, len, at, " cores, ");
+		at = cosched_text_put_int(buf, len, at, c->free_cores);
+		cosched_text_put(buf, len, at, " free");
 		break;
 	case COSCHED_REJECT_FORBIDDEN_PAIR:
-		snprintf(buf, len, "socket %zu: forbidden pair %s+%s", c->socket,
-			 cosched_category_name(c->cat_job),
-			 cosched_category_name(c->cat_other));
+		/* "socket %zu: forbidden pair %s+%s" */
+		at = put_socket(buf, len, c);
+		at = cosched_text_put(buf, len, at, "forbidden pair ");
+		at = cosched_text_put(buf, len, at,
+				      cosched_category_name(c->cat_job));
+		at = cosched_text_put(buf, len, at, "+");
+		cosched_text_put(buf, len, at,
+				 cosched_category_name(c->cat_other));
 		break;
 	case COSCHED_REJECT_MPKI_BOUND:
-		snprintf(buf, len, "socket %zu: combined MPKI %.2f > T %.2f",
-			 c->socket, c->mpki_combined, c->threshold);
+		/* "socket %zu: combined MPKI %.2f > T %.2f" */
+		at = put_socket(buf, len, c);
+		at = cosched_text_put(buf, len, at, "combined MPKI ");
+		at = cosched_text_put_fixed(buf, len, at, c->mpki_combined, 2);
+		at = cosched_text_put(buf, len, at, " > T ");
+		cosched_text_put_fixed(buf, len, at, c->threshold, 2);
 		break;
 	case COSCHED_REJECT_SLOWDOWN_BOUND:
 		snprintf(buf, len, "socket %zu: predicted slowdown %.2f > %.2f (MaxCorunSlowdown=%g)",

@@ -10,7 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "src/libcosched/base/text.h"
 #include "src/libcosched/policy/place.h"
+#include "src/libcosched/policy/gang_internal.h"
 #include "src/libcosched/policy/place_internal.h"
 
 static bool node_allowed_at(const bool *allowed, size_t node)
@@ -23,23 +25,42 @@ static const char *unit_word(const cosched_place_t *p)
 	return p->conf.scope == COSCHED_SCOPE_NODE ? "node" : "socket";
 }
 
-/* Whether unit u accepts the job now (the policy's rule), with the
- * ranking's verdict in cand. */
-static bool unit_accepts(const cosched_place_t *p, size_t u,
-			 const cosched_gang_job_t *gj, cosched_candidate_t *cand)
-{
+/* The ranking's parameters for units of one capacity, whether the
+ * policy, they and the job passed the ranking's checks, and the scoring's
+ * context: a query ranks unit after unit for one job, mostly of one
+ * capacity. */
+typedef struct {
+	int capacity;			/* 0: nothing kept yet */
 	cosched_gang_params_t params;
+	gang_score_ctx_t ctx;		/* the scoring's, from params */
+	bool ok;
+} rank_params_t;
+
+/* Whether unit u accepts the job now (the policy's rule), with the
+ * ranking's verdict in cand.  rp keeps the parameters from one unit to
+ * the next. */
+static bool unit_accepts(const cosched_place_t *p, size_t u,
+			 const cosched_gang_job_t *gj, cosched_candidate_t *cand,
+			 rank_params_t *rp)
+{
 	cosched_socket_t sock;
 	size_t nacc = 0;
 
 	if (!cosched_occupancy_available(p->occ, u) ||
 	    cosched_occupancy_socket(p->occ, u, &sock))
 		return false;
-	cosched_place_gang_params(p, sock.capacity, &params);
-	if (gj->threads > sock.capacity)
+	if (rp->capacity != sock.capacity || !rp->capacity) {
+		cosched_place_gang_params(p, sock.capacity, &rp->params);
+		rp->capacity = sock.capacity;
+		rp->ok = !gang_rank_check(p->conf.policy, &rp->params, gj,
+					  NULL);
+		if (rp->ok)
+			gang_score_ctx_init(&rp->ctx, p->conf.policy,
+					    &rp->params);
+	}
+	if (gj->threads > sock.capacity || !rp->ok)
 		return false;
-	if (cosched_gang_rank(p->conf.policy, &params, &sock, 1, gj, cand,
-			      &nacc, NULL))
+	if (gang_rank_checked(&rp->ctx, &sock, 1, gj, cand, &nacc, NULL))
 		return false;
 	cand->socket = u;
 	return nacc == 1;
@@ -73,12 +94,12 @@ static bool unit_empty(const cosched_place_t *p, size_t u)
  * each reason kept), 0 when it accepted. */
 static int why_rank(const cosched_place_t *p, size_t u,
 		    const cosched_place_job_t *job, int *count,
-		    cosched_candidate_t *first)
+		    cosched_candidate_t *first, rank_params_t *rp)
 {
 	cosched_candidate_t c;
 
 	memset(&c, 0, sizeof(c));
-	if (unit_accepts(p, u, &job->gj, &c) || c.reject <= 0 ||
+	if (unit_accepts(p, u, &job->gj, &c, rp) || c.reject <= 0 ||
 	    c.reject >= COSCHED_REJECT_COUNT)
 		return 0;
 	if (!count[c.reject]++)
@@ -94,8 +115,11 @@ static void why_none(const cosched_place_t *p, const cosched_place_job_t *job,
 	int best = COSCHED_REJECT_NO_FREE_CORES, ranked = 0, refused = 0;
 	size_t full[WHY_RANK_MAX], nfull = 0, available = 0;
 	const char *mode = p->conf.strict ? "strict" : "lenient";
-	char cbuf[160], of[32] = "";
+	char cbuf[160];
+	size_t at;
+	rank_params_t rp;
 
+	rp.capacity = 0;	/* the rest when a unit is ranked */
 	for (size_t u = 0; u < p->nunits; u++) {
 		if (!cosched_occupancy_available(p->occ, u))
 			continue;
@@ -108,13 +132,13 @@ static void why_none(const cosched_place_t *p, const cosched_place_job_t *job,
 			continue;
 		}
 		ranked++;
-		refused += why_rank(p, u, job, count, first);
+		refused += why_rank(p, u, job, count, first, &rp);
 	}
 	/* Fewer units with the cores refused it than the budget: the full
 	 * ones say why too. */
 	for (size_t k = 0; k < nfull && refused < WHY_RANK_MAX; k++) {
 		ranked++;
-		refused += why_rank(p, full[k], job, count, first);
+		refused += why_rank(p, full[k], job, count, first, &rp);
 	}
 	for (int r = COSCHED_REJECT_FORBIDDEN_PAIR; r < COSCHED_REJECT_NO_SOCKET;
 	     r++)
@@ -133,13 +157,29 @@ static void why_none(const cosched_place_t *p, const cosched_place_job_t *job,
 			 cosched_policy_name(p->conf.policy), unit_word(p));
 		return;
 	}
-	if ((size_t) ranked < available)
-		snprintf(of, sizeof(of), " of %d ranked", ranked);
+	/* "%s %s: no %s accepts this %s job (%s on %d%s; first: %s)", put
+	 * together piece by piece: printf's cost, for every job lenient mode
+	 * places, was a third of the query's. */
 	cosched_candidate_format(&first[best], cbuf, sizeof(cbuf));
-	snprintf(buf, len, "%s %s: no %s accepts this %s job (%s on %d%s; first: %s)",
-		 mode, cosched_policy_name(p->conf.policy), unit_word(p),
-		 cosched_category_name(job->gj.category),
-		 cosched_reject_name(best), count[best], of, cbuf);
+	at = cosched_text_put(buf, len, 0, mode);
+	at = cosched_text_put(buf, len, at, " ");
+	at = cosched_text_put(buf, len, at, cosched_policy_name(p->conf.policy));
+	at = cosched_text_put(buf, len, at, ": no ");
+	at = cosched_text_put(buf, len, at, unit_word(p));
+	at = cosched_text_put(buf, len, at, " accepts this ");
+	at = cosched_text_put(buf, len, at, cosched_category_name(job->gj.category));
+	at = cosched_text_put(buf, len, at, " job (");
+	at = cosched_text_put(buf, len, at, cosched_reject_name(best));
+	at = cosched_text_put(buf, len, at, " on ");
+	at = cosched_text_put_int(buf, len, at, count[best]);
+	if ((size_t) ranked < available) {
+		at = cosched_text_put(buf, len, at, " of ");
+		at = cosched_text_put_int(buf, len, at, ranked);
+		at = cosched_text_put(buf, len, at, " ranked");
+	}
+	at = cosched_text_put(buf, len, at, "; first: ");
+	at = cosched_text_put(buf, len, at, cbuf);
+	cosched_text_put(buf, len, at, ")");
 }
 
 /*
@@ -238,11 +278,13 @@ static long node_best_unit(const cosched_place_t *p, size_t node,
 {
 	long best = -1;
 	double best_score = 0;
+	rank_params_t rp;
 
+	rp.capacity = 0;
 	for (int k = 0; k < p->unit_count[node]; k++) {
 		size_t u = p->unit_first[node] + (size_t) k;
 		cosched_candidate_t c;
-		if (unit_accepts(p, u, gj, &c) &&
+		if (unit_accepts(p, u, gj, &c, &rp) &&
 		    (best < 0 || c.score > best_score)) {
 			best = (long) u;
 			best_score = c.score;
@@ -453,10 +495,13 @@ static long least_bad(const cosched_place_t *p, const cosched_place_job_t *job,
 	for (size_t u = 0; u < p->nunits; u++) {
 		cosched_socket_t sock;
 		double sd, load = 0;
+		/* An available unit's free cores are its capacity less the
+		 * cores used (cosched_occupancy_free_cores), read here from
+		 * the socket that is read anyway. */
 		if (!node_allowed_at(allowed, p->unit_node[u]) ||
 		    !cosched_occupancy_available(p->occ, u) ||
-		    cosched_occupancy_free_cores(p->occ, u) < job->gj.threads ||
-		    cosched_occupancy_socket(p->occ, u, &sock))
+		    cosched_occupancy_socket(p->occ, u, &sock) ||
+		    sock.capacity - sock.used < job->gj.threads)
 			continue;
 		for (int j = 0; j < sock.noccupants; j++)
 			load += sock.occupants[j].mpki;

@@ -422,7 +422,7 @@ void cosched_ctl_job_begin(job_record_t *job_ptr)
 	const cosched_occupancy_t *occ;
 	cosched_hold_t *holds = NULL;
 	cosched_decision_t d;
-	job_view_t v;
+	job_view_t own, *v = &c->view;
 	bool placed = false;
 	int nholds;
 	double c0;
@@ -434,17 +434,28 @@ void cosched_ctl_job_begin(job_record_t *job_ptr)
 	if (ctl_state_ensure(c))
 		goto out;
 	occ = cosched_place_occupancy(c->place);
-	ctl_view(c, job_ptr, &v);
-	ctl_record_init(c, &d, job_ptr, &v,
-			v.kind == KIND_OFF ? COSCHED_DECISION_OFF :
-			v.kind == KIND_PASS ? COSCHED_DECISION_PASSTHROUGH :
+	/* The view job_test took just now (under its id then), or, for a
+	 * job begun without one (CoschedPolicy=none), a new one. */
+	if (c->view_job == job_ptr &&
+	    (c->view_job_id == job_ptr->job_id ||
+	     (job_ptr->array_task_id != NO_VAL &&
+	      c->view_job_id == job_ptr->array_job_id)))
+		v->job.gj.job_id = job_ptr->job_id;
+	else {
+		v = &own;
+		ctl_view(c, job_ptr, v);
+	}
+	c->view_job = NULL;
+	ctl_record_init(c, &d, job_ptr, v,
+			v->kind == KIND_OFF ? COSCHED_DECISION_OFF :
+			v->kind == KIND_PASS ? COSCHED_DECISION_PASSTHROUGH :
 			COSCHED_DECISION_PLACED);
 	/* A requeued job may still be there: enter it anew. */
 	if (cosched_occupancy_has(occ, job_ptr->job_id, NULL))
 		_leave(c, job_ptr);
 	nholds = ctl_state_job_holds(c, job_ptr, &holds);
 	_record_where(c, job_ptr, holds, nholds, &d);
-	if (v.kind == KIND_OFF) {
+	if (v->kind == KIND_OFF) {
 		cosched_decision_set_reason(&d, "--cosched=off: counted as used cores, never as a co-runner");
 		_enter(c, job_ptr, NULL, holds, nholds);
 	} else {
@@ -452,21 +463,21 @@ void cosched_ctl_job_begin(job_record_t *job_ptr)
 		size_t nh = 0;
 		/* --cosched-numa=high: strict; low: preferred (its pages
 		 * may move first); neither: the site's MemBind=. */
-		d.membind = v.opts.numa == COSCHED_NUMA_LOW ?
+		d.membind = v->opts.numa == COSCHED_NUMA_LOW ?
 			    COSCHED_MEMBIND_PREFER :
-			    v.opts.numa == COSCHED_NUMA_HIGH ?
+			    v->opts.numa == COSCHED_NUMA_HIGH ?
 			    COSCHED_MEMBIND_BIND : c->conf.membind;
 		/* And for the node's NUMA manager (record 1.1). */
-		d.numa_priority = v.opts.numa;
+		d.numa_priority = v->opts.numa;
 		_enter(c, job_ptr, &d, holds, nholds);
 		h = cosched_occupancy_holds(occ, job_ptr->job_id, &nh);
 		if (h) {
-			_decide_power(c, &v, &d, h, nh);
+			_decide_power(c, v, &d, h, nh);
 			d.slowdown = cosched_place_predict(c->place,
 							   job_ptr->job_id,
-							   &v.job.cls);
+							   &v->job.cls);
 		}
-		_record_reason(c, job_ptr, &v, &d);
+		_record_reason(c, job_ptr, v, &d);
 	}
 	ctl_record_keep(c, job_ptr, &d);
 	placed = !ctl_record_write(c, job_ptr, &d);

@@ -81,6 +81,12 @@ typedef struct {
 	/* The placement engine over Slurm's nodes (ctl_state.c). */
 	cosched_place_t *place;
 	int map_nodes;		/* node_record_count it was built for */
+	/* job_test's working bitmaps, map_nodes wide, kept between calls
+	 * (a scheduling pass asks for every queued job): the steering
+	 * (cleared again after each attempt, node by node) and the copy of
+	 * the node bitmap an attempt narrows. */
+	cosched_steer_t steer;
+	bitstr_t *attempt_nodes;
 	bool rebuild_needed;
 	time_t node_state_seen;
 	/* What was decided for each running job (ctl_record.c): the
@@ -102,6 +108,15 @@ typedef struct {
 	 * under the same lock). */
 	uint32_t placed_note_job_id;
 	char placed_note[COSCHED_DECISION_REASON_MAX + 1];
+	/* The view job_test took of the job it placed last (run now), for
+	 * that job's job_begin: slurmctld's select_nodes calls one after
+	 * the other under the job write lock, and changes nothing the view
+	 * reads in between (options, name, user, shape) but the id of a job
+	 * array's task, which takes an id of its own when it is split from
+	 * the array's record (job_array_post_sched).  view_job NULL: none. */
+	job_view_t view;
+	const void *view_job;		/* the job record it is of */
+	uint32_t view_job_id;		/* its id then */
 	/* min_slowdown: the jobs pending, counted at most once a second (a
 	 * scan of the job list). */
 	long queue_jobs;

@@ -20,6 +20,8 @@
 #include "src/common/xmalloc.h"
 #include "src/slurmctld/slurmctld.h"
 
+#include "src/libcosched/base/text.h"
+
 #include "ctl_internal.h"
 #include "select_cons_tres_cosched.h"
 
@@ -29,20 +31,26 @@
 #define MODE_WILL_RUN	2
 
 /* One forwarded attempt, the given bitmap narrowed to steer's nodes; on
- * success the result (cons_tres's choice) is copied back. */
+ * success the result (cons_tres's choice) is copied back.  The narrowed
+ * copy is the state's scratch bitmap when the sizes agree. */
 static int _attempt(cosched_ctl_t *c, cosched_try_fn try, void *ctx,
 		    bitstr_t *node_bitmap, const cosched_steer_t *steer)
 {
-	bitstr_t *bm = bit_copy(node_bitmap);
+	bitstr_t *bm = c->attempt_nodes;
 	double t0 = ctl_now(), c0 = c->c_on ? ctl_cpu_now() : 0.0;
 	int rc;
 
+	if (bm && bit_size(bm) == bit_size(node_bitmap))
+		bit_copybits(bm, node_bitmap);
+	else
+		bm = bit_copy(node_bitmap);
 	if (steer)
 		bit_and(bm, steer->nodes);
 	rc = bit_ffs(bm) < 0 ? SLURM_ERROR : try(ctx, bm, steer);
 	if (rc == SLURM_SUCCESS)
 		bit_copybits(node_bitmap, bm);
-	FREE_NULL_BITMAP(bm);
+	if (bm != c->attempt_nodes)
+		FREE_NULL_BITMAP(bm);
 	c->t_forward += ctl_now() - t0;
 	if (c->c_on)
 		c->c_forward += ctl_cpu_now() - c0;
@@ -58,32 +66,33 @@ typedef struct {
 } steer_ctx_t;
 
 /* The engine's units as steering: their nodes, and on each node the
- * sockets they are (every socket of a node with GangScope=node). */
+ * sockets they are (every socket of a node with GangScope=node), in the
+ * state's steering, which is left clear again for the next attempt. */
 static int _try_units(void *arg, const size_t *units, size_t n)
 {
 	steer_ctx_t *t = arg;
 	const cosched_place_t *p = t->c->place;
-	cosched_steer_t steer;
+	cosched_steer_t *steer = &t->c->steer;
 	int rc;
 
 	if (!units)
 		return _attempt(t->c, t->try, t->ctx, t->node_bitmap, NULL) ==
 		       SLURM_SUCCESS ? 0 : -1;
-	steer.nodes = bit_alloc(node_record_count);
-	steer.socket_mask = xcalloc(node_record_count ? node_record_count : 1,
-				    sizeof(uint64_t));
 	for (size_t k = 0; k < n; k++) {
 		size_t node = cosched_place_unit_node(p, units[k]);
 		size_t s = units[k] - cosched_place_unit_first(p, node);
-		bit_set(steer.nodes, node);
+		bit_set(steer->nodes, node);
 		if (t->c->conf.scope == COSCHED_SCOPE_NODE)
-			steer.socket_mask[node] = ~(uint64_t) 0;
+			steer->socket_mask[node] = ~(uint64_t) 0;
 		else if (s < 64)
-			steer.socket_mask[node] |= (uint64_t) 1 << s;
+			steer->socket_mask[node] |= (uint64_t) 1 << s;
 	}
-	rc = _attempt(t->c, t->try, t->ctx, t->node_bitmap, &steer);
-	FREE_NULL_BITMAP(steer.nodes);
-	xfree(steer.socket_mask);
+	rc = _attempt(t->c, t->try, t->ctx, t->node_bitmap, steer);
+	for (size_t k = 0; k < n; k++) {
+		size_t node = cosched_place_unit_node(p, units[k]);
+		bit_clear(steer->nodes, node);
+		steer->socket_mask[node] = 0;
+	}
 	return rc == SLURM_SUCCESS ? 0 : -1;
 }
 
@@ -218,11 +227,19 @@ static int _place(cosched_ctl_t *c, job_record_t *job_ptr, job_view_t *v,
 			 cosched_place_empty_units(c->place),
 			 c->conf.scope == COSCHED_SCOPE_NODE ? "node" : "socket");
 	} else if (!res.rc && res.lenient && mode == MODE_RUN_NOW) {
+		/* "%.150s; took the %s" without printf (every job lenient
+		 * mode places by its last resort). */
+		size_t at = cosched_text_copy(c->placed_note, 150 + 1,
+					      res.why);
+
 		c->placed_note_job_id = job_ptr->job_id;
-		snprintf(c->placed_note, sizeof(c->placed_note),
-			 "%.150s; took the %s", res.why,
-			 res.least_bad >= 0 ? "least-bad socket" :
-			 "cores cons_tres chose");
+		at += cosched_text_copy(c->placed_note + at,
+					sizeof(c->placed_note) - at,
+					"; took the ");
+		cosched_text_copy(c->placed_note + at,
+				  sizeof(c->placed_note) - at,
+				  res.least_bad >= 0 ? "least-bad socket" :
+				  "cores cons_tres chose");
 	} else if (res.rc && !res.lenient && mode == MODE_RUN_NOW) {
 		/* Strict: the job waits; its record says which rule holds
 		 * it (Slurm resets Reason= after every failed selection). */
@@ -239,7 +256,6 @@ int cosched_ctl_job_test(job_record_t *job_ptr, bitstr_t *node_bitmap,
 {
 	cosched_ctl_t *c = &cosched_ctl;
 	double t0 = ctl_now(), c0 = 0.0;
-	job_view_t v;
 	int rc;
 
 	if (!c->on)
@@ -256,13 +272,20 @@ int cosched_ctl_job_test(job_record_t *job_ptr, bitstr_t *node_bitmap,
 	}
 	/* Under CoschedPolicy=none cons_tres places every job: the job's
 	 * view (its options, profile and shape) would go unread. */
+	c->view_job = NULL;
 	if (c->conf.policy == COSCHED_POLICY_NONE) {
 		rc = _attempt(c, try, ctx, node_bitmap, NULL);
 	} else {
-		ctl_view(c, job_ptr, &v);
-		rc = v.kind != KIND_PLACE ?
+		job_view_t *v = &c->view;
+
+		ctl_view(c, job_ptr, v);
+		rc = v->kind != KIND_PLACE ?
 		     _attempt(c, try, ctx, node_bitmap, NULL) :
-		     _place(c, job_ptr, &v, node_bitmap, mode, try, ctx);
+		     _place(c, job_ptr, v, node_bitmap, mode, try, ctx);
+		if (rc == SLURM_SUCCESS && mode == MODE_RUN_NOW) {
+			c->view_job = job_ptr;
+			c->view_job_id = job_ptr->job_id;
+		}
 	}
 	c->t_calls++;
 	c->t_total += ctl_now() - t0;

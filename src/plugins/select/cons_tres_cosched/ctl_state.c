@@ -35,6 +35,9 @@ void ctl_state_free(cosched_ctl_t *c)
 	cosched_place_free(c->place);
 	c->place = NULL;
 	c->map_nodes = 0;
+	FREE_NULL_BITMAP(c->steer.nodes);
+	xfree(c->steer.socket_mask);
+	FREE_NULL_BITMAP(c->attempt_nodes);
 }
 
 static int _cmp_ptr(const void *a, const void *b)
@@ -376,6 +379,9 @@ static int _rebuild(cosched_ctl_t *c)
 		return -1;
 	}
 	c->map_nodes = nnodes;
+	c->steer.nodes = bit_alloc(nnodes ? nnodes : 1);
+	c->steer.socket_mask = xcalloc(nnodes ? nnodes : 1, sizeof(uint64_t));
+	c->attempt_nodes = bit_alloc(nnodes ? nnodes : 1);
 	/* Every job holding cores, placed by cosched or not, with what was
 	 * decided for it: kept in memory, or after a restart read from its
 	 * record.  A job suspended by scontrol holds none (cons_tres gave
