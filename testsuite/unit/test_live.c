@@ -464,6 +464,9 @@ Suite *cosched_test_suite(void)
 	TCase *tc = tcase_create("live");
 
 	tcase_add_checked_fixture(tc, setup, teardown);
+	/* Thousands of files written durably (fsync each): 1.3 s alone,
+	 * several times that beside other work; Check's default is 4 s. */
+	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_format_parse);
 	tcase_add_test(tc, test_should_publish);
 	tcase_add_test(tc, test_write_scan);
