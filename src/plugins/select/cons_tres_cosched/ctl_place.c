@@ -23,15 +23,8 @@
 #include "ctl_internal.h"
 #include "select_cons_tres_cosched.h"
 
-/* SELECT_MODE_* without depending on where each series defines them. */
-#define MODE_RUN_NOW	0
-#define MODE_TEST_ONLY	1
-#define MODE_WILL_RUN	2
-
-/* One forwarded attempt, the given bitmap narrowed to steer's nodes; on
- * success the result (cons_tres's choice) is copied back. */
-static int _attempt(cosched_ctl_t *c, cosched_try_fn try, void *ctx,
-		    bitstr_t *node_bitmap, const cosched_steer_t *steer)
+int ctl_place_attempt(cosched_ctl_t *c, cosched_try_fn try, void *ctx,
+		      bitstr_t *node_bitmap, const cosched_steer_t *steer)
 {
 	bitstr_t *bm = bit_copy(node_bitmap);
 	double t0 = ctl_now(), c0 = c->c_on ? ctl_cpu_now() : 0.0;
@@ -63,11 +56,11 @@ static int _try_units(void *arg, const size_t *units, size_t n)
 {
 	steer_ctx_t *t = arg;
 	const cosched_place_t *p = t->c->place;
-	cosched_steer_t steer;
+	cosched_steer_t steer = { .core_node = -1 };
 	int rc;
 
 	if (!units)
-		return _attempt(t->c, t->try, t->ctx, t->node_bitmap, NULL) ==
+		return ctl_place_attempt(t->c, t->try, t->ctx, t->node_bitmap, NULL) ==
 		       SLURM_SUCCESS ? 0 : -1;
 	steer.nodes = bit_alloc(node_record_count);
 	steer.socket_mask = xcalloc(node_record_count ? node_record_count : 1,
@@ -81,7 +74,7 @@ static int _try_units(void *arg, const size_t *units, size_t n)
 		else if (s < 64)
 			steer.socket_mask[node] |= (uint64_t) 1 << s;
 	}
-	rc = _attempt(t->c, t->try, t->ctx, t->node_bitmap, &steer);
+	rc = ctl_place_attempt(t->c, t->try, t->ctx, t->node_bitmap, &steer);
 	FREE_NULL_BITMAP(steer.nodes);
 	xfree(steer.socket_mask);
 	return rc == SLURM_SUCCESS ? 0 : -1;
@@ -257,11 +250,13 @@ int cosched_ctl_job_test(job_record_t *job_ptr, bitstr_t *node_bitmap,
 	/* Under CoschedPolicy=none cons_tres places every job: the job's
 	 * view (its options, profile and shape) would go unread. */
 	if (c->conf.policy == COSCHED_POLICY_NONE) {
-		rc = _attempt(c, try, ctx, node_bitmap, NULL);
+		rc = ctl_place_attempt(c, try, ctx, node_bitmap, NULL);
 	} else {
 		ctl_view(c, job_ptr, &v);
 		rc = v.kind != KIND_PLACE ?
-		     _attempt(c, try, ctx, node_bitmap, NULL) :
+		     ctl_place_attempt(c, try, ctx, node_bitmap, NULL) :
+		     ctl_ts_rows(c, job_ptr) ?
+		     ctl_ts_place(c, job_ptr, &v, node_bitmap, mode, try, ctx) :
 		     _place(c, job_ptr, &v, node_bitmap, mode, try, ctx);
 	}
 	c->t_calls++;
