@@ -8,7 +8,8 @@ the cores each job gets decide the slices.  Plain cons_tres takes idle
 cores first and gives CPU_IDs 0, 1, 0, 1: the slices are {mem, mem} and
 {cpu, cpu}.  cons_tres_cosched under app_aware puts the second mem job on
 the first one's core (they alternate) and the cpu jobs on the other core:
-every slice pairs a mem job with a cpu job.
+every slice pairs a mem job with a cpu job; so does min_slowdown, whose
+MaxCorunSlowdown (25%) a mem job beside a mem job exceeds.
 """
 
 import re
@@ -78,7 +79,8 @@ def _log(c):
 
 
 @pytest.mark.cluster
-def test_slices_pair_mem_with_cpu(make_cluster):
+@pytest.mark.parametrize("policy", ["app_aware", "min_slowdown"])
+def test_slices_pair_mem_with_cpu(make_cluster, policy):
     """Every slice runs one mem job beside one cpu job; the records say
     whom each job alternates with and runs beside; a partition cosched
     cannot serve is named at start and its job runs."""
@@ -87,7 +89,7 @@ def test_slices_pair_mem_with_cpu(make_cluster):
         slurm_conf_extra=_gang_conf([
             "PartitionName=yes2 Nodes=n2 OverSubscribe=YES:2 Default=NO "
             "MaxTime=INFINITE State=UP"]),
-        cosched_conf_extra=["CoschedPolicy=app_aware", "DebugFlags=Check"])
+        cosched_conf_extra=[f"CoschedPolicy={policy}", "DebugFlags=Check"])
     jobs = _submit(c, cosched=True)
     other = c.sbatch("-p", "yes2", "-N1", "-n1", "--cosched-class=mem")
     slices = _slices(c, jobs)
@@ -101,9 +103,18 @@ def test_slices_pair_mem_with_cpu(make_cluster):
     for j, rec in recs.items():
         assert rec and rec["state"] == "placed", (j, rec)
         assert "time-shared" in rec["reason"], rec
+    # Whom each alternates with (holding its core) and runs beside (the
+    # other core), when it started: record 1.2's keys, and in words.
+    assert "alternates" not in recs[mem0] and "beside" not in recs[mem0]
+    assert recs[mem1]["alternates"] == f"{mem0}", recs[mem1]
+    assert "beside" not in recs[mem1], recs[mem1]
     assert f"alternates with JobId={mem0}" in recs[mem1]["reason"], recs
-    assert f"beside JobId={mem0},{mem1}" in recs[cpu2]["reason"], recs
-    assert f"alternates with JobId={cpu2}" in recs[cpu3]["reason"], recs
+    assert recs[cpu2]["beside"] == f"{mem0},{mem1}", recs[cpu2]
+    assert "alternates" not in recs[cpu2], recs[cpu2]
+    assert recs[cpu3]["alternates"] == f"{cpu2}", recs[cpu3]
+    assert recs[cpu3]["beside"] == f"{mem0},{mem1}", recs[cpu3]
+    show = c.run(["scontrol", "show", "job", str(cpu3)]).stdout
+    assert "SystemComment=cosched/1.2 " in show, show
     for j in jobs:
         assert c.job(j)["JobState"] in ("RUNNING", "SUSPENDED"), c.job(j)
     assert c.job(other)["JobState"] == "RUNNING", c.job(other)

@@ -57,6 +57,7 @@ static void probe_arrivals(cosched_policy_t policy)
 	ck_assert_int_eq(cosched_ts_choose(p, 2, 2, h, 1, &mem, &ch, &err), 0);
 	ck_assert_int_eq(ch.how, COSCHED_TS_ALTERNATE);
 	ck_assert_int_eq(ch.with, 0);
+	ck_assert(ch.with_bad);
 	ck_assert_uint_eq(ch.cores, 1);
 	ck_assert_uint_eq(ch.alternates, 1);
 	ck_assert_uint_eq(ch.beside, 0);
@@ -72,6 +73,7 @@ static void probe_arrivals(cosched_policy_t policy)
 	ck_assert_int_eq(cosched_ts_choose(p, 2, 2, h, 3, &cpu, &ch, &err), 0);
 	ck_assert_int_eq(ch.how, COSCHED_TS_ALTERNATE);
 	ck_assert_int_eq(ch.with, 2);
+	ck_assert(!ch.with_bad);
 	ck_assert_uint_eq(ch.cores, 2);
 	ck_assert_uint_eq(ch.beside, 3);
 	cosched_place_free(p);

@@ -128,6 +128,7 @@ int cosched_ts_choose(const cosched_place_t *p, int ncores, int rows,
 			out->how = COSCHED_TS_ALTERNATE;
 			out->cores = cores;
 			out->with = (long) k;
+			out->with_bad = bad_partner[k];
 			out->alternates = alt;
 			out->beside = bes;
 			out->bad = -1;

@@ -52,6 +52,7 @@ typedef struct {
 	cosched_ts_how_t how;
 	uint64_t cores;		/* the cores offered (0 with NONE) */
 	long with;		/* ALTERNATE: the holder whose cores */
+	bool with_bad;		/* ... one the job pairs badly with */
 	/* The holders the job would alternate with (holding an offered
 	 * core) and run beside (the others), bit h = holders[h]; the first
 	 * 64 holders. */

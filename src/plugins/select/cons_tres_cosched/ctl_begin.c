@@ -464,6 +464,8 @@ void cosched_ctl_job_begin(job_record_t *job_ptr)
 							   &v.job.cls);
 		}
 		_record_reason(c, job_ptr, &v, &d);
+		if (ctl_ts_rows(c, job_ptr))
+			ctl_ts_record(c, job_ptr, &d);
 	}
 	ctl_record_keep(c, job_ptr, &d);
 	placed = !ctl_record_write(c, job_ptr, &d);

@@ -209,6 +209,11 @@ int ctl_ts_node_rows(const cosched_ctl_t *c, int i);
 int ctl_ts_place(cosched_ctl_t *c, job_record_t *job_ptr, job_view_t *v,
 		 bitstr_t *node_bitmap, uint16_t mode, cosched_try_fn try,
 		 void *ctx);
+/* At job begin in a time-shared partition: the record's alternates (the
+ * jobs holding its cores) and beside (the jobs on its units' other
+ * cores), record 1.2. */
+void ctl_ts_record(cosched_ctl_t *c, job_record_t *job_ptr,
+		   cosched_decision_t *d);
 
 /* ctl_view.c */
 void ctl_view(cosched_ctl_t *c, job_record_t *job_ptr, job_view_t *v);

@@ -228,6 +228,23 @@ static cosched_gang_job_t _holder_view(const cosched_occupancy_t *occ,
 	return gj;
 }
 
+/* The cores of unit t that a job holds (jr, its node t->node the j-th of
+ * its nodes). */
+static uint64_t _unit_mask(job_resources_t *jr, int j,
+			   const node_record_t *node_ptr, const ts_unit_t *t)
+{
+	uint64_t mask = 0;
+
+	for (int k = 0; k < t->ncores; k++) {
+		int core = t->first + k;
+
+		if (ctl_state_job_has_core(jr, j, core / node_ptr->cores,
+					   core % node_ptr->cores))
+			mask |= (uint64_t) 1 << k;
+	}
+	return mask;
+}
+
 /* Every job holding cores (running, or suspended by a time slice) on the
  * units: their cores there, one pass over the job list. */
 static void _gather(cosched_ctl_t *c, ts_unit_t *units, size_t nunits,
@@ -256,18 +273,12 @@ static void _gather(cosched_ctl_t *c, ts_unit_t *units, size_t nunits,
 				size_t u = cosched_place_unit_first(c->place,
 								    nit.i) + s;
 				ts_unit_t *t;
-				uint64_t mask = 0;
+				uint64_t mask;
 
 				if (slot[u] < 0 || (size_t) slot[u] >= nunits)
 					continue;
 				t = &units[slot[u]];
-				for (int k = 0; k < t->ncores; k++) {
-					int core = t->first + k;
-					if (ctl_state_job_has_core(jr, nit.j,
-						core / node_ptr->cores,
-						core % node_ptr->cores))
-						mask |= (uint64_t) 1 << k;
-				}
+				mask = _unit_mask(jr, nit.j, node_ptr, t);
 				if (!mask)
 					continue;
 				if (t->n == t->cap) {
@@ -408,7 +419,9 @@ int ctl_ts_place(cosched_ctl_t *c, job_record_t *job_ptr, job_view_t *v,
 			if (rc != SLURM_SUCCESS)
 				continue;
 			_note(c, job_ptr, t->choice.how == COSCHED_TS_IDLE ?
-			      "idle cores" : "a bad partner's cores", t);
+			      "idle cores" : t->choice.with_bad ?
+			      "the cores of a job it pairs badly with" :
+			      "another job's cores", t);
 			if (debug)
 				info("%s: %pJ time-shared on %s socket %d: %s",
 				     plugin_type, job_ptr,
@@ -435,4 +448,81 @@ int ctl_ts_place(cosched_ctl_t *c, job_record_t *job_ptr, job_view_t *v,
 	xfree(units);
 	xfree(slot);
 	return rc;
+}
+
+/* --- the record ----------------------------------------------------------- */
+
+static void _add_peer(uint32_t *ids, int *n, uint32_t id)
+{
+	int i = 0;
+
+	while (i < *n && ids[i] < id)
+		i++;
+	if ((i < *n && ids[i] == id) || *n == COSCHED_DECISION_PEERS_MAX)
+		return;
+	memmove(&ids[i + 1], &ids[i], (size_t) (*n - i) * sizeof(*ids));
+	ids[i] = id;
+	(*n)++;
+}
+
+void ctl_ts_record(cosched_ctl_t *c, job_record_t *job_ptr,
+		   cosched_decision_t *d)
+{
+	size_t nall = cosched_place_nunits(c->place), nunits = 0;
+	cosched_hold_t *holds = NULL;
+	ts_unit_t *units;
+	int *slot, nh = ctl_state_job_holds(c, job_ptr, &holds);
+
+	d->nalternates = d->nbeside = 0;
+	if (!nh)
+		return;
+	units = xcalloc(nh, sizeof(*units));
+	slot = xcalloc(nall + 1, sizeof(int));
+	memset(slot, 0xff, (nall + 1) * sizeof(int));
+	for (int k = 0; k < nh; k++) {
+		size_t u = holds[k].socket;
+		int node = (int) cosched_place_unit_node(c->place, u);
+		node_record_t *node_ptr = node_record_table_ptr[node];
+		int ncores = c->conf.scope == COSCHED_SCOPE_NODE ?
+			     node_ptr->tot_cores : node_ptr->cores;
+		int s = (int) (u - cosched_place_unit_first(c->place, node));
+
+		if (ctl_ts_node_rows(c, node) < 2 ||
+		    ncores > COSCHED_TS_MAX_CORES)
+			continue;
+		slot[u] = (int) nunits;
+		units[nunits++] = (ts_unit_t) { .unit = u, .node = node,
+						.first = s * ncores,
+						.ncores = ncores };
+	}
+	_gather(c, units, nunits, slot);
+	for (size_t k = 0; k < nunits; k++) {
+		const ts_unit_t *t = &units[k];
+		uint64_t own = 0;
+		node_record_t *node_ptr;
+		cosched_nodes_t it;
+
+		/* Its own cores from its job_resources: at job begin it may
+		 * not count as running yet. */
+		cosched_nodes_begin(&it, job_ptr->job_resrcs->node_bitmap);
+		while ((node_ptr = cosched_nodes_next(&it)))
+			if (it.i == t->node)
+				own = _unit_mask(job_ptr->job_resrcs, it.j,
+						 node_ptr, t);
+		for (size_t h = 0; h < t->n; h++) {
+			uint32_t id = t->h[h].gj.job_id;
+
+			if (id == job_ptr->job_id)
+				continue;
+			if (t->h[h].cores & own)
+				_add_peer(d->alternates, &d->nalternates, id);
+			else
+				_add_peer(d->beside, &d->nbeside, id);
+		}
+	}
+	for (size_t k = 0; k < nunits; k++)
+		xfree(units[k].h);
+	xfree(units);
+	xfree(slot);
+	xfree(holds);
 }
