@@ -98,25 +98,37 @@ def test_slices_pair_mem_with_cpu(make_cluster, policy):
         assert _classes(jobs, s) == ["cpu", "mem"], \
             [_classes(jobs, x) for x in slices]
 
+    # No job failed.
+    for j in jobs:
+        assert c.job(j)["JobState"] in ("RUNNING", "SUSPENDED"), c.job(j)
     mem0, mem1, cpu2, cpu3 = jobs
     recs = {j: c.record(j) for j in jobs}
     for j, rec in recs.items():
         assert rec and rec["state"] == "placed", (j, rec)
         assert "time-shared" in rec["reason"], rec
     # Whom each alternates with (holding its core) and runs beside (the
-    # other core), when it started: record 1.2's keys, and in words.
-    assert "alternates" not in recs[mem0] and "beside" not in recs[mem0]
-    assert recs[mem1]["alternates"] == f"{mem0}", recs[mem1]
-    assert "beside" not in recs[mem1], recs[mem1]
-    assert f"alternates with JobId={mem0}" in recs[mem1]["reason"], recs
-    assert recs[cpu2]["beside"] == f"{mem0},{mem1}", recs[cpu2]
-    assert "alternates" not in recs[cpu2], recs[cpu2]
-    assert recs[cpu3]["alternates"] == f"{cpu2}", recs[cpu3]
-    assert recs[cpu3]["beside"] == f"{mem0},{mem1}", recs[cpu3]
+    # other core), as it is now: record 1.2's keys, kept up to date as
+    # jobs start; the reason says how its cores were chosen.
+    peers = {j: (recs[j].get("alternates"), recs[j].get("beside"))
+             for j in jobs}
+    assert peers == {mem0: (f"{mem1}", f"{cpu2},{cpu3}"),
+                     mem1: (f"{mem0}", f"{cpu2},{cpu3}"),
+                     cpu2: (f"{cpu3}", f"{mem0},{mem1}"),
+                     cpu3: (f"{cpu2}", f"{mem0},{mem1}")}, recs
+    assert "a job it pairs badly with; alternates with job " \
+        f"{mem0}" in recs[mem1]["reason"], recs
+    # Predicted beside its partners in turn (a cpu job), not beside every
+    # job of the socket at once (the other mem job among them).
+    assert recs[mem0]["slowdown"] == recs[mem1]["slowdown"], recs
+    assert float(recs[mem0]["slowdown"]) < 1.3, recs
     show = c.run(["scontrol", "show", "job", str(cpu3)]).stdout
     assert "SystemComment=cosched/1.2 " in show, show
-    for j in jobs:
-        assert c.job(j)["JobState"] in ("RUNNING", "SUSPENDED"), c.job(j)
+    # A job that ends leaves its partners' records.
+    c.run(["scancel", str(cpu3)])
+    c.wait_state(cpu3, ["CANCELLED", "COMPLETED"])
+    rec = c.record(cpu2)
+    assert "alternates" not in rec and rec["beside"] == f"{mem0},{mem1}", rec
+    assert c.record(mem0)["beside"] == f"{cpu2}", c.record(mem0)
     assert c.job(other)["JobState"] == "RUNNING", c.job(other)
 
     log = _log(c)

@@ -68,6 +68,15 @@ static void probe_arrivals(cosched_policy_t policy)
 	ck_assert_uint_eq(ch.cores, 2);
 	ck_assert_uint_eq(ch.beside, 3);
 	h[2] = holder(3, COSCHED_CAT_CPU, lowest(ch.cores));
+	/* Each mem runs beside that cpu alone (they alternate): the worst
+	 * pair, not the three at once. */
+	ck_assert_double_eq_tol(cosched_ts_slowdown(p, COSCHED_CAT_MEM, h, 3, 4),
+				cosched_ts_slowdown(p, COSCHED_CAT_MEM, &h[2], 1, 1),
+				1e-12);
+	ck_assert_double_eq(cosched_ts_slowdown(p, COSCHED_CAT_MEM, h, 3, 0),
+			    1.0);
+	ck_assert(cosched_ts_slowdown(p, COSCHED_CAT_CPU, h, 3, 3) <
+		  cosched_ts_slowdown(p, COSCHED_CAT_MEM, h, 3, 1));
 	/* No idle core; core 0 is full (two mem): the other cpu's core. */
 	cpu.job_id = 4;
 	ck_assert_int_eq(cosched_ts_choose(p, 2, 2, h, 3, &cpu, &ch, &err), 0);

@@ -195,10 +195,10 @@ typedef struct {
 	 * moves first); UNSET = omitted. */
 	cosched_numa_priority_t numa_priority;
 	/* 1.2: time sharing on Slurm's gang scheduler (cosched(8), TIME
-	 * SHARING): the jobs holding its cores when it started, which it
-	 * alternates with (never in its slice), and the jobs on the other
-	 * cores of its unit, which it runs beside in turn; ascending job
-	 * ids, 0 of them = omitted. */
+	 * SHARING): the jobs holding its cores, which it alternates with
+	 * (never in its slice), and the jobs on the other cores of its
+	 * unit, which it runs beside in turn, as they are now; ascending
+	 * job ids, 0 of them = omitted. */
 	uint32_t alternates[COSCHED_DECISION_PEERS_MAX];
 	int nalternates;
 	uint32_t beside[COSCHED_DECISION_PEERS_MAX];

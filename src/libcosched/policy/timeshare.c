@@ -33,6 +33,31 @@ bool cosched_ts_pairs_well(const cosched_place_t *p, int ncores,
 	return nacc == 1;
 }
 
+double cosched_ts_slowdown(const cosched_place_t *p, cosched_category_t cat,
+			   const cosched_ts_holder_t *holders, size_t n,
+			   uint64_t beside)
+{
+	cosched_interference_model_t dflt;
+	const cosched_interference_model_t *m = p->conf.interference;
+	double worst = 1.0;
+
+	if (!m) {
+		cosched_interference_default(&dflt);
+		m = &dflt;
+	}
+	for (size_t k = 0; k < n && k < 64; k++) {
+		double s;
+
+		if (!(beside & ((uint64_t) 1 << k)))
+			continue;
+		s = cosched_interference_pair(m, cosched_category_to_lca(cat),
+			cosched_category_to_lca(holders[k].gj.category));
+		if (s > worst)
+			worst = s;
+	}
+	return worst;
+}
+
 /* The holders a choice of cores leaves the job beside (holding none of
  * them), and alternating with (holding some); the first bad partner
  * beside, or -1. */

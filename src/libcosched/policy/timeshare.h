@@ -75,6 +75,14 @@ int cosched_ts_choose(const cosched_place_t *p, int ncores, int rows,
 		      const cosched_gang_job_t *job, cosched_ts_choice_t *out,
 		      cosched_error_t *err);
 
+/* The predicted slowdown of a job of category cat beside the holders in
+ * beside (bit h = holders[h], the first 64): the worst pair of the
+ * engine's interference model, since they run beside it in turn, not all
+ * at once; 1 when none. */
+double cosched_ts_slowdown(const cosched_place_t *p, cosched_category_t cat,
+			   const cosched_ts_holder_t *holders, size_t n,
+			   uint64_t beside);
+
 /* Whether the policy pairs job a beside job b on a unit of ncores cores
  * (the ranking of one socket holding b). */
 bool cosched_ts_pairs_well(const cosched_place_t *p, int ncores,

@@ -214,6 +214,11 @@ int ctl_ts_place(cosched_ctl_t *c, job_record_t *job_ptr, job_view_t *v,
  * cores), record 1.2. */
 void ctl_ts_record(cosched_ctl_t *c, job_record_t *job_ptr,
 		   cosched_decision_t *d);
+/* mover started on (started) or left its time-shared units: the records
+ * of the other jobs there say their partners and slowdown as they are
+ * now. */
+void ctl_ts_refresh_neighbours(cosched_ctl_t *c, job_record_t *mover,
+			       bool started);
 
 /* ctl_view.c */
 void ctl_view(cosched_ctl_t *c, job_record_t *job_ptr, job_view_t *v);

@@ -16,6 +16,7 @@
  *  sharing places them.
 \*****************************************************************************/
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -208,6 +209,26 @@ typedef struct {
 	cosched_ts_choice_t choice;
 } ts_unit_t;
 
+/* Unit u as judged here, when it is time-shared with at most
+ * COSCHED_TS_MAX_CORES cores; false otherwise. */
+static bool _unit_of(cosched_ctl_t *c, size_t u, ts_unit_t *t)
+{
+	int node = (int) cosched_place_unit_node(c->place, u);
+	node_record_t *node_ptr = node_record_table_ptr[node];
+	int ncores;
+
+	if (!node_ptr || ctl_ts_node_rows(c, node) < 2)
+		return false;
+	ncores = c->conf.scope == COSCHED_SCOPE_NODE ? node_ptr->tot_cores :
+						       node_ptr->cores;
+	if (ncores > COSCHED_TS_MAX_CORES)
+		return false;
+	*t = (ts_unit_t) { .unit = u, .node = node, .ncores = ncores,
+			   .first = (int) (u - cosched_place_unit_first(
+					   c->place, node)) * ncores };
+	return true;
+}
+
 /* The gang view of a job holding cores on unit u: as the occupancy
  * entered it, else a foreign holder (pairs with nothing). */
 static cosched_gang_job_t _holder_view(const cosched_occupancy_t *occ,
@@ -246,9 +267,10 @@ static uint64_t _unit_mask(job_resources_t *jr, int j,
 }
 
 /* Every job holding cores (running, or suspended by a time slice) on the
- * units: their cores there, one pass over the job list. */
+ * units: their cores there, one pass over the job list.  starting (may be
+ * NULL) counts too: at its job begin it is not running yet. */
 static void _gather(cosched_ctl_t *c, ts_unit_t *units, size_t nunits,
-		    const int *slot)
+		    const int *slot, const job_record_t *starting)
 {
 	const cosched_occupancy_t *occ = cosched_place_occupancy(c->place);
 	struct listIterator *it = list_iterator_create(*c->job_list);
@@ -260,7 +282,7 @@ static void _gather(cosched_ctl_t *c, ts_unit_t *units, size_t nunits,
 		cosched_nodes_t nit;
 
 		if (!jr || !jr->node_bitmap || !jr->core_bitmap ||
-		    !ctl_state_job_holds_cores(jp))
+		    (jp != starting && !ctl_state_job_holds_cores(jp)))
 			continue;
 		cosched_nodes_begin(&nit, jr->node_bitmap);
 		while ((node_ptr = cosched_nodes_next(&nit))) {
@@ -295,29 +317,32 @@ static void _gather(cosched_ctl_t *c, ts_unit_t *units, size_t nunits,
 	list_iterator_destroy(it);
 }
 
-/* "alternates with JobId=12; beside JobId=13,14" for the record. */
+/* "; beside jobs 13,14": the holders of t in mask, after label. */
+static void _note_jobs(char **s, const char *label, uint64_t mask,
+		       const ts_unit_t *t)
+{
+	const char *sep = mask & (mask - 1) ? "s " : " ";
+
+	if (!mask)
+		return;
+	xstrfmtcat(*s, "; %s job", label);
+	for (size_t k = 0; k < t->n && k < 64; k++)
+		if (mask & ((uint64_t) 1 << k)) {
+			xstrfmtcat(*s, "%s%u", sep, t->h[k].gj.job_id);
+			sep = ",";
+		}
+}
+
+/* "time-shared, idle cores; beside jobs 13,14" for the record (not
+ * "JobId=": scontrol shows SystemComment among its own key=value pairs). */
 static void _note(cosched_ctl_t *c, job_record_t *job_ptr, const char *how,
 		  const ts_unit_t *t)
 {
 	char *s = xstrdup_printf("time-shared, %s", how);
-	const char *sep = "";
 
-	if (t && t->choice.alternates) {
-		xstrcat(s, "; alternates with JobId=");
-		for (size_t k = 0; k < t->n && k < 64; k++)
-			if (t->choice.alternates & ((uint64_t) 1 << k)) {
-				xstrfmtcat(s, "%s%u", sep, t->h[k].gj.job_id);
-				sep = ",";
-			}
-	}
-	sep = "";
-	if (t && t->choice.beside) {
-		xstrcat(s, "; beside JobId=");
-		for (size_t k = 0; k < t->n && k < 64; k++)
-			if (t->choice.beside & ((uint64_t) 1 << k)) {
-				xstrfmtcat(s, "%s%u", sep, t->h[k].gj.job_id);
-				sep = ",";
-			}
+	if (t) {
+		_note_jobs(&s, "alternates with", t->choice.alternates, t);
+		_note_jobs(&s, "beside", t->choice.beside, t);
 	}
 	c->placed_note_job_id = job_ptr->job_id;
 	snprintf(c->placed_note, sizeof(c->placed_note), "%s", s);
@@ -376,25 +401,19 @@ int ctl_ts_place(cosched_ctl_t *c, job_record_t *job_ptr, job_view_t *v,
 	while (nunits < TS_MAX_UNITS && (node_ptr = cosched_nodes_next(&it))) {
 		int sockets = c->conf.scope == COSCHED_SCOPE_NODE ?
 			      1 : node_ptr->tot_sockets;
-		int ncores = c->conf.scope == COSCHED_SCOPE_NODE ?
-			     node_ptr->tot_cores : node_ptr->cores;
 
-		if (it.i >= c->map_nodes || ctl_ts_node_rows(c, it.i) < 2 ||
-		    ncores > COSCHED_TS_MAX_CORES)
+		if (it.i >= c->map_nodes)
 			continue;
 		for (int s = 0; s < sockets && nunits < TS_MAX_UNITS; s++) {
 			size_t u = cosched_place_unit_first(c->place, it.i) + s;
 
-			if (!cosched_occupancy_available(
-				    cosched_place_occupancy(c->place), u))
-				continue;
-			slot[u] = (int) nunits;
-			units[nunits++] = (ts_unit_t) {
-				.unit = u, .node = it.i, .first = s * ncores,
-				.ncores = ncores };
+			if (cosched_occupancy_available(
+				    cosched_place_occupancy(c->place), u) &&
+			    _unit_of(c, u, &units[nunits]))
+				slot[u] = (int) nunits++;
 		}
 	}
-	_gather(c, units, nunits, slot);
+	_gather(c, units, nunits, slot, NULL);
 	for (size_t k = 0; k < nunits; k++) {
 		ts_unit_t *t = &units[k];
 		cosched_error_t err;
@@ -465,37 +484,25 @@ static void _add_peer(uint32_t *ids, int *n, uint32_t id)
 	(*n)++;
 }
 
-void ctl_ts_record(cosched_ctl_t *c, job_record_t *job_ptr,
-		   cosched_decision_t *d)
+static void _record(cosched_ctl_t *c, job_record_t *job_ptr,
+		    cosched_decision_t *d, const job_record_t *starting)
 {
+	double worst = 1.0;
 	size_t nall = cosched_place_nunits(c->place), nunits = 0;
 	cosched_hold_t *holds = NULL;
 	ts_unit_t *units;
 	int *slot, nh = ctl_state_job_holds(c, job_ptr, &holds);
 
 	d->nalternates = d->nbeside = 0;
-	if (!nh)
+	if (!nh || !job_ptr->job_resrcs)
 		return;
 	units = xcalloc(nh, sizeof(*units));
 	slot = xcalloc(nall + 1, sizeof(int));
 	memset(slot, 0xff, (nall + 1) * sizeof(int));
-	for (int k = 0; k < nh; k++) {
-		size_t u = holds[k].socket;
-		int node = (int) cosched_place_unit_node(c->place, u);
-		node_record_t *node_ptr = node_record_table_ptr[node];
-		int ncores = c->conf.scope == COSCHED_SCOPE_NODE ?
-			     node_ptr->tot_cores : node_ptr->cores;
-		int s = (int) (u - cosched_place_unit_first(c->place, node));
-
-		if (ctl_ts_node_rows(c, node) < 2 ||
-		    ncores > COSCHED_TS_MAX_CORES)
-			continue;
-		slot[u] = (int) nunits;
-		units[nunits++] = (ts_unit_t) { .unit = u, .node = node,
-						.first = s * ncores,
-						.ncores = ncores };
-	}
-	_gather(c, units, nunits, slot);
+	for (int k = 0; k < nh; k++)
+		if (_unit_of(c, holds[k].socket, &units[nunits]))
+			slot[holds[k].socket] = (int) nunits++;
+	_gather(c, units, nunits, slot, starting);
 	for (size_t k = 0; k < nunits; k++) {
 		const ts_unit_t *t = &units[k];
 		uint64_t own = 0;
@@ -509,15 +516,86 @@ void ctl_ts_record(cosched_ctl_t *c, job_record_t *job_ptr,
 			if (it.i == t->node)
 				own = _unit_mask(job_ptr->job_resrcs, it.j,
 						 node_ptr, t);
-		for (size_t h = 0; h < t->n; h++) {
+		uint64_t beside = 0;
+		double sd;
+
+		for (size_t h = 0; h < t->n && h < 64; h++) {
 			uint32_t id = t->h[h].gj.job_id;
 
 			if (id == job_ptr->job_id)
 				continue;
-			if (t->h[h].cores & own)
+			if (t->h[h].cores & own) {
 				_add_peer(d->alternates, &d->nalternates, id);
-			else
+			} else {
 				_add_peer(d->beside, &d->nbeside, id);
+				beside |= (uint64_t) 1 << h;
+			}
+		}
+		/* Beside its partners in turn, never beside those it
+		 * alternates with: not the socket's every job at once. */
+		if (!d->has_class)
+			continue;
+		sd = cosched_ts_slowdown(c->place, d->category, t->h, t->n,
+					 beside);
+		if (isfinite(sd) && sd > worst)
+			worst = sd;
+	}
+	if (d->has_class && nunits)
+		d->slowdown = worst;
+	for (size_t k = 0; k < nunits; k++)
+		xfree(units[k].h);
+	xfree(units);
+	xfree(slot);
+	xfree(holds);
+}
+
+void ctl_ts_record(cosched_ctl_t *c, job_record_t *job_ptr,
+		   cosched_decision_t *d)
+{
+	_record(c, job_ptr, d, NULL);
+}
+
+void ctl_ts_refresh_neighbours(cosched_ctl_t *c, job_record_t *mover,
+			       bool started)
+{
+	size_t nall = cosched_place_nunits(c->place), nunits = 0;
+	cosched_hold_t *holds = NULL;
+	uint32_t done[64];
+	int ndone = 0, *slot, nh = ctl_state_job_holds(c, mover, &holds);
+	ts_unit_t *units;
+
+	if (!nh)
+		return;
+	units = xcalloc(nh, sizeof(*units));
+	slot = xcalloc(nall + 1, sizeof(int));
+	memset(slot, 0xff, (nall + 1) * sizeof(int));
+	for (int k = 0; k < nh; k++)
+		if (_unit_of(c, holds[k].socket, &units[nunits]))
+			slot[holds[k].socket] = (int) nunits++;
+	_gather(c, units, nunits, slot, NULL);
+	for (size_t k = 0; k < nunits; k++) {
+		for (size_t h = 0; h < units[k].n; h++) {
+			uint32_t id = units[k].h[h].gj.job_id;
+			cosched_decision_t was, now;
+			job_record_t *jp;
+			bool seen = false;
+
+			for (int i = 0; i < ndone && !seen; i++)
+				seen = done[i] == id;
+			if (seen || id == mover->job_id ||
+			    ndone == (int) (sizeof(done) / sizeof(done[0])))
+				continue;
+			done[ndone++] = id;
+			if (!(jp = find_job_record(id)) || !ctl_ts_rows(c, jp) ||
+			    !ctl_record_kept(c, id, &was) ||
+			    was.state != COSCHED_DECISION_PLACED)
+				continue;
+			now = was;
+			_record(c, jp, &now, started ? mover : NULL);
+			if (cosched_decision_equal(&was, &now))
+				continue;
+			ctl_record_keep(c, jp, &now);
+			ctl_record_write(c, jp, &now);
 		}
 	}
 	for (size_t k = 0; k < nunits; k++)
