@@ -85,13 +85,25 @@ def test_slices_pair_mem_with_cpu(make_cluster, policy):
     whom each job alternates with and runs beside; a partition cosched
     cannot serve is named at start and its job runs."""
     c = make_cluster(
-        nodes=2, sockets=1, cores=2,
+        nodes=3, sockets=1, cores=2,
         slurm_conf_extra=_gang_conf([
             "PartitionName=yes2 Nodes=n2 OverSubscribe=YES:2 Default=NO "
-            "MaxTime=INFINITE State=UP"]),
+            "MaxTime=INFINITE State=UP",
+            "PartitionName=sock2 Nodes=n3 OverSubscribe=FORCE:2 "
+            "SelectTypeParameters=CR_Socket Default=NO MaxTime=INFINITE "
+            "State=UP"]),
         cosched_conf_extra=[f"CoschedPolicy={policy}", "DebugFlags=Check"])
+    # Named at start, before any job.
+    log = _log(c)
+    assert "time sharing: partition gang served: time slices of " \
+        "OverSubscribe=FORCE:2 at core granularity" in log, log
+    assert "time sharing: partition yes2 not served: PreemptMode=GANG " \
+        "with OverSubscribe=YES:2, not FORCE" in log, log
+    assert "time sharing: partition sock2 not served: gang time slices " \
+        "at socket granularity" in log, log
     jobs = _submit(c, cosched=True)
-    other = c.sbatch("-p", "yes2", "-N1", "-n1", "--cosched-class=mem")
+    others = [c.sbatch("-p", p, "-N1", "-n1", "--cosched-class=mem")
+              for p in ("yes2", "sock2")]
     slices = _slices(c, jobs)
     assert len(slices) >= 2, slices
     for s in slices:
@@ -129,13 +141,10 @@ def test_slices_pair_mem_with_cpu(make_cluster, policy):
     rec = c.record(cpu2)
     assert "alternates" not in rec and rec["beside"] == f"{mem0},{mem1}", rec
     assert c.record(mem0)["beside"] == f"{cpu2}", c.record(mem0)
-    assert c.job(other)["JobState"] == "RUNNING", c.job(other)
+    for j in others:
+        assert c.job(j)["JobState"] == "RUNNING", c.job(j)
 
     log = _log(c)
-    assert "time sharing: partition gang served: time slices of " \
-        "OverSubscribe=FORCE:2 at core granularity" in log, log
-    assert "time sharing: partition yes2 not served: PreemptMode=GANG " \
-        "with OverSubscribe=YES:2, not FORCE" in log, log
     # Four jobs on two cores: the occupancy holds two a core, as
     # cons_tres's rows do, suspended slices included.
     assert "self-check passed after job begin" in log, log

@@ -239,7 +239,14 @@ void cosched_ctl_reconfigure(void)
 
 void cosched_ctl_invalidate(void)
 {
-	pthread_mutex_lock(&cosched_ctl.mutex);
-	cosched_ctl.rebuild_needed = true;
-	pthread_mutex_unlock(&cosched_ctl.mutex);
+	cosched_ctl_t *c = &cosched_ctl;
+
+	pthread_mutex_lock(&c->mutex);
+	c->rebuild_needed = true;
+	/* At start (node_init follows the partitions' node bitmaps), before
+	 * any job: the log names what time sharing serves then, not at the
+	 * first job. */
+	if (c->on && !c->place)
+		ctl_ts_detect(c, node_record_count);
+	pthread_mutex_unlock(&c->mutex);
 }
