@@ -206,6 +206,9 @@ typedef struct {
 	double round_s;		/* the longest round */
 	long rounds, moves;
 	size_t gangs;		/* static plans; MRB: at the end */
+	double plan_value;	/* static plans: cosched_gang_plan_value(),
+				 * the plan's throughput under the decision
+				 * core's model; NAN otherwise */
 	size_t napps;
 	double *first_done_s;	/* per app: its first run's end, or INFINITY */
 	double *fair;		/* per app */
@@ -324,6 +327,25 @@ typedef enum {
 	SIM_MIX_COUNT
 } sim_mix_t;
 extern const char *const sim_mix_names[SIM_MIX_COUNT];
+
+/*
+ * A time-shared workload drawn, not chosen (cosched-sim(1), DRAWN
+ * WORKLOADS): SIM_DRAW_MIN_APPS..SIM_DRAW_MAX_APPS programs, each with a
+ * category by the mix and its MPKI and frequency by sim_assign_class()
+ * (the ranges of [NTUA-2013-gang]'s artificial workload), threads
+ * uniform in SIM_DRAW_MIN_THREADS..SIM_DRAW_MAX_THREADS (that workload's
+ * span; min = max = threads), standalone time log-uniform in
+ * SIM_DRAW_MIN_SOLO_S..SIM_DRAW_MAX_SOLO_S.  All submitted at 0.  The
+ * same seed and mix give the same workload.
+ */
+#define SIM_DRAW_MIN_APPS 6
+#define SIM_DRAW_MAX_APPS 12
+#define SIM_DRAW_MIN_THREADS 2
+#define SIM_DRAW_MAX_THREADS 6
+#define SIM_DRAW_MIN_SOLO_S 25.0
+#define SIM_DRAW_MAX_SOLO_S 100.0
+int sim_workload_draw(sim_workload_t *w, uint64_t seed, sim_mix_t mix,
+		      cosched_error_t *err);
 
 /* ---- arrivals ---------------------------------------------------- */
 

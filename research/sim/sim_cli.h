@@ -26,6 +26,7 @@ typedef enum { OUT_TABLE, OUT_CSV, OUT_JSON } out_t;
 typedef struct {
 	bool space;
 	bool seed002;
+	bool draw;		/* --draw: sim_workload_draw() from seed */
 	double solo_s;
 	bool solo_given;
 	bool pol[COSCHED_POLICY_PLACING_COUNT];

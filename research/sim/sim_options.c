@@ -22,6 +22,7 @@ static void usage(FILE *f)
 "usage: " PROG " [options] [WORKLOAD]\n"
 "  WORKLOAD             workload file (cosched-sim(1), WORKLOAD FORMAT)\n"
 "  --seed002            seed 002's artificial workload (no file needed)\n"
+"  --draw               a workload drawn like it from --seed (and --mix)\n"
 "  --solo S             its standalone time per application (default 50)\n"
 "  --setting time|space time-shared gangs (default) or space-shared cluster\n"
 "  --policy LIST        comma-separated policies (default: all six)\n"
@@ -35,7 +36,8 @@ static void usage(FILE *f)
 "  --nodes N --sockets S --cores C --queue-depth N     (space)\n"
 "  --queue first-fit|easy  how waiting jobs start (space; default first-fit)\n"
 "  --swf FILE  --generate N  --load L                  (space arrivals)\n"
-"  --mix balanced|memory|compute  their categories (default balanced)\n"
+"  --mix balanced|memory|compute  their categories, and --draw's (default\n"
+"                       balanced)\n"
 "  --bench-scale SMALL,LARGE  time every space-shared variant at two job\n"
 "                       counts (--nodes, --load; the issue's: 100000,1000000)\n"
 
@@ -87,11 +89,12 @@ enum {
 	O_MISS_GAIN, O_FREQ_DOMAIN, O_NODES, O_SOCKETS, O_CORES, O_QDEPTH,
 	O_SWF, O_GENERATE, O_LOAD, O_MIX, O_CALIBRATE, O_TARGET, O_TIMELINE, O_CSV,
 	O_JSON, O_MRB_W, O_MRB_T, O_MRB_START, O_MAX_APPS, O_QUEUE, O_BENCH, O_SEED000, O_SETS,
-	O_PROCS, O_REQUESTS, O_FREEZE, O_PLOT, O_ANCHOR,
+	O_PROCS, O_REQUESTS, O_FREEZE, O_PLOT, O_ANCHOR, O_DRAW,
 };
 
 static const struct option longopts[] = {
 	{ "seed002", no_argument, NULL, O_SEED002 },
+	{ "draw", no_argument, NULL, O_DRAW },
 	{ "solo", required_argument, NULL, O_SOLO },
 	{ "setting", required_argument, NULL, O_SETTING },
 	{ "policy", required_argument, NULL, O_POLICY },
@@ -208,11 +211,11 @@ static int check_combination(const opts_t *o)
 		}
 		return SIM_EXIT_OK;
 	}
-	int sources = (o->workload != NULL) + o->seed002 + (o->swf != NULL) +
-		(o->generate > 0);
+	int sources = (o->workload != NULL) + o->seed002 + o->draw +
+		(o->swf != NULL) + (o->generate > 0);
 	if (sources != 1) {
 		fprintf(stderr, PROG ": give exactly one of WORKLOAD, --seed002, "
-			"--swf, --generate\n");
+			"--draw, --swf, --generate\n");
 		return SIM_EXIT_USAGE;
 	}
 	if ((o->swf || o->generate) && !o->space) {
@@ -254,6 +257,7 @@ int sim_options_parse(int argc, char **argv, opts_t *o, sim_model_t *m)
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (c) {
 		case O_SEED002: o->seed002 = true; break;
+		case O_DRAW: o->draw = true; break;
 		case O_SOLO:
 			if (num("--solo", optarg, 1e-3, 1e9, &o->solo_s)) return SIM_EXIT_USAGE;
 			o->solo_given = true;
@@ -452,6 +456,8 @@ int sim_options_workload(const opts_t *o, const sim_model_t *m,
 	memset(w, 0, sizeof(*w));
 	if (o->seed002) {
 		rc = sim_workload_seed002(w, o->solo_s, &err);
+	} else if (o->draw) {
+		rc = sim_workload_draw(w, o->seed, o->mix, &err);
 	} else if (o->workload) {
 		rc = sim_workload_load(o->workload, cap, w, &err);
 		if (rc == 0)

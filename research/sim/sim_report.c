@@ -261,6 +261,7 @@ json_t *sim_json_ts(const opts_t *o, const sim_model_t *m,
 		JREAL(&b, row, "edp", r->edp);
 		JREAL(&b, row, "edp_norm", r->edp / rep->rows[0].r.edp);
 		JREAL(&b, row, "opt_ratio", x->opt_ratio);
+		JREAL(&b, row, "plan_value", r->plan_value);
 		JREAL(&b, row, "all_once_s", r->all_once_s);
 		JREAL(&b, row, "longest_round_s", r->round_s);
 		for (size_t k = 0; k < w->n; k++) {

@@ -55,6 +55,7 @@ static int acct_init(acct_t *a, const sim_model_t *m, const sim_workload_t *w,
 	a->c = c;
 	a->r = r;
 	r->napps = n;
+	r->plan_value = NAN;
 	a->running = calloc(n, sizeof(double));
 	a->progress = calloc(n, sizeof(double));
 	r->first_done_s = malloc(n * sizeof(double));
@@ -318,6 +319,7 @@ int sim_ts_run(const sim_model_t *m, const sim_workload_t *w,
 	cosched_gang_plan_t plan;
 	cosched_gang_job_t *jobs;
 	int *gang_of, *threads, rc;
+	double value;
 
 	if (w->n == 0)
 		return cosched_error_set(err, "empty workload");
@@ -341,6 +343,7 @@ int sim_ts_run(const sim_model_t *m, const sim_workload_t *w,
 		free(jobs);
 		return -1;
 	}
+	value = cosched_gang_plan_value(&p, jobs, w->n, &plan);
 	free(jobs);
 	gang_of = calloc(w->n + 1, sizeof(int));
 	threads = calloc(w->n + 1, sizeof(int));
@@ -359,6 +362,8 @@ int sim_ts_run(const sim_model_t *m, const sim_workload_t *w,
 		}
 	rc = sim_ts_run_static(m, w, gang_of, threads, (int)plan.ngangs, c, r,
 			       err);
+	if (rc == 0)
+		r->plan_value = value;
 	if (rc == 0)
 		snprintf(r->label, sizeof(r->label), "%s",
 			 cosched_policy_name(policy));

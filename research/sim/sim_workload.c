@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * sim_workload.c - the workload text format of cosched-sim(1), and the
- * artificial workload of [NTUA-2013-gang].
+ * sim_workload.c - the workload text format of cosched-sim(1), the
+ * artificial workload of [NTUA-2013-gang], and workloads drawn like it.
  */
 #include <errno.h>
 #include <math.h>
@@ -306,6 +306,36 @@ int sim_workload_seed002(sim_workload_t *w, double solo_s,
 		a.mhz = t[i].mhz;
 		a.cat = t[i].cat;
 		a.solo_s = solo_s;
+		if (sim_workload_add(w, &a, err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+int sim_workload_draw(sim_workload_t *w, uint64_t seed, sim_mix_t mix,
+		      cosched_error_t *err)
+{
+	static const char *const cat_names[] = { "cpu", "lim", "mem", "rand" };
+	uint64_t rng = seed;
+	int n = SIM_DRAW_MIN_APPS + (int)(sim_rng_next(&rng) %
+		(SIM_DRAW_MAX_APPS - SIM_DRAW_MIN_APPS + 1));
+
+	for (int i = 0; i < n; i++) {
+		sim_app_t a;
+		double u;
+
+		memset(&a, 0, sizeof(a));
+		sim_assign_class(&a, &rng, mix);
+		a.threads = SIM_DRAW_MIN_THREADS + (int)(sim_rng_next(&rng) %
+			(SIM_DRAW_MAX_THREADS - SIM_DRAW_MIN_THREADS + 1));
+		a.min_threads = a.max_threads = a.threads;
+		/* Log-uniform: a program twice as long is as likely as one
+		 * twice as short. */
+		u = sim_rng_unit(&rng);
+		a.solo_s = SIM_DRAW_MIN_SOLO_S *
+			pow(SIM_DRAW_MAX_SOLO_S / SIM_DRAW_MIN_SOLO_S, u);
+		snprintf(a.name, sizeof(a.name), "%s%d", cat_names[a.cat],
+			 i + 1);
 		if (sim_workload_add(w, &a, err) < 0)
 			return -1;
 	}

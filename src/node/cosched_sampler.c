@@ -19,47 +19,13 @@
  *   "exit PID ST" ->  (no answer: task PID ended with wait status ST)
  *   "end"         ->  (writes the record, exits)
  *
- * The record, OUT (atomically: temporary file, rename), JSON:
- *   { "schema": 1, "job": J, "step": S, "node": N, "start": T0, "end": T1,
- *     "interval_s": I, "backend": B, "samples": K, "tasks": [pids],
- *     "events": { NAME: total, ... },
- *     "unavailable": { NAME: REASON, ... },
- *     "derived": { "cpu_s", "ipc", "mpki", "mpki_ewma", "mpki_max",
- *                  "llc_miss_bw" (bytes/s: 64 per LLC miss) },
- *     "state": "measured" | "counters unavailable: REASON",
- *     "app": APP, "profile": "merged into DIR/APP.json" | "not merged: WHY",
- *     "uid": the job's user (--uid), "profile_shared": true (the site
- *     shares APP: ProfileShare),
- *     "energy": { "state": "measured" | "measured, but the ledger
- *                 started again: WHY" | "energy incomplete: REASON"
- *                 (totals up to then) | "energy unavailable: REASON",
- *                 "total_uj", "uncore_uj", "core_uj", "dram_uj", "node_uj" },
- *     "co_runners": ["JOB.STEP", ...], "co_runners_seen": N,
- *     (co_runners and co_runners_seen where the step was in the node's
- *     energy ledger throughout, which tracks them with or without RAPL),
- *     "runtime_s": seconds from the step's start to its end (monotonic),
- *     "start_s", "end_s": the same two moments, wall clock with fraction,
- *     "exit": { "tasks", "signalled", "signal", "failed", "status" }
- *             (how its tasks ended: how many, how many by a signal and
- *             the first signal, how many with a nonzero exit status and
- *             the first; absent when task/cosched did not say),
- *     "decision": { "state", "policy", "class", "lca", "source",
- *                   "predicted_slowdown", "sockets" (on this node) }
- *                 (what the controller decided: the fields of its record
- *                 that task/cosched parsed, --decision-*; absent without
- *                 a record),
- *     "central": "ProfileDir/jobs/JOB.STEP.NODE.json" | "not kept: WHY" }
- * energy is the step's share of the node's RAPL energy while it ran, by
- * the node's energy ledger (sampler_energy.c, through
- * src/node/energy_ledger.h; core_uj and
- * dram_uj where those zones exist), node_uj the node's whole energy over
- * the same intervals; co_runners the steps that shared the node with it
- * (the first 16 named, all counted).
- * At the end the step's run is merged into its application's profile in
- * the store (ProfileDir) when instructions, cycles and LLC-load-misses
- * counted; the profile cache in slurmctld then classifies the next job of
- * that application from it.
- * derived values appear when their events counted.
+ * The record, OUT (atomically: temporary file, rename), is the step
+ * record cosched(8) documents under PROFILING and ENERGY (its fields,
+ * their states and who reads them: cosched-model-check, the learner,
+ * cosched-report); "schema" versions it.  At the end the step's run is
+ * merged into its application's profile in ProfileDir when instructions,
+ * cycles and LLC-load-misses counted, so that slurmctld's profile cache
+ * classifies the application's next job from it.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -121,6 +87,8 @@ static struct {
 	int threads;
 	long freq_khz;			/* decided by the controller; 0 none */
 	long uid;			/* the job's user (--uid); -1: not given */
+	cosched_private_t privacy;	/* --private-data: PrivateData hides
+					 * jobs, SlurmUser's uid */
 	/* What the controller decided for the job (--decision-*, from the
 	 * record task/cosched parsed): what the model predicted, kept with
 	 * what the step did.  state NULL: no record. */
@@ -128,7 +96,7 @@ static struct {
 		const char *state, *policy, *cls, *lca, *source, *sockets;
 		double slowdown;		/* NAN: none */
 	} decision;
-	char merged[COSCHED_PATH_MAX + COSCHED_APP_NAME_MAX + 64];
+	char merged[COSCHED_PATH_MAX + COSCHED_PROFILE_KEY_MAX + 64];
 	/* Energy: RAPL through the node's ledger. */
 	sampler_energy_t energy;
 	double start_s;			/* the wall clock at the start */
@@ -238,7 +206,7 @@ static void live_publish(void)
 	snprintf(l.node, sizeof(l.node), "%s", S.node);
 	l.mpki = S.mpki_ewma;
 	l.time = (long long) time(NULL);
-	if (cosched_live_write(S.conf.profile_dir, &l, &err)) {
+	if (cosched_live_write(S.conf.profile_dir, &S.privacy, &l, &err)) {
 		snprintf(S.live_state, sizeof(S.live_state),
 			 "not published: %.400s", err.msg);
 		return;
@@ -373,7 +341,8 @@ static void counters_state(char *state, size_t len)
 }
 
 /*
- * The step's run, merged into its application's profile in the store
+ * The step's run, merged into the profile of its application that is its
+ * user's to build (store/store.h) in the store
  * (ProfileDir, from cosched.conf) when the counters a profile needs
  * counted: instructions, cycles and LLC-load-misses.  What happened goes
  * into the record's "profile" field.
@@ -387,6 +356,7 @@ static void merge_profile(double runtime_s)
 	cosched_error_t err;
 	cosched_run_t run;
 	char state[COSCHED_ERROR_MSG_LEN + 64];
+	char key[COSCHED_PROFILE_KEY_MAX + 1];
 	const char *note = NULL;
 	bool counted;
 
@@ -447,29 +417,34 @@ static void merge_profile(double runtime_s)
 			 "not merged: the job's user is not known (--uid)");
 		return;
 	}
-	if (cosched_store_open(&store, S.conf.profile_dir, &mp, &err) ||
-	    cosched_store_merge_run_by(&store, S.app, &run, note, S.uid,
+	if (cosched_store_open(&store, S.conf.profile_dir, &mp, &err)) {
+		snprintf(S.merged, sizeof(S.merged), "not merged: %s", err.msg);
+		return;
+	}
+	store.privacy = S.privacy;
+	if (cosched_store_merge_run_by(&store, S.app, &run, note, S.uid,
 				       cosched_conf_profile_shared(&S.conf,
 								   S.app),
-				       NULL, &err))
+				       key, NULL, &err))
 		snprintf(S.merged, sizeof(S.merged), "not merged: %s", err.msg);
 	else
 		snprintf(S.merged, sizeof(S.merged), "merged into %s/%s.json",
-			 S.conf.profile_dir, S.app);
+			 S.conf.profile_dir, key);
 }
 
 /* Replace path with o as the record is written (indented, keys sorted),
  * atomically (cosched_file_replace); not durable: a record torn by a
  * crash of the node does not parse and is the only one lost. */
-static int json_replace(const char *path, const json_t *o, mode_t mode,
-			cosched_error_t *err)
+static int json_replace(const char *path, const json_t *o,
+			const cosched_private_t *privacy, cosched_error_t *err)
 {
 	char *text = json_dumps(o, JSON_INDENT(1) | JSON_SORT_KEYS);
 	int rc;
 
 	if (!text)
 		return cosched_error_set(err, "%s: out of memory", path);
-	rc = cosched_file_replace(path, text, strlen(text), mode, 0, err);
+	rc = cosched_private_replace(privacy, path, text, strlen(text), 0,
+				     err);
 	free(text);
 	return rc;
 }
@@ -477,7 +452,8 @@ static int json_replace(const char *path, const json_t *o, mode_t mode,
 /*
  * A copy of the record in the store, ProfileDir/jobs/JOB.STEP.NODE.json,
  * where reports read every node's records in one place (the node's own
- * copy stays in its spool).  Root writes it, 0644, atomically; the
+ * copy stays in its spool).  Root writes it atomically, public or private
+ * as the site's PrivateData says (--private-data; io/private.h); the
  * record's "central" says where it went or why it did not.
  */
 static void keep_central(json_t *o)
@@ -497,12 +473,13 @@ static void keep_central(json_t *o)
 	snprintf(dir, sizeof(dir), "%s/jobs", S.conf.profile_dir);
 	snprintf(path, sizeof(path), "%s/%u.%u.%s.json", dir, S.job, S.step,
 		 S.node);
-	if (mkdir(dir, 0755) && errno != EEXIST) {
-		cosched_error_set(&err, "%.300s: %.100s", dir, strerror(errno));
-	} else {
+	if ((!S.privacy.on || !cosched_private_dir(&S.privacy,
+						   S.conf.profile_dir, false,
+						   &err)) &&
+	    !cosched_private_dir(&S.privacy, dir, true, &err)) {
 		/* The copy says where it is kept. */
 		json_object_set_new(o, "central", json_string(path));
-		if (!json_replace(path, o, 0644, &err))
+		if (!json_replace(path, o, &S.privacy, &err))
 			return;
 	}
 	snprintf(msg, sizeof(msg), "not kept: %s", err.msg);
@@ -680,9 +657,14 @@ static int write_record(void)
 		json_object_set_new(o, "exit", x);
 	}
 	keep_central(o);
-	/* In the spool's steps/ directory, root's only (0700): 0644 as the
-	 * usual umask made it. */
-	rc = json_replace(S.out, o, 0644, &err);
+	/* In the spool's steps/ directory, root's only (0700), root's
+	 * file: 0644 as the usual umask made it, 0600 under PrivateData
+	 * should the directory be opened. */
+	{
+		cosched_private_t spool = { S.privacy.on, -1 };
+
+		rc = json_replace(S.out, o, &spool, &err);
+	}
 	json_decref(o);
 	if (rc) {
 		fprintf(stderr, "cosched-sampler: %s\n", err.msg);
@@ -731,6 +713,20 @@ static int detach(void)
 	return 0;
 }
 
+/* A uid option's value into *out; -1 with the message said. */
+static int uid_option(const char *name, const char *value, long *out)
+{
+	uint64_t v;
+
+	if (cosched_parse_u64(value, UINT32_MAX - 2, &v)) {
+		fprintf(stderr, "cosched-sampler: %s: invalid value \"%.20s\" (expected a uid)\n",
+			name, value);
+		return -1;
+	}
+	*out = (long) v;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -756,6 +752,7 @@ int main(int argc, char **argv)
 		{ "decision-slowdown", required_argument, NULL, 'W' },
 		{ "decision-sockets", required_argument, NULL, 'K' },
 		{ "detach", no_argument, NULL, 'D' },
+		{ "private-data", required_argument, NULL, 'X' },
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *events = NULL, *backend = "perf";
@@ -775,6 +772,7 @@ int main(int argc, char **argv)
 	S.node = "";
 	S.interval = 1.0;
 	S.uid = -1;
+	S.privacy.owner = -1;
 	S.decision.slowdown = NAN;
 	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (opt) {
@@ -805,17 +803,16 @@ int main(int argc, char **argv)
 			}
 			break;
 		case 'D': detached = true; break;
-		case 'u': {
-			uint64_t v;
-
-			if (cosched_parse_u64(optarg, UINT32_MAX - 2, &v)) {
-				fprintf(stderr, "cosched-sampler: --uid: invalid value \"%.20s\"\n",
-					optarg);
+		case 'X':
+			if (uid_option("--private-data", optarg,
+				       &S.privacy.owner))
 				return 2;
-			}
-			S.uid = (long) v;
+			S.privacy.on = true;
 			break;
-		}
+		case 'u':
+			if (uid_option("--uid", optarg, &S.uid))
+				return 2;
+			break;
 		default: return 2;
 		}
 	}

@@ -292,6 +292,10 @@ int main(int argc, char **argv)
 		 * libslurm without one ends the process, and these modes
 		 * read files only (a report host may have none). */
 		bool slurm = !access(status_slurm_conf(), R_OK);
+		status_viewer_t viewer = {
+			.privacy = { .on = false, .owner = -1 },
+			.uid = (long) getuid(), .sees_all = getuid() == 0,
+		};
 
 		if (slurm) {
 			slurm_conf_t *cc = NULL;
@@ -300,14 +304,22 @@ int main(int argc, char **argv)
 			if (!slurm_load_ctl_conf((time_t) 0, &cc) && cc) {
 				cosched_file_trust_uid(
 					(long) cc->slurm_user_id);
+				/* squeue's rule for the jobs in the files
+				 * (and how a reset table is kept). */
+				viewer.privacy.on = (cc->private_data &
+						     PRIVATE_DATA_JOBS) != 0;
+				viewer.privacy.owner =
+					(long) cc->slurm_user_id;
+				viewer.sees_all |= getuid() ==
+						   cc->slurm_user_id;
 				slurm_free_conf(cc);
 			}
 		}
 		rc = observations ?
 		     status_observations(conf_path, profile_dir, min_overlap,
-					 stdout, stderr) :
-		     status_interference(conf_path, reset, json, stdout,
-					 stderr);
+					 &viewer, stdout, stderr) :
+		     status_interference(conf_path, reset, json, &viewer,
+					 stdout, stderr);
 		if (slurm)
 			slurm_fini();
 		return rc;

@@ -12,12 +12,14 @@
  */
 #include "cosched_config.h"
 
+#include <errno.h>
 #include <libgen.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <jansson.h>
 
@@ -207,12 +209,34 @@ static int read_conf(const char *conf_path, cosched_conf_t *conf,
 	return 0;
 }
 
+/* Why a file under ProfileDir that path names cannot be read, when the
+ * caller may not (nothing otherwise): the site's rule, not a fault. */
+static const char *denied(const status_viewer_t *v, const char *path)
+{
+	if (!access(path, R_OK) || errno != EACCES)
+		return "";
+	return v->privacy.on ?
+	       " (PrivateData=jobs: ProfileDir and the files in it about jobs are root's and SlurmUser's only; cosched(8), SECURITY)" :
+	       " (needs read access to ProfileDir)";
+}
+
 /* ---- --observations ------------------------------------------------------ */
 
 typedef struct {
 	json_t *records;
 	int n;
+	const status_viewer_t *viewer;
+	int hidden_unreadable;	/* records this caller could not read */
 } obs_ctx_t;
+
+/* squeue's rule: under PrivateData=jobs, a record is shown to root,
+ * SlurmUser and the job's own user; one that could not be read is
+ * nobody's that the caller can prove theirs. */
+static bool obs_visible(const status_viewer_t *v,
+			const cosched_step_record_t *r)
+{
+	return !v->privacy.on || v->sees_all || (r && r->uid == v->uid);
+}
 
 static const char *kind_name(cosched_obs_kind_t k)
 {
@@ -229,8 +253,13 @@ static void one_observation(void *ctx, const char *name,
 			    const cosched_observation_t *o)
 {
 	obs_ctx_t *c = ctx;
-	json_t *e = json_object();
+	json_t *e;
 
+	if (!obs_visible(c->viewer, r)) {
+		c->hidden_unreadable += !r;
+		return;
+	}
+	e = json_object();
 	json_object_set_new(e, "record", json_string(name));
 	json_object_set_new(e, "kind", json_string(kind_name(o->kind)));
 	if (o->kind == COSCHED_OBS_SKIP)
@@ -261,9 +290,11 @@ static void one_observation(void *ctx, const char *name,
 }
 
 int status_observations(const char *conf_path, const char *profile_dir,
-			double min_overlap, FILE *out, FILE *errout)
+			double min_overlap, const status_viewer_t *viewer,
+			FILE *out, FILE *errout)
 {
-	obs_ctx_t ctx = { json_array(), 0 };
+	obs_ctx_t ctx = { json_array(), 0, viewer, 0 };
+	char jobs[COSCHED_PATH_MAX + 64];
 	cosched_conf_t conf;
 	cosched_error_t err;
 	json_t *o;
@@ -277,6 +308,16 @@ int status_observations(const char *conf_path, const char *profile_dir,
 		}
 		profile_dir = conf.profile_dir;
 	}
+	/* A folder the caller may not read is an answer of its own, not
+	 * "no record". */
+	snprintf(jobs, sizeof(jobs), "%s/%s", profile_dir,
+		 COSCHED_LEARNER_JOBS_SUBDIR);
+	if (*denied(viewer, jobs)) {
+		fprintf(errout, "cosched-status: --observations: %s: %s%s\n",
+			jobs, strerror(EACCES), denied(viewer, jobs));
+		json_decref(ctx.records);
+		return 1;
+	}
 	if (cosched_observe_dir(profile_dir, min_overlap, one_observation,
 				&ctx, &err)) {
 		fprintf(errout, "cosched-status: --observations: %s\n",
@@ -284,6 +325,11 @@ int status_observations(const char *conf_path, const char *profile_dir,
 		json_decref(ctx.records);
 		return 1;
 	}
+	if (ctx.hidden_unreadable)
+		fprintf(errout, "cosched-status: --observations: %d step records in %s could not be read and are not shown%s\n",
+			ctx.hidden_unreadable, jobs, viewer->privacy.on ?
+			" (PrivateData=jobs: records are root's and SlurmUser's only; cosched(8), SECURITY)" :
+			"");
 	o = json_object();
 	json_object_set_new(o, "profile_dir", json_string(profile_dir));
 	json_object_set_new(o, "min_overlap", json_real(min_overlap));
@@ -301,7 +347,8 @@ int status_observations(const char *conf_path, const char *profile_dir,
 /* ---- --interference ------------------------------------------------------- */
 
 int status_interference(const char *conf_path, bool reset, bool json,
-			FILE *out, FILE *errout)
+			const status_viewer_t *viewer, FILE *out,
+			FILE *errout)
 {
 	char file[COSCHED_PATH_MAX + 64];
 	cosched_learn_table_t t;
@@ -315,7 +362,8 @@ int status_interference(const char *conf_path, bool reset, bool json,
 		 COSCHED_LEARNER_FILE);
 	cosched_learn_init(&t, (long long) time(NULL));
 	if (reset) {
-		if (cosched_learner_file_save(conf.profile_dir, &t, &err)) {
+		if (cosched_learner_file_save(conf.profile_dir,
+					      &viewer->privacy, &t, &err)) {
 			fprintf(errout, "cosched-status: --reset-interference: %s (only root and SlurmUser may write ProfileDir)\n",
 				err.msg);
 			cosched_learn_free(&t);
@@ -328,7 +376,8 @@ int status_interference(const char *conf_path, bool reset, bool json,
 	}
 	rc = cosched_learner_file_load(conf.profile_dir, &t, &err);
 	if (rc < 0) {
-		fprintf(errout, "cosched-status: %s\n", err.msg);
+		fprintf(errout, "cosched-status: %s%s\n", err.msg,
+			denied(viewer, file));
 		cosched_learn_free(&t);
 		return 1;
 	}

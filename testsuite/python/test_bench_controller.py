@@ -22,7 +22,8 @@ BENCH = os.path.normpath(os.path.join(
     os.path.dirname(__file__), "..", "..", "research", "bench",
     "cosched-bench-controller"))
 VARIANTS = ["cons_tres", "none", "gang", "greedy_thread",
-            "miss_rate_balance", "miss_rate_bound", "app_aware"]
+            "miss_rate_balance", "miss_rate_bound", "app_aware",
+            "min_slowdown"]
 
 
 def _table(text, heading):
@@ -92,10 +93,9 @@ def test_bench_controller_quick(tmp_path):
         assert record + sampler <= start + 2, f
     # One repeat: no paired table (the ratio says the same).
     assert "paired jobs/s" not in r.stdout, r.stdout
-    for target in ("ratio >= 0.97", "plugin time per job < 30 us",
-                   "slurmctld CPU per job <= 1.03 x cons_tres's"):
-        assert re.search(rf"^target {re.escape(target)}: (PASS|FAIL) ",
-                         r.stdout, re.M), r.stdout
+    # Timed runs move with the machine's load: no target is judged on
+    # them (--callgrind judges the control plane's).
+    assert not re.search(r"^target ", r.stdout, re.M), r.stdout
 
     doc = json.loads(out.read_text())
     assert doc["nodes"] == 16 and doc["tasks"] == 100 and doc["repeats"] == 1
@@ -209,20 +209,33 @@ def _require_valgrind():
 def test_bench_controller_callgrind(tmp_path):
     # The plugin's instructions per job, counted by callgrind inside its
     # three entry points: each part counted, the sum printed, the profile
-    # kept.
+    # kept; and its share of all of slurmctld's per job under cons_tres,
+    # which the target judges.
     _require_valgrind()
     prefix = tmp_path / "cg"
     r = subprocess.run([sys.executable, BENCH, "--nodes", "4", "--tasks",
                         "20", "--variants", "none", "--callgrind",
                         str(prefix), "--builddir", default_builddir()],
-                       capture_output=True, text=True, timeout=600)
+                       capture_output=True, text=True, timeout=900)
     assert r.returncode == 0, r.stdout + r.stderr
+    base = next(int(l.split()[1]) for l in r.stdout.splitlines()
+                if l.startswith("cons_tres "))
+    # A job costs slurmctld well over 100,000 instructions (its RPCs).
+    assert base > 100000, r.stdout
     row = next(l.split() for l in r.stdout.splitlines()
                if l.startswith("none "))
     test, begin, fini, total = (int(x) for x in row[1:5])
     assert begin > 1000 and fini > 1000 and test > 0, r.stdout
     assert total == pytest.approx(test + begin + fini, abs=2), r.stdout
+    share = float(row[5].rstrip("%"))
+    assert share == pytest.approx(100 * total / base, abs=0.01), r.stdout
+    m = re.search(r"^target plugin instructions per job < 3\.5% of "
+                  r"cons_tres's slurmctld: (PASS|FAIL) \(highest: none "
+                  rf"{total}, ", r.stdout, re.M)
+    assert m, r.stdout
+    assert (m.group(1) == "PASS") == (share < 3.5), r.stdout
     assert (tmp_path / "cg.none").stat().st_size > 0
+    assert (tmp_path / "cg.cons_tres").stat().st_size > 0
 
 
 @pytest.mark.cluster

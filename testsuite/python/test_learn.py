@@ -17,10 +17,12 @@ import json
 import os
 import re
 import subprocess
+import tempfile
 import time
 
 import pytest
 
+from cosched_loopback import fake_cpufreq
 from cosched_loopback.cluster import default_builddir, sampler_test_conf
 from users import local_user, open_to_users, sbatch_as
 
@@ -175,30 +177,45 @@ STRICT_LEARNED = ["CoschedPolicy=app_aware", "PlacementMode=strict",
                   "ProfileCacheRefresh=1", "GangMaxApps=4"]
 
 
-def _users_cluster(make_cluster):
+def _users_cluster(make_cluster, extra=(), workdir=None):
     """One node of one 4-core socket that app_aware may fill
-    (GangMaxApps=4), strict, on the learned table, open to two users
-    besides root: (cluster, attacker's uid)."""
-    c = make_cluster(nodes=1, sockets=1, cores=4,
-                     cosched_conf_extra=STRICT_LEARNED)
+    (GangMaxApps=4), strict, on the learned table (and extra), open to two
+    users besides root: (cluster, attacker's uid)."""
+    c = make_cluster(nodes=1, sockets=1, cores=4, workdir=workdir,
+                     cosched_conf_extra=STRICT_LEARNED + list(extra))
     open_to_users(c)
     local_user(VICTIM)
     return c, local_user(ATTACKER)
 
 
+def _domain(c):
+    """The node's frequency domain as its fake cpufreq tree holds it, or
+    None on a cluster without one."""
+    root = os.path.join(c.workdir, "sysfs", "n1")
+    if not os.path.isdir(os.path.join(root, "sys")):
+        return None
+    return fake_cpufreq.setting(root, 0)
+
+
 def _victim_round(c):
     """The victim's four 1-core cpu jobs of lammps, released at once:
-    whether all four ran together, and each one's (class, source)."""
+    whether all four ran together, each one's (class, source), each one's
+    decided frequency (governor, requested kHz) and the node's frequency
+    domain while they ran."""
     ids = [sbatch_as(c, VICTIM, "-H", "-n1", "-Jlammps",
-                     "--cosched-class=cpu", "--wrap=sleep 5")
+                     "--cosched-class=cpu", "--wrap=sleep 6")
            for _ in range(4)]
     c.release(ids)
     for j in ids:
         c.wait_state(j, ["RUNNING", "COMPLETED"])
     together = all(c.job(j)["JobState"] == "RUNNING" for j in ids)
-    classes = [(c.record(j)["class"], c.record(j)["source"]) for j in ids]
+    recs = [c.record(j) for j in ids]
+    classes = [(r["class"], r["source"]) for r in recs]
+    freqs = [(r.get("governor"), r.get("freq_req_khz")) for r in recs]
+    time.sleep(2)   # the steps have started: the node set their frequency
+    domain = _domain(c)
     _wait_done(c, ids)
-    return together, classes
+    return together, classes, freqs, domain
 
 
 def _as_attacker(c, n, *args):
@@ -243,40 +260,122 @@ def test_one_user_teaches_no_one(make_cluster):
     assert _victim_round(c) == untouched
 
 
+# Counts of a memory-bound program (30 LLC misses per 1000 instructions):
+# a profile that classifies (lim or mem, as the run's length makes its
+# bandwidth), and unlike the cpu the jobs declare.
+MEM_COUNTS = ("instructions 1000000000\ncycles 2000000000\n"
+              "LLC-load-misses 30000000\ntask-clock 500000000\n")
+# The node as the frequency tests make it (test_node.py): one 4-CPU
+# package, one frequency domain, in a fake cpufreq tree the node writes.
+ONE_SOCKET = "Topology=synthetic:package:1 [numa] core:4 pu:1"
+# EDP at 1 thread: 2.2 GHz 10 s x 1000 J = 10000; 1.5 GHz 12 s x 600 J =
+# 7200, the minimum: a profile with these points clocks a job at 1.5 GHz.
+EDP15 = [{"threads": 1, "freq_khz": 2200000, "time_s": 10.0,
+          "energy_j": 1000.0, "samples": 1},
+         {"threads": 1, "freq_khz": 1500000, "time_s": 12.0,
+          "energy_j": 600.0, "samples": 1}]
+
+
+def _profile(c, key):
+    with open(os.path.join(c.profile_dir, f"{key}.json")) as f:
+        return json.load(f)
+
+
+def _wait_profile_runs(c, key, n, timeout=15):
+    """key's profile once it holds n runs (the samplers merge after the
+    job ends)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            prof = _profile(c, key)
+            if prof["runs_merged"] >= n:
+                return prof
+        except FileNotFoundError:
+            prof = None
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{key}: {prof}\n{c.logs(30)}")
+        time.sleep(0.3)
+
+
 @pytest.mark.cluster
 def test_profile_squatting_gains_nothing(make_cluster):
-    """A user who runs first under another user's application name owns
-    that profile, but it does not classify the other user's jobs: the
-    victim's lammps job is placed by its declared class, as on an
-    untouched cluster, while the attacker's own lammps job is classified
-    from the attacker's profile.  A profile root's runs made is the
-    site's: a user's runs do not claim it."""
-    c, attacker = _users_cluster(make_cluster)
-    conf = sampler_test_conf(c.workdir)
-    # Counts of a memory-bound program (30 LLC misses per 1000
-    # instructions): a profile that classifies, and unlike cpu.
-    with open(os.path.join(c.workdir, "counters"), "w") as f:
-        f.write("instructions 1000000000\ncycles 2000000000\n"
-                "LLC-load-misses 30000000\ntask-clock 500000000\n")
-    c.reconfigure(STRICT_LEARNED + conf)
+    """A user who runs first under another user's application name gains
+    nothing over the other's jobs: the attacker's runs build the
+    attacker's own profile of lammps, which classifies and clocks the
+    attacker's jobs (1.5 GHz from its EDP points) but not the victim's,
+    whose lammps jobs are placed by their declared class and left at the
+    node's own frequency, as on an untouched cluster.  A profile root's
+    runs made is the site's: a user's runs do not go into it."""
+    w = tempfile.mkdtemp(prefix="cosched-cluster-")
+    fake_cpufreq.create(os.path.join(w, "sysfs", "n1"), cpus=4, packages=1)
+    conf = sampler_test_conf(w) + ["PowerPolicy=edp", ONE_SOCKET]
+    with open(os.path.join(w, "counters"), "w") as f:
+        f.write(MEM_COUNTS)
+    c, attacker = _users_cluster(make_cluster, conf, workdir=w)
+    original = _domain(c)
     untouched = _victim_round(c)
     assert untouched[1] == [("cpu", "declared")] * 4, untouched
-    os.remove(os.path.join(c.profile_dir, "lammps.json"))
+    assert untouched[2] == [(None, None)] * 4 and \
+        untouched[3] == original, untouched
+    # The victim's runs made the victim's own profile: start afresh.
+    for name in os.listdir(c.profile_dir):
+        if name.startswith("lammps"):
+            os.remove(os.path.join(c.profile_dir, name))
 
     _as_attacker(c, 2, "-Jlammps", "--wrap=sleep 1.5")
-    with open(os.path.join(c.profile_dir, "lammps.json")) as f:
-        assert json.load(f)["owner_uid"] == attacker
+    key = f"lammps@{attacker}"
+    prof = _wait_profile_runs(c, key, 2)
+    assert prof["owner_uid"] == attacker, prof
+    assert not os.path.exists(os.path.join(c.profile_dir, "lammps.json"))
+    # The EDP sweep the attacker's runs would give at known frequencies.
+    prof["edp"] = EDP15
+    with open(os.path.join(c.profile_dir, f".{key}.tmp"), "w") as f:
+        json.dump(prof, f)
+    os.rename(os.path.join(c.profile_dir, f".{key}.tmp"),
+              os.path.join(c.profile_dir, f"{key}.json"))
     time.sleep(2)   # the profile cache's next refresh
     assert _victim_round(c) == untouched
-    mine = _as_attacker(c, 1, "-Jlammps", "--wrap=sleep 1.5")[0]
-    assert c.record(mine)["source"] == "profile", c.record(mine)
+    mine = c.record(_as_attacker(c, 1, "-Jlammps", "--wrap=sleep 1.5")[0])
+    assert mine["class"] != "cpu" and (mine["source"], mine.get("governor"),
+                                       mine.get("freq_req_khz")) == \
+        ("profile", "userspace", "1500000"), mine
 
     for _ in range(2):
         _wait_done(c, [c.sbatch("-n1", "-Jsiteapp", "--wrap=sleep 1.5")])
     _as_attacker(c, 1, "-Jsiteapp", "--wrap=sleep 1.5")
-    with open(os.path.join(c.profile_dir, "siteapp.json")) as f:
-        prof = json.load(f)
+    _wait_profile_runs(c, f"siteapp@{attacker}", 1)
+    prof = _profile(c, "siteapp")
     assert "owner_uid" not in prof and prof["runs_merged"] == 2, prof
+
+
+@pytest.mark.cluster
+def test_squatted_name_still_profiles_the_victim(make_cluster):
+    """The attacker runs under lammps first; the victim's runs of lammps
+    then build the victim's own profile all the same (the store holds it
+    as the victim's), and the victim's next lammps job is classified from
+    it: its class from the profile, not the cpu it declares."""
+    c, attacker = _users_cluster(make_cluster)
+    conf = sampler_test_conf(c.workdir)
+    with open(os.path.join(c.workdir, "counters"), "w") as f:
+        f.write(MEM_COUNTS)
+    c.reconfigure(STRICT_LEARNED + conf)
+    victim = local_user(VICTIM)
+
+    _as_attacker(c, 2, "-Jlammps", "--wrap=sleep 1.5")
+    time.sleep(1)   # the attacker's runs are merged
+    ids = [sbatch_as(c, VICTIM, "-n1", "-Jlammps", "--cosched-class=cpu",
+                     "--wrap=sleep 1.5") for _ in range(2)]
+    _wait_done(c, ids)
+    time.sleep(3)   # merged, and the profile cache's next refresh
+    j = sbatch_as(c, VICTIM, "-n1", "-Jlammps", "--cosched-class=cpu",
+                  "--wrap=sleep 1")
+    c.wait_state(j, ["RUNNING", "COMPLETED"])
+    rec = c.record(j)
+    assert rec["source"] == "profile" and rec["class"] != "cpu", \
+        (rec, c.logs(30))
+    prof = _profile(c, f"lammps@{victim}")
+    assert prof["owner_uid"] == victim and prof["runs_merged"] >= 2, prof
+    _wait_done(c, [j])
 
 
 def _status_bin(c):

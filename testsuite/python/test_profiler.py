@@ -494,40 +494,46 @@ def test_live_load_leaves_with_its_file(make_cluster):
 
 
 def test_profile_is_its_owners(make_cluster):
-    """A run merges into a profile only when it may: the first user's
-    job creates p15's profile and owns it; a second user's job of the
-    same name is refused, and its step record says why; once the site
-    shares p15 (ProfileShare=) the second user's runs go in, and the
-    profile stays the first user's."""
+    """A user's runs build that user's own profile: the first user's job
+    creates p15@UID.json and owns it; a second user's job of the same
+    name makes the second user's own, and its step record says where it
+    went; once the site shares p15 (ProfileShare=) the second user's runs
+    go into the application's profile, p15.json, which the first user's
+    own does not feed."""
     c = make_cluster(nodes=1, cosched_conf_extra=["SampleInterval=0.2"])
     open_to_users(c)
     owner, other = local_user("cosched-t1"), local_user("cosched-t2")
+
+    def prof(key):
+        with open(os.path.join(c.profile_dir, f"{key}.json")) as f:
+            return json.load(f)
+
     a = sbatch_as(c, "cosched-t1", "-Jp15", "--wrap", "sleep 1")
     c.wait_state(a, "COMPLETED", timeout=60)
     rec = _record(c, f"{a}.batch")
-    assert rec["profile"].startswith("merged into "), rec
-    with open(os.path.join(c.profile_dir, "p15.json")) as f:
-        prof = json.load(f)
-    assert prof["owner_uid"] == owner and prof["runs_merged"] == 1, prof
-    assert prof["schema_version"] == 4, prof
+    assert rec["profile"] == \
+        f"merged into {c.profile_dir}/p15@{owner}.json", rec
+    mine = prof(f"p15@{owner}")
+    assert mine["owner_uid"] == owner and mine["runs_merged"] == 1, mine
+    assert mine["schema_version"] == 4 and mine["app"] == "p15", mine
     b = sbatch_as(c, "cosched-t2", "-Jp15", "--wrap", "sleep 1")
     c.wait_state(b, "COMPLETED", timeout=60)
     rec = _record(c, f"{b}.batch")
-    assert rec["profile"] == (
-        f"not merged: p15's profile is uid {owner}'s, not uid {other}'s "
-        "(a site shares an application's profile with ProfileShare= in "
-        "cosched.conf)"), rec
-    with open(os.path.join(c.profile_dir, "p15.json")) as f:
-        assert json.load(f)["runs_merged"] == 1
+    assert rec["profile"] == \
+        f"merged into {c.profile_dir}/p15@{other}.json", rec
+    theirs = prof(f"p15@{other}")
+    assert theirs["owner_uid"] == other and theirs["runs_merged"] == 1
+    assert prof(f"p15@{owner}")["runs_merged"] == 1
+    assert not os.path.exists(os.path.join(c.profile_dir, "p15.json"))
     c.write_cosched_conf(["SampleInterval=0.2", "ProfileShare=p15"])
     c.run(["scontrol", "reconfigure"])
     b2 = sbatch_as(c, "cosched-t2", "-Jp15", "--wrap", "sleep 1")
     c.wait_state(b2, "COMPLETED", timeout=60)
     rec = _record(c, f"{b2}.batch")
-    assert rec["profile"].startswith("merged into "), rec
-    with open(os.path.join(c.profile_dir, "p15.json")) as f:
-        prof = json.load(f)
-    assert prof["owner_uid"] == owner and prof["runs_merged"] == 2, prof
+    assert rec["profile"] == f"merged into {c.profile_dir}/p15.json", rec
+    shared = prof("p15")
+    assert shared["runs_merged"] == 1, shared
+    assert prof(f"p15@{other}")["runs_merged"] == 1
     _not_drained(c)
 
 

@@ -536,6 +536,85 @@ def test_suite_quick_orders_min_slowdown_on_throughput_and_energy():
     assert "Targets:" in text
 
 
+def test_draw_reproduces_its_workload():
+    """--draw (cosched-sim(1), DRAWN WORKLOADS): the same seed gives the
+    same programs, another seed others, inside the documented ranges;
+    each static plan's value under the core's model is reported, and
+    min_slowdown's is never below a seed policy's."""
+    def apps(seed):
+        doc = json.loads(sim("--draw", "--seed", str(seed), "--window", "60",
+                             "--json").stdout)
+        return doc["apps"], rows(doc)
+    a, ra = apps(5)
+    assert apps(5)[0] == a
+    assert apps(6)[0] != a
+    assert 6 <= len(a) <= 12
+    ranges = {"cpu": (0, 0.1), "lim": (1.5, 2.0), "mem": (5.0, 6.0),
+              "rand": (0, 0.1)}
+    for x in a:
+        lo, hi = ranges[x["category"]]
+        assert lo <= x["mpki"] <= hi and 2 <= x["threads"] <= 6, x
+        assert 25 <= x["solo_s"] <= 100, x
+    assert ra["miss_rate_bound"]["plan_value"] is None   # runs online
+    for p in ("gang", "greedy_thread", "miss_rate_balance", "app_aware"):
+        assert ra["min_slowdown"]["plan_value"] >= \
+            ra[p]["plan_value"] * (1 - 1e-9), p
+    r = sim("--draw", "--seed002", check=False)
+    assert r.returncode == 2 and "exactly one of" in r.stderr
+
+
+def test_suite_drawn_min_slowdown_never_below_a_seed_plan():
+    """cosched-sim-suite --drawn 100 (the documented command, about a
+    second): every policy over 100 drawn workloads.  Under the core's
+    model min_slowdown's time-shared plan is never below the best seed
+    policy's; in runs per hour it reaches >= 0.97 of the exact optimum in
+    the mean and >= 0.93 at the 5th percentile."""
+    suite = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                         "..", "research", "sim", "cosched-sim-suite")
+    r = subprocess.run([sys.executable, suite, "--drawn", "100", "--json",
+                        "--builddir", default_builddir()],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stdout + r.stderr
+    doc = json.loads(r.stdout)
+    d = doc["drawn"]
+    assert d["behind_seed_model"]["cases"] == 0, d["behind_seed_model"]
+    title, ts = d["tables"][0]
+    assert "optimum" in title
+    ours = ts["min_slowdown"]
+    assert len(ours["ratios"]) == 100
+    assert ours["mean"] >= 0.97 and ours["p5"] >= 0.93, ours
+    assert all(x <= 1 + 1e-9 for p in POLICIES for x in ts[p]["ratios"])
+    # Space-shared: 1, 2 and 4 nodes, each case's best policy at 1.
+    assert len(d["tables"]) == 5
+    for _, summ in d["tables"][1:]:
+        assert max(max(summ[p]["ratios"]) for p in POLICIES) == 1
+    assert any("MET" in t for t in doc["targets"])
+
+
+@needs_matplotlib
+def test_suite_drawn_plot(tmp_path):
+    """cosched-sim-suite --drawn N --plot FILE.svg: a box per policy in
+    every setting's panel, the table printed as usual; --plot without
+    --drawn is refused."""
+    suite = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                         "..", "research", "sim", "cosched-sim-suite")
+    svg = tmp_path / "drawn.svg"
+    r = subprocess.run([sys.executable, suite, "--drawn", "10", "--plot",
+                        str(svg), "--builddir", default_builddir()],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "Targets:" in r.stdout
+    text = svg.read_text()
+    assert "</svg>" in text and "10 drawn workloads" in text
+    for p in POLICIES:
+        assert text.count(p) >= 5, p     # one label per panel
+    assert "the exact optimum" in text and "4 nodes" in text
+    r = subprocess.run([sys.executable, suite, "--plot", str(svg),
+                        "--builddir", default_builddir()],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2 and "--drawn" in r.stderr
+
+
 def test_mix_changes_the_categories():
     """--mix changes which categories the generated jobs get (the same
     arrivals, other co-runs: other results; the same mix twice, the same

@@ -14,6 +14,7 @@
 
 #include "cosched_check.h"
 #include "src/libcosched/io/file.h"
+#include "src/libcosched/io/private.h"
 
 /* The names in dir other than "." and "..", sorted, joined by spaces. */
 static int not_dots(const struct dirent *e)
@@ -208,6 +209,66 @@ START_TEST(test_replace_keeps_owner)
 }
 END_TEST
 
+/* PrivateData: a file 0600 and given to SlurmUser (root only can give it
+ * away: elsewhere SlurmUser is the writer); public, 0644 and the
+ * writer's. */
+START_TEST(test_private_file_is_slurmusers_only)
+{
+	char dir[256], path[300];
+	cosched_private_t priv = { true, geteuid() == 0 ? 65534 : geteuid() };
+	cosched_error_t err;
+	struct stat st;
+
+	cosched_check_tmpdir(dir, sizeof(dir), "file");
+	snprintf(path, sizeof(path), "%s/1.0.n1.json", dir);
+	ck_assert_int_eq(cosched_private_replace(NULL, path, "{}\n", 3, 0,
+						 &err), 0);
+	ck_assert_int_eq(stat(path, &st), 0);
+	ck_assert_uint_eq(st.st_mode & 07777, 0644);
+	ck_assert_uint_eq(st.st_uid, geteuid());
+	ck_assert_int_eq(cosched_private_replace(&priv, path, "{}\n", 3, 0,
+						 &err), 0);
+	ck_assert_int_eq(stat(path, &st), 0);
+	ck_assert_uint_eq(st.st_mode & 07777, 0600);
+	ck_assert_uint_eq(st.st_uid, (uid_t) priv.owner);
+	cosched_check_rm_rf(dir);
+}
+END_TEST
+
+/* PrivateData on a site's older directories: a 0755 one becomes
+ * SlurmUser's 0700 at the next use (every file in it then out of others'
+ * reach); a new one is created so; public leaves an existing one as it
+ * is.  A symbolic link is not a directory cosched created. */
+START_TEST(test_private_dir_closes_older_dirs)
+{
+	char dir[256], sub[300], link[300];
+	cosched_private_t priv = { true, geteuid() == 0 ? 65534 : geteuid() };
+	cosched_error_t err;
+	struct stat st;
+
+	cosched_check_tmpdir(dir, sizeof(dir), "file");
+	snprintf(sub, sizeof(sub), "%s/jobs", dir);
+	ck_assert_int_eq(mkdir(sub, 0755), 0);
+	ck_assert_int_eq(chmod(sub, 0755), 0);
+	ck_assert_int_eq(cosched_private_dir(NULL, sub, true, &err), 0);
+	ck_assert_int_eq(stat(sub, &st), 0);
+	ck_assert_uint_eq(st.st_mode & 07777, 0755);
+	ck_assert_int_eq(cosched_private_dir(&priv, sub, true, &err), 0);
+	ck_assert_int_eq(stat(sub, &st), 0);
+	ck_assert_uint_eq(st.st_mode & 07777, 0700);
+	ck_assert_uint_eq(st.st_uid, (uid_t) priv.owner);
+	snprintf(sub, sizeof(sub), "%s/live", dir);
+	ck_assert_int_eq(cosched_private_dir(&priv, sub, true, &err), 0);
+	ck_assert_int_eq(stat(sub, &st), 0);
+	ck_assert_uint_eq(st.st_mode & 07777, 0700);
+	snprintf(link, sizeof(link), "%s/other", dir);
+	ck_assert_int_eq(symlink(sub, link), 0);
+	ck_assert_int_eq(cosched_private_dir(&priv, link, true, &err), -1);
+	ck_assert_msg(strstr(err.msg, "not a directory"), "%s", err.msg);
+	cosched_check_rm_rf(dir);
+}
+END_TEST
+
 Suite *cosched_test_suite(void)
 {
 	Suite *s = suite_create("file");
@@ -218,6 +279,8 @@ Suite *cosched_test_suite(void)
 	tcase_add_test(tc, test_replace_ignores_planted_temp_links);
 	tcase_add_test(tc, test_replace_failure_keeps_old_file);
 	tcase_add_test(tc, test_replace_keeps_owner);
+	tcase_add_test(tc, test_private_file_is_slurmusers_only);
+	tcase_add_test(tc, test_private_dir_closes_older_dirs);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -445,7 +445,7 @@ START_TEST(test_learner_folder)
 		cosched_learn_table_t empty;
 
 		cosched_learn_init(&empty, now + 160);
-		ck_assert_int_eq(cosched_learner_file_save(dir, &empty, &err), 0);
+		ck_assert_int_eq(cosched_learner_file_save(dir, NULL, &empty, &err), 0);
 		cosched_learn_free(&empty);
 	}
 	ck_assert_int_eq(cosched_learner_run(l, now + 170, &rep, &err), 0);

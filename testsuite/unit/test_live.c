@@ -133,10 +133,10 @@ START_TEST(test_write_scan)
 	free(jobs);
 
 	umask(077);	/* the file must still be readable by slurmctld */
-	ck_assert_int_eq(cosched_live_write(dir, &a0, &err), 0);
+	ck_assert_int_eq(cosched_live_write(dir, NULL, &a0, &err), 0);
 	umask(022);
-	ck_assert_int_eq(cosched_live_write(dir, &a1, &err), 0);
-	ck_assert_int_eq(cosched_live_write(dir, &b, &err), 0);
+	ck_assert_int_eq(cosched_live_write(dir, NULL, &a1, &err), 0);
+	ck_assert_int_eq(cosched_live_write(dir, NULL, &b, &err), 0);
 	snprintf(path, sizeof(path), "%s/live/7.0.n1", dir);
 	ck_assert_int_eq(stat(path, &st), 0);
 	ck_assert_int_eq(st.st_mode & 0777, 0644);
@@ -199,7 +199,7 @@ START_TEST(test_owner)
 
 	if (geteuid() != 0)
 		return;		/* chown needs root */
-	ck_assert_int_eq(cosched_live_write(dir, &a, &err), 0);
+	ck_assert_int_eq(cosched_live_write(dir, NULL, &a, &err), 0);
 	cosched_child_run("scan as nobody", scan_as_nobody, NULL,
 			  COSCHED_CHILD_AS_NOBODY, 10);
 	snprintf(path, sizeof(path), "%s/live/7.0.n1", dir);
@@ -251,8 +251,8 @@ START_TEST(test_reader_reports_once)
 
 	ck_assert_msg(r != NULL, "%s", err.msg);
 	ck_assert_int_eq(reread(r, &rep, &nbad, &jobs), 0);	/* no live/ */
-	ck_assert_int_eq(cosched_live_write(dir, &a, &err), 0);
-	ck_assert_int_eq(cosched_live_write(dir, &b, &err), 0);
+	ck_assert_int_eq(cosched_live_write(dir, NULL, &a, &err), 0);
+	ck_assert_int_eq(cosched_live_write(dir, NULL, &b, &err), 0);
 	snprintf(path, sizeof(path), "%s/live/9.0.n1", dir);
 	ck_assert_ptr_nonnull(f = fopen(path, "w"));
 	fputs("cosched-live/1 job=9 step=0 node=n1 mpki=-1 time=5\n", f);
@@ -287,7 +287,7 @@ START_TEST(test_reader_reports_once)
 	ck_assert_int_eq(cosched_live_reader_files(r), 1);
 	/* A rewrite with a new value is read again. */
 	a.mpki = 9.5;
-	ck_assert_int_eq(cosched_live_write(dir, &a, &err), 0);
+	ck_assert_int_eq(cosched_live_write(dir, NULL, &a, &err), 0);
 	ck_assert_int_eq(reread(r, &rep, &nbad, &jobs), 1);
 	ck_assert_double_eq(jobs[0].mpki, 9.5);
 	free(jobs);
@@ -311,7 +311,7 @@ START_TEST(test_reader_many)
 
 			snprintf(name, sizeof(name), "n%d", node);
 			l = load(1000 - j, 0, name, (double) (j % 7 + node));
-			ck_assert_int_eq(cosched_live_write(dir, &l, &err), 0);
+			ck_assert_int_eq(cosched_live_write(dir, NULL, &l, &err), 0);
 		}
 	ck_assert_int_eq(reread(r, &rep, &nbad, &jobs), 500);
 	for (long i = 0; i < 500; i++) {
@@ -327,6 +327,137 @@ START_TEST(test_reader_many)
 }
 END_TEST
 
+/* A reading checks at most the reader's cap of files: the files never
+ * read first, then the others in turn; a file not checked keeps its last
+ * load (no job is missing), an unchanged one is not read again, a changed
+ * one is read within files / cap readings, and a file gone is forgotten
+ * at once. */
+START_TEST(test_reader_cap)
+{
+	cosched_live_reader_t *r = cosched_live_reader_create(dir, &err);
+	cosched_live_reading_t last;
+	cosched_live_job_t *jobs;
+	reports_t rep = { 0 };
+	bool seen_new = false;
+	int nbad;
+
+	ck_assert_msg(r != NULL, "%s", err.msg);
+	cosched_live_reader_set_cap(r, 4);
+	for (uint32_t j = 1; j <= 10; j++) {
+		cosched_live_t l = load(j, 0, "n1", (double) j);
+
+		ck_assert_int_eq(cosched_live_write(dir, NULL, &l, &err), 0);
+	}
+	/* Never read: 4 a reading, counted. */
+	ck_assert_int_eq(reread(r, &rep, &nbad, &jobs), 4);
+	free(jobs);
+	cosched_live_reader_last(r, &last);
+	ck_assert_uint_eq(last.files, 10);
+	ck_assert_uint_eq(last.checked, 4);
+	ck_assert_uint_eq(last.opened, 4);
+	ck_assert_uint_eq(last.unread, 6);
+	ck_assert_uint_eq(last.kept, 0);
+	ck_assert_int_eq(reread(r, &rep, &nbad, &jobs), 8);
+	free(jobs);
+	/* The last two new ones, then two known ones, not read again. */
+	ck_assert_int_eq(reread(r, &rep, &nbad, &jobs), 10);
+	free(jobs);
+	cosched_live_reader_last(r, &last);
+	ck_assert_uint_eq(last.checked, 4);
+	ck_assert_uint_eq(last.opened, 2);
+	ck_assert_uint_eq(last.unread, 0);
+	ck_assert_uint_eq(last.kept, 6);
+	for (int i = 0; i < 3; i++) {
+		ck_assert_int_eq(reread(r, &rep, &nbad, &jobs), 10);
+		for (int k = 0; k < 10; k++)
+			ck_assert_double_eq(jobs[k].mpki, (double) (k + 1));
+		free(jobs);
+		cosched_live_reader_last(r, &last);
+		ck_assert_uint_eq(last.checked, 4);
+		ck_assert_uint_eq(last.opened, 0);
+	}
+	/* A new value: the old one until its turn, within 3 readings. */
+	{
+		cosched_live_t l = load(5, 0, "n1", 50.0);
+
+		ck_assert_int_eq(cosched_live_write(dir, NULL, &l, &err), 0);
+	}
+	for (int i = 0; i < 3; i++) {
+		ck_assert_int_eq(reread(r, &rep, &nbad, &jobs), 10);
+		ck_assert(jobs[4].mpki == 5.0 || jobs[4].mpki == 50.0);
+		ck_assert(!seen_new || jobs[4].mpki == 50.0);
+		seen_new = jobs[4].mpki == 50.0;
+		free(jobs);
+	}
+	ck_assert(seen_new);
+	/* Gone: not in the next reading, checked or not. */
+	ck_assert_int_eq(cosched_live_remove(dir, 7, 0, "n1", &err), 0);
+	ck_assert_int_eq(reread(r, &rep, &nbad, &jobs), 9);
+	for (int k = 0; k < 9; k++)
+		ck_assert_uint_ne(jobs[k].job_id, 7);
+	free(jobs);
+	/* No cap: every file checked. */
+	cosched_live_reader_set_cap(r, 0);
+	ck_assert_int_eq(reread(r, &rep, &nbad, &jobs), 9);
+	free(jobs);
+	cosched_live_reader_last(r, &last);
+	ck_assert_uint_eq(last.checked, 9);
+	ck_assert_uint_eq(last.kept, 0);
+	ck_assert_int_eq(rep.calls, 0);
+	cosched_live_reader_free(r);
+}
+END_TEST
+
+/* Staleness is judged on a file when a reading checks it, never on the
+ * mtime remembered of one it does not (rewritten since, it would look
+ * stale): a file not checked keeps its load until its turn. */
+START_TEST(test_reader_cap_stale)
+{
+	cosched_live_reader_t *r = cosched_live_reader_create(dir, &err);
+	long long later = (long long) time(NULL) + 400;
+	cosched_live_job_t *jobs;
+	reports_t rep = { 0 };
+	int nbad;
+
+	ck_assert_msg(r != NULL, "%s", err.msg);
+	for (uint32_t j = 1; j <= 3; j++) {
+		cosched_live_t l = load(j, 0, "n1", (double) j);
+
+		ck_assert_int_eq(cosched_live_write(dir, NULL, &l, &err), 0);
+	}
+	ck_assert_int_eq(reread(r, &rep, &nbad, &jobs), 3);
+	free(jobs);
+	cosched_live_reader_set_cap(r, 1);
+	/* 400 s on, every file is stale: one checked a reading, skipped and
+	 * removed; the others keep their loads until their turn. */
+	for (long want = 2; want >= 0; want--) {
+		ck_assert_int_eq(cosched_live_reader_read(r, later, 300, &jobs,
+							  &nbad, count_report,
+							  &rep, &err), want);
+		free(jobs);
+	}
+	/* Each removed, and forgotten at the reading after. */
+	ck_assert_int_eq(reread(r, &rep, &nbad, &jobs), 0);
+	ck_assert_int_eq(cosched_live_reader_files(r), 0);
+	cosched_live_reader_free(r);
+}
+END_TEST
+
+/* Readings further apart than LiveLoadRefresh only when one takes more
+ * than COSCHED_LIVE_CPU_SHARE of a core at that pace. */
+START_TEST(test_interval)
+{
+	ck_assert_int_eq(cosched_live_interval(2, 0.01), 2);
+	ck_assert_int_eq(cosched_live_interval(1, 0.05), 1);
+	ck_assert_int_eq(cosched_live_interval(1, 0.051), 2);
+	ck_assert_int_eq(cosched_live_interval(1, 0.2), 4);
+	ck_assert_int_eq(cosched_live_interval(10, 0.3), 10);
+	ck_assert_int_eq(cosched_live_interval(10, 0.6), 12);
+	ck_assert_int_eq(cosched_live_interval(0, 0.0002), 0);
+	ck_assert_int_eq(cosched_live_interval(1, 1e9), 86400);
+}
+END_TEST
+
 Suite *cosched_test_suite(void)
 {
 	Suite *s = suite_create("live");
@@ -339,6 +470,9 @@ Suite *cosched_test_suite(void)
 	tcase_add_test(tc, test_owner);
 	tcase_add_test(tc, test_reader_reports_once);
 	tcase_add_test(tc, test_reader_many);
+	tcase_add_test(tc, test_reader_cap);
+	tcase_add_test(tc, test_reader_cap_stale);
+	tcase_add_test(tc, test_interval);
 	suite_add_tcase(s, tc);
 	return s;
 }

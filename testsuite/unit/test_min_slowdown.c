@@ -14,11 +14,13 @@
  *   L      1.00  1.00  1.12  1.30
  */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cosched_check.h"
 
 #include "src/libcosched/policy/gang.h"
+#include "src/libcosched/policy/gang_internal.h"
 #include "src/libcosched/policy/place.h"
 #include "src/libcosched/policy/socket_index.h"
 
@@ -199,6 +201,271 @@ START_TEST(test_plan_time_shared)
 	ck_assert_int_eq(gang_of[2], gang_of[4]);	/* rand with lim */
 	ck_assert_int_ne(gang_of[1], gang_of[2]);
 	cosched_gang_plan_free(&plan);
+}
+END_TEST
+
+/* ---- the time-shared plan's value and its improvement --------------
+ *
+ * Value: the summed speeds 1 / slowdown over the gangs.  By hand, from
+ * the table above: mem next to cpu 1.00 and cpu next to mem 1.07, so a
+ * {mem, cpu} gang holds 1 + 1/1.07 = 1.934579; {mem, mem} 2/1.30 =
+ * 1.538462; {cpu, cpu} 2. */
+
+#define SPEED_MC (1.0 + 1.0 / 1.07)
+#define SPEED_MM (2.0 / 1.30)
+
+/* Gang numbers of jobs 0..n-1 from a plan (-1: missing). */
+static void plan_gangs(const cosched_gang_plan_t *plan, size_t *gang)
+{
+	for (size_t g = 0; g < plan->ngangs; g++)
+		for (int k = 0; k < plan->gangs[g].count; k++)
+			gang[plan->members[plan->gangs[g].first + k].job] = g;
+}
+
+static cosched_gang_plan_t plan_of(const size_t *gang, size_t n,
+				   size_t ngangs,
+				   const cosched_gang_job_t *jobs)
+{
+	cosched_gang_plan_t plan;
+	size_t at = 0;
+
+	plan.ngangs = ngangs;
+	plan.nmembers = n;
+	plan.gangs = calloc(ngangs, sizeof(*plan.gangs));
+	plan.members = calloc(n, sizeof(*plan.members));
+	ck_assert(plan.gangs && plan.members);
+	for (size_t g = 0; g < ngangs; g++) {
+		plan.gangs[g].first = at;
+		for (size_t i = 0; i < n; i++)
+			if (gang[i] == g) {
+				plan.members[at].job = i;
+				plan.members[at].threads = jobs[i].threads;
+				plan.gangs[g].count++;
+				plan.gangs[g].cores += jobs[i].threads;
+				at++;
+			}
+	}
+	return plan;
+}
+
+static double value_of(const cosched_gang_params_t *p,
+		       const cosched_gang_job_t *jobs, size_t n,
+		       const size_t *gang, size_t ngangs)
+{
+	cosched_gang_plan_t plan = plan_of(gang, n, ngangs, jobs);
+	double v = cosched_gang_plan_value(p, jobs, n, &plan);
+
+	cosched_gang_plan_free(&plan);
+	return v;
+}
+
+START_TEST(test_plan_value)
+{
+	cosched_gang_params_t p;
+	cosched_gang_job_t jobs[4] = {
+		gj(1, 2, COSCHED_CAT_MEM), gj(2, 2, COSCHED_CAT_MEM),
+		gj(3, 2, COSCHED_CAT_CPU), gj(4, 2, COSCHED_CAT_CPU),
+	};
+	size_t apart[4] = { 0, 1, 2, 3 }, paired[4] = { 0, 1, 0, 1 };
+	size_t alike[4] = { 0, 0, 1, 1 }, all[4] = { 0, 0, 0, 0 };
+
+	cosched_gang_params_init(&p, 4);
+	ck_assert_double_eq_tol(value_of(&p, jobs, 4, apart, 4), 1.0, 1e-12);
+	ck_assert_double_eq_tol(value_of(&p, jobs, 4, paired, 2), SPEED_MC,
+				1e-12);
+	ck_assert_double_eq_tol(value_of(&p, jobs, 4, alike, 2),
+				(SPEED_MM + 2) / 2, 1e-12);
+	/* 8 cores on a 4-core gang; a bound broken (mem 1.30 > 1.2). */
+	ck_assert_double_eq(value_of(&p, jobs, 4, all, 1), -1);
+	jobs[0].max_slowdown = 1.2;
+	ck_assert_double_eq(value_of(&p, jobs, 4, alike, 2), -1);
+	ck_assert_double_eq_tol(value_of(&p, jobs, 4, paired, 2), SPEED_MC,
+				1e-12);
+}
+END_TEST
+
+/* Swap: {mem, mem} {cpu, cpu} on 4 cores, 2 threads each: no move fits
+ * (a gang is full), no merge; swapping a mem with a cpu gives the
+ * optimum, two {mem, cpu} gangs. */
+START_TEST(test_improve_swap)
+{
+	cosched_gang_params_t p;
+	cosched_gang_job_t jobs[4] = {
+		gj(1, 2, COSCHED_CAT_MEM), gj(2, 2, COSCHED_CAT_MEM),
+		gj(3, 2, COSCHED_CAT_CPU), gj(4, 2, COSCHED_CAT_CPU),
+	};
+	size_t gang[4] = { 0, 0, 1, 1 }, ng = 2;
+
+	cosched_gang_params_init(&p, 4);
+	ck_assert_int_eq(gang_plan_local_search(&p, jobs, 4, gang, &ng, &err),
+			 0);
+	ck_assert_uint_eq(ng, 2);
+	ck_assert_uint_ne(gang[0], gang[1]);
+	ck_assert_uint_ne(gang[2], gang[3]);
+	ck_assert_double_eq_tol(value_of(&p, jobs, 4, gang, ng), SPEED_MC,
+				1e-12);
+}
+END_TEST
+
+/* Move: on 3 cores, {mem, mem, cpu} {cpu, cpu}, one thread each: 2.20780
+ * (mem 1.30 twice, cpu 1.14; cpus 1.00).  A mem moved to the cpus:
+ * {mem, cpu} 1.934579 and {cpu, cpu, mem} 2/1.07 + 1 = 2.869159, 2.401869,
+ * the best of the partitions into two gangs; {mem, mem} {cpu, cpu, cpu}
+ * gives 2.269231. */
+START_TEST(test_improve_move)
+{
+	cosched_gang_params_t p;
+	cosched_gang_job_t jobs[5] = {
+		gj(1, 1, COSCHED_CAT_MEM), gj(2, 1, COSCHED_CAT_MEM),
+		gj(3, 1, COSCHED_CAT_CPU), gj(4, 1, COSCHED_CAT_CPU),
+		gj(5, 1, COSCHED_CAT_CPU),
+	};
+	size_t gang[5] = { 0, 0, 0, 1, 1 }, ng = 2;
+	double start = (2 / 1.30 + 1 / 1.14 + 2) / 2;
+	double best = (SPEED_MC + 2 / 1.07 + 1) / 2;
+	cosched_gang_plan_t plan;
+
+	cosched_gang_params_init(&p, 3);
+	ck_assert_double_eq_tol(value_of(&p, jobs, 5, gang, ng), start, 1e-12);
+	ck_assert_int_eq(gang_plan_local_search(&p, jobs, 5, gang, &ng, &err),
+			 0);
+	ck_assert_uint_eq(ng, 2);
+	ck_assert_uint_ne(gang[0], gang[1]);
+	ck_assert_double_eq_tol(value_of(&p, jobs, 5, gang, ng), best, 1e-12);
+	/* The plan (exact at this size) finds the same. */
+	ck_assert_int_eq(cosched_gang_plan(COSCHED_POLICY_MIN_SLOWDOWN, &p,
+					   jobs, 5, &plan, &err), 0);
+	ck_assert_double_eq_tol(cosched_gang_plan_value(&p, jobs, 5, &plan),
+				best, 1e-12);
+	cosched_gang_plan_free(&plan);
+}
+END_TEST
+
+/* Merge: {cpu, cpu} {cpu, cpu} on 4 cores: a move or a swap leaves the
+ * value at 2; only merging the two gangs gives 4. */
+START_TEST(test_improve_merge)
+{
+	cosched_gang_params_t p;
+	cosched_gang_job_t jobs[4] = {
+		gj(1, 1, COSCHED_CAT_CPU), gj(2, 1, COSCHED_CAT_CPU),
+		gj(3, 1, COSCHED_CAT_CPU), gj(4, 1, COSCHED_CAT_CPU),
+	};
+	size_t gang[4] = { 0, 0, 1, 1 }, ng = 2;
+
+	cosched_gang_params_init(&p, 4);
+	ck_assert_int_eq(gang_plan_local_search(&p, jobs, 4, gang, &ng, &err),
+			 0);
+	ck_assert_uint_eq(ng, 1);
+	ck_assert_double_eq_tol(value_of(&p, jobs, 4, gang, ng), 4.0, 1e-12);
+	/* With two programs per gang at most, the merge is refused. */
+	p.max_apps = 2;
+	gang[0] = gang[1] = 0;
+	gang[2] = gang[3] = 1;
+	ng = 2;
+	ck_assert_int_eq(gang_plan_local_search(&p, jobs, 4, gang, &ng, &err),
+			 0);
+	ck_assert_uint_eq(ng, 2);
+}
+END_TEST
+
+/* A move then a merge: rand programs of 4+3, 5 and 4 threads on 8 cores
+ * ({rand, rand} 2/1.06 each): every single move, swap or merge leaves
+ * three gangs at (2/1.06 + 2) / 3 = 1.295597 or does not fit; moving the
+ * 3 next to the 5 lets the 4 left behind join the other 4: two full gangs,
+ * 2/1.06 = 1.886792. */
+START_TEST(test_improve_move_then_merge)
+{
+	cosched_gang_params_t p;
+	cosched_gang_job_t jobs[4] = {
+		gj(1, 4, COSCHED_CAT_RAND), gj(2, 3, COSCHED_CAT_RAND),
+		gj(3, 5, COSCHED_CAT_RAND), gj(4, 4, COSCHED_CAT_RAND),
+	};
+	size_t gang[4] = { 0, 0, 1, 2 }, ng = 3;
+
+	cosched_gang_params_init(&p, 8);
+	ck_assert_double_eq_tol(value_of(&p, jobs, 4, gang, ng),
+				(2 / 1.06 + 2) / 3, 1e-12);
+	ck_assert_int_eq(gang_plan_local_search(&p, jobs, 4, gang, &ng, &err),
+			 0);
+	ck_assert_uint_eq(ng, 2);
+	ck_assert_uint_eq(gang[1], gang[2]);
+	ck_assert_uint_eq(gang[0], gang[3]);
+	ck_assert_double_eq_tol(value_of(&p, jobs, 4, gang, ng), 2 / 1.06,
+				1e-12);
+}
+END_TEST
+
+/* Steps chained from every program alone on 4 cores (2 threads each):
+ * cpu joins cpu (4/3), mem joins mem ((2 + 1.538462) / 2), then a swap
+ * makes two {mem, cpu} gangs, the fixed point. */
+START_TEST(test_improve_chain)
+{
+	cosched_gang_params_t p;
+	cosched_gang_job_t jobs[4] = {
+		gj(1, 2, COSCHED_CAT_CPU), gj(2, 2, COSCHED_CAT_CPU),
+		gj(3, 2, COSCHED_CAT_MEM), gj(4, 2, COSCHED_CAT_MEM),
+	};
+	size_t gang[4] = { 0, 1, 2, 3 }, ng = 4;
+
+	cosched_gang_params_init(&p, 4);
+	ck_assert_int_eq(gang_plan_local_search(&p, jobs, 4, gang, &ng, &err),
+			 0);
+	ck_assert_uint_eq(ng, 2);
+	ck_assert_uint_ne(gang[0], gang[1]);
+	ck_assert_uint_ne(gang[2], gang[3]);
+	ck_assert_double_eq_tol(value_of(&p, jobs, 4, gang, ng), SPEED_MC,
+				1e-12);
+}
+END_TEST
+
+/* Above the exact search's size, the plan is never below a seed
+ * policy's by the value: 12 programs, three per category, the thesis's
+ * threads (4/5/6, mem 3/4/5, rand 2/3/4) on 8 cores. */
+START_TEST(test_plan_never_below_seed)
+{
+	static const int thr[4][3] = {
+		{ 4, 5, 6 }, { 4, 5, 6 }, { 3, 4, 5 }, { 2, 3, 4 } };
+	static const cosched_policy_t seeds[] = {
+		COSCHED_POLICY_GANG, COSCHED_POLICY_GREEDY_THREAD,
+		COSCHED_POLICY_MISS_RATE_BALANCE,
+		COSCHED_POLICY_MISS_RATE_BOUND, COSCHED_POLICY_APP_AWARE,
+	};
+	cosched_gang_params_t p;
+	cosched_gang_job_t jobs[12];
+	cosched_gang_plan_t plan;
+	size_t gang[12];
+	double ours;
+
+	for (int c = 0; c < 4; c++)
+		for (int k = 0; k < 3; k++) {
+			jobs[c * 3 + k] = gj((uint32_t) (c * 3 + k + 1), thr[c][k],
+					     (cosched_category_t) c);
+			jobs[c * 3 + k].mpki = c == COSCHED_CAT_MEM ? 5.0 :
+				c == COSCHED_CAT_LIM ? 1.8 : 0.01;
+		}
+	cosched_gang_params_init(&p, 8);
+	ck_assert_int_eq(cosched_gang_plan(COSCHED_POLICY_MIN_SLOWDOWN, &p,
+					   jobs, 12, &plan, &err), 0);
+	ours = cosched_gang_plan_value(&p, jobs, 12, &plan);
+	ck_assert(ours > 0);
+	/* A fixed point: the local search from it changes nothing. */
+	plan_gangs(&plan, gang);
+	{
+		size_t ng = plan.ngangs;
+		ck_assert_int_eq(gang_plan_local_search(&p, jobs, 12, gang, &ng,
+							&err), 0);
+		ck_assert_double_eq_tol(value_of(&p, jobs, 12, gang, ng), ours,
+					1e-12);
+	}
+	cosched_gang_plan_free(&plan);
+	for (size_t k = 0; k < sizeof(seeds) / sizeof(seeds[0]); k++) {
+		ck_assert_int_eq(cosched_gang_plan(seeds[k], &p, jobs, 12, &plan,
+						   &err), 0);
+		ck_assert_msg(ours >= cosched_gang_plan_value(&p, jobs, 12,
+							      &plan) - 1e-12,
+			      "below %s", cosched_policy_name(seeds[k]));
+		cosched_gang_plan_free(&plan);
+	}
 }
 END_TEST
 
@@ -420,6 +687,13 @@ Suite *cosched_test_suite(void)
 	tcase_add_test(tc, test_bound);
 	tcase_add_test(tc, test_bound_scan);
 	tcase_add_test(tc, test_plan_time_shared);
+	tcase_add_test(tc, test_plan_value);
+	tcase_add_test(tc, test_improve_swap);
+	tcase_add_test(tc, test_improve_move);
+	tcase_add_test(tc, test_improve_merge);
+	tcase_add_test(tc, test_improve_chain);
+	tcase_add_test(tc, test_improve_move_then_merge);
+	tcase_add_test(tc, test_plan_never_below_seed);
 	tcase_add_test(tc, test_queue_demand_switch);
 	tcase_add_test(tc, test_strict_holds);
 	tcase_add_test(tc, test_pack_refused_falls_back);

@@ -542,6 +542,44 @@ END_TEST
  * cache keeps whole sweeps of the most used thread counts (20 down to 9)
  * and the first 8 frequencies of the next (8), in the profile's order.
  */
+/* A user's own profile (APP@UID.json) is cached under its key, and only
+ * when it is that user's; a name that is no key is no profile. */
+START_TEST(test_user_keys)
+{
+	cosched_profile_cache_t *c = new_cache();
+	cosched_profile_summary_t s;
+	cosched_profile_t p;
+	char *text;
+
+	cosched_profile_cache_set_racy_window(c, 0);
+	put_profile("lammps", 1, 0.01);
+	text = profile_text("lammps", 2, 5.02);
+	ck_assert_int_eq(cosched_profile_from_json(&p, text, &err), 0);
+	free(text);
+	p.owner_uid = 1002;
+	text = cosched_profile_to_json(&p, &err);
+	ck_assert_ptr_nonnull(text);
+	cosched_profile_free(&p);
+	write_renamed("lammps@1002.json", text);
+	write_renamed("lammps@1003.json", text);	/* not 1003's */
+	write_renamed("lammps@01.json", text);
+	write_renamed("lammps@x.json", text);
+	free(text);
+	refresh_ok(c, 2, 1);
+	ck_assert_msg(strstr(err.msg, "lammps@1003.json: owner_uid: holds 1002, expected 1003"),
+		      "%s", err.msg);
+	ck_assert_int_eq(cosched_profile_cache_lookup(c, "lammps@1002", &s), 1);
+	ck_assert_str_eq(s.app, "lammps@1002");
+	ck_assert_int_eq(s.owner_uid, 1002);
+	ck_assert_int_eq(s.cls.cat, COSCHED_CAT_MEM);
+	check_entry(c, "lammps", 1, 0.01, COSCHED_CAT_CPU);
+	check_absent(c, "lammps@1003");
+	check_absent(c, "lammps@01");
+	ck_assert_uint_eq(cosched_profile_cache_files_read(c), 3);
+	cosched_profile_cache_free(c);
+}
+END_TEST
+
 START_TEST(test_edp_bound)
 {
 	cosched_profile_cache_t *c = new_cache();
@@ -659,6 +697,7 @@ Suite *cosched_test_suite(void)
 	tcase_add_test(tc, test_links_fifos_bad_names);
 	tcase_add_test(tc, test_unreadable_profile_retried);
 	tcase_add_test(tc, test_unreadable_dir);
+	tcase_add_test(tc, test_user_keys);
 	tcase_add_test(tc, test_edp_bound);
 	tcase_add_test(tc, test_conf_thresholds);
 	tcase_add_test(tc, test_untrusted_profiles_refused);

@@ -19,6 +19,7 @@
 #include "cosched_check.h"
 #include "src/libcosched/conf/conf.h"
 #include "src/libcosched/store/live.h"
+#include "src/libcosched/store/live_reader.h"
 #include "src/libcosched/store/profile_json.h"
 #include "src/libcosched/store/refresh.h"
 
@@ -81,7 +82,7 @@ static void put_live(uint32_t job, double mpki)
 	snprintf(l.node, sizeof(l.node), "n1");
 	l.mpki = mpki;
 	l.time = (long long)time(NULL);
-	ck_assert_int_eq(cosched_live_write(dir, &l, &err), 0);
+	ck_assert_int_eq(cosched_live_write(dir, NULL, &l, &err), 0);
 }
 
 typedef struct {
@@ -129,6 +130,94 @@ START_TEST(test_reads_and_generations)
 	ck_assert_int_eq(seen.calls, 4);
 	cosched_refresher_stop(r);
 	cosched_refresher_stop(NULL);
+}
+END_TEST
+
+/* Readings, counted from the refresher's log. */
+static void count_readings(void *ctx, cosched_refresh_level_t lvl,
+			   const char *msg)
+{
+	if (lvl == COSCHED_REFRESH_DEBUG2 && strstr(msg, "live loads: "))
+		__atomic_add_fetch((int *) ctx, 1, __ATOMIC_SEQ_CST);
+}
+
+/* A reading that finds every job's MPKI unchanged (files rewritten with
+ * the same value, as samplers do every minute) is no new generation:
+ * slurmctld has nothing to apply; a changed value is one. */
+START_TEST(test_unchanged_reading_not_published)
+{
+	cosched_refresher_t *r;
+	unsigned long gen = 0;
+	seen_t seen = { 0 };
+	int readings = 0;
+
+	put_live(7, 3.0);
+	conf.profile_refresh_s = 3600;
+	conf.live_refresh_s = 1;
+	r = cosched_refresher_start(&conf, count_readings, &readings, &err);
+	ck_assert_msg(r != NULL, "%s", err.msg);
+	for (int i = 0; i < 500 &&
+	     !cosched_refresher_live(r, &gen, false, count_live, &seen); i++)
+		usleep(10000);
+	ck_assert_int_eq(gen, 1);
+	put_live(7, 3.0);
+	for (int i = 0; i < 600 &&
+	     __atomic_load_n(&readings, __ATOMIC_SEQ_CST) < 3; i++)
+		usleep(10000);
+	ck_assert_int_ge(__atomic_load_n(&readings, __ATOMIC_SEQ_CST), 3);
+	ck_assert(!cosched_refresher_live(r, &gen, false, count_live, &seen));
+	ck_assert_int_eq(gen, 1);
+	put_live(7, 9.0);
+	for (int i = 0; i < 500 &&
+	     !cosched_refresher_live(r, &gen, false, count_live, &seen); i++)
+		usleep(10000);
+	ck_assert_int_eq(gen, 2);
+	ck_assert_double_eq(seen.mpki_sum, 12.0);
+	cosched_refresher_stop(r);
+}
+END_TEST
+
+/* What the refresher's log said: readings, and the cap's notice. */
+typedef struct {
+	int readings, capped;
+} said_t;
+
+static void count_said(void *ctx, cosched_refresh_level_t lvl,
+		       const char *msg)
+{
+	said_t *s = ctx;
+
+	if (lvl == COSCHED_REFRESH_DEBUG2 && strstr(msg, "live loads: "))
+		__atomic_add_fetch(&s->readings, 1, __ATOMIC_SEQ_CST);
+	if (lvl == COSCHED_REFRESH_ERROR &&
+	    strstr(msg, "more than the 4096 a reading checks"))
+		__atomic_add_fetch(&s->capped, 1, __ATOMIC_SEQ_CST);
+}
+
+/* More live files than a reading checks: said once while it lasts, and
+ * every job's load is there once each file has been read. */
+START_TEST(test_cap_said_once)
+{
+	cosched_refresher_t *r;
+	unsigned long gen = 0;
+	seen_t seen = { 0 };
+	said_t said = { 0, 0 };
+
+	for (uint32_t j = 1; j <= COSCHED_LIVE_CHECK_MAX + 4; j++)
+		put_live(j, 1.0);
+	conf.profile_refresh_s = 3600;
+	conf.live_refresh_s = 1;
+	r = cosched_refresher_start(&conf, count_said, &said, &err);
+	ck_assert_msg(r != NULL, "%s", err.msg);
+	/* Readings may be further apart than a second (a slow machine). */
+	for (int i = 0; i < 3000 &&
+	     __atomic_load_n(&said.readings, __ATOMIC_SEQ_CST) < 3; i++)
+		usleep(10000);
+	ck_assert_int_ge(__atomic_load_n(&said.readings, __ATOMIC_SEQ_CST), 3);
+	ck_assert_int_eq(__atomic_load_n(&said.capped, __ATOMIC_SEQ_CST), 1);
+	ck_assert(cosched_refresher_live(r, &gen, true, count_live, &seen));
+	ck_assert_int_eq(seen.calls, COSCHED_LIVE_CHECK_MAX + 4);
+	cosched_refresher_stop(r);
 }
 END_TEST
 
@@ -205,6 +294,8 @@ Suite *cosched_test_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_reads_and_generations);
+	tcase_add_test(tc, test_unchanged_reading_not_published);
+	tcase_add_test(tc, test_cap_said_once);
 	tcase_add_test(tc, test_bad_dir_refused);
 	tcase_add_test(tc, test_no_race_with_the_caller);
 	suite_add_tcase(s, tc);

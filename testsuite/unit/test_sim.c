@@ -651,6 +651,127 @@ START_TEST(test_swf_refused)
 }
 END_TEST
 
+/* --draw: every drawn field inside its documented range (cosched-sim(1),
+ * DRAWN WORKLOADS) over many seeds, every count and category reached,
+ * and the same seed giving the same workload. */
+START_TEST(test_draw)
+{
+	static const double lo[] = { 0.0, 1.5, 5.0, 0.0 };
+	static const double hi[] = { 0.1, 2.0, 6.0, 0.1 };
+	bool seen_n[SIM_DRAW_MAX_APPS + 1] = { false };
+	bool seen_t[SIM_DRAW_MAX_THREADS + 1] = { false };
+	size_t per_cat[COSCHED_CAT_COUNT] = { 0 }, total = 0;
+	double solo_lo = INFINITY, solo_hi = 0;
+	cosched_error_t err;
+
+	for (uint64_t seed = 1; seed <= 300; seed++) {
+		sim_workload_t w = { 0 }, again = { 0 };
+
+		ck_assert_int_eq(sim_workload_draw(&w, seed, SIM_MIX_BALANCED,
+						   &err), 0);
+		ck_assert(w.n >= SIM_DRAW_MIN_APPS && w.n <= SIM_DRAW_MAX_APPS);
+		seen_n[w.n] = true;
+		for (size_t i = 0; i < w.n; i++) {
+			const sim_app_t *a = &w.apps[i];
+			ck_assert(a->cat >= 0 && a->cat < COSCHED_CAT_COUNT);
+			ck_assert(a->mpki >= lo[a->cat] && a->mpki <= hi[a->cat]);
+			ck_assert_int_eq(a->mhz, a->cat == COSCHED_CAT_MEM ?
+					 1500 : 2200);
+			ck_assert(a->threads >= SIM_DRAW_MIN_THREADS &&
+				  a->threads <= SIM_DRAW_MAX_THREADS);
+			ck_assert_int_eq(a->min_threads, a->threads);
+			ck_assert_int_eq(a->max_threads, a->threads);
+			ck_assert(a->solo_s >= SIM_DRAW_MIN_SOLO_S &&
+				  a->solo_s <= SIM_DRAW_MAX_SOLO_S);
+			ck_assert(a->submit_s == 0);
+			seen_t[a->threads] = true;
+			per_cat[a->cat]++;
+			total++;
+			solo_lo = fmin(solo_lo, a->solo_s);
+			solo_hi = fmax(solo_hi, a->solo_s);
+		}
+		ck_assert_int_eq(sim_workload_draw(&again, seed,
+						   SIM_MIX_BALANCED, &err), 0);
+		ck_assert_uint_eq(again.n, w.n);
+		ck_assert(memcmp(again.apps, w.apps, w.n * sizeof(*w.apps)) == 0);
+		sim_workload_free(&w);
+		sim_workload_free(&again);
+	}
+	for (int n = SIM_DRAW_MIN_APPS; n <= SIM_DRAW_MAX_APPS; n++)
+		ck_assert_msg(seen_n[n], "no draw of %d programs", n);
+	for (int t = SIM_DRAW_MIN_THREADS; t <= SIM_DRAW_MAX_THREADS; t++)
+		ck_assert_msg(seen_t[t], "no program of %d threads", t);
+	/* Balanced: each category a quarter, give or take. */
+	for (int c = 0; c < COSCHED_CAT_COUNT; c++)
+		ck_assert_msg(per_cat[c] > total / 5 && per_cat[c] < total / 3,
+			      "category %d: %zu of %zu", c, per_cat[c], total);
+	/* The whole range is used, not a corner of it. */
+	ck_assert(solo_lo < 30 && solo_hi > 85);
+	/* Another seed, another workload. */
+	{
+		sim_workload_t a = { 0 }, b = { 0 };
+		ck_assert_int_eq(sim_workload_draw(&a, 1, SIM_MIX_BALANCED,
+						   &err), 0);
+		ck_assert_int_eq(sim_workload_draw(&b, 2, SIM_MIX_BALANCED,
+						   &err), 0);
+		ck_assert(a.n != b.n ||
+			  memcmp(a.apps, b.apps, a.n * sizeof(*a.apps)) != 0);
+		sim_workload_free(&a);
+		sim_workload_free(&b);
+	}
+}
+END_TEST
+
+/* min_slowdown's time-shared plan is never below a seed policy's plan
+ * under the decision core's model, on 100 drawn workloads (its greedy
+ * plan alone was below on half of them), with the simulator's table as
+ * the site's, as cosched-sim runs it. */
+START_TEST(test_draw_plan_never_below_seed)
+{
+	static const cosched_policy_t seeds[] = {
+		COSCHED_POLICY_GANG, COSCHED_POLICY_GREEDY_THREAD,
+		COSCHED_POLICY_MISS_RATE_BALANCE,
+		COSCHED_POLICY_MISS_RATE_BOUND, COSCHED_POLICY_APP_AWARE,
+	};
+	sim_model_t m;
+	cosched_gang_params_t p;
+	cosched_error_t err;
+
+	sim_model_default(&m);
+	cosched_gang_params_init(&p, 8);
+	p.pref = &m.interf.pref;
+	p.interference = &m.interf;
+	for (uint64_t seed = 1; seed <= 100; seed++) {
+		sim_workload_t w = { 0 };
+		cosched_gang_job_t jobs[SIM_DRAW_MAX_APPS];
+		cosched_gang_plan_t plan;
+		double ours;
+
+		ck_assert_int_eq(sim_workload_draw(&w, seed, SIM_MIX_BALANCED,
+						   &err), 0);
+		for (size_t i = 0; i < w.n; i++)
+			sim_gang_job(&w.apps[i], i, &jobs[i]);
+		ck_assert_int_eq(cosched_gang_plan(COSCHED_POLICY_MIN_SLOWDOWN,
+						   &p, jobs, w.n, &plan, &err), 0);
+		ours = cosched_gang_plan_value(&p, jobs, w.n, &plan);
+		cosched_gang_plan_free(&plan);
+		ck_assert(ours > 0);
+		for (size_t k = 0; k < sizeof(seeds) / sizeof(seeds[0]); k++) {
+			double v;
+			ck_assert_int_eq(cosched_gang_plan(seeds[k], &p, jobs,
+							   w.n, &plan, &err), 0);
+			v = cosched_gang_plan_value(&p, jobs, w.n, &plan);
+			cosched_gang_plan_free(&plan);
+			ck_assert_msg(ours >= v * (1 - 1e-12),
+				      "seed %llu: %.6f below %s's %.6f",
+				      (unsigned long long) seed, ours,
+				      cosched_policy_name(seeds[k]), v);
+		}
+		sim_workload_free(&w);
+	}
+}
+END_TEST
+
 Suite *cosched_test_suite(void)
 {
 	Suite *s = suite_create("sim");
@@ -672,6 +793,8 @@ Suite *cosched_test_suite(void)
 	tcase_add_test(tc, test_swf_fields);
 	tcase_add_test(tc, test_swf_refused);
 	tcase_add_test(tc, test_space_shared_heap_bounded);
+	tcase_add_test(tc, test_draw);
+	tcase_add_test(tc, test_draw_plan_never_below_seed);
 	suite_add_tcase(s, tc);
 	return s;
 }

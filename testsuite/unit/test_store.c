@@ -132,71 +132,119 @@ START_TEST(test_load_missing_then_merge)
 }
 END_TEST
 
-/* A profile is its first user's: another user's runs are refused, named,
- * unless the site shares the application; root's always go in, and a
- * profile with runs but no owner (root's, or written before owners
- * existed) is the site's, which no user claims. */
+/* A user's runs build that user's own profile (APP@UID) whoever ran
+ * under the name first; root's and a shared application's runs go into
+ * the application's (the site's), which no user claims; a user who owned
+ * the application's profile before users had their own keeps it.  A
+ * user holds at most user_profiles_max profiles of their own. */
 START_TEST(test_profile_owner)
 {
+	char key[COSCHED_PROFILE_KEY_MAX + 1], path[128];
 	cosched_run_t r = mkrun(10.0);
 	cosched_profile_t p;
 	char *json;
+	FILE *f;
 
 	ck_assert_msg(!cosched_store_merge_run_by(&store, "p15", &r, NULL, 1001,
-						  false, NULL, &err), "%s", err.msg);
-	ck_assert_int_eq(cosched_store_merge_run_by(&store, "p15", &r, NULL,
-						    1002, false, NULL, &err), -1);
-	ck_assert_msg(strstr(err.msg, "p15's profile is uid 1001's, not uid 1002's (a site shares an application's profile with ProfileShare= in cosched.conf)"),
+						  false, key, NULL, &err),
 		      "%s", err.msg);
-	ck_assert_int_eq(cosched_store_load(&store, "p15", &p, &err), 1);
-	ck_assert_int_eq(p.runs_merged, 1);		/* unchanged */
-	ck_assert_int_eq(p.owner_uid, 1001);
+	ck_assert_str_eq(key, "p15@1001");
+	/* The squatted name costs the next user nothing. */
+	ck_assert_msg(!cosched_store_merge_run_by(&store, "p15", &r, NULL, 1002,
+						  false, key, NULL, &err),
+		      "%s", err.msg);
+	ck_assert_str_eq(key, "p15@1002");
+	ck_assert_int_eq(cosched_store_load(&store, "p15@1002", &p, &err), 1);
+	ck_assert_int_eq(p.runs_merged, 1);
+	ck_assert_int_eq(p.owner_uid, 1002);
+	ck_assert_str_eq(p.app, "p15");
 	json = cosched_profile_to_json(&p, &err);
 	ck_assert_msg(json != NULL, "%s", err.msg);
 	ck_assert_ptr_nonnull(strstr(json, "\"schema_version\": 4"));
-	ck_assert_ptr_nonnull(strstr(json, "\"owner_uid\": 1001"));
+	ck_assert_ptr_nonnull(strstr(json, "\"owner_uid\": 1002"));
 	free(json);
 	cosched_profile_free(&p);
-	ck_assert(!cosched_store_merge_run_by(&store, "p15", &r, NULL, 1001,
-					      false, NULL, &err));
-	ck_assert(!cosched_store_merge_run_by(&store, "p15", &r, NULL, 0,
-					      false, NULL, &err));
-	ck_assert(!cosched_store_merge_run_by(&store, "p15", &r, NULL, 1002,
-					      true, NULL, &err));
-	ck_assert_int_eq(cosched_store_load(&store, "p15", &p, &err), 1);
-	ck_assert_int_eq(p.runs_merged, 4);
-	ck_assert_int_eq(p.owner_uid, 1001);		/* sharing keeps it */
+	ck_assert_int_eq(cosched_store_load(&store, "p15", &p, &err), 0);
 	cosched_profile_free(&p);
-	/* Written before owners (merge_run, as a version 3 profile), with
-	 * runs: the site's, which no user claims. */
-	ck_assert(!cosched_store_merge_run(&store, "old", &r, NULL, NULL, &err));
-	ck_assert_int_eq(cosched_store_load(&store, "old", &p, &err), 1);
-	ck_assert_int_eq(p.owner_uid, -1);
-	cosched_profile_free(&p);
-	ck_assert_int_eq(cosched_store_merge_run_by(&store, "old", &r, NULL,
-						    1002, false, NULL, &err), -1);
-	ck_assert_msg(strstr(err.msg, "old's profile is the site's"), "%s",
-		      err.msg);
 	/* Root's runs make the site's profile, written as before owners
-	 * (no owner_uid, below version 4): no user claims it or merges into it (unless
-	 * shared), and it serves every user's jobs. */
-	ck_assert(!cosched_store_merge_run_by(&store, "site", &r, NULL, 0,
-					      false, NULL, &err));
-	ck_assert_int_eq(cosched_store_load(&store, "site", &p, &err), 1);
+	 * (no owner_uid, below version 4); a shared application's runs go
+	 * there too, and it keeps no owner. */
+	ck_assert(!cosched_store_merge_run_by(&store, "p15", &r, NULL, 0,
+					      false, key, NULL, &err));
+	ck_assert_str_eq(key, "p15");
+	ck_assert(!cosched_store_merge_run_by(&store, "p15", &r, NULL, 1002,
+					      true, key, NULL, &err));
+	ck_assert_str_eq(key, "p15");
+	ck_assert_int_eq(cosched_store_load(&store, "p15", &p, &err), 1);
 	ck_assert_int_eq(p.owner_uid, -1);
+	ck_assert_int_eq(p.runs_merged, 2);
 	json = cosched_profile_to_json(&p, &err);
 	ck_assert_ptr_null(strstr(json, "owner_uid"));
 	ck_assert_ptr_null(strstr(json, "\"schema_version\": 4"));
 	free(json);
 	cosched_profile_free(&p);
-	ck_assert_int_eq(cosched_store_merge_run_by(&store, "site", &r, NULL,
-						    1002, false, NULL, &err), -1);
-	ck_assert(!cosched_store_merge_run_by(&store, "site", &r, NULL, 1002,
-					      true, NULL, &err));
-	ck_assert_int_eq(cosched_store_load(&store, "site", &p, &err), 1);
-	ck_assert_int_eq(p.owner_uid, -1);
+	/* Not shared: 1002's runs stay in 1002's own. */
+	ck_assert(!cosched_store_merge_run_by(&store, "p15", &r, NULL, 1002,
+					      false, key, NULL, &err));
+	ck_assert_str_eq(key, "p15@1002");
+	ck_assert_int_eq(cosched_store_load(&store, "p15@1002", &p, &err), 1);
 	ck_assert_int_eq(p.runs_merged, 2);
 	cosched_profile_free(&p);
+
+	/* Owned under the application's name by an earlier release: its
+	 * owner's runs go on there; another user's make their own. */
+	ck_assert(!cosched_profile_init(&p, "old", &err));
+	p.owner_uid = 1001;
+	ck_assert(!cosched_profile_add_run(&p, &r, &store.merge, &err));
+	ck_assert(!cosched_store_save(&store, &p, &err));
+	cosched_profile_free(&p);
+	ck_assert(!cosched_store_merge_run_by(&store, "old", &r, NULL, 1001,
+					      false, key, NULL, &err));
+	ck_assert_str_eq(key, "old");
+	ck_assert(!cosched_store_merge_run_by(&store, "old", &r, NULL, 1002,
+					      false, key, NULL, &err));
+	ck_assert_str_eq(key, "old@1002");
+	ck_assert_int_eq(cosched_store_load(&store, "old", &p, &err), 1);
+	ck_assert_int_eq(p.runs_merged, 2);
+	ck_assert_int_eq(p.owner_uid, 1001);
+	cosched_profile_free(&p);
+
+	/* A file under a user's key that holds another owner is refused
+	 * (and so is its merge). */
+	ck_assert_int_eq(cosched_store_load(&store, "old@1002", &p, &err), 1);
+	json = cosched_profile_to_json(&p, &err);
+	cosched_profile_free(&p);
+	snprintf(path, sizeof(path), "%s/old@1003.json", dir);
+	ck_assert((f = fopen(path, "w")) != NULL);
+	fputs(json, f);
+	fclose(f);
+	free(json);
+	ck_assert_int_eq(cosched_store_load(&store, "old@1003", &p, &err), -1);
+	ck_assert_msg(strstr(err.msg, "owner_uid: holds 1002, expected 1003"),
+		      "%s", err.msg);
+	ck_assert_int_eq(cosched_store_merge_run_by(&store, "old", &r, NULL,
+						    1003, false, key, NULL,
+						    &err), -1);
+
+	/* The bound: 1004 makes two profiles, a third is refused, saying
+	 * so; the existing ones still take runs. */
+	store.user_profiles_max = 2;
+	ck_assert(!cosched_store_merge_run_by(&store, "a", &r, NULL, 1004,
+					      false, NULL, NULL, &err));
+	ck_assert(!cosched_store_merge_run_by(&store, "b", &r, NULL, 1004,
+					      false, NULL, NULL, &err));
+	ck_assert_int_eq(cosched_store_merge_run_by(&store, "c", &r, NULL, 1004,
+						    false, NULL, NULL, &err),
+			 -1);
+	ck_assert_msg(strstr(err.msg, "uid 1004 has 2 profiles of its own, the most a user may have (2): no new one for c"),
+		      "%s", err.msg);
+	ck_assert_int_eq(count_entries("c@1004.json"), 0);
+	ck_assert(!cosched_store_merge_run_by(&store, "a", &r, NULL, 1004,
+					      false, NULL, NULL, &err));
+	/* Root's runs are not a user's: no bound. */
+	ck_assert(!cosched_store_merge_run_by(&store, "c", &r, NULL, 0, false,
+					      NULL, NULL, &err));
+
 	/* Whose profile classifies a job: its user's own, the site's, one
 	 * of no recorded owner, or a shared one; never another user's. */
 	ck_assert(cosched_profile_serves(1001, 1001, false));
@@ -204,6 +252,78 @@ START_TEST(test_profile_owner)
 	ck_assert(cosched_profile_serves(1001, 1002, true));
 	ck_assert(cosched_profile_serves(-1, 1002, false));
 	ck_assert(cosched_profile_serves(0, 1002, false));
+}
+END_TEST
+
+/* Keys: one form per profile, nothing that leaves the directory. */
+START_TEST(test_profile_keys)
+{
+	char key[COSCHED_PROFILE_KEY_MAX + 1], app[COSCHED_APP_NAME_MAX + 1];
+	long uid;
+
+	cosched_profile_key(key, "lammps", 1000);
+	ck_assert_str_eq(key, "lammps@1000");
+	cosched_profile_key(key, "lammps", 0);
+	ck_assert_str_eq(key, "lammps");
+	ck_assert(!cosched_profile_key_parse("k", "lammps@1000", app, &uid,
+					     &err));
+	ck_assert_str_eq(app, "lammps");
+	ck_assert_int_eq(uid, 1000);
+	ck_assert(!cosched_profile_key_parse("k", "lammps", app, &uid, &err));
+	ck_assert_int_eq(uid, 0);
+	ck_assert(!cosched_profile_key_parse("k", "a@4294967294", app, &uid,
+					     &err));
+	static const char *const bad[] = {
+		"a@0", "a@01", "a@", "@5", "a@5@6", "a@-5", "a@4294967295",
+		"a@12345678901", "../a@5", ".a@5", "a/b@5", "a@5x",
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		ck_assert_msg(cosched_profile_key_parse("k", bad[i], app, &uid,
+							&err) == -1, "%s", bad[i]);
+	ck_assert_msg(strstr(err.msg, "k: profile key \"a@5x\": expected APP@UID with UID 1 to 4294967294"),
+		      "%s", err.msg);
+}
+END_TEST
+
+/* The lookup order: the user's own, then the application's where it
+ * serves the user, then none. */
+typedef struct {
+	const char *have[4];
+	long owner[4];
+} fake_store_t;
+
+static int fake_find(void *ctx, const char *key, long *owner)
+{
+	const fake_store_t *s = ctx;
+
+	for (int i = 0; i < 4 && s->have[i]; i++)
+		if (!strcmp(s->have[i], key)) {
+			*owner = s->owner[i];
+			return 1;
+		}
+	return 0;
+}
+
+START_TEST(test_profile_find_order)
+{
+	fake_store_t squat = { { "lammps", "lammps@1002" }, { 1001, 1002 } };
+	fake_store_t site = { { "lammps" }, { -1 } };
+	fake_store_t theirs = { { "lammps" }, { 1001 } };
+
+	ck_assert(cosched_profile_find_for("lammps", 1002, false, fake_find,
+					   &squat));
+	ck_assert(!cosched_profile_find_for("lammps", 1003, false, fake_find,
+					    &squat));
+	ck_assert(cosched_profile_find_for("lammps", 1003, true, fake_find,
+					   &squat));
+	ck_assert(cosched_profile_find_for("lammps", 1003, false, fake_find,
+					   &site));
+	ck_assert(cosched_profile_find_for("lammps", 1001, false, fake_find,
+					   &theirs));
+	ck_assert(!cosched_profile_find_for("lammps", 1002, false, fake_find,
+					    &theirs));
+	ck_assert(cosched_profile_find_for("lammps", 0, false, fake_find,
+					   &site));
 }
 END_TEST
 
@@ -821,6 +941,8 @@ Suite *cosched_test_suite(void)
 	tcase_add_test(tc, test_symlinked_lock);
 	tcase_add_test(tc, test_fifo_refused);
 	tcase_add_test(tc, test_profile_owner);
+	tcase_add_test(tc, test_profile_keys);
+	tcase_add_test(tc, test_profile_find_order);
 	tcase_add_test(tc, test_conf_store_classify_pipeline);
 	tcase_add_test(tc, test_concurrent_writers);
 	suite_add_tcase(s, tc);

@@ -59,6 +59,7 @@ static const char *const membind_modes[] = { "bind", "prefer" };
 void cosched_conf_init(cosched_conf_t *conf)
 {
 	memset(conf, 0, sizeof(*conf));
+	conf->privacy.owner = -1;
 	cosched_classify_conf_default(&conf->classify);
 	conf->node_peak_bw_mbs = COSCHED_CONF_DEFAULT_NODE_PEAK_BW_MBS;
 	snprintf(conf->profile_dir, sizeof(conf->profile_dir), "%s",
@@ -365,9 +366,10 @@ static int set_key(cosched_conf_t *conf, const conf_key_t *k,
 			return -1;
 		}
 	case K_PATH:
-		/* Room for "/<app>.json" and the lock and temporary names. */
+		/* Room for "/<key>.json" (a profile's, cosched_profile_key)
+		 * and the lock and temporary names. */
 		if (cosched_dir_path_check(field, value,
-					   COSCHED_PATH_MAX - COSCHED_APP_NAME_MAX - 16,
+					   COSCHED_PATH_MAX - COSCHED_PROFILE_KEY_MAX - 16,
 					   err))
 			return -1;
 		snprintf((char *) ptr, COSCHED_PATH_MAX, "%s", value);

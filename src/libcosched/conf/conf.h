@@ -23,6 +23,7 @@
 #include "src/libcosched/model/decision.h"
 #include "src/libcosched/base/error.h"
 #include "src/libcosched/io/file.h"
+#include "src/libcosched/io/private.h"
 #include "src/libcosched/model/interference.h"
 #include "src/libcosched/model/policy_name.h"
 #include "src/libcosched/conf/policy_params.h"
@@ -185,6 +186,10 @@ typedef struct cosched_conf {
 	char sampler_program[COSCHED_PATH_MAX];	/* SamplerProgram */
 	char profile_share[COSCHED_PROFILE_SHARE_MAX];	/* ProfileShare */
 	cosched_numa_conf_t numa;		/* Numa* (the NUMA manager) */
+	/* Not a key of cosched.conf: slurm.conf's PrivateData, which the
+	 * program that reads this file inside Slurm sets, or is told
+	 * (io/private.h); public by default. */
+	cosched_private_t privacy;
 } cosched_conf_t;
 
 /* All defaults. */

@@ -229,6 +229,14 @@ static int write_all(int fd, const void *data, size_t len)
 int cosched_file_replace(const char *path, const void *data, size_t len,
 			 mode_t mode, unsigned flags, cosched_error_t *err)
 {
+	return cosched_file_replace_owned(path, data, len, mode, -1, flags,
+					  err);
+}
+
+int cosched_file_replace_owned(const char *path, const void *data,
+			       size_t len, mode_t mode, long owner,
+			       unsigned flags, cosched_error_t *err)
+{
 	char dir[COSCHED_PATH_MAX], tmp[COSCHED_PATH_MAX + 16];
 	const char *base = strrchr(path, '/');
 	const char *step;
@@ -278,6 +286,8 @@ int cosched_file_replace(const char *path, const void *data, size_t len,
 	step = "cannot set the owner";
 	if ((flags & COSCHED_REPLACE_KEEP_OWNER) && have_old &&
 	    fchown(fd, old.st_uid, old.st_gid) && errno != EPERM)
+		goto fail;
+	if (owner >= 0 && fchown(fd, (uid_t) owner, (gid_t) -1))
 		goto fail;
 	step = "cannot set the mode";
 	if (fchmod(fd, mode & 07777))

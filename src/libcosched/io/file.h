@@ -106,5 +106,11 @@ void cosched_file_trust_uid(long uid);
  */
 int cosched_file_replace(const char *path, const void *data, size_t len,
 			 mode_t mode, unsigned flags, cosched_error_t *err);
+/* The same, the new file given to the user owner (its group unchanged)
+ * before the rename: root writing a file SlurmUser must read when it is
+ * no one else's (io/private.h).  owner -1: the writer's. */
+int cosched_file_replace_owned(const char *path, const void *data,
+			       size_t len, mode_t mode, long owner,
+			       unsigned flags, cosched_error_t *err);
 
 #endif

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "src/libcosched/base/number.h"
+#include "src/libcosched/base/text.h"
 #include "src/libcosched/model/profile.h"
 #include "src/libcosched/model/profile_fields.h"
 
@@ -321,6 +322,72 @@ void cosched_profile_claim(cosched_profile_t *p, long uid)
 bool cosched_profile_serves(long owner_uid, long uid, bool shared)
 {
 	return shared || owner_uid <= 0 || owner_uid == uid;
+}
+
+void cosched_profile_key(char out[COSCHED_PROFILE_KEY_MAX + 1],
+			 const char *app, long uid)
+{
+	if (uid > 0)
+		snprintf(out, COSCHED_PROFILE_KEY_MAX + 1, "%s@%ld", app, uid);
+	else
+		snprintf(out, COSCHED_PROFILE_KEY_MAX + 1, "%s", app);
+}
+
+int cosched_profile_key_parse(const char *field, const char *key,
+			      char app[COSCHED_APP_NAME_MAX + 1], long *uid,
+			      cosched_error_t *err)
+{
+	const char *at = key ? strchr(key, '@') : NULL;
+	size_t len = at ? (size_t) (at - key) : 0;
+	long v = 0;
+
+	if (!at) {
+		if (cosched_app_name_check(field, key, err))
+			return -1;
+		snprintf(app, COSCHED_APP_NAME_MAX + 1, "%s", key);
+		*uid = 0;
+		return 0;
+	}
+	if (len > COSCHED_APP_NAME_MAX)
+		return cosched_error_set(err,
+			"%s: profile key %s: application name too long",
+			field, COSCHED_QUOTE(key));
+	memcpy(app, key, len);
+	app[len] = '\0';
+	if (cosched_app_name_check(field, app, err))
+		return -1;
+	/* Digits only, no leading zero, within a uid's range. */
+	if (at[1] < '1' || at[1] > '9' || strlen(at + 1) > 10)
+		goto bad_uid;
+	for (const char *c = at + 1; *c; c++) {
+		if (*c < '0' || *c > '9')
+			goto bad_uid;
+		v = v * 10 + (*c - '0');
+	}
+	if (v > COSCHED_PROFILE_UID_MAX)
+		goto bad_uid;
+	*uid = v;
+	return 0;
+bad_uid:
+	return cosched_error_set(err,
+		"%s: profile key %s: expected APP@UID with UID 1 to %ld",
+		field, COSCHED_QUOTE(key), COSCHED_PROFILE_UID_MAX);
+}
+
+int cosched_profile_find_for(const char *app, long uid, bool shared,
+			     cosched_profile_find_fn find, void *ctx)
+{
+	char key[COSCHED_PROFILE_KEY_MAX + 1];
+	long owner = -1;
+
+	if (uid > 0) {
+		cosched_profile_key(key, app, uid);
+		/* The store refuses a file whose owner is not its key's. */
+		if (find(ctx, key, &owner) == 1 && owner == uid)
+			return 1;
+	}
+	return find(ctx, app, &owner) == 1 &&
+	       cosched_profile_serves(owner, uid, shared);
 }
 
 void cosched_profile_free(cosched_profile_t *p)

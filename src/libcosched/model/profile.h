@@ -218,6 +218,43 @@ void cosched_profile_claim(cosched_profile_t *p, long uid);
  * that other's class and frequency.
  */
 bool cosched_profile_serves(long owner_uid, long uid, bool shared);
+
+/*
+ * A profile's key in the store (the stem of its file, store/store.h):
+ * the application's name for the site's profile, a shared one, or one a
+ * user owned before users had profiles of their own; "APP@UID" for user
+ * UID's own profile of APP.  '@' is in no application name, so a user's
+ * key never names another profile, and a release that keys profiles by
+ * application name only passes over such files (it skips a name that is
+ * not an application's).  Why per user: a name is anyone's to run under;
+ * the first user to run under it must not keep the others from
+ * profiles of their own.
+ */
+#define COSCHED_PROFILE_UID_MAX 4294967294L	/* as "owner_uid" in JSON */
+#define COSCHED_PROFILE_KEY_MAX (COSCHED_APP_NAME_MAX + 11)
+/* uid's own key of app (uid 1 .. COSCHED_PROFILE_UID_MAX), or app itself
+ * (uid <= 0: root's runs make the site's profile). */
+void cosched_profile_key(char out[COSCHED_PROFILE_KEY_MAX + 1],
+			 const char *app, long uid);
+/* Split a key into app and uid (0 for an application's own key); -1 with
+ * err (field prefixing it) for anything else, e.g. a uid with a leading
+ * zero, so that one profile has one key. */
+int cosched_profile_key_parse(const char *field, const char *key,
+			      char app[COSCHED_APP_NAME_MAX + 1], long *uid,
+			      cosched_error_t *err);
+/*
+ * The profile that classifies and clocks a job of uid running app, in
+ * order: uid's own (key APP@UID), then the application's (key APP) where
+ * it serves uid (cosched_profile_serves: the site's, a shared one, or
+ * uid's from before per-user keys).  find(ctx, key, &owner_uid) looks a
+ * key up: 1 when found (the caller keeps what it found), else 0.
+ * Returns 1 when a profile serves (the last one find found), else 0:
+ * the job goes by its declared class.
+ */
+typedef int (*cosched_profile_find_fn)(void *ctx, const char *key,
+				       long *owner_uid);
+int cosched_profile_find_for(const char *app, long uid, bool shared,
+			     cosched_profile_find_fn find, void *ctx);
 /* Deep copy into an uninitialised dst. */
 int cosched_profile_copy(cosched_profile_t *dst, const cosched_profile_t *src,
 			 cosched_error_t *err);

@@ -139,6 +139,20 @@ int cosched_gang_plan(cosched_policy_t policy,
 		      cosched_gang_plan_t *plan, cosched_error_t *err);
 void cosched_gang_plan_free(cosched_gang_plan_t *plan);
 
+/*
+ * A time-shared plan's value under min_slowdown's model: the throughput
+ * of its round-robin with every program counting alike, the sum over
+ * programs of 1 / predicted slowdown, over the number of gangs (1 when
+ * every program runs alone in its own gang, 8 for eight cpu programs
+ * in one).  -1 when the plan does not hold every job once, a gang is
+ * empty or over its cores or applications, or a member's max_slowdown
+ * is broken.  min_slowdown's plan is never below any other policy's
+ * plan by this value (cosched-policies(7)).
+ */
+double cosched_gang_plan_value(const cosched_gang_params_t *params,
+			       const cosched_gang_job_t *jobs, size_t njobs,
+			       const cosched_gang_plan_t *plan);
+
 /* ---- incremental form -------------------------------------------- */
 
 typedef struct {

@@ -59,6 +59,27 @@ void gang_score_socket(const gang_score_ctx_t *ctx,
 		       const gang_socket_agg_t *s, size_t socket,
 		       cosched_candidate_t *c);
 
+/* min_slowdown's predicted slowdown of a job of slot v on a socket
+ * holding count[] applications per slot, itself included (count[v] >= 1):
+ * the interference model's rule for several co-runners. */
+double gang_slot_slowdown(const gang_score_ctx_t *c, unsigned v,
+			  const unsigned *count);
+
+/* min_slowdown's time-shared batch plan made better under the model
+ * (policy/gang_improve.c): gang[i] is job i's gang in 0..*ngangs-1, a
+ * feasible plan on entry, the improved one on return; starts are other
+ * plans of the same jobs to start from (the seed policies'); threads are
+ * the requested ones. */
+int gang_plan_improve(const cosched_gang_params_t *p,
+		      const cosched_gang_job_t *jobs, size_t n,
+		      const cosched_gang_plan_t *starts, size_t nstarts,
+		      size_t *gang, size_t *ngangs, cosched_error_t *err);
+/* Its local search alone, from the plan given (for tests of the moves;
+ * gangs 0..*ngangs-1, none empty). */
+int gang_plan_local_search(const cosched_gang_params_t *p,
+			   const cosched_gang_job_t *jobs, size_t n,
+			   size_t *gang, size_t *ngangs, cosched_error_t *err);
+
 /* The small rules below are inline: every placement calls them per
  * candidate socket. */
 

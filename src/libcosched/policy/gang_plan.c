@@ -460,6 +460,39 @@ out:
 	return rc;
 }
 
+/* The seed policies whose plans min_slowdown's starts from
+ * ([NTUA-2013-gang]'s five). */
+static const cosched_policy_t seed_policies[] = {
+	COSCHED_POLICY_GANG, COSCHED_POLICY_GREEDY_THREAD,
+	COSCHED_POLICY_MISS_RATE_BALANCE, COSCHED_POLICY_MISS_RATE_BOUND,
+	COSCHED_POLICY_APP_AWARE,
+};
+#define SEED_POLICIES (sizeof(seed_policies) / sizeof(seed_policies[0]))
+
+/* min_slowdown's greedy plan in b, made the best of it and the seed
+ * policies' plans and improved (policy/gang_improve.c). */
+static int improve_min_slowdown(const cosched_gang_params_t *p,
+				const cosched_gang_job_t *jobs, size_t n,
+				builder_t *b, cosched_error_t *err)
+{
+	cosched_gang_plan_t starts[SEED_POLICIES];
+	size_t made = 0;
+	int rc = 0;
+
+	for (; made < SEED_POLICIES; made++)
+		if (cosched_gang_plan(seed_policies[made], p, jobs, n,
+				      &starts[made], err) < 0) {
+			rc = -1;
+			break;
+		}
+	if (rc == 0)
+		rc = gang_plan_improve(p, jobs, n, starts, made, b->gang,
+				       &b->ngangs, err);
+	while (made > 0)
+		cosched_gang_plan_free(&starts[--made]);
+	return rc;
+}
+
 int cosched_gang_plan(cosched_policy_t policy,
 		      const cosched_gang_params_t *params,
 		      const cosched_gang_job_t *jobs, size_t njobs,
@@ -507,6 +540,8 @@ int cosched_gang_plan(cosched_policy_t policy,
 	case COSCHED_POLICY_MIN_SLOWDOWN:
 		rc = plan_min_slowdown(params, njobs ? jobs : NULL, njobs, &b,
 				       err);
+		if (rc == 0)
+			rc = improve_min_slowdown(params, jobs, njobs, &b, err);
 		if (rc < 0) {
 			builder_free(&b);
 			return -1;

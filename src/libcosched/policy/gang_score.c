@@ -38,6 +38,23 @@ void gang_score_ctx_init(gang_score_ctx_t *c, cosched_policy_t policy,
 	}
 }
 
+double gang_slot_slowdown(const gang_score_ctx_t *c, unsigned v,
+			  const unsigned *count)
+{
+	double sum = 1.0, smallest = INFINITY;
+	int n = 0;
+
+	for (unsigned o = 0; o < GANG_CAT_SLOTS; o++) {
+		unsigned m = count[o] - (o == v);
+		if (!m)
+			continue;
+		sum += (double) m * (c->sd[v][o] - 1.0);
+		smallest = fmin(smallest, c->sd[v][o]);
+		n += (int) m;
+	}
+	return cosched_interference_combine(sum, smallest, n);
+}
+
 /* The worst predicted slowdown on a socket holding count[] once a job of
  * slot `slot` joins it (the job's or any present job's), 1 alone. */
 static double gang_worst_slowdown(const gang_score_ctx_t *c, unsigned slot,
@@ -48,23 +65,9 @@ static double gang_worst_slowdown(const gang_score_ctx_t *c, unsigned slot,
 
 	memcpy(after, count, sizeof(after));
 	after[slot]++;
-	for (unsigned v = 0; v < GANG_CAT_SLOTS; v++) {
-		double sum = 1.0, smallest = INFINITY;
-		int n = 0;
-
-		if (!after[v])
-			continue;
-		for (unsigned o = 0; o < GANG_CAT_SLOTS; o++) {
-			unsigned m = after[o] - (o == v);
-			if (!m)
-				continue;
-			sum += (double) m * (c->sd[v][o] - 1.0);
-			smallest = fmin(smallest, c->sd[v][o]);
-			n += (int) m;
-		}
-		worst = fmax(worst, cosched_interference_combine(sum, smallest,
-								 n));
-	}
+	for (unsigned v = 0; v < GANG_CAT_SLOTS; v++)
+		if (after[v])
+			worst = fmax(worst, gang_slot_slowdown(c, v, after));
 	return worst;
 }
 

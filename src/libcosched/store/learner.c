@@ -56,6 +56,7 @@ int cosched_learner_file_load(const char *profile_dir,
 }
 
 int cosched_learner_file_save(const char *profile_dir,
+			      const cosched_private_t *privacy,
 			      const cosched_learn_table_t *t,
 			      cosched_error_t *err)
 {
@@ -66,8 +67,8 @@ int cosched_learner_file_save(const char *profile_dir,
 	if (!text)
 		return cosched_error_set(err, "learned table: out of memory");
 	table_path(path, sizeof(path), profile_dir);
-	rc = cosched_file_replace(path, text, strlen(text), 0644,
-				  COSCHED_REPLACE_DURABLE, err);
+	rc = cosched_private_replace(privacy, path, text, strlen(text),
+				     COSCHED_REPLACE_DURABLE, err);
 	free(text);
 	return rc;
 }
@@ -124,6 +125,7 @@ struct cosched_learner {
 	char dir[COSCHED_PATH_MAX];
 	double half_life_s, min_overlap;
 	double lo, hi;			/* the configured table's range */
+	cosched_private_t privacy;	/* how the table file is kept */
 	cosched_learn_table_t table;
 	bool loaded;			/* the file was looked at */
 	bool known;			/* key: the file as last written or
@@ -177,6 +179,7 @@ cosched_learner_t *cosched_learner_create(const char *profile_dir,
 	snprintf(l->dir, sizeof(l->dir), "%s", profile_dir);
 	l->half_life_s = half_life_s;
 	l->min_overlap = min_overlap;
+	l->privacy.owner = -1;
 	{
 		cosched_interference_model_t m;
 
@@ -191,6 +194,12 @@ void cosched_learner_set_range(cosched_learner_t *l,
 			       const cosched_interference_model_t *configured)
 {
 	cosched_interference_range(configured, &l->lo, &l->hi);
+}
+
+void cosched_learner_set_privacy(cosched_learner_t *l,
+				 const cosched_private_t *privacy)
+{
+	l->privacy = *privacy;
 }
 
 void cosched_learner_free(cosched_learner_t *l)
@@ -860,7 +869,7 @@ int cosched_learner_run(cosched_learner_t *l, long long now,
 		char path[LEARNER_PATH_MAX];
 
 		t->updated = now;
-		if (cosched_learner_file_save(l->dir, t, err)) {
+		if (cosched_learner_file_save(l->dir, &l->privacy, t, err)) {
 			rc = -1;
 		} else {
 			table_path(path, sizeof(path), l->dir);

@@ -59,6 +59,7 @@
 #include <stdbool.h>
 
 #include "src/libcosched/base/error.h"
+#include "src/libcosched/io/private.h"
 #include "src/libcosched/model/learn.h"
 #include "src/libcosched/model/observe.h"
 
@@ -78,8 +79,10 @@ int cosched_step_record_load(const char *path, cosched_step_record_t *r,
  * with err (untrusted, unreadable, another major). */
 int cosched_learner_file_load(const char *profile_dir,
 			      cosched_learn_table_t *t, cosched_error_t *err);
-/* Write *t atomically and durably (0644). */
+/* Write *t atomically and durably, kept as privacy says (NULL: public;
+ * io/private.h). */
 int cosched_learner_file_save(const char *profile_dir,
+			      const cosched_private_t *privacy,
 			      const cosched_learn_table_t *t,
 			      cosched_error_t *err);
 
@@ -137,6 +140,9 @@ int cosched_learner_run(cosched_learner_t *l, long long now,
  * default table's until this is called). */
 void cosched_learner_set_range(cosched_learner_t *l,
 			       const cosched_interference_model_t *configured);
+/* How the table file is written from now on (public until set). */
+void cosched_learner_set_privacy(cosched_learner_t *l,
+				 const cosched_private_t *privacy);
 /* The table as learned so far (owned by the learner). */
 const cosched_learn_table_t *cosched_learner_table(const cosched_learner_t *l);
 

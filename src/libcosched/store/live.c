@@ -115,6 +115,15 @@ int cosched_live_format(const cosched_live_t *l, char *buf, size_t len,
 	return 0;
 }
 
+int cosched_live_interval(int refresh_s, double cpu_s)
+{
+	double need = cpu_s / COSCHED_LIVE_CPU_SHARE;
+
+	if (!(need > (refresh_s > 1 ? refresh_s : 1)))
+		return refresh_s;
+	return need >= 86400.0 ? 86400 : (int) ceil(need);
+}
+
 bool cosched_live_should_publish(bool has_last, double last, double now,
 				 double age_s)
 {
@@ -140,26 +149,27 @@ static int live_paths(const char *profile_dir, uint32_t job, uint32_t step,
 	return 0;
 }
 
-int cosched_live_write(const char *profile_dir, const cosched_live_t *l,
-		       cosched_error_t *err)
+int cosched_live_write(const char *profile_dir,
+		       const cosched_private_t *privacy,
+		       const cosched_live_t *l, cosched_error_t *err)
 {
 	char dir[LIVE_PATH_MAX], file[LIVE_PATH_MAX];
 	char line[COSCHED_LIVE_LINE_MAX + 1];
-	struct stat st;
 
 	if (live_paths(profile_dir, l->job_id, l->step_id, l->node, dir, file,
 		       err) ||
 	    cosched_live_format(l, line, sizeof(line), err))
 		return -1;
-	if (mkdir(dir, 0755) && errno != EEXIST)
-		return cosched_error_set(err, "%s: cannot create: %s", dir,
-					 strerror(errno));
-	if (lstat(dir, &st) || !S_ISDIR(st.st_mode))
-		return cosched_error_set(err, "%s: not a directory", dir);
-	/* 0644 whatever the umask: slurmctld must read it, and the trust
-	 * check refuses write bits for others.  Not durable: the sampler
-	 * rewrites it while the step runs, and a torn one is refused. */
-	return cosched_file_replace(file, line, strlen(line), 0644, 0, err);
+	if ((privacy && privacy->on &&
+	     cosched_private_dir(privacy, profile_dir, false, err)) ||
+	    cosched_private_dir(privacy, dir, true, err))
+		return -1;
+	/* Its mode whatever the umask: slurmctld must read it, and the
+	 * trust check refuses write bits for others.  Not durable: the
+	 * sampler rewrites it while the step runs, and a torn one is
+	 * refused. */
+	return cosched_private_replace(privacy, file, line, strlen(line), 0,
+				       err);
 }
 
 int cosched_live_remove(const char *profile_dir, uint32_t job_id,

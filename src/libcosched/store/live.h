@@ -38,6 +38,7 @@
 
 #include "src/libcosched/base/error.h"
 #include "src/libcosched/base/text.h"
+#include "src/libcosched/io/private.h"
 
 #define COSCHED_LIVE_SUBDIR "live"
 #define COSCHED_LIVE_SCHEMA 1
@@ -80,15 +81,28 @@ int cosched_live_format(const cosched_live_t *l, char *buf, size_t len,
 int cosched_live_parse(const char *text, cosched_live_t *l,
 		       cosched_error_t *err);
 
+/* The share of a core slurmctld's readings of live/ may take: a reading
+ * that costs more (many files: users can start many steps) delays the
+ * next one beyond LiveLoadRefresh. */
+#define COSCHED_LIVE_CPU_SHARE 0.05
+
+/* Seconds until the next reading after one that took cpu_s seconds of
+ * CPU: refresh_s (LiveLoadRefresh), or the whole seconds that keep the
+ * readings within COSCHED_LIVE_CPU_SHARE of a core when refresh_s does
+ * not (a reading of 0.2 s: every 4 s). */
+int cosched_live_interval(int refresh_s, double cpu_s);
+
 /* Whether a new smoothed value replaces the published one (never
  * published: has_last false; age_s: seconds since it was written). */
 bool cosched_live_should_publish(bool has_last, double last, double now,
 				 double age_s);
 
 /* The node side (root): write l atomically into profile_dir/live (the
- * directory created 0755 when missing), or remove the step's file. */
-int cosched_live_write(const char *profile_dir, const cosched_live_t *l,
-		       cosched_error_t *err);
+ * directory created when missing), kept as privacy says (NULL: public;
+ * io/private.h), or remove the step's file. */
+int cosched_live_write(const char *profile_dir,
+		       const cosched_private_t *privacy,
+		       const cosched_live_t *l, cosched_error_t *err);
 int cosched_live_remove(const char *profile_dir, uint32_t job_id,
 			uint32_t step_id, const char *node,
 			cosched_error_t *err);

@@ -41,6 +41,8 @@ typedef struct live_file {
 	bool usable;			/* load holds the file's content */
 	cosched_live_t load;
 	unsigned seen;			/* the reading that last saw it */
+	unsigned checked;		/* ... that last fstat'ed it */
+	bool stale;			/* not rewritten for stale_s then */
 } live_file_t;
 
 struct cosched_live_reader {
@@ -48,6 +50,9 @@ struct cosched_live_reader {
 	live_file_t **bucket;
 	size_t nbuckets, count;		/* nbuckets: a power of two */
 	unsigned reading;
+	size_t cap;			/* files checked a reading; 0: all */
+	size_t cursor;			/* where the next reading goes on */
+	cosched_live_reading_t last;
 };
 
 static void key_of(const struct stat *st, live_key_t *k)
@@ -84,6 +89,7 @@ cosched_live_reader_t *cosched_live_reader_create(const char *profile_dir,
 	if (r) {
 		r->nbuckets = 64;
 		r->bucket = calloc(r->nbuckets, sizeof(*r->bucket));
+		r->cap = COSCHED_LIVE_CHECK_MAX;
 	}
 	if (!r || !r->bucket) {
 		free(r);
@@ -111,6 +117,17 @@ void cosched_live_reader_free(cosched_live_reader_t *r)
 size_t cosched_live_reader_files(const cosched_live_reader_t *r)
 {
 	return r ? r->count : 0;
+}
+
+void cosched_live_reader_set_cap(cosched_live_reader_t *r, size_t cap)
+{
+	r->cap = cap;
+}
+
+void cosched_live_reader_last(const cosched_live_reader_t *r,
+			      cosched_live_reading_t *out)
+{
+	*out = r->last;
 }
 
 /* Twice the buckets when the files outnumber them; a failed grow only
@@ -213,41 +230,37 @@ static void file_load(const char *path, const char *name, live_file_t *f,
 	free(text);
 }
 
-static int load_cmp(const void *a, const void *b)
+static int job_cmp(const void *a, const void *b)
 {
-	uint32_t x = ((const cosched_live_t *) a)->job_id;
-	uint32_t y = ((const cosched_live_t *) b)->job_id;
+	uint32_t x = ((const cosched_live_job_t *) a)->job_id;
+	uint32_t y = ((const cosched_live_job_t *) b)->job_id;
 
 	return x < y ? -1 : x > y;
 }
 
-/* The loads merged into jobs: sorted, then one pass (F log F). */
-static long merge_jobs(cosched_live_t *loads, size_t n,
-		       cosched_live_job_t **jobs, cosched_error_t *err)
+/* The files' loads (one entry a file, files 1) merged into jobs, in
+ * place: sorted, then one pass (F log F; entries of 24 bytes, not the
+ * files' whole loads, which made the sort most of a reading). */
+static long merge_jobs(cosched_live_job_t *one, size_t n)
 {
-	cosched_live_job_t *out;
 	size_t m = 0;
 
-	*jobs = NULL;
 	if (!n)
 		return 0;
-	qsort(loads, n, sizeof(*loads), load_cmp);
-	if (!(out = malloc(n * sizeof(*out))))
-		return cosched_error_set(err, "live loads: out of memory");
+	qsort(one, n, sizeof(*one), job_cmp);
 	for (size_t i = 0; i < n; i++) {
-		const cosched_live_t *l = &loads[i];
+		const cosched_live_job_t *l = &one[i];
 
-		if (!m || out[m - 1].job_id != l->job_id)
-			out[m++] = (cosched_live_job_t) {
-				.job_id = l->job_id, .mpki = l->mpki,
-				.time = l->time, .files = 0 };
-		if (l->mpki > out[m - 1].mpki)
-			out[m - 1].mpki = l->mpki;
-		if (l->time > out[m - 1].time)
-			out[m - 1].time = l->time;
-		out[m - 1].files++;
+		if (!m || one[m - 1].job_id != l->job_id) {
+			one[m++] = *l;
+			continue;
+		}
+		if (l->mpki > one[m - 1].mpki)
+			one[m - 1].mpki = l->mpki;
+		if (l->time > one[m - 1].time)
+			one[m - 1].time = l->time;
+		one[m - 1].files++;
 	}
-	*jobs = out;
 	return (long) m;
 }
 
@@ -258,20 +271,98 @@ static bool live_name_ok(const char *name)
 	return n <= LIVE_NAME_MAX && strspn(name, COSCHED_LIVE_NAME_CHARS) == n;
 }
 
+/* Room for one more in a growing array of file pointers. */
+static int list_add(live_file_t ***list, size_t *n, size_t *cap,
+		    live_file_t *f)
+{
+	if (*n == *cap) {
+		size_t nc = *cap ? 2 * *cap : 256;
+		live_file_t **nl = realloc(*list, nc * sizeof(*nl));
+
+		if (!nl)
+			return -1;
+		*list = nl;
+		*cap = nc;
+	}
+	(*list)[(*n)++] = f;
+	return 0;
+}
+
+/* Check one listed file: fstat, and read again when its stat changed. */
+static void file_check(cosched_live_reader_t *r, int dfd, live_file_t *f,
+		       cosched_live_report_fn report, void *ctx)
+{
+	char path[LIVE_DIR_MAX + LIVE_NAME_MAX + 2];
+	cosched_error_t why = { { 0 } };
+	struct stat st;
+	live_key_t k;
+
+	r->last.checked++;
+	f->checked = r->reading;
+	if (fstatat(dfd, f->name, &st, AT_SYMLINK_NOFOLLOW)) {
+		f->seen = 0;	/* gone since readdir: forget it */
+		return;
+	}
+	key_of(&st, &k);
+	if (f->keyed && key_same(&f->key, &k))
+		return;
+	snprintf(path, sizeof(path), "%s/%s", r->dir, f->name);
+	r->last.opened++;
+	file_load(path, f->name, f, &st, &why);
+	if (!f->usable && report)
+		report(ctx, f->name, why.msg);
+}
+
+/*
+ * Which listed files are checked: those never read first, then the
+ * others from where the last reading stopped, up to r->cap in all (0:
+ * every file).  The others keep the load last read from them, so a
+ * directory of many files costs a bounded number of fstat calls a
+ * reading, and every file is checked again within files / cap readings,
+ * whoever's it is.
+ */
+static int check_files(cosched_live_reader_t *r, int dfd,
+		       live_file_t **list, size_t n,
+		       cosched_live_report_fn report, void *ctx)
+{
+	size_t budget = r->cap ? r->cap : n, known = 0, start, j;
+	live_file_t **kn = n ? malloc(n * sizeof(*kn)) : NULL;
+
+	if (n && !kn)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		if (list[i]->keyed)
+			kn[known++] = list[i];
+		else if (r->last.checked < budget)
+			file_check(r, dfd, list[i], report, ctx);
+		else
+			r->last.unread++;
+	}
+	start = known ? r->cursor % known : 0;
+	for (j = 0; j < known && r->last.checked < budget; j++)
+		file_check(r, dfd, kn[(start + j) % known], report, ctx);
+	r->cursor = start + j;
+	r->last.kept = known - j;
+	free(kn);
+	return 0;
+}
+
 long cosched_live_reader_read(cosched_live_reader_t *r, long long now,
 			      int stale_s, cosched_live_job_t **jobs,
 			      int *nbad, cosched_live_report_fn report,
 			      void *ctx, cosched_error_t *err)
 {
 	char path[LIVE_DIR_MAX + LIVE_NAME_MAX + 2];
-	cosched_live_t *loads = NULL;
-	size_t n = 0, cap = 0;
+	live_file_t **list = NULL;
+	cosched_live_job_t *loads = NULL;
+	size_t nlist = 0, cap = 0, n = 0;
 	struct dirent *e;
 	long njobs;
 	DIR *dp;
 
 	*jobs = NULL;
 	*nbad = 0;
+	memset(&r->last, 0, sizeof(r->last));
 	if (!++r->reading)
 		r->reading = 1;
 	if (!(dp = opendir(r->dir))) {
@@ -281,13 +372,11 @@ long cosched_live_reader_read(cosched_live_reader_t *r, long long now,
 		sweep(r);
 		return 0;
 	}
+	/* Every name, so that a file gone is forgotten at once. */
 	while ((e = readdir(dp))) {
-		cosched_error_t why = { { 0 } };
 		char q[COSCHED_QUOTE_BUF];
 		bool fresh, ok_name;
 		live_file_t *f;
-		struct stat st;
-		live_key_t k;
 
 		if (e->d_name[0] == '.' || strstr(e->d_name, ".tmp"))
 			continue;
@@ -296,9 +385,10 @@ long cosched_live_reader_read(cosched_live_reader_t *r, long long now,
 		ok_name = live_name_ok(e->d_name);
 		if (!(f = file_get(r, ok_name ? e->d_name :
 				   cosched_quote(q, sizeof(q), e->d_name),
-				   &fresh))) {
+				   &fresh)) ||
+		    (ok_name && list_add(&list, &nlist, &cap, f))) {
 			closedir(dp);
-			free(loads);
+			free(list);
 			return cosched_error_set(err,
 						 "live loads: out of memory");
 		}
@@ -307,49 +397,51 @@ long cosched_live_reader_read(cosched_live_reader_t *r, long long now,
 			++*nbad;
 			if (fresh && report)
 				report(ctx, f->name, "not a live load's name");
-			continue;
 		}
-		if (fstatat(dirfd(dp), e->d_name, &st, AT_SYMLINK_NOFOLLOW)) {
-			f->seen = 0;	/* gone since readdir: forget it */
-			continue;
-		}
-		key_of(&st, &k);
-		if (fresh || !f->keyed || !key_same(&f->key, &k)) {
-			snprintf(path, sizeof(path), "%s/%s", r->dir,
-				 e->d_name);
-			file_load(path, e->d_name, f, &st, &why);
-			if (!f->usable && report)
-				report(ctx, f->name, why.msg);
-		}
+	}
+	r->last.files = nlist;
+	if (check_files(r, dirfd(dp), list, nlist, report, ctx) ||
+	    (nlist && !(loads = malloc(nlist * sizeof(*loads))))) {
+		closedir(dp);
+		free(list);
+		return cosched_error_set(err, "live loads: out of memory");
+	}
+	for (size_t i = 0; i < nlist; i++) {
+		live_file_t *f = list[i];
+
+		if (f->seen != r->reading || !f->keyed)
+			continue;	/* gone, or not read yet */
 		if (!f->usable) {
 			++*nbad;
 			continue;
 		}
-		if (now - (long long) f->key.mtime.tv_sec > stale_s) {
-			snprintf(path, sizeof(path), "%s/%s", r->dir,
-				 e->d_name);
-			unlink(path);	/* best effort: its sampler is gone */
-			continue;
-		}
-		if (n == cap) {
-			size_t nc = cap ? 2 * cap : 64;
-			cosched_live_t *no = realloc(loads, nc * sizeof(*no));
-
-			if (!no) {
-				closedir(dp);
-				free(loads);
-				return cosched_error_set(err,
-						"live loads: out of memory");
+		/* Judged on what this reading saw: a file not checked keeps
+		 * its load (rewritten meanwhile, its remembered mtime would
+		 * call it stale) until its next check, a cycle later. */
+		if (f->checked == r->reading) {
+			f->stale = now - (long long) f->key.mtime.tv_sec >
+				   stale_s;
+			if (f->stale) {
+				/* Best effort: its sampler is gone. */
+				snprintf(path, sizeof(path), "%s/%s", r->dir,
+					 f->name);
+				unlink(path);
 			}
-			loads = no;
-			cap = nc;
 		}
-		loads[n++] = f->load;
+		if (f->stale)
+			continue;
+		loads[n++] = (cosched_live_job_t) {
+			.job_id = f->load.job_id, .mpki = f->load.mpki,
+			.time = f->load.time, .files = 1 };
 	}
 	closedir(dp);
+	free(list);
 	sweep(r);
-	njobs = merge_jobs(loads, n, jobs, err);
-	free(loads);
+	if (!(njobs = merge_jobs(loads, n))) {
+		free(loads);
+		loads = NULL;
+	}
+	*jobs = loads;
 	return njobs;
 }
 
@@ -375,6 +467,7 @@ long cosched_live_scan(const char *profile_dir, long long now, int stale_s,
 	*nbad = 0;
 	if (!(r = cosched_live_reader_create(profile_dir, err)))
 		return -1;
+	cosched_live_reader_set_cap(r, 0);	/* one reading: every file */
 	n = cosched_live_reader_read(r, now, stale_s, jobs, nbad, first_bad,
 				     &bad, err);
 	if (n >= 0 && *nbad)

@@ -13,6 +13,16 @@
  * when it changes.  A reading merges the files into jobs by sorting, so
  * its cost grows as F log F in the files, not F x jobs.
  *
+ * Why a cap on the files checked: a user can start many steps, each with
+ * its file, and an fstat of every file at every reading cost slurmctld a
+ * fifth of a core in the reading alone with 100,000 of them at
+ * LiveLoadRefresh=1 (cosched-bench-live(1) --scale).  A reading lists every name (a file gone is
+ * forgotten at once), then checks at most COSCHED_LIVE_CHECK_MAX of them:
+ * the files never read first, then the others in turn from where the
+ * last reading stopped.  A file not checked keeps the load last read from
+ * it, so one user's files delay the checks of everyone's equally (each
+ * file is checked again within files / cap readings) and hide no load.
+ *
  * Not thread-safe: one thread reads (slurmctld's refresher).
  */
 #ifndef COSCHED_LIVE_READER_H
@@ -50,5 +60,24 @@ long cosched_live_reader_read(cosched_live_reader_t *r, long long now,
 
 /* Files the reader remembers (for tests and the debug log). */
 size_t cosched_live_reader_files(const cosched_live_reader_t *r);
+
+/* Files checked (fstat'ed, and read when their stat changed) in one
+ * reading by default: at most a few milliseconds of fstat calls. */
+#define COSCHED_LIVE_CHECK_MAX 4096
+
+/* The cap on files checked in one reading (0: every file). */
+void cosched_live_reader_set_cap(cosched_live_reader_t *r, size_t cap);
+
+/* What the last reading did with the files it listed. */
+typedef struct {
+	size_t files;		/* live files' names listed */
+	size_t checked;		/* fstat'ed */
+	size_t opened;		/* of those, read (new or changed) */
+	size_t kept;		/* not checked: their last load kept */
+	size_t unread;		/* not checked and never read: no load yet */
+} cosched_live_reading_t;
+
+void cosched_live_reader_last(const cosched_live_reader_t *r,
+			      cosched_live_reading_t *out);
 
 #endif

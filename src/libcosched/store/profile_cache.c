@@ -63,7 +63,7 @@ typedef enum {
 } rec_state_t;
 
 typedef struct {
-	char app[COSCHED_APP_NAME_MAX + 1];
+	char app[COSCHED_PROFILE_KEY_MAX + 1];	/* the profile's key */
 	file_key_t key;
 	bool racy;		/* read again at the next refresh */
 	rec_state_t state;
@@ -206,7 +206,7 @@ static bool key_racy(const file_key_t *k, long long scan_start_ns,
 				 * descriptor or memory left...): retried */
 
 /*
- * Read dir/<app>.json into rec (its app and key already set from the
+ * Read dir/<key>.json into rec (its app, the key, and key already set from the
  * directory scan).  The file is opened without following a link and
  * without blocking (cosched_read_file_stat), and rec->key becomes the key
  * of what was actually read.  Returns 0, or one of the LOAD_ codes with
@@ -215,11 +215,13 @@ static bool key_racy(const file_key_t *k, long long scan_start_ns,
 static int load_record(const cosched_profile_cache_t *c, record_t *rec,
 		       cosched_error_t *err)
 {
-	char path[COSCHED_PATH_MAX + COSCHED_APP_NAME_MAX + 8];
+	char path[COSCHED_PATH_MAX + COSCHED_PROFILE_KEY_MAX + 8];
+	char app[COSCHED_APP_NAME_MAX + 1];
 	cosched_profile_t p;
 	cosched_error_t perr;
 	struct stat st;
 	char *text;
+	long uid;
 	int missing;
 
 	rec->state = REC_BAD;
@@ -248,9 +250,18 @@ static int load_record(const cosched_profile_cache_t *c, record_t *rec,
 		return LOAD_REFUSED;
 	}
 	free(text);
-	if (strcmp(p.app, rec->app)) {
+	/* Listed only under a key that parses (list_names). */
+	cosched_profile_key_parse("key", rec->app, app, &uid, NULL);
+	if (strcmp(p.app, app)) {
 		cosched_error_set(err, "%s: app: holds \"%s\", expected \"%s\"",
-				  path, p.app, rec->app);
+				  path, p.app, app);
+		cosched_profile_free(&p);
+		return LOAD_REFUSED;
+	}
+	/* A user's own profile is theirs only (the store writes it so). */
+	if (uid > 0 && p.owner_uid != uid) {
+		cosched_error_set(err, "%s: owner_uid: holds %ld, expected %ld",
+				  path, p.owner_uid, uid);
 		cosched_profile_free(&p);
 		return LOAD_REFUSED;
 	}
@@ -267,7 +278,7 @@ static int load_record(const cosched_profile_cache_t *c, record_t *rec,
 		cosched_error_set(err, "%s: out of memory", path);
 		return LOAD_FAILED;
 	}
-	snprintf(rec->sum->app, sizeof(rec->sum->app), "%s", p.app);
+	snprintf(rec->sum->app, sizeof(rec->sum->app), "%s", rec->app);
 	rec->sum->cls = cosched_classify_effective(&c->classify, &p,
 						   COSCHED_CAT_UNKNOWN);
 	rec->sum->mpki = p.derived.mpki;
@@ -294,10 +305,10 @@ static void names_free(char **v, size_t n)
 }
 
 /*
- * The application names of dir's profile files, sorted: <app>.json where
- * app is a valid application name (this leaves out lock files, temporary
- * files of writes in progress and anything foreign).  The directory stays
- * open in *dfd for fstatat().
+ * The keys of dir's profile files, sorted: <key>.json where key is a valid
+ * profile key, an application's or a user's (cosched_profile_key_parse:
+ * this leaves out lock files, temporary files of writes in progress and
+ * anything foreign).  The directory stays open in *dfd for fstatat().
  */
 static int list_names(const char *dir, int *dfd, char ***out, size_t *count,
 		      cosched_error_t *err)
@@ -320,8 +331,10 @@ static int list_names(const char *dir, int *dfd, char ***out, size_t *count,
 		return -1;
 	}
 	for (;;) {
-		char name[COSCHED_APP_NAME_MAX + 1];
+		char name[COSCHED_PROFILE_KEY_MAX + 1];
+		char app[COSCHED_APP_NAME_MAX + 1];
 		size_t len;
+		long uid;
 
 		errno = 0;
 		if (!(e = readdir(d))) {
@@ -336,11 +349,11 @@ static int list_names(const char *dir, int *dfd, char ***out, size_t *count,
 		len = strlen(e->d_name);
 		if (len <= JSON_SUFFIX_LEN ||
 		    strcmp(e->d_name + len - JSON_SUFFIX_LEN, JSON_SUFFIX) ||
-		    len - JSON_SUFFIX_LEN > COSCHED_APP_NAME_MAX)
+		    len - JSON_SUFFIX_LEN > COSCHED_PROFILE_KEY_MAX)
 			continue;
 		memcpy(name, e->d_name, len - JSON_SUFFIX_LEN);
 		name[len - JSON_SUFFIX_LEN] = '\0';
-		if (cosched_app_name_check("application", name, NULL))
+		if (cosched_profile_key_parse("key", name, app, &uid, NULL))
 			continue;
 		if (n == cap) {
 			size_t ncap = cap ? cap * 2 : 64;
@@ -478,7 +491,7 @@ static size_t scan(cosched_profile_cache_t *c, int dfd, char **names, size_t n,
 	size_t m = 0;
 
 	for (size_t i = 0; i < n; i++) {
-		char file[COSCHED_APP_NAME_MAX + JSON_SUFFIX_LEN + 1];
+		char file[COSCHED_PROFILE_KEY_MAX + JSON_SUFFIX_LEN + 1];
 		record_t *old = (record_t *) state_find(&c->state, names[i]);
 		record_t *rec = &next[m];
 		cosched_error_t why;

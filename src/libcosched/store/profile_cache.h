@@ -22,8 +22,9 @@
  * out (the job is then placed as one without a profile); one that could
  * not be read at all (permissions, no descriptor or memory left) is tried
  * again at every refresh until it loads.  Files are read
- * as the store reads them (store/store.h): only <app>.json with a valid
- * application name, never through a symbolic link, never a FIFO or a
+ * as the store reads them (store/store.h): only <key>.json with a valid
+ * profile key (an application's, or a user's own: APP@UID, whose owner
+ * must be UID), never through a symbolic link, never a FIFO or a
  * device (such a file is reported, not opened); lock and temporary files
  * are not profiles.  No lock file is taken: the store replaces a profile
  * by rename(), so a read sees a whole version.
@@ -49,7 +50,8 @@
 #define COSCHED_PROFILE_CACHE_EDP_MAX 128
 
 typedef struct {
-	char app[COSCHED_APP_NAME_MAX + 1];
+	char app[COSCHED_PROFILE_KEY_MAX + 1];	/* the profile's key:
+						 * cosched_profile_key */
 	cosched_class_t cls;		/* source COSCHED_CLASS_FROM_PROFILE */
 	double mpki;			/* NAN = unknown */
 	double threads;			/* mean measured thread count; NAN */
@@ -81,8 +83,10 @@ void cosched_profile_cache_free(cosched_profile_cache_t *c);
 long cosched_profile_cache_refresh(cosched_profile_cache_t *c, int *nbad,
 				   cosched_error_t *err);
 
-/* Copy app's summary into *out: 1 found, 0 not cached (out untouched).
- * Only out->edp[0 .. n_edp - 1] of the points are written. */
+/* Copy the summary of key (an application's, or a user's own:
+ * cosched_profile_key; cosched_profile_find_for says which to ask) into
+ * *out: 1 found, 0 not cached (out untouched).  Only
+ * out->edp[0 .. n_edp - 1] of the points are written. */
 int cosched_profile_cache_lookup(cosched_profile_cache_t *c, const char *app,
 				 cosched_profile_summary_t *out);
 

@@ -31,6 +31,8 @@ struct cosched_refresher {
 	bool stop;
 
 	cosched_live_reader_t *reader;	/* the thread's only */
+	bool live_capped;		/* its last reading left files unchecked */
+	bool live_slowed;		/* readings further apart than asked */
 	cosched_learner_t *learner;	/* the thread's only */
 	char learn_error[COSCHED_ERROR_MSG_LEN];	/* the last said */
 
@@ -161,15 +163,46 @@ static void live_note(const char *msg)
 		say(scanning, COSCHED_REFRESH_DEBUG, "live loads: %s", msg);
 }
 
-/* The running jobs' live MPKI from ProfileDir/live, published for the
- * caller's next cosched_refresher_live. */
-static void refresh_live(cosched_refresher_t *r)
+/* Whether two readings give the same jobs the same loads: what the
+ * caller applies (job and MPKI), not when or from how many files. */
+static bool same_loads(const cosched_live_job_t *a, long na,
+		       const cosched_live_job_t *b, long nb)
 {
+	if (na != nb)
+		return false;
+	for (long i = 0; i < na; i++)
+		if (a[i].job_id != b[i].job_id || a[i].mpki != b[i].mpki)
+			return false;
+	return true;
+}
+
+/* Seconds until the next reading of live/ after one that took cpu_s:
+ * said when that is longer than LiveLoadRefresh, once while it lasts. */
+static int live_interval(cosched_refresher_t *r, double cpu_s)
+{
+	int s = cosched_live_interval(r->live_refresh_s, cpu_s);
+
+	if (s != r->live_refresh_s && !r->live_slowed)
+		say(r, COSCHED_REFRESH_ERROR, "live loads: a reading took %.0f ms of CPU: read every %d s instead of every %d s (LiveLoadRefresh), to take at most %.0f%% of a core",
+		    cpu_s * 1e3, s, r->live_refresh_s,
+		    100.0 * COSCHED_LIVE_CPU_SHARE);
+	r->live_slowed = s != r->live_refresh_s;
+	return s;
+}
+
+/* The running jobs' live MPKI from ProfileDir/live, published for the
+ * caller's next cosched_refresher_live when they changed; the thread's
+ * CPU seconds it took. */
+static double refresh_live(cosched_refresher_t *r)
+{
+	struct timespec t0, t1;
 	cosched_live_job_t *jobs = NULL, *old;
 	cosched_error_t err = { { 0 } };
+	cosched_live_reading_t last;
 	int nbad = 0;
 	long n;
 
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
 	scanning = r;
 	cosched_kv_set_note_hook(live_note);
 	n = cosched_live_reader_read(r->reader, (long long)time(NULL),
@@ -179,17 +212,35 @@ static void refresh_live(cosched_refresher_t *r)
 
 	if (n < 0) {
 		say(r, COSCHED_REFRESH_ERROR, "live loads: %s", err.msg);
-		return;
+		return 0.0;
 	}
 	pthread_mutex_lock(&r->live_mutex);
 	old = r->live_jobs;
-	r->live_jobs = jobs;
-	r->live_n = n;
-	r->live_gen++;
+	if (r->live_gen && same_loads(old, r->live_n, jobs, n)) {
+		/* Nothing for slurmctld to apply under its lock (samplers
+		 * rewrite unchanged values every minute). */
+		old = jobs;
+	} else {
+		r->live_jobs = jobs;
+		r->live_n = n;
+		r->live_gen++;
+	}
 	pthread_mutex_unlock(&r->live_mutex);
 	free(old);
-	say(r, COSCHED_REFRESH_DEBUG2, "live loads: %ld jobs (%zu files, %d not used)",
-	    n, cosched_live_reader_files(r->reader), nbad);
+	cosched_live_reader_last(r->reader, &last);
+	say(r, COSCHED_REFRESH_DEBUG2, "live loads: %ld jobs (%zu files, %d not used; %zu checked, %zu read, %zu kept from earlier readings, %zu not read yet)",
+	    n, cosched_live_reader_files(r->reader), nbad, last.checked,
+	    last.opened, last.kept, last.unread);
+	/* Said once while it lasts: someone runs that many steps. */
+	if ((last.kept || last.unread) && !r->live_capped)
+		say(r, COSCHED_REFRESH_ERROR, "live loads: %zu files, more than the %d a reading checks: the others keep the load last read from them, each checked again within %zu readings",
+		    last.files, COSCHED_LIVE_CHECK_MAX,
+		    (last.files + COSCHED_LIVE_CHECK_MAX - 1) /
+		    COSCHED_LIVE_CHECK_MAX);
+	r->live_capped = last.kept || last.unread;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t1);
+	return (double) (t1.tv_sec - t0.tv_sec) +
+	       (double) (t1.tv_nsec - t0.tv_nsec) / 1e9;
 }
 
 static void *loop(void *arg)
@@ -203,9 +254,9 @@ static void *loop(void *arg)
 	/* The first reading of the live loads at once, here rather than in
 	 * start: with many files it takes a while, and start runs inside
 	 * slurmctld's reconfigure. */
-	if (r->live_loads)
-		refresh_live(r);
 	next_live = now.tv_sec + r->live_refresh_s;
+	if (r->live_loads)
+		next_live = now.tv_sec + live_interval(r, refresh_live(r));
 	pthread_mutex_lock(&r->mutex);
 	while (!r->stop) {
 		struct timespec until = { 0, 0 };
@@ -227,10 +278,9 @@ static void *loop(void *arg)
 			refresh_learned(r);
 			next_profiles = now.tv_sec + r->profile_refresh_s;
 		}
-		if (do_live) {
-			refresh_live(r);
-			next_live = now.tv_sec + r->live_refresh_s;
-		}
+		if (do_live)
+			next_live = now.tv_sec +
+				    live_interval(r, refresh_live(r));
 		pthread_mutex_lock(&r->mutex);
 	}
 	pthread_mutex_unlock(&r->mutex);
@@ -290,6 +340,17 @@ cosched_refresher_t *cosched_refresher_start(const cosched_conf_t *conf,
 		return NULL;
 	}
 	cosched_learner_set_range(r->learner, &conf->interference);
+	cosched_learner_set_privacy(r->learner, &conf->privacy);
+	/* A site that just turned PrivateData on: ProfileDir, SlurmUser's,
+	 * closed at once, which puts every older file in it out of reach
+	 * before any node writes again. */
+	if (conf->privacy.on) {
+		cosched_error_t perr;
+
+		if (cosched_private_dir(&conf->privacy, r->profile_dir, false,
+					&perr))
+			say(r, COSCHED_REFRESH_ERROR, "%s", perr.msg);
+	}
 	refresh_profiles(r);
 	/* The table a restarted slurmctld left, before the first job; the
 	 * records are read in the thread (a day of them may be many). */

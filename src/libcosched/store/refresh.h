@@ -70,7 +70,8 @@ int cosched_refresher_lookup(cosched_refresher_t *r, const char *app,
  * *gen becomes the generation seen (readings count from 1: start a new
  * refresher's caller at 0).  Returns whether a reading was passed (false
  * before the first reading, again or not).  A reading holds every job
- * with a live load: one missing from it has none now.
+ * with a live load: one missing from it has none now.  A reading that
+ * gives every job the MPKI the last one gave is no new generation.
  */
 bool cosched_refresher_live(cosched_refresher_t *r, unsigned long *gen,
 			    bool again,

@@ -24,6 +24,15 @@ int cosched_plugin_conf_read(const char *path, cosched_conf_t *out,
 /* A node reads it with task_cosched_conf_load(), which keeps the last
  * good copy. */
 
+/* slurm.conf's PrivateData as cosched keeps its files (io/private.h):
+ * private when it hides jobs (=jobs, =all), owned by SlurmUser.  *out
+ * carries it (privacy) from cosched_plugin_conf_read().  In slurmstepd,
+ * what slurmd exported: */
+cosched_private_t cosched_plugin_privacy(void);
+/* slurmd: hand it to the slurmstepd processes it starts, which are not
+ * told it by every Slurm series. */
+void cosched_plugin_privacy_export(void);
+
 /* Whether slurm.conf's SelectType is cosched's (select/cons_tres_cosched):
  * only then does slurmctld place jobs and write decision records.  Slurm
  * starts every select plugin it finds, whatever SelectType says, so a

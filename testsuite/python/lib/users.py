@@ -14,8 +14,13 @@ def open_to_users(c):
         os.chmod(d, os.stat(d).st_mode | 0o055)
         for f in files:
             p = os.path.join(d, f)
-            if not os.path.islink(p):
-                os.chmod(p, os.stat(p).st_mode | 0o044)
+            # slurmctld renames its state files into place as it saves
+            # them: a temporary one may be gone already.
+            try:
+                if not os.path.islink(p):
+                    os.chmod(p, os.stat(p).st_mode | 0o044)
+            except FileNotFoundError:
+                pass
 
 
 def local_user(name):

@@ -193,6 +193,8 @@ void cosched_ctl_fini(void)
 	xfree(c->ts_logged);
 	cosched_decisions_free(c->decided);
 	c->decided = NULL;
+	xfree(c->shared_ids);
+	c->nshared = c->shared_cap = 0;
 	xfree(c->conf_path);
 	c->on = false;
 }

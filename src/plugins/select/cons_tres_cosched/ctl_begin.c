@@ -281,7 +281,10 @@ static void _refresh_slowdown(cosched_ctl_t *c, const cosched_gang_job_t *gj,
 	cosched_place_predict_pair(c->place, gj->job_id, &cls, m->mover,
 				   &with, &without);
 
-	if (with == without || !(job = find_job_record(gj->job_id)))
+	/* A job time-sharing cores outside cons_tres's rows has no
+	 * prediction until a rebuild (ctl_shared.c). */
+	if (with == without || (c->nshared && ctl_shared_is(c, gj->job_id)) ||
+	    !(job = find_job_record(gj->job_id)))
 		return;
 	/* Time-shared: only the jobs beside it count, which
 	 * ctl_ts_refresh_neighbours predicts. */
@@ -533,6 +536,7 @@ static void _job_leaves(job_record_t *job_ptr, bool ends)
 	if (ends) {
 		_record_requeued(c, job_ptr);
 		ctl_record_forget(c, job_ptr->job_id);
+		ctl_shared_forget(c, job_ptr->job_id);
 	}
 	if (!ctl_state_ensure(c)) {
 		_leave(c, job_ptr);
@@ -557,29 +561,9 @@ void cosched_ctl_job_suspend(job_record_t *job_ptr, bool indf_susp)
 		_job_leaves(job_ptr, false);
 }
 
-/*
- * Resumed by scontrol onto cores another job took while it was
- * suspended: cons_tres keeps it in none of its rows ("job overflow"), so
- * its cores are time-shared and counted once, until the next rebuild
- * enters the jobs in the job list's order.  The occupancy, which must
- * agree with those rows, leaves it out as well; its record says so
- * instead of a prediction that no longer holds.
- */
-static void _record_time_shared(cosched_ctl_t *c, job_record_t *job_ptr,
-				cosched_decision_t *d)
-{
-	char was[COSCHED_DECISION_REASON_MAX + 1];
-	const char *parts[2] = {
-		was, "; resumed onto cores other jobs held: time-shared, "
-		     "uncounted until the next rebuild" };
-
-	snprintf(was, sizeof(was), "%s", d->reason);
-	cosched_decision_set_reason_parts(d, parts, 2);
-	d->slowdown = NAN;
-	ctl_record_keep(c, job_ptr, d);
-	ctl_record_write(c, job_ptr, d);
-}
-
+/* Resumed by scontrol onto cores another job took while it was
+ * suspended: left out as cons_tres leaves it, and said in its record and
+ * its neighbours' (ctl_shared.c). */
 void cosched_ctl_job_resume(job_record_t *job_ptr, bool indf_susp)
 {
 	cosched_ctl_t *c = &cosched_ctl;
@@ -597,8 +581,10 @@ void cosched_ctl_job_resume(job_record_t *job_ptr, bool indf_susp)
 		goto out;
 	have = ctl_record_kept(c, job_ptr->job_id, &d);
 	_enter(c, job_ptr, have ? &d : NULL, NULL, -1);
-	if (have && !cosched_occupancy_has(occ, job_ptr->job_id, NULL))
-		_record_time_shared(c, job_ptr, &d);
+	if (!cosched_occupancy_has(occ, job_ptr->job_id, NULL))
+		ctl_shared_resumed(c, job_ptr, have ? &d : NULL);
+	else if (have)
+		ctl_shared_counted(c, job_ptr, &d);
 	ctl_state_check(c, "job resume");
 out:
 	pthread_mutex_unlock(&c->mutex);

@@ -11,6 +11,7 @@
  *                   written into SystemComment, its copies
  *    ctl_place.c    job_test: the engine's choice turned into steering
  *    ctl_begin.c    job begin (the decision as it happened, power) and end
+ *    ctl_shared.c   jobs time-sharing cores outside cons_tres's rows
  *  Locking: every call from Slurm takes c->mutex (under slurmctld's job
  *  write lock); the refresh thread touches only its own struct, under its
  *  own mutexes (ctl_refresh.c).
@@ -88,6 +89,12 @@ typedef struct {
 	 * first rebuild after slurmctld started (decided_loaded). */
 	cosched_decisions_t *decided;
 	bool decided_loaded;
+	/* The jobs whose records say they time-share cores outside
+	 * cons_tres's rows, without a slowdown (ctl_shared.c): a
+	 * neighbour's arrival or departure sets none until a rebuild counts
+	 * them again.  Few: usually none. */
+	uint32_t *shared_ids;
+	size_t nshared, shared_cap;
 
 	/* Time sharing (ctl_timeshare.c): slurmctld's part_list, the
 	 * partitions served (names, rows each), each node's rows
@@ -143,8 +150,9 @@ void ctl_log_timing(cosched_ctl_t *c);
 /* ctl_refresh.c */
 int ctl_refresh_start(cosched_ctl_t *c);
 void ctl_refresh_stop(cosched_ctl_t *c);
-/* The profile summary of app that may serve a job of uid (1 found;
- * another user's profile is none: cosched_profile_serves). */
+/* The profile summary of app that serves a job of uid, in the order of
+ * cosched_profile_find_for: the user's own, then the site's or a shared
+ * one (1 found; another user's profile is none). */
 int ctl_refresh_lookup(cosched_ctl_t *c, const char *app, uid_t uid,
 		       cosched_profile_summary_t *out);
 /* Apply the live loads read since the last call to the engine. */
@@ -271,5 +279,28 @@ void ctl_record_set_slowdown(cosched_ctl_t *c, job_record_t *job_ptr,
  * a batch job (RecordInLaunch). */
 void ctl_record_launch_copy(cosched_ctl_t *c, job_record_t *job_ptr,
 			    bool copy);
+
+/* ctl_shared.c */
+/* The job (decision d, NULL: none) was resumed onto cores other jobs
+ * hold and left out: its record and those of the counted jobs holding those cores say
+ * they time-share them, without a slowdown. */
+void ctl_shared_resumed(cosched_ctl_t *c, job_record_t *job_ptr,
+			cosched_decision_t *d);
+/* Whether a decision's reason carries a note of ctl_shared.c. */
+bool ctl_shared_marked(const cosched_decision_t *d);
+/* Whether the job's record says it time-shares cores (no slowdown). */
+bool ctl_shared_is(const cosched_ctl_t *c, uint32_t job_id);
+/* The job ended: no longer one of them. */
+void ctl_shared_forget(cosched_ctl_t *c, uint32_t job_id);
+/* The job (decision d) was entered and is counted: a note its record
+ * still has goes, with a predicted slowdown. */
+void ctl_shared_counted(cosched_ctl_t *c, job_record_t *job_ptr,
+			cosched_decision_t *d);
+/* After a rebuild: the jobs whose records had a note and are counted now
+ * get their reason and a predicted slowdown back; the jobs holding cores
+ * that were left out, and the counted jobs holding those cores, say they
+ * time-share them. */
+void ctl_shared_rebuilt(cosched_ctl_t *c, const uint32_t *marked,
+			size_t nmarked, const uint32_t *left, size_t nleft);
 
 #endif

@@ -8,6 +8,8 @@
  *  interference table to the placement engine.
 \*****************************************************************************/
 
+#include <assert.h>
+#include <stddef.h>
 #include <string.h>
 #include <time.h>
 
@@ -64,16 +66,33 @@ void ctl_refresh_stop(cosched_ctl_t *c)
 	c->refresh.refresher = NULL;
 }
 
+typedef struct {
+	cosched_ctl_t *c;
+	cosched_profile_summary_t *out;
+} lookup_ctx_t;
+
+static int _find(void *ctx, const char *key, long *owner_uid)
+{
+	lookup_ctx_t *l = ctx;
+
+	if (l->c->refresh.api->refresher_lookup(l->c->refresh.refresher, key,
+						l->out) != 1)
+		return 0;
+	*owner_uid = l->out->owner_uid;
+	return 1;
+}
+
 int ctl_refresh_lookup(cosched_ctl_t *c, const char *app, uid_t uid,
 		       cosched_profile_summary_t *out)
 {
-	if (!c->refresh.refresher ||
-	    c->refresh.api->refresher_lookup(c->refresh.refresher, app,
-					     out) != 1)
+	lookup_ctx_t l = { c, out };
+
+	if (!c->refresh.refresher)
 		return 0;
-	return cosched_profile_serves(out->owner_uid, (long) uid,
-				      cosched_conf_profile_shared(&c->conf,
-								  app));
+	return cosched_profile_find_for(app, (long) uid,
+					cosched_conf_profile_shared(&c->conf,
+								    app),
+					_find, &l);
 }
 
 static void _apply_one(void *ctx, const cosched_live_job_t *job)
@@ -130,14 +149,18 @@ bool ctl_refresh_apply_learned(cosched_ctl_t *c)
 	cosched_pref_rule_t rule;
 	int used = 0;
 
-	memset(&t, 0, sizeof(t));
-	if (!c->refresh.refresher ||
+	/* Called at every job_test, begin and fini: the cells (about 21 KB)
+	 * are copied, and the rest of the table zeroed, only when the
+	 * learner published a new table. */
+	static_assert(offsetof(cosched_learn_table_t, cell) == 0,
+		      "the cells lead the table");
+	if (c->conf.interference_source != COSCHED_ISOURCE_LEARNED ||
+	    !c->refresh.refresher ||
 	    !c->refresh.api->refresher_interference(c->refresh.refresher,
 						    &c->learn_applied_gen,
 						    t.cell))
 		return false;
-	if (c->conf.interference_source != COSCHED_ISOURCE_LEARNED)
-		return false;
+	memset((char *) &t + sizeof(t.cell), 0, sizeof(t) - sizeof(t.cell));
 	cosched_pref_rule_default(&rule);
 	cosched_learn_apply(&t, &c->conf.interference,
 			    c->conf.interference_min_samples,

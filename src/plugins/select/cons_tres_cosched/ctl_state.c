@@ -326,9 +326,26 @@ void ctl_state_leave(cosched_ctl_t *c, job_record_t *job_ptr)
 		error("%s: %pJ: %s", plugin_type, job_ptr, err.msg);
 }
 
+/* Job ids, growing. */
+typedef struct {
+	uint32_t *ids;
+	size_t n, cap;
+} id_list_t;
+
+static void _add_id(id_list_t *l, uint32_t id)
+{
+	if (l->n == l->cap) {
+		l->cap = l->cap ? 2 * l->cap : 8;
+		xrealloc(l->ids, l->cap * sizeof(*l->ids));
+	}
+	l->ids[l->n++] = id;
+}
+
 /* Units from the node table: unit_count[i] per node, cores each. */
 static int _rebuild(cosched_ctl_t *c)
 {
+	id_list_t marked = { 0 }, left = { 0 };
+	cosched_hold_t *holds = NULL;
 	cosched_place_conf_t pc;
 	struct listIterator *it;
 	job_record_t *job_ptr;
@@ -373,17 +390,32 @@ static int _rebuild(cosched_ctl_t *c)
 	while ((job_ptr = list_next(it))) {
 		cosched_decision_t d;
 		bool have;
+		int n;
 
 		if (!IS_JOB_RUNNING(job_ptr) && !IS_JOB_SUSPENDED(job_ptr))
 			continue;
 		have = ctl_record_kept(c, job_ptr->job_id, &d) ||
 		       (!c->decided_loaded &&
 			ctl_record_load(c, job_ptr, &d) == 1);
-		if (ctl_state_job_holds_cores(job_ptr))
-			ctl_state_enter(c, job_ptr, have ? &d : NULL);
+		if (have && ctl_shared_marked(&d))
+			_add_id(&marked, job_ptr->job_id);
+		if (!ctl_state_job_holds_cores(job_ptr))
+			continue;
+		n = ctl_state_job_holds(c, job_ptr, &holds);
+		ctl_state_enter_holds(c, job_ptr, have ? &d : NULL, holds, n);
+		/* More running jobs than cores: cons_tres's job overflow. */
+		if (n && !cosched_occupancy_has(cosched_place_occupancy(c->place),
+						job_ptr->job_id, NULL))
+			_add_id(&left, job_ptr->job_id);
+		xfree(holds);
 	}
 	list_iterator_destroy(it);
 	c->decided_loaded = true;
+	/* Their records say what the occupancy now holds. */
+	if (marked.n || left.n || c->nshared)
+		ctl_shared_rebuilt(c, marked.ids, marked.n, left.ids, left.n);
+	xfree(marked.ids);
+	xfree(left.ids);
 	/* A job that left without a word (none should) is forgotten. */
 	cosched_decisions_retain(c->decided, _job_runs, NULL);
 	/* Every unit starts unavailable: make each match its node. */

@@ -144,6 +144,8 @@ extern int init(void)
 		    _clock(CLOCK_THREAD_CPUTIME_ID) : 0.0;
 
 	cosched_kv_set_note_hook(_kv_note);
+	if (running_in_slurmd())
+		cosched_plugin_privacy_export();
 
 	xfree(task_cosched_conf_path);
 	/* The file, or this node's last good copy of it

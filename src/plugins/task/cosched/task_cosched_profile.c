@@ -45,6 +45,8 @@
 
 #include "src/node/cpuinfo.h"
 
+#include "src/plugins/common/plugin_conf.h"
+
 #include "task_cosched.h"
 
 #define ATTACH_WAIT_MS 100
@@ -219,7 +221,8 @@ void task_cosched_profile_step_start(task_cosched_step_t *st)
 {
 	char *dir, *out, *interval, *job, *step, *threads, *ledger, *root;
 	cosched_error_t err;
-	char *freq = NULL, *uid = NULL, *backend;
+	char *freq = NULL, *uid = NULL, *owner = NULL, *backend;
+	cosched_private_t privacy = cosched_plugin_privacy();
 	char *argv[52], which[COSCHED_ERROR_MSG_LEN + 64];
 	decision_text_t decision;
 	const char *events;
@@ -285,6 +288,13 @@ void task_cosched_profile_step_start(task_cosched_step_t *st)
 	uid = xstrdup_printf("%u", st->uid);
 	argv[k++] = "--uid";
 	argv[k++] = uid;
+	/* slurm.conf's PrivateData, which the sampler cannot read: its
+	 * files about the step are then SlurmUser's only. */
+	if (privacy.on) {
+		owner = xstrdup_printf("%ld", privacy.owner);
+		argv[k++] = "--private-data";
+		argv[k++] = owner;
+	}
 	/* The application the controller named (the record, never the
 	 * job's environment): the step's run is merged into its profile. */
 	/* The frequency the controller decided for it: the profile's EDP
@@ -345,6 +355,7 @@ done:
 	xfree(step);
 	xfree(threads);
 	xfree(uid);
+	xfree(owner);
 	xfree(ledger);
 	xfree(root);
 	xfree(freq);
