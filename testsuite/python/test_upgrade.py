@@ -133,5 +133,5 @@ def test_newer_minor_enforced_newer_major_refused(make_cluster):
             "understands (cosched/1.x)") in refused[0], refused
     skipped = [l for l in log.splitlines()
                if "decision record schema cosched/1.9 is newer than this "
-               "node's (cosched/1.1): skipped 2 keys" in l]
+               "node's (cosched/1.2): skipped 2 keys" in l]
     assert len(skipped) == 1, skipped

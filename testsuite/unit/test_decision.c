@@ -788,7 +788,7 @@ END_TEST
 START_TEST(test_newer_minor_policy)
 {
 	static const char *const rec =
-		"cosched/1.2 job=3 state=placed policy=future_policy scope=socket sockets=n1:0 cores=n1:2";
+		"cosched/1.3 job=3 state=placed policy=future_policy scope=socket sockets=n1:0 cores=n1:2";
 	char name[64], text[256], buf[512];
 	cosched_decision_t d, again;
 
@@ -815,25 +815,25 @@ START_TEST(test_newer_minor_policy)
 	expect_error("cosched/1.0 job=3 state=placed policy=future_policy scope=socket",
 		     "policy", "future_policy");
 	/* A name no release gives: refused in a newer minor too. */
-	expect_error("cosched/1.2 job=3 state=placed policy=Future scope=socket",
+	expect_error("cosched/1.3 job=3 state=placed policy=Future scope=socket",
 		     "policy", "Future");
-	expect_error("cosched/1.2 job=3 state=placed policy=9lives scope=socket",
+	expect_error("cosched/1.3 job=3 state=placed policy=9lives scope=socket",
 		     "policy", "9lives");
-	expect_error("cosched/1.2 job=3 state=placed policy=a-b scope=socket",
+	expect_error("cosched/1.3 job=3 state=placed policy=a-b scope=socket",
 		     "policy", "a-b");
 	memset(name, 'a', COSCHED_DECISION_POLICY_NAME_MAX + 1);
 	name[COSCHED_DECISION_POLICY_NAME_MAX + 1] = '\0';
 	snprintf(text, sizeof(text),
-		 "cosched/1.2 job=3 state=placed policy=%s scope=socket", name);
+		 "cosched/1.3 job=3 state=placed policy=%s scope=socket", name);
 	expect_error(text, "policy");
 	name[COSCHED_DECISION_POLICY_NAME_MAX] = '\0';	/* the longest */
 	snprintf(text, sizeof(text),
-		 "cosched/1.2 job=3 state=placed policy=%s scope=socket", name);
+		 "cosched/1.3 job=3 state=placed policy=%s scope=socket", name);
 	ck_assert_int_eq(cosched_decision_parse(text, &d, &err), 0);
 	ck_assert_str_eq(d.newer_policy, name);
 	/* A known policy after a newer one leaves no name behind. */
 	ck_assert_int_eq(cosched_decision_parse(
-		"cosched/1.2 job=3 state=placed policy=gang scope=socket", &d,
+		"cosched/1.3 job=3 state=placed policy=gang scope=socket", &d,
 		&err), 0);
 	ck_assert_int_eq(d.policy, COSCHED_POLICY_GANG);
 	ck_assert_str_eq(cosched_decision_policy_of(&d), "gang");

@@ -277,31 +277,31 @@ START_TEST(test_set_slowdown)
 	}
 	/* A newer minor's keys after reason stay where they are. */
 	ck_assert_int_eq(cosched_decision_set_slowdown(
-		"cosched/1.2 job=3 state=placed policy=gang scope=socket reason=\"x\" new=1",
+		"cosched/1.3 job=3 state=placed policy=gang scope=socket reason=\"x\" new=1",
 		3, 2.5, &got, &err), 1);
-	ck_assert_str_eq(got, "cosched/1.2 job=3 state=placed policy=gang scope=socket slowdown=2.5 reason=\"x\" new=1");
+	ck_assert_str_eq(got, "cosched/1.3 job=3 state=placed policy=gang scope=socket slowdown=2.5 reason=\"x\" new=1");
 	free(got);
 	/* ... and before the keys this release knows (found by fuzz_decision:
 	 * slowdown went before the unknown key, ahead of job=). */
 	ck_assert_int_eq(cosched_decision_set_slowdown(
-		"cosched/1.2 new=1 job=3 state=placed policy=gang scope=socket",
+		"cosched/1.3 new=1 job=3 state=placed policy=gang scope=socket",
 		3, 2.5, &got, &err), 1);
-	ck_assert_str_eq(got, "cosched/1.2 new=1 job=3 state=placed policy=gang scope=socket slowdown=2.5");
+	ck_assert_str_eq(got, "cosched/1.3 new=1 job=3 state=placed policy=gang scope=socket slowdown=2.5");
 	free(got);
 	/* A newer minor's record takes the full path: an unknown key's
 	 * quoted value may hold anything, " slowdown=" too. */
 	ck_assert_int_eq(cosched_decision_set_slowdown(
-		"cosched/1.2 job=3 state=placed policy=gang scope=socket x=\"a slowdown=1.5\"",
+		"cosched/1.3 job=3 state=placed policy=gang scope=socket x=\"a slowdown=1.5\"",
 		3, 1.5, &got, &err), 1);
-	ck_assert_str_eq(got, "cosched/1.2 job=3 state=placed policy=gang scope=socket x=\"a slowdown=1.5\" slowdown=1.5");
+	ck_assert_str_eq(got, "cosched/1.3 job=3 state=placed policy=gang scope=socket x=\"a slowdown=1.5\" slowdown=1.5");
 	free(got);
 	/* A '\r' inside an unknown key's value stays, and so does what
 	 * follows it (found by fuzz_decision: the splice cut the record
 	 * there, losing job=). */
 	ck_assert_int_eq(cosched_decision_set_slowdown(
-		"cosched/1.2 new=a\rb job=3 state=placed policy=gang scope=socket",
+		"cosched/1.3 new=a\rb job=3 state=placed policy=gang scope=socket",
 		3, 2.5, &got, &err), 1);
-	ck_assert_str_eq(got, "cosched/1.2 new=a\rb job=3 state=placed policy=gang scope=socket slowdown=2.5");
+	ck_assert_str_eq(got, "cosched/1.3 new=a\rb job=3 state=placed policy=gang scope=socket slowdown=2.5");
 	free(got);
 	/* Nothing to change: no record, another job's (an array task's
 	 * copy), the same value. */

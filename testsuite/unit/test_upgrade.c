@@ -71,7 +71,7 @@ START_TEST(test_numa_priority_is_1_1)
 		BASE, &back, &err), -1);
 	ck_assert_ptr_nonnull(strstr(err.msg, "out of order"));
 	/* A later release's key after it is skipped in its newer minor. */
-	ck_assert_msg(cosched_decision_parse("cosched/1.2 " BASE
+	ck_assert_msg(cosched_decision_parse("cosched/1.3 " BASE
 		" reason=\"r\" numa_priority=low gpu=1", &back, &err) == 0,
 		"%s", err.msg);
 	ck_assert_int_eq(back.numa_priority, COSCHED_NUMA_LOW);
@@ -100,28 +100,79 @@ START_TEST(test_newer_minor_read_unknown_keys_skipped)
 	/* Said once a process, at the caller's debug level. */
 	ck_assert(cosched_decision_compat_note(&compat, note, sizeof(note)));
 	ck_assert_str_eq(note,
-		"decision record schema cosched/1.9 is newer than this node's (cosched/1.1): skipped 3 keys it does not know (first: \"gpu\")");
+		"decision record schema cosched/1.9 is newer than this node's (cosched/1.2): skipped 3 keys it does not know (first: \"gpu\")");
 	ck_assert(!cosched_decision_compat_note(&compat, note, sizeof(note)));
 	/* Through a SystemComment too. */
-	ck_assert_int_eq(cosched_decision_find_compat("bb\n" "cosched/1.2 " BASE
+	ck_assert_int_eq(cosched_decision_find_compat("bb\n" "cosched/1.3 " BASE
 						      " new=1\n", &d, &compat,
 						      &err), 1);
 	ck_assert_int_eq(compat.skipped, 1);
 	/* A known key keeps its rules in a newer minor. */
-	ck_assert_int_eq(cosched_decision_parse("cosched/1.2 " BASE " membind=x",
+	ck_assert_int_eq(cosched_decision_parse("cosched/1.3 " BASE " membind=x",
 						&d, &err), -1);
 	ck_assert_ptr_nonnull(strstr(err.msg, "membind: invalid value \"x\""));
-	ck_assert_int_eq(cosched_decision_parse("cosched/1.2 " BASE " reason=\"a\" membind=bind",
+	ck_assert_int_eq(cosched_decision_parse("cosched/1.3 " BASE " reason=\"a\" membind=bind",
 						&d, &err), -1);
 	ck_assert_ptr_nonnull(strstr(err.msg, "membind: key out of order"));
 	/* A quoted unknown value must still be well formed. */
-	ck_assert_int_eq(cosched_decision_parse("cosched/1.2 " BASE " x=\"open",
+	ck_assert_int_eq(cosched_decision_parse("cosched/1.3 " BASE " x=\"open",
 						&d, &err), -1);
 	ck_assert_ptr_nonnull(strstr(err.msg, "x: unterminated quote"));
 	/* "1.0" is 1: read as this version, strictly. */
 	ck_assert_int_eq(cosched_decision_parse_compat("cosched/1.0 " BASE, &d,
 						       &compat, &err), 0);
 	ck_assert_int_eq(compat.skipped, 0);
+}
+END_TEST
+
+/* 1.2 added alternates and beside (time sharing's slice partners): a
+ * record holding either is written as cosched/1.2, after numa_priority;
+ * a 1.1 reader skips them; the version and the keys agree. */
+START_TEST(test_time_share_peers_are_1_2)
+{
+	static const char *const with =
+		"cosched/1.2 " BASE " reason=\"r\" alternates=12 beside=13,14";
+	cosched_decision_t d, back;
+	char text[256];
+
+	cosched_decision_init(&d);
+	d.job_id = 7;
+	d.policy = COSCHED_POLICY_GANG;
+	snprintf(d.reason, sizeof(d.reason), "r");
+	d.alternates[d.nalternates++] = 12;
+	d.beside[d.nbeside++] = 13;
+	d.beside[d.nbeside++] = 14;
+	ck_assert_int_eq(cosched_decision_format(&d, text, sizeof(text), &err), 0);
+	ck_assert_str_eq(text, with);
+	ck_assert_msg(cosched_decision_parse(text, &back, &err) == 0, "%s", err.msg);
+	ck_assert(cosched_decision_equal(&d, &back));
+	ck_assert_int_eq(back.nbeside, 2);
+	ck_assert_uint_eq(back.beside[1], 14);
+	/* With numa_priority: still 1.2, the 1.1 key first. */
+	d.numa_priority = COSCHED_NUMA_HIGH;
+	ck_assert_int_eq(cosched_decision_format(&d, text, sizeof(text), &err), 0);
+	ck_assert_str_eq(text, "cosched/1.2 " BASE
+		" reason=\"r\" numa_priority=high alternates=12 beside=13,14");
+	/* Out of order, repeated or in an older version: refused. */
+	d.beside[1] = 13;
+	ck_assert_int_eq(cosched_decision_format(&d, text, sizeof(text), &err), -1);
+	ck_assert_ptr_nonnull(strstr(err.msg, "beside: job id 13 at 1"));
+	ck_assert_int_eq(cosched_decision_parse("cosched/1.2 " BASE
+		" beside=14,13", &back, &err), -1);
+	ck_assert_ptr_nonnull(strstr(err.msg, "beside: job id 13 after 14"));
+	ck_assert_int_eq(cosched_decision_parse("cosched/1.2 " BASE
+		" beside=14,", &back, &err), -1);
+	ck_assert_ptr_nonnull(strstr(err.msg, "not a list of job ids"));
+	ck_assert_int_eq(cosched_decision_parse("cosched/1.1 " BASE
+		" numa_priority=high alternates=12", &back, &err), -1);
+	ck_assert_ptr_nonnull(strstr(err.msg,
+		"alternates: a key of cosched/1.2 in a cosched/1.1 record"));
+	ck_assert_int_eq(cosched_decision_parse("cosched/1 " BASE
+		" beside=3", &back, &err), -1);
+	ck_assert_ptr_nonnull(strstr(err.msg, "in a cosched/1 record"));
+	ck_assert_int_eq(cosched_decision_parse("cosched/1.2 " BASE
+		" numa_priority=high", &back, &err), -1);
+	ck_assert_ptr_nonnull(strstr(err.msg, "cosched/1.2 without a key of 1.2"));
 }
 END_TEST
 
@@ -247,6 +298,7 @@ Suite *cosched_test_suite(void)
 	tcase_add_test(tc, test_writer_writes_1_0_as_before);
 	tcase_add_test(tc, test_newer_minor_read_unknown_keys_skipped);
 	tcase_add_test(tc, test_numa_priority_is_1_1);
+	tcase_add_test(tc, test_time_share_peers_are_1_2);
 	tcase_add_test(tc, test_own_version_refuses_unknown_keys);
 	tcase_add_test(tc, test_newer_major_refused_naming_both);
 	tcase_add_test(tc, test_kv_version);

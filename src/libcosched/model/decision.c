@@ -55,6 +55,7 @@ const char *const cosched_decision_key_names[K_COUNT] = {
 	[K_FREQ_REQ] = "freq_req_khz", [K_FREQ] = "freq_khz",
 	[K_GOVERNOR] = "governor", [K_SLOWDOWN] = "slowdown",
 	[K_REASON] = "reason", [K_NUMA_PRIORITY] = "numa_priority",
+	[K_ALTERNATES] = "alternates", [K_BESIDE] = "beside",
 };
 
 const char *cosched_decision_state_name(cosched_decision_state_t s)
@@ -527,7 +528,15 @@ bool cosched_decision_equal(const cosched_decision_t *a,
 	    strncmp(a->governor, b->governor, sizeof(a->governor)) ||
 	    !double_same(a->slowdown, b->slowdown) ||
 	    strncmp(a->reason, b->reason, sizeof(a->reason)) ||
-	    a->numa_priority != b->numa_priority)
+	    a->numa_priority != b->numa_priority ||
+	    a->nalternates != b->nalternates || a->nbeside != b->nbeside)
+		return false;
+	if (a->nalternates < 0 || a->nalternates > COSCHED_DECISION_PEERS_MAX ||
+	    a->nbeside < 0 || a->nbeside > COSCHED_DECISION_PEERS_MAX ||
+	    memcmp(a->alternates, b->alternates,
+		   (size_t) a->nalternates * sizeof(a->alternates[0])) ||
+	    memcmp(a->beside, b->beside,
+		   (size_t) a->nbeside * sizeof(a->beside[0])))
 		return false;
 	if (a->has_class && (a->category != b->category || a->lca != b->lca ||
 			     a->source != b->source))

@@ -73,6 +73,10 @@
  *   numa_priority  high | low (1.1; after reason): --cosched-numa, for
  *             the node's NUMA manager (high: kept local, never a
  *             migration's victim)
+ *   alternates, beside  (1.2; after numa_priority) job ids "12,14",
+ *             ascending, no repeats, 1 .. COSCHED_DECISION_PEERS_MAX of
+ *             them: time sharing's slice partners (cosched(8) TIME
+ *             SHARING)
  *
  * Numbers are written in one form: integers in decimal without sign or
  * leading zero, mpki and slowdown in the shortest "%g" form that reads back
@@ -112,9 +116,10 @@
  * A record is written at the lowest version that holds its keys: one
  * without a 1.1 key (numa_priority) is "cosched/1", byte for byte what a
  * 1.0 writer wrote; one with it is "cosched/1.1", which a 1.0 reader
- * reads, skipping the key. */
+ * reads, skipping the key; one with a 1.2 key (alternates, beside) is
+ * "cosched/1.2". */
 #define COSCHED_DECISION_SCHEMA 1
-#define COSCHED_DECISION_SCHEMA_MINOR 1
+#define COSCHED_DECISION_SCHEMA_MINOR 2
 /* "cosched/" followed by the schema version. */
 #define COSCHED_DECISION_TAG "cosched/"
 
@@ -128,6 +133,8 @@
 #define COSCHED_DECISION_REASON_MAX 200
 #define COSCHED_DECISION_GOVERNOR_MAX 31
 #define COSCHED_DECISION_TEXT_MAX 16384
+/* Job ids listed in alternates and in beside, each (1.2). */
+#define COSCHED_DECISION_PEERS_MAX 16
 
 typedef enum {
 	COSCHED_DECISION_PLACED = 0,
@@ -187,6 +194,15 @@ typedef struct {
 	/* 1.1: --cosched-numa (what the node's NUMA manager keeps local or
 	 * moves first); UNSET = omitted. */
 	cosched_numa_priority_t numa_priority;
+	/* 1.2: time sharing on Slurm's gang scheduler (cosched(8), TIME
+	 * SHARING): the jobs holding its cores, which it alternates with
+	 * (never in its slice), and the jobs on the other cores of its
+	 * unit, which it runs beside in turn, as they are now; ascending
+	 * job ids, 0 of them = omitted. */
+	uint32_t alternates[COSCHED_DECISION_PEERS_MAX];
+	int nalternates;
+	uint32_t beside[COSCHED_DECISION_PEERS_MAX];
+	int nbeside;
 	int nnodes;				/* 0 .. COSCHED_DECISION_NODES_MAX */
 	/* nodes[0 .. nnodes); the entries after them are unspecified (init
 	 * and parse leave them: the table is 28 KB of the record's 29, and

@@ -32,6 +32,22 @@ static int double_check(const char *key, double x, bool lo_open, double hi,
 }
 
 /* Every field the formatter writes is one the parser reads back. */
+/* Job ids ascending, no repeats, 0 .. COSCHED_DECISION_PEERS_MAX. */
+static int peers_check(const char *key, const uint32_t *ids, int n,
+		       cosched_error_t *err)
+{
+	if (n < 0 || n > COSCHED_DECISION_PEERS_MAX)
+		return cosched_error_set(err, "%s: %d job ids (0 to %d)", key,
+					 n, COSCHED_DECISION_PEERS_MAX);
+	for (int i = 0; i < n; i++)
+		if (ids[i] < 1 || ids[i] > JOB_ID_MAX ||
+		    (i && ids[i] <= ids[i - 1]))
+			return cosched_error_set(err,
+				"%s: job id %u at %d (ascending, no repeats, 1 <= id <= %llu)",
+				key, ids[i], i, JOB_ID_MAX);
+	return 0;
+}
+
 static int decision_check(const cosched_decision_t *d, double_texts_t *texts,
 			  cosched_error_t *err)
 {
@@ -99,6 +115,9 @@ static int decision_check(const cosched_decision_t *d, double_texts_t *texts,
 	    d->numa_priority >= COSCHED_NUMA_COUNT)
 		return cosched_error_set(err, "numa_priority: unknown value %d",
 					 (int) d->numa_priority);
+	if (peers_check("alternates", d->alternates, d->nalternates, err) ||
+	    peers_check("beside", d->beside, d->nbeside, err))
+		return -1;
 	if ((int) d->membind < 0 || d->membind >= COSCHED_MEMBIND_COUNT)
 		return cosched_error_set(err, "membind: unknown value %d",
 					 (int) d->membind);
@@ -162,6 +181,20 @@ static void write_nodes(cosched_kv_out_t *o, const cosched_decision_t *d,
 	}
 }
 
+static void write_peers(cosched_kv_out_t *o, const char *key,
+			const uint32_t *ids, int n)
+{
+	if (!n)
+		return;
+	cosched_kv_put(o, key, "%u", ids[0]);
+	for (int i = 1; i < n; i++) {
+		char id[16];
+
+		snprintf(id, sizeof(id), ",%u", ids[i]);
+		cosched_kv_put_str(o, id);
+	}
+}
+
 static void write_double(cosched_kv_out_t *o, int key, const char *text)
 {
 	if (text[0])
@@ -185,6 +218,7 @@ int cosched_decision_format(const cosched_decision_t *d, char *buf, size_t len,
 	 * without a 1.1 key, what every 1.x reader reads as it is. */
 	cosched_kv_put_str(&o, cosched_kv_version_text(COSCHED_DECISION_TAG,
 		(cosched_kv_version_t){ COSCHED_DECISION_SCHEMA,
+					d->nalternates || d->nbeside ? 2 :
 					d->numa_priority ? 1 : 0 },
 		version, sizeof(version)));
 	cosched_kv_put_int(&o, "job", d->job_id);
@@ -225,6 +259,8 @@ int cosched_decision_format(const cosched_decision_t *d, char *buf, size_t len,
 	if (d->numa_priority != COSCHED_NUMA_UNSET)
 		cosched_kv_put(&o, "numa_priority", "%s",
 			       cosched_numa_priority_name(d->numa_priority));
+	write_peers(&o, "alternates", d->alternates, d->nalternates);
+	write_peers(&o, "beside", d->beside, d->nbeside);
 	if (o.over)
 		return cosched_error_set(err,
 			"record: does not fit %zu bytes (job %u, %d nodes)",

@@ -28,7 +28,9 @@ enum {
 	K_THREADS, K_SOCKETS, K_CORES, K_NUMA, K_MEMBIND, K_POWER,
 	K_FREQ_REQ, K_FREQ, K_GOVERNOR, K_SLOWDOWN, K_REASON,
 	/* 1.1 */
-	K_NUMA_PRIORITY, K_COUNT
+	K_NUMA_PRIORITY,
+	/* 1.2 */
+	K_ALTERNATES, K_BESIDE, K_COUNT
 };
 
 extern const char *const cosched_decision_key_names[K_COUNT];

@@ -202,6 +202,34 @@ static int parse_reason(const cosched_kv_field_t *f, char *reason,
 	return 0;
 }
 
+/* "12,14": job ids ascending, no repeats, as the formatter writes them. */
+static int peers_parse(const char *key, char *value, uint32_t *ids, int *n,
+		       cosched_error_t *err)
+{
+	char *save = NULL, *tok;
+	unsigned long long v;
+
+	*n = 0;
+	if (!value[0] || value[strlen(value) - 1] == ',' || value[0] == ',' ||
+	    strstr(value, ",,"))
+		return cosched_error_set(err, "%s: value %s is not a list of job ids (\"12,14\")",
+					 key, COSCHED_QUOTE(value));
+	for (tok = strtok_r(value, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		if (*n == COSCHED_DECISION_PEERS_MAX)
+			return cosched_error_set(err, "%s: more than %d job ids",
+						 key, COSCHED_DECISION_PEERS_MAX);
+		if (cosched_decision_parse_uint(key, tok, 1, JOB_ID_MAX, &v, err))
+			return -1;
+		if (*n && v <= ids[*n - 1])
+			return cosched_error_set(err,
+				"%s: job id %llu after %u (ascending, no repeats)",
+				key, v, ids[*n - 1]);
+		ids[(*n)++] = (uint32_t) v;
+	}
+	return 0;
+}
+
 static int parse_value(parse_t *ps, int key, char *value, cosched_error_t *err)
 {
 	cosched_decision_t *d = &ps->d;
@@ -279,6 +307,12 @@ static int parse_value(parse_t *ps, int key, char *value, cosched_error_t *err)
 			return -1;
 		d->numa_priority = (cosched_numa_priority_t) i;
 		return 0;
+	case K_ALTERNATES:
+		return peers_parse("alternates", value, d->alternates,
+				   &d->nalternates, err);
+	case K_BESIDE:
+		return peers_parse("beside", value, d->beside, &d->nbeside,
+				   err);
 	case K_FREQ_REQ:
 	case K_FREQ:
 		if (cosched_decision_parse_uint(cosched_decision_key_names[key], value, 1, FREQ_KHZ_MAX, &v, err))
@@ -439,6 +473,16 @@ static int parse_line(parse_t *ps, cosched_error_t *err)
 		if (!seen[K_NUMA_PRIORITY] && ps->compat.version.minor == 1)
 			return cosched_error_set(err,
 				"record: cosched/1.1 without a key of 1.1 (such a record is written as cosched/1)");
+		if ((seen[K_ALTERNATES] || seen[K_BESIDE]) &&
+		    ps->compat.version.minor < 2)
+			return cosched_error_set(err,
+				"%s: a key of cosched/1.2 in a cosched/1%s record",
+				seen[K_ALTERNATES] ? "alternates" : "beside",
+				ps->compat.version.minor ? ".1" : "");
+		if (!seen[K_ALTERNATES] && !seen[K_BESIDE] &&
+		    ps->compat.version.minor == 2)
+			return cosched_error_set(err,
+				"record: cosched/1.2 without a key of 1.2 (such a record is written as cosched/1 or cosched/1.1)");
 	}
 	for (int k = K_JOB; k <= K_SCOPE; k++)
 		if (!seen[k])

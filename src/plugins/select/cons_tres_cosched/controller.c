@@ -149,6 +149,8 @@ int cosched_ctl_init(void)
 	c->ctld_node_record_count = dlsym(RTLD_DEFAULT, "node_record_count");
 	c->ctld_node_record_table_ptr = dlsym(RTLD_DEFAULT, "node_record_table_ptr");
 	c->ctld_last_node_update = dlsym(RTLD_DEFAULT, "last_node_update");
+	/* Without it, no partition is time-shared (ctl_timeshare.c). */
+	c->part_list = dlsym(RTLD_DEFAULT, "part_list");
 	if (!c->job_list || !c->last_job_update || !c->ctld_node_record_count ||
 	    !c->ctld_node_record_table_ptr || !c->ctld_last_node_update)
 		fatal("%s: slurmctld does not export job_list, last_job_update, node_record_count, node_record_table_ptr or last_node_update",
@@ -187,6 +189,8 @@ void cosched_ctl_fini(void)
 	c->ctld_handle = NULL;
 	c->refresh.api = NULL;
 	ctl_state_free(c);
+	ctl_ts_free(c);
+	xfree(c->ts_logged);
 	cosched_decisions_free(c->decided);
 	c->decided = NULL;
 	xfree(c->shared_ids);
@@ -237,7 +241,14 @@ void cosched_ctl_reconfigure(void)
 
 void cosched_ctl_invalidate(void)
 {
-	pthread_mutex_lock(&cosched_ctl.mutex);
-	cosched_ctl.rebuild_needed = true;
-	pthread_mutex_unlock(&cosched_ctl.mutex);
+	cosched_ctl_t *c = &cosched_ctl;
+
+	pthread_mutex_lock(&c->mutex);
+	c->rebuild_needed = true;
+	/* At start (node_init follows the partitions' node bitmaps), before
+	 * any job: the log names what time sharing serves then, not at the
+	 * first job. */
+	if (c->on && !c->place)
+		ctl_ts_detect(c, node_record_count);
+	pthread_mutex_unlock(&c->mutex);
 }

@@ -42,6 +42,11 @@
 typedef struct {
 	bitstr_t *nodes;
 	uint64_t *socket_mask;		/* node_record_count entries */
+	/* Time sharing (ctl_timeshare.c): on node core_node (-1: none) only
+	 * the cores core_first + bit b of core_allow, whatever its mask. */
+	int core_node;
+	int core_first;
+	uint64_t core_allow;
 } cosched_steer_t;
 
 /*
@@ -106,6 +111,12 @@ static inline bool cosched_steer_excludes(const cosched_steer_t *steer,
 {
 	int socket = cores_per_socket > 0 ? core / cores_per_socket : 0;
 
+	if (node == steer->core_node) {
+		int rel = core - steer->core_first;
+
+		return rel < 0 || rel >= 64 ||
+		       !(steer->core_allow & ((uint64_t) 1 << rel));
+	}
 	return socket >= 64 ||
 	       !(steer->socket_mask[node] & ((uint64_t) 1 << socket));
 }

@@ -286,6 +286,10 @@ static void _refresh_slowdown(cosched_ctl_t *c, const cosched_gang_job_t *gj,
 	if (with == without || (c->nshared && ctl_shared_is(c, gj->job_id)) ||
 	    !(job = find_job_record(gj->job_id)))
 		return;
+	/* Time-shared: only the jobs beside it count, which
+	 * ctl_ts_refresh_neighbours predicts. */
+	if (ctl_ts_rows(c, job))
+		return;
 	ctl_record_set_slowdown(c, job, m->arrived ? with : without);
 }
 
@@ -478,9 +482,13 @@ void cosched_ctl_job_begin(job_record_t *job_ptr)
 							   &v->job.cls);
 		}
 		_record_reason(c, job_ptr, v, &d);
+		if (ctl_ts_rows(c, job_ptr))
+			ctl_ts_record(c, job_ptr, &d);
 	}
 	ctl_record_keep(c, job_ptr, &d);
 	placed = !ctl_record_write(c, job_ptr, &d);
+	if (v->kind != KIND_OFF && ctl_ts_rows(c, job_ptr))
+		ctl_ts_refresh_neighbours(c, job_ptr, true);
 	ctl_state_check(c, "job begin");
 	xfree(holds);
 out:
@@ -543,6 +551,8 @@ static void _job_leaves(job_record_t *job_ptr, bool ends)
 	}
 	if (!ctl_state_ensure(c)) {
 		_leave(c, job_ptr);
+		if (ctl_ts_rows(c, job_ptr))
+			ctl_ts_refresh_neighbours(c, job_ptr, false);
 		ctl_state_check(c, "job end");
 	}
 	_begin_end_done(c, c0);

@@ -102,6 +102,17 @@ typedef struct {
 	uint32_t *shared_ids;
 	size_t nshared, shared_cap;
 
+	/* Time sharing (ctl_timeshare.c): slurmctld's part_list, the
+	 * partitions served (names, rows each), each node's rows
+	 * (ts_nnodes entries) and what was last logged about them. */
+	void **part_list;		/* List / list_t * */
+	char **ts_names;
+	int *ts_rows;
+	int ts_nparts;
+	int *ts_node_rows;
+	int ts_nnodes;
+	char *ts_logged;
+
 	/* How job_test placed a job when the policy's first choice was not
 	 * the rule (lenient mode's last resort, min_slowdown packing for the
 	 * queue), for the record at job begin (job_begin follows job_test
@@ -192,6 +203,45 @@ void ctl_state_enter_holds(cosched_ctl_t *c, job_record_t *job_ptr,
 			   const cosched_decision_t *d,
 			   const cosched_hold_t *holds, int n);
 void ctl_state_leave(cosched_ctl_t *c, job_record_t *job_ptr);
+
+/* ctl_place.c */
+/* SELECT_MODE_* without depending on where each series defines them. */
+#define MODE_RUN_NOW	0
+#define MODE_TEST_ONLY	1
+#define MODE_WILL_RUN	2
+/* One forwarded attempt, the given bitmap narrowed to steer's nodes
+ * (NULL: unsteered); on success the result (cons_tres's choice) is copied
+ * back. */
+int ctl_place_attempt(cosched_ctl_t *c, cosched_try_fn try, void *ctx,
+		      bitstr_t *node_bitmap, const cosched_steer_t *steer);
+
+/* ctl_timeshare.c */
+/* Which partitions cosched time-shares (gang time slices it can serve)
+ * and each node's rows, from the partition records: at every rebuild;
+ * what is and is not served is logged when it changes. */
+void ctl_ts_detect(cosched_ctl_t *c, int nnodes);
+void ctl_ts_free(cosched_ctl_t *c);
+/* The jobs a core holds in the job's partition when cosched time-shares
+ * it (OverSubscribe=FORCE:N's N), else 0. */
+int ctl_ts_rows(const cosched_ctl_t *c, const job_record_t *job_ptr);
+/* The rows node i's cores hold for time-shared partitions, 0 (none) when
+ * no time-shared partition has it. */
+int ctl_ts_node_rows(const cosched_ctl_t *c, int i);
+/* job_test in a time-shared partition: the cores the pair judgement
+ * chooses (src/libcosched/policy/timeshare.h), else cons_tres's. */
+int ctl_ts_place(cosched_ctl_t *c, job_record_t *job_ptr, job_view_t *v,
+		 bitstr_t *node_bitmap, uint16_t mode, cosched_try_fn try,
+		 void *ctx);
+/* At job begin in a time-shared partition: the record's alternates (the
+ * jobs holding its cores) and beside (the jobs on its units' other
+ * cores), record 1.2. */
+void ctl_ts_record(cosched_ctl_t *c, job_record_t *job_ptr,
+		   cosched_decision_t *d);
+/* mover started on (started) or left its time-shared units: the records
+ * of the other jobs there say their partners and slowdown as they are
+ * now. */
+void ctl_ts_refresh_neighbours(cosched_ctl_t *c, job_record_t *mover,
+			       bool started);
 
 /* ctl_view.c */
 void ctl_view(cosched_ctl_t *c, job_record_t *job_ptr, job_view_t *v);

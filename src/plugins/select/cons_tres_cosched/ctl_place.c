@@ -25,16 +25,11 @@
 #include "ctl_internal.h"
 #include "select_cons_tres_cosched.h"
 
-/* SELECT_MODE_* without depending on where each series defines them. */
-#define MODE_RUN_NOW	0
-#define MODE_TEST_ONLY	1
-#define MODE_WILL_RUN	2
-
 /* One forwarded attempt, the given bitmap narrowed to steer's nodes; on
  * success the result (cons_tres's choice) is copied back.  The narrowed
  * copy is the state's scratch bitmap when the sizes agree. */
-static int _attempt(cosched_ctl_t *c, cosched_try_fn try, void *ctx,
-		    bitstr_t *node_bitmap, const cosched_steer_t *steer)
+int ctl_place_attempt(cosched_ctl_t *c, cosched_try_fn try, void *ctx,
+		      bitstr_t *node_bitmap, const cosched_steer_t *steer)
 {
 	bitstr_t *bm = c->attempt_nodes;
 	double t0 = ctl_now(), c0 = c->c_on ? ctl_cpu_now() : 0.0;
@@ -76,7 +71,7 @@ static int _try_units(void *arg, const size_t *units, size_t n)
 	int rc;
 
 	if (!units)
-		return _attempt(t->c, t->try, t->ctx, t->node_bitmap, NULL) ==
+		return ctl_place_attempt(t->c, t->try, t->ctx, t->node_bitmap, NULL) ==
 		       SLURM_SUCCESS ? 0 : -1;
 	for (size_t k = 0; k < n; k++) {
 		size_t node = cosched_place_unit_node(p, units[k]);
@@ -87,7 +82,7 @@ static int _try_units(void *arg, const size_t *units, size_t n)
 		else if (s < 64)
 			steer->socket_mask[node] |= (uint64_t) 1 << s;
 	}
-	rc = _attempt(t->c, t->try, t->ctx, t->node_bitmap, steer);
+	rc = ctl_place_attempt(t->c, t->try, t->ctx, t->node_bitmap, steer);
 	for (size_t k = 0; k < n; k++) {
 		size_t node = cosched_place_unit_node(p, units[k]);
 		bit_clear(steer->nodes, node);
@@ -274,13 +269,15 @@ int cosched_ctl_job_test(job_record_t *job_ptr, bitstr_t *node_bitmap,
 	 * view (its options, profile and shape) would go unread. */
 	c->view_job = NULL;
 	if (c->conf.policy == COSCHED_POLICY_NONE) {
-		rc = _attempt(c, try, ctx, node_bitmap, NULL);
+		rc = ctl_place_attempt(c, try, ctx, node_bitmap, NULL);
 	} else {
 		job_view_t *v = &c->view;
 
 		ctl_view(c, job_ptr, v);
 		rc = v->kind != KIND_PLACE ?
-		     _attempt(c, try, ctx, node_bitmap, NULL) :
+		     ctl_place_attempt(c, try, ctx, node_bitmap, NULL) :
+		     ctl_ts_rows(c, job_ptr) ?
+		     ctl_ts_place(c, job_ptr, v, node_bitmap, mode, try, ctx) :
 		     _place(c, job_ptr, v, node_bitmap, mode, try, ctx);
 		if (rc == SLURM_SUCCESS && mode == MODE_RUN_NOW) {
 			c->view_job = job_ptr;

@@ -359,6 +359,7 @@ static int _rebuild(cosched_ctl_t *c)
 	cosched_place_conf_from(&c->conf, &c->interference, &pc);
 	pc.explain = true;
 	ctl_state_free(c);
+	ctl_ts_detect(c, nnodes);
 	units = xcalloc(nnodes + 1, sizeof(int));
 	cores = xcalloc(nnodes + 1, sizeof(int));
 	for (int i = 0; i < nnodes; i++) {
@@ -370,6 +371,11 @@ static int _rebuild(cosched_ctl_t *c)
 			   node_ptr->tot_sockets;
 		cores[i] = c->conf.scope == COSCHED_SCOPE_NODE ?
 			   node_ptr->tot_cores : node_ptr->cores;
+		/* Gang time slices: cons_tres keeps a row of cores for each
+		 * of the N jobs a core may hold (a suspended slice keeps its
+		 * cores), and so does the occupancy. */
+		if (ctl_ts_node_rows(c, i) >= 2)
+			cores[i] *= ctl_ts_node_rows(c, i);
 	}
 	c->place = cosched_place_create(&pc, nnodes, units, cores, &err);
 	xfree(units);
@@ -381,6 +387,8 @@ static int _rebuild(cosched_ctl_t *c)
 	c->map_nodes = nnodes;
 	c->steer.nodes = bit_alloc(nnodes ? nnodes : 1);
 	c->steer.socket_mask = xcalloc(nnodes ? nnodes : 1, sizeof(uint64_t));
+	c->steer.core_node = -1;	/* whole sockets: time sharing steers
+					 * by cores with a steer of its own */
 	c->attempt_nodes = bit_alloc(nnodes ? nnodes : 1);
 	/* Every job holding cores, placed by cosched or not, with what was
 	 * decided for it: kept in memory, or after a restart read from its

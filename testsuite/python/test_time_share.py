@@ -1,0 +1,166 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""Time sharing on Slurm's gang scheduler (cosched(8), TIME SHARING).
+
+One node of 1 socket x 2 cores, PreemptMode=GANG, a partition with
+OverSubscribe=FORCE:2 and four 1-core jobs submitted in the order mem,
+mem, cpu, cpu.  Jobs that share a core never run in the same slice, so
+the cores each job gets decide the slices.  Plain cons_tres takes idle
+cores first and gives CPU_IDs 0, 1, 0, 1: the slices are {mem, mem} and
+{cpu, cpu}.  cons_tres_cosched under app_aware puts the second mem job on
+the first one's core (they alternate) and the cpu jobs on the other core:
+every slice pairs a mem job with a cpu job; so does min_slowdown, whose
+MaxCorunSlowdown (25%) a mem job beside a mem job exceeds.
+"""
+
+import re
+import subprocess
+import time
+
+import pytest
+
+# Which jobs gang runs together follows from cons_tres's rows and
+# gang.c, per series.
+pytestmark = pytest.mark.series
+
+CLASSES = ["mem", "mem", "cpu", "cpu"]
+
+
+def _slurm_version():
+    out = subprocess.run(["slurmctld", "-V"], capture_output=True,
+                         text=True, check=True).stdout
+    m = re.search(r"(\d+)\.(\d+)\.\d+", out)
+    return int(m.group(1)), int(m.group(2))
+
+
+def _gang_conf(extra_partitions=()):
+    conf = ["PreemptMode=GANG", "SchedulerTimeSlice=5",
+            "PartitionName=gang Nodes=n1 OverSubscribe=FORCE:2 Default=NO "
+            "MaxTime=INFINITE State=UP", *extra_partitions]
+    # 22.05's slurmstepd waits a fixed 2 s between SIGTSTP and SIGSTOP;
+    # 24.11 on take it from PreemptParameters.
+    if _slurm_version() >= (24, 11):
+        conf.append("PreemptParameters=suspend_grace_time=1")
+    return conf
+
+
+def _submit(c, cosched):
+    jobs = {}
+    for i, cls in enumerate(CLASSES):
+        opt = [f"--cosched-class={cls}"] if cosched else []
+        jobs[c.sbatch("-p", "gang", "-N1", "-n1", f"-J{cls}{i}", *opt,
+                      "--wrap=sleep 120")] = cls
+        # One at a time, in order: the arrivals the placement judges.
+        c.wait_state(list(jobs)[-1], ["RUNNING", "SUSPENDED"])
+    return jobs
+
+
+def _slices(c, jobs, seconds=22):
+    """The sets of jobs seen RUNNING together, sampled each second over
+    about two slices (5 s, plus the suspend grace)."""
+    seen = []
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        out = c.run(["squeue", "-h", "-p", "gang", "-t", "R",
+                     "-o", "%i"]).stdout.split()
+        running = frozenset(int(j) for j in out)
+        if running and running not in seen:
+            seen.append(running)
+        time.sleep(1)
+    return seen
+
+
+def _classes(jobs, s):
+    return sorted(jobs[j] for j in s)
+
+
+def _log(c):
+    with open(c.log_path("slurmctld")) as f:
+        return f.read()
+
+
+@pytest.mark.cluster
+@pytest.mark.parametrize("policy", ["app_aware", "min_slowdown"])
+def test_slices_pair_mem_with_cpu(make_cluster, policy):
+    """Every slice runs one mem job beside one cpu job; the records say
+    whom each job alternates with and runs beside; a partition cosched
+    cannot serve is named at start and its job runs."""
+    c = make_cluster(
+        nodes=3, sockets=1, cores=2,
+        slurm_conf_extra=_gang_conf([
+            "PartitionName=yes2 Nodes=n2 OverSubscribe=YES:2 Default=NO "
+            "MaxTime=INFINITE State=UP",
+            "PartitionName=sock2 Nodes=n3 OverSubscribe=FORCE:2 "
+            "SelectTypeParameters=CR_Socket Default=NO MaxTime=INFINITE "
+            "State=UP"]),
+        cosched_conf_extra=[f"CoschedPolicy={policy}", "DebugFlags=Check"])
+    # Named at start, before any job.
+    log = _log(c)
+    assert "time sharing: partition gang served: time slices of " \
+        "OverSubscribe=FORCE:2 at core granularity" in log, log
+    assert "time sharing: partition yes2 not served: PreemptMode=GANG " \
+        "with OverSubscribe=YES:2, not FORCE" in log, log
+    assert "time sharing: partition sock2 not served: gang time slices " \
+        "at socket granularity" in log, log
+    jobs = _submit(c, cosched=True)
+    others = [c.sbatch("-p", p, "-N1", "-n1", "--cosched-class=mem")
+              for p in ("yes2", "sock2")]
+    slices = _slices(c, jobs)
+    assert len(slices) >= 2, slices
+    for s in slices:
+        assert _classes(jobs, s) == ["cpu", "mem"], \
+            [_classes(jobs, x) for x in slices]
+
+    # No job failed.
+    for j in jobs:
+        assert c.job(j)["JobState"] in ("RUNNING", "SUSPENDED"), c.job(j)
+    mem0, mem1, cpu2, cpu3 = jobs
+    recs = {j: c.record(j) for j in jobs}
+    for j, rec in recs.items():
+        assert rec and rec["state"] == "placed", (j, rec)
+        assert "time-shared" in rec["reason"], rec
+    # Whom each alternates with (holding its core) and runs beside (the
+    # other core), as it is now: record 1.2's keys, kept up to date as
+    # jobs start; the reason says how its cores were chosen.
+    peers = {j: (recs[j].get("alternates"), recs[j].get("beside"))
+             for j in jobs}
+    assert peers == {mem0: (f"{mem1}", f"{cpu2},{cpu3}"),
+                     mem1: (f"{mem0}", f"{cpu2},{cpu3}"),
+                     cpu2: (f"{cpu3}", f"{mem0},{mem1}"),
+                     cpu3: (f"{cpu2}", f"{mem0},{mem1}")}, recs
+    assert "a job it pairs badly with; alternates with job " \
+        f"{mem0}" in recs[mem1]["reason"], recs
+    # Predicted beside its partners in turn (a cpu job), not beside every
+    # job of the socket at once (the other mem job among them).
+    assert recs[mem0]["slowdown"] == recs[mem1]["slowdown"], recs
+    assert float(recs[mem0]["slowdown"]) < 1.3, recs
+    show = c.run(["scontrol", "show", "job", str(cpu3)]).stdout
+    assert "SystemComment=cosched/1.2 " in show, show
+    # A job that ends leaves its partners' records.
+    c.run(["scancel", str(cpu3)])
+    c.wait_state(cpu3, ["CANCELLED", "COMPLETED"])
+    rec = c.record(cpu2)
+    assert "alternates" not in rec and rec["beside"] == f"{mem0},{mem1}", rec
+    assert c.record(mem0)["beside"] == f"{cpu2}", c.record(mem0)
+    for j in others:
+        assert c.job(j)["JobState"] == "RUNNING", c.job(j)
+
+    log = _log(c)
+    # Four jobs on two cores: the occupancy holds two a core, as
+    # cons_tres's rows do, suspended slices included.
+    assert "self-check passed after job begin" in log, log
+    assert "self-check failed" not in log, log
+    assert "not entered" not in log, log
+
+
+@pytest.mark.cluster
+def test_plain_cons_tres_pairs_alike(make_cluster):
+    """The contrast: plain cons_tres takes idle cores first, so the
+    slices are {mem, mem} and {cpu, cpu}."""
+    c = make_cluster(nodes=1, sockets=1, cores=2,
+                     select_type="select/cons_tres",
+                     slurm_conf_extra=_gang_conf())
+    jobs = _submit(c, cosched=False)
+    slices = _slices(c, jobs)
+    assert len(slices) >= 2, slices
+    assert any(_classes(jobs, s) in (["mem", "mem"], ["cpu", "cpu"])
+               for s in slices), [_classes(jobs, x) for x in slices]
