@@ -471,6 +471,41 @@ int ctl_ts_place(cosched_ctl_t *c, job_record_t *job_ptr, job_view_t *v,
 
 /* --- the record ----------------------------------------------------------- */
 
+/* The time-shared units job_ptr holds cores on, with every job on them
+ * (_gather; starting: as _gather takes it).  *nunits of them; free with
+ * _job_units_free. */
+static ts_unit_t *_job_units(cosched_ctl_t *c, job_record_t *job_ptr,
+			     const job_record_t *starting, size_t *nunits)
+{
+	size_t nall = cosched_place_nunits(c->place);
+	cosched_hold_t *holds = NULL;
+	ts_unit_t *units;
+	int *slot, nh = ctl_state_job_holds(c, job_ptr, &holds);
+
+	*nunits = 0;
+	if (!nh) {
+		xfree(holds);
+		return NULL;
+	}
+	units = xcalloc(nh, sizeof(*units));
+	slot = xcalloc(nall + 1, sizeof(int));
+	memset(slot, 0xff, (nall + 1) * sizeof(int));
+	for (int k = 0; k < nh; k++)
+		if (_unit_of(c, holds[k].socket, &units[*nunits]))
+			slot[holds[k].socket] = (int) (*nunits)++;
+	_gather(c, units, *nunits, slot, starting);
+	xfree(slot);
+	xfree(holds);
+	return units;
+}
+
+static void _job_units_free(ts_unit_t *units, size_t nunits)
+{
+	for (size_t k = 0; k < nunits; k++)
+		xfree(units[k].h);
+	xfree(units);
+}
+
 static void _add_peer(uint32_t *ids, int *n, uint32_t id)
 {
 	int i = 0;
@@ -488,21 +523,13 @@ static void _record(cosched_ctl_t *c, job_record_t *job_ptr,
 		    cosched_decision_t *d, const job_record_t *starting)
 {
 	double worst = 1.0;
-	size_t nall = cosched_place_nunits(c->place), nunits = 0;
-	cosched_hold_t *holds = NULL;
+	size_t nunits = 0;
 	ts_unit_t *units;
-	int *slot, nh = ctl_state_job_holds(c, job_ptr, &holds);
 
 	d->nalternates = d->nbeside = 0;
-	if (!nh || !job_ptr->job_resrcs)
+	if (!job_ptr->job_resrcs ||
+	    !(units = _job_units(c, job_ptr, starting, &nunits)))
 		return;
-	units = xcalloc(nh, sizeof(*units));
-	slot = xcalloc(nall + 1, sizeof(int));
-	memset(slot, 0xff, (nall + 1) * sizeof(int));
-	for (int k = 0; k < nh; k++)
-		if (_unit_of(c, holds[k].socket, &units[nunits]))
-			slot[holds[k].socket] = (int) nunits++;
-	_gather(c, units, nunits, slot, starting);
 	for (size_t k = 0; k < nunits; k++) {
 		const ts_unit_t *t = &units[k];
 		uint64_t own = 0;
@@ -542,11 +569,7 @@ static void _record(cosched_ctl_t *c, job_record_t *job_ptr,
 	}
 	if (d->has_class && nunits)
 		d->slowdown = worst;
-	for (size_t k = 0; k < nunits; k++)
-		xfree(units[k].h);
-	xfree(units);
-	xfree(slot);
-	xfree(holds);
+	_job_units_free(units, nunits);
 }
 
 void ctl_ts_record(cosched_ctl_t *c, job_record_t *job_ptr,
@@ -558,21 +581,13 @@ void ctl_ts_record(cosched_ctl_t *c, job_record_t *job_ptr,
 void ctl_ts_refresh_neighbours(cosched_ctl_t *c, job_record_t *mover,
 			       bool started)
 {
-	size_t nall = cosched_place_nunits(c->place), nunits = 0;
-	cosched_hold_t *holds = NULL;
+	size_t nunits = 0;
 	uint32_t done[64];
-	int ndone = 0, *slot, nh = ctl_state_job_holds(c, mover, &holds);
-	ts_unit_t *units;
+	int ndone = 0;
+	ts_unit_t *units = _job_units(c, mover, NULL, &nunits);
 
-	if (!nh)
+	if (!units)
 		return;
-	units = xcalloc(nh, sizeof(*units));
-	slot = xcalloc(nall + 1, sizeof(int));
-	memset(slot, 0xff, (nall + 1) * sizeof(int));
-	for (int k = 0; k < nh; k++)
-		if (_unit_of(c, holds[k].socket, &units[nunits]))
-			slot[holds[k].socket] = (int) nunits++;
-	_gather(c, units, nunits, slot, NULL);
 	for (size_t k = 0; k < nunits; k++) {
 		for (size_t h = 0; h < units[k].n; h++) {
 			uint32_t id = units[k].h[h].gj.job_id;
@@ -598,9 +613,5 @@ void ctl_ts_refresh_neighbours(cosched_ctl_t *c, job_record_t *mover,
 			ctl_record_write(c, jp, &now);
 		}
 	}
-	for (size_t k = 0; k < nunits; k++)
-		xfree(units[k].h);
-	xfree(units);
-	xfree(slot);
-	xfree(holds);
+	_job_units_free(units, nunits);
 }
