@@ -312,8 +312,8 @@ def test_suspended_job_not_charged(make_cluster):
     cores' idle share) and the running one all 6 J; resumed, it shares
     again; the records and sacct add up to the 18 J spent."""
     c, root = _cluster(make_cluster)
-    # Long enough that neither ends before the last joules are split (a
-    # suspended job's time does not run).
+    # Long enough that neither ends before the last joules are split
+    # (about 10 s in).
     jobs, steps = _two_jobs(c, 20)
 
     def given():
