@@ -55,6 +55,7 @@
 #include "src/node/energy_ledger.h"
 #include "src/node/rapl.h"
 #include "src/node/sampler_energy.h"
+#include "src/node/task_stopped.h"
 
 #define CONTROL_FD 3
 #define TASKS_MAX 1024
@@ -181,6 +182,28 @@ static void task_exit(const char *text)
 	}
 }
 
+/* Every task of the step still there is stopped: Slurm suspended the job
+ * (task_stopped.h), and its energy share stops until it runs again. */
+static bool step_stopped(void)
+{
+	int stopped = 0;
+
+	for (int t = 0; t < S.ntasks; t++) {
+		cosched_proc_stat_t ps;
+		bool ended = false;
+
+		for (int i = 0; i < S.nexited; i++)
+			ended = ended || S.exited[i] == S.task[t].pid;
+		if (ended || cosched_proc_stat(S.task[t].pid, &ps) ||
+		    ps.state == 'Z')
+			continue;
+		if (!cosched_task_stopped(S.task[t].pid, "/sys/fs/cgroup"))
+			return false;
+		stopped++;
+	}
+	return stopped > 0;
+}
+
 /* ---- the live load ------------------------------------------------------ */
 
 /* The step's smoothed MPKI to slurmctld (ProfileDir/live), when it moved
@@ -271,6 +294,7 @@ static void sample(bool last)
 			S.counted[i] = true;
 		}
 	S.samples++;
+	S.energy.me.stopped = !last && step_stopped();
 	sampler_energy_update(&S.energy, last);
 }
 

@@ -51,54 +51,65 @@ static void corunner_add(cosched_ledger_step_t *s,
 	s->corunners_seen++;
 }
 
-/* Split node among the first n steps of l. */
+/* Split node among the first n steps of l that ran: a step whose
+ * tasks were stopped (suspended by Slurm: SIGSTOP or the freezer) takes
+ * no share, not even of the idle power, since its cores were given back
+ * to others; with none running the energy is unattributed. */
 static int split(ledger_t *l, size_t n, const cosched_energy_node_t *node,
 		 cosched_ledger_outcome_t *oc, cosched_error_t *err)
 {
 	cosched_energy_job_t *jobs = NULL;
 	cosched_energy_share_t *sh = NULL;
 	cosched_energy_split_t res;
+	size_t *run = NULL, nrun = 0;
 	int rc = -1;
 
-	if (!n) {
-		cosched_energy_split(node, NULL, 0, NULL, &res, err);
-		l->unattributed += res.unattributed_uj;
-		oc->split_uj = res.node_uj;
-		oc->split_flags = res.flags;
-		return 0;
-	}
-	jobs = calloc(n, sizeof(*jobs));
-	sh = calloc(n, sizeof(*sh));
-	if (!jobs || !sh) {
+	jobs = calloc(n + 1, sizeof(*jobs));
+	sh = calloc(n + 1, sizeof(*sh));
+	run = calloc(n + 1, sizeof(*run));
+	if (!jobs || !sh || !run) {
 		cosched_error_set(err, "energy ledger: out of memory");
 		goto out;
 	}
 	for (size_t i = 0; i < n; i++) {
-		jobs[i].cores = l->step[i].cores;
-		jobs[i].activity = l->step[i].rate;
-		jobs[i].mem_activity = l->step[i].mem_rate;
+		if (l->step[i].stopped)
+			continue;
+		jobs[nrun].cores = l->step[i].cores;
+		jobs[nrun].activity = l->step[i].rate;
+		jobs[nrun].mem_activity = l->step[i].mem_rate;
+		run[nrun++] = i;
 	}
-	if (cosched_energy_split(node, jobs, n, sh, &res, err))
+	if (!nrun)
+		cosched_energy_split(node, NULL, 0, NULL, &res, err);
+	else if (cosched_energy_split(node, jobs, nrun, sh, &res, err))
 		goto out;
+	l->unattributed += res.unattributed_uj;
+	for (size_t j = 0; j < nrun; j++) {
+		cosched_ledger_step_t *s = &l->step[run[j]];
+
+		s->energy.uncore_uj += sh[j].uncore_uj;
+		s->energy.core_uj += sh[j].core_uj;
+		s->energy.dram_uj += sh[j].dram_uj;
+		s->energy.total_uj += sh[j].total_uj;
+	}
+	/* A stopped step was still on the node: it shared it (co-runners)
+	 * and the node's energy while present counts for it. */
 	for (size_t i = 0; i < n; i++) {
 		cosched_ledger_step_t *s = &l->step[i];
 
-		s->energy.uncore_uj += sh[i].uncore_uj;
-		s->energy.core_uj += sh[i].core_uj;
-		s->energy.dram_uj += sh[i].dram_uj;
-		s->energy.total_uj += sh[i].total_uj;
 		s->node_uj += res.node_uj;
 		for (size_t k = 0; k < n; k++)
 			if (k != i)
 				corunner_add(s, &l->step[k].id);
 	}
 	oc->split_uj = res.node_uj;
-	oc->present = (int) n;
+	oc->present = (int) nrun;
 	oc->split_flags = res.flags;
 	rc = 0;
 out:
 	free(jobs);
 	free(sh);
+	free(run);
 	return rc;
 }
 
@@ -346,6 +357,7 @@ static int advance(cosched_rapl_t *rapl, const char *dir,
 		l->step[mine].cores = me->cores;
 		l->step[mine].rate = me->rate;
 		l->step[mine].mem_rate = me->mem_rate;
+		l->step[mine].stopped = me->stopped;
 	}
 	if (!me) {
 		/* The settler is the step's slurmstepd (its accounting). */
@@ -400,6 +412,7 @@ static int advance(cosched_rapl_t *rapl, const char *dir,
 	if (me) {
 		l->step[mine].rate = me->rate;
 		l->step[mine].mem_rate = me->mem_rate;
+		l->step[mine].stopped = me->stopped;
 	}
 
 	/* The reading moves on with RAPL; a presence-only update leaves the

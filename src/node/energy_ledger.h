@@ -42,6 +42,11 @@
  * past what was carried.  Why a generation started at a loss is kept in
  * the file until a settle has logged it: logged once.
  *
+ * A step whose sampler found its tasks stopped (Slurm suspended the job:
+ * task_stopped.h) takes no share until its sampler finds it running
+ * again: its cores were given to others, who get what is spent; with
+ * every step stopped the energy is unattributed.
+ *
  * A sampler killed while its step runs: its entry keeps its share by the
  * rates it last gave (the step still runs on its cores) for as long as
  * the step's slurmstepd, which settles for it, lives; the others are not

@@ -58,6 +58,12 @@ static bool since_1_1(const cosched_kv_line_t *line)
 	return line->seen.minor >= 1;
 }
 
+/* Whether the file being read is 1.2 or newer: a step's "stopped". */
+static bool since_1_2(const cosched_kv_line_t *line)
+{
+	return line->seen.minor >= 2;
+}
+
 /* "cosched-energy-ledger/1.1 boot=BOOT_ID gen=G" (1.0: no gen). */
 static int read_head(void *ctx, cosched_kv_line_t *line, cosched_error_t *err)
 {
@@ -243,6 +249,11 @@ static int read_step(void *ctx, cosched_kv_line_t *line, cosched_error_t *err)
 			return -1;
 		s->stepd.start_time = x;
 	}
+	if (since_1_2(line)) {
+		if (cosched_kv_expect_u64(r, "stopped", 1, &x, err))
+			return -1;
+		s->stopped = x != 0;
+	}
 	l->n++;
 	return 0;
 }
@@ -336,6 +347,7 @@ char *cosched_ledger_format(const ledger_t *l)
 		else
 			cosched_kv_put(&o, "stepd", "-");
 		cosched_kv_put(&o, "stepd_start", "%llu", s->stepd.start_time);
+		cosched_kv_put_int(&o, "stopped", s->stopped ? 1 : 0);
 		cosched_kv_put_str(&o, "\n");
 	}
 	return cosched_kv_out_take(&o);

@@ -6,13 +6,13 @@
  * knows nothing of them.
  *
  * The text form (one line each; all integers decimal):
- *   cosched-energy-ledger/1.1 boot=BOOT_ID gen=G
+ *   cosched-energy-ledger/1.2 boot=BOOT_ID gen=G
  *   restart why="..." told=0|1         why this generation started
  *   zone DIR UJ                        the reading counted up to, per zone
  *   totals attributed=UJ unattributed=UJ abandoned=UJ
  *   step JOB.STEP pid=P start=T cores=N rate=R mem_rate=M|- uncore=UJ
  *        core=UJ dram=UJ node=UJ seen=N corunners=J.S,J.S,...|-
- *        carried=UJ stepd=P|- stepd_start=T
+ *        carried=UJ stepd=P|- stepd_start=T stopped=0|1
  * (a step line is one line; the version, as for every state file, by the
  * rule of src/libcosched/base/kv.h: a newer minor's appended keys and new
  * kinds of line are skipped, another major restarts the ledger).
@@ -35,6 +35,11 @@
  *   stepd    the slurmstepd that settles for the step (its accounting):
  *            while it lives, the step is running even if its sampler was
  *            killed, and keeps its share.
+ *
+ * Added in 1.2 (a 1.1 reader skips it; a 1.1 file reads as running):
+ *   stopped  the step's tasks were stopped (Slurm suspended the job) at
+ *            its sampler's latest update: it takes no share of what is
+ *            spent until its sampler says it runs again.
  */
 #ifndef COSCHED_ENERGY_LEDGER_TEXT_H
 #define COSCHED_ENERGY_LEDGER_TEXT_H
@@ -74,11 +79,13 @@ typedef struct {
 	uint64_t carried_uj;		/* of energy.total_uj, brought from
 					 * earlier generations */
 	cosched_proc_id_t stepd;	/* its slurmstepd (pid 0: none seen) */
+	bool stopped;			/* its tasks stopped (suspended) at
+					 * its sampler's latest update */
 } cosched_ledger_step_t;
 
 #define LEDGER_TAG "cosched-energy-ledger/"
 #define LEDGER_SCHEMA 1
-#define LEDGER_MINOR 1
+#define LEDGER_MINOR 2
 /* The longest reason a restart line keeps. */
 #define LEDGER_WHY_LEN 240
 

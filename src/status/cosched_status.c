@@ -92,6 +92,37 @@ static const char *state_name(uint32_t state)
 	}
 }
 
+/* The partitions with gang time slices (PreemptMode=GANG and
+ * OverSubscribe=FORCE:N, N >= 2: cosched(8) TIME SHARING), as slurmctld
+ * describes them; *parts is slurm_free_partition_info_msg's.  Nothing
+ * when either cannot be loaded: the view is then left out, not guessed. */
+static void load_timeshared(partition_info_msg_t **parts, bool *gang)
+{
+	slurm_conf_t *cc = NULL;
+
+	*parts = NULL;
+	*gang = false;
+	if (slurm_load_ctl_conf((time_t) 0, &cc) || !cc)
+		return;
+	*gang = (cc->preempt_mode & PREEMPT_MODE_GANG) != 0;
+	slurm_free_conf(cc);
+	if (*gang && slurm_load_partitions((time_t) 0, parts, SHOW_ALL))
+		*parts = NULL;
+}
+
+static bool timeshared(const partition_info_msg_t *parts, const char *name)
+{
+	for (uint32_t i = 0; parts && name && i < parts->record_count; i++) {
+		const partition_info_t *p = &parts->partition_array[i];
+
+		if (p->name && !strcmp(p->name, name) &&
+		    (p->max_share & SHARED_FORCE) &&
+		    (p->max_share & ~SHARED_FORCE) >= 2)
+			return true;
+	}
+	return false;
+}
+
 /* A hostlist expression as names: *names (each malloc'd) and *n. */
 static int expand_hosts(const char *expr, char ***names, size_t *n)
 {
@@ -190,6 +221,8 @@ int main(int argc, char **argv)
 	char **filter_nodes = NULL, **users = NULL;
 	size_t nfilter = 0, njobs = 0;
 	job_info_msg_t *msg = NULL;
+	partition_info_msg_t *parts = NULL;
+	bool gang = false;
 	status_job_t *jobs = NULL;
 	char ***job_nodes = NULL;
 	status_report_t *report;
@@ -343,6 +376,7 @@ int main(int argc, char **argv)
 		goto out;
 	}
 
+	load_timeshared(&parts, &gang);
 	jobs = calloc(msg->record_count + 1, sizeof(*jobs));
 	job_nodes = calloc(msg->record_count + 1, sizeof(*job_nodes));
 	users = calloc(msg->record_count + 1, sizeof(*users));
@@ -366,6 +400,8 @@ int main(int argc, char **argv)
 		j->user = users[njobs];
 		j->name = job->name;
 		j->comment = job->system_comment;
+		j->partition = job->partition;
+		j->timeshared = gang && timeshared(parts, job->partition);
 		njobs++;	/* from here on, freed at the end */
 		if (!j->pending && expand_hosts(job->nodes, &job_nodes[njobs - 1], &nn))
 			goto oom;
@@ -404,6 +440,8 @@ out:
 	free(jobs);
 	if (msg)
 		slurm_free_job_info_msg(msg);
+	if (parts)
+		slurm_free_partition_info_msg(parts);
 	slurm_fini();
 	return rc;
 }

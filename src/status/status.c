@@ -19,7 +19,7 @@ static const char *const rec_names[] = {
 
 /* s as printable ASCII (any other byte '?'); malloc'd; "-" for NULL or
  * empty when dash. */
-static char *printable(const char *s, bool dash)
+char *status_printable(const char *s, bool dash)
 {
 	char *out;
 
@@ -367,7 +367,7 @@ static size_t job_cells(status_report_t *r, size_t i, bool with_power,
 	bool valid = status_job_load(r, i);
 	size_t n = 0;
 
-	c[n++] = printable(j->in->user, true);
+	c[n++] = status_printable(j->in->user, true);
 	c[n++] = strdup(valid ? cosched_decision_state_name(d->state) : "-");
 	c[n++] = strdup(valid && d->has_class ?
 			cosched_category_name(d->category) : "-");
@@ -488,8 +488,8 @@ static void explain_job(status_report_t *r, FILE *out)
 	size_t i = (size_t) r->explain;
 	const job_t *j = &r->jobs[i];
 	const cosched_decision_t *d = r->d;
-	char *user = printable(j->in->user, true);
-	char *state = printable(j->in->state, true);
+	char *user = status_printable(j->in->user, true);
+	char *state = status_printable(j->in->state, true);
 	const char *line;
 	size_t len = 0;
 
@@ -499,7 +499,7 @@ static void explain_job(status_report_t *r, FILE *out)
 	if (j->in->nnodes) {
 		fputs(" on ", out);
 		for (size_t k = 0; k < j->in->nnodes; k++) {
-			char *node = printable(j->in->nodes[k], true);
+			char *node = status_printable(j->in->nodes[k], true);
 			fprintf(out, "%s%s", k ? "," : "", node ? node : "?");
 			free(node);
 		}
@@ -578,6 +578,8 @@ int status_report_text(status_report_t *r, FILE *out)
 		rc = slots_table(r, out, "");
 		if (!rc)
 			rc = pending_table(r, out);
+		if (!rc)
+			rc = status_timeshare_text(r, out);
 	}
 	return rc || ferror(out) ? -1 : 0;
 }
@@ -593,7 +595,7 @@ static json_t *json_text(const char *s)
 
 	if (!s)
 		return json_null();
-	p = printable(s, false);
+	p = status_printable(s, false);
 	if (!p)
 		return NULL;
 	j = json_string(p);
@@ -702,7 +704,8 @@ static int id_cmp(const void *a, const void *b, void *arg)
 int status_report_json(status_report_t *r, FILE *out, cosched_error_t *err)
 {
 	json_t *doc = json_object(), *sockets = json_array(),
-	       *pending = json_array(), *jobs = json_array(), *group = NULL;
+	       *pending = json_array(), *jobs = json_array(), *group = NULL,
+	       *timeshare;
 	size_t *order = malloc((r->njobs ? r->njobs : 1) * sizeof(*order));
 	size_t n = 0;
 	int rc = -1;
@@ -754,6 +757,10 @@ int status_report_json(status_report_t *r, FILE *out, cosched_error_t *err)
 	}
 	json_object_set_new(doc, "pending", pending);
 	json_object_set_new(doc, "jobs", jobs);
+	timeshare = status_timeshare_json(r);
+	if (!timeshare)
+		goto out;
+	json_object_set_new(doc, "timeshare", timeshare);
 	if (json_dumpf(doc, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER) ||
 	    fputc('\n', out) == EOF || ferror(out))
 		goto out;

@@ -40,6 +40,9 @@ typedef struct {
 	const char *comment;	/* SystemComment */
 	const char *const *nodes;	/* the nodes it runs on */
 	size_t nnodes;
+	const char *partition;	/* where it runs (NULL: not known) */
+	bool timeshared;	/* its partition is time-shared (gang
+				 * time slices: cosched(8) TIME SHARING) */
 } status_job_t;
 
 /* What to report: everything, one job and its neighbours (job != 0), the

@@ -9,6 +9,9 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
+
+#include <jansson.h>
 
 #include "src/libcosched/model/decision.h"
 #include "src/status/status.h"
@@ -40,8 +43,19 @@ struct status_report {
 	cosched_decision_t *d;	/* one record at a time */
 };
 
+/* s as printable ASCII (any other byte '?'); malloc'd; "-" for NULL or
+ * empty when dash. */
+char *status_printable(const char *s, bool dash);
+
 /* Read job i's record again into r->d (it was read when the report was
  * built): whether it is valid. */
 bool status_job_load(status_report_t *r, size_t i);
+
+/* The time-shared partitions' slices as they run (timeshare.c): the
+ * text section after the pending jobs (nothing when no job shown is in
+ * one), and the JSON array of them.  -1 when writing failed; NULL when
+ * out of memory. */
+int status_timeshare_text(status_report_t *r, FILE *out);
+json_t *status_timeshare_json(status_report_t *r);
 
 #endif

@@ -8,7 +8,7 @@
  *     of control characters;
  *   - a ledger that parsed formats again, and that text parses to a ledger
  *     that formats to the same text; when the input was of the writer's
- *     own version as it writes it ("cosched-energy-ledger/1.1 "), the text
+ *     own version as it writes it ("cosched-energy-ledger/1.2 "), the text
  *     is exactly the input;
  *   - no step is listed twice, every step has a core, and a step names no
  *     more co-runners than it has seen.

@@ -302,3 +302,50 @@ def test_killed_sampler_not_charged_to_others(make_cluster):
     assert abs(sacct[0] - sacct[1]) <= TOLERANCE_J, sacct
     survivor = _record(c, steps[1])
     assert abs(survivor["energy"]["total_uj"] - 6000000) <= 1000000, survivor
+
+
+@pytest.mark.cluster
+def test_suspended_job_not_charged(make_cluster):
+    """Two jobs share the node; 6 J are spent with both running, 6 J
+    while one is suspended by scontrol, 6 J after it resumed: the
+    suspended job is given nothing while it is stopped (not even its
+    cores' idle share) and the running one all 6 J; resumed, it shares
+    again; the records and sacct add up to the 18 J spent."""
+    c, root = _cluster(make_cluster)
+    # Long enough that neither ends before the last joules are split
+    # (about 10 s in).
+    jobs, steps = _two_jobs(c, 20)
+
+    def given():
+        ledger = _ledger_steps(c)
+        return [_given(ledger[s]) for s in steps]
+
+    _spend(root, 4, 2, 2)
+    _wait_split(c, steps, 6000000)
+    before = given()
+    c.run(["scontrol", "suspend", str(jobs[0])])
+    c.wait_state(jobs[0], "SUSPENDED")
+    # Its sampler sees its tasks stopped at its next sample (every 0.2 s).
+    time.sleep(1.5)
+    _spend(root, 4, 2, 2)
+    _wait_split(c, steps, 12000000)
+    during = given()
+    assert during[0] - before[0] == 0, (before, during)
+    assert during[1] - before[1] == 6000000, (before, during)
+    c.run(["scontrol", "resume", str(jobs[0])])
+    c.wait_state(jobs[0], "RUNNING")
+    time.sleep(1.5)
+    _spend(root, 4, 2, 2)
+    _wait_split(c, steps, 18000000)
+    after = given()
+    # Running again, it pays at least its cores' half of the idle and
+    # uncore 2 J.
+    assert after[0] - during[0] >= 1000000, (during, after)
+    for j in jobs:
+        c.wait_state(j, "COMPLETED", timeout=90)
+    recs = [_record(c, s)["energy"]["total_uj"] for s in steps]
+    assert sum(recs) == 18000000, recs
+    sacct = [int(_batch_energy(c, j)) for j in jobs]
+    assert abs(sum(sacct) - 18) <= TOLERANCE_J, sacct
+    for share, raw in zip(recs, sacct):
+        assert raw == (share + 500000) // 1000000, (recs, sacct)

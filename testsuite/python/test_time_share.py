@@ -12,11 +12,15 @@ every slice pairs a mem job with a cpu job; so does min_slowdown, whose
 MaxCorunSlowdown (25%) a mem job beside a mem job exceeds.
 """
 
+import json
+import os
 import re
 import subprocess
 import time
 
 import pytest
+
+from cosched_loopback.cluster import default_builddir
 
 # Which jobs gang runs together follows from cons_tres's rows and
 # gang.c, per series.
@@ -69,6 +73,26 @@ def _slices(c, jobs, seconds=22):
     return seen
 
 
+def _squeue_states(c):
+    out = c.run(["squeue", "-h", "-p", "gang", "-o", "%i %T"]).stdout
+    return {int(j): st for j, st in (line.split() for line in
+                                     out.splitlines())}
+
+
+def _status_at_one_moment(c, *args):
+    """cosched-status's output with squeue's states at the same moment:
+    squeue before and after it agree (no slice changed meanwhile)."""
+    prog = os.path.join(default_builddir(), "src", "status", "cosched-status")
+    for _ in range(20):
+        before = _squeue_states(c)
+        out = subprocess.run([prog, *args], env=c.env, capture_output=True,
+                             text=True, timeout=60, check=True).stdout
+        if _squeue_states(c) == before:
+            return out, before
+        time.sleep(0.5)
+    raise AssertionError("the slices kept changing under cosched-status")
+
+
 def _classes(jobs, s):
     return sorted(jobs[j] for j in s)
 
@@ -110,6 +134,42 @@ def test_slices_pair_mem_with_cpu(make_cluster, policy):
         assert _classes(jobs, s) == ["cpu", "mem"], \
             [_classes(jobs, x) for x in slices]
 
+    # cosched-status shows the slices as they run: a mem and a cpu job
+    # running, the other pair suspended, as squeue says at that moment,
+    # each with its record's partners, and the running set's predicted
+    # slowdown the worse of the two running jobs'.
+    doc, states = _status_at_one_moment(c, "--json")
+    doc = json.loads(doc)
+    gang = [p for p in doc["timeshare"] if p["partition"] == "gang"]
+    assert len(gang) == 1, doc["timeshare"]
+    gang = gang[0]
+    assert set(gang["running"]) == {j for j, st in states.items()
+                                    if st == "RUNNING"}, (gang, states)
+    assert set(gang["suspended"]) == {j for j, st in states.items()
+                                      if st == "SUSPENDED"}, (gang, states)
+    assert _classes(jobs, gang["running"]) == ["cpu", "mem"], gang
+    assert _classes(jobs, gang["suspended"]) == ["cpu", "mem"], gang
+    for job in gang["jobs"]:
+        rec = c.record(job["job_id"])
+        assert ",".join(map(str, job["alternates"])) == \
+            rec.get("alternates", ""), (job, rec)
+        assert ",".join(map(str, job["beside"])) == rec.get("beside", ""), \
+            (job, rec)
+        assert job["class"] == jobs[job["job_id"]], job
+    assert gang["running_slowdown"] == max(
+        float(c.record(j)["slowdown"]) for j in gang["running"]), gang
+    text, states = _status_at_one_moment(c)
+    # The gang block: its head line, then its rows (indented), until the
+    # next partition's (sock2's jobs have gang time slices too).
+    block = text.split("\ngang: running set's predicted slowdown ")[1]
+    slices = {}
+    for line in block.splitlines()[1:]:
+        if not line.startswith(" "):
+            break
+        words = line.split()
+        if words[0] in ("running", "suspended"):
+            slices[int(words[1])] = words[0].upper()
+    assert slices == states, (text, states)
     # No job failed.
     for j in jobs:
         assert c.job(j)["JobState"] in ("RUNNING", "SUSPENDED"), c.job(j)

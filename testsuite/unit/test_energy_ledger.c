@@ -18,6 +18,7 @@
 #include "fake_rapl.h"
 #include "src/node/energy_ledger.h"
 #include "src/node/spool.h"
+#include "src/node/task_stopped.h"
 
 typedef fake_rapl_tree_t tree_t;
 
@@ -142,6 +143,88 @@ START_TEST(t_ledger_shares_add_up)
 }
 END_TEST
 
+/* A step whose tasks are stopped (Slurm suspended its job) takes no
+ * share while its sampler says so, not even of the idle power: the steps
+ * that run get it all, and with none running it is no step's. */
+START_TEST(t_ledger_stopped_takes_nothing)
+{
+	cosched_ledger_step_t a = ledger_step(10, 2, 1000, 100);
+	cosched_ledger_step_t b = ledger_step(11, 2, 1000, 100);
+	cosched_ledger_step_t ga, gb;
+	cosched_ledger_outcome_t oc;
+	char dir[400], path[500];
+	cosched_rapl_t *r;
+	tree_t t;
+
+	r = ledger_tree(&t, "--packages 1", dir, sizeof(dir), path, sizeof(path));
+	ledger_update(r, dir, &a, false, &oc);
+	ledger_update(r, dir, &b, false, &oc);
+	/* Both run, alike: half each. */
+	spend(&t, 8, 4, 2);
+	ledger_update(r, dir, &a, false, &oc);
+	/* a is suspended: its sampler says so, and what is spent from
+	 * then on is b's, whoever updates. */
+	a.stopped = true;
+	a.rate = 0;
+	ledger_update(r, dir, &a, false, &oc);
+	spend(&t, 8, 4, 2);
+	gb = ledger_update(r, dir, &b, false, &oc);
+	ck_assert_int_eq(oc.present, 1);
+	ck_assert_uint_eq(oc.split_uj, 10000000);
+	ck_assert_uint_eq(gb.energy.total_uj, 5000000 + 10000000);
+	/* Both stopped: nothing is attributed. */
+	b.stopped = true;
+	ledger_update(r, dir, &b, false, &oc);
+	spend(&t, 4, 2, 1);
+	ga = ledger_update(r, dir, &a, false, &oc);
+	ck_assert_int_eq(oc.present, 0);
+	ck_assert_uint_eq(ga.energy.total_uj, 5000000);
+	ck_assert_ptr_nonnull(strstr(cosched_check_read_file(path),
+				     "unattributed=5000000"));
+	/* a runs again: it shares again. */
+	a.stopped = false;
+	a.rate = 1000;
+	ledger_update(r, dir, &a, false, &oc);
+	spend(&t, 8, 4, 2);
+	ga = ledger_update(r, dir, &a, true, &oc);
+	ck_assert_int_eq(oc.present, 1);
+	ck_assert_uint_eq(ga.energy.total_uj, 5000000 + 10000000);
+	/* Still co-runners, and the node's energy while present counts. */
+	ck_assert_int_eq(ga.ncorunners, 1);
+	ck_assert_uint_eq(ga.node_uj, 10000000 * 3 + 5000000);
+	gb = ledger_update(r, dir, &b, true, &oc);
+	ck_assert_uint_eq(ga.energy.total_uj + gb.energy.total_uj +
+			  5000000, 35000000);
+	cosched_rapl_close(r);
+	cosched_check_tree_free(&t);
+}
+END_TEST
+
+/* A process stopped by SIGSTOP is stopped; running again, it is not; a
+ * process gone is not. */
+START_TEST(t_task_stopped)
+{
+	pid_t pid = fork();
+	int st;
+
+	ck_assert_int_ge(pid, 0);
+	if (!pid) {
+		for (;;)
+			pause();
+	}
+	ck_assert(!cosched_task_stopped(pid, "/sys/fs/cgroup"));
+	ck_assert_int_eq(kill(pid, SIGSTOP), 0);
+	ck_assert_int_eq(waitpid(pid, &st, WUNTRACED), pid);
+	ck_assert(cosched_task_stopped(pid, "/sys/fs/cgroup"));
+	ck_assert_int_eq(kill(pid, SIGCONT), 0);
+	ck_assert_int_eq(waitpid(pid, &st, WCONTINUED), pid);
+	ck_assert(!cosched_task_stopped(pid, "/sys/fs/cgroup"));
+	kill(pid, SIGKILL);
+	waitpid(pid, &st, 0);
+	ck_assert(!cosched_task_stopped(pid, "/sys/fs/cgroup"));
+}
+END_TEST
+
 /* Without RAPL the ledger keeps presence only (who shared the node);
  * a step without RAPL on a node whose ledger counts zones (a sampler
  * that could not open them) neither restarts the ledger nor takes or
@@ -258,7 +341,7 @@ START_TEST(t_ledger_unreadable_and_wrap)
 	ck_assert(oc.restarted);
 	ck_assert_msg(strstr(oc.note, "unreadable (line 2: step before the totals line)") &&
 		      strstr(oc.note, ": set aside as "), "%s", oc.note);
-	ck_assert_ptr_nonnull(strstr(cosched_check_read_file(path), "cosched-energy-ledger/1.1 boot="));
+	ck_assert_ptr_nonnull(strstr(cosched_check_read_file(path), "cosched-energy-ledger/1.2 boot="));
 	/* 99 J, then 3 J on: past the 99.999999 J range. */
 	fake_rapl(&t, "advance", "intel-rapl:0 %d", 3000000);
 	ledger_update(r, dir, &a, false, &oc);
@@ -689,6 +772,8 @@ Suite *cosched_test_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, t_ledger_shares_add_up);
 	tcase_add_test(tc, t_ledger_presence);
+	tcase_add_test(tc, t_ledger_stopped_takes_nothing);
+	tcase_add_test(tc, t_task_stopped);
 	tcase_add_test(tc, t_ledger_dead_sampler);
 	tcase_add_test(tc, t_ledger_unreadable_and_wrap);
 	tcase_add_test(tc, t_ledger_corrupt_set_aside);

@@ -79,10 +79,10 @@ START_TEST(test_journal)
 END_TEST
 
 #define LEDGER_NEWER \
-	"cosched-energy-ledger/1.2 boot=abc gen=7\n" \
+	"cosched-energy-ledger/1.3 boot=abc gen=7\n" \
 	"zone intel-rapl:0 123\n" \
 	"totals attributed=1 unattributed=2 abandoned=3 gpu=4\n" \
-	"step 5.0 pid=9 start=1 cores=2 rate=3 mem_rate=- uncore=1 core=2 dram=3 node=4 seen=1 corunners=6.0 carried=2 stepd=- stepd_start=0 psys=1\n"
+	"step 5.0 pid=9 start=1 cores=2 rate=3 mem_rate=- uncore=1 core=2 dram=3 node=4 seen=1 corunners=6.0 carried=2 stepd=- stepd_start=0 stopped=1 psys=1\n"
 
 START_TEST(test_ledger)
 {
@@ -99,10 +99,16 @@ START_TEST(test_ledger)
 	ck_assert_ptr_nonnull(strstr(last_note, "skipped 2 keys or lines"));
 	again = cosched_ledger_format(&l);
 	ck_assert_str_eq(again,
-		"cosched-energy-ledger/1.1 boot=abc gen=7\n"
+		"cosched-energy-ledger/1.2 boot=abc gen=7\n"
 		"zone intel-rapl:0 123\n"
 		"totals attributed=1 unattributed=2 abandoned=3\n"
-		"step 5.0 pid=9 start=1 cores=2 rate=3 mem_rate=- uncore=1 core=2 dram=3 node=4 seen=1 corunners=6.0 carried=2 stepd=- stepd_start=0\n");
+		"step 5.0 pid=9 start=1 cores=2 rate=3 mem_rate=- uncore=1 core=2 dram=3 node=4 seen=1 corunners=6.0 carried=2 stepd=- stepd_start=0 stopped=1\n");
+	/* A 1.1 writer's step (no "stopped") runs. */
+	snprintf(text, sizeof(text), "cosched-energy-ledger/1.1 boot=abc gen=7\n"
+		 "totals attributed=1 unattributed=2 abandoned=3\n"
+		 "step 5.0 pid=9 start=1 cores=2 rate=3 mem_rate=- uncore=1 core=2 dram=3 node=4 seen=0 corunners=- carried=0 stepd=- stepd_start=0\n");
+	ck_assert_msg(cosched_ledger_parse(text, &l, &err) == 0, "%s", err.msg);
+	ck_assert(!l.step[0].stopped);
 	/* A 1.0 writer's ledger (a node's samplers from before an upgrade):
 	 * read, with generation 0 and nothing carried. */
 	snprintf(text, sizeof(text), "cosched-energy-ledger/1 boot=abc\n"
@@ -118,7 +124,7 @@ START_TEST(test_ledger)
 	ck_assert_msg(strstr(err.msg, "energy ledger schema cosched-energy-ledger/3.0 is newer than this node understands (cosched-energy-ledger/1.x)"),
 		      "%s", err.msg);
 	/* A known line out of place stays an error in a newer minor. */
-	snprintf(text, sizeof(text), "cosched-energy-ledger/1.2 boot=abc\nstep 5.0 pid=9\ntotals attributed=1 unattributed=2 abandoned=3\n");
+	snprintf(text, sizeof(text), "cosched-energy-ledger/1.3 boot=abc\nstep 5.0 pid=9\ntotals attributed=1 unattributed=2 abandoned=3\n");
 	ck_assert_int_eq(cosched_ledger_parse(text, &l, &err), -1);
 }
 END_TEST

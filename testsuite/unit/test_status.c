@@ -32,17 +32,17 @@ static const char *const N1N2[] = { "n1", "n2" };
 	"class=mem lca=L source=profile reason=\"waits for a socket without mem jobs\""
 
 static status_job_t jobs[] = {
-	{ 42, "RUNNING", false, "bob", "stream", "bb line\n" R42 "\n", N1, 1 },
-	{ 40, "RUNNING", false, "alice", "cpu-bound", R40, N1, 1 },
-	{ 43, "RUNNING", false, "carol", NULL, R43, N1N2, 2 },
+	{ 42, "RUNNING", false, "bob", "stream", "bb line\n" R42 "\n", N1, 1, NULL, false },
+	{ 40, "RUNNING", false, "alice", "cpu-bound", R40, N1, 1, NULL, false },
+	{ 43, "RUNNING", false, "carol", NULL, R43, N1N2, 2, NULL, false },
 	{ 57, "RUNNING", false, "dave", "plain", "11/23/26 10:00:00 burst_buffer/lua: x",
-	  N1, 1 },
-	{ 58, "RUNNING", false, "eve", "x", R58, N2, 1 },
+	  N1, 1, NULL, false },
+	{ 58, "RUNNING", false, "eve", "x", R58, N2, 1, NULL, false },
 	/* a record copied from another job (a job array split) */
-	{ 59, "RUNNING", false, NULL, NULL, R40, N10, 1 },
-	{ 63, "PENDING", true, "frank", NULL, "cosched/2 job=63 future=1", NULL, 0 },
-	{ 61, "PENDING", true, "bob", NULL, R61, NULL, 0 },
-	{ 62, "PENDING", true, "bob", NULL, NULL, NULL, 0 },
+	{ 59, "RUNNING", false, NULL, NULL, R40, N10, 1, NULL, false },
+	{ 63, "PENDING", true, "frank", NULL, "cosched/2 job=63 future=1", NULL, 0, NULL, false },
+	{ 61, "PENDING", true, "bob", NULL, R61, NULL, 0, NULL, false },
+	{ 62, "PENDING", true, "bob", NULL, NULL, NULL, 0, NULL, false },
 };
 #define NJOBS (sizeof(jobs) / sizeof(jobs[0]))
 
@@ -254,7 +254,7 @@ START_TEST(test_record_other_node)
 	static const status_job_t j[] = {
 		{ 7, "RUNNING", false, "u", NULL,
 		  "cosched/1 job=7 state=placed policy=gang scope=socket sockets=n9:0",
-		  N1, 1 },
+		  N1, 1, NULL, false },
 	};
 	char *t = report(j, 1, NULL, false);
 
@@ -374,7 +374,7 @@ START_TEST(test_json_explain_and_hostile)
 {
 	static const status_job_t hostile[] = {
 		/* a job name and user with control and non-UTF-8 bytes */
-		{ 5, "RUNNING", false, "us\xff" "er", "a\"b\n\x1b[31m\xc3", NULL, N1, 1 },
+		{ 5, "RUNNING", false, "us\xff" "er", "a\"b\n\x1b[31m\xc3", NULL, N1, 1, NULL, false },
 	};
 	status_filter_t f = { .job = 42 };
 	char *t = report(jobs, NJOBS, &f, true), *dump;
@@ -433,7 +433,7 @@ START_TEST(test_prometheus)
 	static const status_job_t hostile[] = {
 		{ 5, "RUNNING", false, "us\"er\n\xff", NULL,
 		  "cosched/1 job=5 state=placed policy=gang scope=socket "
-		  "sockets=n1:0 slowdown=1.5", N1, 1 },
+		  "sockets=n1:0 slowdown=1.5", N1, 1, NULL, false },
 	};
 	static const char *const documented[] = {
 		"cosched_socket_jobs", "cosched_socket_predicted_slowdown_max",
@@ -484,6 +484,71 @@ START_TEST(test_prometheus)
 END_TEST
 
 /* cosched-status(1) documents every key of the JSON document. */
+/* Time-shared partitions: per partition the running and suspended jobs
+ * (Slurm's states) with their records' partners, and the running set's
+ * worst predicted slowdown; jobs elsewhere are not in it. */
+#define TS(id, cls, sd, alt, bes) "cosched/1.2 job=" #id " state=placed " \
+	"policy=app_aware scope=socket class=" cls " lca=L source=declared " \
+	"sockets=n1:0 slowdown=" sd " reason=\"r\" alternates=" alt \
+	" beside=" bes
+
+START_TEST(test_timeshare)
+{
+	static status_job_t ts[] = {
+		{ 13, "SUSPENDED", false, "u", NULL,
+		  TS(13, "mem", "1.2", "12", "14"), N1, 1, "gang", true },
+		{ 12, "RUNNING", false, "u", NULL,
+		  TS(12, "mem", "1.1", "13", "14"), N1, 1, "gang", true },
+		{ 14, "RUNNING", false, "u", NULL,
+		  TS(14, "cpu", "1.05", "15", "12,13"), N1, 1, "gang", true },
+		{ 15, "RUNNING", false, "u", NULL, NULL, N1, 1, "gang", true },
+		{ 40, "RUNNING", false, "alice", NULL, R40, N1, 1, "batch",
+		  false },
+	};
+	char *t = report(ts, 5, NULL, false), *line;
+	json_t *doc, *parts, *g;
+
+	assert_line(t, "gang: running set's predicted slowdown 1.1");
+	assert_line(t, "running 12 mem 13 14 1.1");
+	assert_line(t, "running 14 cpu 15 12,13 1.05");
+	assert_line(t, "running 15 - - - -");
+	assert_line(t, "suspended 13 mem 12 14 1.2");
+	assert_order(t, "running 15", "suspended 13");
+	line = strstr(t, "Time-shared partitions");
+	ck_assert_ptr_nonnull(line);
+	ck_assert_ptr_null(strstr(line, " 40 "));
+	free(t);
+
+	t = report(ts, 5, NULL, true);
+	doc = load_json(t);
+	parts = json_object_get(doc, "timeshare");
+	ck_assert_int_eq(json_array_size(parts), 1);
+	g = json_array_get(parts, 0);
+	ck_assert_str_eq(str_of(g, "partition"), "gang");
+	ck_assert_int_eq(json_array_size(json_object_get(g, "running")), 3);
+	ck_assert_int_eq(json_integer_value(json_array_get(
+		json_object_get(g, "suspended"), 0)), 13);
+	ck_assert_double_eq(json_real_value(json_object_get(g,
+		"running_slowdown")), 1.1);
+	g = json_array_get(json_object_get(g, "jobs"), 2);
+	ck_assert_int_eq(json_integer_value(json_object_get(g, "job_id")), 14);
+	ck_assert_str_eq(str_of(g, "slice"), "running");
+	ck_assert_int_eq(json_array_size(json_object_get(g, "beside")), 2);
+	json_decref(doc);
+	free(t);
+
+	/* No time-shared job: no block, an empty list. */
+	t = report(jobs, NJOBS, NULL, false);
+	ck_assert_ptr_null(strstr(t, "Time-shared"));
+	free(t);
+	t = report(jobs, NJOBS, NULL, true);
+	doc = load_json(t);
+	ck_assert_int_eq(json_array_size(json_object_get(doc, "timeshare")), 0);
+	json_decref(doc);
+	free(t);
+}
+END_TEST
+
 START_TEST(test_json_documented)
 {
 	char *man = cosched_check_read_doc("doc/cosched-status.1");
@@ -519,6 +584,7 @@ Suite *cosched_test_suite(void)
 	tcase_add_test(tc, test_json);
 	tcase_add_test(tc, test_json_explain_and_hostile);
 	tcase_add_test(tc, test_json_documented);
+	tcase_add_test(tc, test_timeshare);
 	tcase_add_test(tc, test_prometheus);
 	suite_add_tcase(s, tc);
 	return s;
