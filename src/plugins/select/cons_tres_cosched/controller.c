@@ -3,8 +3,7 @@
  *  controller.c - contention- and power-aware placement in slurmctld: the
  *  version-independent half of select/cons_tres_cosched's job_test and job
  *  life cycle (see controller.h for the call order, ctl_internal.h for how
- *  the controller is split).  This file: init, fini, reconfigure, and the
- *  DebugFlags=Timing figures.
+ *  the controller is split).  This file: init, fini and reconfigure.
  *
  *  The decision core (src/libcosched) chooses; the controller only adapts:
  *   - gangs ("units") are sockets, or whole nodes with GangScope=node;
@@ -39,53 +38,6 @@
 
 #include "ctl_internal.h"
 #include "select_cons_tres_cosched.h"
-
-cosched_ctl_t cosched_ctl = {
-	.mutex = PTHREAD_MUTEX_INITIALIZER,
-	.rebuild_needed = true,
-};
-
-int cosched_ctl_node_count(void)
-{
-	return cosched_ctl.ctld_node_record_count ? *cosched_ctl.ctld_node_record_count :
-					       0;
-}
-
-/* --- DebugFlags=Timing ------------------------------------------------------ */
-
-double ctl_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-double ctl_cpu_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-/* The totals since slurmctld started, one line (cosched-bench-controller
- * parses it; the CPU figures are per call over the calls timed, one in
- * CTL_CPU_SAMPLE, the job begin and end count is every call): every 1000
- * calls and whenever slurmctld reconfigures the
- * select plugin (scontrol reconfigure on 22.05, scontrol setdebugflags,
- * partition updates), since it calls fini only in memory-leak debug
- * builds. */
-void ctl_log_timing(cosched_ctl_t *c)
-{
-	info("%s: timing: %" PRIu64 " job_test calls, %.2f us per call in cosched, %.2f us in cons_tres; CPU time over %" PRIu64 " calls: %.2f us per call in cosched, %.2f us in cons_tres; %" PRIu64 " job begin and end calls, %.2f us CPU per call",
-	     plugin_type, c->t_calls,
-	     c->t_calls ? (c->t_total - c->t_forward) * 1e6 / c->t_calls : 0.0,
-	     c->t_calls ? c->t_forward * 1e6 / c->t_calls : 0.0, c->c_calls,
-	     c->c_calls ? (c->c_total - c->c_forward) * 1e6 / c->c_calls : 0.0,
-	     c->c_calls ? c->c_forward * 1e6 / c->c_calls : 0.0, c->e_calls,
-	     c->e_samples ? c->e_total * 1e6 / c->e_samples : 0.0);
-}
 
 /* --- cosched_ctld.so ------------------------------------------------------- */
 

@@ -312,7 +312,7 @@ static void _refresh_neighbours(cosched_ctl_t *c, uint32_t mover, bool arrived)
  * edit above relies on it (it compares two predictions, not the record).
  * Leave: the neighbours' records first, while the job is there to be
  * left out of their predictions.  Enter: with its holds (n of them, from
- * ctl_state_job_holds) or, n < 0, its job_resources'.
+ * ctl_cores_holds) or, n < 0, its job_resources'.
  */
 static void _leave(cosched_ctl_t *c, job_record_t *job_ptr)
 {
@@ -332,7 +332,7 @@ static void _enter(cosched_ctl_t *c, job_record_t *job_ptr,
 }
 
 /* Where cons_tres put the job, node by node: sockets and NUMA nodes from
- * the units it holds (ctl_state_job_holds), cores from its job_resources. */
+ * the units it holds (ctl_cores_holds), cores from its job_resources. */
 static void _record_where(cosched_ctl_t *c, job_record_t *job_ptr,
 			  const cosched_hold_t *holds, int n,
 			  cosched_decision_t *d)
@@ -369,13 +369,13 @@ static void _record_where(cosched_ctl_t *c, job_record_t *job_ptr,
 			int cores = node_ptr->cores;
 
 			for (int s = 0; dn && s < node_ptr->tot_sockets; s++) {
-				int first = ctl_state_socket_first_bit(
+				int first = ctl_cores_socket_first_bit(
 					jr, it.j, s, cores);
 
 				for (int k = 0; k < cores; k++)
 					if (first >= 0 ?
 					    bit_test(jr->core_bitmap, first + k) :
-					    ctl_state_job_has_core(jr, it.j,
+					    ctl_cores_has_core(jr, it.j,
 								   s, k))
 						cosched_idset_add(&dn->cores,
 							s * cores + k, NULL);
@@ -457,7 +457,7 @@ void cosched_ctl_job_begin(job_record_t *job_ptr)
 	/* A requeued job may still be there: enter it anew. */
 	if (cosched_occupancy_has(occ, job_ptr->job_id, NULL))
 		_leave(c, job_ptr);
-	nholds = ctl_state_job_holds(c, job_ptr, &holds);
+	nholds = ctl_cores_holds(c, job_ptr, &holds);
 	_record_where(c, job_ptr, holds, nholds, &d);
 	if (v->kind == KIND_OFF) {
 		cosched_decision_set_reason(&d, "--cosched=off: counted as used cores, never as a co-runner");

@@ -2,16 +2,21 @@
 /*****************************************************************************\
  *  ctl_internal.h - the controller's state, in one struct, and what its
  *  files give each other.  The controller is split by idea:
- *    controller.c   lifecycle (init, fini, reconfigure), timing
- *    ctl_refresh.c  the thread that reads profiles and live loads
- *    ctl_state.c    the placement engine's state from Slurm's node and job
- *                   records: rebuild, enter and leave, live loads applied
- *    ctl_view.c     a job as the decision core sees it
- *    ctl_record.c   what was decided for each job, kept in memory and
- *                   written into SystemComment, its copies
- *    ctl_place.c    job_test: the engine's choice turned into steering
- *    ctl_begin.c    job begin (the decision as it happened, power) and end
- *    ctl_shared.c   jobs time-sharing cores outside cons_tres's rows
+ *    controller.c    lifecycle (init, fini, reconfigure)
+ *    ctl_instance.c  the one controller, which every file works on
+ *    ctl_timing.c    DebugFlags=Timing's clocks and line
+ *    ctl_refresh.c   the thread that reads profiles and live loads
+ *    ctl_cores.c     a job's cores as Slurm's records hold them
+ *    ctl_state.c     the placement engine's state from Slurm's node and
+ *                    job records: rebuild, enter and leave, live loads
+ *    ctl_view.c      a job as the decision core sees it
+ *    ctl_record.c    what was decided for each job, kept in memory and
+ *                    written into SystemComment, its copies
+ *    ctl_attempt.c   one attempt forwarded to cons_tres, steered
+ *    ctl_place.c     job_test: the engine's choice turned into steering
+ *    ctl_timeshare.c partitions time-shared by Slurm's gang scheduler
+ *    ctl_begin.c     job begin (the decision as it happened, power), end
+ *    ctl_shared.c    jobs time-sharing cores outside cons_tres's rows
  *  Locking: every call from Slurm takes c->mutex (under slurmctld's job
  *  write lock); the refresh thread touches only its own struct, under its
  *  own mutexes (ctl_refresh.c).
@@ -157,7 +162,7 @@ extern cosched_ctl_t cosched_ctl;
 #define node_record_table_ptr (*cosched_ctl.ctld_node_record_table_ptr)
 #define last_node_update (*cosched_ctl.ctld_last_node_update)
 
-/* controller.c */
+/* ctl_timing.c */
 double ctl_now(void);
 double ctl_cpu_now(void);
 void ctl_log_timing(cosched_ctl_t *c);
@@ -176,39 +181,42 @@ void ctl_refresh_apply_live(cosched_ctl_t *c, bool again);
  * (the engine must be rebuilt on it). */
 bool ctl_refresh_apply_learned(cosched_ctl_t *c);
 
-/* ctl_state.c */
-int ctl_state_ensure(cosched_ctl_t *c);
-void ctl_state_free(cosched_ctl_t *c);
-void ctl_state_check(cosched_ctl_t *c, const char *when);
+/* ctl_cores.c */
 /* The bit of core 0 of socket s of the job's node j (of cores a socket)
  * in jr->core_bitmap when the socket's cores are the cores bits from it
- * (a bit_test each, not ctl_state_job_has_core's 76 instructions), else
+ * (a bit_test each, not ctl_cores_has_core's 76 instructions), else
  * -1. */
-int ctl_state_socket_first_bit(job_resources_t *jr, int j, int s,
+int ctl_cores_socket_first_bit(job_resources_t *jr, int j, int s,
 			       int cores);
 /* Whether the job holds core k of socket s of its node j: Slurm's
  * get_job_resources_bit(), which 26.05 no longer has, from the offset
  * every series has. */
-bool ctl_state_job_has_core(job_resources_t *jr, int j, int s, int k);
+bool ctl_cores_has_core(job_resources_t *jr, int j, int s, int k);
 /* Whether cons_tres counts the job's cores as used: it runs, or a gang
  * time slice suspended it (one suspended by scontrol gave them back). */
-bool ctl_state_job_holds_cores(const job_record_t *job_ptr);
+bool ctl_cores_counted(const job_record_t *job_ptr);
 /* The units a job holds, from its job_resources; *holds xmalloc'd. */
-int ctl_state_job_holds(cosched_ctl_t *c, job_record_t *job_ptr,
-			cosched_hold_t **holds);
+int ctl_cores_holds(cosched_ctl_t *c, job_record_t *job_ptr,
+		    cosched_hold_t **holds);
+
+/* ctl_state.c */
+int ctl_state_ensure(cosched_ctl_t *c);
+void ctl_state_free(cosched_ctl_t *c);
+void ctl_state_check(cosched_ctl_t *c, const char *when);
 void ctl_state_enter(cosched_ctl_t *c, job_record_t *job_ptr,
 		     const cosched_decision_t *d);
-/* The same with the units it holds (ctl_state_job_holds), n of them. */
+/* The same with the units it holds (ctl_cores_holds), n of them. */
 void ctl_state_enter_holds(cosched_ctl_t *c, job_record_t *job_ptr,
 			   const cosched_decision_t *d,
 			   const cosched_hold_t *holds, int n);
 void ctl_state_leave(cosched_ctl_t *c, job_record_t *job_ptr);
 
-/* ctl_place.c */
 /* SELECT_MODE_* without depending on where each series defines them. */
 #define MODE_RUN_NOW	0
 #define MODE_TEST_ONLY	1
 #define MODE_WILL_RUN	2
+
+/* ctl_attempt.c */
 /* One forwarded attempt, the given bitmap narrowed to steer's nodes
  * (NULL: unsteered); on success the result (cons_tres's choice) is copied
  * back. */

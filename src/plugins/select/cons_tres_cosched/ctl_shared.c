@@ -108,8 +108,8 @@ static bool _cores_overlap(job_resources_t *a, job_resources_t *b)
 		jb = bit_set_count_range(b->node_bitmap, 0, it.i);
 		for (int s = 0; s < node_ptr->tot_sockets; s++)
 			for (int k = 0; k < node_ptr->cores; k++)
-				if (ctl_state_job_has_core(a, it.j, s, k) &&
-				    ctl_state_job_has_core(b, jb, s, k))
+				if (ctl_cores_has_core(a, it.j, s, k) &&
+				    ctl_cores_has_core(b, jb, s, k))
 					return true;
 	}
 	return false;
@@ -129,7 +129,7 @@ static uint32_t *_counted_sharers(cosched_ctl_t *c, job_record_t *job_ptr,
 
 	*n = 0;
 	while ((other = list_next(it))) {
-		if (other == job_ptr || !ctl_state_job_holds_cores(other) ||
+		if (other == job_ptr || !ctl_cores_counted(other) ||
 		    !cosched_occupancy_has(occ, other->job_id, NULL) ||
 		    !_cores_overlap(job_ptr->job_resrcs, other->job_resrcs))
 			continue;

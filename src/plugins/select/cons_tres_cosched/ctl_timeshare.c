@@ -259,7 +259,7 @@ static uint64_t _unit_mask(job_resources_t *jr, int j,
 	for (int k = 0; k < t->ncores; k++) {
 		int core = t->first + k;
 
-		if (ctl_state_job_has_core(jr, j, core / node_ptr->cores,
+		if (ctl_cores_has_core(jr, j, core / node_ptr->cores,
 					   core % node_ptr->cores))
 			mask |= (uint64_t) 1 << k;
 	}
@@ -282,7 +282,7 @@ static void _gather(cosched_ctl_t *c, ts_unit_t *units, size_t nunits,
 		cosched_nodes_t nit;
 
 		if (!jr || !jr->node_bitmap || !jr->core_bitmap ||
-		    (jp != starting && !ctl_state_job_holds_cores(jp)))
+		    (jp != starting && !ctl_cores_counted(jp)))
 			continue;
 		cosched_nodes_begin(&nit, jr->node_bitmap);
 		while ((node_ptr = cosched_nodes_next(&nit))) {
@@ -480,7 +480,7 @@ static ts_unit_t *_job_units(cosched_ctl_t *c, job_record_t *job_ptr,
 	size_t nall = cosched_place_nunits(c->place);
 	cosched_hold_t *holds = NULL;
 	ts_unit_t *units;
-	int *slot, nh = ctl_state_job_holds(c, job_ptr, &holds);
+	int *slot, nh = ctl_cores_holds(c, job_ptr, &holds);
 
 	*nunits = 0;
 	if (!nh) {
