@@ -43,9 +43,20 @@ struct status_report {
 	cosched_decision_t *d;	/* one record at a time */
 };
 
+/* report.c: the names of REC_*, by value. */
+extern const char *const status_rec_names[];
+
 /* s as printable ASCII (any other byte '?'); malloc'd; "-" for NULL or
  * empty when dash. */
 char *status_printable(const char *s, bool dash);
+
+/* printf into a malloc'd string (NULL when out of memory). */
+__attribute__((format(printf, 1, 2)))
+char *status_str_fmt(const char *fmt, ...);
+
+/* The record line of a comment (the first line starting with the tag),
+ * and its length without its line end; NULL when there is none. */
+const char *status_record_line(const char *comment, size_t *len);
 
 /* Read job i's record again into r->d (it was read when the report was
  * built): whether it is valid. */
