@@ -506,6 +506,20 @@ static long failed_walk(const cosched_place_t *p,
 	return best;
 }
 
+void cosched_place_why_head(cosched_place_t *p)
+{
+	size_t len = sizeof(p->why_head), at;
+
+	at = cosched_text_put(p->why_head, len, 0,
+			      p->conf.strict ? "strict" : "lenient");
+	at = cosched_text_put(p->why_head, len, at, " ");
+	at = cosched_text_put(p->why_head, len, at,
+			      cosched_policy_name(p->conf.policy));
+	at = cosched_text_put(p->why_head, len, at, ": no ");
+	at = cosched_text_put(p->why_head, len, at, unit_word(p));
+	cosched_text_put(p->why_head, len, at, " accepts this ");
+}
+
 /* The reason no unit accepts the job, from the walk's ranking. */
 static void why_text(const cosched_place_t *p, const cosched_place_job_t *job,
 		     const why_found_t *w, char *buf, size_t len)
@@ -536,12 +550,7 @@ static void why_text(const cosched_place_t *p, const cosched_place_job_t *job,
 	 * together piece by piece: printf's cost, for every job lenient mode
 	 * places, was a third of the query's. */
 	cosched_candidate_format(&w->first[best], cbuf, sizeof(cbuf));
-	at = cosched_text_put(buf, len, 0, mode);
-	at = cosched_text_put(buf, len, at, " ");
-	at = cosched_text_put(buf, len, at, cosched_policy_name(p->conf.policy));
-	at = cosched_text_put(buf, len, at, ": no ");
-	at = cosched_text_put(buf, len, at, unit_word(p));
-	at = cosched_text_put(buf, len, at, " accepts this ");
+	at = cosched_text_put(buf, len, 0, p->why_head);
 	at = cosched_text_put(buf, len, at, cosched_category_name(job->gj.category));
 	at = cosched_text_put(buf, len, at, " job (");
 	at = cosched_text_put(buf, len, at, cosched_reject_name(best));
