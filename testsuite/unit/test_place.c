@@ -564,6 +564,89 @@ START_TEST(test_lenient_least_bad)
 }
 END_TEST
 
+/* The reason and the least-bad unit come from one walk over the units
+ * when a lenient query asks for both: each must be what a query asking
+ * for it alone finds (a strict engine's reason, a lenient engine's
+ * least-bad unit without a reason) on the same occupancy.  Sockets 0-5
+ * hold a mem job of 2 cores, socket 6 a cpu job of 4, socket 7 a mem and
+ * a lim job of 2: refused by the policy's rule, then full. */
+static cosched_place_t *walked(cosched_policy_t policy, bool strict,
+			       bool explain)
+{
+	cosched_place_conf_t pc = { .policy = policy, .strict = strict,
+				    .explain = explain };
+	int units[4] = { 2, 2, 2, 2 }, cores[4] = { 4, 4, 4, 4 };
+	cosched_place_t *p = cosched_place_create(&pc, 4, units, cores, &err);
+	cosched_place_job_t j;
+	cosched_hold_t h;
+
+	ck_assert_msg(p != NULL, "%s", err.msg);
+	for (size_t i = 0; i < 4; i++)
+		cosched_place_set_node_ok(p, i, true);
+	for (uint32_t id = 1; id <= 9; id++) {
+		cosched_category_t cat = id == 7 ? COSCHED_CAT_CPU :
+					 id == 9 ? COSCHED_CAT_LIM :
+						   COSCHED_CAT_MEM;
+		j = job(p, id, cat, id == 7 ? 4 : 2, 1);
+		h.socket = id <= 8 ? id - 1 : 7;
+		h.cores = j.gj.threads;
+		ck_assert_int_eq(cosched_place_enter(p, &j.gj, j.cores, &h, 1,
+						     &err), 0);
+	}
+	return p;
+}
+
+START_TEST(test_lenient_walk_matches_separate_queries)
+{
+	const cosched_policy_t policies[] = { COSCHED_POLICY_APP_AWARE,
+		COSCHED_POLICY_MISS_RATE_BOUND, COSCHED_POLICY_GANG };
+	bool allowed[4] = { false, true, true, true };
+
+	for (size_t k = 0; k < 3; k++)
+		for (int mask = 0; mask < 2; mask++) {
+			cosched_place_t *both = walked(policies[k], false, true);
+			cosched_place_t *why = walked(policies[k], true, true);
+			cosched_place_t *least = walked(policies[k], false,
+							false);
+			cosched_place_job_t m = job(both, 10, COSCHED_CAT_MEM, 2,
+						    1);
+			cosched_place_result_t rb, rw, rl;
+			const bool *al = mask ? allowed : NULL;
+			alloc_t a = { 0 };
+
+			ck_assert_int_eq(cosched_place_job(both, &m, al,
+				COSCHED_PLACE_RUN_NOW, NULL, 0, fake_try, &a,
+				&rb), 0);
+			ck_assert_int_eq(cosched_place_job(why, &m, al,
+				COSCHED_PLACE_RUN_NOW, NULL, 0, fake_try, &a,
+				&rw), -1);
+			ck_assert_int_eq(cosched_place_job(least, &m, al,
+				COSCHED_PLACE_RUN_NOW, NULL, 0, fake_try, &a,
+				&rl), 0);
+			ck_assert(rb.lenient && rl.lenient);
+			ck_assert_msg(!strncmp(rb.why, "lenient ", 8) &&
+				      !strncmp(rw.why, "strict ", 7) &&
+				      !strcmp(rb.why + 8, rw.why + 7),
+				      "%s / %s", rb.why, rw.why);
+			/* The policy's rule refuses the sockets with a job
+			 * there (GANG: gang full, said after the full ones),
+			 * and the full ones are ranked too. */
+			ck_assert_msg(strstr(rb.why, policies[k] ==
+					     COSCHED_POLICY_GANG ?
+					     " on 2; first: socket 6: " :
+					     " on 6; first: socket 0: "),
+				      "%s", rb.why);
+			ck_assert_str_eq(rl.why, "");
+			ck_assert_int_ge(rb.least_bad, mask ? 2 : 0);
+			ck_assert_int_le(rb.least_bad, 5);
+			ck_assert_int_eq(rb.least_bad, rl.least_bad);
+			cosched_place_free(both);
+			cosched_place_free(why);
+			cosched_place_free(least);
+		}
+}
+END_TEST
+
 START_TEST(test_live_load_leaves_with_its_file)
 {
 	cosched_place_t *p = cluster(COSCHED_POLICY_MISS_RATE_BOUND, true, 1);
@@ -687,6 +770,7 @@ Suite *cosched_test_suite(void)
 	tcase_add_test(tc, test_why_none_ranks_a_few);
 	tcase_add_test(tc, test_will_run_on_a_copy);
 	tcase_add_test(tc, test_lenient_least_bad);
+	tcase_add_test(tc, test_lenient_walk_matches_separate_queries);
 	tcase_add_test(tc, test_predict_pair);
 	tcase_add_test(tc, test_least_bad_matches_every_unit_predicted);
 	tcase_add_test(tc, test_copy_is_independent);

@@ -200,6 +200,10 @@ typedef struct {
 } gang_index_socket_t;
 int gang_index_socket(const cosched_socket_index_t *x, size_t socket,
 		      gang_index_socket_t *out);
+/* A socket's cores and those used (co-runners' and foreign): 1 when it
+ * is available, 0 when not, -1 when it is out of range. */
+int gang_index_socket_room(const cosched_socket_index_t *x, size_t socket,
+			   int *capacity, int *used);
 
 /* The index's own arrays, for the unit tests of the self-check
  * (testsuite/unit/test_occupancy.c) to plant corruption in; no library

@@ -675,12 +675,12 @@ long cosched_occupancy_best(cosched_occupancy_t *o,
 int cosched_occupancy_socket(const cosched_occupancy_t *o, size_t socket,
 			     cosched_socket_t *out)
 {
-	gang_index_socket_t st;
+	int used, avail = o && out ? gang_index_socket_room(o->idx, socket,
+					&out->capacity, &used) : -1;
 
-	if (!o || !out || gang_index_socket(o->idx, socket, &st) < 0)
+	if (avail < 0)
 		return -1;
-	out->capacity = st.capacity;
-	out->used = st.available ? st.used : st.capacity;
+	out->used = avail ? used : out->capacity;
 	out->occupants = o->sock[socket].n ? o->sock[socket].jobs : NULL;
 	out->noccupants = o->sock[socket].n;
 	return 0;

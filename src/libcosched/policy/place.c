@@ -102,6 +102,7 @@ cosched_place_t *cosched_place_create(const cosched_place_conf_t *conf,
 		return NULL;
 	}
 	p->conf = *conf;
+	cosched_place_why_head(p);
 	p->nnodes = nnodes;
 	p->nunits = nunits;
 	if (alloc_arrays(p)) {
@@ -176,6 +177,7 @@ cosched_place_t *cosched_place_copy(const cosched_place_t *p,
 		return NULL;
 	}
 	c->conf = p->conf;
+	memcpy(c->why_head, p->why_head, sizeof(c->why_head));
 	c->nnodes = p->nnodes;
 	c->nunits = p->nunits;
 	if (alloc_arrays(c) ||

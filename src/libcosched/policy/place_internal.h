@@ -27,10 +27,18 @@ struct cosched_place {
 	 * simulator a fifth of its instructions. */
 	size_t *scratch;
 	long queue_jobs;		/* cosched_place_set_queue_jobs */
+	/* "lenient gang: no socket accepts this ": the words of the reason
+	 * no unit accepts a job that depend on the configuration alone, put
+	 * together once (cosched_place_why_head) rather than for each such
+	 * job. */
+	char why_head[96];
 };
 
 /* The gang parameters the engine ranks a unit of capacity cores with. */
 void cosched_place_gang_params(const cosched_place_t *p, int capacity,
 			       cosched_gang_params_t *params);
+
+/* Put p->why_head together from p->conf. */
+void cosched_place_why_head(cosched_place_t *p);
 
 #endif

@@ -36,34 +36,44 @@ typedef struct {
 	bool ok;
 } rank_params_t;
 
-/* Whether unit u accepts the job now (the policy's rule), with the
- * ranking's verdict in cand.  rp keeps the parameters from one unit to
- * the next. */
-static bool unit_accepts(const cosched_place_t *p, size_t u,
+/* Whether unit u, read into sock, accepts the job now (the policy's
+ * rule), with the ranking's verdict in cand.  rp keeps the parameters
+ * from one unit to the next. */
+static bool sock_accepts(const cosched_place_t *p, size_t u,
+			 const cosched_socket_t *sock,
 			 const cosched_gang_job_t *gj, cosched_candidate_t *cand,
 			 rank_params_t *rp)
 {
-	cosched_socket_t sock;
 	size_t nacc = 0;
 
-	if (!cosched_occupancy_available(p->occ, u) ||
-	    cosched_occupancy_socket(p->occ, u, &sock))
-		return false;
-	if (rp->capacity != sock.capacity || !rp->capacity) {
-		cosched_place_gang_params(p, sock.capacity, &rp->params);
-		rp->capacity = sock.capacity;
+	if (rp->capacity != sock->capacity || !rp->capacity) {
+		cosched_place_gang_params(p, sock->capacity, &rp->params);
+		rp->capacity = sock->capacity;
 		rp->ok = !gang_rank_check(p->conf.policy, &rp->params, gj,
 					  NULL);
 		if (rp->ok)
 			gang_score_ctx_init(&rp->ctx, p->conf.policy,
 					    &rp->params);
 	}
-	if (gj->threads > sock.capacity || !rp->ok)
+	if (gj->threads > sock->capacity || !rp->ok)
 		return false;
-	if (gang_rank_checked(&rp->ctx, &sock, 1, gj, cand, &nacc, NULL))
+	if (gang_rank_checked(&rp->ctx, sock, 1, gj, cand, &nacc, NULL))
 		return false;
 	cand->socket = u;
 	return nacc == 1;
+}
+
+/* The same, for an available unit read here. */
+static bool unit_accepts(const cosched_place_t *p, size_t u,
+			 const cosched_gang_job_t *gj, cosched_candidate_t *cand,
+			 rank_params_t *rp)
+{
+	cosched_socket_t sock;
+
+	if (!cosched_occupancy_available(p->occ, u) ||
+	    cosched_occupancy_socket(p->occ, u, &sock))
+		return false;
+	return sock_accepts(p, u, &sock, gj, cand, rp);
 }
 
 /* A wide job needs whole units of one node, free of every holder. */
@@ -73,113 +83,6 @@ static bool unit_empty(const cosched_place_t *p, size_t u)
 
 	return cosched_occupancy_available(p->occ, u) &&
 	       !cosched_occupancy_socket(p->occ, u, &sock) && sock.used == 0;
-}
-
-/*
- * Why no unit accepts the job: the most common rejection, the policy's
- * own rules before "full" ("strict miss_rate_bound: no socket accepts
- * this mem job (mpki_bound on 4; first: ...)").  The controller asks
- * this on every failed selection of a job that waits or goes lenient, so
- * it ranks a few units, not all (one ranking each): among the first
- * WHY_LOOK_MAX available units, those with the cores the job needs until
- * WHY_RANK_MAX of them refused it (where the policy's rules show), then
- * the full ones while fewer did; the text says how many it ranked when
- * that was not every unit.  A unit that accepts (the allocator refused
- * it, or its node was not offered) is ranked but says nothing.
- */
-#define WHY_LOOK_MAX 256
-#define WHY_RANK_MAX 8
-
-/* Rank unit u for the job: 1 when it refused it (counted; the first of
- * each reason kept), 0 when it accepted. */
-static int why_rank(const cosched_place_t *p, size_t u,
-		    const cosched_place_job_t *job, int *count,
-		    cosched_candidate_t *first, rank_params_t *rp)
-{
-	cosched_candidate_t c;
-
-	memset(&c, 0, sizeof(c));
-	if (unit_accepts(p, u, &job->gj, &c, rp) || c.reject <= 0 ||
-	    c.reject >= COSCHED_REJECT_COUNT)
-		return 0;
-	if (!count[c.reject]++)
-		first[c.reject] = c;
-	return 1;
-}
-
-static void why_none(const cosched_place_t *p, const cosched_place_job_t *job,
-		     char *buf, size_t len)
-{
-	int count[COSCHED_REJECT_COUNT] = { 0 };
-	cosched_candidate_t first[COSCHED_REJECT_COUNT];
-	int best = COSCHED_REJECT_NO_FREE_CORES, ranked = 0, refused = 0;
-	size_t full[WHY_RANK_MAX], nfull = 0, available = 0;
-	const char *mode = p->conf.strict ? "strict" : "lenient";
-	char cbuf[160];
-	size_t at;
-	rank_params_t rp;
-
-	rp.capacity = 0;	/* the rest when a unit is ranked */
-	for (size_t u = 0; u < p->nunits; u++) {
-		if (!cosched_occupancy_available(p->occ, u))
-			continue;
-		available++;
-		if (available > WHY_LOOK_MAX || refused == WHY_RANK_MAX)
-			continue;	/* counted, not ranked */
-		if (cosched_occupancy_free_cores(p->occ, u) < job->gj.threads) {
-			if (nfull < WHY_RANK_MAX)
-				full[nfull++] = u;
-			continue;
-		}
-		ranked++;
-		refused += why_rank(p, u, job, count, first, &rp);
-	}
-	/* Fewer units with the cores refused it than the budget: the full
-	 * ones say why too. */
-	for (size_t k = 0; k < nfull && refused < WHY_RANK_MAX; k++) {
-		ranked++;
-		refused += why_rank(p, full[k], job, count, first, &rp);
-	}
-	for (int r = COSCHED_REJECT_FORBIDDEN_PAIR; r < COSCHED_REJECT_NO_SOCKET;
-	     r++)
-		if (count[r]) {
-			best = r;
-			break;
-		}
-	if (!count[best])
-		for (int r = 1; r < COSCHED_REJECT_COUNT; r++)
-			if (count[r]) {
-				best = r;
-				break;
-			}
-	if (!count[best]) {
-		snprintf(buf, len, "%s %s: no available %s", mode,
-			 cosched_policy_name(p->conf.policy), unit_word(p));
-		return;
-	}
-	/* "%s %s: no %s accepts this %s job (%s on %d%s; first: %s)", put
-	 * together piece by piece: printf's cost, for every job lenient mode
-	 * places, was a third of the query's. */
-	cosched_candidate_format(&first[best], cbuf, sizeof(cbuf));
-	at = cosched_text_put(buf, len, 0, mode);
-	at = cosched_text_put(buf, len, at, " ");
-	at = cosched_text_put(buf, len, at, cosched_policy_name(p->conf.policy));
-	at = cosched_text_put(buf, len, at, ": no ");
-	at = cosched_text_put(buf, len, at, unit_word(p));
-	at = cosched_text_put(buf, len, at, " accepts this ");
-	at = cosched_text_put(buf, len, at, cosched_category_name(job->gj.category));
-	at = cosched_text_put(buf, len, at, " job (");
-	at = cosched_text_put(buf, len, at, cosched_reject_name(best));
-	at = cosched_text_put(buf, len, at, " on ");
-	at = cosched_text_put_int(buf, len, at, count[best]);
-	if ((size_t) ranked < available) {
-		at = cosched_text_put(buf, len, at, " of ");
-		at = cosched_text_put_int(buf, len, at, ranked);
-		at = cosched_text_put(buf, len, at, " ranked");
-	}
-	at = cosched_text_put(buf, len, at, "; first: ");
-	at = cosched_text_put(buf, len, at, cbuf);
-	cosched_text_put(buf, len, at, ")");
 }
 
 /*
@@ -482,39 +385,187 @@ static double memo_slowdown(const cosched_place_t *p, seq_memo_t *memo,
 	return sd;
 }
 
-/* Lenient, when no unit accepts a single job: the least-bad unit that has
- * the cores, by the job's predicted slowdown there ([NTUA-2014-corun]'s table),
- * then the lower MPKI sum, then the lower index.  -1 when none has them. */
-static long least_bad(const cosched_place_t *p, const cosched_place_job_t *job,
-		      const bool *allowed)
+/*
+ * Why no unit accepts the job: the most common rejection, the policy's
+ * own rules before "full" ("strict miss_rate_bound: no socket accepts
+ * this mem job (mpki_bound on 4; first: ...)").  The controller asks
+ * this on every failed selection of a job that waits or goes lenient, so
+ * it ranks a few units, not all (one ranking each): among the first
+ * WHY_LOOK_MAX available units, those with the cores the job needs until
+ * WHY_RANK_MAX of them refused it (where the policy's rules show), then
+ * the full ones while fewer did; the text says how many it ranked when
+ * that was not every unit.  A unit that accepts (the allocator refused
+ * it, or its node was not offered) is ranked but says nothing.
+ */
+#define WHY_LOOK_MAX 256
+#define WHY_RANK_MAX 8
+
+/* What the walk of a failed query found for the reason: the refusals
+ * counted by reason (the first of each kept), the units ranked and the
+ * available ones. */
+typedef struct {
+	int count[COSCHED_REJECT_COUNT];
+	cosched_candidate_t first[COSCHED_REJECT_COUNT];
+	int ranked, refused;
+	size_t available;
+	rank_params_t rp;
+} why_found_t;
+
+/* Rank unit u (read into sock) for the job; a refusal is counted, the
+ * first of each reason kept.  A unit that accepts says nothing. */
+static void why_rank(const cosched_place_t *p, size_t u,
+		     const cosched_socket_t *sock,
+		     const cosched_place_job_t *job, why_found_t *w)
+{
+	cosched_candidate_t c;
+
+	memset(&c, 0, sizeof(c));
+	w->ranked++;
+	if (sock_accepts(p, u, sock, &job->gj, &c, &w->rp) ||
+	    c.reject <= 0 || c.reject >= COSCHED_REJECT_COUNT)
+		return;
+	if (!w->count[c.reject]++)
+		w->first[c.reject] = c;
+	w->refused++;
+}
+
+/*
+ * One walk over the units when no unit took the job, for what follows
+ * from it: with explain, the ranking the reason reads (why_text); with
+ * least, the lenient least-bad unit that has the cores, by the job's
+ * predicted slowdown there ([NTUA-2014-corun]'s table), then the lower
+ * MPKI sum, then the lower index (returned; -1 when none has them).  Each
+ * available unit is read once for both: a job lenient mode places asked
+ * for both, and reading the units twice was a fifth of the two.
+ */
+static long failed_walk(const cosched_place_t *p,
+			const cosched_place_job_t *job, const bool *allowed,
+			bool explain, bool least, why_found_t *w)
 {
 	long best = -1;
 	double best_sd = INFINITY, best_load = INFINITY;
 	seq_memo_t memo = { .n = 0, .next = 0 };
+	size_t full[WHY_RANK_MAX], nfull = 0;
+	int threads = job->gj.threads;
 
+	memset(w->count, 0, sizeof(w->count));
+	w->ranked = w->refused = 0;
+	w->available = 0;
+	w->rp.capacity = 0;	/* the rest when a unit is ranked */
 	for (size_t u = 0; u < p->nunits; u++) {
 		cosched_socket_t sock;
-		double sd, load = 0;
-		/* An available unit's free cores are its capacity less the
-		 * cores used (cosched_occupancy_free_cores), read here from
-		 * the socket that is read anyway. */
-		if (!node_allowed_at(allowed, p->unit_node[u]) ||
-		    !cosched_occupancy_available(p->occ, u) ||
-		    cosched_occupancy_socket(p->occ, u, &sock) ||
-		    sock.capacity - sock.used < job->gj.threads)
+		bool rank, take;
+		int free_cores;
+
+		if (!cosched_occupancy_available(p->occ, u))
 			continue;
-		for (int j = 0; j < sock.noccupants; j++)
-			load += sock.occupants[j].mpki;
-		sd = memo_slowdown(p, &memo, &sock, job->gj.job_id, &job->cls);
-		if (best < 0 || sd < best_sd ||
-		    (sd == best_sd && load < best_load)) {
-			best = (long) u;
-			best_sd = sd;
-			best_load = load;
+		w->available++;
+		/* Past the budget, counted, not ranked. */
+		rank = explain && w->available <= WHY_LOOK_MAX &&
+		       w->refused < WHY_RANK_MAX;
+		take = least && node_allowed_at(allowed, p->unit_node[u]);
+		if ((!rank && !take) ||
+		    cosched_occupancy_socket(p->occ, u, &sock))
+			continue;
+		/* An available unit's free cores are its capacity less the
+		 * cores used (cosched_occupancy_free_cores). */
+		free_cores = sock.capacity - sock.used;
+		if (take && free_cores >= threads) {
+			double sd, load = 0;
+
+			for (int j = 0; j < sock.noccupants; j++)
+				load += sock.occupants[j].mpki;
+			sd = memo_slowdown(p, &memo, &sock, job->gj.job_id,
+					   &job->cls);
+			if (best < 0 || sd < best_sd ||
+			    (sd == best_sd && load < best_load)) {
+				best = (long) u;
+				best_sd = sd;
+				best_load = load;
+			}
 		}
+		if (!rank)
+			continue;
+		if (free_cores < threads) {
+			if (nfull < WHY_RANK_MAX)
+				full[nfull++] = u;
+			continue;
+		}
+		why_rank(p, u, &sock, job, w);
+	}
+	/* Fewer units with the cores refused it than the budget: the full
+	 * ones say why too. */
+	for (size_t k = 0; k < nfull && w->refused < WHY_RANK_MAX; k++) {
+		cosched_socket_t sock;
+
+		if (cosched_occupancy_socket(p->occ, full[k], &sock))
+			w->ranked++;	/* ranked, said nothing */
+		else
+			why_rank(p, full[k], &sock, job, w);
 	}
 	return best;
 }
+
+void cosched_place_why_head(cosched_place_t *p)
+{
+	size_t len = sizeof(p->why_head), at;
+
+	at = cosched_text_put(p->why_head, len, 0,
+			      p->conf.strict ? "strict" : "lenient");
+	at = cosched_text_put(p->why_head, len, at, " ");
+	at = cosched_text_put(p->why_head, len, at,
+			      cosched_policy_name(p->conf.policy));
+	at = cosched_text_put(p->why_head, len, at, ": no ");
+	at = cosched_text_put(p->why_head, len, at, unit_word(p));
+	cosched_text_put(p->why_head, len, at, " accepts this ");
+}
+
+/* The reason no unit accepts the job, from the walk's ranking. */
+static void why_text(const cosched_place_t *p, const cosched_place_job_t *job,
+		     const why_found_t *w, char *buf, size_t len)
+{
+	int best = COSCHED_REJECT_NO_FREE_CORES;
+	const char *mode = p->conf.strict ? "strict" : "lenient";
+	char cbuf[160];
+	size_t at;
+
+	for (int r = COSCHED_REJECT_FORBIDDEN_PAIR; r < COSCHED_REJECT_NO_SOCKET;
+	     r++)
+		if (w->count[r]) {
+			best = r;
+			break;
+		}
+	if (!w->count[best])
+		for (int r = 1; r < COSCHED_REJECT_COUNT; r++)
+			if (w->count[r]) {
+				best = r;
+				break;
+			}
+	if (!w->count[best]) {
+		snprintf(buf, len, "%s %s: no available %s", mode,
+			 cosched_policy_name(p->conf.policy), unit_word(p));
+		return;
+	}
+	/* "%s %s: no %s accepts this %s job (%s on %d%s; first: %s)", put
+	 * together piece by piece: printf's cost, for every job lenient mode
+	 * places, was a third of the query's. */
+	cosched_candidate_format(&w->first[best], cbuf, sizeof(cbuf));
+	at = cosched_text_put(buf, len, 0, p->why_head);
+	at = cosched_text_put(buf, len, at, cosched_category_name(job->gj.category));
+	at = cosched_text_put(buf, len, at, " job (");
+	at = cosched_text_put(buf, len, at, cosched_reject_name(best));
+	at = cosched_text_put(buf, len, at, " on ");
+	at = cosched_text_put_int(buf, len, at, w->count[best]);
+	if ((size_t) w->ranked < w->available) {
+		at = cosched_text_put(buf, len, at, " of ");
+		at = cosched_text_put_int(buf, len, at, w->ranked);
+		at = cosched_text_put(buf, len, at, " ranked");
+	}
+	at = cosched_text_put(buf, len, at, "; first: ");
+	at = cosched_text_put(buf, len, at, cbuf);
+	cosched_text_put(buf, len, at, ")");
+}
+
 
 static int by_end(const void *a, const void *b)
 {
@@ -572,6 +623,9 @@ int cosched_place_job(cosched_place_t *p, const cosched_place_job_t *asked,
 	 * placement takes the cheapest unit whatever it predicts. */
 	cosched_place_job_t bounded = *asked;
 	const cosched_place_job_t *job = &bounded;
+	why_found_t found;
+	long least_bad = -1;
+	bool explain, least;
 
 	bounded.gj.max_slowdown =
 		p->conf.policy == COSCHED_POLICY_MIN_SLOWDOWN && p->conf.strict ?
@@ -601,16 +655,21 @@ int cosched_place_job(cosched_place_t *p, const cosched_place_job_t *asked,
 					  try, ctx, res);
 	if (!res->rc)
 		return 0;
-	if (!res->why[0] && p->conf.explain)
-		why_none(p, job, res->why, sizeof(res->why));
-	if (p->conf.strict)
-		return res->rc;
 	/* Lenient: a single job takes the least-bad unit with the cores;
 	 * anything else (or when the allocator refuses that unit) goes where
 	 * the allocator chooses. */
+	explain = !res->why[0] && p->conf.explain;
+	least = !p->conf.strict && job->kind == COSCHED_PLACE_SINGLE;
+	if (explain || least)
+		least_bad = failed_walk(p, job, node_allowed, explain, least,
+					&found);
+	if (explain)
+		why_text(p, job, &found, res->why, sizeof(res->why));
+	if (p->conf.strict)
+		return res->rc;
 	res->lenient = true;
-	if (job->kind == COSCHED_PLACE_SINGLE)
-		res->least_bad = least_bad(p, job, node_allowed);
+	if (least)
+		res->least_bad = least_bad;
 	res->rc = -1;
 	if (res->least_bad >= 0) {
 		size_t u = (size_t) res->least_bad;

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * socket_index_internal.h - the socket index's layout, shared by
- * its operations (policy/socket_index.c) and its self-check
- * (policy/socket_index_check.c).  Not installed; the policy layer reads
- * the index through gang_index_socket and gang_index_raw.
+ * its operations (policy/socket_index.c), its self-check
+ * (policy/socket_index_check.c) and its reader of a socket's room
+ * (policy/socket_index_room.c).  Not installed; the policy layer reads
+ * the index through gang_index_socket, gang_index_socket_room and
+ * gang_index_raw.
  */
 #ifndef COSCHED_SOCKET_INDEX_INTERNAL_H
 #define COSCHED_SOCKET_INDEX_INTERNAL_H
