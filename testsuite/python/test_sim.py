@@ -591,6 +591,30 @@ def test_suite_drawn_min_slowdown_never_below_a_seed_plan():
     assert any("MET" in t for t in doc["targets"])
 
 
+def test_arrive_places_each_program_as_it_arrives():
+    """--arrive (cosched-sim(1)): the drawn programs arrive one at a time
+    in an order drawn from --seed, each placed by the policy's incremental
+    form; the same seed gives the same gangs.  GANG gives every program
+    its own gang either way; min_slowdown's incremental form, which opens
+    a gang rather than join one where it predicts a slowdown, uses more
+    gangs than its batch plan on some draws (doc/sim-suite.md)."""
+    def run(seed, *extra):
+        return rows(json.loads(sim("--draw", "--seed", str(seed), "--window",
+                                   "60", "--json", *extra).stdout))
+    more = 0
+    for seed in (1, 2, 3):
+        inc = run(seed, "--arrive")
+        assert run(seed, "--arrive") == inc
+        batch = run(seed)
+        assert inc["gang"]["gangs"] == batch["gang"]["gangs"]
+        more += inc["min_slowdown"]["gangs"] > batch["min_slowdown"]["gangs"]
+        for p in POLICIES:
+            assert inc[p]["plan_value"] is not None, p
+    assert more > 0
+    r = sim("--draw", "--setting", "space", "--arrive", check=False)
+    assert r.returncode == 2 and "--arrive" in r.stderr
+
+
 @needs_matplotlib
 def test_suite_drawn_plot(tmp_path):
     """cosched-sim-suite --drawn N --plot FILE.svg: a box per policy in
