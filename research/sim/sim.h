@@ -183,6 +183,8 @@ typedef struct {
 				 * cosched.conf GangMaxApps); 0 = the
 				 * policy's own */
 	bool mrb_start_zero;	/* thesis: every MPKI starts at 0 */
+	bool arrive;		/* --arrive: the incremental form, programs
+				 * arriving in an order shuffled from seed */
 	sim_quantum_fn on_quantum;	/* NULL, or told every quantum */
 	void *on_quantum_ctx;
 } sim_ts_conf_t;

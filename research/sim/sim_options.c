@@ -28,6 +28,9 @@ static void usage(FILE *f)
 "  --policy LIST        comma-separated policies (default: all six)\n"
 "  --dvfs on|off|both   per-application frequencies (default off)\n"
 "  --optimum            time-shared: the exact best gang partition (<= 12 apps)\n"
+"  --arrive             time-shared: the programs arrive one at a time in an\n"
+"                       order drawn from --seed, each placed by the policy's\n"
+"                       incremental form\n"
 "  --window S --quantum S --capacity CORES --seed N\n"
 "  --mrb-weight A --mrb-threshold T --mrb-start workload|zero\n"
 "  --gang-max-apps N     applications per gang or socket (0: the policy's)\n"
@@ -89,7 +92,7 @@ enum {
 	O_MISS_GAIN, O_FREQ_DOMAIN, O_NODES, O_SOCKETS, O_CORES, O_QDEPTH,
 	O_SWF, O_GENERATE, O_LOAD, O_MIX, O_CALIBRATE, O_TARGET, O_TIMELINE, O_CSV,
 	O_JSON, O_MRB_W, O_MRB_T, O_MRB_START, O_MAX_APPS, O_QUEUE, O_BENCH, O_SEED000, O_SETS,
-	O_PROCS, O_REQUESTS, O_FREEZE, O_PLOT, O_ANCHOR, O_DRAW,
+	O_PROCS, O_REQUESTS, O_FREEZE, O_PLOT, O_ANCHOR, O_DRAW, O_ARRIVE,
 };
 
 static const struct option longopts[] = {
@@ -100,6 +103,7 @@ static const struct option longopts[] = {
 	{ "policy", required_argument, NULL, O_POLICY },
 	{ "dvfs", required_argument, NULL, O_DVFS },
 	{ "optimum", no_argument, NULL, O_OPTIMUM },
+	{ "arrive", no_argument, NULL, O_ARRIVE },
 	{ "window", required_argument, NULL, O_WINDOW },
 	{ "quantum", required_argument, NULL, O_QUANTUM },
 	{ "capacity", required_argument, NULL, O_CAPACITY },
@@ -178,6 +182,14 @@ static int check_combination(const opts_t *o)
 		fprintf(stderr, PROG ": --optimum is the best gang partition of "
 			"the time-shared setting; --setting space, --anchor, "
 			"--seed000 and --bench-scale have none\n");
+		return SIM_EXIT_USAGE;
+	}
+	if (o->ts.arrive && (o->space || o->anchor || o->seed000 ||
+			     o->bench_large || o->calibrate)) {
+		fprintf(stderr, PROG ": --arrive orders the time-shared "
+			"setting's programs; --setting space has its submit "
+			"times, and --anchor, --seed000, --bench-scale and "
+			"--calibrate have no such order\n");
 		return SIM_EXIT_USAGE;
 	}
 	if (o->ss.queue != SIM_QUEUE_FIRST_FIT &&
@@ -277,6 +289,7 @@ int sim_options_parse(int argc, char **argv, opts_t *o, sim_model_t *m)
 			else return bad_arg("--dvfs", optarg, "on, off or both");
 			break;
 		case O_OPTIMUM: o->optimum = true; break;
+		case O_ARRIVE: o->ts.arrive = true; break;
 		case O_WINDOW:
 			if (num("--window", optarg, 1e-3, 1e9, &o->ts.window_s)) return SIM_EXIT_USAGE;
 			break;

@@ -190,9 +190,10 @@ void sim_report_ts(const opts_t *o, const sim_model_t *m,
 	}
 	printf("time-shared: %zu applications, %d-core package, quantum "
 	       "%g s, window %g s, table %s (catastrophic %.3g), seed "
-	       "%llu\n", w->n, o->ts.capacity, o->ts.quantum_s,
+	       "%llu%s\n", w->n, o->ts.capacity, o->ts.quantum_s,
 	       o->ts.window_s, m->table, m->catastrophic,
-	       (unsigned long long)o->ts.seed);
+	       (unsigned long long)o->ts.seed, o->ts.arrive ?
+	       ", arriving one at a time (incremental form)" : "");
 	ts_table(rep);
 	if (o->dvfs == 2)
 		ts_dvfs(rep);
@@ -215,6 +216,7 @@ json_t *sim_json_ts(const opts_t *o, const sim_model_t *m,
 	JREAL(&b, doc, "quantum_s", o->ts.quantum_s);
 	JINT(&b, doc, "capacity", o->ts.capacity);
 	JINT(&b, doc, "seed", o->ts.seed);
+	JBOOL(&b, doc, "arrive", o->ts.arrive);
 	if (rep->timeline && rep->timeline->quanta) {
 		json_t *tl = jb_obj(&b);
 		JSTR(&b, tl, "policy", cosched_policy_name(

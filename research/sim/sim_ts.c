@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "research/sim/sim.h"
+#include "src/libcosched/base/random.h"
 #include "src/libcosched/policy/mrb.h"
 
 void sim_ts_conf_default(sim_ts_conf_t *c)
@@ -311,6 +312,89 @@ out:
 	return rc;
 }
 
+/* The incremental form over arrivals (--arrive): the programs arrive one
+ * at a time in an order shuffled from the seed, and each joins the gang
+ * the policy's incremental ranking puts first (cosched_gang_rank, whose
+ * first entry is the socket index's answer, what slurmctld places by),
+ * every gang offered as a socket of the package's cores, and one empty
+ * socket as a new gang.  Placed programs never move.  The gangs, grouped
+ * in join order, fill plan as cosched_gang_plan would. */
+static int arrive_plan(cosched_policy_t policy, const cosched_gang_params_t *p,
+		       const cosched_gang_job_t *jobs, size_t n, uint64_t seed,
+		       cosched_gang_plan_t *plan, cosched_error_t *err)
+{
+	size_t *order = malloc(n * sizeof(*order));
+	/* occ[g * n ..]: gang g's members as the ranking sees them. */
+	cosched_gang_job_t *occ = calloc(n * n, sizeof(*occ));
+	size_t *occ_job = calloc(n * n, sizeof(*occ_job));
+	cosched_socket_t *sock = calloc(n + 1, sizeof(*sock));
+	cosched_candidate_t *cand = calloc(n + 1, sizeof(*cand));
+	size_t ngangs = 0, nacc, k = 0;
+	int rc = -1;
+
+	memset(plan, 0, sizeof(*plan));
+	plan->gangs = calloc(n, sizeof(*plan->gangs));
+	plan->members = calloc(n, sizeof(*plan->members));
+	if (!order || !occ || !occ_job || !sock || !cand || !plan->gangs ||
+	    !plan->members) {
+		cosched_error_set(err, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++)
+		order[i] = i;
+	cosched_shuffle(order, n, sizeof(*order), seed);
+	for (size_t a = 0; a < n; a++) {
+		const cosched_gang_job_t *job = &jobs[order[a]];
+		for (size_t g = 0; g <= ngangs; g++) {
+			sock[g].capacity = p->capacity;
+			sock[g].used = 0;
+			sock[g].occupants = &occ[g * n];
+			sock[g].noccupants = g < ngangs ? plan->gangs[g].count : 0;
+			for (int m = 0; m < sock[g].noccupants; m++)
+				sock[g].used += occ[g * n + (size_t)m].threads;
+		}
+		if (cosched_gang_rank(policy, p, sock, ngangs + 1, job, cand,
+				      &nacc, err) < 0)
+			goto out;
+		if (nacc == 0) {
+			cosched_error_set(err, "%s: no gang accepts it, not even "
+					  "a new one", job->name);
+			goto out;
+		}
+		size_t g = cand[0].socket;
+		cosched_gang_job_t *slot = &occ[g * n + (size_t)plan->gangs[g].count];
+		*slot = *job;
+		slot->threads = slot->min_threads = slot->max_threads =
+			cand[0].threads;
+		occ_job[g * n + (size_t)plan->gangs[g].count] = order[a];
+		plan->gangs[g].count++;
+		plan->gangs[g].cores += cand[0].threads;
+		if (g == ngangs)
+			ngangs++;
+	}
+	for (size_t g = 0; g < ngangs; g++) {
+		plan->gangs[g].first = k;
+		for (int m = 0; m < plan->gangs[g].count; m++, k++) {
+			size_t j = occ_job[g * n + (size_t)m];
+			plan->members[k].job = j;
+			plan->members[k].threads = occ[g * n + (size_t)m].threads;
+			plan->members[k].freq_khz = jobs[j].freq_khz;
+		}
+	}
+	plan->ngangs = ngangs;
+	plan->nmembers = k;
+	rc = 0;
+out:
+	if (rc < 0)
+		cosched_gang_plan_free(plan);
+	free(order);
+	free(occ);
+	free(occ_job);
+	free(sock);
+	free(cand);
+	return rc;
+}
+
 int sim_ts_run(const sim_model_t *m, const sim_workload_t *w,
 	       cosched_policy_t policy, const sim_ts_conf_t *c,
 	       sim_ts_result_t *r, cosched_error_t *err)
@@ -328,7 +412,7 @@ int sim_ts_run(const sim_model_t *m, const sim_workload_t *w,
 			return cosched_error_set(err, "%s: %d threads on a "
 				"%d-core package", w->apps[i].name,
 				w->apps[i].threads, c->capacity);
-	if (policy == COSCHED_POLICY_MISS_RATE_BOUND) {
+	if (policy == COSCHED_POLICY_MISS_RATE_BOUND && !c->arrive) {
 		rc = run_mrb(m, w, c, r, err);
 		if (rc == 0)
 			snprintf(r->label, sizeof(r->label), "%s",
@@ -339,7 +423,9 @@ int sim_ts_run(const sim_model_t *m, const sim_workload_t *w,
 	if (!jobs)
 		return -1;
 	gang_params(m, c, &p);
-	if (cosched_gang_plan(policy, &p, jobs, w->n, &plan, err) < 0) {
+	if ((c->arrive ? arrive_plan(policy, &p, jobs, w->n, c->seed, &plan,
+				     err) :
+	     cosched_gang_plan(policy, &p, jobs, w->n, &plan, err)) < 0) {
 		free(jobs);
 		return -1;
 	}

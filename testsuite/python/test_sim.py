@@ -584,11 +584,67 @@ def test_suite_drawn_min_slowdown_never_below_a_seed_plan():
     assert len(ours["ratios"]) == 100
     assert ours["mean"] >= 0.97 and ours["p5"] >= 0.93, ours
     assert all(x <= 1 + 1e-9 for p in POLICIES for x in ts[p]["ratios"])
-    # Space-shared: 1, 2 and 4 nodes, each case's best policy at 1.
-    assert len(d["tables"]) == 5
-    for _, summ in d["tables"][1:]:
+    # Time-shared batch and incremental; space-shared on 1, 2 and 4
+    # nodes, each case's best policy at 1.
+    assert len(d["tables"]) == 6
+    for _, summ in d["tables"][2:]:
         assert max(max(summ[p]["ratios"]) for p in POLICIES) == 1
     assert any("MET" in t for t in doc["targets"])
+
+
+def test_arrive_places_each_program_as_it_arrives():
+    """--arrive (cosched-sim(1)): the drawn programs arrive one at a time
+    in an order drawn from --seed, each placed by the policy's incremental
+    form; the same seed gives the same gangs.  GANG gives every program
+    its own gang either way; min_slowdown's incremental form, which opens
+    a gang rather than join one where it predicts a slowdown, uses more
+    gangs than its batch plan on some draws (doc/sim-suite.md)."""
+    def run(seed, *extra):
+        return rows(json.loads(sim("--draw", "--seed", str(seed), "--window",
+                                   "60", "--json", *extra).stdout))
+    more = 0
+    for seed in (1, 2, 3):
+        inc = run(seed, "--arrive")
+        assert run(seed, "--arrive") == inc
+        batch = run(seed)
+        assert inc["gang"]["gangs"] == batch["gang"]["gangs"]
+        more += inc["min_slowdown"]["gangs"] > batch["min_slowdown"]["gangs"]
+        for p in POLICIES:
+            assert inc[p]["plan_value"] is not None, p
+    assert more > 0
+    r = sim("--draw", "--setting", "space", "--arrive", check=False)
+    assert r.returncode == 2 and "--arrive" in r.stderr
+
+
+def test_suite_drawn_incremental_rows_reproducible():
+    """cosched-sim-suite --drawn N prints the incremental rows beside the
+    batch rows, per policy mean, 5th percentile and worst ratio to the
+    exact optimum, the same for the same seeds."""
+    suite = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                         "..", "research", "sim", "cosched-sim-suite")
+
+    def drawn(*extra):
+        r = subprocess.run([sys.executable, suite, "--drawn", "8",
+                            "--builddir", default_builddir(), *extra],
+                           capture_output=True, text=True, timeout=120)
+        assert r.returncode == 0, r.stdout + r.stderr
+        return r.stdout
+    text = drawn()
+    head = "time-shared, incremental (arriving in a drawn order)"
+    assert head in text
+    block = text.split(head, 1)[1].split("\n\n", 1)[0].splitlines()
+    assert block[1].split()[:4] == ["policy", "mean", "p5", "worst"]
+    assert [line.split()[0] for line in block[2:]] == POLICIES
+    assert drawn() == text
+    d = json.loads(drawn("--json"))["drawn"]
+    title, inc = d["tables"][1]
+    assert title.startswith(head)
+    batch = d["tables"][0][1]
+    for p in POLICIES:
+        assert len(inc[p]["ratios"]) == 8
+        assert all(0 < x <= 1 + 1e-9 for x in inc[p]["ratios"]), p
+    assert inc["gang"]["ratios"] == batch["gang"]["ratios"]
+    assert inc["min_slowdown"]["ratios"] != batch["min_slowdown"]["ratios"]
 
 
 @needs_matplotlib
