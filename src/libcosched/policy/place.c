@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "src/libcosched/base/text.h"
 #include "src/libcosched/policy/place.h"
 #include "src/libcosched/policy/place_internal.h"
 
@@ -50,6 +51,26 @@ static int alloc_arrays(cosched_place_t *p)
 	p->scratch = malloc((nu + COSCHED_PLACE_MAX_TRIES) * sizeof(size_t));
 	return p->unit_first && p->unit_count && p->node_ok && p->unit_node &&
 	       p->unit_cores && p->unit_closed && p->scratch ? 0 : -1;
+}
+
+const char *cosched_place_unit_word(const cosched_place_t *p)
+{
+	return p->conf.scope == COSCHED_SCOPE_NODE ? "node" : "socket";
+}
+
+/* Put p->why_head together from p->conf. */
+static void why_head(cosched_place_t *p)
+{
+	size_t len = sizeof(p->why_head), at;
+
+	at = cosched_text_put(p->why_head, len, 0,
+			      p->conf.strict ? "strict" : "lenient");
+	at = cosched_text_put(p->why_head, len, at, " ");
+	at = cosched_text_put(p->why_head, len, at,
+			      cosched_policy_name(p->conf.policy));
+	at = cosched_text_put(p->why_head, len, at, ": no ");
+	at = cosched_text_put(p->why_head, len, at, cosched_place_unit_word(p));
+	cosched_text_put(p->why_head, len, at, " accepts this ");
 }
 
 cosched_place_t *cosched_place_create(const cosched_place_conf_t *conf,
@@ -102,7 +123,7 @@ cosched_place_t *cosched_place_create(const cosched_place_conf_t *conf,
 		return NULL;
 	}
 	p->conf = *conf;
-	cosched_place_why_head(p);
+	why_head(p);
 	p->nnodes = nnodes;
 	p->nunits = nunits;
 	if (alloc_arrays(p)) {

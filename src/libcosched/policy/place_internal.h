@@ -29,7 +29,7 @@ struct cosched_place {
 	long queue_jobs;		/* cosched_place_set_queue_jobs */
 	/* "lenient gang: no socket accepts this ": the words of the reason
 	 * no unit accepts a job that depend on the configuration alone, put
-	 * together once (cosched_place_why_head) rather than for each such
+	 * together once (place.c) rather than for each such
 	 * job. */
 	char why_head[96];
 };
@@ -38,7 +38,8 @@ struct cosched_place {
 void cosched_place_gang_params(const cosched_place_t *p, int capacity,
 			       cosched_gang_params_t *params);
 
-/* Put p->why_head together from p->conf. */
-void cosched_place_why_head(cosched_place_t *p);
+/* What a unit is called in reasons: "socket", or "node" with
+ * GangScope=node. */
+const char *cosched_place_unit_word(const cosched_place_t *p);
 
 #endif

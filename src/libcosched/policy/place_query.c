@@ -20,11 +20,6 @@ static bool node_allowed_at(const bool *allowed, size_t node)
 	return !allowed || allowed[node];
 }
 
-static const char *unit_word(const cosched_place_t *p)
-{
-	return p->conf.scope == COSCHED_SCOPE_NODE ? "node" : "socket";
-}
-
 /* The ranking's parameters for units of one capacity, whether the
  * policy, they and the job passed the ranking's checks, and the scoring's
  * context: a query ranks unit after unit for one job, mostly of one
@@ -506,20 +501,6 @@ static long failed_walk(const cosched_place_t *p,
 	return best;
 }
 
-void cosched_place_why_head(cosched_place_t *p)
-{
-	size_t len = sizeof(p->why_head), at;
-
-	at = cosched_text_put(p->why_head, len, 0,
-			      p->conf.strict ? "strict" : "lenient");
-	at = cosched_text_put(p->why_head, len, at, " ");
-	at = cosched_text_put(p->why_head, len, at,
-			      cosched_policy_name(p->conf.policy));
-	at = cosched_text_put(p->why_head, len, at, ": no ");
-	at = cosched_text_put(p->why_head, len, at, unit_word(p));
-	cosched_text_put(p->why_head, len, at, " accepts this ");
-}
-
 /* The reason no unit accepts the job, from the walk's ranking. */
 static void why_text(const cosched_place_t *p, const cosched_place_job_t *job,
 		     const why_found_t *w, char *buf, size_t len)
@@ -543,7 +524,7 @@ static void why_text(const cosched_place_t *p, const cosched_place_job_t *job,
 			}
 	if (!w->count[best]) {
 		snprintf(buf, len, "%s %s: no available %s", mode,
-			 cosched_policy_name(p->conf.policy), unit_word(p));
+			 cosched_policy_name(p->conf.policy), cosched_place_unit_word(p));
 		return;
 	}
 	/* "%s %s: no %s accepts this %s job (%s on %d%s; first: %s)", put
