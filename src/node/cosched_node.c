@@ -125,8 +125,11 @@ static int show(const cosched_cpufreq_t *c, const char *dir)
 			char *st = strstr(line, " start=");
 			h.start_time = st ? strtoull(st + 7, NULL, 10) : 0;
 			printf("  %s (%s)\n", line,
-			       cosched_cpufreq_holder_alive(&h) ? "running" :
-			       "gone: the next sweep restores");
+			       !cosched_cpufreq_holder_alive(&h) ?
+			       "gone: the next sweep restores" :
+			       strstr(line, " stopped=1") ?
+			       "suspended: asks for nothing until it runs" :
+			       "running");
 		} else {
 			printf("  %s\n", line);
 		}

@@ -55,6 +55,7 @@
 #include "src/node/energy_ledger.h"
 #include "src/node/rapl.h"
 #include "src/node/sampler_energy.h"
+#include "src/node/sampler_suspend.h"
 #include "src/node/task_stopped.h"
 
 #define CONTROL_FD 3
@@ -100,6 +101,8 @@ static struct {
 	char merged[COSCHED_PATH_MAX + COSCHED_PROFILE_KEY_MAX + 64];
 	/* Energy: RAPL through the node's ledger. */
 	sampler_energy_t energy;
+	/* Slurm's suspend and resume: time stopped, frequency per slice. */
+	sampler_suspend_t suspend;
 	double start_s;			/* the wall clock at the start */
 	/* cosched.conf, read once at the start. */
 	cosched_conf_t conf;
@@ -294,7 +297,13 @@ static void sample(bool last)
 			S.counted[i] = true;
 		}
 	S.samples++;
-	S.energy.me.stopped = !last && step_stopped();
+	{
+		struct timespec now;
+
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		S.energy.me.stopped = !last && step_stopped();
+		sampler_suspend_sample(&S.suspend, S.energy.me.stopped, &now);
+	}
 	sampler_energy_update(&S.energy, last);
 }
 
@@ -519,14 +528,18 @@ static double wall_now(void)
 	return (double) now.tv_sec + (double) now.tv_nsec / 1e9;
 }
 
-/* Seconds since the sampler started (the step's start), monotonic. */
+/* Seconds the step ran since the sampler started (the step's start),
+ * monotonic, without the time Slurm kept it suspended. */
 static double runtime_s(void)
 {
 	struct timespec now;
+	double ran;
 
 	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (double) (now.tv_sec - S.t0.tv_sec) +
-	       (double) (now.tv_nsec - S.t0.tv_nsec) / 1e9;
+	ran = (double) (now.tv_sec - S.t0.tv_sec) +
+	      (double) (now.tv_nsec - S.t0.tv_nsec) / 1e9 -
+	      S.suspend.stopped_s;
+	return ran > 0.0 ? ran : 0.0;
 }
 
 /* A string member when the value was given. */
@@ -595,14 +608,11 @@ static int write_record(void)
 		json_object_set_new(der, "mpki", json_real(
 			1000.0 * (double) S.total[miss] / (double) S.total[ins]));
 		json_object_set_new(der, "mpki_ewma", json_real(S.mpki_ewma));
-		/* [NTUA-2013-gang]'s bandwidth from misses: a line per miss. */
+		/* [NTUA-2013-gang]'s bandwidth from misses: a line per miss,
+		 * over the time it ran. */
 		{
-			struct timespec t1;
-			double secs;
+			double secs = runtime_s();
 
-			clock_gettime(CLOCK_MONOTONIC, &t1);
-			secs = (double) (t1.tv_sec - S.t0.tv_sec) +
-			       (double) (t1.tv_nsec - S.t0.tv_nsec) / 1e9;
 			if (secs > 0.0)
 				json_object_set_new(der, "llc_miss_bw",
 					json_real((double) S.total[miss] * 64.0 /
@@ -618,6 +628,12 @@ static int write_record(void)
 	json_object_set_new(o, "start", json_integer(S.start));
 	json_object_set_new(o, "end", json_integer(time(NULL)));
 	json_object_set_new(o, "runtime_s", json_real(runtime_s()));
+	{
+		json_t *susp = sampler_suspend_json(&S.suspend);
+
+		if (susp)
+			json_object_set_new(o, "suspended", susp);
+	}
 	json_object_set_new(o, "start_s", json_real(S.start_s));
 	json_object_set_new(o, "end_s", json_real(wall_now()));
 	json_object_set_new(o, "interval_s", json_real(S.interval));
@@ -884,6 +900,14 @@ int main(int argc, char **argv)
 	S.start_s = wall_now();
 	clock_gettime(CLOCK_MONOTONIC, &S.t0);
 	sampler_energy_start(&S.energy, S.job, S.step, S.threads, &S.t0);
+	/* The cpufreq journal is in the ledger's directory, SlurmdSpoolDir/
+	 * cosched, and its domains under the same SysfsRoot. */
+	S.suspend.sysfs_root = S.energy.sysfs_root;
+	S.suspend.journal_dir = S.energy.ledger_dir;
+	S.suspend.default_governor = S.conf.freq_default_governor;
+	S.suspend.job = S.job;
+	S.suspend.step = S.step;
+	sampler_suspend_start(&S.suspend, &S.t0);
 	while (!stop) {
 		struct pollfd p = { .fd = CONTROL_FD, .events = POLLIN };
 		char msg[MSG_MAX + 1];
@@ -921,11 +945,6 @@ int main(int argc, char **argv)
 	alarm(30);
 	sample(true);
 	live_end();
-	{
-		struct timespec t1;
-		clock_gettime(CLOCK_MONOTONIC, &t1);
-		merge_profile((double) (t1.tv_sec - S.t0.tv_sec) +
-			      (double) (t1.tv_nsec - S.t0.tv_nsec) / 1e9);
-	}
+	merge_profile(runtime_s());
 	return write_record();
 }

@@ -110,6 +110,9 @@ static bool resolve(const jdom_t *d, cosched_cpufreq_setting_t *s)
 	for (int k = 0; k < d->n && k < COSCHED_CPUFREQ_HOLDERS_MAX; k++) {
 		const cosched_cpufreq_holder_t *h = &d->h[k];
 		bool none = !h->governor[0] && !h->freq_khz;
+
+		if (h->stopped)		/* not in the running slice */
+			continue;
 		const char *g = none ? d->orig.governor :
 				h->governor[0] ? h->governor : "userspace";
 		long hf = none || !h->freq_khz ? d->orig.max_khz : h->freq_khz;
@@ -765,6 +768,45 @@ int cosched_cpufreq_release(const cosched_cpufreq_t *c, const char *dir,
 			}
 	changed = settle(c, j, NULL, NULL, out, &p) || changed;
 	return finish(dir, j, changed, lock, &p);
+}
+
+int cosched_cpufreq_set_stopped(const cosched_cpufreq_t *c, const char *dir,
+				uint32_t job_id, uint32_t step_id,
+				bool stopped, cosched_cpufreq_outcome_t *out,
+				cosched_error_t *err)
+{
+	cosched_cpufreq_outcome_t dummy;
+	problems_t p = { err, 0 };
+	bool changed, held = false;
+	journal_t *j;
+	int lock, rc;
+
+	cosched_error_clear(err);
+	if (!out)
+		out = &dummy;
+	outcome_clear(out);
+	j = cosched_journal_new();
+	if (!j)
+		return cosched_error_set(err, "cpufreq journal: out of memory");
+	lock = begin(c, dir, j, &changed, out, &p);
+	if (lock < 0) {
+		cosched_journal_free(j);
+		return -1;
+	}
+	for (int i = 0; i < j->n; i++) {
+		int k = cosched_journal_holder_find(&j->d[i], job_id, step_id);
+
+		if (k < 0 || j->d[i].h[k].stopped == stopped)
+			continue;
+		j->d[i].h[k].stopped = stopped;
+		j->d[i].touched = true;
+		held = changed = true;
+	}
+	/* As a release: the originals the journal keeps are unchanged, so
+	 * sysfs may go first. */
+	changed = settle(c, j, NULL, NULL, out, &p) || changed;
+	rc = finish(dir, j, changed, lock, &p);
+	return rc < 0 ? -1 : held ? 0 : 1;
 }
 
 /*

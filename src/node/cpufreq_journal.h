@@ -31,7 +31,12 @@
  *     original governor at the original scaling_max_freq;
  *   - a frequency without a governor asks for userspace at it; a governor
  *     other than performance and userspace counts, in the rule, as asking
- *     for its frequency (the original scaling_max_freq when none).
+ *     for its frequency (the original scaling_max_freq when none);
+ *   - a stopped holder (Slurm suspended its step: a gang time slice it is
+ *     not in, or scontrol suspend) asks for nothing at all, so a domain
+ *     runs at the choice of the holders that run, or at its originals
+ *     when none runs; it stays a holder, so the domain stays in the
+ *     journal until its step ends (cosched_cpufreq_set_stopped).
  * A holder joins a domain only where cosched_cpufreq_check() (the
  * domain's governors and range, and the governors the site allows:
  * cosched_cpufreq_allow()) passes for the governor it names, for what its
@@ -48,13 +53,13 @@
  * originals come back at the latest when slurmd starts or the next job
  * arrives.
  *
- * The text form (schema 1; one record a line, every line ending in "\n",
+ * The text form (schema 1.1; one record a line, every line ending in "\n",
  * keys always present and in this order, numbers in decimal without sign
  * or leading zero):
  *
- *   cosched-cpufreq-journal/1 boot=BOOT_ID
+ *   cosched-cpufreq-journal/1.1 boot=BOOT_ID
  *   domain id=8 cpus=8-15 governor=schedutil min=800000 max=3000000 setspeed=0
- *   holder job=42 step=0 pid=1234 start=5678 governor=userspace freq=1500000
+ *   holder job=42 step=0 pid=1234 start=5678 governor=userspace freq=1500000 stopped=0
  *   end domains=1 holders=1
  *
  *   BOOT_ID  /proc/sys/kernel/random/boot_id when written ("-" unknown);
@@ -67,7 +72,8 @@
  *            restore failed and waits for the next sweep
  *   holder   the holders of the domain line above, in the order they
  *            came; governor "-" = none, freq 0 = none; (job, step) once
- *            per domain
+ *            per domain; stopped=1 while Slurm suspends the step (1.1;
+ *            a 1.0 journal's holders run)
  *   end      the counts of the lines above: a journal cut short is
  *            refused, not half read
  * The parser accepts exactly what the writer writes, and, from a newer
@@ -115,6 +121,8 @@ typedef struct {
 	unsigned long long start_time;	/* /proc/PID/stat field 22 */
 	char governor[COSCHED_CPUFREQ_GOVERNOR_MAX + 1];	/* "" = none */
 	long freq_khz;			/* 0 = none */
+	bool stopped;			/* Slurm suspended the step: its
+					 * request counts for nothing */
 } cosched_cpufreq_holder_t;
 
 /* The calling process as a holder (pid and start time filled). */
@@ -195,6 +203,21 @@ int cosched_cpufreq_release(const cosched_cpufreq_t *c, const char *dir,
 			    const cosched_cpufreq_kept_t *kept,
 			    cosched_cpufreq_outcome_t *out,
 			    cosched_error_t *err);
+
+/*
+ * Slurm suspended (stopped) or resumed the step of job_id and step_id:
+ * its holds stay, stopped or running again, and every domain it holds is
+ * settled anew by the rule above, so that each gang time slice runs at
+ * the frequency of the steps in it.  The step's sampler tells it when
+ * it sees the step's tasks stop or run (it has no hook at Slurm's
+ * suspend and resume).  Returns 0 when it changed a hold, 1 when the step
+ * holds no domain or its holds already say so (nothing written), -1 on
+ * error.
+ */
+int cosched_cpufreq_set_stopped(const cosched_cpufreq_t *c, const char *dir,
+				uint32_t job_id, uint32_t step_id,
+				bool stopped, cosched_cpufreq_outcome_t *out,
+				cosched_error_t *err);
 
 /* Remove every holder whose process is gone; re-resolve or restore.  A
  * journal naming a domain this node does not have (the tree changed) is

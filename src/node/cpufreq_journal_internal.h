@@ -18,6 +18,7 @@
 
 #define JOURNAL_TAG "cosched-cpufreq-journal/"
 #define JOURNAL_SCHEMA 1
+#define JOURNAL_MINOR 1		/* 1.1: a holder's stopped */
 
 typedef struct {
 	int id;

@@ -232,8 +232,9 @@ static int read_domain(void *ctx, cosched_kv_line_t *line,
 	return 0;
 }
 
-/* "holder job=J step=S pid=P start=T governor=G|- freq=F", of the domain
- * above, once a domain. */
+/* "holder job=J step=S pid=P start=T governor=G|- freq=F stopped=0|1"
+ * (1.0: no stopped, the holder runs), of the domain above, once a
+ * domain. */
 static int read_holder(void *ctx, cosched_kv_line_t *line,
 		       cosched_error_t *err)
 {
@@ -251,6 +252,13 @@ static int read_holder(void *ctx, cosched_kv_line_t *line,
 	    expect_governor(r, true, h.governor, sizeof(h.governor), err) ||
 	    expect_khz(r, "freq", &h.freq_khz, err))
 		return -1;
+	if (line->seen.minor >= 1) {
+		uint64_t stopped;
+
+		if (cosched_kv_expect_u64(r, "stopped", 1, &stopped, err))
+			return -1;
+		h.stopped = stopped;
+	}
 	if (!pid)
 		return cosched_error_set(err, "pid: 0 is no process");
 	h.job_id = (uint32_t) job;
@@ -297,13 +305,13 @@ static const cosched_kv_kind_t journal_kinds[] = {
 	{ NULL, NULL },
 };
 
-/* The version this release writes is own: "/1" while the minor is 0,
- * what every 1.x reader reads (src/libcosched/base/kv.h).  slurmd and the
+/* The version this release writes is own, 1.1 (a holder's "stopped"),
+ * which every 1.x reader reads (src/libcosched/base/kv.h).  slurmd and the
  * slurmstepd of running jobs share the journal, and during an upgrade of
  * the node they run two releases. */
 static const cosched_kv_form_t journal_form = {
 	.what = "cpufreq journal", .reader = "this node", .tag = JOURNAL_TAG,
-	.own = { JOURNAL_SCHEMA, 0 }, .head = read_head,
+	.own = { JOURNAL_SCHEMA, JOURNAL_MINOR }, .head = read_head,
 	.kinds = journal_kinds, .line_max = LINE_MAX_BYTES - 3,
 };
 
@@ -344,6 +352,7 @@ static void put_holder(cosched_kv_out_t *o, const cosched_cpufreq_holder_t *h)
 	cosched_kv_put(o, "start", "%llu", h->start_time);
 	cosched_kv_put(o, "governor", "%s", h->governor[0] ? h->governor : "-");
 	cosched_kv_put_int(o, "freq", h->freq_khz);
+	cosched_kv_put_int(o, "stopped", h->stopped);
 	cosched_kv_put_str(o, "\n");
 }
 

@@ -17,12 +17,12 @@ import os
 import re
 import shutil
 import subprocess
-import tempfile
 import time
 
 import pytest
 
 from cosched_loopback.cluster import expand
+from freq_node import SYNTHETIC_2X8
 
 PROBE = ("grep -E '^(Cpus_allowed_list|Mems_allowed_list)' /proc/self/status; "
          "env | grep '^COSCHED_' | sort; "
@@ -360,8 +360,6 @@ def test_bad_conf_keeps_last_good_settings(make_cluster):
     assert not os.path.exists(good)
 
 
-SYNTHETIC_2X8 = "Topology=synthetic:package:2 [numa] core:8 pu:1"
-
 
 @pytest.mark.series
 def test_membind_follows_the_cores(make_cluster):
@@ -423,70 +421,10 @@ def test_membind_follows_the_cores(make_cluster):
 # --- CPU frequency, in a fake cpufreq tree per node ------------------------
 
 from cosched_loopback import fake_cpufreq
-
-ORIGINAL = {"governor": "schedutil", "min": 800000, "max": 3000000,
-            "setspeed": 0}
-# EDP at 2 threads: 2.2 GHz 10 s x 1000 J = 10000; 1.5 GHz 12 s x 600 J =
-# 7200 (minimum) for p15; 1.8 GHz 11 s x 700 J = 7700 for p18.
-EDP15 = [(2, 2200000, 10.0, 1000.0), (2, 1500000, 12.0, 600.0)]
-EDP18 = [(2, 2200000, 10.0, 1000.0), (2, 1800000, 11.0, 700.0)]
-
-
-def _freq_cluster(make_cluster, slurm_conf_extra=(), trees=("n1",), nodes=1):
-    """Nodes of 2 sockets x 8 cores, a synthetic topology to match, and a
-    fake cpufreq tree (16 CPUs, one domain per package) for each node in
-    trees."""
-    w = tempfile.mkdtemp(prefix="cosched-cluster-")
-    for n in trees:
-        fake_cpufreq.create(os.path.join(w, "sysfs", n))
-    conf = ["CoschedPolicy=app_aware", "PowerPolicy=edp", SYNTHETIC_2X8,
-            f"SysfsRoot={w}/sysfs/%n"]
-    c = make_cluster(nodes=nodes, sockets=2, cores=8, workdir=w,
-                     cosched_conf_extra=conf,
-                     slurm_conf_extra=list(slurm_conf_extra))
-    c.cosched_lines = conf
-    c.write_profile("p15", "cpu", 0.1, edp=EDP15)
-    c.write_profile("p18", "cpu", 0.1, edp=EDP18)
-    c.run(["scontrol", "reconfigure"])
-    return c
-
-
-def _root(c, node="n1"):
-    return os.path.join(c.workdir, "sysfs", node)
-
-
-def _domain(c, cpu, node="n1"):
-    return fake_cpufreq.setting(_root(c, node), cpu)
-
-
-def _wait_domain(c, cpu, want, timeout=20, node="n1"):
-    deadline = time.monotonic() + timeout
-    while True:
-        try:
-            got = _domain(c, cpu, node)
-        except ValueError as e:
-            # A file read between the writer's truncation and its write
-            # (the node writes each value with O_TRUNC, then write()).
-            got = f"unreadable mid-write ({e})"
-        if got == want:
-            return
-        if time.monotonic() > deadline:
-            raise AssertionError(f"CPU {cpu}'s domain is {got}, not {want}")
-        time.sleep(0.2)
-
-
-def _userspace(khz):
-    return {"governor": "userspace", "min": 800000, "max": khz,
-            "setspeed": khz}
-
-
-def _journal_domains(c, node="n1"):
-    path = os.path.join(c.workdir, "spool", node, "cosched",
-                        "cpufreq.journal")
-    if not os.path.exists(path):
-        return []
-    with open(path) as f:
-        return [l for l in f if l.startswith("domain ")]
+from freq_node import (ORIGINAL, freq_cluster as _freq_cluster,
+                       domain as _domain, journal_domains as _journal_domains,
+                       sysfs_root as _root, userspace as _userspace,
+                       wait_domain as _wait_domain)
 
 
 def _fill_socket0(c):

@@ -14,13 +14,17 @@ MaxCorunSlowdown (25%) a mem job beside a mem job exceeds.
 
 import json
 import os
+import random
 import re
+import signal
 import subprocess
 import time
 
 import pytest
 
-from cosched_loopback.cluster import default_builddir
+from cosched_loopback.cluster import cluster_processes, default_builddir
+from freq_node import (ORIGINAL, domain_now, freq_cluster, journal_domains,
+                       userspace, wait_domain)
 
 # Which jobs gang runs together follows from cons_tres's rows and
 # gang.c, per series.
@@ -224,3 +228,133 @@ def test_plain_cons_tres_pairs_alike(make_cluster):
     assert len(slices) >= 2, slices
     assert any(_classes(jobs, s) in (["mem", "mem"], ["cpu", "cpu"])
                for s in slices), [_classes(jobs, x) for x in slices]
+
+
+# Whole-node jobs (16 threads on 2 sockets x 8 cores) whose EDP minima are
+# 1.5 and 1.8 GHz: the second shares every core of the first, and the two
+# alternate.
+EDP15_16 = [(16, 2200000, 10.0, 1000.0), (16, 1500000, 12.0, 600.0)]
+EDP18_16 = [(16, 2200000, 10.0, 1000.0), (16, 1800000, 11.0, 700.0)]
+SAMPLE_S = 0.5
+
+
+def _slice_trace(c, a, b, seconds):
+    """(time, the job squeue says runs, CPU 8's domain) every 0.1 s."""
+    trace = []
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        st = _squeue_states(c)
+        running = [j for j in (a, b) if st.get(j) == "RUNNING"]
+        trace.append((time.monotonic(),
+                      running[0] if len(running) == 1 else None,
+                      domain_now(c, 8)))
+        time.sleep(0.1)
+    return trace
+
+
+@pytest.mark.cluster
+def test_frequency_follows_the_slices(make_cluster):
+    """Two jobs decided at 1.5 and 1.8 GHz alternating on the same cores:
+    each slice runs at its own job's frequency (not the higher request of
+    the two), switched within a SampleInterval of the slice change (the
+    lags are printed), the suspended job's hold kept in the journal; the
+    records leave the suspended time out of the run time; the node killed
+    mid-slice gets its originals back at slurmd's start."""
+    c = freq_cluster(make_cluster, slurm_conf_extra=_gang_conf())
+    c.write_profile("t15", "cpu", 0.1, edp=EDP15_16, threads=16)
+    c.write_profile("t18", "cpu", 0.1, edp=EDP18_16, threads=16)
+    c.reconfigure(c.cosched_lines + [f"SampleInterval={SAMPLE_S}"])
+    # A duration no other test's job has: the tasks are found by it.
+    sleep = f"sleep {600 + random.random():.6f}"
+    want = {}
+    # Memory is not time-shared: both must fit in the node's at once.
+    a = c.sbatch("-p", "gang", "-n16", "--mem-per-cpu=50", "-Jt15",
+                 "--wrap", sleep)
+    c.wait_state(a, "RUNNING")
+    want[a] = userspace(1500000)
+    wait_domain(c, 8, want[a])
+    wait_domain(c, 0, want[a])
+    b = c.sbatch("-p", "gang", "-n16", "--mem-per-cpu=50", "-Jt18",
+                 "--wrap", sleep)
+    want[b] = userspace(1800000)
+    c.wait_state(b, ["RUNNING", "SUSPENDED"])
+    assert c.record(b)["freq_khz"] == "1800000", c.record(b)
+
+    trace = _slice_trace(c, a, b, 24)
+    # Each slice as squeue shows it: who runs, from when to when, and when
+    # the domain first showed that job's frequency.
+    slices = []
+    for t, run, dom in trace:
+        if not slices or slices[-1]["job"] != run:
+            slices.append({"job": run, "from": t, "to": t, "at": None})
+        s = slices[-1]
+        s["to"] = t
+        if run and s["at"] is None and dom == want[run]:
+            s["at"] = t
+    # Whole slices only: the first and the last were cut by the trace.
+    whole = [s for s in slices[1:-1] if s["job"]]
+    assert len({s["job"] for s in whole}) == 2, slices
+    lags = [round(s["at"] - s["from"], 1) if s["at"] else None
+            for s in whole]
+    print(f"frequency lag after each slice change (s): {lags}, "
+          f"SampleInterval {SAMPLE_S} s")
+    for s, lag in zip(whole, lags):
+        assert lag is not None, (s, trace)
+        # The sampler sees the change at its next sample; Slurm's own
+        # suspend RPC reaches the node a moment after squeue shows it.
+        assert lag <= SAMPLE_S + 1.5, (lags, trace)
+        # And it stays there to the slice's end.
+        assert all(dom == want[run] for t, run, dom in trace
+                   if s["at"] <= t <= s["to"] and run == s["job"]), trace
+    # The suspended job still holds its domains, stopped.
+    path = os.path.join(c.workdir, "spool", "n1", "cosched",
+                        "cpufreq.journal")
+    deadline = time.monotonic() + 5
+    while True:    # not read in the moment both run, at a slice change
+        with open(path) as f:
+            journal = f.read()
+        if " stopped=1\n" in journal or time.monotonic() > deadline:
+            break
+        time.sleep(0.2)
+    assert " stopped=1\n" in journal and " stopped=0\n" in journal, journal
+    assert len(journal_domains(c)) == 2, journal
+
+    # The node killed mid-slice: slurmd, the step daemons and the jobs'
+    # tasks (a task stopped by the slice too).
+    victims = [p for p in cluster_processes(c.workdir)
+               if p["comm"] in ("slurmd", "slurmstepd") or
+               sleep in p["cmdline"]]
+    assert any(sleep in p["cmdline"] for p in victims), victims
+    c.procs["slurmd-n1"].kill()
+    c.procs["slurmd-n1"].wait()
+    for p in victims:
+        try:
+            os.kill(p["pid"], signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    c.start_slurmd("n1")
+    wait_domain(c, 8, ORIGINAL)
+    wait_domain(c, 0, ORIGINAL)
+    assert journal_domains(c) == []
+
+    # The samplers, which outlived their slurmstepd, wrote the records:
+    # each was suspended, followed the slices, and its run time leaves
+    # out the time it was stopped.
+    for j in (a, b):
+        rec_path = os.path.join(c.workdir, "spool", "n1", "cosched",
+                                "steps", f"{j}.batch.json")
+        deadline = time.monotonic() + 20
+        while not os.path.exists(rec_path):
+            assert time.monotonic() < deadline, rec_path
+            time.sleep(0.2)
+        with open(rec_path) as f:
+            rec = json.load(f)
+        susp = rec.get("suspended")
+        assert susp and susp["times"] >= 1, rec
+        assert susp["cpufreq"].startswith("followed: "), susp
+        wall = rec["end_s"] - rec["start_s"]
+        assert susp["seconds"] >= 3, (susp, wall)
+        assert abs(wall - susp["seconds"] - rec["runtime_s"]) < 0.5, \
+            (susp, wall, rec["runtime_s"])
+    for j in (a, b):
+        c.run(["scancel", str(j)])

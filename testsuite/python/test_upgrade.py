@@ -22,7 +22,7 @@ import pytest
 # What differs between Slurm series: run on every series (scripts/test).
 pytestmark = pytest.mark.series
 
-SYNTHETIC_2X8 = "Topology=synthetic:package:2 [numa] core:8 pu:1"
+from freq_node import SYNTHETIC_2X8
 
 # The record's keys in their order (cosched(8) DECISION RECORD).
 ORDER = ["job", "state", "policy", "scope", "app", "class", "lca", "source",

@@ -107,7 +107,7 @@ const char *journal_text(const char *body, int nd, int nh)
 	static char buf[8192];
 
 	snprintf(buf, sizeof(buf),
-		 "cosched-cpufreq-journal/1 boot=%s\n%send domains=%d holders=%d\n",
+		 "cosched-cpufreq-journal/1.1 boot=%s\n%send domains=%d holders=%d\n",
 		 boot(), body, nd, nh);
 	return buf;
 }
@@ -133,9 +133,10 @@ const char *holder_line(const cosched_cpufreq_holder_t *h)
 
 	i = (i + 1) % 4;
 	snprintf(buf[i], sizeof(buf[i]),
-		 "holder job=%u step=%u pid=%d start=%llu governor=%s freq=%ld\n",
+		 "holder job=%u step=%u pid=%d start=%llu governor=%s freq=%ld stopped=%d\n",
 		 h->job_id, h->step_id, (int) h->pid, h->start_time,
-		 h->governor[0] ? h->governor : "-", h->freq_khz);
+		 h->governor[0] ? h->governor : "-", h->freq_khz,
+		 (int) h->stopped);
 	return buf[i];
 }
 

@@ -482,6 +482,159 @@ START_TEST(t_site_governors)
 }
 END_TEST
 
+/* A step's holds set stopped (gang suspended it) or running again: the
+ * outcome and what the call returns. */
+static int set_stopped(const cosched_cpufreq_t *c, const tree_t *t,
+		       uint32_t job, bool stopped, int applied, int restored)
+{
+	cosched_cpufreq_outcome_t out;
+	cosched_error_t err = { "" };
+	int rc = cosched_cpufreq_set_stopped(c, t->spool, job, 0, stopped,
+					     &out, &err);
+
+	ck_assert_msg(rc >= 0 && !err.msg[0], "set_stopped: %d %s", rc,
+		      err.msg);
+	ck_assert_int_eq(out.applied, applied);
+	ck_assert_int_eq(out.restored, restored);
+	return rc;
+}
+
+/*
+ * Two jobs alternating in gang time slices on one domain: the domain runs
+ * at the request of the one running, at its originals while both are
+ * stopped, and the stopped one keeps its hold: the journal still names
+ * the domain's originals, which come back when the last holder ends.
+ */
+START_TEST(t_stopped_holders_ask_nothing)
+{
+	cosched_cpufreq_holder_t a, b, n;
+	cosched_cpufreq_t *c;
+	char body[2048];
+	tree_t t;
+
+	tree_make(&t, "");
+	c = tree_open(&t);
+	a = holder(1, "userspace", 1500000);
+	b = holder(2, "userspace", 1800000);
+	acquire_ok(c, &t, &a, 0);
+	acquire_ok(c, &t, &b, 0);
+	ck_assert_str_eq(state(&t, 0), "userspace 800000 1800000 1800000");
+	/* b's slice ends: a's frequency. */
+	ck_assert_int_eq(set_stopped(c, &t, 2, true, 1, 0), 0);
+	ck_assert_str_eq(state(&t, 0), "userspace 800000 1500000 1500000");
+	b.stopped = true;
+	snprintf(body, sizeof(body), DOMAIN0 "%s%s", holder_line(&a),
+		 holder_line(&b));
+	journal_is(&t, body, 1, 2);
+	/* Said again: nothing to do, nothing written. */
+	ck_assert_int_eq(set_stopped(c, &t, 2, true, 0, 0), 1);
+	/* Both stopped: the originals, the domain still held. */
+	ck_assert_int_eq(set_stopped(c, &t, 1, true, 1, 0), 0);
+	ck_assert_str_eq(attr(&t, 0, "scaling_governor"), "schedutil");
+	ck_assert_str_eq(attr(&t, 0, "scaling_max_freq"), "3000000");
+	a.stopped = true;
+	snprintf(body, sizeof(body), DOMAIN0 "%s%s", holder_line(&a),
+		 holder_line(&b));
+	journal_is(&t, body, 1, 2);
+	/* b's slice: its frequency alone. */
+	ck_assert_int_eq(set_stopped(c, &t, 2, false, 1, 0), 0);
+	ck_assert_str_eq(state(&t, 0), "userspace 800000 1800000 1800000");
+	/* A job without a frequency of its own running while a and b are
+	 * stopped: the originals. */
+	ck_assert_int_eq(set_stopped(c, &t, 2, true, 1, 0), 0);
+	n = holder(3, "", 0);
+	acquire_ok(c, &t, &n, 0);
+	ck_assert_str_eq(attr(&t, 0, "scaling_governor"), "schedutil");
+	release_ok(c, &t, 3, 1, 0);
+	/* A step that holds nothing here. */
+	ck_assert_int_eq(set_stopped(c, &t, 9, true, 0, 0), 1);
+	/* The stopped holders end: the originals, the journal empty. */
+	release_ok(c, &t, 2, 1, 0);
+	release_ok(c, &t, 1, 0, 1);
+	ck_assert_str_eq(state(&t, 0), "schedutil 800000 3000000 1800000");
+	journal_is(&t, "", 0, 0);
+	cosched_cpufreq_close(c);
+	tree_free(&t);
+}
+END_TEST
+
+/* A slurmstepd of a time-shared job: it takes domain 0 at khz, is
+ * stopped or not, says so on fd and waits to be killed (the node killed
+ * mid-slice). */
+static pid_t slice_holder(const tree_t *t, uint32_t job, long khz,
+			  bool stopped)
+{
+	int fd[2];
+	char ok = 0;
+	pid_t pid;
+
+	ck_assert_int_eq(pipe(fd), 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (!pid) {
+		cosched_cpufreq_outcome_t out;
+		cosched_error_t err = { "" };
+		cosched_cpufreq_t *c = cosched_cpufreq_open(t->fake.root, &err);
+		cosched_cpufreq_holder_t h;
+		int idx = 0;
+
+		close(fd[0]);
+		if (!c || cosched_cpufreq_holder_self(&h, job, 0, &err))
+			_exit(1);
+		snprintf(h.governor, sizeof(h.governor), "userspace");
+		h.freq_khz = khz;
+		if (cosched_cpufreq_acquire(c, t->spool, &h, &idx, 1, NULL,
+					    &out, &err) ||
+		    (stopped && cosched_cpufreq_set_stopped(c, t->spool, job,
+							    0, true, &out,
+							    &err)))
+			_exit(2);
+		if (write(fd[1], "k", 1) != 1)
+			_exit(3);
+		for (;;)
+			pause();
+	}
+	close(fd[1]);
+	ck_assert_int_eq(read(fd[0], &ok, 1), 1);
+	close(fd[0]);
+	return pid;
+}
+
+START_TEST(t_killed_mid_slice)
+{
+	cosched_cpufreq_outcome_t out;
+	cosched_error_t err = { "" };
+	cosched_cpufreq_t *c;
+	pid_t run, stop;
+	tree_t t;
+
+	tree_make(&t, "");
+	run = slice_holder(&t, 1, 1500000, false);
+	stop = slice_holder(&t, 2, 1800000, true);
+	/* The slice of job 1: its frequency, job 2's hold kept stopped. */
+	ck_assert_str_eq(state(&t, 0), "userspace 800000 1500000 1500000");
+	ck_assert_msg(strstr(cosched_check_read_file(t.journal),
+			     "holder job=2 step=0 ") &&
+		      strstr(cosched_check_read_file(t.journal),
+			     " freq=1800000 stopped=1\n"), "%s",
+		      cosched_check_read_file(t.journal));
+	/* The node killed; the sweep at slurmd's start: the originals. */
+	kill(run, SIGKILL);
+	kill(stop, SIGKILL);
+	waitpid(run, NULL, 0);
+	waitpid(stop, NULL, 0);
+	c = tree_open(&t);
+	ck_assert_msg(!cosched_cpufreq_sweep(c, t.spool, &out, &err), "%s",
+		      err.msg);
+	ck_assert_int_eq(out.restored, 1);
+	ck_assert_str_eq(attr(&t, 0, "scaling_governor"), "schedutil");
+	ck_assert_str_eq(attr(&t, 0, "scaling_max_freq"), "3000000");
+	journal_is(&t, "", 0, 0);
+	cosched_cpufreq_close(c);
+	tree_free(&t);
+}
+END_TEST
+
 
 Suite *cosched_test_suite(void)
 {
@@ -498,6 +651,8 @@ Suite *cosched_test_suite(void)
 	tcase_add_test(tc, t_cap_and_unlisted_original);
 	tcase_add_test(tc, t_sweep_try_never_waits);
 	tcase_add_test(tc, t_join_held_only);
+	tcase_add_test(tc, t_stopped_holders_ask_nothing);
+	tcase_add_test(tc, t_killed_mid_slice);
 	suite_add_tcase(s, tc);
 	return s;
 }

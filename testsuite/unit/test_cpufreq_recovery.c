@@ -430,7 +430,7 @@ START_TEST(t_corrupt_kept_aside)
 
 		snprintf(text, sizeof(text), "%s",
 			 journal_text(DOMAIN0
-				      "holder job=1 step=0 pid=999999999 start=1 governor=userspace freq=1500000\n",
+				      "holder job=1 step=0 pid=999999999 start=1 governor=userspace freq=1500000 stopped=0\n",
 				      1, 1));
 		cosched_check_write_file(t.journal, text);
 	}

@@ -27,7 +27,7 @@ static void note(const char *msg)
 #define JOURNAL_NEWER \
 	"cosched-cpufreq-journal/1.4 boot=- epoch=7\n" \
 	"domain id=0 cpus=0-7 governor=schedutil min=800000 max=3000000 setspeed=0 uncore=1\n" \
-	"holder job=1 step=0 pid=1 start=1 governor=userspace freq=1500000\n" \
+	"holder job=1 step=0 pid=1 start=1 governor=userspace freq=1500000 stopped=1 cap=2\n" \
 	"pin cpus=0\n" \
 	"end domains=1 holders=1\n"
 
@@ -42,9 +42,10 @@ START_TEST(test_journal)
 	ck_assert_msg(cosched_journal_parse(text, j, &err) == 0, "%s", err.msg);
 	ck_assert_int_eq(j->n, 1);
 	ck_assert_int_eq(j->d[0].n, 1);
+	ck_assert(j->d[0].h[0].stopped);
 	ck_assert_int_eq(notes, 1);
 	ck_assert_str_eq(last_note,
-		"cpufreq journal cosched-cpufreq-journal/1.4 is newer than this reader's (cosched-cpufreq-journal/1): skipped 3 keys or lines it does not know");
+		"cpufreq journal cosched-cpufreq-journal/1.4 is newer than this reader's (cosched-cpufreq-journal/1.1): skipped 4 keys or lines it does not know");
 	/* Said once a process. */
 	snprintf(text, sizeof(text), "%s", JOURNAL_NEWER);
 	k = cosched_journal_new();
@@ -53,16 +54,31 @@ START_TEST(test_journal)
 	/* Written back as this release writes: what the previous reads. */
 	again = cosched_journal_format(j);
 	ck_assert_str_eq(again,
-		"cosched-cpufreq-journal/1 boot=-\n"
+		"cosched-cpufreq-journal/1.1 boot=-\n"
 		"domain id=0 cpus=0-7 governor=schedutil min=800000 max=3000000 setspeed=0\n"
-		"holder job=1 step=0 pid=1 start=1 governor=userspace freq=1500000\n"
+		"holder job=1 step=0 pid=1 start=1 governor=userspace freq=1500000 stopped=1\n"
 		"end domains=1 holders=1\n");
 	free(again);
 	cosched_journal_free(j);
 	cosched_journal_free(k);
 
+	/* An older minor's journal (1.0, a node's steps of the release
+	 * before): its holders run, and it is written back as 1.1. */
+	snprintf(text, sizeof(text),
+		 "cosched-cpufreq-journal/1 boot=-\n"
+		 "domain id=0 cpus=0-7 governor=schedutil min=800000 max=3000000 setspeed=0\n"
+		 "holder job=1 step=0 pid=1 start=1 governor=userspace freq=1500000\n"
+		 "end domains=1 holders=1\n");
+	j = cosched_journal_new();
+	ck_assert_msg(cosched_journal_parse(text, j, &err) == 0, "%s", err.msg);
+	ck_assert(!j->d[0].h[0].stopped);
+	again = cosched_journal_format(j);
+	ck_assert_msg(strstr(again, "freq=1500000 stopped=0\n"), "%s", again);
+	free(again);
+	cosched_journal_free(j);
+
 	/* Its own version: nothing unknown. */
-	snprintf(text, sizeof(text), "cosched-cpufreq-journal/1 boot=- epoch=7\nend domains=0 holders=0\n");
+	snprintf(text, sizeof(text), "cosched-cpufreq-journal/1.1 boot=- epoch=7\nend domains=0 holders=0\n");
 	j = cosched_journal_new();
 	ck_assert_int_eq(cosched_journal_parse(text, j, &err), -1);
 	ck_assert_msg(strstr(err.msg, "more fields than expected"), "%s", err.msg);
