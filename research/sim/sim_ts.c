@@ -226,7 +226,9 @@ static cosched_gang_job_t *gang_jobs(const sim_workload_t *w, bool mpki_zero,
 }
 
 /* The policies see the model's table as a site's configured one
- * (min_slowdown's costs; Application-Aware's preferences). */
+ * (min_slowdown's costs; Application-Aware's preferences), and the
+ * setting as time-shared: min_slowdown's ranking then weighs a new gang,
+ * one more slice of the round, against joining one. */
 static void gang_params(const sim_model_t *m, const sim_ts_conf_t *c,
 			cosched_gang_params_t *p)
 {
@@ -237,6 +239,7 @@ static void gang_params(const sim_model_t *m, const sim_ts_conf_t *c,
 	p->max_apps = c->max_apps < c->capacity ? c->max_apps : c->capacity;
 	p->pref = &m->interf.pref;
 	p->interference = &m->interf;
+	p->time_shared = true;
 }
 
 /* Miss-Rate Bound online ([NTUA-2013-gang]): every quantum, the running gang's
@@ -317,7 +320,8 @@ out:
  * the policy's incremental ranking puts first (cosched_gang_rank, whose
  * first entry is the socket index's answer, what slurmctld places by),
  * every gang offered as a socket of the package's cores, and one empty
- * socket as a new gang.  Placed programs never move.  The gangs, grouped
+ * socket as a new gang: the round the time-shared ranking weighs.
+ * Placed programs never move.  The gangs, grouped
  * in join order, fill plan as cosched_gang_plan would. */
 static int arrive_plan(cosched_policy_t policy, const cosched_gang_params_t *p,
 		       const cosched_gang_job_t *jobs, size_t n, uint64_t seed,

@@ -95,6 +95,95 @@ START_TEST(test_cost_rule)
 }
 END_TEST
 
+/* ---- time-shared ranking: joining a gang against one more slice ------
+ *
+ * Time-shared, the sockets ranked are the gangs of one round and the
+ * score is the change of the round's value, its summed speeds S over its
+ * G gangs: joining gang g, (speed of g with the job - without) / G; a
+ * new gang, (S + 1) / (G + 1) - S / G. */
+
+static size_t ts_rank(const cosched_interference_model_t *m,
+		      const cosched_socket_t *s, size_t n,
+		      const cosched_gang_job_t *job, cosched_candidate_t *out)
+{
+	cosched_gang_params_t p;
+	size_t acc;
+
+	cosched_gang_params_init(&p, 4);
+	p.interference = m;
+	p.time_shared = true;
+	ck_assert_int_eq(cosched_gang_rank(COSCHED_POLICY_MIN_SLOWDOWN, &p, s,
+					   n, job, out, &acc, &err), 0);
+	return acc;
+}
+
+/* A mem job arriving where a mem job runs alone: beside it, each runs at
+ * 1/1.30, the gang's summed speeds 2/1.30 = 1.538 where one program alone
+ * gave 1: +0.538 to a round of one gang.  A gang of its own makes the
+ * round two slices of speed 1: (1 + 1) / 2 - 1 = 0.  It joins, where the
+ * space-shared score (minus the added excesses, 0.30 + 0.30, against an
+ * empty socket's 0) opens a socket of its own. */
+START_TEST(test_time_shared_joins)
+{
+	cosched_gang_job_t occ = gj(10, 1, COSCHED_CAT_MEM);
+	cosched_socket_t s[2] = { { 4, 1, &occ, 1 }, { 4, 0, NULL, 0 } };
+	cosched_gang_job_t mem = gj(1, 1, COSCHED_CAT_MEM);
+	cosched_gang_params_t p;
+	cosched_candidate_t out[2];
+	size_t acc;
+
+	ck_assert_uint_eq(ts_rank(NULL, s, 2, &mem, out), 2);
+	ck_assert_uint_eq(out[0].socket, 0);
+	ck_assert_double_eq_tol(out[0].score, 2.0 / 1.30 - 1.0, 1e-12);
+	ck_assert_uint_eq(out[1].socket, 1);
+	ck_assert_double_eq_tol(out[1].score, 0.0, 1e-12);
+
+	cosched_gang_params_init(&p, 4);
+	ck_assert_int_eq(cosched_gang_rank(COSCHED_POLICY_MIN_SLOWDOWN, &p, s,
+					   2, &mem, out, &acc, &err), 0);
+	ck_assert_uint_eq(out[0].socket, 1);
+	ck_assert_double_eq_tol(out[1].score, -0.60, 1e-12);
+}
+END_TEST
+
+/* A round of two gangs, {mem} (2 cores of 4) and {cpu, cpu} (full,
+ * speeds 2): S = 3, G = 2.  A mem job of 2 cores arrives, with mem next
+ * to mem set to slow each by x.  Joining {mem} gives (2/x - 1) / 2; a new
+ * gang (3 + 1) / 3 - 3 / 2 = -1/6, since every program's share of the
+ * round falls from 1/2 to 1/3.
+ *   x = 2.2: joining gives -0.0455: the gang's summed speeds fall, yet
+ *   less than a third slice costs the round: it joins.
+ *   x = 4.0: joining gives -0.25: worse than a slice: a gang of its own. */
+static void round_of_two(double x, size_t first, double join_score)
+{
+	cosched_interference_model_t m;
+	cosched_gang_job_t occ[3] = {
+		gj(10, 2, COSCHED_CAT_MEM), gj(11, 2, COSCHED_CAT_CPU),
+		gj(12, 2, COSCHED_CAT_CPU),
+	};
+	cosched_socket_t s[3] = {
+		{ 4, 2, &occ[0], 1 }, { 4, 4, &occ[1], 2 }, { 4, 0, NULL, 0 },
+	};
+	cosched_gang_job_t mem = gj(1, 2, COSCHED_CAT_MEM);
+	cosched_candidate_t out[3];
+
+	cosched_interference_default(&m);
+	m.slowdown[COSCHED_LCA_L][COSCHED_LCA_L] = x;
+	ck_assert_uint_eq(ts_rank(&m, s, 3, &mem, out), 2);
+	ck_assert_uint_eq(out[0].socket, first);
+	ck_assert_double_eq_tol(cand_of(out, 3, 0)->score, join_score, 1e-12);
+	ck_assert_double_eq_tol(cand_of(out, 3, 2)->score, -1.0 / 6.0, 1e-12);
+	ck_assert_int_eq(cand_of(out, 3, 1)->reject,
+			 COSCHED_REJECT_NO_FREE_CORES);
+}
+
+START_TEST(test_time_shared_round)
+{
+	round_of_two(2.2, 0, (2.0 / 2.2 - 1.0) / 2.0);
+	round_of_two(4.0, 2, (2.0 / 4.0 - 1.0) / 2.0);
+}
+END_TEST
+
 /* A bound of 1.25: lim next to mem predicts 1.76 for the lim job, next to
  * rand 1.27 for the rand job; next to two cpu jobs the worst is a cpu's
  * 1 + 0 + 0.10 = 1.10. */
@@ -686,6 +775,8 @@ Suite *cosched_test_suite(void)
 	tcase_add_test(tc, test_cost_rule);
 	tcase_add_test(tc, test_bound);
 	tcase_add_test(tc, test_bound_scan);
+	tcase_add_test(tc, test_time_shared_joins);
+	tcase_add_test(tc, test_time_shared_round);
 	tcase_add_test(tc, test_plan_time_shared);
 	tcase_add_test(tc, test_plan_value);
 	tcase_add_test(tc, test_improve_swap);

@@ -2,7 +2,7 @@
 /* test_timeshare.c - the cores a job takes on a time-shared unit
  * (src/libcosched/policy/timeshare.h): the arrivals mem, mem, cpu, cpu on
  * one unit of 2 cores with 2 jobs a core, worked out by hand, under
- * app_aware and min_slowdown. */
+ * app_aware and min_slowdown, and min_slowdown's pairs without a bound. */
 #include <string.h>
 
 #include "cosched_check.h"
@@ -136,6 +136,44 @@ START_TEST(test_no_good_choice)
 }
 END_TEST
 
+/* min_slowdown without a bound (max_slowdown 0): a pair runs beside
+ * each other when its summed speeds beat one slice each, the round the
+ * time-shared ranking weighs.  mem next to mem at 1.30: 2/1.30 = 1.54 > 1,
+ * beside; at 4.0 (a table where they thrash): 2/4 = 0.5 < 1, they
+ * alternate.  cpu next to mem: 1 + 1/1.07, beside. */
+START_TEST(test_unbounded_pairs_by_round)
+{
+	cosched_interference_model_t m;
+	cosched_place_conf_t pc = { .policy = COSCHED_POLICY_MIN_SLOWDOWN,
+				    .interference = &m };
+	int units = 1, cores = 2;
+	cosched_place_t *p;
+	cosched_gang_job_t a = mkjob(1, NULL, 1, 20.0, COSCHED_CAT_MEM);
+	cosched_gang_job_t b = mkjob(2, NULL, 1, 20.0, COSCHED_CAT_MEM);
+	cosched_gang_job_t c = mkjob(3, NULL, 1, 0.1, COSCHED_CAT_CPU);
+	cosched_ts_holder_t h[1] = { holder(2, COSCHED_CAT_MEM, 1) };
+	cosched_ts_choice_t ch;
+
+	cosched_interference_default(&m);
+	p = cosched_place_create(&pc, 1, &units, &cores, &err);
+	ck_assert_msg(p != NULL, "%s", err.msg);
+	ck_assert(cosched_ts_pairs_well(p, 2, &a, &b));
+	ck_assert(cosched_ts_pairs_well(p, 2, &c, &b));
+	cosched_place_free(p);
+
+	m.slowdown[COSCHED_LCA_L][COSCHED_LCA_L] = 4.0;
+	p = cosched_place_create(&pc, 1, &units, &cores, &err);
+	ck_assert_msg(p != NULL, "%s", err.msg);
+	ck_assert(!cosched_ts_pairs_well(p, 2, &a, &b));
+	ck_assert(cosched_ts_pairs_well(p, 2, &c, &b));
+	/* So the second mem takes the first one's core: they alternate. */
+	ck_assert_int_eq(cosched_ts_choose(p, 2, 2, h, 1, &a, &ch, &err), 0);
+	ck_assert_int_eq(ch.how, COSCHED_TS_ALTERNATE);
+	ck_assert(ch.with_bad);
+	cosched_place_free(p);
+}
+END_TEST
+
 START_TEST(test_bad_input)
 {
 	cosched_place_t *p = engine(COSCHED_POLICY_APP_AWARE);
@@ -162,6 +200,7 @@ Suite *cosched_test_suite(void)
 	tcase_add_test(tc, test_probe_min_slowdown);
 	tcase_add_test(tc, test_good_partner_idle_core);
 	tcase_add_test(tc, test_no_good_choice);
+	tcase_add_test(tc, test_unbounded_pairs_by_round);
 	tcase_add_test(tc, test_bad_input);
 	suite_add_tcase(s, tc);
 	return s;

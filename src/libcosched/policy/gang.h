@@ -87,6 +87,15 @@ typedef struct {
 	 * [NTUA-2014-corun]'s table; borrowed, read when an index or plan is
 	 * made). */
 	const cosched_interference_model_t *interference;
+	/* The setting the ranking scores for (false from
+	 * cosched_gang_params_init: space sharing).  Time-shared, the
+	 * sockets a ranking is given are the gangs of one round of time
+	 * slices: min_slowdown then scores each choice by what it does to
+	 * the round's throughput (cosched_gang_rank), since a new gang is
+	 * one more slice that every program waits through.  The other
+	 * policies, the socket index (space sharing) and the batch plan
+	 * (time-shared by nature, with its own rule) do not read it. */
+	bool time_shared;
 } cosched_gang_params_t;
 
 /* Defaults for a capacity ([NTUA-2013-gang] "Miss-Rate Bound": a = 1/2,
@@ -196,7 +205,14 @@ typedef struct {
 } cosched_candidate_t;
 
 /*
- * Rank the sockets for one arriving job.  out must hold nsockets entries:
+ * Rank the sockets for one arriving job.  With params->time_shared the
+ * occupied sockets given are the round's gangs, and min_slowdown's score
+ * is the change of the round's value (cosched_gang_plan_value's: summed
+ * speeds over the gangs) that the job makes: joining gang g of G, the
+ * growth of g's summed speeds over G; an empty socket, a new gang,
+ * (S + 1) / (G + 1) - S / G for the round's summed speeds S.  So a job
+ * joins where its predicted slowdown costs less than one more slice.
+ * out must hold nsockets entries:
  * accepted candidates first, best first (score descending, then fewer
  * leftover cores, then lower load, then lower socket index), then the
  * rejected ones in socket order.  *naccepted = how many are accepted (0 =

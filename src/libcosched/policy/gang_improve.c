@@ -80,22 +80,10 @@ static void agg_union(agg_t *a, const agg_t *b)
  * greedy plan keeps).  An empty gang: 0. */
 static double agg_speed(const model_t *m, const agg_t *a)
 {
-	double s = 0;
-
 	if (a->cores > m->capacity ||
 	    (m->max_apps > 0 && a->napps > m->max_apps))
 		return -1;
-	for (unsigned v = 0; v < GANG_CAT_SLOTS; v++) {
-		double sd;
-
-		if (!a->cnt[v])
-			continue;
-		sd = gang_slot_slowdown(&m->ctx, v, a->cnt);
-		if (sd > a->bound)
-			return -1;
-		s += (double) a->cnt[v] / sd;
-	}
-	return s;
+	return gang_count_speed(&m->ctx, a->cnt, a->bound);
 }
 
 static void agg_add_job(agg_t *a, const model_t *m, size_t i)

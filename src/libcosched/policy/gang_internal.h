@@ -38,6 +38,9 @@ typedef struct {
 	 * own excess and the arriving job's. */
 	double sd[GANG_CAT_SLOTS][GANG_CAT_SLOTS];
 	double join_cost[GANG_CAT_SLOTS][GANG_CAT_SLOTS];
+	/* min_slowdown scores a round of time slices (params->time_shared;
+	 * the socket index clears it: it serves space sharing). */
+	bool time_shared;
 } gang_score_ctx_t;
 
 /* What a socket looks like to the policies. */
@@ -49,6 +52,10 @@ typedef struct {
 	double load;		/* MPKI sum (Miss-Rate policies only) */
 	const unsigned *catcount;	/* applications per category slot
 					 * (min_slowdown only, else NULL) */
+	/* Time-shared min_slowdown: the round the socket is a gang of, its
+	 * occupied gangs and their summed speeds (gang_count_speed). */
+	size_t round_gangs;
+	double round_speed;
 } gang_socket_agg_t;
 
 void gang_score_ctx_init(gang_score_ctx_t *c, cosched_policy_t policy,
@@ -64,6 +71,12 @@ void gang_score_socket(const gang_score_ctx_t *ctx,
  * the interference model's rule for several co-runners. */
 double gang_slot_slowdown(const gang_score_ctx_t *c, unsigned v,
 			  const unsigned *count);
+
+/* A gang's summed speeds under min_slowdown's model: over the programs
+ * of count[] (per category slot), 1 / predicted slowdown each; -1 when a
+ * predicted slowdown exceeds bound (INFINITY: none), 0 when empty. */
+double gang_count_speed(const gang_score_ctx_t *c, const unsigned *count,
+			double bound);
 
 /* min_slowdown's time-shared batch plan made better under the model
  * (policy/gang_improve.c): gang[i] is job i's gang in 0..*ngangs-1, a

@@ -52,17 +52,45 @@ int cosched_gang_rank(cosched_policy_t policy,
 				 err);
 }
 
+/* Category counts of a socket's occupants (count[] zeroed by the
+ * caller). */
+static void count_categories(const cosched_socket_t *s, unsigned *count)
+{
+	for (int k = 0; k < s->noccupants; k++)
+		count[gang_cat_slot(s->occupants[k].category)]++;
+}
+
+/* Time-shared min_slowdown: the round the sockets are the gangs of, its
+ * occupied gangs and their summed speeds. */
+static void round_of(const gang_score_ctx_t *ctx,
+		     const cosched_socket_t *sockets, size_t nsockets,
+		     gang_socket_agg_t *round)
+{
+	for (size_t i = 0; i < nsockets; i++) {
+		unsigned count[GANG_CAT_SLOTS] = { 0 };
+
+		if (sockets[i].noccupants <= 0 || !sockets[i].occupants)
+			continue;
+		count_categories(&sockets[i], count);
+		round->round_gangs++;
+		round->round_speed += gang_count_speed(ctx, count, INFINITY);
+	}
+}
+
 int gang_rank_checked(const gang_score_ctx_t *ctx,
 		      const cosched_socket_t *sockets, size_t nsockets,
 		      const cosched_gang_job_t *job, cosched_candidate_t *out,
 		      size_t *naccepted, cosched_error_t *err)
 {
 	cosched_policy_t policy = ctx->policy;
+	gang_socket_agg_t round = { 0 };
 	size_t acc = 0;
 
 	if (nsockets > 0 && (!sockets || !out))
 		return cosched_error_set(err, "sockets: NULL with %zu sockets",
 					 nsockets);
+	if (ctx->time_shared && policy == COSCHED_POLICY_MIN_SLOWDOWN)
+		round_of(ctx, sockets, nsockets, &round);
 	for (size_t i = 0; i < nsockets; i++) {
 		const cosched_socket_t *s = &sockets[i];
 		gang_socket_agg_t agg = { 0 };
@@ -83,11 +111,12 @@ int gang_rank_checked(const gang_score_ctx_t *ctx,
 		agg.capacity = s->capacity;
 		agg.used = s->used;
 		agg.napps = s->noccupants;
+		agg.round_gangs = round.round_gangs;
+		agg.round_speed = round.round_speed;
+		count_categories(s, count);
 		for (int k = 0; k < s->noccupants; k++) {
 			const cosched_gang_job_t *o = &s->occupants[k];
-			unsigned cat = gang_cat_slot(o->category);
-			agg.mask |= 1u << cat;
-			count[cat]++;
+			agg.mask |= 1u << gang_cat_slot(o->category);
 			if (gang_policy_uses_load(policy))
 				agg.load += o->mpki;
 		}

@@ -12,6 +12,7 @@ void gang_score_ctx_init(gang_score_ctx_t *c, cosched_policy_t policy,
 			 const cosched_gang_params_t *p)
 {
 	c->policy = policy;
+	c->time_shared = p->time_shared;
 	c->max_apps = cosched_gang_max_apps(policy, p);
 	c->threshold = p->mrb_threshold;
 	if (p->pref)
@@ -55,6 +56,46 @@ double gang_slot_slowdown(const gang_score_ctx_t *c, unsigned v,
 	return cosched_interference_combine(sum, smallest, n);
 }
 
+double gang_count_speed(const gang_score_ctx_t *c, const unsigned *count,
+			double bound)
+{
+	double s = 0;
+
+	for (unsigned v = 0; v < GANG_CAT_SLOTS; v++) {
+		double sd;
+
+		if (!count[v])
+			continue;
+		sd = gang_slot_slowdown(c, v, count);
+		if (sd > bound)
+			return -1;
+		s += (double) count[v] / sd;
+	}
+	return s;
+}
+
+/*
+ * Time-shared min_slowdown: the change of the round's value, its summed
+ * speeds S over its G gangs, when a job of slot `slot` joins the socket
+ * (occupied: one of the G) or opens a gang on it (empty).  A round of
+ * one more gang gives every program a smaller share of it, which is what
+ * joining a gang with a predicted slowdown is weighed against.
+ */
+static double gang_round_gain(const gang_score_ctx_t *c, unsigned slot,
+			      const gang_socket_agg_t *s)
+{
+	double g = (double) s->round_gangs, before;
+	unsigned after[GANG_CAT_SLOTS];
+
+	before = g > 0 ? s->round_speed / g : 0;
+	if (s->napps == 0 || !s->catcount || g == 0)
+		return (s->round_speed + 1.0) / (g + 1.0) - before;
+	memcpy(after, s->catcount, sizeof(after));
+	after[slot]++;
+	return (gang_count_speed(c, after, INFINITY) -
+		gang_count_speed(c, s->catcount, INFINITY)) / g;
+}
+
 /* The worst predicted slowdown on a socket holding count[] once a job of
  * slot `slot` joins it (the job's or any present job's), 1 alone. */
 static double gang_worst_slowdown(const gang_score_ctx_t *c, unsigned slot,
@@ -85,7 +126,8 @@ static double gang_worst_slowdown(const gang_score_ctx_t *c, unsigned slot,
  *     preference table: lower is preferred); any "-" pair is refused.
  *   min_slowdown: minus the predicted growth of the summed slowdowns
  *     (gang_join_cost), so an empty socket scores 0 and a pairing the
- *     model calls a speed-up more; refused when the job sets
+ *     model calls a speed-up more; time-shared, the change of the
+ *     round's value (gang_round_gain); refused when the job sets
  *     max_slowdown and its or a co-runner's predicted slowdown would
  *     exceed it.
  */
@@ -170,10 +212,14 @@ void gang_score_socket(const gang_score_ctx_t *ctx,
 		break;
 	case COSCHED_POLICY_MIN_SLOWDOWN:
 		if (s->napps == 0 || !s->catcount) {
-			c->score = 0;	/* nobody to slow, nobody slows it */
+			/* Nobody to slow, nobody slows it; time-shared, one
+			 * more slice of the round. */
+			c->score = ctx->time_shared ?
+				   gang_round_gain(ctx, jc, s) : 0;
 			break;
 		}
-		c->score = -gang_join_cost(ctx, jc, s->catcount);
+		c->score = ctx->time_shared ? gang_round_gain(ctx, jc, s) :
+			   -gang_join_cost(ctx, jc, s->catcount);
 		if (job->max_slowdown > 0) {
 			c->slowdown = gang_worst_slowdown(ctx, jc, s->catcount);
 			if (c->slowdown > job->max_slowdown) {

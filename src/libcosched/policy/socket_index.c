@@ -169,6 +169,10 @@ cosched_socket_index_t *cosched_socket_index_create(
 		return NULL;
 	}
 	gang_score_ctx_init(&x->ctx, policy, params);
+	/* Its heaps order sockets by a score of their own: space sharing's
+	 * (the batch plan that also asks it keeps its own rule for when a
+	 * time-shared gang opens). */
+	x->ctx.time_shared = false;
 	x->nsockets = nsockets;
 	x->maxcap = params->capacity;
 	/* Only Application-Aware's score reads the categories present;

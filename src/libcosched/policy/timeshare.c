@@ -15,9 +15,14 @@ bool cosched_ts_pairs_well(const cosched_place_t *p, int ncores,
 			   const cosched_gang_job_t *b)
 {
 	cosched_gang_params_t params;
-	cosched_socket_t sock = { .capacity = ncores, .used = b->threads,
-				  .occupants = b, .noccupants = 1 };
-	cosched_candidate_t cand;
+	/* b's slice, and a slice of a's own: running beside b must be
+	 * accepted and ranked above alternating with it. */
+	cosched_socket_t sock[2] = {
+		{ .capacity = ncores, .used = b->threads, .occupants = b,
+		  .noccupants = 1 },
+		{ .capacity = ncores },
+	};
+	cosched_candidate_t cand[2];
 	cosched_gang_job_t job = *a;
 	size_t nacc = 0;
 
@@ -27,10 +32,12 @@ bool cosched_ts_pairs_well(const cosched_place_t *p, int ncores,
 	if (p->conf.max_slowdown > 0)
 		job.max_slowdown = p->conf.max_slowdown;
 	cosched_place_gang_params(p, ncores, &params);
-	if (cosched_gang_rank(p->conf.policy, &params, &sock, 1, &job, &cand,
+	params.time_shared = true;
+	if (cosched_gang_rank(p->conf.policy, &params, sock, 2, &job, cand,
 			      &nacc, NULL))
 		return false;
-	return nacc == 1;
+	return nacc > 0 && cand[0].reject == COSCHED_REJECT_NONE &&
+	       cand[0].socket == 0;
 }
 
 double cosched_ts_slowdown(const cosched_place_t *p, cosched_category_t cat,

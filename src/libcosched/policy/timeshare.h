@@ -10,7 +10,10 @@
  * The judgement is the policy's, pair by pair: a job pairs badly with
  * another when the policy's ranking refuses the two on one socket
  * (Application-Aware's forbidden pairs, Miss-Rate Bound's MPKI bound,
- * min_slowdown's MaxCorunSlowdown, one application per gang under GANG).
+ * min_slowdown's MaxCorunSlowdown, one application per gang under GANG),
+ * or, time-shared (cosched_gang_params_t.time_shared), ranks a slice of
+ * the job's own above running beside the other: min_slowdown's, when the
+ * two programs' summed speeds together would be below one alone's.
  * The choice, in this order:
  *   idle cores, when the job pairs well with every job of the unit (it
  *   runs beside each of them in turn);
@@ -83,8 +86,9 @@ double cosched_ts_slowdown(const cosched_place_t *p, cosched_category_t cat,
 			   const cosched_ts_holder_t *holders, size_t n,
 			   uint64_t beside);
 
-/* Whether the policy pairs job a beside job b on a unit of ncores cores
- * (the ranking of one socket holding b). */
+/* Whether the policy pairs job a beside job b on a unit of ncores cores:
+ * the time-shared ranking of a socket holding b and an empty one (a's own
+ * slice) puts b's first. */
 bool cosched_ts_pairs_well(const cosched_place_t *p, int ncores,
 			   const cosched_gang_job_t *a,
 			   const cosched_gang_job_t *b);
