@@ -18,7 +18,6 @@
 #include "fake_rapl.h"
 #include "src/node/energy_ledger.h"
 #include "src/node/spool.h"
-#include "src/node/task_stopped.h"
 
 typedef fake_rapl_tree_t tree_t;
 
@@ -197,31 +196,6 @@ START_TEST(t_ledger_stopped_takes_nothing)
 			  5000000, 35000000);
 	cosched_rapl_close(r);
 	cosched_check_tree_free(&t);
-}
-END_TEST
-
-/* A process stopped by SIGSTOP is stopped; running again, it is not; a
- * process gone is not. */
-START_TEST(t_task_stopped)
-{
-	pid_t pid = fork();
-	int st;
-
-	ck_assert_int_ge(pid, 0);
-	if (!pid) {
-		for (;;)
-			pause();
-	}
-	ck_assert(!cosched_task_stopped(pid, "/sys/fs/cgroup"));
-	ck_assert_int_eq(kill(pid, SIGSTOP), 0);
-	ck_assert_int_eq(waitpid(pid, &st, WUNTRACED), pid);
-	ck_assert(cosched_task_stopped(pid, "/sys/fs/cgroup"));
-	ck_assert_int_eq(kill(pid, SIGCONT), 0);
-	ck_assert_int_eq(waitpid(pid, &st, WCONTINUED), pid);
-	ck_assert(!cosched_task_stopped(pid, "/sys/fs/cgroup"));
-	kill(pid, SIGKILL);
-	waitpid(pid, &st, 0);
-	ck_assert(!cosched_task_stopped(pid, "/sys/fs/cgroup"));
 }
 END_TEST
 
@@ -773,7 +747,6 @@ Suite *cosched_test_suite(void)
 	tcase_add_test(tc, t_ledger_shares_add_up);
 	tcase_add_test(tc, t_ledger_presence);
 	tcase_add_test(tc, t_ledger_stopped_takes_nothing);
-	tcase_add_test(tc, t_task_stopped);
 	tcase_add_test(tc, t_ledger_dead_sampler);
 	tcase_add_test(tc, t_ledger_unreadable_and_wrap);
 	tcase_add_test(tc, t_ledger_corrupt_set_aside);
