@@ -372,12 +372,26 @@ static int begin_wait(const cosched_cpufreq_t *c, const char *dir,
 	return lock;
 }
 
-static int begin(const cosched_cpufreq_t *c, const char *dir, journal_t *j,
-		 bool *changed, cosched_cpufreq_outcome_t *out, problems_t *p)
+/* A new journal loaded under its lock (begin_wait): NULL when it could
+ * not be, with *lock -1 (p's err set) or -2 (the lock stayed taken for
+ * wait_ms). */
+static journal_t *begin(const cosched_cpufreq_t *c, const char *dir,
+			int wait_ms, int *lock, bool *changed,
+			cosched_cpufreq_outcome_t *out, problems_t *p)
 {
-	int lock = begin_wait(c, dir, LOCK_WAIT_MS, j, changed, out, p);
+	journal_t *j = cosched_journal_new();
 
-	return lock < 0 ? -1 : lock;
+	if (!j) {
+		*lock = cosched_error_set(p->err,
+					  "cpufreq journal: out of memory");
+		return NULL;
+	}
+	*lock = begin_wait(c, dir, wait_ms, j, changed, out, p);
+	if (*lock < 0) {
+		cosched_journal_free(j);
+		return NULL;
+	}
+	return j;
 }
 
 static int finish(const char *dir, journal_t *j, bool changed, int lock,
@@ -606,14 +620,9 @@ static int acquire_domains(const cosched_cpufreq_t *c, const char *dir,
 		return cosched_error_set(err,
 			"cpufreq: invalid holder (pid %d, governor %s, freq %ld)",
 			(int) h->pid, COSCHED_QUOTE(h->governor), h->freq_khz);
-	j = cosched_journal_new();
+	j = begin(c, dir, LOCK_WAIT_MS, &lock, &changed, out, &p);
 	if (!j)
-		return cosched_error_set(err, "cpufreq journal: out of memory");
-	lock = begin(c, dir, j, &changed, out, &p);
-	if (lock < 0) {
-		cosched_journal_free(j);
 		return -1;
-	}
 	for (int i = 0; i < n; i++) {
 		const cosched_cpufreq_domain_t *cd =
 			cosched_cpufreq_domain(c, idx[i]);
@@ -746,14 +755,9 @@ int cosched_cpufreq_release(const cosched_cpufreq_t *c, const char *dir,
 	if (!out)
 		out = &dummy;
 	outcome_clear(out);
-	j = cosched_journal_new();
+	j = begin(c, dir, LOCK_WAIT_MS, &lock, &changed, out, &p);
 	if (!j)
-		return cosched_error_set(err, "cpufreq journal: out of memory");
-	lock = begin(c, dir, j, &changed, out, &p);
-	if (lock < 0) {
-		cosched_journal_free(j);
 		return -1;
-	}
 	if (kept)
 		changed = recover_kept(c, j, job_id, step_id, kept, out, &p) ||
 			  changed;
@@ -785,14 +789,9 @@ int cosched_cpufreq_set_stopped(const cosched_cpufreq_t *c, const char *dir,
 	if (!out)
 		out = &dummy;
 	outcome_clear(out);
-	j = cosched_journal_new();
+	j = begin(c, dir, LOCK_WAIT_MS, &lock, &changed, out, &p);
 	if (!j)
-		return cosched_error_set(err, "cpufreq journal: out of memory");
-	lock = begin(c, dir, j, &changed, out, &p);
-	if (lock < 0) {
-		cosched_journal_free(j);
 		return -1;
-	}
 	for (int i = 0; i < j->n; i++) {
 		int k = cosched_journal_holder_find(&j->d[i], job_id, step_id);
 
@@ -830,14 +829,9 @@ static int sweep_journal(const cosched_cpufreq_t *c, const char *dir,
 	if (!out)
 		out = &dummy;
 	outcome_clear(out);
-	j = cosched_journal_new();
+	j = begin(c, dir, wait_ms, &lock, &changed, out, &p);
 	if (!j)
-		return cosched_error_set(err, "cpufreq journal: out of memory");
-	lock = begin_wait(c, dir, wait_ms, j, &changed, out, &p);
-	if (lock < 0) {
-		cosched_journal_free(j);
 		return lock;
-	}
 	/* begin_wait() dropped the holders whose process is gone: what is
 	 * left runs. */
 	for (int i = 0; all && i < j->n; i++) {
