@@ -620,6 +620,64 @@ def test_arrive_places_each_program_as_it_arrives():
     assert r.returncode == 2 and "--arrive" in r.stderr
 
 
+def test_draw_generate_draws_a_stream():
+    """--draw --generate N (cosched-sim(1), DRAWN WORKLOADS): an arrival
+    stream at a load drawn from the seed in 0.5..0.9, its jobs those of
+    --generate N with that seed at that load, inside the documented
+    ranges; the same seed gives the same stream, another another; --load
+    beside it is refused."""
+    def stream(seed, *extra):
+        doc = json.loads(sim("--setting", "space", "--draw", "--generate",
+                             "300", "--nodes", "8", "--seed", str(seed),
+                             "--json", *extra).stdout)
+        for r in doc["rows"]:
+            del r["sim_s"]
+        return doc
+    a = stream(5)
+    assert stream(5) == a
+    b = stream(6)
+    assert b["load"] != a["load"] and b["apps"] != a["apps"]
+    loads = [stream(s)["load"] for s in range(1, 21)]
+    assert all(0.5 <= x <= 0.9 for x in loads)
+    assert max(loads) - min(loads) > 0.2, loads
+    plain = json.loads(sim("--setting", "space", "--generate", "300",
+                           "--nodes", "8", "--seed", "5", "--load",
+                           repr(a["load"]), "--json").stdout)
+    # The same jobs; the times scaled by the load as printed (10 digits).
+    def jobs(doc):
+        return [{k: v for k, v in x.items() if k != "submit_s"}
+                for x in doc["apps"]]
+    assert jobs(plain) == jobs(a)
+    assert [x["submit_s"] for x in plain["apps"]] == pytest.approx(
+        [x["submit_s"] for x in a["apps"]], rel=1e-8)
+    assert [r["makespan_s"] for r in plain["rows"]] == pytest.approx(
+        [r["makespan_s"] for r in a["rows"]], rel=1e-6)
+    ranges = {"cpu": (0, 0.1), "lim": (1.5, 2.0), "mem": (5.0, 6.0),
+              "rand": (0, 0.1)}
+    apps = a["apps"]
+    assert len(apps) == 300
+    for x in apps:
+        lo, hi = ranges[x["category"]]
+        assert lo <= x["mpki"] <= hi and 1 <= x["threads"] <= 8, x
+        assert x["mhz"] == (1500 if x["category"] == "mem" else 2200), x
+        assert x["solo_s"] > 0 and x["submit_s"] >= 0, x
+    assert [x["submit_s"] for x in apps] == \
+        sorted(x["submit_s"] for x in apps)
+    # Offered load: core-seconds asked over the cores' during arrivals.
+    asked = sum(x["threads"] * x["solo_s"] for x in apps)
+    span = apps[-1]["submit_s"]
+    assert asked / (8 * 2 * 8 * span) == pytest.approx(a["load"], rel=1e-6)
+    mem = sum(x["category"] == "mem" for x in stream(5, "--mix",
+                                                    "memory")["apps"])
+    assert mem > sum(x["category"] == "mem" for x in apps)
+    head = sim("--setting", "space", "--draw", "--generate", "50",
+               "--seed", "5").stdout.splitlines()[0]
+    assert f"load {a['load']:.3f} (drawn)" in head
+    r = sim("--setting", "space", "--draw", "--generate", "50", "--load",
+            "0.5", check=False)
+    assert r.returncode == 2 and "--load" in r.stderr
+
+
 def test_suite_drawn_incremental_rows_reproducible():
     """cosched-sim-suite --drawn N prints the incremental rows beside the
     batch rows, per policy mean, 5th percentile and worst ratio to the
