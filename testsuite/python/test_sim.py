@@ -564,8 +564,9 @@ def test_draw_reproduces_its_workload():
 
 
 def test_suite_drawn_min_slowdown_never_below_a_seed_plan():
-    """cosched-sim-suite --drawn 100 (the documented command, about a
-    second): every policy over 100 drawn workloads.  Under the core's
+    """cosched-sim-suite --drawn 100 (the documented command, about 25
+    seconds, most of them the streams): every policy over 100 drawn
+    workloads.  Under the core's
     model min_slowdown's time-shared plan is never below the best seed
     policy's; in runs per hour it reaches >= 0.97 of the exact optimum in
     the mean and >= 0.93 at the 5th percentile."""
@@ -585,10 +586,10 @@ def test_suite_drawn_min_slowdown_never_below_a_seed_plan():
     assert ours["mean"] >= 0.97 and ours["p5"] >= 0.93, ours
     assert all(x <= 1 + 1e-9 for p in POLICIES for x in ts[p]["ratios"])
     # Time-shared batch and incremental; space-shared on 1, 2 and 4
-    # nodes, each case's best policy at 1.
-    assert len(d["tables"]) == 6
+    # nodes and over the drawn streams, each case's best variant at 1.
+    assert len(d["tables"]) == 7
     for _, summ in d["tables"][2:]:
-        assert max(max(summ[p]["ratios"]) for p in POLICIES) == 1
+        assert max(max(x["ratios"]) for x in summ.values()) == 1
     assert any("MET" in t for t in doc["targets"])
 
 
@@ -676,6 +677,51 @@ def test_draw_generate_draws_a_stream():
     r = sim("--setting", "space", "--draw", "--generate", "50", "--load",
             "0.5", check=False)
     assert r.returncode == 2 and "--load" in r.stderr
+
+
+def test_suite_drawn_streams():
+    """cosched-sim-suite --drawn N runs every seed policy, min_slowdown and
+    contention-blind packing over N drawn arrival streams: per variant
+    best makespan / its makespan, in (0, 1] with each stream's best at 1,
+    and blind's bounded slowdown / its, the same output for the same
+    seeds; the streams' loads inside the documented 0.5..0.9."""
+    suite = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                         "..", "research", "sim", "cosched-sim-suite")
+
+    def drawn(*extra):
+        r = subprocess.run([sys.executable, suite, "--drawn", "10",
+                            "--builddir", default_builddir(), *extra],
+                           capture_output=True, text=True, timeout=120)
+        assert r.returncode == 0, r.stdout + r.stderr
+        return r.stdout
+    text = drawn()
+    assert drawn() == text
+    variants = ["blind"] + POLICIES
+    heads = ["best makespan / the variant's",
+             "blind's mean bounded slowdown / the variant's",
+             "streams at a drawn load in [0.5, 0.7)",
+             "streams at a drawn load in [0.7, 0.9)"]
+    for head in heads:
+        assert head in text, head
+        block = text.split(head, 1)[1].split("\n\n", 1)[0].splitlines()
+        assert [line.split()[0] for line in block[2:]] == variants, head
+    d = json.loads(drawn("--json"))["drawn"]
+    title, span = d["tables"][-1]
+    assert title.startswith("space-shared streams (10 drawn")
+    assert list(span) == variants
+    for v in variants:
+        assert len(span[v]["ratios"]) == 10
+        assert all(0 < x <= 1 for x in span[v]["ratios"]), v
+    for i in range(10):
+        assert max(span[v]["ratios"][i] for v in variants) == 1
+    _, bsld = d["stream_bsld"]
+    assert bsld["blind"]["ratios"] == [1.0] * 10
+    assert all(x > 0 for v in variants for x in bsld[v]["ratios"])
+    assert all(0.5 <= x <= 0.9 for x in d["stream_loads"])
+    assert sum(p["streams"] for p in d["stream_parts"]) == 10
+    memory = json.loads(drawn("--json", "--mix", "memory"))["drawn"]
+    assert memory["stream_loads"] == d["stream_loads"]
+    assert memory["tables"][-1][1] != span
 
 
 def test_suite_drawn_incremental_rows_reproducible():
