@@ -368,6 +368,13 @@ int sim_lublin_generate(size_t n, int cores, uint64_t seed, sim_mix_t mix,
  * total_cores cores. */
 int sim_scale_load(sim_workload_t *w, size_t first, double total_cores,
 		   double load, cosched_error_t *err);
+/* A drawn arrival stream (--draw --generate, cosched-sim(1), DRAWN
+ * WORKLOADS) is sim_lublin_generate() from the seed at this offered load,
+ * uniform in SIM_DRAW_MIN_LOAD..SIM_DRAW_MAX_LOAD and drawn from a stream
+ * of its own, so the jobs are --generate's with that seed. */
+#define SIM_DRAW_MIN_LOAD 0.5
+#define SIM_DRAW_MAX_LOAD 0.9
+double sim_lublin_draw_load(uint64_t seed);
 
 /* ---- [NTUA-2020-numa]: migration victims (sim_numa.c) ---------- */
 

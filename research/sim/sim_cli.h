@@ -26,7 +26,8 @@ typedef enum { OUT_TABLE, OUT_CSV, OUT_JSON } out_t;
 typedef struct {
 	bool space;
 	bool seed002;
-	bool draw;		/* --draw: sim_workload_draw() from seed */
+	bool draw;		/* --draw: sim_workload_draw() from seed; with
+				 * --generate, the load drawn */
 	double solo_s;
 	bool solo_given;
 	bool pol[COSCHED_POLICY_PLACING_COUNT];
@@ -39,6 +40,7 @@ typedef struct {
 	size_t generate;
 	sim_mix_t mix;		/* --mix, for --swf and --generate */
 	double load;
+	bool load_given;
 	uint64_t seed;
 	bool calibrate;
 	double target;

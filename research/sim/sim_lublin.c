@@ -139,3 +139,15 @@ int sim_scale_load(sim_workload_t *w, size_t first, double total_cores,
 		w->apps[i].submit_s *= span / last;
 	return 0;
 }
+
+/* Another SplitMix64 stream than the jobs': the load does not hang on the
+ * first job's draws, and --generate with the seed gives the same jobs. */
+#define LOAD_STREAM 0xd1b54a32d192ed03ULL
+
+double sim_lublin_draw_load(uint64_t seed)
+{
+	uint64_t rng = seed ^ LOAD_STREAM;
+
+	return SIM_DRAW_MIN_LOAD + (SIM_DRAW_MAX_LOAD - SIM_DRAW_MIN_LOAD) *
+		sim_rng_unit(&rng);
+}

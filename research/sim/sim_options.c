@@ -22,7 +22,8 @@ static void usage(FILE *f)
 "usage: " PROG " [options] [WORKLOAD]\n"
 "  WORKLOAD             workload file (cosched-sim(1), WORKLOAD FORMAT)\n"
 "  --seed002            seed 002's artificial workload (no file needed)\n"
-"  --draw               a workload drawn like it from --seed (and --mix)\n"
+"  --draw               a workload drawn like it from --seed (and --mix);\n"
+"                       with --generate, an arrival stream at a drawn load\n"
 "  --solo S             its standalone time per application (default 50)\n"
 "  --setting time|space time-shared gangs (default) or space-shared cluster\n"
 "  --policy LIST        comma-separated policies (default: all six)\n"
@@ -223,11 +224,18 @@ static int check_combination(const opts_t *o)
 		}
 		return SIM_EXIT_OK;
 	}
-	int sources = (o->workload != NULL) + o->seed002 + o->draw +
-		(o->swf != NULL) + (o->generate > 0);
+	/* --draw --generate is one source: a drawn arrival stream. */
+	int sources = (o->workload != NULL) + o->seed002 +
+		(o->draw && !o->generate) + (o->swf != NULL) +
+		(o->generate > 0);
 	if (sources != 1) {
 		fprintf(stderr, PROG ": give exactly one of WORKLOAD, --seed002, "
 			"--draw, --swf, --generate\n");
+		return SIM_EXIT_USAGE;
+	}
+	if (o->draw && o->generate && o->load_given) {
+		fprintf(stderr, PROG ": --draw --generate draws the stream's "
+			"load from --seed; give --load without --draw\n");
 		return SIM_EXIT_USAGE;
 	}
 	if ((o->swf || o->generate) && !o->space) {
@@ -341,6 +349,7 @@ int sim_options_parse(int argc, char **argv, opts_t *o, sim_model_t *m)
 			break;
 		case O_LOAD:
 			if (num("--load", optarg, 1e-3, 100, &o->load)) return SIM_EXIT_USAGE;
+			o->load_given = true;
 			break;
 		case O_MIX: {
 			cosched_error_t err;
@@ -457,6 +466,8 @@ int sim_options_parse(int argc, char **argv, opts_t *o, sim_model_t *m)
 	/* One place says which DVFS the space-shared runs use (--plot's
 	 * run too). */
 	o->ss.dvfs = o->dvfs == 1;
+	if (o->draw && o->generate)
+		o->load = sim_lublin_draw_load(o->seed);
 	return check_combination(o);
 }
 
@@ -469,7 +480,7 @@ int sim_options_workload(const opts_t *o, const sim_model_t *m,
 	memset(w, 0, sizeof(*w));
 	if (o->seed002) {
 		rc = sim_workload_seed002(w, o->solo_s, &err);
-	} else if (o->draw) {
+	} else if (o->draw && !o->generate) {
 		rc = sim_workload_draw(w, o->seed, o->mix, &err);
 	} else if (o->workload) {
 		rc = sim_workload_load(o->workload, cap, w, &err);

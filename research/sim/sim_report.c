@@ -199,11 +199,34 @@ void sim_report_ts(const opts_t *o, const sim_model_t *m,
 		ts_dvfs(rep);
 }
 
+/* The workload's programs ("apps"); space-shared, with their submit
+ * times. */
+static void json_apps(jb_t *b, json_t *doc, const sim_workload_t *w,
+		      bool submit)
+{
+	json_t *apps = jb_arr(b);
+
+	for (size_t i = 0; i < w->n; i++) {
+		const sim_app_t *a = &w->apps[i];
+		json_t *x = jb_obj(b);
+		JSTR(b, x, "name", a->name);
+		JINT(b, x, "threads", a->threads);
+		JREAL(b, x, "mpki", a->mpki);
+		JINT(b, x, "mhz", a->mhz);
+		JSTR(b, x, "category", cosched_category_name(a->cat));
+		JREAL(b, x, "solo_s", a->solo_s);
+		if (submit)
+			JREAL(b, x, "submit_s", a->submit_s);
+		jb_push(b, apps, x);
+	}
+	jb_set(b, doc, "apps", apps);
+}
+
 json_t *sim_json_ts(const opts_t *o, const sim_model_t *m,
 		    const sim_workload_t *w, const ts_report_t *rep)
 {
 	jb_t b = { false };
-	json_t *doc = jb_obj(&b), *model = jb_obj(&b), *apps = jb_arr(&b);
+	json_t *doc = jb_obj(&b), *model = jb_obj(&b);
 	json_t *rows = jb_arr(&b);
 
 	JSTR(&b, doc, "setting", "time");
@@ -226,18 +249,7 @@ json_t *sim_json_ts(const opts_t *o, const sim_model_t *m,
 	}
 	if (!isnan(rep->opt_rate))
 		JREAL(&b, doc, "optimum_runs_per_h", rep->opt_rate * 3600);
-	for (size_t i = 0; i < w->n; i++) {
-		const sim_app_t *a = &w->apps[i];
-		json_t *x = jb_obj(&b);
-		JSTR(&b, x, "name", a->name);
-		JINT(&b, x, "threads", a->threads);
-		JREAL(&b, x, "mpki", a->mpki);
-		JINT(&b, x, "mhz", a->mhz);
-		JSTR(&b, x, "category", cosched_category_name(a->cat));
-		JREAL(&b, x, "solo_s", a->solo_s);
-		jb_push(&b, apps, x);
-	}
-	jb_set(&b, doc, "apps", apps);
+	json_apps(&b, doc, w, false);
 	for (size_t i = 0; i < rep->n; i++) {
 		const ts_row_t *x = &rep->rows[i];
 		const sim_ts_result_t *r = &x->r;
@@ -310,9 +322,12 @@ void sim_report_ss(const opts_t *o, const sim_model_t *m,
 		return;
 	}
 	printf("space-shared: %zu jobs, %zu nodes x %d sockets x %d cores, "
-	       "dvfs %s, table %s, queue %s\n", w->n, o->ss.nodes,
+	       "dvfs %s, table %s, queue %s", w->n, o->ss.nodes,
 	       o->ss.sockets, o->ss.cores, o->ss.dvfs ? "on" : "off", m->table,
 	       sim_queue_names[o->ss.queue]);
+	if (o->generate)
+		printf(", load %.3f%s", o->load, o->draw ? " (drawn)" : "");
+	printf("\n");
 	printf("%-18s %11s %10s %6s %6s %9s %7s %6s %6s %10s %9s %8s\n",
 	       "variant", "makespan_s", "jobs/h", "tput", "util", "wait_s",
 	       "bsld", "fair", "worst", "energy_kJ", "EDP", "sim_s");
@@ -340,6 +355,9 @@ json_t *sim_json_ss(const opts_t *o, const sim_workload_t *w,
 	JBOOL(&b, doc, "dvfs", o->ss.dvfs);
 	JSTR(&b, doc, "queue", sim_queue_names[o->ss.queue]);
 	JINT(&b, doc, "jobs", w->n);
+	if (o->generate)
+		JREAL(&b, doc, "load", o->load);
+	json_apps(&b, doc, w, true);
 	for (size_t i = 0; i < rep->n; i++) {
 		const sim_ss_result_t *r = &rep->rows[i];
 		json_t *row = jb_obj(&b);

@@ -564,8 +564,9 @@ def test_draw_reproduces_its_workload():
 
 
 def test_suite_drawn_min_slowdown_never_below_a_seed_plan():
-    """cosched-sim-suite --drawn 100 (the documented command, about a
-    second): every policy over 100 drawn workloads.  Under the core's
+    """cosched-sim-suite --drawn 100 (the documented command, about 25
+    seconds, most of them the streams): every policy over 100 drawn
+    workloads.  Under the core's
     model min_slowdown's time-shared plan is never below the best seed
     policy's; in runs per hour it reaches >= 0.97 of the exact optimum in
     the mean and >= 0.93 at the 5th percentile."""
@@ -585,10 +586,10 @@ def test_suite_drawn_min_slowdown_never_below_a_seed_plan():
     assert ours["mean"] >= 0.97 and ours["p5"] >= 0.93, ours
     assert all(x <= 1 + 1e-9 for p in POLICIES for x in ts[p]["ratios"])
     # Time-shared batch and incremental; space-shared on 1, 2 and 4
-    # nodes, each case's best policy at 1.
-    assert len(d["tables"]) == 6
+    # nodes and over the drawn streams, each case's best variant at 1.
+    assert len(d["tables"]) == 7
     for _, summ in d["tables"][2:]:
-        assert max(max(summ[p]["ratios"]) for p in POLICIES) == 1
+        assert max(max(x["ratios"]) for x in summ.values()) == 1
     assert any("MET" in t for t in doc["targets"])
 
 
@@ -618,6 +619,109 @@ def test_arrive_places_each_program_as_it_arrives():
     assert more > 0
     r = sim("--draw", "--setting", "space", "--arrive", check=False)
     assert r.returncode == 2 and "--arrive" in r.stderr
+
+
+def test_draw_generate_draws_a_stream():
+    """--draw --generate N (cosched-sim(1), DRAWN WORKLOADS): an arrival
+    stream at a load drawn from the seed in 0.5..0.9, its jobs those of
+    --generate N with that seed at that load, inside the documented
+    ranges; the same seed gives the same stream, another another; --load
+    beside it is refused."""
+    def stream(seed, *extra):
+        doc = json.loads(sim("--setting", "space", "--draw", "--generate",
+                             "300", "--nodes", "8", "--seed", str(seed),
+                             "--json", *extra).stdout)
+        for r in doc["rows"]:
+            del r["sim_s"]
+        return doc
+    a = stream(5)
+    assert stream(5) == a
+    b = stream(6)
+    assert b["load"] != a["load"] and b["apps"] != a["apps"]
+    loads = [stream(s)["load"] for s in range(1, 21)]
+    assert all(0.5 <= x <= 0.9 for x in loads)
+    assert max(loads) - min(loads) > 0.2, loads
+    plain = json.loads(sim("--setting", "space", "--generate", "300",
+                           "--nodes", "8", "--seed", "5", "--load",
+                           repr(a["load"]), "--json").stdout)
+    # The same jobs; the times scaled by the load as printed (10 digits).
+    def jobs(doc):
+        return [{k: v for k, v in x.items() if k != "submit_s"}
+                for x in doc["apps"]]
+    assert jobs(plain) == jobs(a)
+    assert [x["submit_s"] for x in plain["apps"]] == pytest.approx(
+        [x["submit_s"] for x in a["apps"]], rel=1e-8)
+    assert [r["makespan_s"] for r in plain["rows"]] == pytest.approx(
+        [r["makespan_s"] for r in a["rows"]], rel=1e-6)
+    ranges = {"cpu": (0, 0.1), "lim": (1.5, 2.0), "mem": (5.0, 6.0),
+              "rand": (0, 0.1)}
+    apps = a["apps"]
+    assert len(apps) == 300
+    for x in apps:
+        lo, hi = ranges[x["category"]]
+        assert lo <= x["mpki"] <= hi and 1 <= x["threads"] <= 8, x
+        assert x["mhz"] == (1500 if x["category"] == "mem" else 2200), x
+        assert x["solo_s"] > 0 and x["submit_s"] >= 0, x
+    assert [x["submit_s"] for x in apps] == \
+        sorted(x["submit_s"] for x in apps)
+    # Offered load: core-seconds asked over the cores' during arrivals.
+    asked = sum(x["threads"] * x["solo_s"] for x in apps)
+    span = apps[-1]["submit_s"]
+    assert asked / (8 * 2 * 8 * span) == pytest.approx(a["load"], rel=1e-6)
+    mem = sum(x["category"] == "mem" for x in stream(5, "--mix",
+                                                    "memory")["apps"])
+    assert mem > sum(x["category"] == "mem" for x in apps)
+    head = sim("--setting", "space", "--draw", "--generate", "50",
+               "--seed", "5").stdout.splitlines()[0]
+    assert f"load {a['load']:.3f} (drawn)" in head
+    r = sim("--setting", "space", "--draw", "--generate", "50", "--load",
+            "0.5", check=False)
+    assert r.returncode == 2 and "--load" in r.stderr
+
+
+def test_suite_drawn_streams():
+    """cosched-sim-suite --drawn N runs every seed policy, min_slowdown and
+    contention-blind packing over N drawn arrival streams: per variant
+    best makespan / its makespan, in (0, 1] with each stream's best at 1,
+    and blind's bounded slowdown / its, the same output for the same
+    seeds; the streams' loads inside the documented 0.5..0.9."""
+    suite = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                         "..", "research", "sim", "cosched-sim-suite")
+
+    def drawn(*extra):
+        r = subprocess.run([sys.executable, suite, "--drawn", "10",
+                            "--builddir", default_builddir(), *extra],
+                           capture_output=True, text=True, timeout=120)
+        assert r.returncode == 0, r.stdout + r.stderr
+        return r.stdout
+    text = drawn()
+    assert drawn() == text
+    variants = ["blind"] + POLICIES
+    heads = ["best makespan / the variant's",
+             "blind's mean bounded slowdown / the variant's",
+             "streams at a drawn load in [0.5, 0.7)",
+             "streams at a drawn load in [0.7, 0.9)"]
+    for head in heads:
+        assert head in text, head
+        block = text.split(head, 1)[1].split("\n\n", 1)[0].splitlines()
+        assert [line.split()[0] for line in block[2:]] == variants, head
+    d = json.loads(drawn("--json"))["drawn"]
+    title, span = d["tables"][-1]
+    assert title.startswith("space-shared streams (10 drawn")
+    assert list(span) == variants
+    for v in variants:
+        assert len(span[v]["ratios"]) == 10
+        assert all(0 < x <= 1 for x in span[v]["ratios"]), v
+    for i in range(10):
+        assert max(span[v]["ratios"][i] for v in variants) == 1
+    _, bsld = d["stream_bsld"]
+    assert bsld["blind"]["ratios"] == [1.0] * 10
+    assert all(x > 0 for v in variants for x in bsld[v]["ratios"])
+    assert all(0.5 <= x <= 0.9 for x in d["stream_loads"])
+    assert sum(p["streams"] for p in d["stream_parts"]) == 10
+    memory = json.loads(drawn("--json", "--mix", "memory"))["drawn"]
+    assert memory["stream_loads"] == d["stream_loads"]
+    assert memory["tables"][-1][1] != span
 
 
 def test_suite_drawn_incremental_rows_reproducible():
