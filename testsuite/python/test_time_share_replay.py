@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """The simulator's time-shared placement makes the controller's slices.
 
-One sequence of arrivals and departures of 1-core jobs goes through
+One sequence of arrivals and departures of 1- and 2-core jobs goes through
 slurmctld on one node of 1 socket x 4 cores with a partition of
 OverSubscribe=FORCE:2 under PreemptMode=GANG (each job's cores read from
 the CPU_IDs Slurm allocated, its partners and how its cores were chosen
@@ -22,19 +22,22 @@ from cosched_loopback.cluster import default_builddir, expand
 # The rows cons_tres fills and repacks are the series' own.
 pytestmark = pytest.mark.series
 
-# (event, name, class): three mem jobs fill what pairs well, so the third
-# and later ones find no choice (cons_tres's cores, in its rows, before
-# and after a departure repacks them).
+# (event, name, class, cores): three mem jobs fill what pairs well, so the
+# third and later ones find no choice (cons_tres's cores, in its rows,
+# before and after a departure repacks them); the last one is 2 cores wide.
 SEQUENCE = [
-    ("arrive", "a", "mem"),
-    ("arrive", "b", "mem"),
-    ("arrive", "c", "cpu"),
-    ("arrive", "d", "cpu"),
-    ("arrive", "e", "mem"),
+    ("arrive", "a", "mem", 1),
+    ("arrive", "b", "mem", 1),
+    ("arrive", "c", "cpu", 1),
+    ("arrive", "d", "cpu", 1),
+    ("arrive", "e", "mem", 1),
     ("depart", "a"),
-    ("arrive", "f", "mem"),
-    ("arrive", "g", "cpu"),
-    ("arrive", "h", "mem"),
+    ("arrive", "f", "mem", 1),
+    ("arrive", "g", "cpu", 1),
+    ("arrive", "h", "mem", 1),
+    ("depart", "c"),
+    ("depart", "d"),
+    ("arrive", "i", "cpu", 2),
 ]
 
 # The record's reason for each way the core chooses (cosched(8)).
@@ -97,8 +100,8 @@ def test_simulator_time_shares_as_the_controller(make_cluster, policy):
             _gone(c, j)
             events.append(f"depart {j}")
             continue
-        _, name, cls = ev
-        j = c.sbatch("-p", "gang", "-N1", "-n1", f"-J{name}",
+        _, name, cls, cores = ev
+        j = c.sbatch("-p", "gang", "-N1", f"-n{cores}", f"-J{name}",
                      f"--cosched-class={cls}", "--wrap=sleep 300")
         ids[name] = j
         c.wait_state(j, ["RUNNING", "SUSPENDED"])
@@ -107,7 +110,7 @@ def test_simulator_time_shares_as_the_controller(make_cluster, policy):
         controller[j] = {"cores": _cores(c, j), "how": _how(rec["reason"]),
                          "alternates": rec.get("alternates", ""),
                          "beside": rec.get("beside", "")}
-        events.append(f"arrive {j} {cls} 1 {rec['mpki']}")
+        events.append(f"arrive {j} {cls} {cores} {rec['mpki']}")
     out = subprocess.run(
         [tool, "--conf", os.path.join(c.workdir, "cosched.conf"),
          "--nodes", "1", "--sockets", "1", "--cores", "4",
