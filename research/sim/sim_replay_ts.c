@@ -29,8 +29,8 @@ typedef struct {
 	uint64_t cores;		/* bit c: core c of its unit */
 } ts_job_t;
 
-/* One of cons_tres's rows of a partition: jobs (indices into r->jobs at
- * the time) whose cores do not overlap. */
+/* One of cons_tres's rows of a partition: jobs (their ids, in the order
+ * they were added) whose cores do not overlap. */
 typedef struct {
 	uint32_t *ids;
 	size_t n;
@@ -123,7 +123,7 @@ static bool row_fits(const ts_row_t *row, const ts_job_t *j)
 	return !(row->mask[j->unit] & j->cores);
 }
 
-static int row_add(sim_replay_ts_t *r, ts_row_t *row, const ts_job_t *j)
+static int row_add(ts_row_t *row, const ts_job_t *j)
 {
 	uint32_t *ids = realloc(row->ids, (row->n + 1) * sizeof(uint32_t));
 
@@ -133,7 +133,6 @@ static int row_add(sim_replay_ts_t *r, ts_row_t *row, const ts_job_t *j)
 	row->ids[row->n++] = j->gj.job_id;
 	row->mask[j->unit] |= j->cores;
 	row->count += __builtin_popcountll(j->cores);
-	(void) r;
 	return 0;
 }
 
@@ -159,13 +158,11 @@ static void row_clear(sim_replay_ts_t *r, ts_row_t *row)
 
 /* A job's first core over the whole partition, then its size: the order
  * part_data_build_row_bitmaps repacks the rows in. */
-static bool repack_before(const sim_replay_ts_t *r, const ts_job_t *a,
-			  const ts_job_t *b)
+static bool repack_before(const ts_job_t *a, const ts_job_t *b)
 {
 	size_t fa = a->unit * 64 + (size_t) __builtin_ctzll(a->cores),
 	       fb = b->unit * 64 + (size_t) __builtin_ctzll(b->cores);
 
-	(void) r;
 	return fa < fb || (fa == fb && __builtin_popcountll(a->cores) <
 						__builtin_popcountll(b->cores));
 }
@@ -205,7 +202,7 @@ static int rows_repack(sim_replay_ts_t *r)
 			size_t at = k++;
 
 			/* Insertion keeps equal keys in row order. */
-			while (at > 0 && repack_before(r, job, order[at - 1])) {
+			while (at > 0 && repack_before(job, order[at - 1])) {
 				order[at] = order[at - 1];
 				at--;
 			}
@@ -220,7 +217,7 @@ static int rows_repack(sim_replay_ts_t *r)
 			i++;
 		if (i == r->nrows)
 			dangling = true;
-		else if (row_add(r, &r->rows[i], order[k]))
+		else if (row_add(&r->rows[i], order[k]))
 			goto oom;
 		rows_sort(r);
 	}
@@ -228,7 +225,7 @@ static int rows_repack(sim_replay_ts_t *r)
 		for (int i = 0; i < r->nrows; i++) {
 			row_clear(r, &r->rows[i]);
 			for (size_t j = 0; j < old_n[i]; j++)
-				if (row_add(r, &r->rows[i],
+				if (row_add(&r->rows[i],
 					    find_job(r, old_ids[i][j])))
 					goto oom;
 		}
@@ -419,7 +416,7 @@ int sim_replay_ts_arrive(sim_replay_ts_t *r, const cosched_gang_job_t *job,
 	/* job_res_add_to_part: the first row it fits, unsorted. */
 	for (i = 0; i < r->nrows && !row_fits(&r->rows[i], j); i++)
 		;
-	if (i < r->nrows && row_add(r, &r->rows[i], j))
+	if (i < r->nrows && row_add(&r->rows[i], j))
 		return cosched_error_set(err, "out of memory");
 	return 0;
 oom:

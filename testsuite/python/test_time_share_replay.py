@@ -8,7 +8,8 @@ the CPU_IDs Slurm allocated, its partners and how its cores were chosen
 from its decision record) and through cosched-sim-replay --oversubscribe 2
 with the same cosched.conf (the decision core's time-sharing layer asked
 as the select plugin asks it; cons_tres's rows where it makes no choice).
-Cores, partners and how must be the same, job by job.
+Cores, partners and how must be the same, job by job; one arrival is
+placed where only cons_tres's rows, repacked at a departure, put it.
 """
 
 import os
@@ -38,6 +39,17 @@ SEQUENCE = [
     ("depart", "c"),
     ("depart", "d"),
     ("arrive", "i", "cpu", 2),
+    # Empty again; then a departure repacks the rows so that the fuller
+    # one has a free core (3) above one free in the other (0): with no
+    # choice, n takes core 3, where the lowest core with room would be 0.
+    ("depart", "b"), ("depart", "e"), ("depart", "f"), ("depart", "g"),
+    ("depart", "h"), ("depart", "i"),
+    ("arrive", "j", "mem", 2),
+    ("arrive", "k", "mem", 1),
+    ("arrive", "l", "cpu", 2),
+    ("arrive", "m", "mem", 2),
+    ("depart", "j"),
+    ("arrive", "n", "mem", 1),
 ]
 
 # The record's reason for each way the core chooses (cosched(8)).
@@ -129,6 +141,8 @@ def test_simulator_time_shares_as_the_controller(make_cluster, policy):
             "beside": keys.get("beside", "")}
     assert simulator == controller, (
         f"{policy}: controller {controller}, simulator {simulator}")
+    # cons_tres's rows, not the lowest core with room.
+    assert controller[ids["n"]]["cores"] == "3", controller
     # The sequence reached every way of choosing but "another job's
     # cores" of a pair that pairs well (which these classes need not).
     hows = {v["how"] for v in controller.values()}
