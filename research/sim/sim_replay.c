@@ -14,6 +14,9 @@
  * Output, one line per arrival:
  *   JOBID NODE SOCKET       (node index from 0, socket within the node)
  *   JOBID pending           (no socket accepts it now)
+ * With --oversubscribe N (a time-shared partition, sim_replay_ts.c) each
+ * arrival's line goes on with its cores and partners:
+ *   JOBID NODE SOCKET cores=0,2 how=idle alternates=12 beside=13,14
  */
 #include <errno.h>
 #include <getopt.h>
@@ -23,12 +26,13 @@
 #include <string.h>
 
 #include "research/sim/sim.h"
+#include "research/sim/sim_replay.h"
 #include "src/libcosched/conf/conf.h"
 #include "src/libcosched/base/number.h"
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: cosched-sim-replay [--conf FILE] [--nodes N] [--sockets S] [--cores C] < EVENTS\n");
+	fprintf(f, "usage: cosched-sim-replay [--conf FILE] [--nodes N] [--sockets S] [--cores C] [--oversubscribe N] < EVENTS\n");
 }
 
 static int parse_int(const char *opt, const char *s, int lo, int hi, int *out)
@@ -48,7 +52,8 @@ static int parse_int(const char *opt, const char *s, int lo, int hi, int *out)
 }
 
 /* One event line; returns 0, or -1 after printing why (line named). */
-static int replay_line(cosched_place_t *place, char *line, long lineno)
+static int replay_line(cosched_place_t *place, sim_replay_ts_t *ts,
+		       char *line, long lineno)
 {
 	char *save = NULL, *verb, *id_s, *cat_s, *thr_s, *mpki_s, *extra;
 	cosched_gang_job_t gj = { 0 };
@@ -74,6 +79,13 @@ static int replay_line(cosched_place_t *place, char *line, long lineno)
 				lineno);
 			return -1;
 		}
+		if (ts && sim_replay_ts_depart(ts, (uint32_t)id, &err) < 0) {
+			fprintf(stderr, "cosched-sim-replay: line %ld: %s\n",
+				lineno, err.msg);
+			return -1;
+		}
+		if (ts)
+			return 0;
 		return cosched_place_leave(place, (uint32_t)id, &err) < 0 ?
 		       fprintf(stderr, "cosched-sim-replay: line %ld: %s\n",
 			       lineno, err.msg), -1 : 0;
@@ -107,6 +119,14 @@ static int replay_line(cosched_place_t *place, char *line, long lineno)
 			err.msg[0] ? err.msg : "mpki: not a number");
 		return -1;
 	}
+	if (ts) {
+		if (sim_replay_ts_arrive(ts, &gj, stdout, &err) < 0) {
+			fprintf(stderr, "cosched-sim-replay: line %ld: %s\n",
+				lineno, err.msg);
+			return -1;
+		}
+		return 0;
+	}
 	if (sim_ss_place(place, &gj, NULL, NULL, &unit, &threads, &err) < 0) {
 		fprintf(stderr, "cosched-sim-replay: line %ld: %s\n", lineno,
 			err.msg);
@@ -129,6 +149,7 @@ int main(int argc, char **argv)
 		{ "nodes", required_argument, NULL, 'n' },
 		{ "sockets", required_argument, NULL, 's' },
 		{ "cores", required_argument, NULL, 'c' },
+		{ "oversubscribe", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -137,11 +158,13 @@ int main(int argc, char **argv)
 	cosched_place_t *place;
 	cosched_error_t err;
 	int nodes = 4, sockets = 2, cores = 4, opt, rc = 0, *units, *ucores;
+	int oversubscribe = 0;
+	sim_replay_ts_t *ts = NULL;
 	const char *conf_path = NULL;
 	char line[512];
 	long lineno = 0;
 
-	while ((opt = getopt_long(argc, argv, "f:n:s:c:h", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "f:n:s:c:o:h", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'f':
 			conf_path = optarg;
@@ -157,6 +180,11 @@ int main(int argc, char **argv)
 		case 'c':
 			if (parse_int("--cores", optarg, 1,
 				      COSCHED_GANG_MAX_CAPACITY, &cores))
+				return 2;
+			break;
+		case 'o':
+			if (parse_int("--oversubscribe", optarg, 2, 32767,
+				      &oversubscribe))
 				return 2;
 			break;
 		case 'h':
@@ -199,13 +227,20 @@ int main(int argc, char **argv)
 	}
 	for (int i = 0; i < nodes; i++)
 		cosched_place_set_node_ok(place, (size_t)i, true);
+	if (oversubscribe &&
+	    !(ts = sim_replay_ts_create(place, oversubscribe, &err))) {
+		fprintf(stderr, "cosched-sim-replay: %s\n", err.msg);
+		cosched_place_free(place);
+		return 2;
+	}
 	while (fgets(line, sizeof(line), stdin)) {
 		lineno++;
-		if (replay_line(place, line, lineno)) {
+		if (replay_line(place, ts, line, lineno)) {
 			rc = 1;
 			break;
 		}
 	}
+	sim_replay_ts_free(ts);
 	cosched_place_free(place);
 	return rc;
 }

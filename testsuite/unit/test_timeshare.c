@@ -191,6 +191,42 @@ START_TEST(test_bad_input)
 }
 END_TEST
 
+/* The partners the record names: the holders of the job's cores, the
+ * others beside, itself neither; ids kept ascending, no repeats, capped. */
+START_TEST(test_partners_and_peers)
+{
+	cosched_ts_holder_t h[3] = {
+		holder(7, COSCHED_CAT_MEM, 0x1), holder(5, COSCHED_CAT_CPU, 0x2),
+		holder(9, COSCHED_CAT_MEM, 0x1),
+	};
+	cosched_ts_choice_t none = { .how = COSCHED_TS_NONE },
+			    idle = { .how = COSCHED_TS_IDLE };
+	uint64_t alt, bes;
+	uint32_t ids[2];
+	int n = 0;
+
+	cosched_ts_partners(h, 3, 9, 0x1, &alt, &bes);
+	ck_assert_uint_eq(alt, 0x1);
+	ck_assert_uint_eq(bes, 0x2);
+	cosched_ts_partners(h, 3, 0, 0x4, &alt, &bes);
+	ck_assert_uint_eq(alt, 0);
+	ck_assert_uint_eq(bes, 0x7);
+	cosched_ts_add_peer(ids, &n, 2, 9);
+	cosched_ts_add_peer(ids, &n, 2, 5);
+	cosched_ts_add_peer(ids, &n, 2, 9);
+	cosched_ts_add_peer(ids, &n, 2, 7);
+	ck_assert_int_eq(n, 2);
+	ck_assert_uint_eq(ids[0], 5);
+	ck_assert_uint_eq(ids[1], 9);
+	/* Occupied units first, empty ones next, never one with no choice. */
+	ck_assert(cosched_ts_unit_preferred(&idle, 1, 0));
+	ck_assert(!cosched_ts_unit_preferred(&idle, 0, 0));
+	ck_assert(cosched_ts_unit_preferred(&idle, 0, 1));
+	ck_assert(!cosched_ts_unit_preferred(&none, 1, 0));
+	ck_assert(!cosched_ts_unit_preferred(&none, 0, 1));
+}
+END_TEST
+
 Suite *cosched_test_suite(void)
 {
 	Suite *s = suite_create("timeshare");
@@ -202,6 +238,7 @@ Suite *cosched_test_suite(void)
 	tcase_add_test(tc, test_no_good_choice);
 	tcase_add_test(tc, test_unbounded_pairs_by_round);
 	tcase_add_test(tc, test_bad_input);
+	tcase_add_test(tc, test_partners_and_peers);
 	suite_add_tcase(s, tc);
 	return s;
 }

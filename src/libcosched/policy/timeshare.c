@@ -65,6 +65,42 @@ double cosched_ts_slowdown(const cosched_place_t *p, cosched_category_t cat,
 	return worst;
 }
 
+void cosched_ts_partners(const cosched_ts_holder_t *holders, size_t n,
+			 uint32_t self, uint64_t own, uint64_t *alternates,
+			 uint64_t *beside)
+{
+	*alternates = *beside = 0;
+	for (size_t k = 0; k < n && k < 64; k++) {
+		if (self && holders[k].gj.job_id == self)
+			continue;
+		if (holders[k].cores & own)
+			*alternates |= (uint64_t) 1 << k;
+		else
+			*beside |= (uint64_t) 1 << k;
+	}
+}
+
+void cosched_ts_add_peer(uint32_t *ids, int *n, int max, uint32_t id)
+{
+	int i = 0;
+
+	while (i < *n && ids[i] < id)
+		i++;
+	if ((i < *n && ids[i] == id) || *n >= max)
+		return;
+	memmove(&ids[i + 1], &ids[i], (size_t) (*n - i) * sizeof(*ids));
+	ids[i] = id;
+	(*n)++;
+}
+
+bool cosched_ts_unit_preferred(const cosched_ts_choice_t *c, size_t n,
+			       int pass)
+{
+	if (c->how == COSCHED_TS_NONE)
+		return false;
+	return pass == 0 ? n > 0 : n == 0;
+}
+
 /* The holders a choice of cores leaves the job beside (holding none of
  * them), and alternating with (holding some); the first bad partner
  * beside, or -1. */
@@ -73,21 +109,12 @@ static long judge(const cosched_place_t *p, int ncores,
 		  const cosched_gang_job_t *job, uint64_t cores,
 		  uint64_t *alternates, uint64_t *beside)
 {
-	long bad = -1;
-
-	*alternates = *beside = 0;
-	for (size_t k = 0; k < n; k++) {
-		uint64_t bit = k < 64 ? (uint64_t) 1 << k : 0;
-
-		if (h[k].cores & cores) {
-			*alternates |= bit;
-			continue;
-		}
-		*beside |= bit;
-		if (bad < 0 && !cosched_ts_pairs_well(p, ncores, job, &h[k].gj))
-			bad = (long) k;
-	}
-	return bad;
+	cosched_ts_partners(h, n, 0, cores, alternates, beside);
+	for (size_t k = 0; k < n; k++)
+		if (!(h[k].cores & cores) &&
+		    !cosched_ts_pairs_well(p, ncores, job, &h[k].gj))
+			return (long) k;
+	return -1;
 }
 
 static int ts_bad_input(cosched_error_t *err, const char *what, long value)

@@ -86,6 +86,26 @@ double cosched_ts_slowdown(const cosched_place_t *p, cosched_category_t cat,
 			   const cosched_ts_holder_t *holders, size_t n,
 			   uint64_t beside);
 
+/* The holders a job holding the cores own (bit c = core c of the unit)
+ * alternates with (they hold one of them) and runs beside (the others),
+ * bit h = holders[h], the first 64; the holder whose job_id is self (the
+ * job itself, once it holds them; 0 for none) is neither. */
+void cosched_ts_partners(const cosched_ts_holder_t *holders, size_t n,
+			 uint32_t self, uint64_t own, uint64_t *alternates,
+			 uint64_t *beside);
+
+/* Add id to ids[0..*n) kept ascending without repeats, at most max of
+ * them (the decision record's alternates and beside). */
+void cosched_ts_add_peer(uint32_t *ids, int *n, int max, uint32_t id);
+
+/* Whether a unit with choice c and n holders is tried in pass 0 (occupied
+ * units) or 1 (empty ones); never with NONE.  Occupied units first: a job
+ * beside good partners, or alternating with a bad one, leaves the empty
+ * units for others (as space sharing joins occupants before it opens a
+ * socket). */
+bool cosched_ts_unit_preferred(const cosched_ts_choice_t *c, size_t n,
+			       int pass);
+
 /* Whether the policy pairs job a beside job b on a unit of ncores cores:
  * the time-shared ranking of a socket holding b and an empty one (a's own
  * slice) puts b's first. */

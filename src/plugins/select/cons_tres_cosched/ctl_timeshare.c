@@ -368,16 +368,6 @@ static int _try_unit(cosched_ctl_t *c, cosched_try_fn try, void *ctx,
 	return rc;
 }
 
-/* Occupied units first: a job beside good partners, or alternating with a
- * bad one, leaves the empty units for others (as space sharing joins
- * occupants before it opens a socket). */
-static bool _preferred(const ts_unit_t *t, int pass)
-{
-	if (t->choice.how == COSCHED_TS_NONE)
-		return false;
-	return pass == 0 ? t->n > 0 : t->n == 0;
-}
-
 int ctl_ts_place(cosched_ctl_t *c, job_record_t *job_ptr, job_view_t *v,
 		 bitstr_t *node_bitmap, uint16_t mode, cosched_try_fn try,
 		 void *ctx)
@@ -431,7 +421,7 @@ int ctl_ts_place(cosched_ctl_t *c, job_record_t *job_ptr, job_view_t *v,
 				   tries < COSCHED_PLACE_MAX_TRIES; k++) {
 			ts_unit_t *t = &units[k];
 
-			if (!_preferred(t, pass))
+			if (!cosched_ts_unit_preferred(&t->choice, t->n, pass))
 				continue;
 			tries++;
 			rc = _try_unit(c, try, ctx, node_bitmap, t);
@@ -506,19 +496,6 @@ static void _job_units_free(ts_unit_t *units, size_t nunits)
 	xfree(units);
 }
 
-static void _add_peer(uint32_t *ids, int *n, uint32_t id)
-{
-	int i = 0;
-
-	while (i < *n && ids[i] < id)
-		i++;
-	if ((i < *n && ids[i] == id) || *n == COSCHED_DECISION_PEERS_MAX)
-		return;
-	memmove(&ids[i + 1], &ids[i], (size_t) (*n - i) * sizeof(*ids));
-	ids[i] = id;
-	(*n)++;
-}
-
 static void _record(cosched_ctl_t *c, job_record_t *job_ptr,
 		    cosched_decision_t *d, const job_record_t *starting)
 {
@@ -543,20 +520,23 @@ static void _record(cosched_ctl_t *c, job_record_t *job_ptr,
 			if (it.i == t->node)
 				own = _unit_mask(job_ptr->job_resrcs, it.j,
 						 node_ptr, t);
-		uint64_t beside = 0;
+		uint64_t alternates, beside;
 		double sd;
 
+		cosched_ts_partners(t->h, t->n, job_ptr->job_id, own,
+				    &alternates, &beside);
 		for (size_t h = 0; h < t->n && h < 64; h++) {
 			uint32_t id = t->h[h].gj.job_id;
 
-			if (id == job_ptr->job_id)
-				continue;
-			if (t->h[h].cores & own) {
-				_add_peer(d->alternates, &d->nalternates, id);
-			} else {
-				_add_peer(d->beside, &d->nbeside, id);
-				beside |= (uint64_t) 1 << h;
-			}
+			if (alternates & ((uint64_t) 1 << h))
+				cosched_ts_add_peer(d->alternates,
+						    &d->nalternates,
+						    COSCHED_DECISION_PEERS_MAX,
+						    id);
+			else if (beside & ((uint64_t) 1 << h))
+				cosched_ts_add_peer(d->beside, &d->nbeside,
+						    COSCHED_DECISION_PEERS_MAX,
+						    id);
 		}
 		/* Beside its partners in turn, never beside those it
 		 * alternates with: not the socket's every job at once. */
