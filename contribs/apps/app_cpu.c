@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * cosched-app-cpu - [NTUA-2013-gang]'s "cpu" representative (NAS ep.A in the
- * seed): its working set fits in L1 and it only computes.  The kernel is
- * ep's: pairs of uniform pseudo-random numbers, the Gaussian deviates of
- * the pairs inside the unit circle (Marsaglia's polar method), counted in
- * ten annuli.  Work: 2^24 x scale pairs.
+ * cosched-app-cpu - the "cpu" representative of "Power-aware gang scheduling
+ * on multicore" (NTUA thesis, 2013) (NAS ep.A in the seed): its working set
+ * fits in L1 and it only computes.  The kernel is ep's: pairs of uniform
+ * pseudo-random numbers, the Gaussian deviates of the pairs inside the unit
+ * circle (Marsaglia's polar method), counted in ten annuli.  Work: 2^24 x
+ * scale pairs.
  */
 #include <math.h>
 #include <stdio.h>

@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * cosched-app-rand - [NTUA-2013-gang]'s "rand" representative: an int array of
- * half the last-level cache, each element visited in random order over
- * and over (the thesis: 1000 times; here 16 x scale times by default, so a
- * run is short), each visit depending on the previous one (the array
- * holds one random cycle through all its elements, Sattolo's shuffle), so
- * the prefetchers cannot help and the program lives on LLC hits: alone its
- * misses are few, next to a program that streams through the LLC they go
- * to memory.
+ * cosched-app-rand - the "rand" representative of "Power-aware gang
+ * scheduling on multicore" (NTUA thesis, 2013): an int array of half the
+ * last-level cache, each element visited in random order over and over (the
+ * thesis: 1000 times; here 16 x scale times by default, so a run is short),
+ * each visit depending on the previous one (the array holds one random cycle
+ * through all its elements, Sattolo's shuffle), so the prefetchers cannot
+ * help and the program lives on LLC hits: alone its misses are few, next to
+ * a program that streams through the LLC they go to memory.
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,14 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * cosched-app-lim and cosched-app-mem - [NTUA-2013-gang]'s "lim" and "mem"
- * representatives: STREAM-like passes over three arrays of the size of the
- * last-level cache each (3 x LLC in all, so every pass streams from
- * memory, the prefetchers helping).
+ * cosched-app-lim and cosched-app-mem - the "lim" and "mem" representatives
+ * of "Power-aware gang scheduling on multicore" (NTUA thesis, 2013):
+ * STREAM-like passes over three arrays of the size of the last-level cache
+ * each (3 x LLC in all, so every pass streams from memory, the prefetchers
+ * helping).
  *
  *   mem: a[i] = b[i] + s x c[i], 1 arithmetic operation per element moved
- *        ([NTUA-2013-gang]: STREAM at ~80% bandwidth, 1 op per transaction)
+ *        (the 2013 gang-scheduling thesis: STREAM at ~80% bandwidth, 1 op
+ *        per transaction)
  *   lim: a[i] = p(b[i], c[i]), 10 operations per element
- *        ([NTUA-2013-gang]: STREAM at ~25% bandwidth, 10 ops per transaction)
+ *        (the 2013 gang-scheduling thesis: STREAM at ~25% bandwidth, 10
+ *        ops per transaction)
  *
  * One binary; the name it is called by (or --kind) chooses.  Work: 6 GiB
  * x scale moved (mem) and 1.5 GiB x scale (lim), whole passes, so both

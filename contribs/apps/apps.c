@@ -163,9 +163,10 @@ void *app_alloc(size_t bytes)
 		exit(1);
 	}
 	/* The programs measure caches and the memory link, not the TLB
-	 * (the microbenchmark of [NTUA-2014-corun] used 4 KiB pages, but
-	 * its largest random list was 128 MB): ask for huge pages, a hint
-	 * the kernel may ignore (THP "never"). */
+	 * (the microbenchmark of "Effects of co-scheduling applications on
+	 * multicore architectures" (NTUA thesis, 2014) used 4 KiB pages, but
+	 * its largest random list was 128 MB): ask for huge pages, a hint the
+	 * kernel may ignore (THP "never"). */
 	(void) madvise(p, bytes, MADV_HUGEPAGE);
 	memset(p, 0, bytes);
 	return p;

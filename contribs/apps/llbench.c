@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * cosched-llbench - [NTUA-2014-corun]'s linked-list microbenchmark ("The
- * microbenchmark"): 1..8 independent linked lists ("streams") walked
- * together, so their loads overlap.  Each node is one 64-byte cache line
- * (7 longs of padding and the next pointer).  Sequential lists link node i
- * to i + 1 (the prefetchers follow); random lists are one random cycle
- * through all their nodes (Sattolo's shuffle).  The total size S is split
- * into n lists of S/n; each iteration advances every list by one node.
+ * cosched-llbench - the linked-list microbenchmark ("The microbenchmark") of
+ * "Effects of co-scheduling applications on multicore architectures" (NTUA
+ * thesis, 2014): 1..8 independent linked lists ("streams") walked together,
+ * so their loads overlap.  Each node is one 64-byte cache line (7 longs of
+ * padding and the next pointer).  Sequential lists link node i to i + 1 (the
+ * prefetchers follow); random lists are one random cycle through all their
+ * nodes (Sattolo's shuffle).  The total size S is split into n lists of S/n;
+ * each iteration advances every list by one node.
  *
  * Sizes by name, from the machine's caches (the topology, or --l2 and
  * --llc), following the thesis's rule of thumb that a data set reliably fits

@@ -6,13 +6,13 @@
  * Usage: cosched-bench-policies [N [CORES [SEED]]]
  *   N      nodes and jobs (default 10000); every figure is taken at N and
  *          at 2N
- *   CORES  cores per socket, the gang capacity (default 8, [NTUA-2013-gang])
+ *   CORES  cores per socket, the gang capacity (default 8, as in
+ *          "Power-aware gang scheduling on multicore", NTUA thesis, 2013)
  *   SEED   workload and Miss-Rate Bound seed (default 1)
  *
  * A deterministic workload (seeded PRNG: 1..CORES threads, the four
- * categories of [NTUA-2013-gang], MPKI in the ranges of its "artificial"
- * workload) is
- * placed on N nodes x 2 sockets by every policy:
+ * categories of the 2013 gang-scheduling thesis, MPKI in the ranges of its
+ * "artificial" workload) is placed on N nodes x 2 sockets by every policy:
  *   batch        cosched_gang_plan on N jobs, then the gangs mapped onto the
  *                2N sockets, one gang per socket (round-robin when there
  *                are more gangs than sockets: "rr" is the most gangs that
@@ -73,7 +73,8 @@ static double now_ms(void)
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
-/* [NTUA-2013-gang] "Workload ... (artificial)": MPKI per category. */
+/* The 2013 gang-scheduling thesis, "Workload ... (artificial)": MPKI per
+ * category. */
 static cosched_gang_job_t *make_jobs(size_t n, int cores, uint64_t seed)
 {
 	static const double mpki_lo[] = { 0.0, 1.5, 5.0, 0.0 };

@@ -3,13 +3,14 @@
  * cosched-calibrate - this machine's interference table, measured
  * (doc/cosched-calibrate.8).
  *
- * Runs the four representative programs of [NTUA-2013-gang] alone and
- * in every ordered pair on two CPUs of one package, repeats the whole
- * sweep (--repeats, at least 3), and prints the median slowdown of each
- * pair with its range over the repeats, in [NTUA-2014-corun]'s layout (row =
- * victim, column = co-runner, LCA classes N C LC L), then the
- * cosched.conf lines that encode it.  --apply FILE writes those lines into
- * FILE atomically (conf_apply.h).
+ * Runs the four representative programs of "Power-aware gang scheduling on
+ * multicore" (NTUA thesis, 2013) alone and in every ordered pair on two CPUs
+ * of one package, repeats the whole sweep (--repeats, at least 3), and prints
+ * the median slowdown of each pair with its range over the repeats, in the
+ * layout of "Effects of co-scheduling applications on multicore architectures"
+ * (NTUA thesis, 2014) (row = victim, column = co-runner, LCA classes
+ * N C LC L), then the cosched.conf lines that encode it.  --apply FILE writes
+ * those lines into FILE atomically (conf_apply.h).
  *
  * Noise: each repeat measures a victim alone and then next to each
  * co-runner, back to back, and the slowdown is the ratio within the

@@ -4,14 +4,15 @@
  * there are no hardware counters (doc/cosched-characterise.8).
  *
  * Runs the application (the command after "--") alone and next to each of
- * [NTUA-2013-gang]'s representative programs on two CPUs of one package, both
- * ways (the application's slowdown next to each program, and each
- * program's slowdown next to the application, restarted whenever it ends),
- * plus the mem program next to itself (the machine's scale), each figure
- * the median of --repeats (at least 3) ratios taken within one repeat.
- * The decision rule (cosched_corun_classify) gives the category and the
- * LCA class; the result goes into the application's profile in the store
- * (ProfileDir) marked "characterised by co-run", through the store API.
+ * the representative programs of "Power-aware gang scheduling on multicore"
+ * (NTUA thesis, 2013) on two CPUs of one package, both ways (the
+ * application's slowdown next to each program, and each program's slowdown
+ * next to the application, restarted whenever it ends), plus the mem program
+ * next to itself (the machine's scale), each figure the median of --repeats
+ * (at least 3) ratios taken within one repeat.  The decision rule
+ * (cosched_corun_classify) gives the category and the LCA class; the result
+ * goes into the application's profile in the store (ProfileDir) marked
+ * "characterised by co-run", through the store API.
  */
 #include <getopt.h>
 #include <math.h>

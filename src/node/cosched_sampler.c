@@ -178,10 +178,11 @@ static void live_end(void)
 			 "not removed: %.400s", err.msg);
 }
 
-/* One interval: totals, and Miss-Rate Bound's smoothed MPKI ([NTUA-2013-gang]:
- * EWMA with a = 1/2 every quantum), and the energy ledger brought up to
- * now.  last: the step's last reading, whose ledger update is also its
- * leaving (one locked update at the end, not two). */
+/* One interval: totals, and Miss-Rate Bound's smoothed MPKI ("Power-aware gang
+ * scheduling on multicore" (NTUA thesis, 2013): EWMA with a = 1/2 every
+ * quantum), and the energy ledger brought up to now.  last: the step's last
+ * reading, whose ledger update is also its leaving (one locked update at the
+ * end, not two). */
 static void sample(bool last)
 {
 	uint64_t sum[COSCHED_COUNTERS_MAX];

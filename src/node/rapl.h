@@ -33,14 +33,14 @@
  *
  * Wraparound: the counter wraps to 0 after max_energy_range_uj (2^32
  * energy units: 262 kJ with 61 uJ units, about 30 minutes at 150 W;
- * [NTUA-2013-gang] saw about 60 s at high power on parts with coarser ranges).
- * The energy between two reads is (cur - prev) mod (max_energy_range_uj + 1):
- * one wrap is handled; two or more wraps between reads cannot be told
- * apart from one, and the energy of each extra wrap is lost.  A counter
- * reset (driver reload) looks like a wrap too.  So read at least once per
- * wrap period: the sampler reads every SampleInterval (1 s by default),
- * far shorter.  The kernel's counter steps in energy units (about 15 to
- * 61 uJ), so a wrap is counted to within one unit.
+ * "Power-aware gang scheduling on multicore" (NTUA thesis, 2013) saw about 60 s
+ * at high power on parts with coarser ranges).  The energy between two reads is
+ * (cur - prev) mod (max_energy_range_uj + 1): one wrap is handled; two or more
+ * wraps between reads cannot be told apart from one, and the energy of each
+ * extra wrap is lost.  A counter reset (driver reload) looks like a wrap
+ * too.  So read at least once per wrap period: the sampler reads every
+ * SampleInterval (1 s by default), far shorter.  The kernel's counter steps in
+ * energy units (about 15 to 61 uJ), so a wrap is counted to within one unit.
  */
 #ifndef COSCHED_RAPL_H
 #define COSCHED_RAPL_H

@@ -293,8 +293,9 @@ int sampler_write_record(sampler_t *s)
 		json_object_set_new(der, "mpki", json_real(
 			1000.0 * (double) s->total[miss] / (double) s->total[ins]));
 		json_object_set_new(der, "mpki_ewma", json_real(s->mpki_ewma));
-		/* [NTUA-2013-gang]'s bandwidth from misses: a line per miss,
-		 * over the time it ran. */
+		/* The bandwidth from misses of "Power-aware gang scheduling
+		 * on multicore" (NTUA thesis, 2013): a line per miss, over the
+		 * time it ran. */
 		{
 			double secs = sampler_runtime_s(s);
 

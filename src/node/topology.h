@@ -92,7 +92,8 @@ int cosched_topology_cpu_numa(const cosched_topology_t *t,
  * topology does not say): the first-level data cache, the second level
  * and the last level (L3; the L2 where there is no L3), with how many
  * cores share that last level.  The representative programs size their
- * working sets from these (contribs/apps, [NTUA-2014-corun] "The
+ * working sets from these (contribs/apps, "Effects of co-scheduling
+ * applications on multicore architectures" (NTUA thesis, 2014), "The
  * microbenchmark"). */
 typedef struct {
 	unsigned long long l1d, l2, llc;

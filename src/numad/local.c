@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * local.c - high-priority jobs kept local ([NTUA-2020-numa]'s "pull their
- * pages to the node of their CPUs", with the hysteresis of [LaRowe-1992-pages]
- * and [Corbalan-2004-sched]).
+ * local.c - high-priority jobs kept local ("pull their pages to the node of
+ * their CPUs", from "Dynamic memory placement of applications on a NUMA
+ * system" (NTUA thesis, 2020), with the hysteresis of LaRowe, Ellis and
+ * Holliday (1992) and Corbalan, Martorell and Labarta (2004)).
  *
  * After every scan, for each process of a high-priority job whose CPUs are
  * on one node: its anonymous memory is looked at in 2 MiB ranges (at most

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * pages.c - finding a process's pages on a NUMA node and moving
- * them with move_pages(2), and the freeze window of [LaRowe-1992-pages] and
- * [Corbalan-2004-sched].
+ * them with move_pages(2), and the freeze window of LaRowe, Ellis and Holliday
+ * (1992) and Corbalan, Martorell and Labarta (2004).
  *
  * A victim's pages are found in address order from a cursor that only
  * moves forward: the anonymous mappings of /proc/PID/maps (file-backed

@@ -6,13 +6,13 @@
  * processes, its movable pages per node (/proc/PID/numa_maps), the node
  * its CPUs run on (its affinity) and its bandwidth figure.
  *
- * Bandwidth.  [NTUA-2020-numa] ranks processes by LLC misses per interval.
- * Where the step's sampler has no counters (these development machines, most
- * VMs) the figure is an estimate, CPU seconds per second since the last
- * scan (since the process started, at its first), and is labelled
- * NUMAD_BW_ESTIMATE wherever it is shown: a process that does not run
- * does not use memory bandwidth, and among running ones it does not tell
- * a streaming loop from a compute loop.
+ * Bandwidth.  "Dynamic memory placement of applications on a NUMA system" (NTUA
+ * thesis, 2020) ranks processes by LLC misses per interval.  Where the step's
+ * sampler has no counters (these development machines, most VMs) the figure is
+ * an estimate, CPU seconds per second since the last scan (since the process
+ * started, at its first), and is labelled NUMAD_BW_ESTIMATE wherever it is
+ * shown: a process that does not run does not use memory bandwidth, and among
+ * running ones it does not tell a streaming loop from a compute loop.
  */
 #include <ctype.h>
 #include <dirent.h>

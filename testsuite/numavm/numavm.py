@@ -49,8 +49,9 @@ KERNEL_META = "linux-image-cloud-amd64"
 QEMU = "qemu-system-x86_64"
 BUSYBOX = "/bin/busybox"
 
-# The machine of [NTUA-2020-numa] (a 4-socket Xeon E5-4620): the
-# distances the NUMA manager's rules were measured on.
+# The machine of "Dynamic memory placement of applications on a NUMA system"
+# (NTUA thesis, 2020) (a 4-socket Xeon E5-4620): the distances the NUMA
+# manager's rules were measured on.
 SEED000_DISTANCES = (
     (10, 21, 21, 30),
     (21, 10, 30, 21),

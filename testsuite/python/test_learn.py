@@ -87,8 +87,9 @@ def test_learned_cell_changes_strict_placement(make_cluster):
     # Two solo runs of the application: its solo time.
     for _ in range(2):
         _wait_done(c, _submit(c, 1, marks))
-    # Pairs: the configured table ([NTUA-2013-gang]: cpu next to cpu allowed)
-    # lets them share the socket; each measures 3x its solo time.
+    # Pairs: the configured table ("Power-aware gang scheduling on
+    # multicore" (NTUA thesis, 2013): cpu next to cpu allowed) lets them share
+    # the socket; each measures 3x its solo time.
     pairs = 0
     while pairs < 3:
         ids = _submit(c, 2, marks)
@@ -134,7 +135,8 @@ def test_learned_cell_changes_strict_placement(make_cluster):
         "learned table" in log, log[-3000:]
 
     # cosched-status shows the learned cell in use beside the configured
-    # value ([NTUA-2014-corun]: N next to N is 1.0).
+    # value ("Effects of co-scheduling applications on multicore
+    # architectures" (NTUA thesis, 2014): N next to N is 1.0).
     st = _status(c, "--interference", "--json")
     cell = [e for e in st["cells"] if (e["victim"], e["corunner"]) ==
             ("N", "N")][0]

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """The node's NUMA memory manager (cosched-numad, cosched-numa) on real
-NUMA nodes, in qemu guests (testsuite/numavm): 2 nodes, and 4 nodes at
-[NTUA-2020-numa]'s distances.
+NUMA nodes, in qemu guests (testsuite/numavm): 2 nodes, and 4 nodes at the
+distances of "Dynamic memory placement of applications on a NUMA system"
+(NTUA thesis, 2020).
 
 Each scenario starts its own daemon with its own directories in the guest
 and its own test processes (numa_mem_prog: memory of a known size on a
@@ -560,11 +561,12 @@ def test_victim_exiting_mid_request_ends_it_partial(vm2):
 
 
 def test_best_plus_on_seed000_machine(vm4):
-    """[NTUA-2020-numa]'s 4-node machine (N0-N3 at 30, N0-N1 and N0-N2 at 21):
-    migrate 0 -> 3.  A process running on node 3 takes its pages home
-    first; then, best_plus takes remote-to-remote before local-to-remote,
-    the pages getting closer first: one running on node 1 or 2 (its pages
-    go from 21 to 21 away)... and last the one running on node 0."""
+    """The 4-node machine of the 2020 memory-placement thesis (N0-N3 at 30,
+    N0-N1 and N0-N2 at 21): migrate 0 -> 3.  A process running on node 3
+    takes its pages home first; then, best_plus takes remote-to-remote
+    before local-to-remote, the pages getting closer first: one running on
+    node 1 or 2 (its pages go from 21 to 21 away)... and last the one
+    running on node 0."""
     def body(g):
         g.start()
         try:

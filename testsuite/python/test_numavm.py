@@ -3,9 +3,10 @@
 
 This machine has one NUMA node, so the node library's binding code - the
 task plugin's: cosched_topology_cpu_numa() and cosched_mempolicy_apply() -
-runs in a qemu guest under TCG with 2 nodes and with 4 nodes at
-[NTUA-2020-numa]'s distances, through the guest program numa_bind_check, and
-where the pages went is read from the guest kernel's /proc/self/numa_maps.
+runs in a qemu guest under TCG with 2 nodes and with 4 nodes at the
+distances of "Dynamic memory placement of applications on a NUMA system"
+(NTUA thesis, 2020), through the guest program numa_bind_check, and where
+the pages went is read from the guest kernel's /proc/self/numa_maps.
 Each guest boots once per module (a few seconds each here).
 
 Skipped, with the reason, where no guest can run: no qemu, no busybox-static,

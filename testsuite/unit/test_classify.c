@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* test_classify.c - [NTUA-2013-gang] categories, [NTUA-2014-corun] LCA
- * classes, the mapping between them and the effective class
+/* test_classify.c - the categories of "Power-aware gang scheduling on
+ * multicore" (NTUA thesis, 2013), the LCA classes of "Effects of
+ * co-scheduling applications on multicore architectures" (NTUA thesis, 2014),
+ * the mapping between them and the effective class
  * (src/libcosched/model/classify.c). */
 #include <check.h>
 #include <math.h>
@@ -13,7 +15,8 @@
 #include "src/libcosched/model/classify.h"
 
 #define MB 1e6
-/* [NTUA-2013-gang] "Power model": one package's full STREAM bandwidth. */
+/* The 2013 gang-scheduling thesis, "Power model": one package's full STREAM
+ * bandwidth. */
 #define SEED002_NODE_PEAK (15000.0 * MB)
 
 static cosched_classify_conf_t conf;
@@ -29,8 +32,8 @@ static void setup(void)
 
 /*
  * A run of 100 s with the given IPC, MPKI and threads at 2.2 GHz (the
- * top frequency of [NTUA-2013-gang]); mem_mbs / l3l2_mbs are whole-job
- * bandwidths in MB/s (NAN = not measured).
+ * top frequency of the 2013 gang-scheduling thesis); mem_mbs / l3l2_mbs are
+ * whole-job bandwidths in MB/s (NAN = not measured).
  */
 static cosched_run_t mkrun(double ipc, double mpki, int threads,
 			   double mem_mbs, double l3l2_mbs)
@@ -69,10 +72,10 @@ static cosched_lca_t lca_of(cosched_run_t r)
 	return cosched_classify_lca(&conf, &d, why, sizeof(why));
 }
 
-/* [NTUA-2014-corun] "Classification thresholds": B_max = 14 GB/s, IPC_max = 4
- * give alpha = 7 GB/s, beta = 0.35 GB/s, gamma = 2 GB/s, delta = 0.25,
- * epsilon = 1.  The thesis rounds gamma: 0.15 x 14 GB/s is 2.1 GB/s, which
- * is what the default gives (cosched.conf(5) says so). */
+/* The 2014 co-scheduling thesis, "Classification thresholds": B_max = 14 GB/s,
+ * IPC_max = 4 give alpha = 7 GB/s, beta = 0.35 GB/s, gamma = 2 GB/s, delta =
+ * 0.25, epsilon = 1.  The thesis rounds gamma: 0.15 x 14 GB/s is 2.1 GB/s,
+ * which is what the default gives (cosched.conf(5) says so). */
 START_TEST(test_lca_thresholds_seed001)
 {
 	cosched_lca_abs_t a;
@@ -87,11 +90,12 @@ START_TEST(test_lca_thresholds_seed001)
 END_TEST
 
 /*
- * [NTUA-2014-corun] "Metrics": a prefetch-friendly stream moves 13,851 MB/s
- * but its LLC misses account for only 1,137 MB/s.  With the memory-traffic
- * counter it is L, the class [NTUA-2014-corun] gives streams; from LLC misses
- * alone the rule says LC.  That disagreement is the thesis's own observation
- * (and cosched.conf(5) documents it): it is why memory traffic is preferred.
+ * The 2014 co-scheduling thesis, "Metrics": a prefetch-friendly stream moves
+ * 13,851 MB/s but its LLC misses account for only 1,137 MB/s.  With the
+ * memory-traffic counter it is L, the class the 2014 co-scheduling thesis gives
+ * streams; from LLC misses alone the rule says LC.  That disagreement is the
+ * thesis's own observation (and cosched.conf(5) documents it): it is why memory
+ * traffic is preferred.
  */
 START_TEST(test_lca_stream_prefers_memory_traffic)
 {
@@ -117,25 +121,27 @@ END_TEST
  * Seed programs that no default was read off.  What each default was read
  * off (src/libcosched/model/classify.c, cosched.conf(5) "CLASSIFICATION THRESHOLDS"):
  *
- *   ClassifyMemBandwidthFraction  [NTUA-2013-gang]'s lim and mem STREAM
- *                                 representatives (~25% and ~80% of the
- *                                 package), its DVFS sweep's 60% STREAM
+ *   ClassifyMemBandwidthFraction  the lim and mem STREAM representatives of
+ *                                 the 2013 gang-scheduling thesis (~25% and
+ *                                 ~80% of the package), its DVFS sweep's 60%
+ *                                 STREAM
  *   ClassifyMemMPKI               the artificial workload's lim (1.66..1.99)
  *                                 and mem (5.02..5.57) programs, cg.B (2.99)
  *   ClassifyLimMPKI               the artificial workload's cpu and rand
  *                                 (0.01) and lim (1.66) programs
  *   ClassifyLimBandwidthFraction  the lim STREAM representative (~25%)
  *   ClassifyRandReuse             the rand representative, the STREAMs
- *   ClassifyRandCacheBandwidth    [NTUA-2014-corun]'s gamma (no program)
+ *   ClassifyRandCacheBandwidth    the gamma of the 2014 co-scheduling thesis
+ *                                 (no program)
  *   Lca*, CorePeak*               the thresholds and test machine of
- *                                 [NTUA-2014-corun] (no program)
+ *                                 the 2014 co-scheduling thesis (no program)
  *
- * So every program measurement of [NTUA-2014-corun], and every
- * [NTUA-2013-gang] program for the LCA rule, is independent data; for
- * [NTUA-2013-gang]'s categories only Floyd-Warshall, the power model's STREAM
- * "Mem" and (for ClassifyLimMPKI only) cg.B are.  A figure a thesis does not
- * give is not made up: where the rule needs one (IPC, MPKI), the case is run
- * over a spread of values and must not depend on it.
+ * So every program measurement of the 2014 co-scheduling thesis, and every
+ * program of the 2013 gang-scheduling thesis for the LCA rule, is independent
+ * data; for the categories of the 2013 thesis only Floyd-Warshall, the power
+ * model's STREAM "Mem" and (for ClassifyLimMPKI only) cg.B are.  A figure a
+ * thesis does not give is not made up: where the rule needs one (IPC, MPKI),
+ * the case is run over a spread of values and must not depend on it.
  */
 static const double any_ipc[] = { 0.1, 1.0, 3.0 };
 static const double any_mpki[] = { 0.0, 1.0, 10.0 };
@@ -143,13 +149,14 @@ static const double any_mpki[] = { 0.0, 1.0, 10.0 };
 
 START_TEST(test_seed_programs)
 {
-	/* [NTUA-2013-gang] "Power model": STREAM "Mem", the full ~15000 MB/s
-	 * of the package, on 8 cores.  [NTUA-2013-gang]: memory-intensive
-	 * (mem).  Per core it is 1875 MB/s, between beta and alpha: LC, where
-	 * the mapping (mem <-> L) and [NTUA-2014-corun]'s definition of L
-	 * (streams through the memory link) expect L.  A disagreement of the
-	 * per-core rule for multithreaded streams, documented in
-	 * src/libcosched/model/classify.c; recorded, not bent. */
+	/* The 2013 gang-scheduling thesis, "Power model": STREAM "Mem", the
+	 * full ~15000 MB/s of the package, on 8 cores.  The same thesis:
+	 * memory-intensive (mem).  Per core it is 1875 MB/s, between beta and
+	 * alpha: LC, where the mapping (mem <-> L) and the definition of L in
+	 * the 2014 co-scheduling thesis (streams through the memory link)
+	 * expect L.  A disagreement of the per-core rule for
+	 * multithreaded streams, documented in src/libcosched/model/classify.c;
+	 * recorded, not bent. */
 	for (int i = 0; i < N_ANY; i++)
 		for (int k = 0; k < N_ANY; k++) {
 			cosched_run_t r = mkrun(any_ipc[i], any_mpki[k], 8,
@@ -160,30 +167,31 @@ START_TEST(test_seed_programs)
 				      "STREAM Mem per core: %s", why);
 		}
 
-	/* [NTUA-2013-gang] "Application categories": Floyd-Warshall, MPKI
-	 * 2.28, is mem.  The thesis gives no bandwidth; without a node peak
-	 * only the MPKI fallback can decide, and it says lim (2.28 <
-	 * ClassifyMemMPKI).  A disagreement with the thesis, documented in
-	 * cosched.conf(5) ("It is a fallback only: it reads Floyd-Warshall
-	 * (2.28) as lim").  With a node peak its bandwidth would follow from
-	 * IPC and threads, which the thesis does not give: not tested. */
+	/* The 2013 gang-scheduling thesis, "Application categories":
+	 * Floyd-Warshall, MPKI 2.28, is mem.  The thesis gives no bandwidth;
+	 * without a node peak only the MPKI fallback can decide, and it says
+	 * lim (2.28 < ClassifyMemMPKI).  A disagreement with the thesis,
+	 * documented in cosched.conf(5) ("It is a fallback only: it reads
+	 * Floyd-Warshall (2.28) as lim").  With a node peak its bandwidth would
+	 * follow from IPC and threads, which the thesis does not give: not
+	 * tested. */
 	for (int i = 0; i < N_ANY; i++)
 		ck_assert_int_eq(cat_of(mkrun(any_ipc[i], 2.28, 8, NAN, NAN), 0.0),
 				 COSCHED_CAT_LIM);
 
-	/* cg.B, MPKI 2.99, is lim ([NTUA-2013-gang]).  Independent of
-	 * ClassifyLimMPKI (read off 0.01 and 1.66); for ClassifyMemMPKI it is
-	 * one of the figures the default was read off, so its side of that
-	 * threshold is by construction. */
+	/* cg.B, MPKI 2.99, is lim (the 2013 gang-scheduling thesis).
+	 * Independent of ClassifyLimMPKI (read off 0.01 and 1.66);
+	 * for ClassifyMemMPKI it is one of the figures the default was read
+	 * off, so its side of that threshold is by construction. */
 	for (int i = 0; i < N_ANY; i++) {
 		ck_assert_int_eq(cat_of(mkrun(any_ipc[i], 2.99, 8, NAN, NAN), 0.0),
 				 COSCHED_CAT_LIM);
 		ck_assert_ptr_nonnull(strstr(why, "ClassifyLimMPKI"));
 	}
 
-	/* The LCA rule on [NTUA-2013-gang]'s artificial workload, whose
-	 * categories come with the representatives' bandwidths (lim: STREAM at
-	 * ~25% of the package, mem: at ~80%; [NTUA-2013-gang] "Application
+	/* The LCA rule on the artificial workload of the 2013 gang-scheduling
+	 * thesis, whose categories come with the representatives' bandwidths
+	 * (lim: STREAM at ~25% of the package, mem: at ~80%; its "Application
 	 * categories", "Workload used for the headline comparison").  The LCA
 	 * defaults owe nothing to these.  lim on 4/5/6 threads: 938/750/625
 	 * MB/s per core, LC as the mapping lim <-> LC says.  mem on 3/4/5
@@ -226,8 +234,9 @@ END_TEST
  * value, read from the configuration (so a changed default still tests
  * the comparison), with the defaults and with every key changed.  The
  * side the value itself falls on is what cosched.conf(5) documents: the
- * [NTUA-2013-gang] categories compare with >= ("at least"), the
- * [NTUA-2014-corun] LCA classes with > (the thesis's "above").
+ * categories of the 2013 gang-scheduling thesis compare with >= ("at
+ * least"), the LCA classes of the 2014 co-scheduling thesis with > (the
+ * thesis's "above").
  */
 
 /* Derived metrics with nothing known (an empty profile's: all NAN). */
@@ -299,7 +308,8 @@ static cosched_lca_t lca_d(const cosched_classify_conf_t *c, cosched_derived_t d
 	ck_assert_msg(strstr(why, key) != NULL, "\"%s\" does not name %s", why, key); \
 } while (0)
 
-/* [NTUA-2013-gang] categories: ClassifyMem*, ClassifyLim*, ClassifyRand*. */
+/* Categories of the 2013 gang-scheduling thesis: ClassifyMem*, ClassifyLim*,
+ * ClassifyRand*. */
 START_TEST(test_category_boundaries)
 {
 	for (int v = 0; v < 2; v++) {
@@ -385,8 +395,8 @@ START_TEST(test_category_boundaries)
 }
 END_TEST
 
-/* [NTUA-2014-corun] LCA classes: LcaAlpha, LcaBeta, LcaGamma (x
- * CorePeakBandwidth), LcaEpsilon (x CorePeakIPC), LcaDelta, in the thesis's
+/* LCA classes of the 2014 co-scheduling thesis: LcaAlpha, LcaBeta, LcaGamma
+ * (x CorePeakBandwidth), LcaEpsilon (x CorePeakIPC), LcaDelta, in the thesis's
  * order. */
 START_TEST(test_lca_boundaries)
 {
@@ -397,7 +407,8 @@ START_TEST(test_lca_boundaries)
 		cosched_derived_t base = unknown(), d;
 
 		conf_variant(v, &c);
-		/* [NTUA-2014-corun]: fractions of B_max (MB/s) and IPC_max */
+		/* The 2014 co-scheduling thesis: fractions of B_max (MB/s) and
+		 * IPC_max */
 		alpha = l->alpha * l->core_peak_bw_mbs;
 		beta = l->beta * l->core_peak_bw_mbs;
 		gamma = l->gamma * l->core_peak_bw_mbs;

@@ -112,13 +112,16 @@ START_TEST(test_defaults_seed_figures)
 	cosched_interference_model_t im;
 	cosched_lca_abs_t a;
 
-	/* [NTUA-2013-gang] "Miss-Rate Bound": T = 12.0, a = 1/2 */
+	/* "Power-aware gang scheduling on multicore" (NTUA thesis, 2013),
+	 * "Miss-Rate Bound": T = 12.0, a = 1/2 */
 	ck_assert_double_eq(conf.mrb_threshold, 12.0);
 	ck_assert_double_eq(conf.mrb_weight, 1.0 / 2);
-	/* [NTUA-2013-gang] "Power model": ~15000 MB/s per package (1 MB = 10^6 bytes) */
+	/* The 2013 gang-scheduling thesis, "Power model": ~15000 MB/s per
+	 * package (1 MB = 10^6 bytes) */
 	cosched_conf_merge_params(&conf, &mp);
 	ck_assert_double_eq(mp.node_peak_bw, 15000.0 * 1e6);
-	/* [NTUA-2014-corun] "Classification thresholds" on its test machine
+	/* "Effects of co-scheduling applications on multicore architectures"
+	 * (NTUA thesis, 2014), "Classification thresholds" on its test machine
 	 * (B_max = 14 GB/s, IPC_max = 4): alpha 7 GB/s, beta 0.35 GB/s,
 	 * epsilon 1 */
 	cosched_lca_thresholds(&conf.classify.lca, &a);
@@ -260,8 +263,8 @@ START_TEST(test_parse_example)
 	ck_assert_int_eq(conf.profile_max_samples, 100);
 	ck_assert_double_eq(conf.profile_min_runtime_s, 0.0);
 	/* The two Interference= lines both apply (entries accumulate), the
-	 * rest of the table stays [NTUA-2014-corun]'s, and PreferenceTable=
-	 * forbids lim with mem: by what the model predicts. */
+	 * rest of the table stays that of the 2014 co-scheduling thesis, and
+	 * PreferenceTable= forbids lim with mem: by what the model predicts. */
 	ck_assert_double_eq_tol(slowdown(COSCHED_LCA_C, COSCHED_LCA_L), 3.0, 1e-12);
 	ck_assert_double_eq_tol(slowdown(COSCHED_LCA_LC, COSCHED_LCA_L), 2.0, 1e-12);
 	ck_assert_double_eq_tol(slowdown(COSCHED_LCA_L, COSCHED_LCA_L), 1.5, 1e-12);

@@ -57,8 +57,9 @@ static double predict(cosched_class_t v, const cosched_class_t *co, int n,
  * The default model against the documents it comes from, through the
  * predictions it makes (not by reading its table back).
  *
- * [NTUA-2014-corun] "Measured class-average slowdowns (Sandy Bridge, row =
- * victim, column = co-runner)", copied from the thesis.
+ * "Effects of co-scheduling applications on multicore architectures" (NTUA
+ * thesis, 2014), "Measured class-average slowdowns (Sandy Bridge, row = victim,
+ * column = co-runner)", copied from the thesis.
  */
 static const double seed001_sandy_bridge[4][4] = {
 	/*          N     C     LC    L   */
@@ -68,8 +69,9 @@ static const double seed001_sandy_bridge[4][4] = {
 	/* L  */ { 1.00, 1.00, 1.12, 1.30 },
 };
 
-/* [NTUA-2013-gang] "Application categories", preference table (row =
- * application, column = partner, 0 = "-"), copied from the thesis. */
+/* "Power-aware gang scheduling on multicore" (NTUA thesis, 2013), "Application
+ * categories", preference table (row = application, column = partner, 0 = "-"),
+ * copied from the thesis. */
 static const int seed002_preference[4][4] = {
 	/*           cpu lim mem rand */
 	/* cpu  */ { 1,  1,  1,  1 },
@@ -102,8 +104,8 @@ START_TEST(test_default_predictions_seed001)
 			if (s > worst)
 				worst = s, wv = v, wc = c;
 		}
-	/* [NTUA-2014-corun] "Interference expectations": C next to L is the
-	 * largest slowdown, and L is unaffected by C. */
+	/* The 2014 co-scheduling thesis, "Interference expectations": C next to
+	 * L is the largest slowdown, and L is unaffected by C. */
 	ck_assert_int_eq(lca_order[wv], COSCHED_LCA_C);
 	ck_assert_int_eq(lca_order[wc], COSCHED_LCA_L);
 	{
@@ -113,8 +115,9 @@ START_TEST(test_default_predictions_seed001)
 }
 END_TEST
 
-/* [NTUA-2013-gang]'s "-" cells: a pair may share a gang only when neither
- * direction is "-"; a prediction reports such a pair as forbidden. */
+/* The "-" cells of the 2013 gang-scheduling thesis: a pair may share a gang
+ * only when neither direction is "-"; a prediction reports such a pair as
+ * forbidden. */
 START_TEST(test_default_preferences_seed002)
 {
 	for (int a = 0; a < 4; a++)
@@ -207,8 +210,8 @@ START_TEST(test_zero_and_one_corunner)
 	cosched_class_t l = lca(COSCHED_LCA_L);
 	ck_assert_double_eq(predict(lca(COSCHED_LCA_C), NULL, 0, NULL), 1.0);
 	ck_assert_double_eq(predict(lca(COSCHED_LCA_C), &l, 1, NULL), 2.15);
-	/* [NTUA-2013-gang] "Placement lessons": a memory-bound with a CPU-bound
-	 * program slow each other by < 1.1 */
+	/* The 2013 gang-scheduling thesis, "Placement lessons": a memory-bound
+	 * with a CPU-bound program slow each other by < 1.1 */
 	{
 		cosched_class_t c = cat(COSCHED_CAT_CPU), mm = cat(COSCHED_CAT_MEM);
 		ck_assert(predict(mm, &c, 1, NULL) < 1.1);
@@ -245,7 +248,8 @@ START_TEST(test_speedup_floor)
 }
 END_TEST
 
-/* [NTUA-2013-gang] "-" cells are reported as forbidden, with the culprit. */
+/* The "-" cells of the 2013 gang-scheduling thesis are reported as forbidden,
+ * with the culprit. */
 START_TEST(test_forbidden_pairs)
 {
 	cosched_prediction_t p;
@@ -268,7 +272,7 @@ START_TEST(test_forbidden_pairs)
 		ck_assert_int_eq(cosched_preference_override(&m.pref, NULL, "cpu:rand=-", &err), 0);
 		ck_assert(!cosched_interference_allowed(&m, &r, &c));
 	}
-	/* every "-" cell of [NTUA-2013-gang]'s table */
+	/* every "-" cell of the table of the 2013 gang-scheduling thesis */
 	{
 		static const int forbidden[][2] = {
 			{ COSCHED_CAT_LIM, COSCHED_CAT_RAND }, { COSCHED_CAT_MEM, COSCHED_CAT_MEM },
@@ -325,9 +329,9 @@ START_TEST(test_out_of_range_category)
 END_TEST
 
 /* Overrides, by what the model then predicts: the entries given change,
- * every other pair keeps [NTUA-2014-corun]'s figure, and the rules built on the
- * table (several co-runners, unknown classes, both directions of the
- * preference table) follow the new values. */
+ * every other pair keeps the figure of the 2014 co-scheduling thesis, and the
+ * rules built on the table (several co-runners, unknown classes, both
+ * directions of the preference table) follow the new values. */
 START_TEST(test_overrides)
 {
 	cosched_class_t l = lca(COSCHED_LCA_L), two_l[] = { l, l };
@@ -368,7 +372,7 @@ START_TEST(test_overrides)
 	ck_assert(!p.forbidden);
 	predict(rnd, &lim, 1, &p);
 	ck_assert(!p.forbidden);
-	/* and a "-" forbids a pair [NTUA-2013-gang] allows */
+	/* and a "-" forbids a pair the 2013 gang-scheduling thesis allows */
 	ck_assert_int_eq(cosched_preference_override(&m.pref, NULL, "CPU:Mem=-", &err), 0);
 	{
 		cosched_class_t mem = cat(COSCHED_CAT_MEM), cpu = cat(COSCHED_CAT_CPU);

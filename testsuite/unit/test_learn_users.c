@@ -64,7 +64,8 @@ START_TEST(test_one_user_moves_nothing_alone)
 	ck_assert_double_eq(used_value(&t, COSCHED_LCA_L, COSCHED_LCA_L, 1000),
 			    conf.slowdown[COSCHED_LCA_L][COSCHED_LCA_L]);
 	/* Nor their preference entries: mem next to mem stays forbidden
-	 * by [NTUA-2013-gang]'s table, and no cell counts as learned. */
+	 * by the table of "Power-aware gang scheduling on multicore" (NTUA
+	 * thesis, 2013), and no cell counts as learned. */
 	{
 		cosched_interference_model_t out;
 		cosched_pref_rule_t rule;

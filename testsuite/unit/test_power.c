@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test_power.c - thread count and frequency choices
- * (src/libcosched/model/power.c): [NTUA-2013-gang] "Threads vs EDP" and "DVFS model". */
+ * (src/libcosched/model/power.c): "Power-aware gang scheduling on multicore"
+ * (NTUA thesis, 2013), "Threads vs EDP" and "DVFS model". */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,7 +12,7 @@
 
 static cosched_error_t err;
 
-/* [NTUA-2013-gang] "Threads vs EDP": ft.B on 1..8 cores. */
+/* The 2013 gang-scheduling thesis, "Threads vs EDP": ft.B on 1..8 cores. */
 static const double ftb_time[] = { 80.8083, 44.2010, 32.8540, 28.4949,
 				   23.9559, 21.1219, 20.0673, 21.0738 };
 static const double ftb_energy[] = { 2352.26, 1528.45, 1301.77, 1241.17,
@@ -173,7 +174,8 @@ START_TEST(test_freq_policies)
 }
 END_TEST
 
-/* [NTUA-2013-gang] "DVFS model", Merkel & Bellosa at 2.2 GHz. */
+/* The 2013 gang-scheduling thesis, "DVFS model", Merkel & Bellosa at
+ * 2.2 GHz. */
 START_TEST(test_merkel_bellosa)
 {
 	static const long seed_list[] = { 1200000, 1300000, 1400000, 1500000,

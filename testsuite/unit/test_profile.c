@@ -57,7 +57,9 @@ START_TEST(test_names_refused)
 }
 END_TEST
 
-/* [NTUA-2014-corun] "Metrics" and [NTUA-2013-gang] "Metrics" on one run. */
+/* "Effects of co-scheduling applications on multicore architectures" (NTUA
+ * thesis, 2014), "Metrics" and "Power-aware gang scheduling on multicore" (NTUA
+ * thesis, 2013), "Metrics" on one run. */
 START_TEST(test_derive)
 {
 	cosched_run_t r = mkrun(4e9, 2e9, 2e7, 10.0, 2);
@@ -280,7 +282,7 @@ START_TEST(test_sample_bound)
 }
 END_TEST
 
-/* [NTUA-2013-gang] "Threads vs EDP": ft.B on 1..8 cores. */
+/* The 2013 gang-scheduling thesis, "Threads vs EDP": ft.B on 1..8 cores. */
 static const double ftb_time[8] = { 80.8083, 44.2010, 32.8540, 28.4949,
 				    23.9559, 21.1219, 20.0673, 21.0738 };
 static const double ftb_energy[8] = { 2352.26, 1528.45, 1301.77, 1241.17,
@@ -314,7 +316,8 @@ START_TEST(test_edp_points_ftb)
 		/* the thesis's EDP column: unrounded time x energy */
 		ck_assert_double_eq_tol(e->energy_j * e->time_s, ftb_edp[i], 0.2);
 	}
-	/* Minimum at 7 ([NTUA-2013-gang]), as the power choice reads them */
+	/* Minimum at 7 (the 2013 gang-scheduling thesis), as the power choice
+	 * reads them */
 	ck_assert_msg(cosched_power_best_threads(p.edp, (size_t) p.n_edp, 0.0,
 						 &best, &err) == 0, "%s", err.msg);
 	ck_assert_int_eq(best, 7);

@@ -755,8 +755,9 @@ END_TEST
 
 /*
  * The pieces together: cosched.conf gives the store's merge parameters and
- * the thresholds; runs of [NTUA-2013-gang]'s representative programs are merged
- * into the store, loaded back, classified, and their pairs predicted.
+ * the thresholds; runs of the representative programs of "Power-aware gang
+ * scheduling on multicore" (NTUA thesis, 2013) are merged into the store,
+ * loaded back, classified, and their pairs predicted.
  */
 START_TEST(test_conf_store_classify_pipeline)
 {
@@ -806,8 +807,8 @@ START_TEST(test_conf_store_classify_pipeline)
 		ck_assert_int_eq(cls[i].source, COSCHED_CLASS_FROM_PROFILE);
 		cosched_profile_free(&p);
 	}
-	/* rand next to mem: forbidden ([NTUA-2013-gang]); mem next to cpu:
-	 * allowed */
+	/* rand next to mem: forbidden (the 2013 gang-scheduling thesis); mem
+	 * next to cpu: allowed */
 	{
 		cosched_prediction_t pr;
 		ck_assert_int_eq(cosched_interference_predict(&conf.interference, &cls[3],

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* test_victim.c - [NTUA-2020-numa]'s migration-victim orders (src/libcosched/model/victim.h):
- * orders and plans computed by hand on [NTUA-2020-numa]'s 4-node machine, the
- * freeze that stops pages bouncing back, and the refusals. */
+/* test_victim.c - the migration-victim orders of "Dynamic memory placement
+ * of applications on a NUMA system" (NTUA thesis, 2020)
+ * (src/libcosched/model/victim.h): orders and plans computed by hand on the
+ * thesis's 4-node machine, the freeze that stops pages bouncing back, and the
+ * refusals. */
 #include <math.h>
 #include <string.h>
 
@@ -11,7 +13,8 @@
 
 static cosched_error_t err;
 
-/* [NTUA-2020-numa]'s machine (its "Experimental setup"). */
+/* The machine of the 2020 memory-placement thesis (its "Experimental
+ * setup"). */
 static const unsigned D[16] = {
 	10, 21, 21, 30,
 	21, 10, 30, 21,

@@ -177,14 +177,16 @@ static bool repeatable(const conf_key_t *k)
  * Bound in policy/gang.c, slowdowns in model/power_policy.c.
  */
 static const conf_key_t keys[] = {
-	/* [NTUA-2013-gang] categories (model/classify.c has the derivation). */
+	/* "Power-aware gang scheduling on multicore" (NTUA thesis, 2013)
+	 * categories (model/classify.c has the derivation). */
 	{ "ClassifyMemBandwidthFraction", K_CLASSIFY, OFF(classify), NULL },
 	{ "ClassifyMemMPKI", K_CLASSIFY, OFF(classify), NULL },
 	{ "ClassifyLimBandwidthFraction", K_CLASSIFY, OFF(classify), NULL },
 	{ "ClassifyLimMPKI", K_CLASSIFY, OFF(classify), NULL },
 	{ "ClassifyRandReuse", K_CLASSIFY, OFF(classify), NULL },
 	{ "ClassifyRandCacheBandwidth", K_CLASSIFY, OFF(classify), NULL },
-	/* [NTUA-2014-corun] "Classification thresholds". */
+	/* "Effects of co-scheduling applications on multicore architectures"
+	 * (NTUA thesis, 2014), "Classification thresholds". */
 	{ "LcaAlpha", K_CLASSIFY, OFF(classify), NULL },
 	{ "LcaBeta", K_CLASSIFY, OFF(classify), NULL },
 	{ "LcaGamma", K_CLASSIFY, OFF(classify), NULL },
@@ -211,8 +213,8 @@ static const conf_key_t keys[] = {
 	  &interference_min_samples_range },
 	{ "InterferenceHalfLife", K_NUMBER, OFF(interference_half_life_days),
 	  &interference_half_life_range },
-	/* Gang policies and power ([NTUA-2013-gang] "The five schedulers",
-	 * "DVFS model"). */
+	/* Gang policies and power (the 2013 gang-scheduling thesis, "The five
+	 * schedulers", "DVFS model"). */
 	{ "CoschedPolicy", K_POLICY, OFF(policy), NULL },
 	{ "MissRateBoundThreshold", K_NUMBER, OFF(mrb_threshold),
 	  &cosched_mrb_threshold_range },

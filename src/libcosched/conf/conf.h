@@ -59,7 +59,8 @@ const char *cosched_interference_source_name(cosched_interference_source_t s);
 #define COSCHED_INTERFERENCE_MIN_SAMPLES_DEFAULT 5.0
 #define COSCHED_INTERFERENCE_HALF_LIFE_DAYS_DEFAULT 14.0
 
-/* [NTUA-2013-gang] "Power model": a package's full STREAM bandwidth, MB/s. */
+/* "Power-aware gang scheduling on multicore" (NTUA thesis, 2013), "Power
+ * model": a package's full STREAM bandwidth, MB/s. */
 #define COSCHED_CONF_DEFAULT_NODE_PEAK_BW_MBS	15000.0
 
 /* Topology= (the node's topology source, src/node/topology.h). */

@@ -27,9 +27,9 @@ const cosched_event_def_t *cosched_counters_find_event(const char *name);
  * The role of an event name: the perf name of what it counts, for perf's
  * own names and for perf::NAME (any case), and for the presets the
  * sampler derives from: PAPI_TOT_INS instructions, PAPI_TOT_CYC cycles,
- * PAPI_L3_LDM and PAPI_L3_TCM LLC-load-misses (all L3 misses:
- * [NTUA-2013-gang]'s MPI counts those, and some CPUs have no L3 load-miss
- * preset).  NULL for any other name.
+ * PAPI_L3_LDM and PAPI_L3_TCM LLC-load-misses (all L3 misses: the MPI of
+ * "Power-aware gang scheduling on multicore" (NTUA thesis, 2013) counts
+ * those, and some CPUs have no L3 load-miss preset).  NULL for any other name.
  */
 const char *cosched_counters_role(const char *name);
 

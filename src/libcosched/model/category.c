@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* model/category.c - names, parsing and [NTUA-2013-gang]'s preference table. */
+/* model/category.c - names, parsing and the preference table of
+ * "Power-aware gang scheduling on multicore" (NTUA thesis, 2013). */
 #include <stdbool.h>
 #include <string.h>
 
@@ -76,7 +77,8 @@ int cosched_lca_parse_nocase(const char *field, const char *str,
 
 void cosched_pref_table_default(cosched_pref_table_t *t)
 {
-	/* [NTUA-2013-gang], "Application categories", preference table. */
+	/* The 2013 gang-scheduling thesis, "Application categories", preference
+	 * table. */
 	static const int def[COSCHED_CAT_COUNT][COSCHED_CAT_COUNT] = {
 		/*           cpu lim mem rand */
 		/* cpu  */ { 1,  1,  1,  1 },
@@ -99,7 +101,8 @@ int cosched_pref_allowed(const cosched_pref_table_t *t,
 
 /*
  * Mapping between the taxonomies (one-to-one; both directions), in the
- * words of [NTUA-2013-gang] first and [NTUA-2014-corun] second:
+ * words of the 2013 gang-scheduling thesis first and "Effects of co-scheduling
+ * applications on multicore architectures" (NTUA thesis, 2014) second:
  *   cpu  <-> N   working set in L1/L2, "barely slowed by anyone";
  *                private caches only, row N of the table ~1.0.
  *   rand <-> C   "depends on LLC reuse", catastrophic next to lim or mem;

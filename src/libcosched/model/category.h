@@ -2,16 +2,16 @@
 /*
  * category.h - the two application taxonomies cosched uses.
  *
- * [NTUA-2013-gang] ("Power-aware gang scheduling on multicore", diploma
- * thesis, NTUA CSLab, 2013) sorts programs into four categories by how they
- * use the memory hierarchy: cpu, lim (limited memory), mem (memory-intensive)
- * and rand (random access).  [NTUA-2014-corun] ("Effects of co-scheduling
- * applications on multicore architectures", diploma thesis, NTUA CSLab, 2014)
- * uses the LCA classes N, C, LC and L of Haritatos et al., "LCA: a memory
- * link and cache-aware co-scheduling approach for CMPs", PACT 2014.  Both are
- * kept: the gang policies speak the language of [NTUA-2013-gang], the
- * interference model that of [NTUA-2014-corun].  The mapping between them is
- * in model/classify.h.
+ * "Power-aware gang scheduling on multicore" (diploma thesis, NTUA CSLab,
+ * 2013) sorts programs into four categories by how they use the memory
+ * hierarchy: cpu, lim (limited memory), mem (memory-intensive) and rand
+ * (random access).  "Effects of co-scheduling applications on multicore
+ * architectures" (diploma thesis, NTUA CSLab, 2014) uses the LCA classes N,
+ * C, LC and L of Haritatos et al., "LCA: a memory link and cache-aware
+ * co-scheduling approach for CMPs", PACT 2014.  Both are kept: the gang
+ * policies speak the language of the 2013 gang-scheduling thesis, the
+ * interference model that of the 2014 co-scheduling thesis.  The mapping
+ * between them is in model/classify.h.
  */
 #ifndef COSCHED_CATEGORY_H
 #define COSCHED_CATEGORY_H
@@ -62,8 +62,8 @@ cosched_lca_t cosched_category_to_lca(cosched_category_t cat);
 cosched_category_t cosched_lca_to_category(cosched_lca_t lca);
 
 /*
- * The preference table of [NTUA-2013-gang] ("Application categories"):
- * row is the application, column the partner; lower is preferred,
+ * The preference table of the 2013 gang-scheduling thesis ("Application
+ * categories"): row is the application, column the partner; lower is preferred,
  * COSCHED_PREF_FORBIDDEN marks a pair that must never share a gang.
  *
  *          cpu lim mem rand
@@ -78,7 +78,7 @@ typedef struct {
 	int pref[COSCHED_CAT_COUNT][COSCHED_CAT_COUNT];
 } cosched_pref_table_t;
 
-/* Fill *t with [NTUA-2013-gang]'s table above. */
+/* Fill *t with the table above, from the 2013 gang-scheduling thesis. */
 void cosched_pref_table_default(cosched_pref_table_t *t);
 
 /* Whether two categories may share a gang: both directions must allow it

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * classify.c - [NTUA-2013-gang] categories and [NTUA-2014-corun] LCA classes
- * from a profile's derived metrics, the mapping between the two, and the
- * choice of a job's effective class.
+ * classify.c - "Power-aware gang scheduling on multicore" (NTUA thesis, 2013)
+ * categories and "Effects of co-scheduling applications on multicore
+ * architectures" (NTUA thesis, 2014) LCA classes from a profile's derived
+ * metrics, the mapping between the two, and the choice of a job's effective
+ * class.
  */
 #include <math.h>
 #include <stdarg.h>
@@ -17,16 +19,17 @@
 #include "src/libcosched/base/text.h"
 
 /*
- * Default [NTUA-2013-gang] thresholds.  [NTUA-2013-gang] ("Application
- * categories") gives representative programs and no numeric rule; it also says
- * MPKI alone does not decide (Floyd-Warshall MPKI 2.28 is mem, cg.B MPKI 2.99
- * is lim).  The defaults below are read off its programs and tables:
+ * Default thresholds for the categories of the 2013 gang-scheduling thesis.
+ * The thesis ("Application categories") gives representative programs and no
+ * numeric rule; it also says MPKI alone does not decide (Floyd-Warshall MPKI
+ * 2.28 is mem, cg.B MPKI 2.99 is lim).  The defaults below are read off its
+ * programs and tables:
  *
  * MEM_BW_FRACTION 0.5: the lim representative is STREAM at ~25% of the
  *   package bandwidth, the mem representative STREAM at ~80%.  The midpoint
  *   is 0.525; rounded down to 0.5 so a borderline program is kept away from
- *   other memory-heavy ones ([NTUA-2013-gang] "Placement lessons": separate
- *   memory-heavy programs).  [NTUA-2013-gang] "DVFS model" also shows
+ *   other memory-heavy ones (the 2013 gang-scheduling thesis, "Placement
+ *   lessons": separate memory-heavy programs).  Its "DVFS model" also shows
  *   bandwidth-bound behaviour (EDP minimum below the top frequency) from 60%
  *   on.
  *
@@ -46,8 +49,8 @@
  * LIM_BW_FRACTION 0.1: the lim representative uses ~25% of the bandwidth;
  *   cpu programs (working set in L1/L2) use next to none.  0.1 is below half
  *   the lim representative, so a lim program with a low MPKI but real
- *   streaming traffic (prefetched streams miss few times, [NTUA-2014-corun]
- *   "Metrics") is still lim.
+ *   streaming traffic (prefetched streams miss few times, the 2014
+ *   co-scheduling thesis, "Metrics") is still lim.
  *
  * RAND_REUSE 10 (L3->L2 bytes per memory byte): the rand representative is
  *   an int array of half the LLC, each element accessed 1000 times in
@@ -57,15 +60,16 @@
  *   bring each line from memory once and move it to L2 once: ratio ~1.
  *   10 is an order of magnitude above streams and far below rand.
  *   The rule also matches a sequential program whose working set fits in
- *   the LLC ([NTUA-2013-gang] would call it lim): its L2 misses are LLC hits
- *   too.  cosched.conf(5) says what that means under Application-Aware.
+ *   the LLC (the 2013 gang-scheduling thesis would call it lim): its L2
+ *   misses are LLC hits too.  cosched.conf(5) says what that means under
+ *   Application-Aware.
  *
  * RAND_CACHE_BW 0.15 (L3->L2 bandwidth per thread, as a fraction of
- *   CorePeakBandwidth): [NTUA-2014-corun]'s gamma, "high cache-to-core
- *   bandwidth".  Without it a cpu program, whose tiny L3->L2 and memory
- *   traffic give an arbitrary ratio, could pass the reuse test; a random
- *   LLC-resident program misses L2 on nearly every access and easily exceeds
- *   it.
+ *   CorePeakBandwidth): the gamma of the 2014 co-scheduling thesis, "high
+ *   cache-to-core bandwidth".  Without it a cpu program, whose tiny L3->L2
+ *   and memory traffic give an arbitrary ratio, could pass the reuse test; a
+ *   random LLC-resident program misses L2 on nearly every access and easily
+ *   exceeds it.
  */
 #define DEF_MEM_BW_FRACTION	0.5
 #define DEF_MEM_MPKI		4.0
@@ -75,8 +79,9 @@
 #define DEF_RAND_CACHE_BW	0.15
 
 /*
- * [NTUA-2014-corun] "Classification thresholds" (fractions of B_max and
- * IPC_max), and its test machine: B_max = 14 GB/s per core, IPC_max = 4.
+ * The 2014 co-scheduling thesis, "Classification thresholds" (fractions of
+ * B_max and IPC_max), and its test machine: B_max = 14 GB/s per core,
+ * IPC_max = 4.
  */
 #define DEF_LCA_ALPHA		0.5
 #define DEF_LCA_BETA		0.025
@@ -203,10 +208,10 @@ static void why(char *reason, size_t len, const char *fmt, ...)
 }
 
 /*
- * [NTUA-2013-gang] category.  Order: mem by bandwidth (memory-heavy programs
- * must be separated whatever else they do), rand by cache reuse (its MPKI of
- * ~0.01 hides it, [NTUA-2013-gang] "Limitations"), lim by MPKI or bandwidth,
- * else cpu.
+ * Category of the 2013 gang-scheduling thesis.  Order: mem by bandwidth
+ * (memory-heavy programs must be separated whatever else they do), rand by
+ * cache reuse (its MPKI of ~0.01 hides it, the thesis's "Limitations"), lim
+ * by MPKI or bandwidth, else cpu.
  */
 cosched_category_t cosched_classify_category(const cosched_classify_conf_t *c,
 					     const cosched_derived_t *d,
@@ -263,8 +268,8 @@ cosched_category_t cosched_classify_category(const cosched_classify_conf_t *c,
 }
 
 /*
- * [NTUA-2014-corun] LCA class, in the thesis's decision order ("Classification
- * thresholds"), per core (per thread of the job):
+ * LCA class of the 2014 co-scheduling thesis, in the thesis's decision order
+ * ("Classification thresholds"), per core (per thread of the job):
  *   memory bandwidth > alpha            -> L
  *   memory bandwidth > beta             -> LC
  *   L3->L2 bandwidth > gamma            -> C
@@ -272,11 +277,11 @@ cosched_category_t cosched_classify_category(const cosched_classify_conf_t *c,
  *   mem_uops / all_uops > delta         -> C (memory-bound)
  *   otherwise                           -> N
  * The memory bandwidth is the measured memory traffic where present, else
- * the LLC-miss estimate ([NTUA-2014-corun] "Metrics").  When mem_uops is not
- * measured a low-IPC program is taken as C: it stalls on something, and
- * treating it as cache-sensitive protects it ([NTUA-2014-corun] "Interference
- * expectations": C suffers most).  An unmeasured L3->L2 skips the gamma
- * test.
+ * the LLC-miss estimate (the 2014 co-scheduling thesis, "Metrics").  When
+ * mem_uops is not measured a low-IPC program is taken as C: it stalls on
+ * something, and treating it as cache-sensitive protects it (the 2014
+ * co-scheduling thesis, "Interference expectations": C suffers most).  An
+ * unmeasured L3->L2 skips the gamma test.
  */
 cosched_lca_t cosched_classify_lca(const cosched_classify_conf_t *c,
 				   const cosched_derived_t *d,
@@ -356,8 +361,9 @@ cosched_class_t cosched_classify_effective(const cosched_classify_conf_t *c,
 				out.cat = COSCHED_CAT_RAND;
 				out.lca = cosched_category_to_lca(out.cat);
 			}
-			/* [NTUA-2013-gang] "Limitations": without cache-to-core
-			 * counters random access looks like cpu (MPKI ~0.01). */
+			/* The 2013 gang-scheduling thesis, "Limitations":
+			 * without cache-to-core counters random access looks
+			 * like cpu (MPKI ~0.01). */
 			if (declared == COSCHED_CAT_RAND &&
 			    isnan(d->llc_to_core_bw) &&
 			    (out.cat == COSCHED_CAT_CPU ||
@@ -372,7 +378,8 @@ cosched_class_t cosched_classify_effective(const cosched_classify_conf_t *c,
 		}
 	}
 	/* No counters to decide: a characterisation by co-run
-	 * (cosched-characterise) does, as [NTUA-2013-gang] classified its benchmarks. */
+	 * (cosched-characterise) does, as the 2013 gang-scheduling thesis
+	 * classified its benchmarks. */
 	if (profile && profile->corun.present &&
 	    profile->corun.cat < COSCHED_CAT_UNKNOWN) {
 		out.cat = profile->corun.cat;

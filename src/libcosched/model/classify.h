@@ -3,10 +3,12 @@
  * classify.h - classify an application from its measured profile.
  *
  * Two taxonomies (model/category.h, where the works are cited): the
- * cpu/lim/mem/rand of [NTUA-2013-gang], which the gang policies use, and the
- * LCA N/C/LC/L of [NTUA-2014-corun] (Haritatos et al., PACT 2014), which the
- * interference model uses.  The derivation of every default threshold is in
- * model/classify.c and in cosched.conf(5).
+ * cpu/lim/mem/rand of "Power-aware gang scheduling on multicore" (NTUA thesis,
+ * 2013), which the gang policies use, and the LCA N/C/LC/L of "Effects of
+ * co-scheduling applications on multicore architectures" (NTUA thesis, 2014)
+ * (Haritatos et al., PACT 2014), which the interference model uses.  The
+ * derivation of every default threshold is in model/classify.c and in
+ * cosched.conf(5).
  */
 #ifndef COSCHED_CLASSIFY_H
 #define COSCHED_CLASSIFY_H
@@ -18,8 +20,8 @@
 #include "src/libcosched/model/profile.h"
 
 /*
- * [NTUA-2013-gang] category thresholds (cosched.conf keys in brackets).
- * Defaults are derived from [NTUA-2013-gang] "Application categories" and
+ * Category thresholds of the 2013 gang-scheduling thesis (cosched.conf keys
+ * in brackets).  Defaults are derived from its "Application categories" and
  * "Workload used for the headline comparison"; see model/classify.c.
  */
 typedef struct {
@@ -33,9 +35,9 @@ typedef struct {
 } cosched_cat_thresholds_t;
 
 /*
- * [NTUA-2014-corun] "Classification thresholds": fractions of the per-core peak
- * memory bandwidth B_max (alpha, beta, gamma), a fraction of uops (delta)
- * and a fraction of the peak IPC (epsilon).
+ * The 2014 co-scheduling thesis, "Classification thresholds": fractions of the
+ * per-core peak memory bandwidth B_max (alpha, beta, gamma), a fraction of uops
+ * (delta) and a fraction of the peak IPC (epsilon).
  */
 typedef struct {
 	double alpha;		/* [LcaAlpha] 0.5 */
@@ -47,9 +49,9 @@ typedef struct {
 	double core_peak_ipc;		/* [CorePeakIPC] IPC_max: 4 */
 } cosched_lca_params_t;
 
-/* The LCA thresholds in absolute units ([NTUA-2014-corun]: for B_max = 14 GB/s
- * and IPC_max = 4, alpha = 7 GB/s, beta = 0.35 GB/s, gamma = 2 GB/s (2.1
- * unrounded), delta = 0.25, epsilon = 1). */
+/* The LCA thresholds in absolute units (the 2014 co-scheduling thesis: for
+ * B_max = 14 GB/s and IPC_max = 4, alpha = 7 GB/s, beta = 0.35 GB/s,
+ * gamma = 2 GB/s (2.1 unrounded), delta = 0.25, epsilon = 1). */
 typedef struct {
 	double alpha_mbs, beta_mbs, gamma_mbs;
 	double delta;
@@ -92,14 +94,15 @@ void cosched_lca_thresholds(const cosched_lca_params_t *p,
 			    cosched_lca_abs_t *out);
 
 /*
- * [NTUA-2013-gang] category of derived metrics; COSCHED_CAT_UNKNOWN when IPC or
- * MPKI is unknown.  reason (may be NULL) receives the deciding comparison.
+ * Category (of the 2013 gang-scheduling thesis) of derived metrics;
+ * COSCHED_CAT_UNKNOWN when IPC or MPKI is unknown.  reason (may be NULL)
+ * receives the deciding comparison.
  */
 cosched_category_t cosched_classify_category(const cosched_classify_conf_t *c,
 					     const cosched_derived_t *d,
 					     char *reason, size_t reason_len);
 
-/* [NTUA-2014-corun] LCA class, in the thesis's decision order. */
+/* LCA class of the 2014 co-scheduling thesis, in its decision order. */
 cosched_lca_t cosched_classify_lca(const cosched_classify_conf_t *c,
 				   const cosched_derived_t *d,
 				   char *reason, size_t reason_len);
@@ -111,9 +114,10 @@ cosched_lca_t cosched_classify_lca(const cosched_classify_conf_t *c,
  * (COSCHED_CAT_UNKNOWN = not declared), else unknown.  A co-run rand also wins
  * over a measured cpu or lim that lacks cache-to-core counters (see below);
  * the source is COSCHED_CLASS_FROM_PROFILE.  One exception, from
- * [NTUA-2013-gang] "Limitations": a profile without cache-to-core counters
- * cannot show random access (its standalone MPKI is ~0.01, like cpu), so a
- * declared rand wins over a measured cpu or lim that lacks those counters.
+ * the 2013 gang-scheduling thesis, "Limitations": a profile without
+ * cache-to-core counters cannot show random access (its standalone MPKI is
+ * ~0.01, like cpu), so a declared rand wins over a measured cpu or lim that
+ * lacks those counters.
  */
 cosched_class_t cosched_classify_effective(const cosched_classify_conf_t *c,
 					   const cosched_profile_t *profile,

@@ -84,7 +84,8 @@ int cosched_corun_conf_lines(const cosched_corun_table_t *t,
 					cosched_category_name(c));
 		}
 	rc |= append(interference, ilen, &ip, "Interference=");
-	/* [NTUA-2014-corun]'s order: N, C, LC, L */
+	/* The order of "Effects of co-scheduling applications on multicore
+	 * architectures" (NTUA thesis, 2014): N, C, LC, L */
 	for (int v = 0; v < COSCHED_LCA_COUNT; v++)
 		for (int c = 0; c < COSCHED_LCA_COUNT; c++) {
 			double s = t->s[cosched_lca_to_category(v)]
@@ -198,17 +199,18 @@ int cosched_corun_rule_check(const cosched_corun_rule_t *r, cosched_error_t *err
 }
 
 /*
- * The rule (cosched-characterise(8) "DECISION RULE").  [NTUA-2013-gang]'s
- * categories differ in two ways a co-run shows without counters, both
- * against the mem program (the one that shares the most: the memory link
- * and the LLC) and both as shares of how much the mem program slows
- * itself, E = mem_with_mem - 1, measured in the same run on the same CPUs:
+ * The rule (cosched-characterise(8) "DECISION RULE").  The categories of
+ * "Power-aware gang scheduling on multicore" (NTUA thesis, 2013) differ in two
+ * ways a co-run shows without counters, both against the mem program (the one
+ * that shares the most: the memory link and the LLC) and both as shares of how
+ * much the mem program slows itself, E = mem_with_mem - 1, measured in the
+ * same run on the same CPUs:
  *
  *   pressure    g = (caused.mem - 1) / E: how much the application slows a
  *               stream.  mem streams at ~80% of the bandwidth, lim at
- *               ~25% ([NTUA-2013-gang]), cpu and rand (LLC resident) barely use
- *               the link: g about 1 for mem, a fraction for lim, about 0
- *               for cpu and rand.
+ *               ~25% (the 2013 gang-scheduling thesis), cpu and rand (LLC
+ *               resident) barely use the link: g about 1 for mem, a fraction
+ *               for lim, about 0 for cpu and rand.
  *   sensitivity v = (next_to.mem - 1) / E: how much a stream slows it.
  *               cpu lives in its private caches (v about 0); rand lives
  *               on LLC reuse, lim and mem on the link (v well above 0).
@@ -221,14 +223,14 @@ int cosched_corun_rule_check(const cosched_corun_rule_t *r, cosched_error_t *err
  *
  * Being ratios to the machine's own E, the rule holds where contention is
  * mild (the development VMs: E about 0.3) as where it is severe (the
- * Sandy Bridge of [NTUA-2014-corun]: 2x).  Sensitivity decides cpu before
- * pressure does because it separates better on a noisy machine: a stream slows
- * lim and rand by about E, cpu by nothing, while lim's pressure is only a
+ * Sandy Bridge of the 2014 co-scheduling thesis: 2x).  Sensitivity decides cpu
+ * before pressure does because it separates better on a noisy machine: a stream
+ * slows lim and rand by about E, cpu by nothing, while lim's pressure is only a
  * fraction of E.  Default shares 0.6, 0.35 and 0.2 sit between the
  * representative programs' own figures measured by cosched-calibrate
  * (doc/calibration.md); a program halfway between two representatives
  * goes to the more demanding category, which keeps it away from sensitive
- * partners ([NTUA-2013-gang] "Placement lessons").
+ * partners (the 2013 gang-scheduling thesis, "Placement lessons").
  */
 cosched_category_t cosched_corun_classify(const cosched_corun_rule_t *r,
 					  const cosched_corun_t *c,

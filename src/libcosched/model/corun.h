@@ -3,19 +3,20 @@
  * corun.h - what co-runs measure, and what the decision core
  * makes of it, on machines without hardware counters.
  *
- * [NTUA-2013-gang] ("Power-aware gang scheduling on multicore", NTUA CSLab,
- * 2013, "Application categories") classified each real benchmark by co-running
- * it with four representative programs, cpu, lim, mem and rand, and gave
- * no numeric rule.  The programs are in contribs/apps
- * (cosched-apps(7)); the commands that run them are cosched-calibrate(8)
- * (every pair of representative programs: this machine's interference
- * table) and cosched-characterise(8) (one application next to each
- * representative program: its category).  This file is the part with no
+ * "Power-aware gang scheduling on multicore" (NTUA thesis, 2013,
+ * "Application categories") classified each real benchmark by co-running it
+ * with four representative programs, cpu, lim, mem and rand, and gave no
+ * numeric rule.  The programs are in contribs/apps (cosched-apps(7)); the
+ * commands that run them are cosched-calibrate(8) (every pair of
+ * representative programs: this machine's interference table) and
+ * cosched-characterise(8) (one application next to each representative
+ * program: its category).  This file is the part with no
  * processes in it: the table's cosched.conf lines, the characterisation
  * record a profile keeps, and the rule that turns slowdowns into a
  * category.
  *
- * A slowdown is t_co-run / t_alone of the victim ([NTUA-2014-corun] "Metrics"),
+ * A slowdown is t_co-run / t_alone of the victim ("Effects of co-scheduling
+ * applications on multicore architectures" (NTUA thesis, 2014), "Metrics"),
  * 1 = none.  The representative program of category k stands for the LCA
  * class cosched_category_to_lca(k): cpu N, rand C, lim LC, mem L.
  */
@@ -41,10 +42,11 @@ typedef struct {
 } cosched_corun_table_t;
 
 /*
- * How a measured table becomes a preference table ([NTUA-2013-gang]'s, row =
- * application, column = partner): the application's slowdown s next to
- * the partner gives rank 1 + floor((s - 1) / rank_step) (1 for s below
- * 1 + rank_step), and "-" (never in one gang) from s >= forbid_above.
+ * How a measured table becomes a preference table (as in the 2013
+ * gang-scheduling thesis, row = application, column = partner): the
+ * application's slowdown s next to the partner gives rank
+ * 1 + floor((s - 1) / rank_step) (1 for s below 1 + rank_step), and "-"
+ * (never in one gang) from s >= forbid_above.
  */
 typedef struct {
 	double forbid_above;		/* default 1.5 */

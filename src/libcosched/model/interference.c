@@ -13,7 +13,8 @@
 void cosched_interference_default(cosched_interference_model_t *m)
 {
 	/*
-	 * [NTUA-2014-corun] "Measured class-average slowdowns (Sandy Bridge,
+	 * "Effects of co-scheduling applications on multicore architectures"
+	 * (NTUA thesis, 2014), "Measured class-average slowdowns (Sandy Bridge,
 	 * row = victim, column = co-runner)": two cores sharing only the LLC
 	 * and the memory link, which is what two jobs on one socket share.
 	 */
@@ -26,7 +27,9 @@ void cosched_interference_default(cosched_interference_model_t *m)
 	};
 
 	memcpy(m->slowdown, sandy_bridge, sizeof(sandy_bridge));
-	cosched_pref_table_default(&m->pref);	/* [NTUA-2013-gang] */
+	/* The preference table of "Power-aware gang scheduling on multicore"
+	 * (NTUA thesis, 2013). */
+	cosched_pref_table_default(&m->pref);
 }
 
 static double row_max(const cosched_interference_model_t *m, int r)
@@ -79,19 +82,20 @@ bool cosched_interference_allowed(const cosched_interference_model_t *m,
 }
 
 /*
- * More than one co-runner.  [NTUA-2014-corun] measured pairs only.  We add the
- * excess slowdowns: s = 1 + sum_i (s_i - 1).  Why additive rather than the
- * product of the s_i:
+ * More than one co-runner.  The 2014 co-scheduling thesis measured pairs
+ * only.  We add the excess slowdowns: s = 1 + sum_i (s_i - 1).  Why additive
+ * rather than the product of the s_i:
  *  - the excess of a pair is, to first order, the co-runner's demand on the
  *    shared LLC and memory link relative to their capacity, and the demands
  *    of several co-runners add up on the same resources;
  *  - it equals the pairwise figure for one co-runner and never falls below
  *    the worst pair, so adding a co-runner never predicts an improvement
- *    unless its own entry is a speed-up (< 1, [NTUA-2014-corun]: small N
- *    programs can speed up when paired);
+ *    unless its own entry is a speed-up (< 1, the 2014 co-scheduling thesis:
+ *    small N programs can speed up when paired);
  *  - the product compounds: C with three L co-runners would give
- *    2.15^3 = 9.9, beyond [NTUA-2014-corun]'s worst measured single pair on
- *    this machine (8.2x) for the average case, while the sum gives 4.45.
+ *    2.15^3 = 9.9, beyond the worst single pair the 2014 co-scheduling
+ *    thesis measured on this machine (8.2x) for the average case, while the
+ *    sum gives 4.45.
  * The result is floored at the smallest pairwise s_i so that several
  * speed-ups cannot compound into a nonsensical figure.
  */

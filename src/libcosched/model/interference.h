@@ -2,12 +2,13 @@
 /*
  * interference.h - predicted slowdown of a job among co-runners.
  *
- * Pairwise slowdowns come from [NTUA-2014-corun]'s Sandy Bridge class-average
- * table ("Effects of co-scheduling applications on multicore architectures",
- * diploma thesis, NTUA CSLab, 2014; LCA classes of Haritatos et al., PACT
- * 2014; row = victim, column = co-runner); pairs that must never
- * share a socket come from [NTUA-2013-gang]'s preference table ("-" cells).
- * Both are replaceable from cosched.conf (Interference=, PreferenceTable=).
+ * Pairwise slowdowns come from the Sandy Bridge class-average table of
+ * "Effects of co-scheduling applications on multicore architectures"
+ * (diploma thesis, NTUA CSLab, 2014; LCA classes of Haritatos et al., PACT
+ * 2014; row = victim, column = co-runner); pairs that must never share a
+ * socket come from the preference table ("-" cells) of "Power-aware gang
+ * scheduling on multicore" (NTUA thesis, 2013).  Both are replaceable from
+ * cosched.conf (Interference=, PreferenceTable=).
  */
 #ifndef COSCHED_INTERFERENCE_H
 #define COSCHED_INTERFERENCE_H
@@ -19,8 +20,8 @@
 #include "src/libcosched/model/classify.h"
 #include "src/libcosched/base/error.h"
 
-/* Largest slowdown a configuration may give one pair ([NTUA-2014-corun] saw
- * 12x). */
+/* Largest slowdown a configuration may give one pair (the 2014 co-scheduling
+ * thesis saw 12x). */
 #define COSCHED_SLOWDOWN_MAX 100.0
 /* Largest rank a PreferenceTable entry may give. */
 #define COSCHED_PREF_RANK_MAX 100
@@ -28,7 +29,8 @@
 typedef struct {
 	/* slowdown[victim][corunner], LCA classes; 1 = none */
 	double slowdown[COSCHED_LCA_COUNT][COSCHED_LCA_COUNT];
-	cosched_pref_table_t pref;	/* [NTUA-2013-gang] preference table */
+	/* the preference table of the 2013 gang-scheduling thesis */
+	cosched_pref_table_t pref;
 } cosched_interference_model_t;
 
 typedef struct {
@@ -37,14 +39,15 @@ typedef struct {
 	int forbidden_with;	/* index of the first such co-runner, else -1 */
 } cosched_prediction_t;
 
-/* [NTUA-2014-corun]'s Sandy Bridge table and [NTUA-2013-gang]'s preference
- * table. */
+/* The Sandy Bridge table of the 2014 co-scheduling thesis and the preference
+ * table of the 2013 gang-scheduling thesis. */
 void cosched_interference_default(cosched_interference_model_t *m);
 
 /*
  * Slowdown of victim next to one co-runner.  An unknown class is taken as
- * the worst case of its row or column ([NTUA-2013-gang] "Limitations": hidden
- * sensitivity is what makes Miss-Rate Balance catastrophic).
+ * the worst case of its row or column (the 2013 gang-scheduling thesis,
+ * "Limitations": hidden sensitivity is what makes Miss-Rate Balance
+ * catastrophic).
  */
 double cosched_interference_pair(const cosched_interference_model_t *m,
 				 cosched_lca_t victim, cosched_lca_t corunner);

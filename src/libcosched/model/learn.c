@@ -158,8 +158,9 @@ int cosched_learn_add(cosched_learn_table_t *t, cosched_lca_t victim,
 	if (!(s > 0.0) || !isfinite(s))
 		return cosched_error_set(err,
 			"learned table: slowdown %g out of range", s);
-	/* A slowdown far beyond anything [NTUA-2014-corun] saw is a broken
-	 * run, not a pair: it is capped like a configured one. */
+	/* A slowdown far beyond anything "Effects of co-scheduling applications
+	 * on multicore architectures" (NTUA thesis, 2014) saw is a broken run,
+	 * not a pair: it is capped like a configured one. */
 	if (s > COSCHED_SLOWDOWN_MAX)
 		s = COSCHED_SLOWDOWN_MAX;
 	c = &t->cell[victim][corunner];

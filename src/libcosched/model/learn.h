@@ -3,15 +3,15 @@
  * learn.h - the interference table a site learns from its own
  * co-runs.
  *
- * Why: [NTUA-2014-corun]'s table was measured on 2013 Sandy Bridge machines,
- * and cosched-calibrate(8) measures representative programs, not the site's
- * applications.  Every co-run the cluster observes anyway (a step's
- * record: its run time, its one co-runner and their classes,
- * model/observe.h) measures one cell, slowdown[victim][co-runner] =
- * run time / the application's solo run time.  The table keeps, per LCA
- * class pair, a decayed mean of those measurements, and replaces the
- * configured cell once the cell has enough recent ones
- * (InterferenceSource=learned, InterferenceMinSamples,
+ * Why: the table of "Effects of co-scheduling applications on multicore
+ * architectures" (NTUA thesis, 2014) was measured on 2013 Sandy Bridge
+ * machines, and cosched-calibrate(8) measures representative programs, not the
+ * site's applications.  Every co-run the cluster observes anyway (a step's
+ * record: its run time, its one co-runner and their classes, model/observe.h)
+ * measures one cell, slowdown[victim][co-runner] = run time / the application's
+ * solo run time.  The table keeps, per LCA class pair, a decayed mean of those
+ * measurements, and replaces the configured cell once the cell has enough
+ * recent ones (InterferenceSource=learned, InterferenceMinSamples,
  * InterferenceHalfLife in cosched.conf(5)).
  *
  * The rule.  A cell keeps weight W and S = the weighted sum of

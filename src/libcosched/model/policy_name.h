@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * policy_name.h - CoschedPolicy= in cosched.conf and policy= in the
- * decision record: the five gang policies of [NTUA-2013-gang], cosched's
- * own model-driven one, and none, by name.
+ * decision record: the five gang policies of "Power-aware gang scheduling on
+ * multicore" (NTUA thesis, 2013), cosched's own model-driven one, and none, by
+ * name.
  *
  * From "Power-aware gang scheduling on multicore", diploma thesis, NTUA
- * CSLab, 2013 ([NTUA-2013-gang], "The five schedulers"); Greedy Thread after
- * Bhadauria and McKee, "An approach to resource-aware co-scheduling for
- * CMPs", ICS 2010.  What each policy does is in policy/gang.h and
- * cosched-policies(7).
+ * CSLab, 2013 ("The five schedulers"); Greedy Thread after Bhadauria and
+ * McKee, "An approach to resource-aware co-scheduling for CMPs", ICS 2010.
+ * What each policy does is in policy/gang.h and cosched-policies(7).
  */
 #ifndef COSCHED_POLICY_H
 #define COSCHED_POLICY_H
@@ -38,8 +38,9 @@ typedef enum {
  * none, 0 .. COSCHED_POLICY_PLACING_COUNT - 1. */
 #define COSCHED_POLICY_PLACING_COUNT COSCHED_POLICY_NONE
 
-/* The site's policy when cosched.conf sets none: the one [NTUA-2013-gang] found
- * best (it never co-locates the pairs that slow each other most). */
+/* The site's policy when cosched.conf sets none: the one the 2013
+ * gang-scheduling thesis found best (it never co-locates the pairs that slow
+ * each other most). */
 #define COSCHED_POLICY_DEFAULT COSCHED_POLICY_APP_AWARE
 
 /* Flags of cosched_policy_parse and cosched_policy_check. */

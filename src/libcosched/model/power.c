@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* model/power.c - thread count and frequency choices from EDP points
- * ([NTUA-2013-gang] "Threads vs EDP" and "DVFS model"). */
+ * ("Power-aware gang scheduling on multicore" (NTUA thesis, 2013), "Threads vs
+ * EDP" and "DVFS model"). */
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
@@ -10,7 +11,7 @@
 
 double cosched_power_point_edp(const cosched_edp_point_t *p)
 {
-	/* [NTUA-2013-gang] "Metrics": EDP = E x t. */
+	/* The 2013 gang-scheduling thesis, "Metrics": EDP = E x t. */
 	return p->energy_j * p->time_s;
 }
 
@@ -89,8 +90,8 @@ int cosched_power_best_threads(const cosched_edp_point_t *pts, size_t n,
 	if (points_check(pts, n, err) < 0)
 		return -1;
 	freq_only = freq_known_only(pts, n, true);
-	/* Minimum EDP over the ranked points ([NTUA-2013-gang] "Threads vs
-	 * EDP"); ties to fewer threads. */
+	/* Minimum EDP over the ranked points (the 2013 gang-scheduling thesis,
+	 * "Threads vs EDP"); ties to fewer threads. */
 	for (size_t i = 0; i < n; i++) {
 		double edp = rank_edp(&pts[i], freq_only);
 		if (isnan(edp))
@@ -276,7 +277,7 @@ int cosched_power_mb_factor(double bw_fraction, double *factor,
 	if (!isfinite(bw_fraction) || bw_fraction < 0 || bw_fraction > 1)
 		return cosched_error_set(err,
 			"bw_fraction: must be in [0, 1], got %g", bw_fraction);
-	/* [NTUA-2013-gang] "DVFS model", Merkel & Bellosa. */
+	/* The 2013 gang-scheduling thesis, "DVFS model", Merkel & Bellosa. */
 	*factor = 1.4 - 0.8 * bw_fraction;
 	return 0;
 }
@@ -305,8 +306,8 @@ int cosched_power_mb_freq(double bw_fraction, long max_khz,
 		return cosched_error_set(err,
 			"max_khz: must be > 0 (or 0 with a frequency list), got %ld",
 			max_khz);
-	/* DVFS only when the factor is below 1 ([NTUA-2013-gang] "DVFS
-	 * model"). */
+	/* DVFS only when the factor is below 1 (the 2013 gang-scheduling
+	 * thesis, "DVFS model"). */
 	if (factor >= 1.0) {
 		*freq_khz = top;
 		if (dvfs)

@@ -7,14 +7,13 @@
  * question: how many threads, which frequency, and what happens when jobs
  * that share one frequency domain ask for different frequencies.
  *
- * Sources: [NTUA-2013-gang] ("Power-aware gang scheduling on multicore",
- * diploma thesis, NTUA CSLab, 2013): "Threads vs EDP" (minimum EDP; "among
- * efficient choices take the fewest cores"), "DVFS model" (the factor of
- * Merkel, Stoess and Bellosa, "Resource-conscious scheduling for energy
- * efficiency on multicore processors", EuroSys 2010; STREAM sweep),
- * "Metrics" (EDP = E x t).  The frequency
- * conflict rule is cosched's own (cores of one package often share one
- * frequency, which the thesis does not discuss).
+ * Sources: "Power-aware gang scheduling on multicore" (diploma thesis, NTUA
+ * CSLab, 2013): "Threads vs EDP" (minimum EDP; "among efficient choices take
+ * the fewest cores"), "DVFS model" (the factor of Merkel, Stoess and Bellosa,
+ * "Resource-conscious scheduling for energy efficiency on multicore
+ * processors", EuroSys 2010; STREAM sweep), "Metrics" (EDP = E x t).  The
+ * frequency conflict rule is cosched's own (cores of one package often share
+ * one frequency, which the thesis does not discuss).
  *
  * Units: frequency in kHz (as model/profile.h), time in s, energy in J.
  */
@@ -29,16 +28,16 @@
 #include "src/libcosched/model/power_policy.h"
 #include "src/libcosched/model/profile.h"
 
-/* EDP = energy x time ([NTUA-2013-gang] "Metrics"); NAN when energy is
- * unknown. */
+/* EDP = energy x time (the 2013 gang-scheduling thesis, "Metrics"); NAN when
+ * energy is unknown. */
 double cosched_power_point_edp(const cosched_edp_point_t *p);
 
 /*
- * Best thread count ([NTUA-2013-gang] "Threads vs EDP").  For every thread
- * count the lowest EDP over its frequencies is taken; the answer is the thread
- * count of the minimum.  With tolerance > 0 the thesis's "among efficient
- * choices take the fewest cores" applies: the fewest threads whose EDP is
- * within (1 + tolerance) x the minimum (ft.B: tolerance 0 -> 7 threads,
+ * Best thread count (the 2013 gang-scheduling thesis, "Threads vs EDP").  For
+ * every thread count the lowest EDP over its frequencies is taken; the answer
+ * is the thread count of the minimum.  With tolerance > 0 the thesis's "among
+ * efficient choices take the fewest cores" applies: the fewest threads whose
+ * EDP is within (1 + tolerance) x the minimum (ft.B: tolerance 0 -> 7 threads,
  * 0.05 -> 6, 0.25 -> 5).  Ties go to fewer threads.  Points with unknown
  * (NAN) energy are skipped; when any point with a measured energy has a
  * known frequency, points with frequency 0 (unknown) are skipped too, so
@@ -52,15 +51,16 @@ int cosched_power_best_threads(const cosched_edp_point_t *pts, size_t n,
 
 /*
  * The thread count a program "keeps scaling up to" (Greedy Thread's step 3,
- * [NTUA-2013-gang] "The five schedulers": raise the thread count "until its
- * performance stops improving"; [NTUA-2013-gang] "Threads vs EDP": "add cores
- * only while the application keeps scaling").  For every thread count the
- * shortest time over its frequencies is taken; walking up from the fewest
- * threads measured, the answer is the last count reached while each next
- * measured count cuts the time by more than min_gain (a fraction, >= 0;
- * 0 = any improvement).  ft.B: min_gain 0 -> 7 (8 is slower), 0.06 -> 6
- * (6 -> 7 gains only 5%).  Energy is not needed.  As above, points with
- * frequency 0 are skipped when any point has a known frequency.
+ * the 2013 gang-scheduling thesis, "The five schedulers": raise the thread
+ * count "until its performance stops improving"; the 2013 gang-scheduling
+ * thesis, "Threads vs EDP": "add cores only while the application keeps
+ * scaling").  For every thread count the shortest time over its frequencies is
+ * taken; walking up from the fewest threads measured, the answer is the last
+ * count reached while each next measured count cuts the time by more than
+ * min_gain (a fraction, >= 0; 0 = any improvement).  ft.B: min_gain 0 -> 7 (8
+ * is slower), 0.06 -> 6 (6 -> 7 gains only 5%).  Energy is not needed.  As
+ * above, points with frequency 0 are skipped when any point has a known
+ * frequency.
  */
 int cosched_power_scaling_threads(const cosched_edp_point_t *pts, size_t n,
 				  double min_gain, int *threads,
@@ -68,7 +68,8 @@ int cosched_power_scaling_threads(const cosched_edp_point_t *pts, size_t n,
 
 /*
  * Frequency for one power policy among the points at `threads`
- * ([NTUA-2013-gang] "DVFS model"; policies of model/power_policy.h):
+ * (the 2013 gang-scheduling thesis, "DVFS model"; policies of
+ * model/power_policy.h):
  *   PERFORMANCE: the highest measured frequency;
  *   EDP:         the lowest EDP;
  *   ENERGY:      the lowest energy among the points whose time is at most
@@ -93,17 +94,18 @@ typedef struct {
 
 /* Both choices at once: threads by minimum EDP (with tolerance), then the
  * policy's frequency at that thread count.  This is the (threads,
- * frequency) a job requests ([NTUA-2013-gang] "Threads vs EDP", last line). */
+ * frequency) a job requests (the 2013 gang-scheduling thesis, "Threads vs EDP",
+ * last line). */
 int cosched_power_choose(const cosched_edp_point_t *pts, size_t n,
 			 cosched_power_policy_t policy,
 			 double max_slowdown_pct, double tolerance,
 			 cosched_power_choice_t *out, cosched_error_t *err);
 
 /*
- * Merkel & Bellosa ([NTUA-2013-gang] "DVFS model"): when only the fraction of
- * the node's memory bandwidth a job uses is known, its EDP-optimal frequency
- * is max_khz x factor with factor = 1.4 - 0.8 x bw_fraction; DVFS applies
- * only when factor < 1 (bw_fraction > 0.5).
+ * Merkel & Bellosa (the 2013 gang-scheduling thesis, "DVFS model"): when only
+ * the fraction of the node's memory bandwidth a job uses is known, its
+ * EDP-optimal frequency is max_khz x factor with factor = 1.4 - 0.8 x
+ * bw_fraction; DVFS applies only when factor < 1 (bw_fraction > 0.5).
  *
  * bw_fraction must be in [0, 1] (a measured fraction above 1 means the
  * peak is underestimated: clamp it before calling).  avail_khz (navail
@@ -130,12 +132,13 @@ int cosched_power_mb_freq(double bw_fraction, long max_khz,
  * highest requested frequency.  Why: no job is ever slowed below what it
  * asked for, so a "performance" job's contract and an "energy" job's
  * maximum slowdown both hold without needing anybody's profile; the price
- * is energy only, and [NTUA-2013-gang] bounds that price: DVFS saves 4..14%
- * (about 9%) of energy, so running a memory-bound job at the CPU-bound
- * partner's frequency costs about that much, whereas lowering a CPU-bound
- * job's frequency costs time nearly in proportion (its EDP falls almost
- * linearly with frequency, [NTUA-2013-gang] "DVFS model").  It is also the rule
- * that needs no data, so it works for jobs without profiles.
+ * is energy only, and the 2013 gang-scheduling thesis bounds that price: DVFS
+ * saves 4..14% (about 9%) of energy, so running a memory-bound job at the
+ * CPU-bound partner's frequency costs about that much, whereas lowering a
+ * CPU-bound job's frequency costs time nearly in proportion (its EDP falls
+ * almost linearly with frequency, the 2013 gang-scheduling thesis, "DVFS
+ * model").  It is also the rule that needs no data, so it works for jobs
+ * without profiles.
  *
  * COSCHED_FREQ_RULE_MIN_EDP_SUM (opt-in): among the requested frequencies,
  * the one minimising the sum over jobs of EDP(f) / EDP(requested) (each

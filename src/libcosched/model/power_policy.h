@@ -6,8 +6,8 @@
  * PowerPolicy= and MaxSlowdown= in cosched.conf; both are read by the one
  * parser below.  The choices themselves (which frequency each policy
  * picks) are in model/power.h.  Source: "Power-aware gang scheduling
- * on multicore", diploma thesis, NTUA CSLab, 2013 ([NTUA-2013-gang], "DVFS
- * model" and "Metrics": EDP = E x t).
+ * on multicore", diploma thesis, NTUA CSLab, 2013 ("DVFS model" and
+ * "Metrics": EDP = E x t).
  */
 #ifndef COSCHED_POWER_POLICY_H
 #define COSCHED_POWER_POLICY_H
@@ -30,9 +30,9 @@ typedef enum {
 /*
  * Maximum slowdown of the energy policy, in percent.  The floor: a
  * slowdown below 1% is below what repeated runs of one program reproduce
- * ([NTUA-2013-gang] measures DVFS steps of about 5% in time), so it could only
- * ever select the highest frequency; asking for it is refused rather than
- * silently treated as "performance".
+ * (the 2013 gang-scheduling thesis measures DVFS steps of about 5% in time), so
+ * it could only ever select the highest frequency; asking for it is refused
+ * rather than silently treated as "performance".
  */
 #define COSCHED_MAX_SLOWDOWN_PCT_DEFAULT 10.0
 #define COSCHED_MAX_SLOWDOWN_PCT_MIN 1.0

@@ -42,8 +42,9 @@ const field_t cosched_run_fields[] = {
 const size_t cosched_n_run_fields =
 	sizeof(cosched_run_fields) / sizeof(cosched_run_fields[0]);
 
-/* EDP points ([NTUA-2013-gang] "Threads vs EDP"); every field is required but
- * the energy, and NAN energy is written as null. */
+/* EDP points ("Power-aware gang scheduling on multicore" (NTUA thesis, 2013),
+ * "Threads vs EDP"); every field is required but the energy, and NAN energy is
+ * written as null. */
 const field_t cosched_edp_fields[] = {
 	{ "threads", offsetof(cosched_edp_point_t, threads), NUM_INT, false,
 	  1, THREADS_LIMIT },
@@ -187,15 +188,19 @@ void cosched_run_derive(const cosched_run_t *run, double node_peak_bw,
 	double t = run->runtime_s, n = run->threads;
 
 	derived_unknown(d);
-	/* [NTUA-2014-corun] "Metrics": IPC = instructions / unhalted cycles. */
+	/* "Effects of co-scheduling applications on multicore architectures"
+	 * (NTUA thesis, 2014), "Metrics": IPC = instructions / unhalted
+	 * cycles. */
 	if (run->cycles > 0.0)
 		d->ipc = run->instructions / run->cycles;
-	/* MPKI = LLC misses / instructions x 1000 ([NTUA-2013-gang]). */
+	/* MPKI = LLC misses / instructions x 1000 (the 2013 gang-scheduling
+	 * thesis). */
 	if (run->instructions > 0.0)
 		d->mpki = run->llc_misses / run->instructions * 1000.0;
 	else if (run->instructions == 0.0)
 		d->mpki = 0.0;
-	/* [NTUA-2014-corun] "Metrics": LLC-miss bandwidth = misses x 64 / T. */
+	/* The 2014 co-scheduling thesis, "Metrics": LLC-miss bandwidth = misses
+	 * x 64 / T. */
 	if (t > 0.0)
 		d->llc_miss_bw = run->llc_misses * COSCHED_CACHE_LINE_BYTES / t;
 	d->mem_traffic_bw = run->mem_bytes_per_s;
@@ -209,7 +214,8 @@ void cosched_run_derive(const cosched_run_t *run, double node_peak_bw,
 	d->mem_uops_fraction = run->mem_uops_fraction;
 	if (node_peak_bw > 0.0)
 		d->bw_fraction = cosched_derived_mem_bw(d) / node_peak_bw;
-	/* Energy counted is core + uncore + DRAM ([NTUA-2013-gang]). */
+	/* Energy counted is core + uncore + DRAM (the 2013 gang-scheduling
+	 * thesis). */
 	if (t > 0.0 && !isnan(run->energy_pkg_j))
 		d->power_w = (run->energy_pkg_j +
 			      (isnan(run->energy_dram_j) ? 0.0 : run->energy_dram_j)) / t;
@@ -217,9 +223,9 @@ void cosched_run_derive(const cosched_run_t *run, double node_peak_bw,
 
 double cosched_derived_mem_bw(const cosched_derived_t *d)
 {
-	/* [NTUA-2014-corun] "Metrics": classify from memory-traffic counters
-	 * where the machine has them (13,851 MB/s real vs 1,137 MB/s from LLC
-	 * misses). */
+	/* The 2014 co-scheduling thesis, "Metrics": classify from
+	 * memory-traffic counters where the machine has them (13,851 MB/s real
+	 * vs 1,137 MB/s from LLC misses). */
 	return isnan(d->mem_traffic_bw) ? d->llc_miss_bw : d->mem_traffic_bw;
 }
 

@@ -5,12 +5,12 @@
  * A profile aggregates the runs of one application (by name): the raw
  * counters of each run (kept up to a bound, oldest dropped first), an
  * exponentially weighted moving average of the derived metrics the
- * classifiers use ([NTUA-2014-corun] "Metrics", [NTUA-2013-gang] "Metrics"),
- * and the EDP points (threads x frequency -> time, energy) the power choices
- * read ([NTUA-2013-gang] "Threads vs EDP", "DVFS model").  [NTUA-2014-corun]:
- * "Effects of co-scheduling applications on multicore architectures", diploma
- * thesis, NTUA CSLab, 2014; [NTUA-2013-gang]: "Power-aware gang scheduling on
- * multicore", diploma thesis, NTUA CSLab, 2013.
+ * classifiers use ("Metrics" of both "Effects of co-scheduling applications
+ * on multicore architectures", diploma thesis, NTUA CSLab, 2014, and
+ * "Power-aware gang scheduling on multicore", diploma thesis, NTUA CSLab,
+ * 2013), and the EDP points (threads x frequency -> time, energy) the power
+ * choices read (the 2013 gang-scheduling thesis, "Threads vs EDP", "DVFS
+ * model").
  *
  * Unmeasured values are NAN (counters this machine lacks: memory traffic,
  * cache-to-core traffic, mem_uops, RAPL domains); in JSON they are absent
@@ -53,7 +53,8 @@
  */
 #define COSCHED_PROFILE_COUNT_MAX 9007199254740991ULL
 
-/* [NTUA-2014-corun] "Metrics": every transfer is one 64-byte cache line. */
+/* The 2014 co-scheduling thesis, "Metrics": every transfer is one 64-byte cache
+ * line. */
 #define COSCHED_CACHE_LINE_BYTES 64.0
 /* The seeds quote bandwidth in MB/s; one MB is 1e6 bytes. */
 #define COSCHED_BYTES_PER_MB 1e6
@@ -68,7 +69,8 @@
  * ran. */
 #define COSCHED_PROFILE_MIN_RUNTIME_DEFAULT 1.0
 /* Bound on distinct (threads, frequency) EDP points per profile: 8 thread
- * counts x 11 frequencies is [NTUA-2013-gang]'s whole sweep; leave room. */
+ * counts x 11 frequencies is the whole sweep of the 2013 gang-scheduling
+ * thesis; leave room. */
 #define COSCHED_PROFILE_MAX_EDP_POINTS 1024
 
 /* One measured run (all threads of the job together).  The three
@@ -91,8 +93,8 @@ typedef struct {
 /*
  * Derived metrics (one run's, or the EWMA over runs).  NAN = unknown.
  * Bandwidths are for the whole job; the _per_thread forms divide by its
- * threads, which is what [NTUA-2014-corun]'s per-core thresholds compare
- * against.
+ * threads, which is what the per-core thresholds of the 2014 co-scheduling
+ * thesis compare against.
  */
 typedef struct {
 	double ipc;			/* instructions / cycles */
@@ -109,8 +111,9 @@ typedef struct {
 	double power_w;			/* (PKG + DRAM) / runtime */
 } cosched_derived_t;
 
-/* One EDP point: [NTUA-2013-gang] "Threads vs EDP" (energy = PKG + DRAM, i.e.
- * core + uncore + DRAM as [NTUA-2013-gang] "Metrics" counts it). */
+/* One EDP point: the 2013 gang-scheduling thesis, "Threads vs EDP" (energy =
+ * PKG + DRAM, i.e. core + uncore + DRAM as the 2013 gang-scheduling thesis,
+ * "Metrics" counts it). */
 typedef struct {
 	int threads;
 	long freq_khz;			/* 0 = unknown */
@@ -180,9 +183,9 @@ void cosched_run_derive(const cosched_run_t *run, double node_peak_bw,
 			cosched_derived_t *out);
 
 /* The bandwidth the classifiers use: measured memory traffic where the
- * machine has it, else the LLC-miss estimate ([NTUA-2014-corun] "Metrics":
- * LLC-miss bandwidth undercounts prefetched streams).  NAN when neither is
- * known. */
+ * machine has it, else the LLC-miss estimate (the 2014 co-scheduling thesis,
+ * "Metrics": LLC-miss bandwidth undercounts prefetched streams).  NAN when
+ * neither is known. */
 double cosched_derived_mem_bw(const cosched_derived_t *d);
 double cosched_derived_mem_bw_per_thread(const cosched_derived_t *d);
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* model/victim.c - [NTUA-2020-numa]'s migration-victim orders
- * (model/victim.h). */
+/* model/victim.c - the migration-victim orders of "Dynamic memory placement
+ * of applications on a NUMA system" (NTUA thesis, 2020) (model/victim.h). */
 #include <math.h>
 #include <stdlib.h>
 #include <strings.h>

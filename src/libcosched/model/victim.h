@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * victim.h - whose pages move when memory must leave a NUMA node:
- * the migration-victim orders of [NTUA-2020-numa] ("Dynamic memory placement of
- * applications on a NUMA system", diploma thesis, NTUA CSLab, 2020, "The
- * Resource Manager"), for the node's NUMA manager to call.
+ * the migration-victim orders of "Dynamic memory placement of applications on
+ * a NUMA system" (diploma thesis, NTUA CSLab, 2020, "The Resource Manager"),
+ * for the node's NUMA manager to call.
  *
  * A request asks to move `pages` pages from node src to node dst (to free
  * src, for example).  The manager knows, for each process: its memory
@@ -31,8 +31,8 @@
  * ranks that group by bandwidth alone; with every remote distance equal
  * (or distance NULL) the two agree.
  *
- * Page bouncing ([LaRowe-1992-pages] and [Corbalan-2004-sched]: limiting it
- * matters more than catching every good move):
+ * Page bouncing (LaRowe, Ellis and Holliday (1992) and Corbalan, Martorell and
+ * Labarta (2004): limiting it matters more than catching every good move):
  *  - within a request, pages move only from src to dst and each process is
  *    chosen at most once, so no page planned here moves back;
  *  - across requests, pages that arrived on a node by a migration are

@@ -3,12 +3,12 @@
  * live.h - the running jobs' live loads, from the nodes to
  * slurmctld.
  *
- * Why: Miss-Rate Bound is online in [NTUA-2013-gang] (each job's MPKI smoothed
- * by an EWMA, a = 1/2, every quantum), and a job's behaviour changes as it
- * runs; the profile's MPKI is an average over past runs.  Each step's
- * sampler (cosched-sampler, root on its node) therefore publishes the
- * step's smoothed MPKI, and slurmctld reads it back into the loads its
- * placement compares.
+ * Why: Miss-Rate Bound, in "Power-aware gang scheduling on multicore" (NTUA
+ * thesis, 2013), is online (each job's MPKI smoothed by an EWMA, a = 1/2,
+ * every quantum), and a job's behaviour changes as it runs; the profile's
+ * MPKI is an average over past runs.  Each step's sampler (cosched-sampler,
+ * root on its node) therefore publishes the step's smoothed MPKI, and
+ * slurmctld reads it back into the loads its placement compares.
  *
  * The channel is the profile store's own: a directory live/ under
  * ProfileDir, which the nodes and slurmctld already share for profiles.

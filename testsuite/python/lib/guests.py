@@ -50,7 +50,8 @@ def guest_fixtures(programs):
     """The two guests of the suite as module-scoped fixtures, (vm2, vm4):
     2 nodes with 2 CPUs each (a task's CPUs map to a node through hwloc
     as on a real socket: CPUs 0-1 on node 0, 2-3 on node 1), and 4 nodes
-    at [NTUA-2020-numa]'s distances; programs() names the programs to put in
+    at the distances of "Dynamic memory placement of applications on a NUMA
+    system" (NTUA thesis, 2020); programs() names the programs to put in
     them (called when a guest boots, so that a module without them
     skips)."""
     @pytest.fixture(scope="module")
