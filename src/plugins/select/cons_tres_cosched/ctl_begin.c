@@ -217,9 +217,10 @@ static long _domain_freq(cosched_ctl_t *c, const job_view_t *v, long f,
 	return dom;
 }
 
-/* Frequency and governor ([NTUA-2013-gang] "DVFS model"): the job's power
- * policy over its EDP points at its thread count; then its frequency domains
- * resolved with the jobs already there (_domain_freq). */
+/* Frequency and governor ("Power-aware gang scheduling on multicore", NTUA
+ * thesis, 2013, "DVFS model"): the job's power policy over its EDP points at
+ * its thread count; then its frequency domains resolved with the jobs
+ * already there (_domain_freq). */
 static void _decide_power(cosched_ctl_t *c, job_view_t *v,
 			  cosched_decision_t *d, const cosched_hold_t *h,
 			  size_t nh)

@@ -36,7 +36,8 @@ static int _threads_per_core(void)
 
 /* A declared or default class has no measured MPKI: take the lower MPKI
  * threshold of the class (cosched.conf ClassifyMemMPKI, ClassifyLimMPKI;
- * cpu and rand run with almost none, [NTUA-2013-gang] "Limitations"). */
+ * cpu and rand run with almost none: "Power-aware gang scheduling on
+ * multicore", NTUA thesis, 2013, "Limitations"). */
 static double _nominal_mpki(const cosched_ctl_t *c, cosched_category_t cat)
 {
 	switch (cat) {
