@@ -68,13 +68,17 @@ def measure(argv_of, apps, log=None):
     """solo {app: s}, slowdown {(victim, co-runner): x} for every pair of
     apps (each unordered pair run once, both sides measured).  argv_of:
     app -> its command line."""
+    # Alone before the pairs and after them, the quicker run kept: what
+    # the host's other tenants take from a run (its share of the L3
+    # above all) only ever slows it.
     solo = {a: solo_time(argv_of(a)) for a in apps}
-    slowdown = {}
+    times = {}
     for a, b in itertools.combinations_with_replacement(apps, 2):
-        ta, tb = pair_times(argv_of(a), argv_of(b))
-        slowdown[(a, b)] = ta / solo[a]
-        slowdown[(b, a)] = tb / solo[b]
-        if log:
+        times[(a, b)], times[(b, a)] = pair_times(argv_of(a), argv_of(b))
+    solo = {a: min(solo[a], solo_time(argv_of(a))) for a in apps}
+    slowdown = {(a, b): t / solo[a] for (a, b), t in times.items()}
+    if log:
+        for a, b in itertools.combinations_with_replacement(apps, 2):
             log(f"  pair {a}+{b}: {a} {slowdown[(a, b)]:.2f}, "
                 f"{b} {slowdown[(b, a)]:.2f}")
     return solo, slowdown
