@@ -74,3 +74,57 @@ def test_bench_jobs_smallest(tmp_path):
                        capture_output=True, text=True, timeout=30)
     assert r.returncode == 2 and "unknown program 'gpu'" in r.stderr, \
         r.stderr
+
+
+@pytest.mark.cluster
+def test_bench_jobs_timeshare(tmp_path):
+    """--timeshare: the pair table, then the same queue time-shared by
+    Slurm's gang on plain cons_tres and under app_aware: the slices seen
+    differ as test_time_share.py shows (cons_tres runs the two mem jobs
+    together, app_aware never), and the makespans and ratio lines are
+    printed."""
+    require_environment()
+    out = tmp_path / "bench.json"
+    r = subprocess.run([sys.executable, BENCH, "--builddir",
+                        default_builddir(), "--timeshare", "--repeats", "1",
+                        "--seconds", "3", "--queue", "mem,mem,cpu,cpu",
+                        "--variants", "cons_tres,app_aware", "--json",
+                        str(out)],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stdout + r.stderr
+    text = r.stdout
+    for heading in ("the pair table of this machine",
+                    "the slices as they ran",
+                    "each pair that ran together",
+                    "the best plan: "):
+        assert heading in text, text
+    lines = text.splitlines()
+    # The pair table: a row per program, its solo time and its slowdown
+    # beside each.
+    head = next(i for i, l in enumerate(lines) if l.split()[:2] ==
+                ["solo", "s"])
+    rows = [l.split() for l in lines[head + 1:head + 3]]
+    assert [w[0] for w in rows] == ["mem", "cpu"] and \
+        all(len(w) == 1 + 3 * 2 for w in rows), lines[head:head + 3]
+    assert any(l.startswith("cons_tres ") and "1.000 [1.000..1.000]" in l
+               for l in lines), text
+    assert any(l.startswith("app_aware: makespan ") and
+               "of Slurm gang's" in l for l in lines), text
+    doc = json.loads(out.read_text())
+    assert doc["timeshare"] and len(doc["pair_tables"]) == 1
+    pairs = doc["pair_tables"][0]["slowdown"]
+    assert set(pairs) == {"mem+mem", "mem+cpu", "cpu+mem", "cpu+cpu"}, pairs
+    assert all(0.3 < x < 20 for x in pairs.values()), pairs
+    slices = {v: [tuple(sorted(n.rstrip("0123456789") for n in s[2]))
+                  for s in res["slices"][0] if len(s[2]) == 2]
+              for v, res in doc["variants"].items()}
+    # cons_tres takes idle cores first: the two mem jobs share a slice.
+    assert ("mem", "mem") in slices["cons_tres"], slices
+    # app_aware puts the second mem job on the first one's core: they
+    # alternate, and every slice of two pairs a mem with a cpu job.
+    assert slices["app_aware"] and \
+        set(slices["app_aware"]) == {("cpu", "mem")}, slices
+    for v, res in doc["variants"].items():
+        assert len(res["makespan_s"]) == 1 and res["makespan_s"][0] > 0
+        assert all(x > 0.3 for x in res["slowdown"][0]), res["slowdown"]
+    assert doc["variants"]["cons_tres"]["ratio_to_gang"] == [1.0]
