@@ -100,11 +100,13 @@ def test_demo_app_aware_separates_mem_jobs_and_predicts_less_slowdown():
     total predicted slowdown is lower; each total is the sum of the
     printed slowdowns, and the marks and the verdict agree.  Then the
     measured part: every job of real programs under none and app_aware,
-    with its measured slowdown beside its predicted one."""
+    with its measured slowdown beside its predicted one, and the same
+    programs time-shared by Slurm's gang, placed by cons_tres and by
+    min_slowdown."""
     require_environment()
     r = subprocess.run([sys.executable, DEMO, "--builddir",
                         default_builddir()],
-                       capture_output=True, text=True, timeout=300)
+                       capture_output=True, text=True, timeout=480)
     assert r.returncode == 0, r.stdout + r.stderr
     table, totals, spread = _parse_demo(r.stdout)
     mem2 = {}
@@ -159,6 +161,28 @@ def test_demo_app_aware_separates_mem_jobs_and_predicts_less_slowdown():
         for m in rows:
             start, end, sd, pred = map(float, m[3:])
             assert end > start and sd > 0.3 and pred >= 1.0, m
+    # Time-shared, measured: this machine's pair table, the slices as
+    # they ran under Slurm's gang on cons_tres and under min_slowdown,
+    # and min_slowdown's makespan against gang's.
+    ts = r.stdout.split("Time-shared, measured")[1]
+    for heading in ("the pair table of this machine",
+                    "the slices as they ran", "the best plan: "):
+        assert heading in ts, ts
+    lines = ts.splitlines()
+    assert any(l.startswith("cons_tres ") and "1.000 [1.000..1.000]" in l
+               for l in lines), ts
+    assert any(l.startswith("min_slowdown: makespan ") and
+               "of Slurm gang's" in l for l in lines), ts
+    # Each variant's slices: lines of "START END JOB+JOB".
+    for v in ("cons_tres", "min_slowdown"):
+        at = lines.index(f"  {v}:")
+        block = []
+        for line in lines[at + 1:]:
+            if not re.match(r"^ +[\d.]+ +[\d.]+ +\S", line):
+                break
+            block.append(line)
+        assert any(re.search(r"(mem|cpu)\d+\+(mem|cpu)\d+$", line)
+                   for line in block), (v, lines[at:at + 8])
 
 
 def test_relative_builddir_gives_absolute_plugin_dir(tmp_path, monkeypatch):
