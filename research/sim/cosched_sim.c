@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cosched_sim.c - cosched-sim(1): what would each policy do to this
- * workload?  Replays it through the decision core (sim.h) and prints
- * [NTUA-2013-gang]'s metrics as a table, CSV or JSON.  The options are in
- * sim_options.c, the experiments in sim_experiments.c, the output in
- * sim_report.c (sim_cli.h).
+ * workload?  Replays it through the decision core (sim.h) and prints the
+ * metrics of "Power-aware gang scheduling on multicore" (NTUA thesis, 2013)
+ * as a table, CSV or JSON.  The options are in sim_options.c, the
+ * experiments in sim_experiments.c, the output in sim_report.c
+ * (sim_cli.h).
  *
  * Exit status: 0; 1 when the simulation fails; 2 on a bad argument or
  * workload file.

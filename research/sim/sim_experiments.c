@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * sim_experiments.c - what cosched-sim(1) runs: the time-shared and
- * space-shared settings, the scale benchmark, [NTUA-2020-numa]'s victims,
+ * space-shared settings, the scale benchmark, the victims of "Dynamic
+ * memory placement of applications on a NUMA system" (NTUA thesis, 2020),
  * the Breitbart anchor and the catastrophic factor's calibration.  Each
  * runs the simulator library (sim.h), keeps the results, then hands them
  * to the report (sim_report.c); --plot's drawing tool reads the same
@@ -439,10 +440,11 @@ static int run_scale_bench(const opts_t *o, const sim_model_t *m)
 	return SIM_EXIT_OK;
 }
 
-/* ---- [NTUA-2020-numa]: migration victims ------------------------- */
+/* ---- The 2020 memory-placement thesis: migration victims -------- */
 
-/* The five experiment sets ([NTUA-2020-numa]: "8 to 32 processes across nodes,
- * 25 to 100 migrate commands"), each its own instance seed. */
+/* The five experiment sets (the 2020 memory-placement thesis: "8 to 32
+ * processes across nodes, 25 to 100 migrate commands"), each its own
+ * instance seed. */
 static const size_t set_procs[] = { 8, 16, 24, 32, 32 };
 static const size_t set_requests[] = { 25, 50, 75, 100, 50 };
 #define NSETS_DEFAULT 5
@@ -552,7 +554,9 @@ static int anchor_workload(const opts_t *o, const sim_model_t *m, int t_mem,
 				 c == 0 ? "mem" : "cpu", k + 1);
 			a.threads = a.min_threads = a.max_threads = t;
 			a.cat = c == 0 ? COSCHED_CAT_MEM : COSCHED_CAT_CPU;
-			a.mpki = c == 0 ? 5.38 : 0.01;	/* [NTUA-2013-gang]'s mem2, cpu */
+			/* The MPKI of mem2 and of a cpu program in "Power-aware
+			 * gang scheduling on multicore" (NTUA thesis, 2013). */
+			a.mpki = c == 0 ? 5.38 : 0.01;
 			a.mhz = c == 0 ? 1500 : 2200;
 			/* solo at half the cores; at t by the scaling model */
 			a.solo_s = o->solo_s * m->scale[t > m->nscale ? m->nscale : t] /

@@ -43,8 +43,9 @@ const char *const sim_mix_names[SIM_MIX_COUNT] = {
 
 /* A category and its MPKI for a job whose trace carries none: drawn by
  * the mix (balanced: the four alike, one draw modulo 4), MPKI in the
- * range of the artificial workload of [NTUA-2013-gang] for that category;
- * frequency as there (mem 1500 MHz). */
+ * range of the artificial workload of "Power-aware gang scheduling on
+ * multicore" (NTUA thesis, 2013) for that category; frequency as there
+ * (mem 1500 MHz). */
 void sim_assign_class(sim_app_t *a, uint64_t *rng, sim_mix_t mix)
 {
 	static const double lo[] = { 0.0, 1.5, 5.0, 0.0 };
@@ -79,12 +80,13 @@ static void set_cat(sim_model_t *m, cosched_category_t v, cosched_category_t c,
 }
 
 /*
- * [NTUA-2013-gang] "Application categories", co-run behaviour: "cpu is barely
- * slowed by anyone; lim slows 1.25x with mem or another lim; mem with mem
- * about 2x; rand with lim or mem is catastrophic"; "a memory-bound with a
- * CPU-bound in one package slow each other by <1.1" ("Placement
- * lessons").  The cells the thesis gives no figure for are cosched's
- * reading of its preference table (rank 1 ~ 1.00-1.05, rank 2 ~ 1.10).
+ * The 2013 gang-scheduling thesis, "Application categories", co-run
+ * behaviour: "cpu is barely slowed by anyone; lim slows 1.25x with mem or
+ * another lim; mem with mem about 2x; rand with lim or mem is
+ * catastrophic"; "a memory-bound with a CPU-bound in one package slow each
+ * other by <1.1" ("Placement lessons").  The cells the thesis gives no
+ * figure for are cosched's reading of its preference table (rank 1 ~
+ * 1.00-1.05, rank 2 ~ 1.10).
  */
 void sim_model_seed002_table(sim_model_t *m, double c)
 {
@@ -105,33 +107,35 @@ void sim_model_seed002_table(sim_model_t *m, double c)
 
 void sim_model_default(sim_model_t *m)
 {
-	/* [NTUA-2013-gang] "Threads vs EDP": ft.B's time on 1..8 cores. */
+	/* The 2013 gang-scheduling thesis, "Threads vs EDP": ft.B's time on
+	 * 1..8 cores. */
 	static const double ftb[] = { 80.8083, 44.2010, 32.8540, 28.4949,
 				      23.9559, 21.1219, 20.0673, 21.0738 };
 	memset(m, 0, sizeof(*m));
-	cosched_interference_default(&m->interf);	/* [NTUA-2013-gang] preferences */
+	/* The 2013 gang-scheduling thesis's preferences. */
+	cosched_interference_default(&m->interf);
 	sim_model_seed002_table(m, SIM_CATASTROPHIC_DEFAULT);
 	m->nscale = 8;
 	for (int t = 1; t <= 8; t++)
 		m->scale[t] = ftb[t - 1];
-	/* [NTUA-2013-gang] "DVFS model": 1.2 .. 2.2 GHz. */
+	/* The 2013 gang-scheduling thesis, "DVFS model": 1.2 .. 2.2 GHz. */
 	m->fmin_mhz = 1200;
 	m->fmax_mhz = 2200;
 	m->freq_rule = SIM_FREQ_PER_APP;
 	/*
 	 * Share of the time that does not shrink with frequency (cosched's
-	 * assumption, from the categories of [NTUA-2013-gang]: cpu in L1/L2;
-	 * lim ~25% bandwidth; mem ~80% bandwidth and stalls on memory; rand
-	 * lives on LLC hits, which run at core speed, and "prefers high
-	 * frequency").  mem at 1500 of 2200 MHz then loses 2.3%, inside the
-	 * thesis's 0.4..3.5% performance loss of DVFS.
+	 * assumption, from the categories of the 2013 gang-scheduling thesis:
+	 * cpu in L1/L2; lim ~25% bandwidth; mem ~80% bandwidth and stalls on
+	 * memory; rand lives on LLC hits, which run at core speed, and
+	 * "prefers high frequency").  mem at 1500 of 2200 MHz then loses 2.3%,
+	 * inside the thesis's 0.4..3.5% performance loss of DVFS.
 	 */
 	m->mem_bound[COSCHED_CAT_CPU] = 0.0;
 	m->mem_bound[COSCHED_CAT_LIM] = 0.3;
 	m->mem_bound[COSCHED_CAT_MEM] = 0.95;
 	m->mem_bound[COSCHED_CAT_RAND] = 0.1;
-	/* [NTUA-2013-gang]: lim = STREAM at ~25% bandwidth, mem at ~80%;
-	 * cpu and rand (MPKI 0.01) next to nothing. */
+	/* The 2013 gang-scheduling thesis: lim = STREAM at ~25% bandwidth,
+	 * mem at ~80%; cpu and rand (MPKI 0.01) next to nothing. */
 	m->bw[COSCHED_CAT_CPU] = 0.0;
 	m->bw[COSCHED_CAT_LIM] = 0.25;
 	m->bw[COSCHED_CAT_MEM] = 0.8;
@@ -149,16 +153,16 @@ void sim_model_default(sim_model_t *m)
 	m->miss_gain[COSCHED_CAT_MEM] = 0.0;
 	m->miss_gain[COSCHED_CAT_RAND] = 5.0;
 	/*
-	 * [NTUA-2013-gang] "Power model", fitted to its modified-STREAM table:
-	 * core power 0.43 W idle; active 4.28 W + 3.70 W per CPU core (1c 7.98,
-	 * 4c 18.95, 8c 33.89) and 7.44 W + 4.17 W per Mem core (11.61,
-	 * 24.17, 40.79): 3.85 W when any core runs, + 3.16 W x bandwidth, +
-	 * per core 3.70 (cpu) .. 4.17 (mem).  Uncore 13.5 W + 2.55 W x
-	 * bandwidth (13.45 .. 16.05); DRAM 3.2 W idle, + 1.6 W active, + 6.7
-	 * W x bandwidth (4.8 CPU, 11.5 Mem).  Idle package: 17.13 W, as the
-	 * thesis's single-thread table.  Per-core power scales as (f/fmax)^2
-	 * (cosched's assumption: voltage falls less than frequency on the
-	 * thesis's 1.2..2.2 GHz range).
+	 * The 2013 gang-scheduling thesis, "Power model", fitted to its
+	 * modified-STREAM table: core power 0.43 W idle; active 4.28 W +
+	 * 3.70 W per CPU core (1c 7.98, 4c 18.95, 8c 33.89) and 7.44 W +
+	 * 4.17 W per Mem core (11.61, 24.17, 40.79): 3.85 W when any core
+	 * runs, + 3.16 W x bandwidth, + per core 3.70 (cpu) .. 4.17 (mem).
+	 * Uncore 13.5 W + 2.55 W x bandwidth (13.45 .. 16.05); DRAM 3.2 W
+	 * idle, + 1.6 W active, + 6.7 W x bandwidth (4.8 CPU, 11.5 Mem).  Idle
+	 * package: 17.13 W, as the thesis's single-thread table.  Per-core
+	 * power scales as (f/fmax)^2 (cosched's assumption: voltage falls less
+	 * than frequency on the thesis's 1.2..2.2 GHz range).
 	 */
 	m->p_core_idle = 0.43;
 	m->p_core_active = 3.85;
@@ -209,7 +213,8 @@ int sim_model_set_table(sim_model_t *m, const char *spec, cosched_error_t *err)
 		snprintf(m->table, sizeof(m->table), "seed001");
 		return 0;
 	}
-	/* A file: the [NTUA-2013-gang] table, the entries it gives replaced. */
+	/* A file: the 2013 gang-scheduling thesis's table, the entries it
+	 * gives replaced. */
 	f = fopen(spec, "r");
 	if (!f)
 		return cosched_error_set(err, "--table %s: %s", COSCHED_QUOTE(spec),

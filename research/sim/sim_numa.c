@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * sim_numa.c - [NTUA-2020-numa]'s dynamic migration experiment in model form
- * (cosched-sim --seed000): processes with bandwidths and pages on the
+ * sim_numa.c - the dynamic migration experiment of "Dynamic memory
+ * placement of applications on a NUMA system" (NTUA thesis, 2020) in model
+ * form (cosched-sim --seed000): processes with bandwidths and pages on the
  * thesis's 4-node machine, a sequence of migrate requests 30 s apart, and
  * each victim order of the decision core (cosched_victim_plan) deciding
  * whose pages move.  Nothing here chooses a victim.
@@ -11,12 +12,12 @@
  *    pages is on node n, its CPUs on node c:
  *        s = sum_n f_n x (1 + (r(bw) - 1) x (d(c, n) - 10) / 11)
  *    r(bw) = 1 + A ln(1 + bw / B) is its time with every page one hop
- *    away (distance 21); A and B go through [NTUA-2020-numa]'s two measured
- *    "remote" points, 619.lbm_s (15.6 GB/s, 398.8%) and 505.mcf_r
- *    (2.3 GB/s, 177.2%); it then gives 500.perlbench_r (39 MB/s) 101.6%
- *    (measured 100.5%).  Linear in the fraction and in the distance; no
- *    bandwidth saturation, no "stress effect" (the thesis's Limitations),
- *    no cost of the move itself;
+ *    away (distance 21); A and B go through the 2020 memory-placement
+ *    thesis's two measured "remote" points, 619.lbm_s (15.6 GB/s, 398.8%)
+ *    and 505.mcf_r (2.3 GB/s, 177.2%); it then gives 500.perlbench_r
+ *    (39 MB/s) 101.6% (measured 100.5%).  Linear in the fraction and in
+ *    the distance; no bandwidth saturation, no "stress effect" (the
+ *    thesis's Limitations), no cost of the move itself;
  *  - each process needs requests x 30 s of work at local speed; its
  *    normalised time is how long it takes / that;
  *  - the system score is the geometric mean of normalised times.
@@ -36,7 +37,8 @@
 #define REQ_LO 1e3	/* the thesis's request sizes */
 #define REQ_HI 3e6
 
-/* [NTUA-2020-numa]'s machine: 4 nodes, row-major distances. */
+/* The 2020 memory-placement thesis's machine: 4 nodes, row-major
+ * distances. */
 static const unsigned sim_seed000_distance[16] = {
 	10, 21, 21, 30,
 	21, 10, 30, 21,

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * sim_ts.c - the time-shared setting ([NTUA-2013-gang] "Metrics", "The five
- * schedulers"): gangs run round-robin on one package, one quantum each;
+ * sim_ts.c - the time-shared setting ("Power-aware gang scheduling on
+ * multicore", NTUA thesis, 2013, "Metrics", "The five schedulers"): gangs
+ * run round-robin on one package, one quantum each;
  * every application is restarted when it ends; the run stops at the end
  * of the round in which the window is reached, so every gang has had the
  * same number of quanta.  And the exact optimum over gang partitions.
@@ -19,7 +20,8 @@ void sim_ts_conf_default(sim_ts_conf_t *c)
 	memset(c, 0, sizeof(*c));
 	c->capacity = 8;
 	c->quantum_s = 1.0;
-	c->window_s = 7200.0;	/* [NTUA-2013-gang]: 2-hour runs */
+	/* The 2013 gang-scheduling thesis: 2-hour runs. */
+	c->window_s = 7200.0;
 	c->seed = 1;
 	c->mrb_weight = COSCHED_MRB_WEIGHT_DEFAULT;
 	c->mrb_threshold = COSCHED_MRB_THRESHOLD_DEFAULT;
@@ -101,7 +103,8 @@ static void quantum(acct_t *a, int gang, const sim_member_t *mem,
 				(1.0 - a->progress[k]) / perf[i].rate;
 		r->work_app[k] += dw;
 		a->progress[k] += dw;
-		/* Restarted when it ends ([NTUA-2013-gang] "Metrics"). */
+		/* Restarted when it ends (the 2013 gang-scheduling thesis,
+		 * "Metrics"). */
 		while (a->progress[k] >= 1.0 - 1e-12) {
 			a->progress[k] -= 1.0;
 			r->compl_app[k]++;
@@ -242,9 +245,10 @@ static void gang_params(const sim_model_t *m, const sim_ts_conf_t *c,
 	p->time_shared = true;
 }
 
-/* Miss-Rate Bound online ([NTUA-2013-gang]): every quantum, the running gang's
- * applications are sampled and fed (EWMA in cosched_mrb_feed); at the end
- * of each round, cosched_mrb_end_round moves applications. */
+/* Miss-Rate Bound online (the 2013 gang-scheduling thesis): every quantum,
+ * the running gang's applications are sampled and fed (EWMA in
+ * cosched_mrb_feed); at the end of each round, cosched_mrb_end_round moves
+ * applications. */
 static int run_mrb(const sim_model_t *m, const sim_workload_t *w,
 		   const sim_ts_conf_t *c, sim_ts_result_t *r,
 		   cosched_error_t *err)

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * sim_workload.c - the workload text format of cosched-sim(1), the
- * artificial workload of [NTUA-2013-gang], and workloads drawn like it.
+ * artificial workload of "Power-aware gang scheduling on multicore" (NTUA
+ * thesis, 2013), and workloads drawn like it.
  */
 #include <errno.h>
 #include <math.h>
@@ -273,7 +274,8 @@ int sim_workload_load(const char *path, int capacity, sim_workload_t *w,
 	return rc;
 }
 
-/* [NTUA-2013-gang] "Workload used for the headline comparison (artificial)". */
+/* The 2013 gang-scheduling thesis, "Workload used for the headline
+ * comparison (artificial)". */
 int sim_workload_seed002(sim_workload_t *w, double solo_s,
 			 cosched_error_t *err)
 {

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* test_gang.c - [NTUA-2013-gang]'s gang policies
- * (src/libcosched/policy/gang.c), batch form: the thesis's worked examples,
- * hand-computed cases, Miss-Rate Bound's online rounds, bad input.  The
- * incremental ranking and its index are in test_gang_rank.c. */
+/* test_gang.c - the gang policies of "Power-aware gang scheduling on
+ * multicore" (NTUA thesis, 2013; src/libcosched/policy/gang.c), batch form:
+ * the thesis's worked examples, hand-computed cases, Miss-Rate Bound's
+ * online rounds, bad input.  The incremental ranking and its index are in
+ * test_gang_rank.c. */
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -78,8 +79,8 @@ static bool plan_eq(const cosched_gang_plan_t *a, const cosched_gang_plan_t *b)
 
 /* ---- Application-Aware ------------------------------------------- */
 
-/* [NTUA-2013-gang] "Greedy Application-Aware", worked example: 12 four-thread
- * programs, 3 per category, capacity 8. */
+/* The 2013 gang-scheduling thesis, "Greedy Application-Aware", worked
+ * example: 12 four-thread programs, 3 per category, capacity 8. */
 START_TEST(test_app_aware_worked_example)
 {
 	static const char *names[] = { "cpu1", "cpu2", "cpu3", "lim1", "lim2",
@@ -146,7 +147,8 @@ END_TEST
 
 /* ---- Miss-Rate Balance ------------------------------------------- */
 
-/* [NTUA-2013-gang] "Workload used for the headline comparison" (artificial). */
+/* The 2013 gang-scheduling thesis, "Workload used for the headline
+ * comparison" (artificial). */
 static const struct { const char *name; int threads; double mpki; cosched_category_t cat; }
 artificial[] = {
 	{ "cpu1", 4, 0.01, COSCHED_CAT_CPU }, { "cpu2", 5, 0.01, COSCHED_CAT_CPU },
@@ -176,7 +178,8 @@ START_TEST(test_mr_balance_artificial)
 	 * takes rand2 (3); mem2 (4) takes rand3; mem1 (3) takes rand1; lim3
 	 * (6) and lim2 (5) find nothing small enough; lim1 (4) takes cpu1 (4);
 	 * cpu2 (5) and cpu3 (6) stay alone.  The highest-MPKI programs land
-	 * with the random-access ones, as [NTUA-2013-gang] reports. */
+	 * with the random-access ones, as the 2013 gang-scheduling thesis
+	 * reports. */
 	ck_assert_str_eq(buf, "{mem3, rand2} {mem2, rand3} {mem1, rand1} {lim3} "
 			      "{lim2} {lim1, cpu1} {cpu2} {cpu3}");
 	plan_check(&plan, 12, 8, 2);
@@ -186,7 +189,8 @@ END_TEST
 
 /* ---- Greedy Thread ----------------------------------------------- */
 
-/* Hand-computed from [NTUA-2013-gang]'s three steps, capacity 8:
+/* Hand-computed from the three steps of the 2013 gang-scheduling thesis,
+ * capacity 8:
  *   A: min 2, requests 4, scales to 8;  B: min 3, requests 4, scales to 4;
  *   C: min 4, requests 4, scales to 4;  D: min 2, requests 2, scales to 3.
  * Order (best-scaling = requesting the most threads first; ties by the
@@ -225,8 +229,9 @@ START_TEST(test_greedy_thread_worked)
 }
 END_TEST
 
-/* [NTUA-2013-gang] defines best-scaling as "the one requesting the most
- * threads"; how far a program keeps scaling only breaks ties.  Capacity 8:
+/* The 2013 gang-scheduling thesis defines best-scaling as "the one
+ * requesting the most threads"; how far a program keeps scaling only breaks
+ * ties.  Capacity 8:
  *   P: requests 4, min 4, scales to 4;
  *   Q: requests 2, min 2, scales to 8.
  * Order: P (4 threads requested) before Q (2).
@@ -316,8 +321,8 @@ START_TEST(test_mrb_ewma)
 	cosched_gang_params_init(&p, 8);
 	s = cosched_mrb_create(&p, &j, 1, &err);
 	ck_assert_ptr_nonnull(s);
-	/* [NTUA-2013-gang]: start at 0; smoothed = 1/2 x current + 1/2 x
-	 * previous. */
+	/* The 2013 gang-scheduling thesis: start at 0; smoothed = 1/2 x
+	 * current + 1/2 x previous. */
 	ck_assert_double_eq(cosched_mrb_job_mpki(s, 0), 0.0);
 	static const double samples[] = { 8, 4, 0, 6, 14 };
 	static const double expect[] = { 4, 4, 2, 4, 9 };
@@ -447,12 +452,12 @@ END_TEST
  *    turn comes either merges into a gang it fits, or no other gang could
  *    take it (brute force over all gangs), and every gang at or above T
  *    with more than one application is split until it is below T or alone.
- * The round's rules (src/libcosched/policy/mrb.c, [NTUA-2013-gang] "Miss-Rate Bound") are
- * checked where they apply: the gangs are visited in slot order, so the
- * test replays the round's moves from the state before it and checks each
- * gang at its turn.  Gangs opened in the round (new-gang moves) have no
- * turn; a singleton visited early may fit a gang that a later split
- * shrinks, which the rule does not revisit.
+ * The round's rules (src/libcosched/policy/mrb.c; the 2013 gang-scheduling
+ * thesis, "Miss-Rate Bound") are checked where they apply: the gangs are
+ * visited in slot order, so the test replays the round's moves from the
+ * state before it and checks each gang at its turn.  Gangs opened in the
+ * round (new-gang moves) have no turn; a singleton visited early may fit a
+ * gang that a later split shrinks, which the rule does not revisit.
  */
 START_TEST(test_mrb_random_rounds)
 {

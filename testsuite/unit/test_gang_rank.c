@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* test_gang_rank.c - [NTUA-2013-gang]'s gang policies
- * (src/libcosched/policy/gang.c), incremental form: each policy's ranking of
- * the sockets for one arriving job, and the socket index that answers it in
- * sublinear time. */
+/* test_gang_rank.c - the gang policies of "Power-aware gang scheduling on
+ * multicore" (NTUA thesis, 2013; src/libcosched/policy/gang.c), incremental
+ * form: each policy's ranking of the sockets for one arriving job, and the
+ * socket index that answers it in sublinear time. */
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -229,10 +229,10 @@ END_TEST
  * The index answers what the ranking says, on random socket states, for
  * every policy: the first accepted candidate; with OCCUPIED_ONLY the first
  * accepted occupied one; with FIRST_FIT (the policies ordered by socket)
- * the lowest accepted socket index.  Capacities 8 ([NTUA-2013-gang]), 130 (free
- * core counts spread over three bitmap words) and mixed per-socket
- * capacities; max_apps default and 5 (several occupancy counts share one
- * bucket).
+ * the lowest accepted socket index.  Capacities 8 (the 2013 gang-scheduling
+ * thesis), 130 (free core counts spread over three bitmap words) and mixed
+ * per-socket capacities; max_apps default and 5 (several occupancy counts
+ * share one bucket).
  */
 static void index_vs_rank(int capacity, bool mixed, int max_apps, unsigned *r)
 {

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test_sim.c - the simulator's accounting (research/sim): small cases
  * computed by hand, the optimum against every policy, the calibrated
- * [NTUA-2013-gang] figure, and the refusal of bad workload files. */
+ * figure of "Power-aware gang scheduling on multicore" (NTUA thesis, 2013),
+ * and the refusal of bad workload files. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,7 +30,8 @@ static void app(sim_workload_t *w, const char *name, int threads,
 }
 
 /* A: cpu, 4 threads, 10 s alone; B: mem, 4 threads, 20 s alone.  The
- * table of [NTUA-2013-gang]: cpu next to mem 1.05, mem next to cpu 1.05. */
+ * table of the 2013 gang-scheduling thesis: cpu next to mem 1.05, mem next
+ * to cpu 1.05. */
 static void two_apps(sim_workload_t *w)
 {
 	memset(w, 0, sizeof(*w));
@@ -188,8 +190,8 @@ START_TEST(test_optimum_small)
 }
 END_TEST
 
-/* The optimum is never worse than any policy, on [NTUA-2013-gang]'s workload
- * and on random ones, with and without DVFS. */
+/* The optimum is never worse than any policy, on the 2013 gang-scheduling
+ * thesis's workload and on random ones, with and without DVFS. */
 START_TEST(test_optimum_bounds_policies)
 {
 	uint64_t rng = 7;
@@ -248,8 +250,9 @@ START_TEST(test_optimum_bounds_policies)
 }
 END_TEST
 
-/* The default catastrophic factor reproduces [NTUA-2013-gang]'s figure: random-
- * access programs run 3.35..4 x GANG's time under Miss-Rate Balance. */
+/* The default catastrophic factor reproduces the 2013 gang-scheduling
+ * thesis's figure: random-access programs run 3.35..4 x GANG's time under
+ * Miss-Rate Balance. */
 START_TEST(test_seed002_rand_under_mr_balance)
 {
 	sim_model_t m;
@@ -438,7 +441,8 @@ START_TEST(test_generator)
 }
 END_TEST
 
-/* [NTUA-2020-numa]'s model by hand: r(bw) goes through the two measured remote
+/* The model of "Dynamic memory placement of applications on a NUMA system"
+ * (NTUA thesis, 2020) by hand: r(bw) goes through the two measured remote
  * points (lbm 3.988, mcf 1.772); placement mixes are linear in the
  * fraction and the distance. */
 START_TEST(test_seed000_model)

@@ -75,8 +75,9 @@ int cosched_gang_max_apps(cosched_policy_t policy,
 		return 1;	/* one application per gang */
 	case COSCHED_POLICY_MISS_RATE_BALANCE:
 	case COSCHED_POLICY_APP_AWARE:
-		/* [NTUA-2013-gang]: "A gang holds at most 2 applications"
-		 * (Miss-Rate Balance); "in practice a gang holds at most 2"
+		/* "Power-aware gang scheduling on multicore" (NTUA thesis,
+		 * 2013): "A gang holds at most 2 applications" (Miss-Rate
+		 * Balance); "in practice a gang holds at most 2"
 		 * (Application-Aware). */
 		return p->max_apps ? p->max_apps : 2;
 	default:

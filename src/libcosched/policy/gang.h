@@ -4,9 +4,10 @@
  * plans, and the ranking of sockets for one job.
  *
  * A gang is a set of applications that run together on the cores of one
- * socket or node (its capacity in cores).  [NTUA-2013-gang] "The five
- * schedulers" defines GANG, Greedy Thread, Miss-Rate Balance, Miss-Rate Bound
- * and (Greedy) Application-Aware on one 8-core package; here the capacity is a
+ * socket or node (its capacity in cores).  "Power-aware gang scheduling on
+ * multicore" (NTUA thesis, 2013), in "The five schedulers", defines GANG,
+ * Greedy Thread, Miss-Rate Balance, Miss-Rate Bound and (Greedy)
+ * Application-Aware on one 8-core package; here the capacity is a
  * parameter and every policy is deterministic: ties are broken by a stable
  * key (the job id, or the order of the input), and Miss-Rate Bound's
  * random start uses a seeded PRNG.
@@ -30,9 +31,9 @@
  *    quanta and rounds.
  *
  * Sources: "Power-aware gang scheduling on multicore", diploma thesis, NTUA
- * CSLab, 2013 ([NTUA-2013-gang], "The five schedulers"); Greedy Thread after
- * Bhadauria and McKee, "An approach to resource-aware co-scheduling for
- * CMPs", ICS 2010.  The rules are in cosched-policies(7).
+ * CSLab, 2013 ("The five schedulers"); Greedy Thread after Bhadauria and
+ * McKee, "An approach to resource-aware co-scheduling for CMPs", ICS 2010.
+ * The rules are in cosched-policies(7).
  */
 #ifndef COSCHED_GANG_H
 #define COSCHED_GANG_H
@@ -53,9 +54,10 @@ typedef struct {
 	uint32_t job_id;	/* stable tie-break key */
 	const char *name;	/* for messages and tests; may be NULL */
 	int threads;		/* requested threads = cores it occupies (>= 1) */
-	/* Greedy Thread ([NTUA-2013-gang], Bhadauria & McKee): the fewest
-	 * threads worth running and the count it keeps scaling up to (from its
-	 * EDP or time points).  0 = threads.  min <= threads <= max. */
+	/* Greedy Thread (the 2013 gang-scheduling thesis; Bhadauria & McKee):
+	 * the fewest threads worth running and the count it keeps scaling up
+	 * to (from its EDP or time points).  0 = threads.
+	 * min <= threads <= max. */
 	int min_threads;
 	int max_threads;
 	/* LLC misses per 1000 instructions: the standalone MPKI for Miss-Rate
@@ -71,8 +73,9 @@ typedef struct {
 	double max_slowdown;
 } cosched_gang_job_t;
 
-/* Policy defaults: applications per gang ([NTUA-2013-gang]: Miss-Rate Balance
- * and Application-Aware "at most 2"; GANG one; the others unbounded). */
+/* Policy defaults: applications per gang (the 2013 gang-scheduling thesis:
+ * Miss-Rate Balance and Application-Aware "at most 2"; GANG one; the others
+ * unbounded). */
 #define COSCHED_GANG_UNLIMITED 0
 
 typedef struct {
@@ -82,10 +85,12 @@ typedef struct {
 	double mrb_weight;	/* Miss-Rate Bound EWMA a, (0, 1], default 1/2 */
 	double mrb_threshold;	/* Miss-Rate Bound T, > 0, default 12.0 */
 	uint64_t seed;		/* Miss-Rate Bound random start */
-	const cosched_pref_table_t *pref;	/* NULL = [NTUA-2013-gang] */
+	/* NULL = the preference table of the 2013 gang-scheduling thesis */
+	const cosched_pref_table_t *pref;
 	/* min_slowdown: the interference model its costs come from (NULL =
-	 * [NTUA-2014-corun]'s table; borrowed, read when an index or plan is
-	 * made). */
+	 * the table of "Effects of co-scheduling applications on multicore
+	 * architectures", NTUA thesis, 2014; borrowed, read when an index or
+	 * plan is made). */
 	const cosched_interference_model_t *interference;
 	/* The setting the ranking scores for (false from
 	 * cosched_gang_params_init: space sharing).  Time-shared, the
@@ -98,8 +103,8 @@ typedef struct {
 	bool time_shared;
 } cosched_gang_params_t;
 
-/* Defaults for a capacity ([NTUA-2013-gang] "Miss-Rate Bound": a = 1/2,
- * T = 12). */
+/* Defaults for a capacity (the 2013 gang-scheduling thesis, "Miss-Rate
+ * Bound": a = 1/2, T = 12). */
 void cosched_gang_params_init(cosched_gang_params_t *p, int capacity);
 /* Refuse capacity outside [1, COSCHED_GANG_MAX_CAPACITY], max_apps
  * outside [0, capacity] (every application holds at least one core), a

@@ -153,8 +153,9 @@ static inline int gang_job_max(const cosched_gang_job_t *j)
 }
 
 /* The cores a job needs to be admitted: Greedy Thread admits a program at
- * its minimum core count ([NTUA-2013-gang], Greedy Thread step 2); the others
- * need the requested threads. */
+ * its minimum core count ("Power-aware gang scheduling on multicore", NTUA
+ * thesis, 2013, Greedy Thread step 2); the others need the requested
+ * threads. */
 static inline int gang_cores_needed(cosched_policy_t policy,
 				    const cosched_gang_job_t *j)
 {

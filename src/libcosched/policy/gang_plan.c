@@ -2,7 +2,7 @@
 /*
  * gang_plan.c - the batch form of the five gang policies: a set of
  * jobs packed into gangs ("Power-aware gang scheduling on multicore",
- * diploma thesis, NTUA CSLab, 2013: [NTUA-2013-gang], "The five schedulers").
+ * diploma thesis, NTUA CSLab, 2013, "The five schedulers").
  */
 #include <math.h>
 #include <stdio.h>
@@ -83,10 +83,10 @@ static int builder_finish(builder_t *b, const cosched_gang_job_t *jobs,
 	return 0;
 }
 
-/* Greedy Thread order: best-scaling first, which [NTUA-2013-gang] ("Greedy
- * Thread" step 1) defines as "the one requesting the most threads": requested
- * threads, then the count it keeps scaling up to (a tie-break the thesis does
- * not give), then job id. */
+/* Greedy Thread order: best-scaling first, which the 2013 gang-scheduling
+ * thesis ("Greedy Thread" step 1) defines as "the one requesting the most
+ * threads": requested threads, then the count it keeps scaling up to (a
+ * tie-break the thesis does not give), then job id. */
 static int cmp_scaling(const cosched_gang_job_t *jobs, size_t ia, size_t ib)
 {
 	const cosched_gang_job_t *a = &jobs[ia], *b = &jobs[ib];
@@ -169,7 +169,8 @@ static size_t core_lists_peek(core_lists_t *cl, int t, const size_t *order,
 	return cl->cur[t] < cl->end[t] ? cl->pos[cl->cur[t]] : GANG_NONE;
 }
 
-/* GANG: one application per gang, in input order ([NTUA-2013-gang] "GANG"). */
+/* GANG: one application per gang, in input order (the 2013 gang-scheduling
+ * thesis, "GANG"). */
 static int plan_gang(const cosched_gang_job_t *jobs, size_t n, builder_t *b)
 {
 	for (size_t i = 0; i < n; i++)
@@ -270,11 +271,11 @@ static void greedy_close(builder_t *b, const cosched_gang_job_t *jobs,
 	b->threads[head] = t < top ? t : top;
 }
 
-/* Greedy Thread ([NTUA-2013-gang] "The five schedulers", Greedy Thread, after
- * Bhadauria & McKee): static, contention-blind bin packing.  Step 1: the
- * best-scaling remaining program opens a gang at its minimum core count;
- * step 2: add the next best-scaling program whose minimum core count fits
- * the idle cores, repeat; step 3: greedy_close. */
+/* Greedy Thread (the 2013 gang-scheduling thesis, "The five schedulers",
+ * Greedy Thread, after Bhadauria & McKee): static, contention-blind bin
+ * packing.  Step 1: the best-scaling remaining program opens a gang at its
+ * minimum core count; step 2: add the next best-scaling program whose
+ * minimum core count fits the idle cores, repeat; step 3: greedy_close. */
 static const pack_rule_t greedy_rule = {
 	.order = cmp_scaling,
 	.cores = gang_job_min,
@@ -282,10 +283,10 @@ static const pack_rule_t greedy_rule = {
 	.close = greedy_close,
 };
 
-/* Miss-Rate Balance ([NTUA-2013-gang] "The five schedulers", Miss-Rate
- * Balance): sort by MPKI descending; the head opens a gang; "for p from the
- * tail upward: if p.cores + g.cores <= 8: add p" -- the fitting program
- * nearest the tail; at most 2 per gang (max_apps). */
+/* Miss-Rate Balance (the 2013 gang-scheduling thesis, "The five schedulers",
+ * Miss-Rate Balance): sort by MPKI descending; the head opens a gang; "for
+ * p from the tail upward: if p.cores + g.cores <= 8: add p" -- the fitting
+ * program nearest the tail; at most 2 per gang (max_apps). */
 static const pack_rule_t mr_balance_rule = {
 	.order = cmp_mpki_desc,
 	.cores = job_threads,
@@ -300,11 +301,11 @@ static int cmp_job_id(const cosched_gang_job_t *jobs, size_t ia, size_t ib)
 	return ia < ib ? -1 : 1;
 }
 
-/* Greedy Application-Aware ([NTUA-2013-gang] "The five schedulers", steps 1-5):
- * rand first (joining gangs that hold only rand), each mem alone, then cpu
- * and lim fill existing gangs first-fit (in gang creation order) or open
- * new ones; the "-" cells are never co-located.  Programs of unknown
- * category run alone, last. */
+/* Greedy Application-Aware (the 2013 gang-scheduling thesis, "The five
+ * schedulers", steps 1-5): rand first (joining gangs that hold only rand),
+ * each mem alone, then cpu and lim fill existing gangs first-fit (in gang
+ * creation order) or open new ones; the "-" cells are never co-located.
+ * Programs of unknown category run alone, last. */
 static int plan_app_aware(const cosched_gang_params_t *p,
 			  const cosched_gang_job_t *jobs, size_t n,
 			  builder_t *b, cosched_error_t *err)
@@ -460,8 +461,8 @@ out:
 	return rc;
 }
 
-/* The seed policies whose plans min_slowdown's starts from
- * ([NTUA-2013-gang]'s five). */
+/* The seed policies whose plans min_slowdown's starts from (the five of the
+ * 2013 gang-scheduling thesis). */
 static const cosched_policy_t seed_policies[] = {
 	COSCHED_POLICY_GANG, COSCHED_POLICY_GREEDY_THREAD,
 	COSCHED_POLICY_MISS_RATE_BALANCE, COSCHED_POLICY_MISS_RATE_BOUND,

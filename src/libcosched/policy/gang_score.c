@@ -118,12 +118,15 @@ static double gang_worst_slowdown(const gang_score_ctx_t *c, unsigned slot,
  *   Greedy Thread: threads given / threads requested, in (0, 1]
  *     (contention-blind bin packing: full requests first, then best fit).
  *   Miss-Rate Balance: empty 0; else 1 + |MPKI(job) - MPKI(gang)| (pair high
- *     with low, [NTUA-2013-gang] "Miss-Rate Balance" seen from either side).
+ *     with low, "Miss-Rate Balance" of "Power-aware gang scheduling on
+ *     multicore", NTUA thesis, 2013, seen from either side).
  *   Miss-Rate Bound: empty 0; else 1 + (T - combined) / T, accepted only
- *     when combined <= T ("fits", [NTUA-2013-gang] "Miss-Rate Bound").
+ *     when combined <= T ("fits", the 2013 gang-scheduling thesis,
+ *     "Miss-Rate Bound").
  *   Application-Aware: empty 0; else 1 + 1 / (1 + cost), cost = sum over
- *     the categories present of pref[job][c] + pref[c][job] ([NTUA-2013-gang]
- *     preference table: lower is preferred); any "-" pair is refused.
+ *     the categories present of pref[job][c] + pref[c][job] (the 2013
+ *     gang-scheduling thesis's preference table: lower is preferred); any
+ *     "-" pair is refused.
  *   min_slowdown: minus the predicted growth of the summed slowdowns
  *     (gang_join_cost), so an empty socket scores 0 and a pairing the
  *     model calls a speed-up more; time-shared, the change of the
@@ -162,9 +165,9 @@ void gang_score_socket(const gang_score_ctx_t *ctx,
 	}
 	if (ctx->policy == COSCHED_POLICY_APP_AWARE && s->napps > 0) {
 		int cost = 0;
-		/* [NTUA-2013-gang] "Greedy Application-Aware": pairings obey
-		 * the "-" cells; an unknown category cannot be checked, so it
-		 * runs alone. */
+		/* The 2013 gang-scheduling thesis, "Greedy
+		 * Application-Aware": pairings obey the "-" cells; an unknown
+		 * category cannot be checked, so it runs alone. */
 		for (unsigned cat = 0; cat < GANG_CAT_SLOTS; cat++) {
 			if (!(s->mask & (1u << cat)))
 				continue;

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * mrb.c - Miss-Rate Bound, online ("Power-aware gang scheduling on
- * multicore", diploma thesis, NTUA CSLab, 2013: [NTUA-2013-gang], "The five
- * schedulers", Miss-Rate Bound).
+ * multicore", diploma thesis, NTUA CSLab, 2013, "The five schedulers",
+ * Miss-Rate Bound).
  *
  * Gangs live in slots 0..njobs-1 (never more gangs than jobs); a socket
  * index over the slots, with the gangs' MPKI sums as loads, answers "where
@@ -211,9 +211,10 @@ static cosched_mrb_t *mrb_create(const cosched_gang_params_t *params,
 				goto fail;
 		}
 	} else {
-		/* Start: random gangs ([NTUA-2013-gang] "Miss-Rate Bound"),
-		 * made deterministic by the seed: Fisher-Yates shuffle with
-		 * splitmix64, then next fit into gangs of the capacity. */
+		/* Start: random gangs (the 2013 gang-scheduling thesis,
+		 * "Miss-Rate Bound"), made deterministic by the seed:
+		 * Fisher-Yates shuffle with splitmix64, then next fit into
+		 * gangs of the capacity. */
 		cosched_shuffle(perm, njobs, sizeof(*perm), params->seed);
 		for (size_t k = 0; k < njobs; k++) {
 			size_t j = perm[k];

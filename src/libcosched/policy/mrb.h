@@ -3,7 +3,7 @@
  * mrb.h - Miss-Rate Bound, online: gangs kept across quanta and
  * rounds, split when their combined MPKI reaches T, singletons merged
  * where they fit ("Power-aware gang scheduling on multicore", diploma
- * thesis, NTUA CSLab, 2013: [NTUA-2013-gang], "Miss-Rate Bound").
+ * thesis, NTUA CSLab, 2013, "Miss-Rate Bound").
  */
 #ifndef COSCHED_MRB_H
 #define COSCHED_MRB_H
@@ -32,9 +32,10 @@ typedef struct {
 } cosched_mrb_move_t;
 
 /*
- * Start ([NTUA-2013-gang] "Miss-Rate Bound"): jobs shuffled with params->seed
- * and packed in that order into gangs of params->capacity cores (next fit),
- * every job's MPKI = jobs[i].mpki (the thesis starts at 0).  jobs is copied.
+ * Start (the 2013 gang-scheduling thesis, "Miss-Rate Bound"): jobs shuffled
+ * with params->seed and packed in that order into gangs of params->capacity
+ * cores (next fit), every job's MPKI = jobs[i].mpki (the thesis starts at
+ * 0).  jobs is copied.
  */
 cosched_mrb_t *cosched_mrb_create(const cosched_gang_params_t *params,
 				  const cosched_gang_job_t *jobs, size_t njobs,
