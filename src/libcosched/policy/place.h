@@ -68,8 +68,10 @@ typedef struct {
 	double mrb_weight;		/* Miss-Rate Bound a (0: 1/2) */
 	/* The interference model (least-bad choice, predictions) and its
 	 * preference table (Application-Aware).  Borrowed: it must outlive
-	 * the engine and its copies.  NULL: the tables of [NTUA-2014-corun]
-	 * and [NTUA-2013-gang]. */
+	 * the engine and its copies.  NULL: the interference table of
+	 * "Effects of co-scheduling applications on multicore architectures"
+	 * (NTUA thesis, 2014) and the preference table of "Power-aware gang
+	 * scheduling on multicore" (NTUA thesis, 2013). */
 	const cosched_interference_model_t *interference;
 	/* The socket index's flags for single jobs (policy/socket_index.h):
 	 * 0 in the controller; the simulator's contention-blind baselines

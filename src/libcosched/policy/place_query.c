@@ -428,10 +428,11 @@ static void why_rank(const cosched_place_t *p, size_t u,
  * One walk over the units when no unit took the job, for what follows
  * from it: with explain, the ranking the reason reads (why_text); with
  * least, the lenient least-bad unit that has the cores, by the job's
- * predicted slowdown there ([NTUA-2014-corun]'s table), then the lower
- * MPKI sum, then the lower index (returned; -1 when none has them).  Each
- * available unit is read once for both: a job lenient mode places asked
- * for both, and reading the units twice was a fifth of the two.
+ * predicted slowdown there (the table of "Effects of co-scheduling
+ * applications on multicore architectures", NTUA thesis, 2014), then the
+ * lower MPKI sum, then the lower index (returned; -1 when none has them).
+ * Each available unit is read once for both: a job lenient mode places
+ * asked for both, and reading the units twice was a fifth of the two.
  */
 static long failed_walk(const cosched_place_t *p,
 			const cosched_place_job_t *job, const bool *allowed,
