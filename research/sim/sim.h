@@ -1,15 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * sim.h - cosched-sim: replay a workload through cosched's own decision
- * code (src/libcosched) and account what it delivers, in [NTUA-2013-gang]'s two
- * settings ("Power-aware gang scheduling on multicore", diploma thesis,
- * NTUA CSLab, 2013):
+ * code (src/libcosched) and account what it delivers, in the two settings
+ * of "Power-aware gang scheduling on multicore" (diploma thesis, NTUA
+ * CSLab, 2013):
  *
  *  - time-shared: gangs of applications run round-robin on one package
- *    with a quantum, every application restarted when it ends ([NTUA-2013-gang]
- *    "Metrics"); the gangs come from cosched_gang_plan() (GANG, Greedy
- *    Thread, Miss-Rate Balance, Application-Aware) or from cosched_mrb_*
- *    (Miss-Rate Bound online: EWMA of sampled MPKI, end-of-round moves);
+ *    with a quantum, every application restarted when it ends (the 2013
+ *    gang-scheduling thesis, "Metrics"); the gangs come from
+ *    cosched_gang_plan() (GANG, Greedy Thread, Miss-Rate Balance,
+ *    Application-Aware) or from cosched_mrb_* (Miss-Rate Bound online:
+ *    EWMA of sampled MPKI, end-of-round moves);
  *  - space-shared: jobs arrive, wait in a queue and are placed on sockets
  *    by cosched_occupancy_best() (the socket index the controller uses),
  *    beside two baselines placed by the same index: exclusive nodes and
@@ -73,7 +74,8 @@ int sim_workload_load(const char *path, int capacity, sim_workload_t *w,
 int sim_workload_add(sim_workload_t *w, const sim_app_t *a,
 		     cosched_error_t *err);
 void sim_workload_free(sim_workload_t *w);
-/* The "artificial" workload of [NTUA-2013-gang], solo_s each. */
+/* The "artificial" workload of the 2013 gang-scheduling thesis, solo_s
+ * each. */
 int sim_workload_seed002(sim_workload_t *w, double solo_s,
 			 cosched_error_t *err);
 
@@ -97,7 +99,8 @@ typedef struct {
 	 * (scale[t], t = 1..nscale; ft.B's curve by default). */
 	double scale[SIM_SCALE_MAX + 1];
 	int nscale;
-	/* The power model's range, 1.2..2.2 GHz ([NTUA-2013-gang]). */
+	/* The power model's range, 1.2..2.2 GHz (the 2013 gang-scheduling
+	 * thesis). */
 	long fmin_mhz, fmax_mhz;
 	sim_freq_rule_t freq_rule;
 	double mem_bound[COSCHED_CAT_COUNT];	/* time share not scaling with f */
@@ -106,7 +109,7 @@ typedef struct {
 	/* Extra MPKI a victim shows per unit of excess slowdown (what
 	 * Miss-Rate Bound samples online). */
 	double miss_gain[COSCHED_CAT_COUNT];
-	/* Power, watts ([NTUA-2013-gang] "Power model"). */
+	/* Power, watts (the 2013 gang-scheduling thesis, "Power model"). */
 	double p_core_idle, p_core_active, p_core_bw;
 	double p_core_per_core[COSCHED_CAT_COUNT];
 	double freq_exp;	/* per-core power ~ (f / fmax)^freq_exp */
@@ -114,11 +117,11 @@ typedef struct {
 	double p_dram, p_dram_active, p_dram_bw;
 } sim_model_t;
 
-/* [NTUA-2013-gang]'s category behaviour with the catastrophic factor below
- * (cosched-sim --seed002 --calibrate: rand programs run 3.675 x their
- * standalone time under Miss-Rate Balance, the middle of [NTUA-2013-gang]'s
- * 3.35..4),
- * ft.B's scaling, [NTUA-2013-gang]'s power model. */
+/* The category behaviour of the 2013 gang-scheduling thesis with the
+ * catastrophic factor below (cosched-sim --seed002 --calibrate: rand
+ * programs run 3.675 x their standalone time under Miss-Rate Balance, the
+ * middle of the thesis's 3.35..4), ft.B's scaling, the thesis's power
+ * model. */
 #define SIM_CATASTROPHIC_DEFAULT 3.675
 void sim_model_default(sim_model_t *m);
 /* Every application's MHz inside the model's range: refused with
@@ -129,7 +132,8 @@ int sim_workload_check_model(const sim_workload_t *w, const sim_model_t *m,
 /* Replace the slowdown table: "seed002", "seed001" or a file of lines
  * "VICTIM CORUNNER SLOWDOWN" (category or LCA names).  */
 int sim_model_set_table(sim_model_t *m, const char *spec, cosched_error_t *err);
-/* [NTUA-2013-gang] categories, with factor c for rand next to lim/mem. */
+/* The categories of the 2013 gang-scheduling thesis, with factor c for
+ * rand next to lim/mem. */
 void sim_model_seed002_table(sim_model_t *m, double c);
 /* A scaling curve file: lines "THREADS TIME". */
 int sim_model_load_scaling(sim_model_t *m, const char *path,
@@ -334,11 +338,11 @@ extern const char *const sim_mix_names[SIM_MIX_COUNT];
  * A time-shared workload drawn, not chosen (cosched-sim(1), DRAWN
  * WORKLOADS): SIM_DRAW_MIN_APPS..SIM_DRAW_MAX_APPS programs, each with a
  * category by the mix and its MPKI and frequency by sim_assign_class()
- * (the ranges of [NTUA-2013-gang]'s artificial workload), threads
- * uniform in SIM_DRAW_MIN_THREADS..SIM_DRAW_MAX_THREADS (that workload's
- * span; min = max = threads), standalone time log-uniform in
- * SIM_DRAW_MIN_SOLO_S..SIM_DRAW_MAX_SOLO_S.  All submitted at 0.  The
- * same seed and mix give the same workload.
+ * (the ranges of the artificial workload of the 2013 gang-scheduling
+ * thesis), threads uniform in SIM_DRAW_MIN_THREADS..SIM_DRAW_MAX_THREADS
+ * (that workload's span; min = max = threads), standalone time
+ * log-uniform in SIM_DRAW_MIN_SOLO_S..SIM_DRAW_MAX_SOLO_S.  All submitted
+ * at 0.  The same seed and mix give the same workload.
  */
 #define SIM_DRAW_MIN_APPS 6
 #define SIM_DRAW_MAX_APPS 12
@@ -355,8 +359,8 @@ int sim_workload_draw(sim_workload_t *w, uint64_t seed, sim_mix_t mix,
  * time (field 2), run time (4), processors (5, else 8); a job with run
  * time or processors missing is skipped (counted in *skipped).  Category
  * and MPKI are assigned from a seeded draw over the four categories of
- * [NTUA-2013-gang] (SWF carries none).  Processors above cores are
- * clipped to cores (counted in *clipped). */
+ * the 2013 gang-scheduling thesis (SWF carries none).  Processors above
+ * cores are clipped to cores (counted in *clipped). */
 int sim_swf_load(const char *path, int cores, uint64_t seed, sim_mix_t mix,
 		 sim_workload_t *w, size_t *skipped, size_t *clipped,
 		 cosched_error_t *err);
@@ -376,7 +380,9 @@ int sim_scale_load(sim_workload_t *w, size_t first, double total_cores,
 #define SIM_DRAW_MAX_LOAD 0.9
 double sim_lublin_draw_load(uint64_t seed);
 
-/* ---- [NTUA-2020-numa]: migration victims (sim_numa.c) ---------- */
+/* ---- migration victims (sim_numa.c) ------------------------------ */
+/* The migration experiment of "Dynamic memory placement of applications
+ * on a NUMA system" (NTUA thesis, 2020) in model form. */
 
 #define SIM_NUMA_MAX_NODES 8
 

@@ -272,7 +272,9 @@ int sim_options_parse(int argc, char **argv, opts_t *o, sim_model_t *m)
 	o->solo_s = 50;
 	o->seed = 1;
 	o->load = 0.7;
-	o->target = 3.675;	/* the middle of [NTUA-2013-gang]'s 3.35..4 */
+	/* The middle of the 3.35..4 of "Power-aware gang scheduling on
+	 * multicore" (NTUA thesis, 2013). */
+	o->target = 3.675;
 	sim_model_default(m);
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (c) {

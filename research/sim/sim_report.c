@@ -414,7 +414,9 @@ void sim_report_bench(const opts_t *o, const bench_report_t *rep)
 	       pass ? "PASS" : "FAIL");
 }
 
-/* ---- [NTUA-2020-numa]: migration victims ------------------------- */
+/* ---- migration victims ------------------------------------------- */
+/* The victim orders of "Dynamic memory placement of applications on a
+ * NUMA system" (NTUA thesis, 2020), in model form. */
 
 static const char *const numa_mode_name[NUMA_MODES] = { "exact", "whole" };
 

@@ -16,8 +16,9 @@
  *                cons_tres packs: Greedy Thread (contention-blind) with
  *                COSCHED_INDEX_FIRST_FIT (lowest socket with room), no
  *                limit on applications per socket, threads as requested.
- * A package without a job is off ([NTUA-2013-gang] "Placement lessons": "unused
- * packages assumed powered off").
+ * A package without a job is off ("Power-aware gang scheduling on
+ * multicore", NTUA thesis, 2013, "Placement lessons": "unused packages
+ * assumed powered off").
  */
 #include <math.h>
 #include <stdlib.h>
