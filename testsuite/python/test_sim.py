@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """cosched-sim (doc/cosched-sim.1): the command runs from a build, keeps
-[NTUA-2013-gang]'s policy ranking on a short run, refuses bad workload files
-naming the line and the field, and prints every space-shared variant with its
-baselines.  No Slurm cluster; each test takes well under a second."""
+the policy ranking of "Power-aware gang scheduling on multicore" (NTUA
+thesis, 2013) on a short run, refuses bad workload files naming the line and
+the field, and prints every space-shared variant with its baselines.  No
+Slurm cluster; each test takes well under a second."""
 
 import json
 import os
@@ -169,7 +170,8 @@ ORDERS = ["best", "best_plus", "random", "worst", "worst_plus"]
 
 
 def test_seed000_orders():
-    # [NTUA-2020-numa]'s migration experiment in model form, a short version
+    # The migration experiment of "Dynamic memory placement of applications
+    # on a NUMA system" (NTUA thesis, 2020) in model form, a short version
     # (two sets): every order of the decision core on the same instances.
     doc = json.loads(sim("--seed000", "--sets", "2", "--json").stdout)
     assert doc["nodes"] == 4
@@ -407,9 +409,10 @@ def test_round_longer_than_the_window_refused(tmp_path):
 
 
 def test_time_until_every_application_finished_once(tmp_path):
-    # [NTUA-2013-gang] reports when the workload finishes; under GANG each of
-    # the 12 applications runs 1 s in every 12 s round and needs 50 s alone:
-    # the last finishes in round 50, at 49 x 12 + 12 = 600 s.
+    # The 2013 gang-scheduling thesis reports when the workload finishes;
+    # under GANG each of the 12 applications runs 1 s in every 12 s round
+    # and needs 50 s alone: the last finishes in round 50, at
+    # 49 x 12 + 12 = 600 s.
     doc = json.loads(sim("--seed002", "--window", "1800", "--json").stdout)
     got = rows(doc)
     assert got["gang"]["all_once_s"] == pytest.approx(600)

@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test_min_slowdown.c - cosched's own policy (cosched-policies(7),
- * min_slowdown) on cases worked out by hand from [NTUA-2014-corun]'s table:
- * the cost rule, the strict bound and its bucket scan, the time-shared
- * plan, and the placement engine's choice between sharing and an empty
- * socket (the queue-demand switch, strict holds with their reason).
+ * min_slowdown) on cases worked out by hand from the table of "Effects of
+ * co-scheduling applications on multicore architectures" (NTUA thesis,
+ * 2014): the cost rule, the strict bound and its bucket scan, the
+ * time-shared plan, and the placement engine's choice between sharing and
+ * an empty socket (the queue-demand switch, strict holds with their
+ * reason).
  *
- * [NTUA-2014-corun]'s table (victim row, co-runner column; cpu = N, rand = C,
- * lim = LC, mem = L):
+ * The table of the 2014 co-scheduling thesis (victim row, co-runner
+ * column; cpu = N, rand = C, lim = LC, mem = L):
  *            N     C     LC    L
  *   N      1.00  1.02  1.10  1.07
  *   C      1.00  1.06  1.27  2.15
