@@ -624,7 +624,10 @@ def test_record_follows_requeue_and_shrink(make_cluster):
     assert "cores" not in rec and "freq_khz" not in rec, rec
     c.wait_state(j, "PENDING")
     # Slurm delays a requeued job's start (BeginTime); not what we test.
-    c.run(["scontrol", "update", f"jobid={j}", "StartTime=now"])
+    # Not to now, though: slurmd refuses a credential of the job issued
+    # within the second it revoked the last one ("Job credential
+    # revoked"), and the job fails.
+    c.run(["scontrol", "update", f"jobid={j}", "StartTime=now+2"])
     c.release([j])
     c.wait_state(j, "RUNNING", timeout=60)
     again = c.record(j)

@@ -12,11 +12,10 @@ the sockets must be the same, job by job.
 
 import os
 import subprocess
-import time
 
 import pytest
 
-from cosched_loopback.cluster import default_builddir
+from replay import replay_tool, wait_gone
 
 # (event, name, class, cores): the classes are declared (--cosched-class),
 # so each job's MPKI is its class's nominal one, read back from its record.
@@ -40,27 +39,10 @@ SEQUENCE = [
 ]
 
 
-def _replay_tool():
-    path = os.path.join(default_builddir(), "research", "sim",
-                        "cosched-sim-replay")
-    if not os.access(path, os.X_OK):
-        pytest.skip(f"{path} not built")
-    return path
-
-
-def _gone(c, j, timeout=30):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if c.job(j).get("JobState") not in ("RUNNING", "COMPLETING"):
-            return
-        time.sleep(0.2)
-    raise AssertionError(f"job {j} still running after scancel")
-
-
 @pytest.mark.cluster
 @pytest.mark.parametrize("policy", ["app_aware", "miss_rate_bound"])
 def test_simulator_places_as_the_controller(make_cluster, policy):
-    tool = _replay_tool()
+    tool = replay_tool()
     c = make_cluster(nodes=2, cosched_conf_extra=[
         f"CoschedPolicy={policy}", "PlacementMode=strict"])
     ids, events, controller = {}, [], {}
@@ -68,7 +50,7 @@ def test_simulator_places_as_the_controller(make_cluster, policy):
         if ev[0] == "depart":
             j = ids[ev[1]]
             c.run(["scancel", str(j)])
-            _gone(c, j)
+            wait_gone(c, j)
             events.append(f"depart {j}")
             continue
         _, name, cls, cores = ev

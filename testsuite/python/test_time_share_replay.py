@@ -14,11 +14,11 @@ placed where only cons_tres's rows, repacked at a departure, put it.
 
 import os
 import subprocess
-import time
 
 import pytest
 
-from cosched_loopback.cluster import default_builddir, expand
+from cosched_loopback.cluster import expand
+from replay import replay_tool, wait_gone
 
 # The rows cons_tres fills and repacks are the series' own.
 pytestmark = pytest.mark.series
@@ -52,6 +52,9 @@ SEQUENCE = [
     ("arrive", "n", "mem", 1),
 ]
 
+# Time-shared jobs hold their cores suspended too.
+HOLDING = ("RUNNING", "SUSPENDED", "COMPLETING")
+
 # The record's reason for each way the core chooses (cosched(8)).
 HOW = {
     "idle": "time-shared, idle cores",
@@ -59,24 +62,6 @@ HOW = {
     "other": "time-shared, another job's cores",
     "none": "time-shared, no choice pairs well",
 }
-
-
-def _replay_tool():
-    path = os.path.join(default_builddir(), "research", "sim",
-                        "cosched-sim-replay")
-    if not os.access(path, os.X_OK):
-        pytest.skip(f"{path} not built")
-    return path
-
-
-def _gone(c, j, timeout=30):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if c.job(j).get("JobState") not in ("RUNNING", "SUSPENDED",
-                                            "COMPLETING"):
-            return
-        time.sleep(0.2)
-    raise AssertionError(f"job {j} still holds its cores after scancel")
 
 
 def _cores(c, j):
@@ -96,7 +81,7 @@ def _how(reason):
 @pytest.mark.cluster
 @pytest.mark.parametrize("policy", ["app_aware", "min_slowdown"])
 def test_simulator_time_shares_as_the_controller(make_cluster, policy):
-    tool = _replay_tool()
+    tool = replay_tool()
     c = make_cluster(
         nodes=1, sockets=1, cores=4,
         slurm_conf_extra=[
@@ -109,7 +94,7 @@ def test_simulator_time_shares_as_the_controller(make_cluster, policy):
         if ev[0] == "depart":
             j = ids[ev[1]]
             c.run(["scancel", str(j)])
-            _gone(c, j)
+            wait_gone(c, j, holding=HOLDING)
             events.append(f"depart {j}")
             continue
         _, name, cls, cores = ev
