@@ -125,6 +125,35 @@ def queue_order_plan(queue):
             for i in range(0, len(queue), 2)]
 
 
+def in_order_plan(queue, solo, slowdown, slots=4):
+    """(seconds, pairs) of the quickest pairing that keeps the queue's
+    order of start, Slurm's priority: the node holds `slots` jobs (cores
+    times FORCE:N), so the first `slots` jobs are paired among
+    themselves, the next `slots` among themselves, and so on.  The
+    model is the one of plan_time: each block's pairs end together."""
+    total, pairs = 0.0, []
+    for i in range(0, len(queue), slots):
+        t, m = best_plan(queue[i:i + slots], solo, slowdown)
+        total += t
+        pairs += m
+    return total, pairs
+
+
+def order_gains(queue, solo, slowdown, slots=4, limit=8):
+    """For every distinct order of the queue's programs, what keeping
+    that order allows: the gain of in_order_plan over queue_order_plan.
+    None for queues longer than `limit` (too many orders to list)."""
+    if len(queue) > limit:
+        return None
+    gains = []
+    for order in set(itertools.permutations(queue)):
+        order = list(order)
+        gang = plan_time(queue_order_plan(order), solo, slowdown)
+        gains.append(1 - in_order_plan(order, solo, slowdown, slots)[0]
+                     / gang)
+    return gains
+
+
 def best_plan(queue, solo, slowdown):
     """(seconds, pairs) of the quickest pairing of the queue's jobs."""
     best = None

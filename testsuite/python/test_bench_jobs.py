@@ -16,9 +16,44 @@ import pytest
 from cosched_loopback.cluster import default_builddir
 from conftest import require_environment
 
-BENCH = os.path.normpath(os.path.join(
-    os.path.dirname(__file__), "..", "..", "research", "bench",
-    "cosched-bench-jobs"))
+BENCH_DIR = os.path.normpath(os.path.join(
+    os.path.dirname(__file__), "..", "..", "research", "bench"))
+BENCH = os.path.join(BENCH_DIR, "cosched-bench-jobs")
+sys.path.insert(0, BENCH_DIR)
+import bench_pairs  # noqa: E402
+
+
+def test_plans_in_queue_order():
+    """What a pair table allows with and without Slurm's order of start,
+    on a table computed by hand: solo times 1, mem beside mem 2, rand
+    beside mem 4, every other pair 1.  A pair {mem,rand} then holds the
+    node 1 + (1 - 1/4) = 1.75 s, {mem,mem} 2 s, any other pair 1 s."""
+    apps = ("mem", "rand", "cpu")
+    solo = dict.fromkeys(apps, 1.0)
+    sd = {(a, b): 1.0 for a in apps for b in apps}
+    sd[("mem", "mem")], sd[("rand", "mem")] = 2.0, 4.0
+    queue = ["mem", "mem", "rand", "rand", "cpu", "cpu", "cpu", "cpu"]
+    gang = bench_pairs.plan_time(bench_pairs.queue_order_plan(queue),
+                                 solo, sd)
+    assert gang == pytest.approx(5.0)
+    # Queue order: the first four pair among themselves, and {mem,rand}
+    # twice (3.5 s) is worse than gang's {mem,mem} {rand,rand} (3 s).
+    kept_s, kept = bench_pairs.in_order_plan(queue, solo, sd, 4)
+    assert kept_s == pytest.approx(5.0)
+    assert sorted(kept[:2]) == [("mem", "mem"), ("rand", "rand")]
+    # Any order: each mem beside a cpu job.
+    best_s, best = bench_pairs.best_plan(queue, solo, sd)
+    assert best_s == pytest.approx(4.0)
+    assert best.count(("mem", "cpu")) == 2
+    # Over the 8!/(2! 2! 4!) orders, queue order allows between nothing
+    # (mem,cpu,mem,cpu,... is gang's best already) and 3/11: gang pairs
+    # mem,rand,cpu,cpu,mem,rand,cpu,cpu as {mem,rand} {cpu,cpu} twice
+    # (5.5 s), where each block of four allows {mem,cpu} {rand,cpu} (4 s).
+    gains = bench_pairs.order_gains(queue, solo, sd, 4)
+    assert len(gains) == 420
+    assert min(gains) == pytest.approx(0.0)
+    assert max(gains) == pytest.approx(3 / 11)
+    assert bench_pairs.order_gains(queue + ["cpu"], solo, sd, 4) is None
 
 
 @pytest.mark.cluster
@@ -96,7 +131,8 @@ def test_bench_jobs_timeshare(tmp_path):
     for heading in ("the pair table of this machine",
                     "the slices as they ran",
                     "each pair that ran together",
-                    "the best plan: "):
+                    "the best plan: ",
+                    "the best plan that starts jobs in queue order"):
         assert heading in text, text
     lines = text.splitlines()
     # The pair table: a row per program, its solo time and its slowdown
@@ -128,3 +164,6 @@ def test_bench_jobs_timeshare(tmp_path):
         assert len(res["makespan_s"]) == 1 and res["makespan_s"][0] > 0
         assert all(x > 0.3 for x in res["slowdown"][0]), res["slowdown"]
     assert doc["variants"]["cons_tres"]["ratio_to_gang"] == [1.0]
+    # Four jobs fit the node at once, so queue order allows the best plan.
+    assert doc["plans"]["in_order"]["s"] == \
+        pytest.approx(doc["plans"]["best"]["s"]), doc["plans"]
