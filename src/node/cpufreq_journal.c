@@ -323,31 +323,44 @@ static void restore_lost(const cosched_cpufreq_t *c,
 }
 
 /*
- * The common start under the lock: load (a journal set aside is a
- * problem of the call, reported once, as the file is gone after it, and
- * the call goes on afresh), drop a previous boot's journal, sweep.
- * Returns the lock descriptor (>= 0), -1 (p's err set), or -2 when the
- * lock stayed taken for wait_ms.
+ * The common start: a new journal loaded under its lock (a journal set
+ * aside is a problem of the call, reported once, as the file is gone
+ * after it, and the call goes on afresh), a previous boot's journal
+ * dropped, the dead holders swept.  NULL when it could not be, with
+ * *lock -1 (p's err set) or -2 (the lock stayed taken for wait_ms).
  */
-static int begin_wait(const cosched_cpufreq_t *c, const char *dir,
-		      int wait_ms, journal_t *j, bool *changed,
-		      cosched_cpufreq_outcome_t *out, problems_t *p)
+static journal_t *begin(const cosched_cpufreq_t *c, const char *dir,
+			int wait_ms, int *lock, bool *changed,
+			cosched_cpufreq_outcome_t *out, problems_t *p)
 {
 	char boot[COSCHED_BOOT_ID_LEN + 1];
 	cosched_error_t lerr;
-	int lock, rc;
+	journal_t *j;
+	int rc;
 
-	if (cosched_spool_dir_ready("cpufreq journal directory", dir, p->err))
-		return -1;
-	lock = cosched_spool_lock(dir, COSCHED_CPUFREQ_JOURNAL_FILE, wait_ms,
-				  p->err);
-	if (lock < 0)
-		return lock;
+	if (cosched_spool_dir_ready("cpufreq journal directory", dir,
+				    p->err)) {
+		*lock = -1;
+		return NULL;
+	}
+	*lock = cosched_spool_lock(dir, COSCHED_CPUFREQ_JOURNAL_FILE, wait_ms,
+				   p->err);
+	if (*lock < 0)
+		return NULL;
+	j = cosched_journal_new();
+	if (!j) {
+		close(*lock);
+		*lock = cosched_error_set(p->err,
+					  "cpufreq journal: out of memory");
+		return NULL;
+	}
 	rc = cosched_journal_load(dir, j, &lerr);
 	if (rc < 0) {
 		cosched_error_set(p->err, "%s", lerr.msg);
-		close(lock);
-		return -1;
+		close(*lock);
+		*lock = -1;
+		cosched_journal_free(j);
+		return NULL;
 	}
 	if (rc) {
 		problem(p, "%s", lerr.msg);
@@ -369,28 +382,6 @@ static int begin_wait(const cosched_cpufreq_t *c, const char *dir,
 		*changed = *changed || j->n;
 	}
 	*changed = sweep_dead(j) || *changed;
-	return lock;
-}
-
-/* A new journal loaded under its lock (begin_wait): NULL when it could
- * not be, with *lock -1 (p's err set) or -2 (the lock stayed taken for
- * wait_ms). */
-static journal_t *begin(const cosched_cpufreq_t *c, const char *dir,
-			int wait_ms, int *lock, bool *changed,
-			cosched_cpufreq_outcome_t *out, problems_t *p)
-{
-	journal_t *j = cosched_journal_new();
-
-	if (!j) {
-		*lock = cosched_error_set(p->err,
-					  "cpufreq journal: out of memory");
-		return NULL;
-	}
-	*lock = begin_wait(c, dir, wait_ms, j, changed, out, p);
-	if (*lock < 0) {
-		cosched_journal_free(j);
-		return NULL;
-	}
 	return j;
 }
 
@@ -832,8 +823,8 @@ static int sweep_journal(const cosched_cpufreq_t *c, const char *dir,
 	j = begin(c, dir, wait_ms, &lock, &changed, out, &p);
 	if (!j)
 		return lock;
-	/* begin_wait() dropped the holders whose process is gone: what is
-	 * left runs. */
+	/* begin() dropped the holders whose process is gone: what is left
+	 * runs. */
 	for (int i = 0; all && i < j->n; i++) {
 		for (int k = 0; k < j->d[i].n; k++) {
 			const cosched_cpufreq_holder_t *h = &j->d[i].h[k];
