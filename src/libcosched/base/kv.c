@@ -541,6 +541,37 @@ void cosched_kv_put(cosched_kv_out_t *o, const char *key, const char *fmt,
 	va_end(ap);
 }
 
+void cosched_kv_put_key(cosched_kv_out_t *o, const char *key)
+{
+	field_start(o, key);
+}
+
+/* The field in one piece where it fits: a decision record has a dozen
+ * such fields, and each went through field_start, put_v and put_str. */
+void cosched_kv_put_word(cosched_kv_out_t *o, const char *key,
+			 const char *value)
+{
+	bool blank = o->at && o->buf[o->at - 1] != '\n';
+	size_t k = strlen(key), v = strlen(value);
+
+	if (o->over)
+		return;
+	if (room(o, blank + k + 1 + v)) {
+		char *at = o->buf + o->at;
+
+		if (blank)
+			*at++ = ' ';
+		memcpy(at, key, k);
+		at[k] = '=';
+		memcpy(at + k + 1, value, v);
+		at[k + 1 + v] = '\0';
+		o->at += blank + k + 1 + v;
+		return;
+	}
+	field_start(o, key);
+	cosched_kv_put_mem(o, value, v);
+}
+
 void cosched_kv_put_int(cosched_kv_out_t *o, const char *key, long long v)
 {
 	char digits[COSCHED_DECIMAL_MAX];
