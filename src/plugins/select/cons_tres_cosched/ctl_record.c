@@ -165,14 +165,20 @@ static bool _take_comment(char **field, char *comment)
  * administrator who rewrites AdminComment removes it until the next
  * change of the record.
  */
-static void _copy_to_admin_comment(cosched_ctl_t *c, job_record_t *job_ptr)
+static void _copy_to_admin_comment(cosched_ctl_t *c, job_record_t *job_ptr,
+				   const char *line, size_t len)
 {
-	size_t len = 0, copy_len = 0;
-	const char *line = cosched_decision_record_line(job_ptr->system_comment,
-							&len), *copy;
+	size_t copy_len = 0;
+	const char *copy;
 	char *spliced;
 
-	if (!c->conf.record_admin_comment || !line)
+	if (!c->conf.record_admin_comment)
+		return;
+	/* The caller that just wrote the line passes it: no search. */
+	if (!line)
+		line = cosched_decision_record_line(job_ptr->system_comment,
+						    &len);
+	if (!line)
 		return;
 	/* slurmdbd (22.05 and 24.11) puts AdminComment into its SQL
 	 * unescaped: a quote would fail the job's completion there, a
@@ -211,13 +217,15 @@ static void _comment_changed(cosched_ctl_t *c, job_record_t *job_ptr,
 }
 
 /* The job's SystemComment becomes comment (xmalloc'd, taken) when it
- * differs, and its AdminComment copy follows. */
+ * differs, and its AdminComment copy follows; line (len bytes): the
+ * record line comment holds, or NULL to find it there. */
 static void _set_comment(cosched_ctl_t *c, job_record_t *job_ptr,
-			 char *comment, const char *what)
+			 char *comment, const char *line, size_t len,
+			 const char *what)
 {
 	if (!_take_comment(&job_ptr->system_comment, comment))
 		return;
-	_copy_to_admin_comment(c, job_ptr);
+	_copy_to_admin_comment(c, job_ptr, line, len);
 	_comment_changed(c, job_ptr, what);
 }
 
@@ -240,7 +248,8 @@ int ctl_record_write(cosched_ctl_t *c, job_record_t *job_ptr,
 		      plugin_type, job_ptr);
 		return -1;
 	}
-	_set_comment(c, job_ptr, spliced, buf);
+	/* The formatter writes no line end: buf is the line spliced in. */
+	_set_comment(c, job_ptr, spliced, buf, strlen(buf), buf);
 	return 0;
 }
 
@@ -274,10 +283,10 @@ void ctl_record_set_slowdown(cosched_ctl_t *c, job_record_t *job_ptr,
 	if (c->conf.debug_flags & COSCHED_DEBUG_PLACEMENT)
 		snprintf(what, sizeof(what), "slowdown=%g", slowdown);
 	if (edited) {
-		_set_comment(c, job_ptr, edited, what);
+		_set_comment(c, job_ptr, edited, NULL, 0, what);
 		return;
 	}
-	_copy_to_admin_comment(c, job_ptr);
+	_copy_to_admin_comment(c, job_ptr, NULL, 0);
 	_comment_changed(c, job_ptr, what);
 }
 
