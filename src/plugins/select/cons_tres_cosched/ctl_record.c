@@ -233,6 +233,13 @@ int ctl_record_write(cosched_ctl_t *c, job_record_t *job_ptr,
 		     const cosched_decision_t *d)
 {
 	char buf[COSCHED_DECISION_TEXT_MAX];
+
+	return ctl_record_write_line(c, job_ptr, d, buf);
+}
+
+int ctl_record_write_line(cosched_ctl_t *c, job_record_t *job_ptr,
+			  const cosched_decision_t *d, char *buf)
+{
 	cosched_error_t err;
 	char *spliced;
 
@@ -303,11 +310,10 @@ void ctl_record_set_slowdown(cosched_ctl_t *c, job_record_t *job_ptr,
  * what was decided at the start.
  */
 void ctl_record_launch_copy(cosched_ctl_t *c, job_record_t *job_ptr,
-			    bool copy)
+			    const char *line)
 {
 	uint32_t kept = 0, had = job_ptr->spank_job_env_size;
 	size_t len = 0;
-	const char *line = NULL;
 
 	for (uint32_t i = 0; i < had; i++) {
 		if (cosched_decision_launch_is(job_ptr->spank_job_env[i]))
@@ -321,9 +327,12 @@ void ctl_record_launch_copy(cosched_ctl_t *c, job_record_t *job_ptr,
 	for (uint32_t i = kept; i < had; i++)
 		job_ptr->spank_job_env[i] = NULL;
 	job_ptr->spank_job_env_size = kept;
-	if (copy && c->conf.record_in_launch && job_ptr->batch_flag)
-		line = cosched_decision_record_line(job_ptr->system_comment,
-						    &len);
+	/* The line as SystemComment holds it (the formatter writes no line
+	 * end): not searched for there again. */
+	if (line && c->conf.record_in_launch && job_ptr->batch_flag)
+		len = strlen(line);
+	else
+		line = NULL;
 	if (!line) {
 		if (!kept)
 			xfree(job_ptr->spank_job_env);
