@@ -243,7 +243,7 @@ int ctl_record_write_line(cosched_ctl_t *c, job_record_t *job_ptr,
 	cosched_error_t err;
 	char *spliced;
 
-	if (cosched_decision_format(d, buf, sizeof(buf), &err)) {
+	if (cosched_decision_format(d, buf, COSCHED_DECISION_TEXT_MAX, &err)) {
 		error("%s: %pJ: decision not recorded: %s", plugin_type,
 		      job_ptr, err.msg);
 		return -1;
