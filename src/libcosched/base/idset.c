@@ -55,23 +55,17 @@ int cosched_idset_count(const cosched_idset_t *s)
  * formatted walks three sets per node. */
 static int first_from(const cosched_idset_t *s, int from, bool want)
 {
-	int w;
-	uint64_t bits;
-
 	if (from < 0)
 		from = 0;
-	if (from >= COSCHED_IDSET_MAX)
-		return COSCHED_IDSET_MAX;
-	/* The first word masked below from, outside the loop: the record
-	 * formatter scans every id set to its end at each job start. */
-	w = from / 64;
-	bits = (want ? s->bits[w] : ~s->bits[w]) & (~0ull << (from % 64));
-	while (!bits) {
-		if (++w >= (int) WORDS)
-			return COSCHED_IDSET_MAX;
-		bits = want ? s->bits[w] : ~s->bits[w];
+	for (int w = from / 64; w < (int) WORDS; w++) {
+		uint64_t bits = want ? s->bits[w] : ~s->bits[w];
+
+		if (w == from / 64)
+			bits &= ~0ull << (from % 64);
+		if (bits)
+			return w * 64 + __builtin_ctzll(bits);
 	}
-	return w * 64 + __builtin_ctzll(bits);
+	return COSCHED_IDSET_MAX;
 }
 
 int cosched_idset_next(const cosched_idset_t *s, int from)
