@@ -165,14 +165,60 @@ static bool _take_comment(char **field, char *comment)
  * administrator who rewrites AdminComment removes it until the next
  * change of the record.
  */
+/* Whether AdminComment says what SystemComment says, byte for byte (both
+ * unset included): taken before SystemComment changes. */
+static bool _admin_is_system(const cosched_ctl_t *c,
+			     const job_record_t *job_ptr)
+{
+	const char *a = job_ptr->admin_comment, *s = job_ptr->system_comment;
+
+	if (!c->conf.record_admin_comment)
+		return false;
+	return !a || !s ? a == s : !strcmp(a, s);
+}
+
+/*
+ * AdminComment was SystemComment before SystemComment's record line
+ * changed (the usual case: neither holds anything else): the copy below
+ * would splice that line into the same text, so it is SystemComment
+ * whole, taken without looking for the line in either.  Not when
+ * SystemComment holds a ' or \ anywhere (below).  false: not copied.
+ */
+static bool _copy_whole(job_record_t *job_ptr)
+{
+	const char *s = job_ptr->system_comment;
+	size_t n;
+	char *copy;
+
+	if (!s)
+		return false;
+	n = strlen(s);
+	if (memchr(s, '\'', n) || memchr(s, '\\', n))
+		return false;
+	if (job_ptr->admin_comment && strlen(job_ptr->admin_comment) == n) {
+		memcpy(job_ptr->admin_comment, s, n);
+		return true;
+	}
+	copy = xmalloc_nz(n + 1);
+	memcpy(copy, s, n + 1);
+	xfree(job_ptr->admin_comment);
+	job_ptr->admin_comment = copy;
+	return true;
+}
+
+/* was_system: AdminComment was SystemComment before it changed
+ * (_admin_is_system). */
 static void _copy_to_admin_comment(cosched_ctl_t *c, job_record_t *job_ptr,
-				   const char *line, size_t len)
+				   const char *line, size_t len,
+				   bool was_system)
 {
 	size_t copy_len = 0;
 	const char *copy;
 	char *spliced;
 
 	if (!c->conf.record_admin_comment)
+		return;
+	if (was_system && _copy_whole(job_ptr))
 		return;
 	/* The caller that just wrote the line passes it: no search. */
 	if (!line)
@@ -218,14 +264,15 @@ static void _comment_changed(cosched_ctl_t *c, job_record_t *job_ptr,
 
 /* The job's SystemComment becomes comment (xmalloc'd, taken) when it
  * differs, and its AdminComment copy follows; line (len bytes): the
- * record line comment holds, or NULL to find it there. */
+ * record line comment holds, or NULL to find it there; was_system:
+ * _admin_is_system before. */
 static void _set_comment(cosched_ctl_t *c, job_record_t *job_ptr,
 			 char *comment, const char *line, size_t len,
-			 const char *what)
+			 bool was_system, const char *what)
 {
 	if (!_take_comment(&job_ptr->system_comment, comment))
 		return;
-	_copy_to_admin_comment(c, job_ptr, line, len);
+	_copy_to_admin_comment(c, job_ptr, line, len, was_system);
 	_comment_changed(c, job_ptr, what);
 }
 
@@ -256,7 +303,8 @@ int ctl_record_write_line(cosched_ctl_t *c, job_record_t *job_ptr,
 		return -1;
 	}
 	/* The formatter writes no line end: buf is the line spliced in. */
-	_set_comment(c, job_ptr, spliced, buf, strlen(buf), buf);
+	_set_comment(c, job_ptr, spliced, buf, strlen(buf),
+		     _admin_is_system(c, job_ptr), buf);
 	return 0;
 }
 
@@ -273,6 +321,8 @@ void ctl_record_set_slowdown(cosched_ctl_t *c, job_record_t *job_ptr,
 {
 	cosched_error_t err;
 	char *edited = NULL, what[64] = "";
+	/* Before an edit in place changes SystemComment. */
+	bool was_system = _admin_is_system(c, job_ptr);
 	int rc = job_ptr->system_comment ?
 		 cosched_decision_set_slowdown_in_place(
 			 job_ptr->system_comment, job_ptr->job_id, slowdown,
@@ -290,10 +340,10 @@ void ctl_record_set_slowdown(cosched_ctl_t *c, job_record_t *job_ptr,
 	if (c->conf.debug_flags & COSCHED_DEBUG_PLACEMENT)
 		snprintf(what, sizeof(what), "slowdown=%g", slowdown);
 	if (edited) {
-		_set_comment(c, job_ptr, edited, NULL, 0, what);
+		_set_comment(c, job_ptr, edited, NULL, 0, was_system, what);
 		return;
 	}
-	_copy_to_admin_comment(c, job_ptr, NULL, 0);
+	_copy_to_admin_comment(c, job_ptr, NULL, 0, was_system);
 	_comment_changed(c, job_ptr, what);
 }
 
