@@ -148,14 +148,26 @@ static bool is_job_text(const char *at, const char *end, uint32_t id)
 static bool known_version(const char *line, size_t n)
 {
 	size_t tlen = strlen(COSCHED_DECISION_TAG), vlen;
-	const char *sp = memchr(line, ' ', n);
+	const char *sp = memchr(line, ' ', n), *v;
 	cosched_kv_version_t seen, own = cosched_decision_own_version();
 	cosched_error_t err;
 	char text[16];
 
+	_Static_assert(COSCHED_DECISION_SCHEMA < 10 &&
+		       COSCHED_DECISION_SCHEMA_MINOR < 10,
+		       "the versions this release writes are one digit each");
+
 	if (!sp || (size_t) (sp - line) <= tlen ||
 	    (vlen = (size_t) (sp - line) - tlen) >= sizeof(text))
 		return false;
+	/* The versions this release writes ("1", "1.1", "1.2": every record
+	 * slurmctld edits) known without the reader's parse. */
+	v = line + tlen;
+	if (v[0] == '0' + COSCHED_DECISION_SCHEMA &&
+	    (vlen == 1 ||
+	     (vlen == 3 && v[1] == '.' && v[2] >= '1' &&
+	      v[2] <= '0' + COSCHED_DECISION_SCHEMA_MINOR)))
+		return true;
 	memcpy(text, line + tlen, vlen);
 	text[vlen] = '\0';
 	return !cosched_kv_version_read("decision record", "this node",
