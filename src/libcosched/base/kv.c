@@ -541,12 +541,49 @@ void cosched_kv_put(cosched_kv_out_t *o, const char *key, const char *fmt,
 	va_end(ap);
 }
 
+void cosched_kv_put_key(cosched_kv_out_t *o, const char *key)
+{
+	field_start(o, key);
+}
+
+/* " KEY=VALUE" (vlen bytes) in one piece where it fits: a decision
+ * record has a dozen such fields, and each went through field_start,
+ * put_v and put_str. */
+static void put_field(cosched_kv_out_t *o, const char *key,
+		      const char *value, size_t vlen)
+{
+	bool blank = o->at && o->buf[o->at - 1] != '\n';
+	size_t k = strlen(key);
+
+	if (o->over)
+		return;
+	if (room(o, blank + k + 1 + vlen)) {
+		char *at = o->buf + o->at;
+
+		if (blank)
+			*at++ = ' ';
+		memcpy(at, key, k);
+		at[k] = '=';
+		memcpy(at + k + 1, value, vlen);
+		at[k + 1 + vlen] = '\0';
+		o->at += blank + k + 1 + vlen;
+		return;
+	}
+	field_start(o, key);
+	cosched_kv_put_mem(o, value, vlen);
+}
+
+void cosched_kv_put_word(cosched_kv_out_t *o, const char *key,
+			 const char *value)
+{
+	put_field(o, key, value, strlen(value));
+}
+
 void cosched_kv_put_int(cosched_kv_out_t *o, const char *key, long long v)
 {
 	char digits[COSCHED_DECIMAL_MAX];
 
-	field_start(o, key);
-	cosched_kv_put_mem(o, digits, cosched_decimal(digits, v));
+	put_field(o, key, digits, cosched_decimal(digits, v));
 }
 
 void cosched_kv_put_quoted(cosched_kv_out_t *o, const char *key,

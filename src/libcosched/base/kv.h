@@ -186,6 +186,12 @@ void cosched_kv_put_fmt(cosched_kv_out_t *o, const char *fmt, ...)
 void cosched_kv_put(cosched_kv_out_t *o, const char *key, const char *fmt,
 		    ...)
 	__attribute__((format(printf, 3, 4)));
+/* " KEY=VALUE" with the value as it is (no blank, no quote: the caller
+ * ensures), as cosched_kv_put(o, key, "%s", value) writes it. */
+void cosched_kv_put_word(cosched_kv_out_t *o, const char *key,
+			 const char *value);
+/* " KEY=" alone: the value follows in pieces (cosched_kv_put_str). */
+void cosched_kv_put_key(cosched_kv_out_t *o, const char *key);
 /* " KEY=DIGITS": an integer, as "%lld" writes it (without snprintf). */
 void cosched_kv_put_int(cosched_kv_out_t *o, const char *key, long long v);
 /* " KEY="VALUE"", '"' and '\' escaped (value: printable ASCII, which the

@@ -211,11 +211,6 @@ cosched_decision_node_t *cosched_decision_node(cosched_decision_t *d,
 	return node;
 }
 
-bool cosched_decision_reason_char(unsigned char c)
-{
-	return c >= 0x20 && c < 0x7f;
-}
-
 /* A reason's bytes outside printable ASCII become '?'. */
 static void reason_clean(cosched_decision_t *d)
 {

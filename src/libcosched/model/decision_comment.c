@@ -20,17 +20,25 @@ static bool is_record_line(const char *line)
 			strlen(COSCHED_DECISION_TAG));
 }
 
-/* The record line of a comment: 1 with *record, 0 when there is none,
- * -1 (err) when there are two or more. */
+/* The record line of a comment: 1 with *record (and, len not NULL, its
+ * length as cosched_decision_line_length measures it, from the walk's
+ * own line end), 0 when there is none, -1 (err) when there are two or
+ * more. */
 static int record_line(const char *comment, const char **record,
-		       cosched_error_t *err)
+		       size_t *len, cosched_error_t *err)
 {
 	int count = 0;
 
 	for (const char *p = comment; p && *p;) {
 		const char *nl = strchr(p, '\n');
-		if (is_record_line(p) && !count++)
+		if (is_record_line(p) && !count++) {
 			*record = p;
+			if (len) {
+				size_t n = nl ? (size_t) (nl - p) : strlen(p);
+
+				*len = n && p[n - 1] == '\r' ? n - 1 : n;
+			}
+		}
 		p = nl ? nl + 1 : NULL;
 	}
 	if (count > 1)
@@ -45,7 +53,7 @@ int cosched_decision_find_compat(const char *comment, cosched_decision_t *d,
 				 cosched_error_t *err)
 {
 	const char *record = NULL;
-	int rc = record_line(comment, &record, err);
+	int rc = record_line(comment, &record, NULL, err);
 
 	if (rc <= 0)
 		return rc;
@@ -140,14 +148,26 @@ static bool is_job_text(const char *at, const char *end, uint32_t id)
 static bool known_version(const char *line, size_t n)
 {
 	size_t tlen = strlen(COSCHED_DECISION_TAG), vlen;
-	const char *sp = memchr(line, ' ', n);
+	const char *sp = memchr(line, ' ', n), *v;
 	cosched_kv_version_t seen, own = cosched_decision_own_version();
 	cosched_error_t err;
 	char text[16];
 
+	_Static_assert(COSCHED_DECISION_SCHEMA < 10 &&
+		       COSCHED_DECISION_SCHEMA_MINOR < 10,
+		       "the versions this release writes are one digit each");
+
 	if (!sp || (size_t) (sp - line) <= tlen ||
 	    (vlen = (size_t) (sp - line) - tlen) >= sizeof(text))
 		return false;
+	/* The versions this release writes ("1", "1.1", "1.2": every record
+	 * slurmctld edits) known without the reader's parse. */
+	v = line + tlen;
+	if (v[0] == '0' + COSCHED_DECISION_SCHEMA &&
+	    (vlen == 1 ||
+	     (vlen == 3 && v[1] == '.' && v[2] >= '1' &&
+	      v[2] <= '0' + COSCHED_DECISION_SCHEMA_MINOR)))
+		return true;
 	memcpy(text, line + tlen, vlen);
 	text[vlen] = '\0';
 	return !cosched_kv_version_read("decision record", "this node",
@@ -229,9 +249,8 @@ static int slowdown_edit(const char *comment, uint32_t job_id,
 	bool other_job, same;
 	int rc, quick;
 
-	if ((rc = record_line(comment, &e->record, err)) <= 0)
+	if ((rc = record_line(comment, &e->record, &e->n, err)) <= 0)
 		return rc;
-	e->n = cosched_decision_line_length(e->record);
 	if (e->n >= COSCHED_DECISION_TEXT_MAX)
 		return cosched_error_set(err,
 			"record: %zu bytes, longer than %d", e->n,
@@ -285,23 +304,44 @@ static int slowdown_edit(const char *comment, uint32_t job_id,
 static char *splice_n(const char *comment, const char *record, size_t rlen,
 		      cosched_alloc_fn alloc);
 
-/* The comment with e applied, allocated with alloc. */
+/* The comment with e applied, allocated with alloc: the bytes before the
+ * span, the new field, the bytes after it, which is what splicing the
+ * edited line in gives (the record is the comment's one record line, and
+ * the splice keeps every other byte), without walking the comment's
+ * lines again; slurmctld does this for a neighbour at most job starts
+ * and ends. */
 static char *splice_edit(const char *comment, const slowdown_edit_t *e,
 			 cosched_alloc_fn alloc)
 {
-	/* The edited line: it fits COSCHED_DECISION_TEXT_MAX (checked). */
-	char line[COSCHED_DECISION_TEXT_MAX];
+	size_t head = (size_t) (e->record - comment) + e->from;
+	const char *rest = e->record + e->to;
+	size_t tail;
+	char *out;
 
-	/* The line before the span, the new field, the line after it. */
-	memcpy(line, e->record, e->from);
-	memcpy(line + e->from, e->put, e->len);
-	memcpy(line + e->from + e->len, e->record + e->to, e->n - e->to);
-	line[e->n - (e->to - e->from) + e->len] = '\0';
-	/* Its exact length: a '\r' that ends it is the record's own byte
-	 * (the line end comes after), which measuring the line again would
-	 * take for the line end's. */
-	return splice_n(comment, line, e->n - (e->to - e->from) + e->len,
-			alloc);
+	/* Except where the splice drops a byte: a '\r' ending the comment
+	 * on the record's line (outside the line the parser reads). */
+	if (e->record[e->n] == '\r' && !e->record[e->n + 1]) {
+		/* The edited line: it fits COSCHED_DECISION_TEXT_MAX
+		 * (checked). */
+		char line[COSCHED_DECISION_TEXT_MAX];
+
+		memcpy(line, e->record, e->from);
+		memcpy(line + e->from, e->put, e->len);
+		memcpy(line + e->from + e->len, rest, e->n - e->to);
+		line[e->n - (e->to - e->from) + e->len] = '\0';
+		/* Its exact length: a '\r' that ends it is the record's
+		 * own byte, which measuring the line again would take for
+		 * the line end's. */
+		return splice_n(comment, line,
+				e->n - (e->to - e->from) + e->len, alloc);
+	}
+	tail = strlen(rest);
+	if (!(out = alloc(head + e->len + tail + 1)))
+		return NULL;
+	memcpy(out, comment, head);
+	memcpy(out + head, e->put, e->len);
+	memcpy(out + head + e->len, rest, tail + 1);
+	return out;
 }
 
 /* Both forms: in the comment itself when it is writable (in), the new
@@ -354,11 +394,12 @@ const char *cosched_decision_record_line(const char *comment, size_t *len)
 {
 	const char *record = NULL;
 	cosched_error_t err;
+	size_t n = 0;
 
-	if (record_line(comment, &record, &err) != 1)
+	if (record_line(comment, &record, &n, &err) != 1)
 		return NULL;
 	if (len)
-		*len = cosched_decision_line_length(record);
+		*len = n;
 	return record;
 }
 
@@ -389,14 +430,25 @@ const char *cosched_decision_launch_find(char *const *env, int count,
 
 /* comment with its record line replaced by the rlen bytes at record
  * (NULL: removed), allocated with alloc. */
+/* Whether the comment has a "\r\n": found by its '\r's, which most
+ * comments have none of (glibc's strstr costs more than the rest of a
+ * splice, and slurmctld splices at every job start and neighbour edit). */
+static bool has_crlf(const char *comment)
+{
+	for (const char *p = strchr(comment, '\r'); p; p = strchr(p + 1, '\r'))
+		if (p[1] == '\n')
+			return true;
+	return false;
+}
+
 static char *splice_n(const char *comment, const char *record, size_t rlen,
 		      cosched_alloc_fn alloc)
 {
 	size_t clen = comment ? strlen(comment) : 0;
 	/* The line end of an appended line: the comment's.  After a final
 	 * '\r' it must be "\r\n", or that '\r' would become one. */
-	const char *eol = comment && (strstr(comment, "\r\n") ||
-				      (clen && comment[clen - 1] == '\r')) ?
+	const char *eol = comment && ((clen && comment[clen - 1] == '\r') ||
+				      has_crlf(comment)) ?
 			  "\r\n" : "\n";
 	bool done = false;
 	size_t at = 0;

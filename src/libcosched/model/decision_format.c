@@ -163,21 +163,28 @@ static const cosched_idset_t *node_set(const cosched_decision_node_t *n,
 static void write_nodes(cosched_kv_out_t *o, const cosched_decision_t *d,
 			int key)
 {
-	char list[COSCHED_IDSET_TEXT_MAX];
+	/* One node's "NAME:LIST" (";" before all but the first) in one
+	 * piece. */
+	char piece[1 + COSCHED_DECISION_NODE_NAME_MAX + 1 +
+		   COSCHED_IDSET_TEXT_MAX];
 	bool any = false;
 
 	for (int i = 0; i < d->nnodes; i++)
 		any = any || !cosched_idset_empty(node_set(&d->nodes[i], key));
 	if (!any)
 		return;
-	cosched_kv_put(o, cosched_decision_key_names[key], "%s", "");
+	cosched_kv_put_key(o, cosched_decision_key_names[key]);
 	for (int i = 0; i < d->nnodes; i++) {
+		size_t at = 0, name = strlen(d->nodes[i].name);
+
 		if (i)
-			cosched_kv_put_str(o, ";");
-		cosched_kv_put_str(o, d->nodes[i].name);
-		cosched_kv_put_str(o, ":");
-		cosched_kv_put_str(o, cosched_idset_format(
-			node_set(&d->nodes[i], key), list, sizeof(list)));
+			piece[at++] = ';';
+		memcpy(piece + at, d->nodes[i].name, name);
+		at += name;
+		piece[at++] = ':';
+		cosched_idset_format(node_set(&d->nodes[i], key), piece + at,
+				     sizeof(piece) - at);
+		cosched_kv_put_str(o, piece);
 	}
 }
 
@@ -198,7 +205,7 @@ static void write_peers(cosched_kv_out_t *o, const char *key,
 static void write_double(cosched_kv_out_t *o, int key, const char *text)
 {
 	if (text[0])
-		cosched_kv_put(o, cosched_decision_key_names[key], "%s", text);
+		cosched_kv_put_word(o, cosched_decision_key_names[key], text);
 }
 
 int cosched_decision_format(const cosched_decision_t *d, char *buf, size_t len,
@@ -222,18 +229,15 @@ int cosched_decision_format(const cosched_decision_t *d, char *buf, size_t len,
 					d->numa_priority ? 1 : 0 },
 		version, sizeof(version)));
 	cosched_kv_put_int(&o, "job", d->job_id);
-	cosched_kv_put(&o, "state", "%s", cosched_decision_state_name(d->state));
-	cosched_kv_put(&o, "policy", "%s",
-		       cosched_policy_name(d->policy));
-	cosched_kv_put(&o, "scope", "%s", cosched_scope_name(d->scope));
+	cosched_kv_put_word(&o, "state", cosched_decision_state_name(d->state));
+	cosched_kv_put_word(&o, "policy", cosched_policy_name(d->policy));
+	cosched_kv_put_word(&o, "scope", cosched_scope_name(d->scope));
 	if (d->app[0])
-		cosched_kv_put(&o, "app", "%s", d->app);
+		cosched_kv_put_word(&o, "app", d->app);
 	if (d->has_class) {
-		cosched_kv_put(&o, "class", "%s",
-			       cosched_category_name(d->category));
-		cosched_kv_put(&o, "lca", "%s", cosched_lca_name(d->lca));
-		cosched_kv_put(&o, "source", "%s",
-			       cosched_class_source_name(d->source));
+		cosched_kv_put_word(&o, "class", cosched_category_name(d->category));
+		cosched_kv_put_word(&o, "lca", cosched_lca_name(d->lca));
+		cosched_kv_put_word(&o, "source", cosched_class_source_name(d->source));
 	}
 	write_double(&o, K_MPKI, texts.mpki);
 	if (d->threads)
@@ -242,23 +246,20 @@ int cosched_decision_format(const cosched_decision_t *d, char *buf, size_t len,
 	write_nodes(&o, d, K_CORES);
 	write_nodes(&o, d, K_NUMA);
 	if (d->membind != COSCHED_MEMBIND_UNSET)
-		cosched_kv_put(&o, "membind", "%s",
-			       cosched_membind_name(d->membind));
+		cosched_kv_put_word(&o, "membind", cosched_membind_name(d->membind));
 	if (d->power != COSCHED_POWER_UNSET)
-		cosched_kv_put(&o, "power", "%s",
-			       cosched_power_policy_name(d->power));
+		cosched_kv_put_word(&o, "power", cosched_power_policy_name(d->power));
 	if (d->freq_req_khz)
 		cosched_kv_put_int(&o, "freq_req_khz", d->freq_req_khz);
 	if (d->freq_khz)
 		cosched_kv_put_int(&o, "freq_khz", d->freq_khz);
 	if (d->governor[0])
-		cosched_kv_put(&o, "governor", "%s", d->governor);
+		cosched_kv_put_word(&o, "governor", d->governor);
 	write_double(&o, K_SLOWDOWN, texts.slowdown);
 	if (d->reason[0])
 		cosched_kv_put_quoted(&o, "reason", d->reason);
 	if (d->numa_priority != COSCHED_NUMA_UNSET)
-		cosched_kv_put(&o, "numa_priority", "%s",
-			       cosched_numa_priority_name(d->numa_priority));
+		cosched_kv_put_word(&o, "numa_priority", cosched_numa_priority_name(d->numa_priority));
 	write_peers(&o, "alternates", d->alternates, d->nalternates);
 	write_peers(&o, "beside", d->beside, d->nbeside);
 	if (o.over)

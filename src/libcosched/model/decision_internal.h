@@ -61,7 +61,12 @@ static inline cosched_kv_version_t cosched_decision_own_version(void)
 /* The index of the node named by n bytes of name, or -1. */
 int cosched_decision_node_find(const cosched_decision_t *d, const char *name,
 			       size_t n);
-bool cosched_decision_reason_char(unsigned char c);
+/* Printable ASCII: inline, as it is asked for every byte of a reason
+ * each time a record is set or written. */
+static inline bool cosched_decision_reason_char(unsigned char c)
+{
+	return c >= 0x20 && c < 0x7f;
+}
 /* *dst = *src as far as it is specified (nodes[0 .. nnodes)). */
 void cosched_decision_copy_out(cosched_decision_t *dst,
 			       const cosched_decision_t *src);

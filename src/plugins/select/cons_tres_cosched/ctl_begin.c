@@ -427,6 +427,7 @@ void cosched_ctl_job_begin(job_record_t *job_ptr)
 	const cosched_occupancy_t *occ;
 	cosched_hold_t *holds = NULL;
 	cosched_decision_t d;
+	char line[COSCHED_DECISION_TEXT_MAX];
 	job_view_t own, *v = &c->view;
 	bool placed = false;
 	int nholds;
@@ -487,7 +488,7 @@ void cosched_ctl_job_begin(job_record_t *job_ptr)
 			ctl_ts_record(c, job_ptr, &d);
 	}
 	ctl_record_keep(c, job_ptr, &d);
-	placed = !ctl_record_write(c, job_ptr, &d);
+	placed = !ctl_record_write_line(c, job_ptr, &d, line);
 	if (v->kind != KIND_OFF && ctl_ts_rows(c, job_ptr))
 		ctl_ts_refresh_neighbours(c, job_ptr, true);
 	ctl_state_check(c, "job begin");
@@ -496,7 +497,7 @@ out:
 	/* Also when the state could not be built or the record not written
 	 * (then without a copy: the record is an earlier start's): a user's
 	 * own entry must never reach the node. */
-	ctl_record_launch_copy(c, job_ptr, placed);
+	ctl_record_launch_copy(c, job_ptr, placed ? line : NULL);
 	_begin_end_done(c, c0);
 	pthread_mutex_unlock(&c->mutex);
 }

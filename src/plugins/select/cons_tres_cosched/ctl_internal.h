@@ -293,15 +293,19 @@ void ctl_record_init(cosched_ctl_t *c, cosched_decision_t *d,
  * was. */
 int ctl_record_write(cosched_ctl_t *c, job_record_t *job_ptr,
 		     const cosched_decision_t *d);
+/* The same, the record line written left in line (COSCHED_DECISION_TEXT_MAX
+ * bytes) for the launch copy. */
+int ctl_record_write_line(cosched_ctl_t *c, job_record_t *job_ptr,
+			  const cosched_decision_t *d, char *line);
 /* Set only the predicted slowdown in the job's decision and the text of
  * its record (when it changed). */
 void ctl_record_set_slowdown(cosched_ctl_t *c, job_record_t *job_ptr,
 			     double slowdown);
 /* At job begin: any launch copy in the job's SPANK environment removed,
- * and with copy (the record was just written) the record's put there for
- * a batch job (RecordInLaunch). */
+ * and with line (the record line just written, ctl_record_write_line;
+ * NULL: none) the record's put there for a batch job (RecordInLaunch). */
 void ctl_record_launch_copy(cosched_ctl_t *c, job_record_t *job_ptr,
-			    bool copy);
+			    const char *line);
 
 /* ctl_shared.c */
 /* The job (decision d, NULL: none) was resumed onto cores other jobs

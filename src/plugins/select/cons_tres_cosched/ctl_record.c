@@ -165,14 +165,66 @@ static bool _take_comment(char **field, char *comment)
  * administrator who rewrites AdminComment removes it until the next
  * change of the record.
  */
-static void _copy_to_admin_comment(cosched_ctl_t *c, job_record_t *job_ptr)
+/* Whether AdminComment says what SystemComment says, byte for byte (both
+ * unset included): taken before SystemComment changes. */
+static bool _admin_is_system(const cosched_ctl_t *c,
+			     const job_record_t *job_ptr)
 {
-	size_t len = 0, copy_len = 0;
-	const char *line = cosched_decision_record_line(job_ptr->system_comment,
-							&len), *copy;
+	const char *a = job_ptr->admin_comment, *s = job_ptr->system_comment;
+
+	if (!c->conf.record_admin_comment)
+		return false;
+	return !a || !s ? a == s : !strcmp(a, s);
+}
+
+/*
+ * AdminComment was SystemComment before SystemComment's record line
+ * changed (the usual case: neither holds anything else): the copy below
+ * would splice that line into the same text, so it is SystemComment
+ * whole, taken without looking for the line in either.  Not when
+ * SystemComment holds a ' or \ anywhere (below).  false: not copied.
+ */
+static bool _copy_whole(job_record_t *job_ptr)
+{
+	const char *s = job_ptr->system_comment;
+	size_t n;
+	char *copy;
+
+	if (!s)
+		return false;
+	n = strlen(s);
+	if (memchr(s, '\'', n) || memchr(s, '\\', n))
+		return false;
+	if (job_ptr->admin_comment && strlen(job_ptr->admin_comment) == n) {
+		memcpy(job_ptr->admin_comment, s, n);
+		return true;
+	}
+	copy = xmalloc_nz(n + 1);
+	memcpy(copy, s, n + 1);
+	xfree(job_ptr->admin_comment);
+	job_ptr->admin_comment = copy;
+	return true;
+}
+
+/* was_system: AdminComment was SystemComment before it changed
+ * (_admin_is_system). */
+static void _copy_to_admin_comment(cosched_ctl_t *c, job_record_t *job_ptr,
+				   const char *line, size_t len,
+				   bool was_system)
+{
+	size_t copy_len = 0;
+	const char *copy;
 	char *spliced;
 
-	if (!c->conf.record_admin_comment || !line)
+	if (!c->conf.record_admin_comment)
+		return;
+	if (was_system && _copy_whole(job_ptr))
+		return;
+	/* The caller that just wrote the line passes it: no search. */
+	if (!line)
+		line = cosched_decision_record_line(job_ptr->system_comment,
+						    &len);
+	if (!line)
 		return;
 	/* slurmdbd (22.05 and 24.11) puts AdminComment into its SQL
 	 * unescaped: a quote would fail the job's completion there, a
@@ -211,13 +263,16 @@ static void _comment_changed(cosched_ctl_t *c, job_record_t *job_ptr,
 }
 
 /* The job's SystemComment becomes comment (xmalloc'd, taken) when it
- * differs, and its AdminComment copy follows. */
+ * differs, and its AdminComment copy follows; line (len bytes): the
+ * record line comment holds, or NULL to find it there; was_system:
+ * _admin_is_system before. */
 static void _set_comment(cosched_ctl_t *c, job_record_t *job_ptr,
-			 char *comment, const char *what)
+			 char *comment, const char *line, size_t len,
+			 bool was_system, const char *what)
 {
 	if (!_take_comment(&job_ptr->system_comment, comment))
 		return;
-	_copy_to_admin_comment(c, job_ptr);
+	_copy_to_admin_comment(c, job_ptr, line, len, was_system);
 	_comment_changed(c, job_ptr, what);
 }
 
@@ -225,10 +280,17 @@ int ctl_record_write(cosched_ctl_t *c, job_record_t *job_ptr,
 		     const cosched_decision_t *d)
 {
 	char buf[COSCHED_DECISION_TEXT_MAX];
+
+	return ctl_record_write_line(c, job_ptr, d, buf);
+}
+
+int ctl_record_write_line(cosched_ctl_t *c, job_record_t *job_ptr,
+			  const cosched_decision_t *d, char *buf)
+{
 	cosched_error_t err;
 	char *spliced;
 
-	if (cosched_decision_format(d, buf, sizeof(buf), &err)) {
+	if (cosched_decision_format(d, buf, COSCHED_DECISION_TEXT_MAX, &err)) {
 		error("%s: %pJ: decision not recorded: %s", plugin_type,
 		      job_ptr, err.msg);
 		return -1;
@@ -240,7 +302,9 @@ int ctl_record_write(cosched_ctl_t *c, job_record_t *job_ptr,
 		      plugin_type, job_ptr);
 		return -1;
 	}
-	_set_comment(c, job_ptr, spliced, buf);
+	/* The formatter writes no line end: buf is the line spliced in. */
+	_set_comment(c, job_ptr, spliced, buf, strlen(buf),
+		     _admin_is_system(c, job_ptr), buf);
 	return 0;
 }
 
@@ -257,6 +321,8 @@ void ctl_record_set_slowdown(cosched_ctl_t *c, job_record_t *job_ptr,
 {
 	cosched_error_t err;
 	char *edited = NULL, what[64] = "";
+	/* Before an edit in place changes SystemComment. */
+	bool was_system = _admin_is_system(c, job_ptr);
 	int rc = job_ptr->system_comment ?
 		 cosched_decision_set_slowdown_in_place(
 			 job_ptr->system_comment, job_ptr->job_id, slowdown,
@@ -274,10 +340,10 @@ void ctl_record_set_slowdown(cosched_ctl_t *c, job_record_t *job_ptr,
 	if (c->conf.debug_flags & COSCHED_DEBUG_PLACEMENT)
 		snprintf(what, sizeof(what), "slowdown=%g", slowdown);
 	if (edited) {
-		_set_comment(c, job_ptr, edited, what);
+		_set_comment(c, job_ptr, edited, NULL, 0, was_system, what);
 		return;
 	}
-	_copy_to_admin_comment(c, job_ptr);
+	_copy_to_admin_comment(c, job_ptr, NULL, 0, was_system);
 	_comment_changed(c, job_ptr, what);
 }
 
@@ -294,11 +360,10 @@ void ctl_record_set_slowdown(cosched_ctl_t *c, job_record_t *job_ptr,
  * what was decided at the start.
  */
 void ctl_record_launch_copy(cosched_ctl_t *c, job_record_t *job_ptr,
-			    bool copy)
+			    const char *line)
 {
 	uint32_t kept = 0, had = job_ptr->spank_job_env_size;
 	size_t len = 0;
-	const char *line = NULL;
 
 	for (uint32_t i = 0; i < had; i++) {
 		if (cosched_decision_launch_is(job_ptr->spank_job_env[i]))
@@ -312,9 +377,12 @@ void ctl_record_launch_copy(cosched_ctl_t *c, job_record_t *job_ptr,
 	for (uint32_t i = kept; i < had; i++)
 		job_ptr->spank_job_env[i] = NULL;
 	job_ptr->spank_job_env_size = kept;
-	if (copy && c->conf.record_in_launch && job_ptr->batch_flag)
-		line = cosched_decision_record_line(job_ptr->system_comment,
-						    &len);
+	/* The line as SystemComment holds it (the formatter writes no line
+	 * end): not searched for there again. */
+	if (line && c->conf.record_in_launch && job_ptr->batch_flag)
+		len = strlen(line);
+	else
+		line = NULL;
 	if (!line) {
 		if (!kept)
 			xfree(job_ptr->spank_job_env);
