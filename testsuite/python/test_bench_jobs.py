@@ -123,7 +123,7 @@ def test_bench_jobs_timeshare(tmp_path):
     r = subprocess.run([sys.executable, BENCH, "--builddir",
                         default_builddir(), "--timeshare", "--repeats", "1",
                         "--seconds", "3", "--queue", "mem,mem,cpu,cpu",
-                        "--variants", "cons_tres,app_aware", "--json",
+                        "--variants", "cons_tres,app_aware+pairs", "--json",
                         str(out)],
                        capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stdout + r.stderr
@@ -144,7 +144,7 @@ def test_bench_jobs_timeshare(tmp_path):
         all(len(w) == 1 + 3 * 2 for w in rows), lines[head:head + 3]
     assert any(l.startswith("cons_tres ") and "1.000 [1.000..1.000]" in l
                for l in lines), text
-    assert any(l.startswith("app_aware: makespan ") and
+    assert any(l.startswith("app_aware+pairs: makespan ") and
                "of Slurm gang's" in l for l in lines), text
     doc = json.loads(out.read_text())
     assert doc["timeshare"] and len(doc["pair_tables"]) == 1
@@ -158,8 +158,17 @@ def test_bench_jobs_timeshare(tmp_path):
     assert ("mem", "mem") in slices["cons_tres"], slices
     # app_aware puts the second mem job on the first one's core: they
     # alternate, and every slice of two pairs a mem with a cpu job.
-    assert slices["app_aware"] and \
-        set(slices["app_aware"]) == {("cpu", "mem")}, slices
+    assert slices["app_aware+pairs"] and \
+        set(slices["app_aware+pairs"]) == {("cpu", "mem")}, slices
+    # +pairs: slurmctld's model is the pair table measured in the repeat,
+    # so each record read beside one job predicts that pair's measurement
+    # (to the line's two decimals; a time-shared record's slowdown is the
+    # worst beside it, never below 1).
+    predicted = doc["variants"]["app_aware+pairs"]["predicted"]
+    assert predicted, doc["variants"]["app_aware+pairs"]
+    for pair, x in predicted.items():
+        assert x == pytest.approx(max(1.0, pairs[pair]), abs=0.006), \
+            (pair, x, pairs)
     for v, res in doc["variants"].items():
         assert len(res["makespan_s"]) == 1 and res["makespan_s"][0] > 0
         assert all(x > 0.3 for x in res["slowdown"][0]), res["slowdown"]
