@@ -503,53 +503,11 @@ void cosched_kv_put_fmt(cosched_kv_out_t *o, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* The blank before a field, unless it is the line's first, then "key=":
- * in one piece where it fits (a decision record has some twenty fields),
- * else a piece at a time, as much as fits. */
-static void field_start(cosched_kv_out_t *o, const char *key)
-{
-	bool blank = o->at && o->buf[o->at - 1] != '\n';
-	size_t k = strlen(key);
-
-	if (o->over)
-		return;
-	if (room(o, blank + k + 1)) {
-		char *at = o->buf + o->at;
-
-		if (blank)
-			*at++ = ' ';
-		memcpy(at, key, k);
-		at[k] = '=';
-		at[k + 1] = '\0';
-		o->at += blank + k + 1;
-		return;
-	}
-	if (blank)
-		cosched_kv_put_mem(o, " ", 1);
-	cosched_kv_put_mem(o, key, k);
-	cosched_kv_put_mem(o, "=", 1);
-}
-
-void cosched_kv_put(cosched_kv_out_t *o, const char *key, const char *fmt,
-		    ...)
-{
-	va_list ap;
-
-	field_start(o, key);
-	va_start(ap, fmt);
-	put_v(o, fmt, ap);
-	va_end(ap);
-}
-
-void cosched_kv_put_key(cosched_kv_out_t *o, const char *key)
-{
-	field_start(o, key);
-}
-
-/* " KEY=VALUE" (vlen bytes) in one piece where it fits: a decision
- * record has a dozen such fields, and each went through field_start,
- * put_v and put_str. */
-static void put_field(cosched_kv_out_t *o, const char *key,
+/* The blank before a field, unless it is the line's first, then "key="
+ * and the vlen bytes of value: in one piece where it fits (a decision
+ * record has some twenty fields), else a piece at a time, as much as
+ * fits. */
+static void field_put(cosched_kv_out_t *o, const char *key,
 		      const char *value, size_t vlen)
 {
 	bool blank = o->at && o->buf[o->at - 1] != '\n';
@@ -569,21 +527,46 @@ static void put_field(cosched_kv_out_t *o, const char *key,
 		o->at += blank + k + 1 + vlen;
 		return;
 	}
-	field_start(o, key);
+	if (blank)
+		cosched_kv_put_mem(o, " ", 1);
+	cosched_kv_put_mem(o, key, k);
+	cosched_kv_put_mem(o, "=", 1);
 	cosched_kv_put_mem(o, value, vlen);
+}
+
+/* The blank and "key=": the value follows. */
+static void field_start(cosched_kv_out_t *o, const char *key)
+{
+	field_put(o, key, "", 0);
+}
+
+void cosched_kv_put(cosched_kv_out_t *o, const char *key, const char *fmt,
+		    ...)
+{
+	va_list ap;
+
+	field_start(o, key);
+	va_start(ap, fmt);
+	put_v(o, fmt, ap);
+	va_end(ap);
+}
+
+void cosched_kv_put_key(cosched_kv_out_t *o, const char *key)
+{
+	field_start(o, key);
 }
 
 void cosched_kv_put_word(cosched_kv_out_t *o, const char *key,
 			 const char *value)
 {
-	put_field(o, key, value, strlen(value));
+	field_put(o, key, value, strlen(value));
 }
 
 void cosched_kv_put_int(cosched_kv_out_t *o, const char *key, long long v)
 {
 	char digits[COSCHED_DECIMAL_MAX];
 
-	put_field(o, key, digits, cosched_decimal(digits, v));
+	field_put(o, key, digits, cosched_decimal(digits, v));
 }
 
 void cosched_kv_put_quoted(cosched_kv_out_t *o, const char *key,

@@ -428,8 +428,6 @@ const char *cosched_decision_launch_find(char *const *env, int count,
 	return value;
 }
 
-/* comment with its record line replaced by the rlen bytes at record
- * (NULL: removed), allocated with alloc. */
 /* Whether the comment has a "\r\n": found by its '\r's, which most
  * comments have none of (glibc's strstr costs more than the rest of a
  * splice, and slurmctld splices at every job start and neighbour edit). */
@@ -441,6 +439,8 @@ static bool has_crlf(const char *comment)
 	return false;
 }
 
+/* comment with its record line replaced by the rlen bytes at record
+ * (NULL: removed), allocated with alloc. */
 static char *splice_n(const char *comment, const char *record, size_t rlen,
 		      cosched_alloc_fn alloc)
 {

@@ -235,9 +235,11 @@ int cosched_decision_format(const cosched_decision_t *d, char *buf, size_t len,
 	if (d->app[0])
 		cosched_kv_put_word(&o, "app", d->app);
 	if (d->has_class) {
-		cosched_kv_put_word(&o, "class", cosched_category_name(d->category));
+		cosched_kv_put_word(&o, "class",
+				    cosched_category_name(d->category));
 		cosched_kv_put_word(&o, "lca", cosched_lca_name(d->lca));
-		cosched_kv_put_word(&o, "source", cosched_class_source_name(d->source));
+		cosched_kv_put_word(&o, "source",
+				    cosched_class_source_name(d->source));
 	}
 	write_double(&o, K_MPKI, texts.mpki);
 	if (d->threads)
@@ -246,9 +248,11 @@ int cosched_decision_format(const cosched_decision_t *d, char *buf, size_t len,
 	write_nodes(&o, d, K_CORES);
 	write_nodes(&o, d, K_NUMA);
 	if (d->membind != COSCHED_MEMBIND_UNSET)
-		cosched_kv_put_word(&o, "membind", cosched_membind_name(d->membind));
+		cosched_kv_put_word(&o, "membind",
+				    cosched_membind_name(d->membind));
 	if (d->power != COSCHED_POWER_UNSET)
-		cosched_kv_put_word(&o, "power", cosched_power_policy_name(d->power));
+		cosched_kv_put_word(&o, "power",
+				    cosched_power_policy_name(d->power));
 	if (d->freq_req_khz)
 		cosched_kv_put_int(&o, "freq_req_khz", d->freq_req_khz);
 	if (d->freq_khz)
@@ -259,7 +263,8 @@ int cosched_decision_format(const cosched_decision_t *d, char *buf, size_t len,
 	if (d->reason[0])
 		cosched_kv_put_quoted(&o, "reason", d->reason);
 	if (d->numa_priority != COSCHED_NUMA_UNSET)
-		cosched_kv_put_word(&o, "numa_priority", cosched_numa_priority_name(d->numa_priority));
+		cosched_kv_put_word(&o, "numa_priority",
+				    cosched_numa_priority_name(d->numa_priority));
 	write_peers(&o, "alternates", d->alternates, d->nalternates);
 	write_peers(&o, "beside", d->beside, d->nbeside);
 	if (o.over)

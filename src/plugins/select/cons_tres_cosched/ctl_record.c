@@ -156,15 +156,6 @@ static bool _take_comment(char **field, char *comment)
 	return true;
 }
 
-/*
- * The record's copy in the job's AdminComment (RecordInAdminComment=yes),
- * its other lines kept: slurmctld sends AdminComment to slurmdbd with the
- * job's end and SystemComment never (Slurm 22.05 to 24.11), so this copy
- * is what sacct -o AdminComment and the reports read.  Like SystemComment
- * only an administrator can set it, so no user can forge the copy; an
- * administrator who rewrites AdminComment removes it until the next
- * change of the record.
- */
 /* Whether AdminComment says what SystemComment says, byte for byte (both
  * unset included): taken before SystemComment changes. */
 static bool _admin_is_system(const cosched_ctl_t *c,
@@ -206,8 +197,19 @@ static bool _copy_whole(job_record_t *job_ptr)
 	return true;
 }
 
-/* was_system: AdminComment was SystemComment before it changed
- * (_admin_is_system). */
+/*
+ * The record's copy in the job's AdminComment (RecordInAdminComment=yes),
+ * its other lines kept: slurmctld sends AdminComment to slurmdbd with the
+ * job's end and SystemComment never (Slurm 22.05 to 24.11), so this copy
+ * is what sacct -o AdminComment and the reports read.  Like SystemComment
+ * only an administrator can set it, so no user can forge the copy; an
+ * administrator who rewrites AdminComment removes it until the next
+ * change of the record.
+ *
+ * line (len bytes): the record line SystemComment holds, NULL to find it;
+ * was_system: AdminComment was SystemComment before it changed
+ * (_admin_is_system).
+ */
 static void _copy_to_admin_comment(cosched_ctl_t *c, job_record_t *job_ptr,
 				   const char *line, size_t len,
 				   bool was_system)
