@@ -111,6 +111,23 @@ def test_bench_jobs_smallest(tmp_path):
         r.stderr
 
 
+def test_variants_refused():
+    """A variant the bench cannot run is refused before any cluster
+    starts, naming it: an unknown suffix, +site without the table it
+    reads (wherever the suffix stands), +pairs outside --timeshare."""
+    for variants, says in (
+            ("app_aware+fast", "app_aware+fast: the suffixes are"),
+            ("app_aware+site", "app_aware+site: +site needs --site-table"),
+            ("app_aware+site+learned",
+             "app_aware+site+learned: +site needs --site-table"),
+            ("app_aware+pairs", "app_aware+pairs: +pairs is for "
+             "--timeshare")):
+        r = subprocess.run([sys.executable, BENCH, "--variants", variants],
+                           capture_output=True, text=True, timeout=30)
+        assert r.returncode == 2 and f"--variants: {says}" in r.stderr, \
+            (variants, r.stderr)
+
+
 @pytest.mark.cluster
 def test_bench_jobs_timeshare(tmp_path):
     """--timeshare: the pair table, then the same queue time-shared by
