@@ -187,6 +187,8 @@ static void sample(bool last)
 {
 	uint64_t sum[COSCHED_COUNTERS_MAX];
 	bool ok[COSCHED_COUNTERS_MAX];
+	struct timespec now;
+	double dt;
 	int ins = sampler_event_index(&S, "instructions");
 	int miss = sampler_event_index(&S, "LLC-load-misses");
 
@@ -196,6 +198,9 @@ static void sample(bool last)
 		return;
 	}
 	read_all(sum, ok);
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	dt = sampler_elapsed_s(&S.last_sample, &now);
+	S.last_sample = now;
 	if (ins >= 0 && miss >= 0 && ok[ins] && ok[miss] &&
 	    sum[ins] > S.prev[ins]) {
 		double mpki = 1000.0 * (double) (sum[miss] - S.prev[miss]) /
@@ -210,7 +215,7 @@ static void sample(bool last)
 	{
 		int clk = sampler_event_index(&S, "task-clock");
 
-		sampler_energy_rates(&S.energy,
+		sampler_energy_rates(&S.energy, dt,
 			clk >= 0 && ok[clk] && sum[clk] >= S.prev[clk],
 			clk >= 0 ? sum[clk] - S.prev[clk] : 0,
 			miss >= 0 && ok[miss] && sum[miss] >= S.prev[miss],
@@ -222,13 +227,8 @@ static void sample(bool last)
 			S.counted[i] = true;
 		}
 	S.samples++;
-	{
-		struct timespec now;
-
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		S.energy.me.stopped = !last && step_stopped();
-		sampler_suspend_sample(&S.suspend, S.energy.me.stopped, &now);
-	}
+	S.energy.me.stopped = !last && step_stopped();
+	sampler_suspend_sample(&S.suspend, S.energy.me.stopped, dt);
 	sampler_energy_update(&S.energy, last);
 }
 
@@ -455,7 +455,8 @@ int main(int argc, char **argv)
 	S.start = time(NULL);
 	S.start_s = sampler_wall_now();
 	clock_gettime(CLOCK_MONOTONIC, &S.t0);
-	sampler_energy_start(&S.energy, S.job, S.step, S.threads, &S.t0);
+	S.last_sample = S.t0;
+	sampler_energy_start(&S.energy, S.job, S.step, S.threads);
 	/* The cpufreq journal is in the ledger's directory, SlurmdSpoolDir/
 	 * cosched, and its domains under the same SysfsRoot. */
 	S.suspend.sysfs_root = S.energy.sysfs_root;
@@ -463,7 +464,7 @@ int main(int argc, char **argv)
 	S.suspend.default_governor = S.conf.freq_default_governor;
 	S.suspend.job = S.job;
 	S.suspend.step = S.step;
-	sampler_suspend_start(&S.suspend, &S.t0);
+	sampler_suspend_start(&S.suspend);
 	while (!stop) {
 		struct pollfd p = { .fd = CONTROL_FD, .events = POLLIN };
 		char msg[MSG_MAX + 1];

@@ -44,7 +44,10 @@ typedef struct {
 	bool have_mpki;
 	char attach_error[COSCHED_ERROR_MSG_LEN];
 	time_t start;
-	struct timespec t0;
+	/* The step's start and the last sample, monotonic: the energy
+	 * rates and the time stopped are over the interval between two
+	 * samples. */
+	struct timespec t0, last_sample;
 	const char *app, *conf_path;
 	int threads;
 	long freq_khz;			/* decided by the controller; 0 none */
@@ -84,6 +87,10 @@ int sampler_event_index(const sampler_t *s, const char *name);
 
 /* The wall clock, in seconds with their fraction. */
 double sampler_wall_now(void);
+
+/* Seconds from from to to (monotonic clock readings). */
+double sampler_elapsed_s(const struct timespec *from,
+			 const struct timespec *to);
 
 /* Seconds the step ran since the sampler started (the step's start),
  * monotonic, without the time Slurm kept it suspended. */

@@ -26,11 +26,10 @@ static void energy_off(sampler_energy_t *e, const char *fmt, const char *why)
 /* RAPL and the node's ledger, joined as the step starts.  No RAPL is a
  * state of the record ("energy unavailable: ..."), not an error. */
 void sampler_energy_start(sampler_energy_t *e, unsigned job, unsigned step,
-			  int threads, const struct timespec *t0)
+			  int threads)
 {
 	cosched_error_t err;
 
-	e->last_sample = *t0;
 	if (!e->sysfs_root || !e->ledger_dir) {
 		energy_off(e, "%s", "energy unavailable: not asked for");
 		return;
@@ -67,16 +66,9 @@ void sampler_energy_start(sampler_energy_t *e, unsigned job, unsigned step,
 /* The step's rates over the interval just sampled, for the ledger's split:
  * CPU time per second (task-clock), and LLC misses per second where they
  * count (the memory activity DRAM energy is split by). */
-void sampler_energy_rates(sampler_energy_t *e, bool clk_ok, uint64_t clk,
-			  bool miss_ok, uint64_t miss)
+void sampler_energy_rates(sampler_energy_t *e, double dt, bool clk_ok,
+			  uint64_t clk, bool miss_ok, uint64_t miss)
 {
-	struct timespec now;
-	double dt;
-
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	dt = (double) (now.tv_sec - e->last_sample.tv_sec) +
-	     (double) (now.tv_nsec - e->last_sample.tv_nsec) / 1e9;
-	e->last_sample = now;
 	if (dt <= 0.0)
 		return;
 	e->me.rate = clk_ok ? (uint64_t) ((double) clk / dt) : 0;

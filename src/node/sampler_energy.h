@@ -11,7 +11,6 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include <time.h>
 
 #include <jansson.h>
 
@@ -30,18 +29,18 @@ typedef struct {
 	bool corunners_known;		/* it joined the ledger, which names
 					 * the steps that shared the node */
 	char state[COSCHED_ERROR_MSG_LEN + 32];	/* the record's "state" */
-	struct timespec last_sample;
 } sampler_energy_t;
 
-/* Join RAPL and the ledger as the step starts (t0: its start, monotonic);
- * sysfs_root and ledger_dir set before, zero the rest. */
+/* Join RAPL and the ledger as the step starts; sysfs_root and ledger_dir
+ * set before, zero the rest. */
 void sampler_energy_start(sampler_energy_t *e, unsigned job, unsigned step,
-			  int threads, const struct timespec *t0);
+			  int threads);
 
 /* The step's task-clock and LLC-miss counts over the interval just
- * sampled (each when it counted), as rates for the ledger's split. */
-void sampler_energy_rates(sampler_energy_t *e, bool clk_ok, uint64_t clk,
-			  bool miss_ok, uint64_t miss);
+ * sampled, dt seconds (each when it counted), as rates for the ledger's
+ * split. */
+void sampler_energy_rates(sampler_energy_t *e, double dt, bool clk_ok,
+			  uint64_t clk, bool miss_ok, uint64_t miss);
 
 /* One update of the ledger (leave: the step's last, as it ends). */
 void sampler_energy_update(sampler_energy_t *e, bool leave);

@@ -213,6 +213,13 @@ double sampler_wall_now(void)
 	return (double) now.tv_sec + (double) now.tv_nsec / 1e9;
 }
 
+double sampler_elapsed_s(const struct timespec *from,
+			 const struct timespec *to)
+{
+	return (double) (to->tv_sec - from->tv_sec) +
+	       (double) (to->tv_nsec - from->tv_nsec) / 1e9;
+}
+
 /* Seconds the step ran since the sampler started (the step's start),
  * monotonic, without the time Slurm kept it suspended. */
 double sampler_runtime_s(const sampler_t *s)
@@ -221,9 +228,7 @@ double sampler_runtime_s(const sampler_t *s)
 	double ran;
 
 	clock_gettime(CLOCK_MONOTONIC, &now);
-	ran = (double) (now.tv_sec - s->t0.tv_sec) +
-	      (double) (now.tv_nsec - s->t0.tv_nsec) / 1e9 -
-	      s->suspend.stopped_s;
+	ran = sampler_elapsed_s(&s->t0, &now) - s->suspend.stopped_s;
 	return ran > 0.0 ? ran : 0.0;
 }
 

@@ -12,9 +12,8 @@
 #include "src/node/cpufreq_journal.h"
 #include "src/node/sampler_suspend.h"
 
-void sampler_suspend_start(sampler_suspend_t *s, const struct timespec *t0)
+void sampler_suspend_start(sampler_suspend_t *s)
 {
-	s->last = *t0;
 	s->held = s->sysfs_root && s->journal_dir ? -1 : 0;
 }
 
@@ -56,18 +55,13 @@ static void follow_frequency(sampler_suspend_t *s, bool stopped)
 		snprintf(s->freq_error, sizeof(s->freq_error), "%s", err.msg);
 }
 
-void sampler_suspend_sample(sampler_suspend_t *s, bool stopped,
-			    const struct timespec *now)
+void sampler_suspend_sample(sampler_suspend_t *s, bool stopped, double dt)
 {
-	double dt = (double) (now->tv_sec - s->last.tv_sec) +
-		    (double) (now->tv_nsec - s->last.tv_nsec) / 1e9;
-
 	/* The change happened somewhere in the interval: half of it, on
 	 * average right, and never more than half an interval off. */
 	if (dt > 0.0)
 		s->stopped_s += dt * ((s->stopped ? 0.5 : 0.0) +
 				      (stopped ? 0.5 : 0.0));
-	s->last = *now;
 	if (stopped == s->stopped)
 		return;
 	s->stopped = stopped;

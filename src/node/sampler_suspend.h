@@ -14,7 +14,6 @@
 #define COSCHED_SAMPLER_SUSPEND_H
 
 #include <stdbool.h>
-#include <time.h>
 
 #include <jansson.h>
 
@@ -27,7 +26,6 @@ typedef struct {
 	const char *default_governor;	/* FreqDefaultGovernor */
 	unsigned job, step;
 	bool stopped;			/* at the last sample */
-	struct timespec last;		/* the last sample, monotonic */
 	double stopped_s;		/* time spent stopped */
 	int times;			/* times it was stopped */
 	int held;			/* holds a domain: 1, 0, -1 unknown */
@@ -35,12 +33,12 @@ typedef struct {
 	char freq_error[COSCHED_ERROR_MSG_LEN];	/* the first failure */
 } sampler_suspend_t;
 
-/* As the step starts (t0, monotonic); the paths and ids set before. */
-void sampler_suspend_start(sampler_suspend_t *s, const struct timespec *t0);
+/* As the step starts; the paths and ids set before. */
+void sampler_suspend_start(sampler_suspend_t *s);
 
-/* One sample at now: whether every task of the step is stopped. */
-void sampler_suspend_sample(sampler_suspend_t *s, bool stopped,
-			    const struct timespec *now);
+/* One sample, dt seconds after the last one (or the start): whether
+ * every task of the step is stopped. */
+void sampler_suspend_sample(sampler_suspend_t *s, bool stopped, double dt);
 
 /* The record's "suspended" object, or NULL when it never was. */
 json_t *sampler_suspend_json(const sampler_suspend_t *s);
