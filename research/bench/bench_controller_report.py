@@ -3,14 +3,10 @@
 (medians and ranges over the repeats, each run also against its repeat's
 cons_tres run) and the tables it prints from that summary."""
 
-import os
 import statistics
-import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                                "..", "..", "contribs", "loopback"))
-
-from cosched_loopback.cpu_groups import CpuGroups  # noqa: E402
+# cosched-bench-controller puts contribs/loopback on the path.
+from cosched_loopback.cpu_groups import CpuGroups
 
 BASELINE = "cons_tres"
 # The fields of task/cosched's timing line per step, in its order.
